@@ -1,0 +1,28 @@
+//! The user API under `/v1/` (admin token): what the `blaise` client commands call.
+
+mod agents;
+mod environments;
+mod runners;
+mod sessions;
+
+use axum::Router;
+use axum::routing::{get, post, put};
+
+use crate::server::AppState;
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/v1/agents", get(agents::list))
+        .route("/v1/agents/{name}", put(agents::set).get(agents::get))
+        .route("/v1/runners", post(runners::add).get(runners::list))
+        .route("/v1/runners/{name}/revoke", post(runners::revoke))
+        .route("/v1/sessions", post(sessions::new).get(sessions::list))
+        .route("/v1/sessions/{id}", get(sessions::show))
+        .route("/v1/sessions/{id}/messages", post(sessions::send))
+        .route("/v1/sessions/{id}/close", post(sessions::close))
+        .route("/v1/sessions/{id}/cancel", post(sessions::cancel))
+        .route("/v1/sessions/{id}/transcript", get(sessions::transcript))
+        .route("/v1/sessions/{id}/permissions/{request}/answer", post(sessions::answer))
+        .route("/v1/environments", get(environments::list))
+        .route("/v1/environments/{id}/retry", post(environments::retry))
+}

@@ -1,0 +1,16 @@
+//! The Blaise control plane: sessions, runs, the clock, the runner protocol and the dashboard.
+
+pub mod api;
+pub mod auth;
+pub mod cli;
+pub mod clock;
+pub mod config;
+pub mod dashboard;
+pub mod duration;
+pub mod error;
+pub mod lifecycle;
+pub mod model;
+pub mod protocol;
+pub mod server;
+pub mod store;
+pub mod views;

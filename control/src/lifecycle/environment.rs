@@ -1,0 +1,145 @@
+//! The environment between runs: teardown, its retries with a growing delay, orphaning, and
+//! what happens once it is gone.
+
+use serde::{Deserialize, Serialize};
+
+use super::Ctx;
+use super::runs::{offer_run, serve_session};
+use crate::error::{Error, Result};
+use crate::model::*;
+
+/// What a run that ended says about its environment.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum EnvironmentOutcome {
+    /// Left as it was (nothing torn down).
+    #[default]
+    Intact,
+    TornDown,
+    TeardownFailed,
+}
+
+/// Starts a teardown run for the environment now (the session must have no run).
+pub fn schedule_teardown(ctx: &mut Ctx, session: &mut Session, mut environment: Environment) -> Result<()> {
+    match environment.state {
+        EnvironmentState::TornDown | EnvironmentState::Orphaned => return Ok(()),
+        EnvironmentState::Creating if environment.runner_id.is_none() => {
+            // No runner ever took the start run: nothing was created.
+            environment.state = EnvironmentState::TornDown;
+            environment.updated_at = ctx.now;
+            ctx.tx.put_environment(&environment)?;
+            return Ok(());
+        }
+        _ => {}
+    }
+    environment.state = EnvironmentState::TearingDown;
+    environment.next_teardown_at = None;
+    environment.updated_at = ctx.now;
+    ctx.tx.put_environment(&environment)?;
+    if session.current_run_id.is_none() {
+        offer_run(ctx, session, &environment.id, RunKind::Teardown, false)?;
+    }
+    Ok(())
+}
+
+/// A teardown failed: retry later with a growing delay, or orphan the environment after the
+/// last attempt.
+pub fn teardown_failed(ctx: &mut Ctx, session: &Session, environment_id: &str, error: &str) -> Result<()> {
+    let mut environment = ctx.environment(environment_id)?;
+    environment.teardown_attempts += 1;
+    environment.last_error = Some(error.to_string());
+    environment.updated_at = ctx.now;
+    if environment.teardown_attempts >= ctx.cfg.teardown_attempts {
+        environment.state = EnvironmentState::Orphaned;
+        environment.next_teardown_at = None;
+        ctx.notice(
+            &session.id,
+            &format!(
+                "The teardown failed {} times; the environment is orphaned and what its plugs created may still exist. Last error: {error}. An admin must retry the teardown.",
+                environment.teardown_attempts
+            ),
+        )?;
+    } else {
+        environment.state = EnvironmentState::TearingDown;
+        environment.next_teardown_at =
+            Some(ctx.now + ctx.cfg.teardown_delay(environment.teardown_attempts));
+    }
+    ctx.tx.put_environment(&environment)?;
+    Ok(())
+}
+
+/// The environment is gone: a session that still wants an answer gets a fresh start run.
+pub fn torn_down(ctx: &mut Ctx, session: &mut Session, environment_id: &str) -> Result<()> {
+    let mut environment = ctx.environment(environment_id)?;
+    environment.state = EnvironmentState::TornDown;
+    environment.next_teardown_at = None;
+    environment.teardown_attempts = 0;
+    environment.updated_at = ctx.now;
+    ctx.tx.put_environment(&environment)?;
+    if session.state.is_ended() || session.environment_id.as_deref() != Some(environment_id) {
+        return Ok(());
+    }
+    let waiting = !ctx.tx.messages(&session.id, MessageState::Waiting)?.is_empty();
+    if session.recreate_environment || waiting {
+        serve_session(ctx, session)?;
+    } else if session.state == SessionState::Active && session.current_run_id.is_none() {
+        // Nothing to answer: the session waits for a message, with no environment to expire.
+        session.state = SessionState::Paused;
+        session.paused_at = Some(ctx.now);
+        let agent = ctx.agent(&session.agent.clone())?;
+        session.expires_at = Some(
+            ctx.now
+                + agent
+                    .settings
+                    .paused_lifetime_ms
+                    .min(ctx.cfg.paused_lifetime_cap_ms),
+        );
+    }
+    Ok(())
+}
+
+/// Applies what a finished run reported about its environment; `Intact` is left to the caller.
+pub fn settle(
+    ctx: &mut Ctx,
+    session: &mut Session,
+    environment_id: &str,
+    outcome: EnvironmentOutcome,
+    teardown_error: Option<&str>,
+) -> Result<()> {
+    match outcome {
+        EnvironmentOutcome::Intact => Ok(()),
+        EnvironmentOutcome::TornDown => torn_down(ctx, session, environment_id),
+        EnvironmentOutcome::TeardownFailed => teardown_failed(
+            ctx,
+            session,
+            environment_id,
+            teardown_error.unwrap_or("the teardown failed (no error given)"),
+        ),
+    }
+}
+
+/// An admin retries the teardown of an orphaned environment.
+pub fn retry(ctx: &mut Ctx, environment_id: &str) -> Result<Environment> {
+    let mut environment = ctx.environment(environment_id)?;
+    if environment.state != EnvironmentState::Orphaned {
+        return Err(Error::conflict(
+            "not_orphaned",
+            format!(
+                "environment {environment_id} is {}, not orphaned; only an orphaned environment's teardown can be retried",
+                environment.state
+            ),
+        ));
+    }
+    let mut session = ctx.session(&environment.session_id)?;
+    environment.teardown_attempts = 0;
+    environment.state = EnvironmentState::TearingDown;
+    environment.next_teardown_at = Some(ctx.now);
+    environment.updated_at = ctx.now;
+    ctx.tx.put_environment(&environment)?;
+    if session.current_run_id.is_none() {
+        schedule_teardown(ctx, &mut session, environment.clone())?;
+        ctx.tx.put_session(&session)?;
+    }
+    ctx.notice(&session.id, "An admin retried the teardown of the orphaned environment.")?;
+    ctx.environment(environment_id)
+}

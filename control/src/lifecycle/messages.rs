@@ -1,0 +1,120 @@
+//! A message arrives for a session: a new session, or a follow-up.
+
+use super::Ctx;
+use super::runs::{deliver, serve_session};
+use crate::auth::new_id;
+use crate::error::{Error, Result};
+use crate::model::*;
+
+/// Opens a session with its first message; the start run is offered at once.
+pub fn new_session(ctx: &mut Ctx, agent_name: &str, text: &str) -> Result<Session> {
+    let agent = ctx.agent(agent_name)?;
+    if agent.disabled {
+        return Err(Error::conflict(
+            "agent_disabled",
+            format!("agent {agent_name} is disabled: no new runs start for it"),
+        ));
+    }
+    check_text(text)?;
+    let mut session = Session {
+        id: new_id("ses"),
+        agent: agent.name.clone(),
+        state: SessionState::Active,
+        created_at: ctx.now,
+        last_activity: ctx.now,
+        open_turns: 0,
+        run_serving: false,
+        environment_id: None,
+        current_run_id: None,
+        paused_at: None,
+        expires_at: None,
+        ended_at: None,
+        end_reason: None,
+        consecutive_failures: 0,
+        recreate_environment: false,
+        plug_chain: None,
+        acp_session_id: None,
+    };
+    receive(ctx, &mut session, text)?;
+    serve_session(ctx, &mut session)?;
+    ctx.tx.put_session(&session)?;
+    Ok(session)
+}
+
+/// A follow-up message. Goes to the running run as a prompt, waits while a run is stopping or
+/// the environment is being torn down, or wakes a paused session.
+pub fn send(ctx: &mut Ctx, session_id: &str, text: &str) -> Result<Message> {
+    check_text(text)?;
+    let mut session = ctx.session(session_id)?;
+    let environment = ctx.session_environment(&session)?;
+    if let Some(env) = environment.as_ref().filter(|e| e.state == EnvironmentState::Orphaned) {
+        return Err(Error::conflict(
+            "environment_orphaned",
+            format!(
+                "the message was not accepted: environment {} of session {session_id} is orphaned (last error: {}); an admin must retry the teardown (`blaise environment retry {}`)",
+                env.id,
+                env.last_error.as_deref().unwrap_or("none recorded"),
+                env.id
+            ),
+        ));
+    }
+    if session.state.is_ended() {
+        return Err(Error::conflict(
+            "session_ended",
+            format!(
+                "session {session_id} has ended ({}); follow-up messages are rejected, open a new session",
+                session.state
+            ),
+        ));
+    }
+    let current = ctx.current_run(&session)?;
+    let agent = ctx.agent(&session.agent.clone())?;
+    if current.is_none() && agent.disabled {
+        return Err(Error::conflict(
+            "agent_disabled",
+            format!("agent {} is disabled: no new runs start for it", agent.name),
+        ));
+    }
+    let message = receive(ctx, &mut session, text)?;
+    match current {
+        Some(run) if run.kind != RunKind::Teardown && run.stop.is_none() => {
+            deliver(ctx, &mut session, &run, message.clone())?;
+        }
+        Some(_) => {} // stopping or tearing down: the message waits for the next run
+        None => serve_session(ctx, &mut session)?,
+    }
+    ctx.tx.put_session(&session)?;
+    Ok(ctx.tx.message(&message.id)?.unwrap_or(message))
+}
+
+fn check_text(text: &str) -> Result<()> {
+    if text.trim().is_empty() {
+        return Err(Error::BadRequest("the message is empty".into()));
+    }
+    Ok(())
+}
+
+/// Records the message (waiting) and shows it in the transcript.
+fn receive(ctx: &mut Ctx, session: &mut Session, text: &str) -> Result<Message> {
+    let message = Message {
+        id: new_id("msg"),
+        session_id: session.id.clone(),
+        text: text.to_string(),
+        state: MessageState::Waiting,
+        run_id: None,
+        created_at: ctx.now,
+    };
+    ctx.tx.put_message(&message)?;
+    let mut entry = TranscriptEntry {
+        index: 0,
+        session_id: session.id.clone(),
+        run_id: None,
+        seq: None,
+        kind: "user_message".into(),
+        content: serde_json::json!({ "message_id": message.id, "text": text }),
+        at: ctx.now,
+    };
+    ctx.tx.append_transcript(&mut entry)?;
+    session.last_activity = ctx.now;
+    Ok(message)
+}

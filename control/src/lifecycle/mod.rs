@@ -1,0 +1,115 @@
+//! Every transition of a session, each inside one transaction ([`Ctx`]).
+//!
+//! One file per kind of event: a message arrives ([`messages`]), someone closes a session
+//! ([`close`]), a runner takes a run ([`offers`]), a run reports ([`reports`], [`transcript`]),
+//! a run dies or a limit passes ([`recovery`], and the clock in `crate::clock`). Runs are created
+//! and ended in [`runs`]; the environment's teardown and its retries live in [`environment`].
+
+pub mod close;
+pub mod environment;
+pub mod messages;
+pub mod offers;
+pub mod recovery;
+pub mod reports;
+pub mod runners;
+pub mod runs;
+pub mod transcript;
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::model::*;
+use crate::store::{Store, Tx};
+
+/// One transaction, with the server's limits and the time it runs at.
+pub struct Ctx<'a> {
+    pub tx: &'a mut dyn Tx,
+    pub cfg: &'a Config,
+    pub now: Millis,
+}
+
+/// Runs `f` in one transaction; commits only if it succeeds.
+pub fn transact<T>(
+    store: &dyn Store,
+    cfg: &Config,
+    now: Millis,
+    f: impl FnOnce(&mut Ctx) -> Result<T>,
+) -> Result<T> {
+    let mut tx = store.begin()?;
+    let out = f(&mut Ctx {
+        tx: &mut *tx,
+        cfg,
+        now,
+    })?;
+    tx.commit()?;
+    Ok(out)
+}
+
+impl Ctx<'_> {
+    pub fn session(&mut self, id: &str) -> Result<Session> {
+        self.tx
+            .session(id)?
+            .ok_or_else(|| Error::not_found("session", id))
+    }
+
+    pub fn run(&mut self, id: &str) -> Result<Run> {
+        self.tx.run(id)?.ok_or_else(|| Error::not_found("run", id))
+    }
+
+    pub fn environment(&mut self, id: &str) -> Result<Environment> {
+        self.tx
+            .environment(id)?
+            .ok_or_else(|| Error::not_found("environment", id))
+    }
+
+    pub fn agent(&mut self, name: &str) -> Result<Agent> {
+        self.tx.agent(name)?.ok_or_else(|| {
+            Error::NotFound(format!(
+                "no agent named {name:?}; create it with `blaise agent set {name}`"
+            ))
+        })
+    }
+
+    /// The session's current environment, if it has one.
+    pub fn session_environment(&mut self, session: &Session) -> Result<Option<Environment>> {
+        match &session.environment_id {
+            Some(id) => Ok(Some(self.environment(id)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// The run that has not finished, if any.
+    pub fn current_run(&mut self, session: &Session) -> Result<Option<Run>> {
+        match &session.current_run_id {
+            Some(id) => Ok(Some(self.run(id)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Adds a line from Blaise itself to the session's transcript.
+    pub fn notice(&mut self, session_id: &str, text: &str) -> Result<()> {
+        let mut entry = TranscriptEntry {
+            index: 0,
+            session_id: session_id.to_string(),
+            run_id: None,
+            seq: None,
+            kind: "notice".into(),
+            content: serde_json::json!({ "text": text }),
+            at: self.now,
+        };
+        self.tx.append_transcript(&mut entry)?;
+        Ok(())
+    }
+
+    /// Ends the session in `state` (no-op if it has ended already).
+    pub fn end_session(&mut self, session: &mut Session, state: SessionState, reason: &str) {
+        if session.state.is_ended() {
+            return;
+        }
+        session.state = state;
+        session.ended_at = Some(self.now);
+        session.end_reason = Some(reason.to_string());
+        session.run_serving = false;
+        session.recreate_environment = false;
+        session.expires_at = None;
+    }
+}

@@ -1,0 +1,196 @@
+//! Creating the runs of a session (at most one at a time), stopping and ending them.
+
+use super::Ctx;
+use crate::auth::new_id;
+use crate::error::Result;
+use crate::model::*;
+
+const RECREATED: &str = "The environment was recreated: the files the agent left are gone, and the conversation starts anew.";
+
+/// Offers a new run of `kind` in `environment_id` and makes it the session's current run. Waiting
+/// messages become its first prompts.
+pub fn offer_run(
+    ctx: &mut Ctx,
+    session: &mut Session,
+    environment_id: &str,
+    kind: RunKind,
+    fresh_environment: bool,
+) -> Result<Run> {
+    debug_assert!(session.current_run_id.is_none(), "one run at a time");
+    let run = Run {
+        id: new_id("run"),
+        session_id: session.id.clone(),
+        environment_id: environment_id.to_string(),
+        kind,
+        status: RunStatus::Offered,
+        runner_id: None,
+        instance: None,
+        created_at: ctx.now,
+        accepted_at: None,
+        first_contact_at: None,
+        last_contact_at: None,
+        started_at: None,
+        ended_at: None,
+        stop: None,
+        stop_issued_at: None,
+        plugs_can_resume: None,
+        plugs_that_cannot_resume: Vec::new(),
+        error: None,
+        acp_session_id: None,
+        fresh_environment,
+    };
+    ctx.tx.put_run(&run)?;
+    session.current_run_id = Some(run.id.clone());
+    session.run_serving = false;
+    if kind != RunKind::Teardown {
+        for message in ctx.tx.messages(&session.id, MessageState::Waiting)? {
+            deliver(ctx, session, &run, message)?;
+        }
+    }
+    Ok(run)
+}
+
+/// Sends a message to a run as a prompt: a turn is open until the run reports its end.
+pub fn deliver(ctx: &mut Ctx, session: &mut Session, run: &Run, mut message: Message) -> Result<()> {
+    ctx.tx.add_directive(
+        &run.id,
+        &DirectiveBody::Prompt {
+            message_id: message.id.clone(),
+            text: message.text.clone(),
+        },
+        ctx.now,
+    )?;
+    message.state = MessageState::Delivered;
+    message.run_id = Some(run.id.clone());
+    ctx.tx.put_message(&message)?;
+    session.open_turns += 1;
+    Ok(())
+}
+
+/// A start run in a new environment. `notice` goes into the transcript.
+pub fn start_fresh(ctx: &mut Ctx, session: &mut Session, notice: Option<&str>) -> Result<Run> {
+    let environment = Environment {
+        id: new_id("env"),
+        session_id: session.id.clone(),
+        runner_id: None,
+        state: EnvironmentState::Creating,
+        created_at: ctx.now,
+        updated_at: ctx.now,
+        last_error: None,
+        teardown_attempts: 0,
+        next_teardown_at: None,
+    };
+    ctx.tx.put_environment(&environment)?;
+    session.environment_id = Some(environment.id.clone());
+    session.acp_session_id = None;
+    session.recreate_environment = false;
+    if let Some(text) = notice {
+        ctx.notice(&session.id, text)?;
+    }
+    offer_run(ctx, session, &environment.id, RunKind::Start, notice.is_some())
+}
+
+/// Makes sure a run will serve the session: resume where the environment is, or start afresh.
+/// Waits (no run) while the environment is being torn down or is orphaned.
+pub fn serve_session(ctx: &mut Ctx, session: &mut Session) -> Result<()> {
+    if session.current_run_id.is_some() {
+        return Ok(());
+    }
+    session.state = SessionState::Active;
+    session.paused_at = None;
+    session.expires_at = None;
+    let Some(mut environment) = ctx.session_environment(session)? else {
+        start_fresh(ctx, session, None)?;
+        return Ok(());
+    };
+    match environment.state {
+        EnvironmentState::TearingDown | EnvironmentState::Orphaned => Ok(()),
+        EnvironmentState::TornDown => {
+            start_fresh(ctx, session, Some(RECREATED))?;
+            Ok(())
+        }
+        EnvironmentState::Creating | EnvironmentState::Active | EnvironmentState::Paused => {
+            let owner = match &environment.runner_id {
+                Some(id) => ctx.tx.runner(id)?,
+                None => None,
+            };
+            if let Some(owner) = owner.filter(|r| r.revoked()) {
+                environment.state = EnvironmentState::Orphaned;
+                environment.last_error = Some(format!(
+                    "runner {:?} was revoked while it held this environment; what its plugs created may still exist",
+                    owner.name
+                ));
+                environment.updated_at = ctx.now;
+                ctx.tx.put_environment(&environment)?;
+                start_fresh(ctx, session, Some(RECREATED))?;
+                return Ok(());
+            }
+            let kind = if environment.state == EnvironmentState::Creating {
+                RunKind::Start
+            } else {
+                RunKind::Resume
+            };
+            offer_run(ctx, session, &environment.id, kind, false)?;
+            Ok(())
+        }
+    }
+}
+
+/// Sends the run a stop directive now (the clock's stops: idle, timeout).
+pub fn issue_stop(
+    ctx: &mut Ctx,
+    session: &mut Session,
+    run: &mut Run,
+    stop: StopDirective,
+) -> Result<()> {
+    ctx.tx.add_directive(&run.id, &DirectiveBody::Stop(stop), ctx.now)?;
+    run.stop = Some(stop);
+    run.stop_issued_at = Some(ctx.now);
+    ctx.tx.put_run(run)?;
+    session.run_serving = false;
+    Ok(())
+}
+
+/// Records that a run has finished. Prompts it never received go back to waiting.
+pub fn end_run(
+    ctx: &mut Ctx,
+    session: &mut Session,
+    run: &mut Run,
+    status: RunStatus,
+    error: Option<String>,
+) -> Result<()> {
+    run.status = status;
+    run.ended_at = Some(ctx.now);
+    if error.is_some() {
+        run.error = error;
+    }
+    ctx.tx.put_run(run)?;
+    if session.current_run_id.as_deref() == Some(&run.id) {
+        session.current_run_id = None;
+        session.run_serving = false;
+        session.open_turns = 0;
+    }
+    for directive in ctx.tx.directives_after(&run.id, 0)? {
+        if let (DirectiveBody::Prompt { message_id, .. }, None) =
+            (&directive.body, directive.delivered_at)
+            && let Some(mut message) = ctx.tx.message(message_id)?
+        {
+            message.state = MessageState::Waiting;
+            message.run_id = None;
+            ctx.tx.put_message(&message)?;
+        }
+    }
+    Ok(())
+}
+
+/// The session pauses: its environment stays, and it expires at a time fixed now.
+pub fn pause_session(ctx: &mut Ctx, session: &mut Session, agent: &Agent) {
+    session.state = SessionState::Paused;
+    session.paused_at = Some(ctx.now);
+    let lifetime = agent
+        .settings
+        .paused_lifetime_ms
+        .min(ctx.cfg.paused_lifetime_cap_ms);
+    session.expires_at = Some(ctx.now + lifetime);
+    session.run_serving = false;
+}

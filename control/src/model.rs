@@ -1,0 +1,317 @@
+//! The domain: agents, runners, sessions, runs, environments and what hangs off them.
+//!
+//! Every time is milliseconds since the Unix epoch ([`Millis`]); every duration is milliseconds.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// Milliseconds since the Unix epoch (for instants) or milliseconds (for durations).
+pub type Millis = i64;
+
+/// The wall clock, in [`Millis`].
+pub fn now() -> Millis {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as Millis)
+        .unwrap_or(0)
+}
+
+macro_rules! string_enum {
+    ($(#[$m:meta])* $name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug, Hash)]
+        #[serde(rename_all = "snake_case")]
+        pub enum $name { $($variant),+ }
+        impl $name {
+            pub fn as_str(self) -> &'static str { match self { $(Self::$variant => $text),+ } }
+            pub fn parse(text: &str) -> Option<Self> { match text { $($text => Some(Self::$variant),)+ _ => None } }
+        }
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { f.write_str(self.as_str()) }
+        }
+    };
+}
+
+string_enum!(
+    /// Whether an idle session pauses (keeping its environment) or ends.
+    IdlePolicy { Pause => "pause", End => "end" }
+);
+
+/// The settings of an agent: the only place where timing lives.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct AgentSettings {
+    pub inactivity_ms: Millis,
+    pub idle_policy: IdlePolicy,
+    pub paused_lifetime_ms: Millis,
+    pub timeout_ms: Millis,
+}
+
+impl Default for AgentSettings {
+    fn default() -> Self {
+        AgentSettings {
+            inactivity_ms: 10 * 60_000,
+            idle_policy: IdlePolicy::Pause,
+            paused_lifetime_ms: 24 * 3_600_000,
+            timeout_ms: 2 * 3_600_000,
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Agent {
+    pub name: String,
+    pub settings: AgentSettings,
+    /// A disabled (archived) agent gets no new runs except teardown runs.
+    pub disabled: bool,
+    pub updated_at: Millis,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Runner {
+    pub id: String,
+    pub name: String,
+    /// sha256 of the token, hex. The token itself is never stored.
+    pub token_hash: String,
+    pub created_at: Millis,
+    pub revoked_at: Option<Millis>,
+}
+
+impl Runner {
+    pub fn revoked(&self) -> bool {
+        self.revoked_at.is_some()
+    }
+}
+
+/// One process of a runner that connected with a runner's token. Instances sharing a token are
+/// one runner.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Connection {
+    pub runner_id: String,
+    pub instance: String,
+    pub agents: Vec<String>,
+    pub last_seen: Millis,
+}
+
+string_enum!(
+    SessionState {
+        Active => "active",
+        Paused => "paused",
+        Closed => "closed",
+        Completed => "completed",
+        TimedOut => "timed_out",
+        Failed => "failed",
+        Expired => "expired",
+    }
+);
+
+impl SessionState {
+    /// The endings: a session in one of these states takes no more messages.
+    pub fn is_ended(self) -> bool {
+        !matches!(self, SessionState::Active | SessionState::Paused)
+    }
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Session {
+    pub id: String,
+    pub agent: String,
+    pub state: SessionState,
+    pub created_at: Millis,
+    /// Last time anything happened: a message, a report from the run.
+    pub last_activity: Millis,
+    /// Prompts sent to the run whose response has not come back. Never idle while > 0.
+    pub open_turns: u32,
+    /// The current run is serving turns (started, not stopped): the idle clock runs.
+    pub run_serving: bool,
+    pub environment_id: Option<String>,
+    /// The run that has not finished, if any (at most one at a time).
+    pub current_run_id: Option<String>,
+    pub paused_at: Option<Millis>,
+    /// Fixed when the session pauses; later policy changes do not move it.
+    pub expires_at: Option<Millis>,
+    pub ended_at: Option<Millis>,
+    pub end_reason: Option<String>,
+    /// Runs that failed in a row without the agent starting; three and Blaise gives up.
+    pub consecutive_failures: u32,
+    /// A fresh start run follows once the current environment is torn down.
+    pub recreate_environment: bool,
+    /// Plug ids of the chain the latest run reported.
+    pub plug_chain: Option<Vec<String>>,
+    /// The ACP session the agent created, for `session/load` on resume.
+    pub acp_session_id: Option<String>,
+}
+
+string_enum!(
+    RunKind { Start => "start", Resume => "resume", Teardown => "teardown" }
+);
+
+string_enum!(
+    RunStatus {
+        Offered => "offered",
+        Accepted => "accepted",
+        Running => "running",
+        Paused => "paused",
+        TornDown => "torn_down",
+        Failed => "failed",
+        Cancelled => "cancelled",
+        TimedOut => "timed_out",
+        Withdrawn => "withdrawn",
+    }
+);
+
+impl RunStatus {
+    pub fn is_finished(self) -> bool {
+        !matches!(
+            self,
+            RunStatus::Offered | RunStatus::Accepted | RunStatus::Running
+        )
+    }
+    /// Accepted by a runner and not finished.
+    pub fn is_live(self) -> bool {
+        matches!(self, RunStatus::Accepted | RunStatus::Running)
+    }
+}
+
+string_enum!(
+    /// Why Blaise stops a run.
+    StopReason { Idle => "idle", Timeout => "timeout", Closed => "closed" }
+);
+
+/// What Blaise sends a run to end it: the runner pauses its plugs, tears down unless
+/// `may_resume`, reports and exits.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
+pub struct StopDirective {
+    pub reason: StopReason,
+    pub may_resume: bool,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Run {
+    pub id: String,
+    pub session_id: String,
+    pub environment_id: String,
+    pub kind: RunKind,
+    pub status: RunStatus,
+    /// The runner that accepted the run.
+    pub runner_id: Option<String>,
+    pub instance: Option<String>,
+    pub created_at: Millis,
+    pub accepted_at: Option<Millis>,
+    /// First request from the run itself (not the accept).
+    pub first_contact_at: Option<Millis>,
+    pub last_contact_at: Option<Millis>,
+    pub started_at: Option<Millis>,
+    pub ended_at: Option<Millis>,
+    pub stop: Option<StopDirective>,
+    pub stop_issued_at: Option<Millis>,
+    pub plugs_can_resume: Option<bool>,
+    pub plugs_that_cannot_resume: Vec<String>,
+    pub error: Option<String>,
+    pub acp_session_id: Option<String>,
+    /// The environment was recreated for this run (a notice is in the transcript).
+    pub fresh_environment: bool,
+}
+
+string_enum!(
+    EnvironmentState {
+        Creating => "creating",
+        Active => "active",
+        Paused => "paused",
+        TearingDown => "tearing_down",
+        TornDown => "torn_down",
+        Orphaned => "orphaned",
+    }
+);
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Environment {
+    pub id: String,
+    pub session_id: String,
+    /// The runner whose plugs created it: resume and teardown runs go there.
+    pub runner_id: Option<String>,
+    pub state: EnvironmentState,
+    pub created_at: Millis,
+    pub updated_at: Millis,
+    pub last_error: Option<String>,
+    pub teardown_attempts: u32,
+    pub next_teardown_at: Option<Millis>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct TranscriptEntry {
+    /// Position in the session's transcript, from 1.
+    pub index: i64,
+    pub session_id: String,
+    pub run_id: Option<String>,
+    /// The run's own sequence number (entries Blaise writes have none).
+    pub seq: Option<i64>,
+    pub kind: String,
+    pub content: serde_json::Value,
+    pub at: Millis,
+}
+
+string_enum!(
+    MessageState { Waiting => "waiting", Delivered => "delivered" }
+);
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Message {
+    pub id: String,
+    pub session_id: String,
+    pub text: String,
+    pub state: MessageState,
+    pub run_id: Option<String>,
+    pub created_at: Millis,
+}
+
+/// What flows to a run on its directive stream.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum DirectiveBody {
+    Prompt {
+        message_id: String,
+        text: String,
+    },
+    Cancel,
+    Stop(StopDirective),
+    PermissionAnswer {
+        request_id: String,
+        option_id: String,
+    },
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Directive {
+    pub run_id: String,
+    pub seq: i64,
+    #[serde(flatten)]
+    pub body: DirectiveBody,
+    pub created_at: Millis,
+    pub delivered_at: Option<Millis>,
+}
+
+/// A plug's persisted state: opaque entries by key, scoped to (session, plug id).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct PlugRecord {
+    pub session_id: String,
+    pub plug_id: String,
+    pub entries: BTreeMap<String, String>,
+    pub updated_at: Millis,
+}
+
+string_enum!(
+    PermissionState { Pending => "pending", Answered => "answered" }
+);
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct PermissionRequest {
+    pub session_id: String,
+    pub run_id: String,
+    pub request_id: String,
+    /// What the agent asks (tool call, options), as the runner sent it.
+    pub request: serde_json::Value,
+    pub state: PermissionState,
+    pub answer: Option<String>,
+    pub created_at: Millis,
+}

@@ -1,0 +1,52 @@
+//! Permission requests from the agent; the answer comes back on the directive stream (and here).
+
+use axum::Json;
+use axum::extract::{Path, State};
+use serde::Deserialize;
+
+use super::runs::finished;
+use crate::error::{Error, Result};
+use crate::lifecycle::offers::own_run;
+use crate::model::*;
+use crate::server::{AppState, Body, RunnerAuth};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AskRequest {
+    pub request_id: String,
+    /// What the agent asks: the tool call and the options, as ACP gave them.
+    pub request: serde_json::Value,
+}
+
+pub async fn ask(State(state): State<AppState>, RunnerAuth(runner): RunnerAuth, Path(run): Path<String>, Body(req): Body<AskRequest>) -> Result<Json<PermissionRequest>> {
+    if req.request_id.trim().is_empty() {
+        return Err(Error::BadRequest("`request_id` is empty".into()));
+    }
+    Ok(Json(state.write(|ctx| {
+        let run = own_run(ctx, &runner, &run)?;
+        if let Some(existing) = ctx.tx.permission(&run.id, &req.request_id)? {
+            return Ok(existing); // a repeated request: idempotent
+        }
+        if run.status.is_finished() {
+            return Err(finished(&run));
+        }
+        let request = PermissionRequest {
+            session_id: run.session_id.clone(),
+            run_id: run.id.clone(),
+            request_id: req.request_id.clone(),
+            request: req.request.clone(),
+            state: PermissionState::Pending,
+            answer: None,
+            created_at: ctx.now,
+        };
+        ctx.tx.put_permission(&request)?;
+        Ok(request)
+    })?))
+}
+
+pub async fn get(State(state): State<AppState>, RunnerAuth(runner): RunnerAuth, Path((run, request)): Path<(String, String)>) -> Result<Json<PermissionRequest>> {
+    Ok(Json(state.write(|ctx| {
+        let run = own_run(ctx, &runner, &run)?;
+        ctx.tx.permission(&run.id, &request)?.ok_or_else(|| Error::not_found("permission request", &request))
+    })?))
+}

@@ -1,0 +1,84 @@
+//! Plug state, by session and plug id: read it all, replace one plug's record, delete it.
+
+use std::collections::BTreeMap;
+
+use axum::Json;
+use axum::extract::{Path, State};
+use serde::{Deserialize, Serialize};
+
+use super::runs::finished;
+use crate::error::{Error, Result};
+use crate::lifecycle::Ctx;
+use crate::lifecycle::offers::own_run;
+use crate::model::*;
+use crate::server::{AppState, Body, RunnerAuth};
+
+#[derive(Serialize)]
+pub struct PlugStateRecord {
+    pub plug_id: String,
+    pub entries: BTreeMap<String, String>,
+    /// Whether the session's current plug chain has this plug.
+    pub owned: bool,
+    pub updated_at: Millis,
+}
+
+#[derive(Serialize)]
+pub struct PlugStateList {
+    pub records: Vec<PlugStateRecord>,
+}
+
+fn live_run(ctx: &mut Ctx, runner: &Runner, run_id: &str) -> Result<Run> {
+    let run = own_run(ctx, runner, run_id)?;
+    if run.status.is_finished() {
+        return Err(finished(&run));
+    }
+    Ok(run)
+}
+
+pub async fn list(State(state): State<AppState>, RunnerAuth(runner): RunnerAuth, Path(run): Path<String>) -> Result<Json<PlugStateList>> {
+    let records = state.write(|ctx| {
+        let run = own_run(ctx, &runner, &run)?;
+        let session = ctx.session(&run.session_id)?;
+        let chain = session.plug_chain.unwrap_or_default();
+        Ok(ctx
+            .tx
+            .plug_records(&run.session_id)?
+            .into_iter()
+            .map(|r| PlugStateRecord { owned: chain.contains(&r.plug_id), plug_id: r.plug_id, entries: r.entries, updated_at: r.updated_at })
+            .collect())
+    })?;
+    Ok(Json(PlugStateList { records }))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PutRequest {
+    pub entries: BTreeMap<String, String>,
+}
+
+fn check_plug_id(plug: &str) -> Result<()> {
+    if plug.is_empty() || plug.len() > 128 || !plug.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)) {
+        return Err(Error::BadRequest(format!("invalid plug id {plug:?}: use letters, digits, '-', '_' and '.'")));
+    }
+    Ok(())
+}
+
+pub async fn put(State(state): State<AppState>, RunnerAuth(runner): RunnerAuth, Path((run, plug)): Path<(String, String)>, Body(req): Body<PutRequest>) -> Result<Json<serde_json::Value>> {
+    check_plug_id(&plug)?;
+    state.write(|ctx| {
+        let run = live_run(ctx, &runner, &run)?;
+        ctx.tx.put_plug_record(&PlugRecord { session_id: run.session_id, plug_id: plug.clone(), entries: req.entries, updated_at: ctx.now })?;
+        Ok(())
+    })?;
+    Ok(Json(serde_json::json!({ "plug_id": plug })))
+}
+
+pub async fn delete(State(state): State<AppState>, RunnerAuth(runner): RunnerAuth, Path((run, plug)): Path<(String, String)>) -> Result<Json<serde_json::Value>> {
+    check_plug_id(&plug)?;
+    state.write(|ctx| {
+        let run = live_run(ctx, &runner, &run)?;
+        ctx.tx.delete_plug_record(&run.session_id, &plug)?;
+        Ok(())
+    })?;
+    Ok(Json(serde_json::json!({ "plug_id": plug, "deleted": true })))
+}

@@ -1,0 +1,170 @@
+//! The HTTP server: shared state, authentication, long polls, and the routes of the runner
+//! protocol, the user API and the dashboard.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use serde::de::DeserializeOwned;
+use tokio::sync::watch;
+
+use crate::auth::{bearer, hash_token};
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::lifecycle::{Ctx, transact};
+use crate::model::{Millis, Runner, now};
+use crate::store::Store;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub store: Arc<dyn Store>,
+    pub cfg: Arc<Config>,
+    /// Bumped after every change, to wake long polls.
+    changes: Arc<watch::Sender<u64>>,
+}
+
+impl AppState {
+    pub fn new(store: Arc<dyn Store>, cfg: Config) -> Self {
+        AppState {
+            store,
+            cfg: Arc::new(cfg),
+            changes: Arc::new(watch::channel(0).0),
+        }
+    }
+
+    /// One read-only transaction.
+    pub fn read<T>(&self, f: impl FnOnce(&mut Ctx) -> Result<T>) -> Result<T> {
+        transact(&*self.store, &self.cfg, now(), f)
+    }
+
+    /// One transaction that may change state; wakes the long polls.
+    pub fn write<T>(&self, f: impl FnOnce(&mut Ctx) -> Result<T>) -> Result<T> {
+        let out = transact(&*self.store, &self.cfg, now(), f)?;
+        self.changed();
+        Ok(out)
+    }
+
+    pub fn changed(&self) {
+        self.changes.send_modify(|n| *n += 1);
+    }
+
+    /// Runs `f` (in a writing transaction) until it returns something or `wait_ms` passes.
+    pub async fn long_poll<T>(&self, wait_ms: Option<Millis>, mut f: impl FnMut(&mut Ctx) -> Result<Option<T>>) -> Result<Option<T>> {
+        let wait = wait_ms.unwrap_or(0).clamp(0, self.cfg.long_poll_max_ms);
+        let deadline = tokio::time::Instant::now() + Duration::from_millis(wait as u64);
+        let mut rx = self.changes.subscribe();
+        loop {
+            rx.borrow_and_update();
+            if let Some(v) = self.write(&mut f)? {
+                return Ok(Some(v));
+            }
+            tokio::select! {
+                _ = rx.changed() => {}
+                _ = tokio::time::sleep_until(deadline) => return Ok(None),
+            }
+        }
+    }
+
+    /// Starts the clock on this state.
+    pub fn spawn_clock(&self) -> tokio::task::JoinHandle<()> {
+        let me = self.clone();
+        crate::clock::spawn(self.store.clone(), self.cfg.clone(), move || me.changed())
+    }
+}
+
+/// A JSON body; malformed or mistyped JSON is a 400 that says what is wrong.
+pub struct Body<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
+    type Rejection = Error;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self> {
+        match axum::Json::<T>::from_request(req, state).await {
+            Ok(axum::Json(v)) => Ok(Body(v)),
+            Err(e) => Err(Error::BadRequest(format!("invalid JSON body: {}", e.body_text()))),
+        }
+    }
+}
+
+fn header_token(parts: &Parts) -> Option<String> {
+    bearer(parts.headers.get("authorization").and_then(|v| v.to_str().ok())).map(str::to_string)
+}
+
+/// The runner a request comes from (its token is `Authorization: Bearer …`).
+pub struct RunnerAuth(pub Runner);
+
+impl FromRequestParts<AppState> for RunnerAuth {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self> {
+        let token = header_token(parts).ok_or_else(|| Error::Unauthorized("a runner token is required (Authorization: Bearer …)".into()))?;
+        let hash = hash_token(&token);
+        let runner = state.read(|ctx| Ok(ctx.tx.runner_by_token_hash(&hash)?))?;
+        match runner {
+            Some(r) if !r.revoked() => Ok(RunnerAuth(r)),
+            Some(r) => Err(Error::Unauthorized(format!("runner {} was revoked", r.name))),
+            None => Err(Error::Unauthorized("unknown runner token".into())),
+        }
+    }
+}
+
+/// The cookie the dashboard keeps the admin token in.
+pub const DASHBOARD_COOKIE: &str = "blaise_token";
+
+fn cookie_token(parts: &Parts) -> Option<String> {
+    let cookies = parts.headers.get("cookie")?.to_str().ok()?;
+    cookies.split(';').find_map(|c| c.trim().strip_prefix(&format!("{DASHBOARD_COOKIE}=")).map(str::to_string))
+}
+
+pub fn is_admin(state: &AppState, token: &str) -> Result<bool> {
+    let hash = hash_token(token);
+    Ok(state.read(|ctx| Ok(ctx.tx.admin_token_hash()?))?.is_some_and(|h| h == hash))
+}
+
+/// A request with the admin token (header, or the dashboard's cookie).
+pub struct AdminAuth;
+
+impl FromRequestParts<AppState> for AdminAuth {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self> {
+        let token = header_token(parts)
+            .or_else(|| cookie_token(parts))
+            .ok_or_else(|| Error::Unauthorized("the admin token is required (Authorization: Bearer $BLAISE_TOKEN)".into()))?;
+        if is_admin(state, &token)? {
+            Ok(AdminAuth)
+        } else {
+            Err(Error::Unauthorized("wrong admin token".into()))
+        }
+    }
+}
+
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .merge(crate::protocol::routes())
+        .merge(crate::api::routes())
+        .merge(crate::dashboard::routes())
+        .fallback(|| async { Error::NotFound("no such endpoint".into()) })
+        .with_state(state)
+}
+
+/// Serves on `listener` with the clock running, until the future is dropped.
+pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::io::Result<()> {
+    let clock = state.spawn_clock();
+    let result = axum::serve(listener, router(state)).await;
+    clock.abort();
+    result
+}
+
+/// Binds `addr` and serves (for `blaise serve`).
+pub async fn bind_and_serve(addr: SocketAddr, state: AppState) -> anyhow::Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
+    tracing::info!("listening on http://{}", listener.local_addr()?);
+    serve(listener, state).await?;
+    Ok(())
+}

@@ -1,0 +1,461 @@
+//! The default store: one SQLite file, created and migrated on open.
+
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
+
+use rusqlite::{OptionalExtension, params};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::{DueLimits, Store, StoreResult, Tx};
+use crate::model::*;
+
+/// Migrations, in order; `PRAGMA user_version` records how many have run.
+const MIGRATIONS: &[&str] = &[include_str!("schema.sql")];
+
+pub struct SqliteStore {
+    conn: Mutex<rusqlite::Connection>,
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database file and migrates it.
+    pub fn open(path: &Path) -> StoreResult<Self> {
+        let conn = rusqlite::Connection::open(path)?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        Self::with_connection(conn)
+    }
+
+    /// A private in-memory database (tests, benchmarks).
+    pub fn in_memory() -> StoreResult<Self> {
+        Self::with_connection(rusqlite::Connection::open_in_memory()?)
+    }
+
+    fn with_connection(conn: rusqlite::Connection) -> StoreResult<Self> {
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        for (i, migration) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+            conn.execute_batch(&format!(
+                "BEGIN; {migration}; PRAGMA user_version = {}; COMMIT;",
+                i + 1
+            ))?;
+        }
+        Ok(SqliteStore {
+            conn: Mutex::new(conn),
+        })
+    }
+}
+
+impl Store for SqliteStore {
+    fn begin(&self) -> StoreResult<Box<dyn Tx + '_>> {
+        let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        Ok(Box::new(SqliteTx {
+            conn,
+            done: false,
+        }))
+    }
+}
+
+struct SqliteTx<'a> {
+    conn: MutexGuard<'a, rusqlite::Connection>,
+    done: bool,
+}
+
+impl Drop for SqliteTx<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+    }
+}
+
+fn to_json<T: Serialize>(value: &T) -> StoreResult<String> {
+    Ok(serde_json::to_string(value)?)
+}
+
+impl SqliteTx<'_> {
+    fn one<T: DeserializeOwned>(
+        &self,
+        sql: &str,
+        params: impl rusqlite::Params,
+    ) -> StoreResult<Option<T>> {
+        let text: Option<String> = self
+            .conn
+            .prepare_cached(sql)?
+            .query_row(params, |r| r.get(0))
+            .optional()?;
+        Ok(match text {
+            Some(t) => Some(serde_json::from_str(&t)?),
+            None => None,
+        })
+    }
+
+    fn many<T: DeserializeOwned>(
+        &self,
+        sql: &str,
+        params: impl rusqlite::Params,
+    ) -> StoreResult<Vec<T>> {
+        let mut stmt = self.conn.prepare_cached(sql)?;
+        let rows = stmt.query_map(params, |r| r.get::<_, String>(0))?;
+        let mut out = Vec::new();
+        for row in rows {
+            out.push(serde_json::from_str(&row?)?);
+        }
+        Ok(out)
+    }
+
+    fn exec(&self, sql: &str, params: impl rusqlite::Params) -> StoreResult<()> {
+        self.conn.prepare_cached(sql)?.execute(params)?;
+        Ok(())
+    }
+}
+
+impl Tx for SqliteTx<'_> {
+    fn commit(mut self: Box<Self>) -> StoreResult<()> {
+        self.conn.execute_batch("COMMIT")?;
+        self.done = true;
+        Ok(())
+    }
+
+    fn admin_token_hash(&mut self) -> StoreResult<Option<String>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT value FROM meta WHERE key = 'admin_token_hash'",
+                [],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    fn set_admin_token_hash(&mut self, hash: &str) -> StoreResult<()> {
+        self.exec(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES ('admin_token_hash', ?1)",
+            params![hash],
+        )
+    }
+
+    fn agent(&mut self, name: &str) -> StoreResult<Option<Agent>> {
+        self.one("SELECT data FROM agents WHERE name = ?1", params![name])
+    }
+
+    fn put_agent(&mut self, a: &Agent) -> StoreResult<()> {
+        self.exec(
+            "INSERT OR REPLACE INTO agents (name, inactivity_ms, timeout_ms, data) VALUES (?1, ?2, ?3, ?4)",
+            params![a.name, a.settings.inactivity_ms, a.settings.timeout_ms, to_json(a)?],
+        )
+    }
+
+    fn agents(&mut self) -> StoreResult<Vec<Agent>> {
+        self.many("SELECT data FROM agents ORDER BY name", [])
+    }
+
+    fn runner(&mut self, id: &str) -> StoreResult<Option<Runner>> {
+        self.one("SELECT data FROM runners WHERE id = ?1", params![id])
+    }
+
+    fn runner_by_name(&mut self, name: &str) -> StoreResult<Option<Runner>> {
+        self.one("SELECT data FROM runners WHERE name = ?1", params![name])
+    }
+
+    fn runner_by_token_hash(&mut self, hash: &str) -> StoreResult<Option<Runner>> {
+        self.one(
+            "SELECT data FROM runners WHERE token_hash = ?1",
+            params![hash],
+        )
+    }
+
+    fn put_runner(&mut self, r: &Runner) -> StoreResult<()> {
+        self.exec(
+            "INSERT OR REPLACE INTO runners (id, name, token_hash, data) VALUES (?1, ?2, ?3, ?4)",
+            params![r.id, r.name, r.token_hash, to_json(r)?],
+        )
+    }
+
+    fn runners(&mut self) -> StoreResult<Vec<Runner>> {
+        self.many("SELECT data FROM runners ORDER BY name", [])
+    }
+
+    fn connection(&mut self, runner_id: &str, instance: &str) -> StoreResult<Option<Connection>> {
+        self.one(
+            "SELECT data FROM connections WHERE runner_id = ?1 AND instance = ?2",
+            params![runner_id, instance],
+        )
+    }
+
+    fn put_connection(&mut self, c: &Connection) -> StoreResult<()> {
+        self.exec(
+            "INSERT OR REPLACE INTO connections (runner_id, instance, data) VALUES (?1, ?2, ?3)",
+            params![c.runner_id, c.instance, to_json(c)?],
+        )
+    }
+
+    fn session(&mut self, id: &str) -> StoreResult<Option<Session>> {
+        self.one("SELECT data FROM sessions WHERE id = ?1", params![id])
+    }
+
+    fn put_session(&mut self, s: &Session) -> StoreResult<()> {
+        self.exec(
+            "INSERT OR REPLACE INTO sessions (id, agent, state, created_at, last_activity, open_turns, run_serving, expires_at, data)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![
+                s.id,
+                s.agent,
+                s.state.as_str(),
+                s.created_at,
+                s.last_activity,
+                s.open_turns,
+                s.run_serving,
+                s.expires_at,
+                to_json(s)?
+            ],
+        )
+    }
+
+    fn sessions(&mut self) -> StoreResult<Vec<Session>> {
+        self.many(
+            "SELECT data FROM sessions ORDER BY created_at DESC, id DESC",
+            [],
+        )
+    }
+
+    fn due_sessions(&mut self, now: Millis, l: &DueLimits) -> StoreResult<Vec<String>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT s.id FROM sessions s JOIN agents a ON a.name = s.agent
+               WHERE s.state = 'active' AND s.run_serving = 1 AND s.open_turns = 0
+                 AND s.last_activity + a.inactivity_ms <= ?1
+             UNION
+             SELECT id FROM sessions WHERE state = 'paused' AND expires_at <= ?1
+             UNION
+             SELECT r.session_id FROM runs r
+               WHERE r.status IN ('accepted', 'running') AND (
+                    (r.first_contact_at IS NULL AND r.accepted_at + ?2 <= ?1)
+                 OR (r.last_contact_at + ?3 <= ?1)
+                 OR (r.stop_issued_at + ?4 <= ?1))
+             UNION
+             SELECT r.session_id FROM runs r JOIN sessions s ON s.id = r.session_id
+                                             JOIN agents a ON a.name = s.agent
+               WHERE r.status IN ('accepted', 'running') AND r.kind != 'teardown'
+                 AND r.stop_issued_at IS NULL AND r.accepted_at + a.timeout_ms <= ?1
+             UNION
+             SELECT session_id FROM environments
+               WHERE state = 'tearing_down' AND next_teardown_at <= ?1",
+        )?;
+        let rows = stmt.query_map(
+            params![
+                now,
+                l.connect_timeout_ms,
+                l.heartbeat_timeout_ms,
+                l.stop_grace_ms
+            ],
+            |r| r.get::<_, String>(0),
+        )?;
+        let mut out = Vec::new();
+        for row in rows {
+            out.push(row?);
+        }
+        Ok(out)
+    }
+
+    fn run(&mut self, id: &str) -> StoreResult<Option<Run>> {
+        self.one("SELECT data FROM runs WHERE id = ?1", params![id])
+    }
+
+    fn put_run(&mut self, r: &Run) -> StoreResult<()> {
+        self.exec(
+            "INSERT OR REPLACE INTO runs (id, session_id, kind, status, created_at, accepted_at, first_contact_at, last_contact_at, stop_issued_at, data)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            params![
+                r.id,
+                r.session_id,
+                r.kind.as_str(),
+                r.status.as_str(),
+                r.created_at,
+                r.accepted_at,
+                r.first_contact_at,
+                r.last_contact_at,
+                r.stop_issued_at,
+                to_json(r)?
+            ],
+        )
+    }
+
+    fn runs_of_session(&mut self, session_id: &str) -> StoreResult<Vec<Run>> {
+        self.many(
+            "SELECT data FROM runs WHERE session_id = ?1 ORDER BY created_at, rowid",
+            params![session_id],
+        )
+    }
+
+    fn offered_runs(&mut self) -> StoreResult<Vec<Run>> {
+        self.many(
+            "SELECT data FROM runs WHERE status = 'offered' ORDER BY created_at, rowid",
+            [],
+        )
+    }
+
+    fn environment(&mut self, id: &str) -> StoreResult<Option<Environment>> {
+        self.one("SELECT data FROM environments WHERE id = ?1", params![id])
+    }
+
+    fn put_environment(&mut self, e: &Environment) -> StoreResult<()> {
+        self.exec(
+            "INSERT OR REPLACE INTO environments (id, session_id, state, next_teardown_at, data) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![e.id, e.session_id, e.state.as_str(), e.next_teardown_at, to_json(e)?],
+        )
+    }
+
+    fn environments_in(&mut self, state: EnvironmentState) -> StoreResult<Vec<Environment>> {
+        self.many(
+            "SELECT data FROM environments WHERE state = ?1 ORDER BY rowid",
+            params![state.as_str()],
+        )
+    }
+
+    fn add_directive(&mut self, run_id: &str, body: &DirectiveBody, now: Millis) -> StoreResult<i64> {
+        let seq: i64 = self.conn.prepare_cached(
+            "SELECT COALESCE(MAX(seq), 0) + 1 FROM directives WHERE run_id = ?1",
+        )?
+        .query_row(params![run_id], |r| r.get(0))?;
+        let directive = Directive {
+            run_id: run_id.to_string(),
+            seq,
+            body: body.clone(),
+            created_at: now,
+            delivered_at: None,
+        };
+        self.put_directive(&directive)?;
+        Ok(seq)
+    }
+
+    fn directives_after(&mut self, run_id: &str, after: i64) -> StoreResult<Vec<Directive>> {
+        self.many(
+            "SELECT data FROM directives WHERE run_id = ?1 AND seq > ?2 ORDER BY seq",
+            params![run_id, after],
+        )
+    }
+
+    fn put_directive(&mut self, d: &Directive) -> StoreResult<()> {
+        self.exec(
+            "INSERT OR REPLACE INTO directives (run_id, seq, data) VALUES (?1, ?2, ?3)",
+            params![d.run_id, d.seq, to_json(d)?],
+        )
+    }
+
+    fn delete_directive(&mut self, run_id: &str, seq: i64) -> StoreResult<()> {
+        self.exec(
+            "DELETE FROM directives WHERE run_id = ?1 AND seq = ?2",
+            params![run_id, seq],
+        )
+    }
+
+    fn report(&mut self, run_id: &str, report_id: &str) -> StoreResult<Option<String>> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT kind FROM reports WHERE run_id = ?1 AND report_id = ?2")?
+            .query_row(params![run_id, report_id], |r| r.get(0))
+            .optional()?)
+    }
+
+    fn add_report(&mut self, run_id: &str, report_id: &str, kind: &str, now: Millis) -> StoreResult<()> {
+        self.exec(
+            "INSERT INTO reports (run_id, report_id, kind, at) VALUES (?1, ?2, ?3, ?4)",
+            params![run_id, report_id, kind, now],
+        )
+    }
+
+    fn run_transcript_entry(&mut self, run_id: &str, seq: i64) -> StoreResult<Option<TranscriptEntry>> {
+        self.one(
+            "SELECT data FROM transcript WHERE run_id = ?1 AND seq = ?2",
+            params![run_id, seq],
+        )
+    }
+
+    fn run_last_seq(&mut self, run_id: &str) -> StoreResult<i64> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM transcript WHERE run_id = ?1")?
+            .query_row(params![run_id], |r| r.get(0))?)
+    }
+
+    fn append_transcript(&mut self, e: &mut TranscriptEntry) -> StoreResult<()> {
+        e.index = self
+            .conn
+            .prepare_cached(
+                "SELECT COALESCE(MAX(idx), 0) + 1 FROM transcript WHERE session_id = ?1",
+            )?
+            .query_row(params![e.session_id], |r| r.get(0))?;
+        self.exec(
+            "INSERT INTO transcript (session_id, idx, run_id, seq, data) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![e.session_id, e.index, e.run_id, e.seq, to_json(e)?],
+        )
+    }
+
+    fn transcript(&mut self, session_id: &str, after: i64, limit: usize) -> StoreResult<Vec<TranscriptEntry>> {
+        self.many(
+            "SELECT data FROM transcript WHERE session_id = ?1 AND idx > ?2 ORDER BY idx LIMIT ?3",
+            params![session_id, after, limit as i64],
+        )
+    }
+
+    fn message(&mut self, id: &str) -> StoreResult<Option<Message>> {
+        self.one("SELECT data FROM messages WHERE id = ?1", params![id])
+    }
+
+    fn put_message(&mut self, m: &Message) -> StoreResult<()> {
+        self.exec(
+            "INSERT OR REPLACE INTO messages (id, session_id, state, created_at, data) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![m.id, m.session_id, m.state.as_str(), m.created_at, to_json(m)?],
+        )
+    }
+
+    fn messages(&mut self, session_id: &str, state: MessageState) -> StoreResult<Vec<Message>> {
+        self.many(
+            "SELECT data FROM messages WHERE session_id = ?1 AND state = ?2 ORDER BY created_at, rowid",
+            params![session_id, state.as_str()],
+        )
+    }
+
+    fn plug_records(&mut self, session_id: &str) -> StoreResult<Vec<PlugRecord>> {
+        self.many(
+            "SELECT data FROM plug_records WHERE session_id = ?1 ORDER BY plug_id",
+            params![session_id],
+        )
+    }
+
+    fn put_plug_record(&mut self, p: &PlugRecord) -> StoreResult<()> {
+        self.exec(
+            "INSERT OR REPLACE INTO plug_records (session_id, plug_id, data) VALUES (?1, ?2, ?3)",
+            params![p.session_id, p.plug_id, to_json(p)?],
+        )
+    }
+
+    fn delete_plug_record(&mut self, session_id: &str, plug_id: &str) -> StoreResult<()> {
+        self.exec(
+            "DELETE FROM plug_records WHERE session_id = ?1 AND plug_id = ?2",
+            params![session_id, plug_id],
+        )
+    }
+
+    fn permission(&mut self, run_id: &str, request_id: &str) -> StoreResult<Option<PermissionRequest>> {
+        self.one(
+            "SELECT data FROM permissions WHERE run_id = ?1 AND request_id = ?2",
+            params![run_id, request_id],
+        )
+    }
+
+    fn put_permission(&mut self, p: &PermissionRequest) -> StoreResult<()> {
+        self.exec(
+            "INSERT OR REPLACE INTO permissions (run_id, request_id, session_id, created_at, data) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![p.run_id, p.request_id, p.session_id, p.created_at, to_json(p)?],
+        )
+    }
+
+    fn permissions(&mut self, session_id: &str) -> StoreResult<Vec<PermissionRequest>> {
+        self.many(
+            "SELECT data FROM permissions WHERE session_id = ?1 ORDER BY created_at, rowid",
+            params![session_id],
+        )
+    }
+}

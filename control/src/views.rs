@@ -1,0 +1,150 @@
+//! What users see of a session: `session show --json`, the API and the dashboard share it.
+
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::lifecycle::Ctx;
+use crate::model::*;
+
+#[derive(Serialize, Debug, Clone)]
+pub struct RunView {
+    pub id: String,
+    pub kind: RunKind,
+    pub status: RunStatus,
+    /// The runner's name (the one that accepted it).
+    pub runner: Option<String>,
+    pub created_at: Millis,
+    pub ended_at: Option<Millis>,
+    pub stop: Option<StopDirective>,
+    pub plugs_can_resume: Option<bool>,
+    pub error: Option<String>,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct PlugRecordView {
+    pub plug_id: String,
+    /// Whether the session's current plug chain has this plug; `false` is "owned by nothing".
+    pub owned: bool,
+    pub keys: Vec<String>,
+    pub updated_at: Millis,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct EnvironmentView {
+    pub id: String,
+    pub state: EnvironmentState,
+    pub runner: Option<String>,
+    pub last_error: Option<String>,
+    pub teardown_attempts: u32,
+    pub next_teardown_at: Option<Millis>,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct SessionView {
+    pub id: String,
+    pub agent: String,
+    pub state: SessionState,
+    pub created_at: Millis,
+    pub last_activity: Millis,
+    pub open_turns: u32,
+    pub expires_at: Option<Millis>,
+    pub end_reason: Option<String>,
+    pub environment: Option<EnvironmentView>,
+    pub runs: Vec<RunView>,
+    pub plug_records: Vec<PlugRecordView>,
+    pub waiting_messages: usize,
+    pub permission_requests: Vec<PermissionRequest>,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct SessionSummary {
+    pub id: String,
+    pub agent: String,
+    pub state: SessionState,
+    pub environment_state: Option<EnvironmentState>,
+    pub created_at: Millis,
+    pub last_activity: Millis,
+}
+
+fn runner_name(ctx: &mut Ctx, id: Option<&str>) -> Result<Option<String>> {
+    Ok(match id {
+        Some(id) => ctx.tx.runner(id)?.map(|r| r.name),
+        None => None,
+    })
+}
+
+pub fn environment_view(ctx: &mut Ctx, e: &Environment) -> Result<EnvironmentView> {
+    Ok(EnvironmentView {
+        id: e.id.clone(),
+        state: e.state,
+        runner: runner_name(ctx, e.runner_id.as_deref())?,
+        last_error: e.last_error.clone(),
+        teardown_attempts: e.teardown_attempts,
+        next_teardown_at: e.next_teardown_at,
+    })
+}
+
+pub fn session_view(ctx: &mut Ctx, id: &str) -> Result<SessionView> {
+    let session = ctx.session(id)?;
+    let environment = match ctx.session_environment(&session)? {
+        Some(e) => Some(environment_view(ctx, &e)?),
+        None => None,
+    };
+    let mut runs = Vec::new();
+    for run in ctx.tx.runs_of_session(id)? {
+        runs.push(RunView {
+            runner: runner_name(ctx, run.runner_id.as_deref())?,
+            id: run.id,
+            kind: run.kind,
+            status: run.status,
+            created_at: run.created_at,
+            ended_at: run.ended_at,
+            stop: run.stop,
+            plugs_can_resume: run.plugs_can_resume,
+            error: run.error,
+        });
+    }
+    let chain = session.plug_chain.clone().unwrap_or_default();
+    let plug_records = ctx
+        .tx
+        .plug_records(id)?
+        .into_iter()
+        .map(|r| PlugRecordView {
+            owned: chain.contains(&r.plug_id),
+            keys: r.entries.keys().cloned().collect(),
+            plug_id: r.plug_id,
+            updated_at: r.updated_at,
+        })
+        .collect();
+    Ok(SessionView {
+        waiting_messages: ctx.tx.messages(id, MessageState::Waiting)?.len(),
+        permission_requests: ctx.tx.permissions(id)?,
+        id: session.id,
+        agent: session.agent,
+        state: session.state,
+        created_at: session.created_at,
+        last_activity: session.last_activity,
+        open_turns: session.open_turns,
+        expires_at: session.expires_at,
+        end_reason: session.end_reason,
+        environment,
+        runs,
+        plug_records,
+    })
+}
+
+pub fn session_summaries(ctx: &mut Ctx) -> Result<Vec<SessionSummary>> {
+    let mut out = Vec::new();
+    for s in ctx.tx.sessions()? {
+        let environment_state = ctx.session_environment(&s)?.map(|e| e.state);
+        out.push(SessionSummary {
+            id: s.id,
+            agent: s.agent,
+            state: s.state,
+            environment_state,
+            created_at: s.created_at,
+            last_activity: s.last_activity,
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,127 @@
+//! The plug chain of a run: start and resume in declaration order, pause and
+//! teardown in reverse (outermost last) and best effort, the transcript
+//! through every filtering plug.
+
+use std::sync::Arc;
+
+use crate::host::bindings::{Contribution, PauseInfo, TeardownInfo, TranscriptEntry};
+use crate::host::{HookError, PlugHost, PlugInstance, PlugSetup, RunInfo};
+
+/// What the plugs add to the agent's launch, combined.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Launch {
+    /// Later plugs override earlier ones.
+    pub env: Vec<(String, String)>,
+    /// The last plug that sets one wins.
+    pub working_dir: Option<String>,
+    /// The first plug's prefix is outermost.
+    pub command_prefix: Vec<String>,
+}
+
+impl Launch {
+    fn add(&mut self, c: Contribution) {
+        for (key, value) in c.env {
+            self.env.retain(|(k, _)| *k != key);
+            self.env.push((key, value));
+        }
+        if c.working_dir.is_some() {
+            self.working_dir = c.working_dir;
+        }
+        self.command_prefix.extend(c.command_prefix);
+    }
+
+    /// The full command line of the agent under this launch.
+    pub fn command(&self, agent: &[String]) -> Vec<String> {
+        self.command_prefix.iter().chain(agent).cloned().collect()
+    }
+}
+
+/// The plugs of `blaise.yml`, instantiated for one run.
+pub struct PlugChain {
+    plugs: Vec<PlugInstance>,
+}
+
+impl PlugChain {
+    /// Instantiates every plug for the run, in declaration order.
+    pub async fn new(
+        host: &PlugHost,
+        setups: &[Arc<PlugSetup>],
+        run: Arc<RunInfo>,
+    ) -> Result<PlugChain, HookError> {
+        let mut plugs = Vec::with_capacity(setups.len());
+        for setup in setups {
+            plugs.push(PlugInstance::new(host, setup.clone(), run.clone()).await?);
+        }
+        Ok(PlugChain { plugs })
+    }
+
+    pub fn plugs(&self) -> &[PlugInstance] {
+        &self.plugs
+    }
+
+    /// Plugs whose environment cannot survive a pause; empty when the chain can resume.
+    pub fn cannot_resume(&self) -> Vec<&str> {
+        self.plugs
+            .iter()
+            .filter(|p| !p.info().can_resume)
+            .map(|p| p.id())
+            .collect()
+    }
+
+    /// `on-start` in declaration order; the first failure stops the chain.
+    pub async fn start(&mut self) -> Result<Launch, HookError> {
+        let mut launch = Launch::default();
+        for plug in &mut self.plugs {
+            launch.add(plug.on_start().await?);
+        }
+        Ok(launch)
+    }
+
+    /// `on-resume` in declaration order; the first failure stops the chain.
+    pub async fn resume(&mut self) -> Result<Launch, HookError> {
+        let mut launch = Launch::default();
+        for plug in &mut self.plugs {
+            launch.add(plug.on_resume().await?);
+        }
+        Ok(launch)
+    }
+
+    /// `on-pause` in reverse order. Every plug gets its hook; the errors are
+    /// collected, each naming its plug.
+    pub async fn pause(&mut self, info: &PauseInfo) -> Vec<HookError> {
+        if !info.may_resume {
+            // The caller tears down right after: nothing to warn about.
+        } else {
+            for id in self.cannot_resume() {
+                tracing::warn!(plug = id, "pausing a plug that cannot resume: a later resume may fail");
+            }
+        }
+        let mut errors = Vec::new();
+        for plug in self.plugs.iter_mut().rev() {
+            if let Err(e) = plug.on_pause(info.clone()).await {
+                errors.push(e);
+            }
+        }
+        errors
+    }
+
+    /// `on-teardown` in reverse order, best effort like `pause`.
+    pub async fn teardown(&mut self, info: &TeardownInfo) -> Vec<HookError> {
+        let mut errors = Vec::new();
+        for plug in self.plugs.iter_mut().rev() {
+            if let Err(e) = plug.on_teardown(info.clone()).await {
+                errors.push(e);
+            }
+        }
+        errors
+    }
+
+    /// Passes an entry through every filtering plug in declaration order. A
+    /// failing filter fails the entry: it must not leave the runner unfiltered.
+    pub async fn filter(&mut self, mut entry: TranscriptEntry) -> Result<TranscriptEntry, HookError> {
+        for plug in &mut self.plugs {
+            entry = plug.filter(entry).await?;
+        }
+        Ok(entry)
+    }
+}

@@ -1,0 +1,102 @@
+//! `blaise-runner check`: validate `blaise.yml`, load every plug, run the
+//! startup check, print a table; non-zero exit on any problem.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use super::inspect::hook_name;
+use crate::config::{ConfigFile, ResolvedPlug, resolve};
+use crate::host::PlugHost;
+
+pub async fn run(host: &PlugHost, config: &Path, idle_policy: &str) -> Result<ExitCode> {
+    let file = match ConfigFile::load(config) {
+        Ok(file) => file,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    let plugs = match resolve(&file, host).await {
+        Ok(plugs) => plugs,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    print_table(&plugs);
+    println!("agent: {}", file.config.agent.command.join(" "));
+
+    let problems = startup_check(&plugs, idle_policy);
+    for warning in plugs.iter().flat_map(|p| {
+        p.grants
+            .not_granted
+            .iter()
+            .map(move |g| format!("plug `{}` asks for `{g}`, not granted: such calls will be denied", p.setup.id))
+    }) {
+        println!("warning: {warning}");
+    }
+    if let Some(problem) = problems {
+        eprintln!("error: {problem}");
+        return Ok(ExitCode::FAILURE);
+    }
+    println!("ok: {} plug(s), startup check passed for idle policy `{idle_policy}`", plugs.len());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The runner's startup check: a chain that cannot resume is refused when the
+/// agent's idle policy is to pause.
+pub fn startup_check(plugs: &[ResolvedPlug], idle_policy: &str) -> Option<String> {
+    if idle_policy != "pause" {
+        return None;
+    }
+    let cannot: Vec<&str> = plugs
+        .iter()
+        .filter(|p| !p.loaded().info.can_resume)
+        .map(|p| p.setup.id.as_str())
+        .collect();
+    (!cannot.is_empty()).then(|| {
+        format!(
+            "the agent's idle policy is `pause`, but plug(s) {} cannot resume: remove them, or set the agent's idle policy to `end`",
+            cannot.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
+        )
+    })
+}
+
+fn print_table(plugs: &[ResolvedPlug]) {
+    let yes = |b: bool| if b { "yes" } else { "no" };
+    let rows: Vec<[String; 7]> = plugs
+        .iter()
+        .map(|p| {
+            let plug = p.loaded();
+            let info = &plug.info;
+            let grants: Vec<String> = p
+                .grants
+                .effective
+                .exec
+                .0
+                .iter()
+                .map(|e| format!("exec:{e}"))
+                .chain(p.grants.effective.http.0.iter().map(|h| format!("http:{h}")))
+                .collect();
+            [
+                p.setup.id.clone(),
+                format!("{} {}", info.name, info.version),
+                plug.contract.to_string(),
+                yes(info.stateful).into(),
+                yes(info.can_resume).into(),
+                info.hooks.iter().map(|h| hook_name(*h)).collect::<Vec<_>>().join(","),
+                if grants.is_empty() { "-".into() } else { grants.join(" ") },
+            ]
+        })
+        .collect();
+    let header = ["ID", "PLUG", "CONTRACT", "STATEFUL", "RESUMES", "HOOKS", "GRANTS"].map(String::from);
+    let widths: Vec<usize> = (0..7)
+        .map(|i| rows.iter().chain([&header]).map(|r| r[i].len()).max().unwrap_or(0))
+        .collect();
+    for row in [&header].into_iter().chain(&rows) {
+        let cells: Vec<String> = row.iter().zip(&widths).map(|(c, w)| format!("{c:w$}")).collect();
+        println!("{}", cells.join("  ").trim_end());
+    }
+}

@@ -1,0 +1,196 @@
+//! Reading `blaise.yml` into typed settings, with file:line:column errors.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Deserializer};
+
+use super::error::ConfigError;
+use super::{locate, timing};
+use crate::host::Allow;
+use crate::units::{parse_duration, parse_size};
+
+/// `blaise.yml` as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub agent: AgentConfig,
+    #[serde(default)]
+    pub plugs: Vec<PlugEntry>,
+}
+
+/// How to start the agent (any program that speaks ACP over stdio).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentConfig {
+    #[serde(deserialize_with = "non_empty_command")]
+    pub command: Vec<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+}
+
+/// One plug of the chain.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlugEntry {
+    /// The plug's id: the key of its persisted state. Unique in the file.
+    #[serde(deserialize_with = "plug_id")]
+    pub id: String,
+    /// Where the component is: a path, relative to `blaise.yml`.
+    pub source: String,
+    /// The plug's config, checked against the schema it describes.
+    #[serde(default)]
+    pub with: Option<serde_json::Value>,
+    /// What the operator grants the plug.
+    #[serde(default)]
+    pub allow: Allow,
+    #[serde(default)]
+    pub limits: LimitOverrides,
+}
+
+/// Per-plug overrides of the runner's default limits.
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitOverrides {
+    /// e.g. `64MiB`.
+    #[serde(default, deserialize_with = "size")]
+    pub memory: Option<u64>,
+    /// The wall time of one hook call, e.g. `30s`.
+    #[serde(default, deserialize_with = "duration")]
+    pub hook_deadline: Option<Duration>,
+}
+
+/// A parsed `blaise.yml` with where it came from, for errors and relative paths.
+#[derive(Debug, Clone)]
+pub struct ConfigFile {
+    pub path: PathBuf,
+    pub text: String,
+    pub config: Config,
+}
+
+impl ConfigFile {
+    pub fn load(path: &Path) -> Result<ConfigFile, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            file: path.to_path_buf(),
+            line: 0,
+            column: 0,
+            message: format!("cannot read it: {e}"),
+        })?;
+        Self::parse(path, text)
+    }
+
+    pub fn parse(path: &Path, text: String) -> Result<ConfigFile, ConfigError> {
+        let config: Config = serde_yaml::from_str(&text).map_err(|e| yaml_error(path, &e))?;
+        let file = ConfigFile {
+            path: path.to_path_buf(),
+            text,
+            config,
+        };
+        file.check_unique_ids()?;
+        Ok(file)
+    }
+
+    /// The directory relative sources are resolved against.
+    pub fn dir(&self) -> &Path {
+        self.path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."))
+    }
+
+    /// An error about the plug at `index`, pointing at `key` in its entry
+    /// (or at its `id:` when the key is not written).
+    pub fn plug_error(&self, index: usize, key: &str, message: String) -> ConfigError {
+        let entry = &self.config.plugs[index];
+        let nth = self.config.plugs[..index].iter().filter(|p| p.id == entry.id).count();
+        let (line, column) = locate::plug_id(&self.text, &entry.id, nth)
+            .map(|pos| locate::key_in_entry(&self.text, pos, key))
+            .unwrap_or((0, 0));
+        ConfigError {
+            file: self.path.clone(),
+            line,
+            column,
+            message: format!("plug `{}`: {message}", entry.id),
+        }
+    }
+
+    fn check_unique_ids(&self) -> Result<(), ConfigError> {
+        for (i, plug) in self.config.plugs.iter().enumerate() {
+            if let Some(first) = self.config.plugs[..i].iter().position(|p| p.id == plug.id) {
+                let first_line = locate::plug_id(&self.text, &plug.id, 0).map_or(0, |p| p.0);
+                let mut err = self.plug_error(
+                    i,
+                    "id",
+                    format!(
+                        "duplicate plug id (plug #{} on line {first_line} has it too); ids key the plugs' state and must be unique",
+                        first + 1
+                    ),
+                );
+                err.message = err.message.replacen("plug `", "plug id `", 1);
+                return Err(err);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn yaml_error(path: &Path, err: &serde_yaml::Error) -> ConfigError {
+    let (line, column) = err.location().map_or((0, 0), |l| (l.line(), l.column()));
+    let text = err.to_string();
+    // serde_yaml appends " at line L column C"; we print the location ourselves.
+    let message = text
+        .split(" at line ")
+        .next()
+        .unwrap_or(&text)
+        .to_string();
+    let message = match unknown_field(&message) {
+        Some(key) if timing::is_timing_key(key) => timing::timing_message(key),
+        _ => message,
+    };
+    ConfigError {
+        file: path.to_path_buf(),
+        line,
+        column,
+        message,
+    }
+}
+
+/// The key of an "unknown field `key`, expected …" error.
+fn unknown_field(message: &str) -> Option<&str> {
+    let rest = message.split("unknown field `").nth(1)?;
+    rest.split('`').next()
+}
+
+fn non_empty_command<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    let command = Vec::<String>::deserialize(d)?;
+    if command.is_empty() || command[0].trim().is_empty() {
+        return Err(serde::de::Error::custom(
+            "agent.command is empty: give the agent's program and its arguments, e.g. [my-agent, --acp]",
+        ));
+    }
+    Ok(command)
+}
+
+fn plug_id<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    let id = String::deserialize(d)?;
+    let ok = !id.is_empty()
+        && id.len() <= 64
+        && id.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
+    if !ok {
+        return Err(serde::de::Error::custom(format!(
+            "plug id `{id}` is not valid: use 1 to 64 lowercase letters, digits, `-` or `_`, starting with a letter or digit"
+        )));
+    }
+    Ok(id)
+}
+
+fn size<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    let text = String::deserialize(d)?;
+    parse_size(&text).map(Some).map_err(serde::de::Error::custom)
+}
+
+fn duration<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+    let text = String::deserialize(d)?;
+    parse_duration(&text).map(Some).map_err(serde::de::Error::custom)
+}

@@ -1,0 +1,78 @@
+//! The `http` import: outbound requests to granted hosts only. Redirects are
+//! not followed (one could lead to a host that is not granted).
+
+use std::time::{Duration, Instant};
+
+use reqwest::{Method, Url};
+
+use super::bindings::blaise::plug::http::{Host, HttpError, Request, Response};
+use super::ctx::PlugCtx;
+use super::process::list_or_none;
+
+/// Most bytes of a response body handed to a plug.
+const MAX_BODY: usize = 16 << 20;
+
+impl Host for PlugCtx {
+    async fn send(&mut self, req: Request) -> Result<Response, HttpError> {
+        let url = Url::parse(&req.url).map_err(|e| HttpError::InvalidUrl(format!("{}: {e}", req.url)))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(HttpError::InvalidUrl(format!("{}: only http and https", req.url)));
+        }
+        let host = url.host_str().unwrap_or_default().to_string();
+        let port = url.port_or_known_default().unwrap_or(0);
+        if !self.grants.http.allows(&host, port) {
+            tracing::warn!(
+                plug = %self.label.plug_id, session = %self.label.session_id,
+                host, port, "denied: HTTP to a host not granted"
+            );
+            return Err(HttpError::Denied(format!(
+                "{host}:{port} is not granted to this plug (granted: {})",
+                list_or_none(&self.grants.http.0)
+            )));
+        }
+        let method = Method::from_bytes(req.method.as_bytes())
+            .map_err(|_| HttpError::InvalidUrl(format!("bad method `{}`", req.method)))?;
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        let timeout = req
+            .timeout_ms
+            .map_or(left, |ms| Duration::from_millis(ms).min(left));
+        let mut builder = self.http.request(method, url).timeout(timeout).body(req.body);
+        for (name, value) in &req.headers {
+            builder = builder.header(name, value);
+        }
+        let mut resp = builder
+            .send()
+            .await
+            .map_err(|e| HttpError::Failed(e.to_string()))?;
+        let status = resp.status().as_u16();
+        let headers = resp
+            .headers()
+            .iter()
+            .map(|(k, v)| (k.to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+            .collect();
+        let mut body = Vec::new();
+        while let Some(chunk) = resp.chunk().await.map_err(|e| HttpError::Failed(e.to_string()))? {
+            if body.len() + chunk.len() > MAX_BODY {
+                return Err(HttpError::Failed(format!(
+                    "response body larger than {} MiB",
+                    MAX_BODY >> 20
+                )));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(Response {
+            status,
+            headers,
+            body,
+        })
+    }
+}
+
+/// The client shared by all plugs of a runner.
+pub fn client() -> anyhow::Result<reqwest::Client> {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .user_agent(concat!("blaise-runner/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|e| anyhow::anyhow!("building the HTTP client: {e}"))
+}

@@ -1,0 +1,410 @@
+//! One plug instantiated for one run, and the hook calls on it: each under a
+//! deadline that traps, a memory cap, a log budget, and with its state writes
+//! committed only when the hook succeeds.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use wasmtime::Store;
+use wasmtime::component::ResourceTable;
+use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
+
+use super::bindings::blaise::plug::log::Level;
+use super::bindings::{
+    Context, Contribution, Hook, PauseInfo, Plug, PlugError, PlugInfo, PlugPre, RunKind,
+    TeardownInfo, TranscriptEntry,
+};
+use super::ctx::{PlugCtx, PlugLabel, StateView};
+use super::engine::PlugEngine;
+use super::failure::{Failure, HookError};
+use super::log::{LogSink, OutputToLog};
+use super::{Grants, Limits, LoadedPlug, PlugHost};
+use crate::state_store::StateStore;
+
+/// How long a hook may stay inside a host call past its deadline before the
+/// call is abandoned (the epoch only interrupts wasm code).
+const HOST_CALL_GRACE: Duration = Duration::from_secs(2);
+
+/// A plug as configured in `blaise.yml`: which component, its validated
+/// config, its effective grants and its limits.
+pub struct PlugSetup {
+    pub id: String,
+    pub plug: Option<Arc<LoadedPlug>>,
+    /// The `with:` config as JSON.
+    pub config: String,
+    pub grants: Arc<Grants>,
+    pub limits: Limits,
+}
+
+impl PlugSetup {
+    pub fn new(
+        id: impl Into<String>,
+        plug: Arc<LoadedPlug>,
+        config: String,
+        grants: Grants,
+        limits: Limits,
+    ) -> PlugSetup {
+        PlugSetup {
+            id: id.into(),
+            plug: Some(plug),
+            config,
+            grants: Arc::new(grants),
+            limits,
+        }
+    }
+
+    pub(crate) fn for_describe(limits: Limits) -> PlugSetup {
+        PlugSetup {
+            id: "(describe)".into(),
+            plug: None,
+            config: "{}".into(),
+            grants: Arc::new(Grants::default()),
+            limits,
+        }
+    }
+
+    fn loaded(&self) -> &LoadedPlug {
+        self.plug.as_ref().expect("run instances have a loaded plug")
+    }
+}
+
+/// The run a plug instance serves.
+pub struct RunInfo {
+    pub session_id: String,
+    pub run_id: String,
+    pub run_kind: RunKind,
+    /// The session's workspace: the plug's only preopened directory.
+    pub workspace: PathBuf,
+    pub state: Arc<dyn StateStore>,
+}
+
+/// A plug instantiated for a run.
+pub struct PlugInstance {
+    setup: Arc<PlugSetup>,
+    run: Option<Arc<RunInfo>>,
+    pre: PlugPre<PlugCtx>,
+    http: reqwest::Client,
+    live: Option<(Store<PlugCtx>, Plug)>,
+    /// The committed state, kept here so a fresh instance after a trap starts from it.
+    committed: crate::state_store::PlugState,
+    log: Arc<LogSink>,
+}
+
+enum Call {
+    Describe,
+    Start,
+    Resume,
+    Pause(PauseInfo),
+    Teardown(TeardownInfo),
+    Filter(TranscriptEntry),
+}
+
+enum Answer {
+    Info(PlugInfo),
+    Contribution(Contribution),
+    Done,
+    Entry(TranscriptEntry),
+}
+
+impl PlugInstance {
+    /// Instantiates a plug for a run, with its persisted state.
+    pub async fn new(
+        host: &PlugHost,
+        setup: Arc<PlugSetup>,
+        run: Arc<RunInfo>,
+    ) -> Result<PlugInstance, HookError> {
+        let committed = run
+            .state
+            .load(&run.session_id, &setup.id)
+            .await
+            .map_err(|e| HookError {
+                plug_id: setup.id.clone(),
+                hook: "instantiate",
+                failure: Failure::Host(format!("loading its state: {e:#}")),
+            })?;
+        let label = PlugLabel {
+            plug_id: setup.id.as_str().into(),
+            session_id: run.session_id.as_str().into(),
+        };
+        let log = Arc::new(LogSink::new(
+            label,
+            setup.limits.log_lines,
+            setup.limits.log_line_bytes,
+        ));
+        let mut instance = PlugInstance {
+            pre: setup.loaded().pre.clone(),
+            setup,
+            run: Some(run),
+            http: host.http.clone(),
+            live: None,
+            committed,
+            log,
+        };
+        instance.ensure_live().await.map_err(|f| instance.error("instantiate", f))?;
+        Ok(instance)
+    }
+
+    pub(crate) async fn describe_instance(
+        host: &PlugHost,
+        plug_pre: &PlugPre<PlugCtx>,
+        setup: Arc<PlugSetup>,
+    ) -> Result<PlugInstance, HookError> {
+        let label = PlugLabel {
+            plug_id: setup.id.as_str().into(),
+            session_id: "-".into(),
+        };
+        let log = Arc::new(LogSink::new(label, setup.limits.log_lines, setup.limits.log_line_bytes));
+        let mut instance = PlugInstance {
+            pre: plug_pre.clone(),
+            setup,
+            run: None,
+            http: host.http.clone(),
+            live: None,
+            committed: Default::default(),
+            log,
+        };
+        instance.ensure_live().await.map_err(|f| instance.error("instantiate", f))?;
+        Ok(instance)
+    }
+
+    /// The plug's id in `blaise.yml`.
+    pub fn id(&self) -> &str {
+        &self.setup.id
+    }
+
+    /// What the plug said it is when it was loaded.
+    pub fn info(&self) -> &PlugInfo {
+        &self.setup.loaded().info
+    }
+
+    fn implements(&self, hook: Hook) -> bool {
+        self.info().hooks.contains(&hook)
+    }
+
+    /// The plug's committed state (what the store holds after successful hooks).
+    pub fn committed_state(&self) -> &crate::state_store::PlugState {
+        &self.committed
+    }
+
+    pub async fn describe(&mut self) -> Result<PlugInfo, HookError> {
+        match self.call("describe", Call::Describe).await? {
+            Answer::Info(info) => Ok(info),
+            _ => unreachable!("describe answers with plug info"),
+        }
+    }
+
+    pub async fn on_start(&mut self) -> Result<Contribution, HookError> {
+        self.contribution(Hook::OnStart, "on-start", Call::Start).await
+    }
+
+    pub async fn on_resume(&mut self) -> Result<Contribution, HookError> {
+        self.contribution(Hook::OnResume, "on-resume", Call::Resume).await
+    }
+
+    pub async fn on_pause(&mut self, info: PauseInfo) -> Result<(), HookError> {
+        if self.implements(Hook::OnPause) {
+            self.call("on-pause", Call::Pause(info)).await?;
+        }
+        Ok(())
+    }
+
+    pub async fn on_teardown(&mut self, info: TeardownInfo) -> Result<(), HookError> {
+        if self.implements(Hook::OnTeardown) {
+            self.call("on-teardown", Call::Teardown(info)).await?;
+        }
+        Ok(())
+    }
+
+    /// Passes a transcript entry through the plug's filter (unchanged if the
+    /// plug does not filter).
+    pub async fn filter(&mut self, entry: TranscriptEntry) -> Result<TranscriptEntry, HookError> {
+        if !self.info().filters_transcript {
+            return Ok(entry);
+        }
+        match self.call("transcript filter", Call::Filter(entry)).await? {
+            Answer::Entry(entry) => Ok(entry),
+            _ => unreachable!("filter answers with an entry"),
+        }
+    }
+
+    async fn contribution(
+        &mut self,
+        hook: Hook,
+        name: &'static str,
+        call: Call,
+    ) -> Result<Contribution, HookError> {
+        if !self.implements(hook) {
+            return Ok(Contribution {
+                env: Vec::new(),
+                working_dir: None,
+                command_prefix: Vec::new(),
+            });
+        }
+        match self.call(name, call).await? {
+            Answer::Contribution(c) => Ok(c),
+            _ => unreachable!("start and resume answer with a contribution"),
+        }
+    }
+
+    fn error(&self, hook: &'static str, failure: Failure) -> HookError {
+        HookError {
+            plug_id: self.setup.id.clone(),
+            hook,
+            failure,
+        }
+    }
+
+    /// Makes sure there is a usable instance (a trap poisons the old one).
+    async fn ensure_live(&mut self) -> Result<(), Failure> {
+        if self.live.is_some() {
+            return Ok(());
+        }
+        let store = self.new_store().map_err(|e| Failure::Host(format!("{e:#}")))?;
+        let mut store = store;
+        let bindings = self
+            .pre
+            .instantiate_async(&mut store)
+            .await
+            .map_err(|e| Failure::Host(format!("instantiating: {e:#}")))?;
+        self.live = Some((store, bindings));
+        Ok(())
+    }
+
+    fn new_store(&self) -> anyhow::Result<Store<PlugCtx>> {
+        let mut wasi = WasiCtxBuilder::new();
+        wasi.stdout(OutputToLog {
+            sink: self.log.clone(),
+            level: Level::Info,
+            source: "stdout",
+        })
+        .stderr(OutputToLog {
+            sink: self.log.clone(),
+            level: Level::Warn,
+            source: "stderr",
+        });
+        let mut workspace = String::new();
+        if let Some(run) = &self.run {
+            workspace = run.workspace.to_string_lossy().into_owned();
+            wasi.preopened_dir(&run.workspace, &workspace, FsPerms::ReadWrite)?;
+        }
+        let limits = self.setup.limits;
+        let ctx = PlugCtx {
+            wasi: wasi.build(),
+            table: ResourceTable::new(),
+            memory: super::limits::MemoryLimiter::new(limits.memory),
+            label: PlugLabel {
+                plug_id: self.setup.id.as_str().into(),
+                session_id: self
+                    .run
+                    .as_ref()
+                    .map_or("-".into(), |r| r.session_id.as_str().into()),
+            },
+            grants: self.setup.grants.clone(),
+            limits,
+            state: StateView {
+                committed: self.committed.clone(),
+                pending: Default::default(),
+            },
+            log: self.log.clone(),
+            http: self.http.clone(),
+            workspace,
+            deadline: Instant::now(),
+        };
+        let mut store = Store::new(self.pre.engine(), ctx);
+        store.limiter(|ctx| &mut ctx.memory);
+        store.epoch_deadline_trap();
+        Ok(store)
+    }
+
+    fn context(&self) -> Context {
+        let run = self.run.as_ref();
+        Context {
+            session_id: run.map_or(String::new(), |r| r.session_id.clone()),
+            run_id: run.map_or(String::new(), |r| r.run_id.clone()),
+            run_kind: run.map_or(RunKind::Start, |r| r.run_kind),
+            plug_id: self.setup.id.clone(),
+            config: self.setup.config.clone(),
+            workspace: run.map_or(String::new(), |r| r.workspace.to_string_lossy().into_owned()),
+        }
+    }
+
+    async fn call(&mut self, hook: &'static str, call: Call) -> Result<Answer, HookError> {
+        self.ensure_live().await.map_err(|f| self.error(hook, f))?;
+        let deadline = self.setup.limits.hook_deadline;
+        let ctx = self.context();
+        let (store, plug) = self.live.as_mut().expect("instance is live");
+        store.data_mut().deadline = Instant::now() + deadline;
+        store.data_mut().state.pending.clear();
+        store.set_epoch_deadline(PlugEngine::ticks(deadline));
+        self.log.begin_call();
+
+        let outcome = tokio::time::timeout(deadline + HOST_CALL_GRACE, invoke(plug, store, &ctx, call)).await;
+        self.log.end_call();
+        let result = match outcome {
+            Ok(Ok(Ok(answer))) => Ok(answer),
+            Ok(Ok(Err(plug_error))) => Err(Failure::Plug {
+                message: plug_error.message,
+                field: plug_error.field,
+            }),
+            Ok(Err(err)) => {
+                let memory_hit = {
+                    let memory = &mut store.data_mut().memory;
+                    let cap = memory.cap();
+                    memory.take_hit().map(|asked| (cap, asked))
+                };
+                Err(Failure::from_wasmtime(&err, deadline, memory_hit, self.log.last_stderr()))
+            }
+            Err(_elapsed) => Err(Failure::Deadline(deadline)),
+        };
+        match result {
+            Ok(answer) => {
+                let pending = std::mem::take(&mut store.data_mut().state.pending);
+                if let Some(run) = &self.run
+                    && !pending.is_empty()
+                {
+                    if let Err(e) = run.state.commit(&run.session_id, &self.setup.id, &pending).await {
+                        return Err(self.error(hook, Failure::Host(format!("saving its state: {e:#}"))));
+                    }
+                    crate::state_store::apply(&mut self.committed, &pending);
+                    crate::state_store::apply(&mut store.data_mut().state.committed, &pending);
+                }
+                Ok(answer)
+            }
+            Err(failure) => {
+                if failure.poisons() {
+                    self.live = None;
+                } else {
+                    store.data_mut().state.pending.clear();
+                }
+                let error = self.error(hook, failure);
+                tracing::warn!(plug = %self.setup.id, "{error}");
+                Err(error)
+            }
+        }
+    }
+}
+
+async fn invoke(
+    plug: &Plug,
+    store: &mut Store<PlugCtx>,
+    ctx: &Context,
+    call: Call,
+) -> wasmtime::Result<Result<Answer, PlugError>> {
+    let hooks = plug.blaise_plug_hooks();
+    Ok(match call {
+        Call::Describe => Ok(Answer::Info(hooks.call_describe(&mut *store).await?)),
+        Call::Start => hooks.call_on_start(&mut *store, ctx).await?.map(Answer::Contribution),
+        Call::Resume => hooks.call_on_resume(&mut *store, ctx).await?.map(Answer::Contribution),
+        Call::Pause(info) => hooks.call_on_pause(&mut *store, ctx, &info).await?.map(|()| Answer::Done),
+        Call::Teardown(info) => hooks
+            .call_on_teardown(&mut *store, ctx, &info)
+            .await?
+            .map(|()| Answer::Done),
+        Call::Filter(entry) => Ok(Answer::Entry(
+            plug.blaise_plug_transcript()
+                .call_filter(&mut *store, ctx, &entry)
+                .await?,
+        )),
+    })
+}

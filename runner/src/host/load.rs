@@ -1,0 +1,113 @@
+//! Loading a plug: read the component, check its contract version, compile it
+//! (or take it from the compile cache), pre-link it, and ask it to describe itself.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context as _, Result, anyhow, bail};
+use wasmtime::component::Component;
+
+use super::bindings::{PlugInfo, PlugPre};
+use super::compile_cache::{Origin, check_is_component, sha256_hex};
+use super::instance::{PlugInstance, PlugSetup};
+use super::{Limits, PlugHost};
+use crate::contract::{self, Version};
+
+/// A plug ready to be instantiated for runs.
+pub struct LoadedPlug {
+    /// Where it was loaded from.
+    pub source: PathBuf,
+    /// The sha256 of the component.
+    pub sha256: String,
+    /// The contract version it was built for.
+    pub contract: Version,
+    /// What it says it is.
+    pub info: PlugInfo,
+    /// Everything it imports (WASI and contract interfaces), for `plug inspect`.
+    pub imports: Vec<String>,
+    /// Whether it came from the compile cache.
+    pub origin: Origin,
+    pub(crate) pre: PlugPre<super::PlugCtx>,
+}
+
+impl PlugHost {
+    /// Loads a plug from a component file.
+    pub async fn load(&self, path: &Path) -> Result<Arc<LoadedPlug>> {
+        let bytes = std::fs::read(path).with_context(|| format!("reading plug {}", path.display()))?;
+        self.load_bytes(&bytes, path).await
+    }
+
+    /// Loads a plug from the bytes of a component; `source` names it in errors.
+    pub async fn load_bytes(&self, bytes: &[u8], source: &Path) -> Result<Arc<LoadedPlug>> {
+        check_is_component(bytes, source)?;
+        let sha256 = sha256_hex(bytes);
+        let (component, origin) = self
+            .cache
+            .component(&self.engine.engine, &sha256, bytes)
+            .map_err(|e| anyhow!("{}: not a valid component: {e:#}", source.display()))?;
+        let (plug_contract, imports) = self.contract_of(&component, source)?;
+        let pre = self
+            .linker
+            .instantiate_pre(&component)
+            .map_err(|e| anyhow!("{}: cannot be linked: {e:#}", source.display()))?;
+        let pre = PlugPre::new(pre).map_err(|e| anyhow!("{}: {e:#}", source.display()))?;
+        let info = self
+            .describe(&pre)
+            .await
+            .map_err(|e| anyhow!("{}: {e}", source.display()))?;
+        Ok(Arc::new(LoadedPlug {
+            source: source.to_path_buf(),
+            sha256,
+            contract: plug_contract,
+            info,
+            imports,
+            origin,
+            pre,
+        }))
+    }
+
+    /// The contract version a component was built for, from the versions in
+    /// the names of its `blaise:plug` exports and imports.
+    fn contract_of(&self, component: &Component, source: &Path) -> Result<(Version, Vec<String>)> {
+        let engine = &self.engine.engine;
+        let ty = component.component_type();
+        let exports: Vec<String> = ty.exports(engine).map(|(name, _)| name.to_string()).collect();
+        let imports: Vec<String> = ty.imports(engine).map(|(name, _)| name.to_string()).collect();
+        let hooks = exports
+            .iter()
+            .find(|name| name.starts_with(&format!("{}/hooks", contract::PACKAGE)));
+        let Some(hooks) = hooks else {
+            bail!(
+                "{} is not a Blaise plug: it does not export `{}/hooks` (it exports: {})",
+                source.display(),
+                contract::PACKAGE,
+                if exports.is_empty() { "nothing".to_string() } else { exports.join(", ") }
+            );
+        };
+        let version = contract::version_of_item(hooks).ok_or_else(|| {
+            anyhow!("{}: export `{hooks}` carries no contract version", source.display())
+        })?;
+        for item in exports.iter().chain(&imports) {
+            if let Some(v) = contract::version_of_item(item)
+                && !v.runs_on(contract::VERSION)
+            {
+                bail!(
+                    "{} was built for plug contract {}@{v}, but this runner implements {}@{} (it accepts {}); rebuild the plug against a compatible blaise-plug SDK",
+                    source.display(),
+                    contract::PACKAGE,
+                    contract::PACKAGE,
+                    contract::VERSION,
+                    contract::supported_range()
+                );
+            }
+        }
+        Ok((version, imports))
+    }
+
+    async fn describe(&self, pre: &PlugPre<super::PlugCtx>) -> Result<PlugInfo, super::HookError> {
+        // `describe` runs with no session, no workspace and no grants.
+        let setup = Arc::new(PlugSetup::for_describe(Limits::default()));
+        let mut instance = PlugInstance::describe_instance(self, pre, setup).await?;
+        instance.describe().await
+    }
+}

@@ -1,0 +1,214 @@
+//! The `log` import and the plug's stdout/stderr, into `tracing`, tagged with
+//! the plug id and the session. A flood is cut at the plug's line budget per
+//! hook call and reported once.
+
+use std::pin::Pin;
+use std::sync::Mutex;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use tokio::io::AsyncWrite;
+use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
+use wasmtime_wasi::p2::{OutputStream, Pollable, StreamResult};
+
+use super::bindings::blaise::plug::log::{Host, Level};
+use super::ctx::{PlugCtx, PlugLabel};
+
+/// Where a plug's log lines go, with the budget of the current hook call.
+pub struct LogSink {
+    label: PlugLabel,
+    max_lines: usize,
+    max_line_bytes: usize,
+    budget: Mutex<Budget>,
+}
+
+#[derive(Default)]
+struct Budget {
+    lines: usize,
+    dropped: usize,
+    /// The last line the plug wrote to stderr: a Rust plug's panic message.
+    last_stderr: Option<String>,
+}
+
+impl LogSink {
+    pub fn new(label: PlugLabel, max_lines: usize, max_line_bytes: usize) -> LogSink {
+        LogSink {
+            label,
+            max_lines,
+            max_line_bytes,
+            budget: Mutex::new(Budget::default()),
+        }
+    }
+
+    pub fn emit(&self, level: Level, source: &'static str, line: &str) {
+        {
+            let mut budget = self.budget.lock().unwrap();
+            if source == "stderr" && !line.trim().is_empty() {
+                budget.last_stderr = Some(truncate(line, 512).into_owned());
+            }
+            if budget.lines >= self.max_lines {
+                budget.dropped += 1;
+                return;
+            }
+            budget.lines += 1;
+        }
+        let line = truncate(line, self.max_line_bytes);
+        let (plug, session) = (&*self.label.plug_id, &*self.label.session_id);
+        match level {
+            Level::Trace => tracing::trace!(plug, session, source, "{line}"),
+            Level::Debug => tracing::debug!(plug, session, source, "{line}"),
+            Level::Info => tracing::info!(plug, session, source, "{line}"),
+            Level::Warn => tracing::warn!(plug, session, source, "{line}"),
+            Level::Error => tracing::error!(plug, session, source, "{line}"),
+        }
+    }
+
+    /// Starts a hook call's budget afresh.
+    pub fn begin_call(&self) {
+        *self.budget.lock().unwrap() = Budget::default();
+    }
+
+    /// The last line written to stderr during this call.
+    pub fn last_stderr(&self) -> Option<String> {
+        self.budget.lock().unwrap().last_stderr.clone()
+    }
+
+    /// Ends a hook call's budget: reports what was dropped. Returns the number
+    /// of dropped lines.
+    pub fn end_call(&self) -> usize {
+        let dropped = std::mem::replace(&mut self.budget.lock().unwrap().dropped, 0);
+        if dropped > 0 {
+            tracing::warn!(
+                plug = &*self.label.plug_id,
+                session = &*self.label.session_id,
+                "plug logged too much: {dropped} lines dropped (limit {} per hook)",
+                self.max_lines
+            );
+        }
+        dropped
+    }
+}
+
+fn truncate(line: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if line.len() <= max {
+        return line.into();
+    }
+    let mut end = max;
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… [{} bytes cut]", &line[..end], line.len() - end).into()
+}
+
+impl Host for PlugCtx {
+    async fn log(&mut self, level: Level, message: String) {
+        for line in message.lines() {
+            self.log.emit(level, "log", line);
+        }
+    }
+}
+
+/// A plug's stdout or stderr: split into lines and sent to its `LogSink`.
+#[derive(Clone)]
+pub struct OutputToLog {
+    pub sink: std::sync::Arc<LogSink>,
+    pub level: Level,
+    pub source: &'static str,
+}
+
+impl IsTerminal for OutputToLog {
+    fn is_terminal(&self) -> bool {
+        false
+    }
+}
+
+impl StdoutStream for OutputToLog {
+    // Written synchronously (no adapter task), so that a panic message is in
+    // the log before the hook's failure is classified.
+    fn p2_stream(&self) -> Box<dyn OutputStream> {
+        Box::new(self.writer())
+    }
+
+    fn async_stream(&self) -> Box<dyn AsyncWrite + Send + Sync> {
+        Box::new(self.writer())
+    }
+}
+
+impl OutputToLog {
+    fn writer(&self) -> LineWriter {
+        LineWriter {
+            out: self.clone(),
+            pending: Vec::new(),
+        }
+    }
+}
+
+struct LineWriter {
+    out: OutputToLog,
+    pending: Vec<u8>,
+}
+
+impl LineWriter {
+    fn flush_lines(&mut self, all: bool) {
+        while let Some(pos) = self.pending.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = self.pending.drain(..=pos).collect();
+            let text = String::from_utf8_lossy(&line[..line.len() - 1]);
+            self.out.sink.emit(self.out.level, self.out.source, &text);
+        }
+        // An unterminated line is kept until it ends, but never grows unbounded.
+        if (all && !self.pending.is_empty()) || self.pending.len() > self.out.sink.max_line_bytes {
+            let text = String::from_utf8_lossy(&self.pending).into_owned();
+            self.pending.clear();
+            self.out.sink.emit(self.out.level, self.out.source, &text);
+        }
+    }
+}
+
+impl OutputStream for LineWriter {
+    fn write(&mut self, bytes: Bytes) -> StreamResult<()> {
+        self.pending.extend_from_slice(&bytes);
+        self.flush_lines(false);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> StreamResult<()> {
+        Ok(())
+    }
+
+    fn check_write(&mut self) -> StreamResult<usize> {
+        Ok(64 << 10)
+    }
+}
+
+#[wasmtime_wasi::async_trait]
+impl Pollable for LineWriter {
+    async fn ready(&mut self) {}
+}
+
+impl AsyncWrite for LineWriter {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        self.pending.extend_from_slice(buf);
+        self.flush_lines(false);
+        Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        self.flush_lines(false);
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        self.flush_lines(true);
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl Drop for LineWriter {
+    fn drop(&mut self) {
+        self.flush_lines(true);
+    }
+}

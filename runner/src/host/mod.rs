@@ -1,0 +1,109 @@
+//! The plug host: one engine, plugs loaded once (compile cache, contract
+//! check, `InstancePre`), and instances that run hooks under a deadline and a
+//! memory cap with only their granted capabilities.
+//!
+//! One file per concern: `engine`, `compile_cache`, `load` (a plug from a
+//! file), `instance` (hook calls and their failures), and one file per host
+//! capability of `wit/`: `state`, `log`, `process`, `http`.
+
+pub mod bindings;
+pub mod compile_cache;
+pub mod ctx;
+pub mod engine;
+pub mod failure;
+pub mod grants;
+pub mod http;
+pub mod instance;
+pub mod limits;
+pub mod load;
+pub mod log;
+pub mod process;
+pub mod state;
+
+use std::path::PathBuf;
+
+use anyhow::{Context as _, Result};
+use wasmtime::component::Linker;
+
+pub use compile_cache::Origin;
+pub use ctx::PlugCtx;
+pub use engine::Allocator;
+pub use failure::{Failure, HookError};
+pub use grants::{Allow, GrantReport, Grants};
+pub use instance::{PlugInstance, PlugSetup, RunInfo};
+pub use limits::Limits;
+pub use load::LoadedPlug;
+
+use compile_cache::CompileCache;
+use engine::PlugEngine;
+
+/// Settings of a plug host.
+#[derive(Debug, Clone)]
+pub struct HostOptions {
+    /// Where compiled plugs are cached.
+    pub cache_dir: PathBuf,
+    /// The largest memory cap any plug may be given (sizes the instance pool).
+    pub max_memory: u64,
+}
+
+impl HostOptions {
+    /// The runner's default cache directory: `$XDG_CACHE_HOME/blaise` or `~/.cache/blaise`.
+    pub fn default_cache_dir() -> PathBuf {
+        std::env::var_os("XDG_CACHE_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+            .unwrap_or_else(std::env::temp_dir)
+            .join("blaise")
+    }
+}
+
+impl Default for HostOptions {
+    fn default() -> Self {
+        HostOptions {
+            cache_dir: Self::default_cache_dir(),
+            max_memory: 1 << 30,
+        }
+    }
+}
+
+/// Hosts plugs. One per runner process; cheap to share behind an `Arc`.
+pub struct PlugHost {
+    engine: PlugEngine,
+    linker: Linker<PlugCtx>,
+    cache: CompileCache,
+    http: reqwest::Client,
+    max_memory: u64,
+}
+
+impl PlugHost {
+    pub fn new(options: &HostOptions) -> Result<PlugHost> {
+        let engine = PlugEngine::new(options.max_memory)?;
+        let mut linker = Linker::new(&engine.engine);
+        wasmtime_wasi::p2::add_to_linker_async(&mut linker)
+            .map_err(anyhow::Error::from)
+            .context("linking WASI")?;
+        bindings::Plug::add_to_linker::<PlugCtx, wasmtime::component::HasSelf<PlugCtx>>(
+            &mut linker,
+            |ctx| ctx,
+        )
+        .map_err(anyhow::Error::from)
+        .context("linking the plug contract")?;
+        let cache = CompileCache::open(&options.cache_dir.join("compiled"), &engine.engine)?;
+        Ok(PlugHost {
+            engine,
+            linker,
+            cache,
+            http: http::client()?,
+            max_memory: options.max_memory,
+        })
+    }
+
+    pub fn allocator(&self) -> Allocator {
+        self.engine.allocator
+    }
+
+    /// The largest memory cap this host can give a plug.
+    pub fn max_memory(&self) -> u64 {
+        self.max_memory
+    }
+}

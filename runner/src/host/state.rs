@@ -1,0 +1,38 @@
+//! The `state` import: get/set/delete/list over the plug's own state, with
+//! quotas. Writes stay pending until the hook returns `ok`.
+
+use super::bindings::blaise::plug::state::{Host, StateError};
+use super::ctx::PlugCtx;
+use crate::units::format_size;
+
+impl Host for PlugCtx {
+    async fn get(&mut self, key: String) -> Result<Option<Vec<u8>>, StateError> {
+        Ok(self.state.get(&key).cloned())
+    }
+
+    async fn set(&mut self, key: String, value: Vec<u8>) -> Result<(), StateError> {
+        let (keys, bytes) = self.state.usage_with(&key, value.len());
+        let limits = self.limits;
+        if keys > limits.state_keys || bytes > limits.state_bytes {
+            let why = format!(
+                "state quota exceeded: {keys} keys / {} (limits: {} keys / {})",
+                format_size(bytes as u64),
+                limits.state_keys,
+                format_size(limits.state_bytes as u64)
+            );
+            tracing::warn!(plug = %self.label.plug_id, session = %self.label.session_id, "{why}");
+            return Err(StateError::QuotaExceeded(why));
+        }
+        self.state.pending.insert(key, Some(value));
+        Ok(())
+    }
+
+    async fn delete(&mut self, key: String) -> Result<(), StateError> {
+        self.state.pending.insert(key, None);
+        Ok(())
+    }
+
+    async fn list_keys(&mut self) -> Result<Vec<String>, StateError> {
+        Ok(self.state.keys())
+    }
+}

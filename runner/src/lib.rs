@@ -1,0 +1,12 @@
+//! The Blaise runner: hosts plugs as sandboxed WebAssembly components.
+//!
+//! The crate is the library behind the `blaise-runner` binary: everything the
+//! CLI does is reachable from here (see `cli`).
+
+pub mod chain;
+pub mod cli;
+pub mod config;
+pub mod contract;
+pub mod host;
+pub mod state_store;
+pub mod units;

@@ -1,0 +1,155 @@
+//! Write a Blaise plug in Rust.
+//!
+//! A plug is a WebAssembly component that helps the runner set up, pause,
+//! resume and tear down the environment of a coding-agent session. Implement
+//! [`Plug`] (every hook has a default), export it with [`export_plug!`], and
+//! build with `cargo build --release --target wasm32-wasip2` (or
+//! `blaise-runner plug build`).
+//!
+//! ```no_run
+//! use blaise_plug::{Context, Contribution, Hook, Plug, PlugError, PlugInfo, export_plug, state};
+//!
+//! #[derive(serde::Deserialize)]
+//! struct Config {
+//!     greeting: String,
+//! }
+//!
+//! struct Hello;
+//!
+//! impl Plug for Hello {
+//!     fn describe() -> PlugInfo {
+//!         PlugInfo::builder("hello", env!("CARGO_PKG_VERSION"))
+//!             .description("Greets the agent")
+//!             .stateful(true)
+//!             .can_resume(true)
+//!             .hooks(&[Hook::OnStart, Hook::OnResume])
+//!             .config_schema(r#"{"type":"object","properties":{"greeting":{"type":"string"}},"required":["greeting"]}"#)
+//!             .build()
+//!     }
+//!
+//!     fn on_start(ctx: &Context) -> Result<Contribution, PlugError> {
+//!         let config: Config = ctx.config()?;
+//!         state::set("runs", &1u32)?;
+//!         Ok(Contribution::default().env("GREETING", &config.greeting))
+//!     }
+//!
+//!     fn on_resume(ctx: &Context) -> Result<Contribution, PlugError> {
+//!         let runs: u32 = state::get("runs")?.unwrap_or(0);
+//!         state::set("runs", &(runs + 1))?;
+//!         let config: Config = ctx.config()?;
+//!         Ok(Contribution::default().env("GREETING", &config.greeting))
+//!     }
+//! }
+//!
+//! export_plug!(Hello);
+//! ```
+//!
+//! Test the compiled plug with the `harness` feature (see `harness`).
+
+#[doc(hidden)]
+pub mod bindings {
+    wit_bindgen::generate!({
+        path: "../wit",
+        world: "plug",
+        pub_export_macro: true,
+        default_bindings_module: "blaise_plug::bindings",
+        export_macro_name: "__export_plug_world",
+    });
+}
+
+mod contribution;
+mod error;
+mod info;
+
+pub mod http;
+pub mod log;
+pub mod process;
+pub mod state;
+
+#[cfg(all(feature = "harness", not(target_arch = "wasm32")))]
+pub mod harness;
+
+pub use bindings::blaise::plug::types::{
+    Context, Contribution, EntryKind, Hook, Needs, PauseInfo, PlugError, PlugInfo, RunKind,
+    TeardownInfo, TranscriptEntry,
+};
+pub use info::PlugInfoBuilder;
+
+/// A plug. Every hook has a default that does nothing and succeeds; list the
+/// hooks you implement in [`PlugInfo`] so the runner calls them.
+pub trait Plug {
+    /// What the plug is and needs. Called once when the plug is loaded, with
+    /// no session: do not use state, process or http here.
+    fn describe() -> PlugInfo;
+
+    /// Create what the session needs.
+    fn on_start(_ctx: &Context) -> Result<Contribution, PlugError> {
+        Ok(Contribution::default())
+    }
+
+    /// Re-attach to what `on_start` created.
+    fn on_resume(_ctx: &Context) -> Result<Contribution, PlugError> {
+        Ok(Contribution::default())
+    }
+
+    /// The run is stopping; `info.may_resume` says whether a resume can follow.
+    fn on_pause(_ctx: &Context, _info: &PauseInfo) -> Result<(), PlugError> {
+        Ok(())
+    }
+
+    /// Destroy what the plug created. Must tolerate resources already gone.
+    fn on_teardown(_ctx: &Context, _info: &TeardownInfo) -> Result<(), PlugError> {
+        Ok(())
+    }
+
+    /// Filter one transcript entry (only called with `filters_transcript`).
+    fn filter(_ctx: &Context, entry: TranscriptEntry) -> TranscriptEntry {
+        entry
+    }
+}
+
+impl Context {
+    /// The plug's `with:` config, deserialized. The runner has already checked
+    /// it against the schema from `describe`.
+    pub fn config<T: serde::de::DeserializeOwned>(&self) -> Result<T, PlugError> {
+        serde_json::from_str(&self.config).map_err(|e| PlugError::new(format!("bad config: {e}")))
+    }
+}
+
+/// Exports a type implementing [`Plug`] as the plug of this component.
+#[macro_export]
+macro_rules! export_plug {
+    ($plug:ty) => {
+        #[doc(hidden)]
+        pub struct __BlaisePlugExport;
+
+        impl $crate::bindings::exports::blaise::plug::hooks::Guest for __BlaisePlugExport {
+            fn describe() -> $crate::PlugInfo {
+                <$plug as $crate::Plug>::describe()
+            }
+            fn on_start(ctx: $crate::Context) -> Result<$crate::Contribution, $crate::PlugError> {
+                <$plug as $crate::Plug>::on_start(&ctx)
+            }
+            fn on_resume(ctx: $crate::Context) -> Result<$crate::Contribution, $crate::PlugError> {
+                <$plug as $crate::Plug>::on_resume(&ctx)
+            }
+            fn on_pause(ctx: $crate::Context, info: $crate::PauseInfo) -> Result<(), $crate::PlugError> {
+                <$plug as $crate::Plug>::on_pause(&ctx, &info)
+            }
+            fn on_teardown(
+                ctx: $crate::Context,
+                info: $crate::TeardownInfo,
+            ) -> Result<(), $crate::PlugError> {
+                <$plug as $crate::Plug>::on_teardown(&ctx, &info)
+            }
+        }
+
+        impl $crate::bindings::exports::blaise::plug::transcript::Guest for __BlaisePlugExport {
+            fn filter(ctx: $crate::Context, entry: $crate::TranscriptEntry) -> $crate::TranscriptEntry {
+                <$plug as $crate::Plug>::filter(&ctx, entry)
+            }
+        }
+
+        $crate::bindings::__export_plug_world!(__BlaisePlugExport with_types_in $crate::bindings);
+    };
+}

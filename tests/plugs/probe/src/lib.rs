@@ -1,0 +1,171 @@
+//! The probe: a test plug driven by its `with:` config. Each hook runs the
+//! list of actions configured for it, in order; hostile actions (spin, hog
+//! memory, recurse, panic, flood) are here to prove the host contains them.
+
+use blaise_plug::process::Command;
+use blaise_plug::{
+    Context, Contribution, EntryKind, Hook, PauseInfo, Plug, PlugError, PlugInfo, TeardownInfo,
+    TranscriptEntry, export_plug, http, log, state,
+};
+use serde::Deserialize;
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Config {
+    on_start: Vec<Action>,
+    on_resume: Vec<Action>,
+    on_pause: Vec<Action>,
+    on_teardown: Vec<Action>,
+    /// Appended to every transcript entry's text.
+    filter_tag: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Action {
+    /// Appends `<label>` and the hook's info to `<workspace>/calls.log`.
+    Record(String),
+    Set(String, String),
+    Delete(String),
+    /// Contributes env `KEY=<state value of KEY or "-">`.
+    EnvFromState(String),
+    Env(String, String),
+    Workdir(String),
+    Prefix(Vec<String>),
+    Fail(String),
+    FailField(String, String),
+    Exec(Vec<String>),
+    Http(String),
+    ReadFile(String),
+    Spin,
+    AllocMb(u64),
+    Recurse,
+    Panic(String),
+    LogFlood(u64),
+    StateFlood(u64),
+}
+
+struct Probe;
+
+fn run(ctx: &Context, actions: &[Action], hook: &str) -> Result<Contribution, PlugError> {
+    let mut c = Contribution::default();
+    for action in actions {
+        match action {
+            Action::Record(label) => {
+                let path = format!("{}/calls.log", ctx.workspace);
+                let mut log = std::fs::read_to_string(&path).unwrap_or_default();
+                log.push_str(&format!("{label} {hook} {:?} {}\n", ctx.run_kind, ctx.run_id));
+                std::fs::write(&path, log).map_err(|e| PlugError::new(format!("record: {e}")))?;
+            }
+            Action::Set(k, v) => state::set(k, v)?,
+            Action::Delete(k) => state::delete(k)?,
+            Action::EnvFromState(k) => {
+                let v: Option<String> = state::get(k)?;
+                c = c.env(k.clone(), v.unwrap_or_else(|| "-".into()));
+            }
+            Action::Env(k, v) => c = c.env(k.clone(), v.clone()),
+            Action::Workdir(d) => c = c.working_dir(d.clone()),
+            Action::Prefix(words) => c = c.command_prefix(words.clone()),
+            Action::Fail(msg) => return Err(PlugError::new(msg.clone())),
+            Action::FailField(field, msg) => return Err(PlugError::field(field.clone(), msg.clone())),
+            Action::Exec(argv) => {
+                let out = Command::new(&argv[0]).args(argv[1..].iter().cloned()).run()?;
+                c = c.env("EXEC_STDOUT", out.stdout_text().trim().to_string());
+            }
+            Action::Http(url) => {
+                let resp = http::get(url)?;
+                c = c.env("HTTP_STATUS", resp.status.to_string());
+            }
+            Action::ReadFile(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| PlugError::new(format!("cannot read {path}: {e}")))?;
+                c = c.env("FILE", text);
+            }
+            Action::Spin => {
+                let mut x: u64 = 0;
+                loop {
+                    x = std::hint::black_box(x.wrapping_add(1));
+                }
+            }
+            Action::AllocMb(mb) => {
+                let mut chunks = Vec::new();
+                for _ in 0..*mb {
+                    chunks.push(std::hint::black_box(vec![1u8; 1 << 20]));
+                }
+                c = c.env("ALLOCATED", chunks.len().to_string());
+            }
+            Action::Recurse => {
+                c = c.env("DEPTH", recurse(std::hint::black_box(1)).to_string());
+            }
+            Action::Panic(msg) => panic!("{msg}"),
+            Action::LogFlood(n) => {
+                for i in 0..*n {
+                    log::info(format!("flood line {i}"));
+                    if i % 2 == 0 {
+                        eprintln!("stderr flood line {i}");
+                    }
+                }
+            }
+            Action::StateFlood(n) => {
+                for i in 0..*n {
+                    state::set(&format!("flood-{i}"), &"x".repeat(1024))?;
+                }
+            }
+        }
+    }
+    Ok(c)
+}
+
+fn recurse(n: u64) -> u64 {
+    let pad = std::hint::black_box([n; 64]);
+    if n == u64::MAX { pad[0] } else { recurse(n + 1) + pad[1] }
+}
+
+fn config(ctx: &Context) -> Result<Config, PlugError> {
+    ctx.config()
+}
+
+impl Plug for Probe {
+    fn describe() -> PlugInfo {
+        PlugInfo::builder("probe", env!("CARGO_PKG_VERSION"))
+            .description("test plug")
+            .stateful(true)
+            .can_resume(true)
+            .hooks(&[Hook::OnStart, Hook::OnResume, Hook::OnPause, Hook::OnTeardown])
+            .filters_transcript(true)
+            .config_schema(r#"{"type":"object","properties":{"filter_tag":{"type":"string"}}}"#)
+            .exec(&["echo", "sh"])
+            .http(&["127.0.0.1"])
+            .build()
+    }
+
+    fn on_start(ctx: &Context) -> Result<Contribution, PlugError> {
+        run(ctx, &config(ctx)?.on_start, "start")
+    }
+
+    fn on_resume(ctx: &Context) -> Result<Contribution, PlugError> {
+        run(ctx, &config(ctx)?.on_resume, "resume")
+    }
+
+    fn on_pause(ctx: &Context, info: &PauseInfo) -> Result<(), PlugError> {
+        let hook = format!("pause:{}:{}", info.reason, info.may_resume);
+        run(ctx, &config(ctx)?.on_pause, &hook).map(|_| ())
+    }
+
+    fn on_teardown(ctx: &Context, info: &TeardownInfo) -> Result<(), PlugError> {
+        let hook = format!("teardown:{}:{}", info.reason, info.right_after_pause);
+        run(ctx, &config(ctx)?.on_teardown, &hook).map(|_| ())
+    }
+
+    fn filter(ctx: &Context, mut entry: TranscriptEntry) -> TranscriptEntry {
+        if let Ok(Config { filter_tag: Some(tag), .. }) = config(ctx) {
+            entry.text.push_str(&tag);
+        }
+        if entry.kind == EntryKind::Notice {
+            entry.text = entry.text.to_uppercase();
+        }
+        entry
+    }
+}
+
+export_plug!(Probe);

@@ -44,3 +44,26 @@ pub fn runner_bin() -> PathBuf {
     let dir = exe.parent().unwrap().parent().unwrap();
     dir.join("blaise-runner")
 }
+
+use blaise_runner::host::bindings::RunKind;
+use blaise_runner::host::{Allow, Limits, LoadedPlug, PlugSetup, RunInfo, grants};
+use blaise_runner::state_store::StateStore;
+
+/// A plug setup as `blaise.yml` would make it: config, operator grants, limits.
+pub fn setup(id: &str, plug: &Arc<LoadedPlug>, config: serde_json::Value, allow: Allow, limits: Limits) -> Arc<PlugSetup> {
+    let report = grants::effective(&plug.info.needs, &allow);
+    Arc::new(PlugSetup::new(id, plug.clone(), config.to_string(), report.effective, limits))
+}
+
+/// A run of `session` in `workspace`.
+pub fn run(session: &str, kind: RunKind, workspace: &Path, state: Arc<dyn StateStore>) -> Arc<RunInfo> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    Arc::new(RunInfo {
+        session_id: session.into(),
+        run_id: format!("run-{n}"),
+        run_kind: kind,
+        workspace: workspace.to_path_buf(),
+        state,
+    })
+}

@@ -314,6 +314,8 @@ impl PlugInstance {
         let mut store = Store::new(self.pre.engine(), ctx);
         store.limiter(|ctx| &mut ctx.memory);
         store.epoch_deadline_trap();
+        // Instantiation runs the plug's start-up code: it gets a deadline too.
+        store.set_epoch_deadline(PlugEngine::ticks(limits.hook_deadline));
         Ok(store)
     }
 

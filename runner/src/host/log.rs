@@ -43,7 +43,8 @@ impl LogSink {
     pub fn emit(&self, level: Level, source: &'static str, line: &str) {
         {
             let mut budget = self.budget.lock().unwrap();
-            if source == "stderr" && !line.trim().is_empty() {
+            // Rust's panic output ends with a hint line; the message is before it.
+            if source == "stderr" && !line.trim().is_empty() && !line.starts_with("note: ") {
                 budget.last_stderr = Some(truncate(line, 512).into_owned());
             }
             if budget.lines >= self.max_lines {

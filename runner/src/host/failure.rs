@@ -113,7 +113,9 @@ impl Failure {
 fn trap_name(trap: &Trap) -> String {
     match trap {
         Trap::UnreachableCodeReached => "panic or abort".into(),
-        Trap::MemoryOutOfBounds => "out-of-bounds memory access".into(),
+        // Rust guests keep their stack in linear memory: overflowing it shows
+        // up as an access below address 0.
+        Trap::MemoryOutOfBounds => "out-of-bounds memory access, e.g. a stack overflow".into(),
         Trap::IntegerDivisionByZero => "division by zero".into(),
         other => other.to_string(),
     }

@@ -89,6 +89,7 @@ pub struct PlugInstance {
     /// The committed state, kept here so a fresh instance after a trap starts from it.
     committed: crate::state_store::PlugState,
     log: Arc<LogSink>,
+    dropped_logs: usize,
 }
 
 enum Call {
@@ -140,6 +141,7 @@ impl PlugInstance {
             live: None,
             committed,
             log,
+            dropped_logs: 0,
         };
         instance.ensure_live().await.map_err(|f| instance.error("instantiate", f))?;
         Ok(instance)
@@ -163,6 +165,7 @@ impl PlugInstance {
             live: None,
             committed: Default::default(),
             log,
+            dropped_logs: 0,
         };
         instance.ensure_live().await.map_err(|f| instance.error("instantiate", f))?;
         Ok(instance)
@@ -180,6 +183,11 @@ impl PlugInstance {
 
     fn implements(&self, hook: Hook) -> bool {
         self.info().hooks.contains(&hook)
+    }
+
+    /// Log lines dropped in the last hook call for exceeding the plug's budget.
+    pub fn last_call_dropped_logs(&self) -> usize {
+        self.dropped_logs
     }
 
     /// The plug's committed state (what the store holds after successful hooks).
@@ -342,7 +350,7 @@ impl PlugInstance {
         self.log.begin_call();
 
         let outcome = tokio::time::timeout(deadline + HOST_CALL_GRACE, invoke(plug, store, &ctx, call)).await;
-        self.log.end_call();
+        self.dropped_logs = self.log.end_call();
         let result = match outcome {
             Ok(Ok(Ok(answer))) => Ok(answer),
             Ok(Ok(Err(plug_error))) => Err(Failure::Plug {

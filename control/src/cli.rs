@@ -18,10 +18,19 @@ use crate::store::Store;
 use crate::store::sqlite::SqliteStore;
 
 #[derive(Parser, Debug)]
-#[command(name = "blaise", version, about = "The Blaise control plane and its client")]
+#[command(
+    name = "blaise",
+    version,
+    about = "The Blaise control plane and its client"
+)]
 pub struct Cli {
     /// The control plane's URL (client commands).
-    #[arg(long, global = true, env = "BLAISE_URL", default_value = "http://127.0.0.1:7777")]
+    #[arg(
+        long,
+        global = true,
+        env = "BLAISE_URL",
+        default_value = "http://127.0.0.1:7777"
+    )]
     pub url: String,
     #[command(subcommand)]
     pub command: Command,
@@ -146,30 +155,54 @@ pub async fn run(cli: Cli, out: &mut (dyn Write + Send)) -> Result<()> {
 
 /// The admin token: `BLAISE_TOKEN` if set (its hash replaces the stored one), else the stored
 /// one, else a new one printed once.
-fn bootstrap_admin_token(store: &dyn Store, env_token: Option<String>, out: &mut (dyn Write + Send)) -> Result<()> {
+fn bootstrap_admin_token(
+    store: &dyn Store,
+    env_token: Option<String>,
+    out: &mut (dyn Write + Send),
+) -> Result<()> {
     let cfg = Config::default();
-    let stored = crate::lifecycle::transact(store, &cfg, 0, |ctx| Ok(ctx.tx.admin_token_hash()?))?;
+    let stored =
+        crate::lifecycle::transact(store, &cfg, 0, |ctx| Ok(ctx.tx.admin_token_hash()?))?;
     match (env_token.filter(|t| !t.is_empty()), stored) {
         (Some(token), _) => {
-            crate::lifecycle::transact(store, &cfg, 0, |ctx| Ok(ctx.tx.set_admin_token_hash(&hash_token(&token))?))?;
+            crate::lifecycle::transact(store, &cfg, 0, |ctx| {
+                Ok(ctx.tx.set_admin_token_hash(&hash_token(&token))?)
+            })?;
             writeln!(out, "admin token: the one in BLAISE_TOKEN")?;
         }
-        (None, Some(_)) => writeln!(out, "admin token: the one stored in the database (set BLAISE_TOKEN to replace it)")?,
+        (None, Some(_)) => writeln!(
+            out,
+            "admin token: the one stored in the database (set BLAISE_TOKEN to replace it)"
+        )?,
         (None, None) => {
             let token = new_token("bla_");
-            crate::lifecycle::transact(store, &cfg, 0, |ctx| Ok(ctx.tx.set_admin_token_hash(&hash_token(&token))?))?;
-            writeln!(out, "admin token (shown once, stored hashed): {token}\n  export BLAISE_TOKEN={token}")?;
+            crate::lifecycle::transact(store, &cfg, 0, |ctx| {
+                Ok(ctx.tx.set_admin_token_hash(&hash_token(&token))?)
+            })?;
+            writeln!(
+                out,
+                "admin token (shown once, stored hashed): {token}\n  export BLAISE_TOKEN={token}"
+            )?;
         }
     }
     Ok(())
 }
 
 async fn serve(args: ServeArgs, out: &mut (dyn Write + Send)) -> Result<()> {
-    let store = SqliteStore::open(&args.db).with_context(|| format!("cannot open the database {}", args.db.display()))?;
+    let store = SqliteStore::open(&args.db)
+        .with_context(|| format!("cannot open the database {}", args.db.display()))?;
     bootstrap_admin_token(&store, std::env::var("BLAISE_TOKEN").ok(), out)?;
-    let cfg = Config { check_interval_ms: args.check_interval, paused_lifetime_cap_ms: args.paused_lifetime_cap, ..Config::default() };
+    let cfg = Config {
+        check_interval_ms: args.check_interval,
+        paused_lifetime_cap_ms: args.paused_lifetime_cap,
+        ..Config::default()
+    };
     let state = AppState::new(Arc::new(store), cfg);
-    writeln!(out, "dashboard: http://{}/ (log in with /login?token=$BLAISE_TOKEN)", args.listen)?;
+    writeln!(
+        out,
+        "dashboard: http://{}/ (log in with /login?token=$BLAISE_TOKEN)",
+        args.listen
+    )?;
     out.flush()?;
     crate::server::bind_and_serve(args.listen, state).await
 }
@@ -183,20 +216,37 @@ pub struct Client {
 
 impl Client {
     pub fn new(url: &str, token: &str) -> Self {
-        Client { url: url.trim_end_matches('/').to_string(), token: token.to_string(), http: reqwest::Client::new() }
+        Client {
+            url: url.trim_end_matches('/').to_string(),
+            token: token.to_string(),
+            http: reqwest::Client::new(),
+        }
     }
 
     pub fn from_env(url: &str) -> Result<Self> {
-        let token = std::env::var("BLAISE_TOKEN").map_err(|_| anyhow!("set BLAISE_TOKEN to the admin token (`blaise serve` prints it on first start)"))?;
+        let token = std::env::var("BLAISE_TOKEN").map_err(|_| {
+            anyhow!("set BLAISE_TOKEN to the admin token (`blaise serve` prints it on first start)")
+        })?;
         Ok(Client::new(url, &token))
     }
 
-    pub async fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Result<Value> {
-        let mut req = self.http.request(method, format!("{}{path}", self.url)).bearer_auth(&self.token);
+    pub async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> Result<Value> {
+        let mut req = self
+            .http
+            .request(method, format!("{}{path}", self.url))
+            .bearer_auth(&self.token);
         if let Some(body) = body {
             req = req.json(&body);
         }
-        let resp = req.send().await.with_context(|| format!("cannot reach the control plane at {}", self.url))?;
+        let resp = req
+            .send()
+            .await
+            .with_context(|| format!("cannot reach the control plane at {}", self.url))?;
         let status = resp.status();
         let value: Value = resp.json().await.unwrap_or(Value::Null);
         if !status.is_success() {
@@ -216,19 +266,45 @@ impl Client {
 }
 
 fn time(ms: &Value) -> String {
-    ms.as_i64().map(|t| format!("{t}")).unwrap_or_else(|| "-".into())
+    ms.as_i64()
+        .map(|t| format!("{t}"))
+        .unwrap_or_else(|| "-".into())
 }
 
-pub async fn client_command(client: &Client, command: Command, out: &mut (dyn Write + Send)) -> Result<()> {
+pub async fn client_command(
+    client: &Client,
+    command: Command,
+    out: &mut (dyn Write + Send),
+) -> Result<()> {
     match command {
         Command::Serve(_) => unreachable!("serve is not a client command"),
-        Command::Agent(AgentCommand::Set { name, inactivity, idle_policy, paused_lifetime, timeout, disable, enable }) => {
-            let disabled = if disable { Some(true) } else if enable { Some(false) } else { None };
+        Command::Agent(AgentCommand::Set {
+            name,
+            inactivity,
+            idle_policy,
+            paused_lifetime,
+            timeout,
+            disable,
+            enable,
+        }) => {
+            let disabled = if disable {
+                Some(true)
+            } else if enable {
+                Some(false)
+            } else {
+                None
+            };
             let body = json!({
                 "inactivity_ms": inactivity, "idle_policy": idle_policy, "paused_lifetime_ms": paused_lifetime,
                 "timeout_ms": timeout, "disabled": disabled,
             });
-            let agent = client.call(reqwest::Method::PUT, &format!("/v1/agents/{name}"), Some(body)).await?;
+            let agent = client
+                .call(
+                    reqwest::Method::PUT,
+                    &format!("/v1/agents/{name}"),
+                    Some(body),
+                )
+                .await?;
             let s = &agent["settings"];
             writeln!(
                 out,
@@ -238,7 +314,11 @@ pub async fn client_command(client: &Client, command: Command, out: &mut (dyn Wr
                 s["idle_policy"].as_str().unwrap_or("?"),
                 Human(s["paused_lifetime_ms"].as_i64().unwrap_or(0)),
                 Human(s["timeout_ms"].as_i64().unwrap_or(0)),
-                if agent["disabled"].as_bool() == Some(true) { ", disabled" } else { "" }
+                if agent["disabled"].as_bool() == Some(true) {
+                    ", disabled"
+                } else {
+                    ""
+                }
             )?;
         }
         Command::Runner(RunnerCommand::Add { name }) => {
@@ -246,27 +326,54 @@ pub async fn client_command(client: &Client, command: Command, out: &mut (dyn Wr
             writeln!(out, "{}", runner["token"].as_str().unwrap_or_default())?;
         }
         Command::Runner(RunnerCommand::Revoke { name }) => {
-            client.post(&format!("/v1/runners/{name}/revoke"), json!({})).await?;
+            client
+                .post(&format!("/v1/runners/{name}/revoke"), json!({}))
+                .await?;
             writeln!(out, "runner {name} revoked")?;
         }
         Command::Session(SessionCommand::New { agent, message }) => {
-            let session = client.post("/v1/sessions", json!({ "agent": agent, "message": message })).await?;
+            let session = client
+                .post(
+                    "/v1/sessions",
+                    json!({ "agent": agent, "message": message }),
+                )
+                .await?;
             writeln!(out, "{}", session["id"].as_str().unwrap_or_default())?;
         }
         Command::Session(SessionCommand::Send { id, text }) => {
-            let message = client.post(&format!("/v1/sessions/{id}/messages"), json!({ "text": text })).await?;
-            writeln!(out, "message {} {}", message["id"].as_str().unwrap_or_default(), message["state"].as_str().unwrap_or_default())?;
+            let message = client
+                .post(
+                    &format!("/v1/sessions/{id}/messages"),
+                    json!({ "text": text }),
+                )
+                .await?;
+            writeln!(
+                out,
+                "message {} {}",
+                message["id"].as_str().unwrap_or_default(),
+                message["state"].as_str().unwrap_or_default()
+            )?;
         }
         Command::Session(SessionCommand::Close { id }) => {
-            let session = client.post(&format!("/v1/sessions/{id}/close"), json!({})).await?;
-            writeln!(out, "session {id} {}", session["state"].as_str().unwrap_or_default())?;
+            let session = client
+                .post(&format!("/v1/sessions/{id}/close"), json!({}))
+                .await?;
+            writeln!(
+                out,
+                "session {id} {}",
+                session["state"].as_str().unwrap_or_default()
+            )?;
         }
         Command::Session(SessionCommand::List { json }) => {
             let list = client.get("/v1/sessions").await?;
             if json {
                 writeln!(out, "{}", serde_json::to_string_pretty(&list["sessions"])?)?;
             } else {
-                writeln!(out, "{:<22} {:<16} {:<10} {:<13} CREATED", "ID", "AGENT", "STATE", "ENVIRONMENT")?;
+                writeln!(
+                    out,
+                    "{:<22} {:<16} {:<10} {:<13} CREATED",
+                    "ID", "AGENT", "STATE", "ENVIRONMENT"
+                )?;
                 for s in list["sessions"].as_array().into_iter().flatten() {
                     writeln!(
                         out,
@@ -292,12 +399,25 @@ pub async fn client_command(client: &Client, command: Command, out: &mut (dyn Wr
             let mut after = 0;
             loop {
                 let wait = if follow { 25_000 } else { 0 };
-                let page = client.get(&format!("/v1/sessions/{id}/transcript?after={after}&wait_ms={wait}")).await?;
+                let page = client
+                    .get(&format!(
+                        "/v1/sessions/{id}/transcript?after={after}&wait_ms={wait}"
+                    ))
+                    .await?;
                 for e in page["entries"].as_array().into_iter().flatten() {
                     after = e["index"].as_i64().unwrap_or(after);
                     let content = &e["content"];
-                    let text = content["text"].as_str().map(str::to_string).unwrap_or_else(|| content.to_string());
-                    writeln!(out, "[{}] {}: {}", after, e["kind"].as_str().unwrap_or_default(), text)?;
+                    let text = content["text"]
+                        .as_str()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| content.to_string());
+                    writeln!(
+                        out,
+                        "[{}] {}: {}",
+                        after,
+                        e["kind"].as_str().unwrap_or_default(),
+                        text
+                    )?;
                 }
                 out.flush()?;
                 let ended = !matches!(page["session_state"].as_str(), Some("active" | "paused"));
@@ -308,21 +428,39 @@ pub async fn client_command(client: &Client, command: Command, out: &mut (dyn Wr
             }
         }
         Command::Environment(EnvironmentCommand::Retry { id }) => {
-            let e = client.post(&format!("/v1/environments/{id}/retry"), json!({})).await?;
-            writeln!(out, "environment {id} {}: a teardown run is offered", e["state"].as_str().unwrap_or_default())?;
+            let e = client
+                .post(&format!("/v1/environments/{id}/retry"), json!({}))
+                .await?;
+            writeln!(
+                out,
+                "environment {id} {}: a teardown run is offered",
+                e["state"].as_str().unwrap_or_default()
+            )?;
         }
     }
     Ok(())
 }
 
 fn print_session(s: &Value, out: &mut (dyn Write + Send)) -> Result<()> {
-    writeln!(out, "session {}  agent {}  state {}", s["id"].as_str().unwrap_or_default(), s["agent"].as_str().unwrap_or_default(), s["state"].as_str().unwrap_or_default())?;
+    writeln!(
+        out,
+        "session {}  agent {}  state {}",
+        s["id"].as_str().unwrap_or_default(),
+        s["agent"].as_str().unwrap_or_default(),
+        s["state"].as_str().unwrap_or_default()
+    )?;
     if let Some(reason) = s["end_reason"].as_str() {
         writeln!(out, "  ended: {reason}")?;
     }
     let e = &s["environment"];
     if e.is_object() {
-        writeln!(out, "environment {}  state {}  runner {}", e["id"].as_str().unwrap_or_default(), e["state"].as_str().unwrap_or_default(), e["runner"].as_str().unwrap_or("-"))?;
+        writeln!(
+            out,
+            "environment {}  state {}  runner {}",
+            e["id"].as_str().unwrap_or_default(),
+            e["state"].as_str().unwrap_or_default(),
+            e["runner"].as_str().unwrap_or("-")
+        )?;
         if let Some(err) = e["last_error"].as_str() {
             writeln!(out, "  last error: {err}")?;
         }
@@ -336,15 +474,26 @@ fn print_session(s: &Value, out: &mut (dyn Write + Send)) -> Result<()> {
             r["kind"].as_str().unwrap_or_default(),
             r["status"].as_str().unwrap_or_default(),
             r["runner"].as_str().unwrap_or("-"),
-            r["error"].as_str().map(|e| format!("  ({e})")).unwrap_or_default()
+            r["error"]
+                .as_str()
+                .map(|e| format!("  ({e})"))
+                .unwrap_or_default()
         )?;
     }
     let records = s["plug_records"].as_array().cloned().unwrap_or_default();
     if !records.is_empty() {
         writeln!(out, "plug records:")?;
         for p in records {
-            let owner = if p["owned"].as_bool() == Some(true) { "owned" } else { "owned by nothing" };
-            writeln!(out, "  {}  {owner}", p["plug_id"].as_str().unwrap_or_default())?;
+            let owner = if p["owned"].as_bool() == Some(true) {
+                "owned"
+            } else {
+                "owned by nothing"
+            };
+            writeln!(
+                out,
+                "  {}  {owner}",
+                p["plug_id"].as_str().unwrap_or_default()
+            )?;
         }
     }
     Ok(())

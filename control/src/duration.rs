@@ -9,16 +9,20 @@ pub fn parse(text: &str) -> Result<i64, String> {
         .find(|c: char| !c.is_ascii_digit())
         .ok_or_else(|| format!("{text:?} has no unit: write 500ms, 30s, 5m or 2h"))?;
     let (number, unit) = text.split_at(split);
-    let n: i64 = number
-        .parse()
-        .map_err(|_| format!("{text:?} does not start with a number: write 500ms, 30s, 5m or 2h"))?;
+    let n: i64 = number.parse().map_err(|_| {
+        format!("{text:?} does not start with a number: write 500ms, 30s, 5m or 2h")
+    })?;
     let factor = match unit {
         "ms" => 1,
         "s" => 1_000,
         "m" => 60_000,
         "h" => 3_600_000,
         "d" => 86_400_000,
-        _ => return Err(format!("{text:?}: unknown unit {unit:?}; use ms, s, m, h or d")),
+        _ => {
+            return Err(format!(
+                "{text:?}: unknown unit {unit:?}; use ms, s, m, h or d"
+            ));
+        }
     };
     n.checked_mul(factor)
         .ok_or_else(|| format!("{text:?} is too long"))
@@ -30,7 +34,12 @@ pub struct Human(pub i64);
 impl fmt::Display for Human {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let ms = self.0;
-        for (factor, unit) in [(86_400_000, "d"), (3_600_000, "h"), (60_000, "m"), (1_000, "s")] {
+        for (factor, unit) in [
+            (86_400_000, "d"),
+            (3_600_000, "h"),
+            (60_000, "m"),
+            (1_000, "s"),
+        ] {
             if ms != 0 && ms % factor == 0 {
                 return write!(f, "{}{unit}", ms / factor);
             }

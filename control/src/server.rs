@@ -52,7 +52,11 @@ impl AppState {
     }
 
     /// Runs `f` (in a writing transaction) until it returns something or `wait_ms` passes.
-    pub async fn long_poll<T>(&self, wait_ms: Option<Millis>, mut f: impl FnMut(&mut Ctx) -> Result<Option<T>>) -> Result<Option<T>> {
+    pub async fn long_poll<T>(
+        &self,
+        wait_ms: Option<Millis>,
+        mut f: impl FnMut(&mut Ctx) -> Result<Option<T>>,
+    ) -> Result<Option<T>> {
         let wait = wait_ms.unwrap_or(0).clamp(0, self.cfg.long_poll_max_ms);
         let deadline = tokio::time::Instant::now() + Duration::from_millis(wait as u64);
         let mut rx = self.changes.subscribe();
@@ -84,13 +88,22 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
     async fn from_request(req: Request, state: &S) -> Result<Self> {
         match axum::Json::<T>::from_request(req, state).await {
             Ok(axum::Json(v)) => Ok(Body(v)),
-            Err(e) => Err(Error::BadRequest(format!("invalid JSON body: {}", e.body_text()))),
+            Err(e) => Err(Error::BadRequest(format!(
+                "invalid JSON body: {}",
+                e.body_text()
+            ))),
         }
     }
 }
 
 fn header_token(parts: &Parts) -> Option<String> {
-    bearer(parts.headers.get("authorization").and_then(|v| v.to_str().ok())).map(str::to_string)
+    bearer(
+        parts
+            .headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok()),
+    )
+    .map(str::to_string)
 }
 
 /// The runner a request comes from (its token is `Authorization: Bearer …`).
@@ -100,12 +113,17 @@ impl FromRequestParts<AppState> for RunnerAuth {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self> {
-        let token = header_token(parts).ok_or_else(|| Error::Unauthorized("a runner token is required (Authorization: Bearer …)".into()))?;
+        let token = header_token(parts).ok_or_else(|| {
+            Error::Unauthorized("a runner token is required (Authorization: Bearer …)".into())
+        })?;
         let hash = hash_token(&token);
         let runner = state.read(|ctx| Ok(ctx.tx.runner_by_token_hash(&hash)?))?;
         match runner {
             Some(r) if !r.revoked() => Ok(RunnerAuth(r)),
-            Some(r) => Err(Error::Unauthorized(format!("runner {} was revoked", r.name))),
+            Some(r) => Err(Error::Unauthorized(format!(
+                "runner {} was revoked",
+                r.name
+            ))),
             None => Err(Error::Unauthorized("unknown runner token".into())),
         }
     }
@@ -116,12 +134,18 @@ pub const DASHBOARD_COOKIE: &str = "blaise_token";
 
 fn cookie_token(parts: &Parts) -> Option<String> {
     let cookies = parts.headers.get("cookie")?.to_str().ok()?;
-    cookies.split(';').find_map(|c| c.trim().strip_prefix(&format!("{DASHBOARD_COOKIE}=")).map(str::to_string))
+    cookies.split(';').find_map(|c| {
+        c.trim()
+            .strip_prefix(&format!("{DASHBOARD_COOKIE}="))
+            .map(str::to_string)
+    })
 }
 
 pub fn is_admin(state: &AppState, token: &str) -> Result<bool> {
     let hash = hash_token(token);
-    Ok(state.read(|ctx| Ok(ctx.tx.admin_token_hash()?))?.is_some_and(|h| h == hash))
+    Ok(state
+        .read(|ctx| Ok(ctx.tx.admin_token_hash()?))?
+        .is_some_and(|h| h == hash))
 }
 
 /// A request with the admin token (header, or the dashboard's cookie).
@@ -133,7 +157,11 @@ impl FromRequestParts<AppState> for AdminAuth {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self> {
         let token = header_token(parts)
             .or_else(|| cookie_token(parts))
-            .ok_or_else(|| Error::Unauthorized("the admin token is required (Authorization: Bearer $BLAISE_TOKEN)".into()))?;
+            .ok_or_else(|| {
+                Error::Unauthorized(
+                    "the admin token is required (Authorization: Bearer $BLAISE_TOKEN)".into(),
+                )
+            })?;
         if is_admin(state, &token)? {
             Ok(AdminAuth)
         } else {

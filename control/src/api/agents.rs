@@ -19,17 +19,33 @@ pub struct AgentPatch {
     pub disabled: Option<bool>,
 }
 
-pub async fn set(State(state): State<AppState>, _: AdminAuth, Path(name): Path<String>, Body(patch): Body<AgentPatch>) -> Result<Json<Agent>> {
+pub async fn set(
+    State(state): State<AppState>,
+    _: AdminAuth,
+    Path(name): Path<String>,
+    Body(patch): Body<AgentPatch>,
+) -> Result<Json<Agent>> {
     if name.trim().is_empty() || name.len() > 100 {
-        return Err(Error::BadRequest("an agent needs a name (1 to 100 characters)".into()));
+        return Err(Error::BadRequest(
+            "an agent needs a name (1 to 100 characters)".into(),
+        ));
     }
-    for (field, value) in [("inactivity_ms", patch.inactivity_ms), ("paused_lifetime_ms", patch.paused_lifetime_ms), ("timeout_ms", patch.timeout_ms)] {
+    for (field, value) in [
+        ("inactivity_ms", patch.inactivity_ms),
+        ("paused_lifetime_ms", patch.paused_lifetime_ms),
+        ("timeout_ms", patch.timeout_ms),
+    ] {
         if value.is_some_and(|v| v <= 0) {
             return Err(Error::BadRequest(format!("`{field}` must be positive")));
         }
     }
     Ok(Json(state.write(|ctx| {
-        let mut agent = ctx.tx.agent(&name)?.unwrap_or_else(|| Agent { name: name.clone(), settings: AgentSettings::default(), disabled: false, updated_at: ctx.now });
+        let mut agent = ctx.tx.agent(&name)?.unwrap_or_else(|| Agent {
+            name: name.clone(),
+            settings: AgentSettings::default(),
+            disabled: false,
+            updated_at: ctx.now,
+        });
         let s = &mut agent.settings;
         s.inactivity_ms = patch.inactivity_ms.unwrap_or(s.inactivity_ms);
         s.idle_policy = patch.idle_policy.unwrap_or(s.idle_policy);
@@ -42,7 +58,11 @@ pub async fn set(State(state): State<AppState>, _: AdminAuth, Path(name): Path<S
     })?))
 }
 
-pub async fn get(State(state): State<AppState>, _: AdminAuth, Path(name): Path<String>) -> Result<Json<Agent>> {
+pub async fn get(
+    State(state): State<AppState>,
+    _: AdminAuth,
+    Path(name): Path<String>,
+) -> Result<Json<Agent>> {
     Ok(Json(state.read(|ctx| ctx.agent(&name))?))
 }
 

@@ -10,7 +10,11 @@ use crate::model::*;
 use crate::server::{AdminAuth, AppState};
 use crate::views::{EnvironmentView, environment_view};
 
-pub async fn retry(State(state): State<AppState>, _: AdminAuth, Path(id): Path<String>) -> Result<Json<EnvironmentView>> {
+pub async fn retry(
+    State(state): State<AppState>,
+    _: AdminAuth,
+    Path(id): Path<String>,
+) -> Result<Json<EnvironmentView>> {
     Ok(Json(state.write(|ctx| {
         let e = environment::retry(ctx, &id)?;
         environment_view(ctx, &e)
@@ -23,8 +27,13 @@ pub struct ListQuery {
     pub state: String,
 }
 
-pub async fn list(State(state): State<AppState>, _: AdminAuth, Query(q): Query<ListQuery>) -> Result<Json<serde_json::Value>> {
-    let wanted = EnvironmentState::parse(&q.state).ok_or_else(|| Error::BadRequest(format!("unknown environment state {:?}", q.state)))?;
+pub async fn list(
+    State(state): State<AppState>,
+    _: AdminAuth,
+    Query(q): Query<ListQuery>,
+) -> Result<Json<serde_json::Value>> {
+    let wanted = EnvironmentState::parse(&q.state)
+        .ok_or_else(|| Error::BadRequest(format!("unknown environment state {:?}", q.state)))?;
     let views = state.read(|ctx| {
         let mut out = Vec::new();
         for e in ctx.tx.environments_in(wanted)? {

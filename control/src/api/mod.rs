@@ -22,7 +22,10 @@ pub fn routes() -> Router<AppState> {
         .route("/v1/sessions/{id}/close", post(sessions::close))
         .route("/v1/sessions/{id}/cancel", post(sessions::cancel))
         .route("/v1/sessions/{id}/transcript", get(sessions::transcript))
-        .route("/v1/sessions/{id}/permissions/{request}/answer", post(sessions::answer))
+        .route(
+            "/v1/sessions/{id}/permissions/{request}/answer",
+            post(sessions::answer),
+        )
         .route("/v1/environments", get(environments::list))
         .route("/v1/environments/{id}/retry", post(environments::retry))
 }

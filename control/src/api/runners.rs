@@ -26,19 +26,39 @@ pub struct RunnerView {
 }
 
 fn view(r: Runner, token: Option<String>) -> RunnerView {
-    RunnerView { name: r.name, created_at: r.created_at, revoked_at: r.revoked_at, token }
+    RunnerView {
+        name: r.name,
+        created_at: r.created_at,
+        revoked_at: r.revoked_at,
+        token,
+    }
 }
 
-pub async fn add(State(state): State<AppState>, _: AdminAuth, Body(req): Body<AddRequest>) -> Result<Json<RunnerView>> {
+pub async fn add(
+    State(state): State<AppState>,
+    _: AdminAuth,
+    Body(req): Body<AddRequest>,
+) -> Result<Json<RunnerView>> {
     let (runner, token) = state.write(|ctx| runners::add(ctx, &req.name))?;
     Ok(Json(view(runner, Some(token))))
 }
 
-pub async fn revoke(State(state): State<AppState>, _: AdminAuth, Path(name): Path<String>) -> Result<Json<RunnerView>> {
-    Ok(Json(view(state.write(|ctx| runners::revoke(ctx, &name))?, None)))
+pub async fn revoke(
+    State(state): State<AppState>,
+    _: AdminAuth,
+    Path(name): Path<String>,
+) -> Result<Json<RunnerView>> {
+    Ok(Json(view(
+        state.write(|ctx| runners::revoke(ctx, &name))?,
+        None,
+    )))
 }
 
 pub async fn list(State(state): State<AppState>, _: AdminAuth) -> Result<Json<serde_json::Value>> {
-    let runners: Vec<RunnerView> = state.read(|ctx| Ok(ctx.tx.runners()?))?.into_iter().map(|r| view(r, None)).collect();
+    let runners: Vec<RunnerView> = state
+        .read(|ctx| Ok(ctx.tx.runners()?))?
+        .into_iter()
+        .map(|r| view(r, None))
+        .collect();
     Ok(Json(serde_json::json!({ "runners": runners })))
 }

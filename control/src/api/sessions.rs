@@ -1,7 +1,5 @@
 //! Sessions: open, send, close, cancel a turn, look at them, follow the transcript.
 
-use std::time::Duration;
-
 use axum::Json;
 use axum::extract::{Path, Query, State};
 use serde::{Deserialize, Serialize};
@@ -20,7 +18,11 @@ pub struct NewRequest {
     pub message: String,
 }
 
-pub async fn new(State(state): State<AppState>, _: AdminAuth, Body(req): Body<NewRequest>) -> Result<Json<SessionView>> {
+pub async fn new(
+    State(state): State<AppState>,
+    _: AdminAuth,
+    Body(req): Body<NewRequest>,
+) -> Result<Json<SessionView>> {
     Ok(Json(state.write(|ctx| {
         let session = messages::new_session(ctx, &req.agent, &req.message)?;
         session_view(ctx, &session.id)
@@ -32,7 +34,11 @@ pub async fn list(State(state): State<AppState>, _: AdminAuth) -> Result<Json<se
     Ok(Json(serde_json::json!({ "sessions": sessions })))
 }
 
-pub async fn show(State(state): State<AppState>, _: AdminAuth, Path(id): Path<String>) -> Result<Json<SessionView>> {
+pub async fn show(
+    State(state): State<AppState>,
+    _: AdminAuth,
+    Path(id): Path<String>,
+) -> Result<Json<SessionView>> {
     Ok(Json(state.read(|ctx| session_view(ctx, &id))?))
 }
 
@@ -42,35 +48,66 @@ pub struct SendRequest {
     pub text: String,
 }
 
-pub async fn send(State(state): State<AppState>, _: AdminAuth, Path(id): Path<String>, Body(req): Body<SendRequest>) -> Result<Json<Message>> {
-    Ok(Json(state.write(|ctx| messages::send(ctx, &id, &req.text))?))
+pub async fn send(
+    State(state): State<AppState>,
+    _: AdminAuth,
+    Path(id): Path<String>,
+    Body(req): Body<SendRequest>,
+) -> Result<Json<Message>> {
+    Ok(Json(
+        state.write(|ctx| messages::send(ctx, &id, &req.text))?,
+    ))
 }
 
 /// Closes the session. A running one is closed once its run has received the stop; if no runner
 /// receives it within the wait, the stop is withdrawn and the request fails (nothing changed).
-pub async fn close(State(state): State<AppState>, _: AdminAuth, Path(id): Path<String>) -> Result<Json<SessionView>> {
+pub async fn close(
+    State(state): State<AppState>,
+    _: AdminAuth,
+    Path(id): Path<String>,
+) -> Result<Json<SessionView>> {
     match state.write(|ctx| close::begin(ctx, &id))? {
         CloseStep::Done(_) => {}
         CloseStep::AwaitingDelivery { run_id, seq } => {
-            let received = state.long_poll(Some(state.cfg.close_wait_ms), |ctx| close::check(ctx, &id, &run_id, seq, false)).await?;
-            if received.is_none() {
-                // Give the last moment a chance, then withdraw the stop (in one transaction).
-                tokio::time::sleep(Duration::from_millis(1)).await;
-                state.write(|ctx| close::check(ctx, &id, &run_id, seq, true))?;
+            let received = match state
+                .long_poll(Some(state.cfg.close_wait_ms), |ctx| {
+                    close::check(ctx, &run_id, seq, false)
+                })
+                .await?
+            {
+                Some(received) => received,
+                // Withdraw the stop unless it was received at the last moment (one transaction).
+                None => state
+                    .write(|ctx| close::check(ctx, &run_id, seq, true))?
+                    .unwrap_or(false),
+            };
+            if !received {
+                return Err(close::not_received(&id, &run_id));
             }
         }
     }
     Ok(Json(state.read(|ctx| session_view(ctx, &id))?))
 }
 
-pub async fn cancel(State(state): State<AppState>, _: AdminAuth, Path(id): Path<String>) -> Result<Json<serde_json::Value>> {
+pub async fn cancel(
+    State(state): State<AppState>,
+    _: AdminAuth,
+    Path(id): Path<String>,
+) -> Result<Json<serde_json::Value>> {
     let seq = state.write(|ctx| {
         let session = ctx.session(&id)?;
         let run = ctx
             .current_run(&session)?
             .filter(|r| r.status.is_live() && r.kind != RunKind::Teardown)
-            .ok_or_else(|| Error::conflict("no_run", format!("session {id} has no running run to cancel a turn of")))?;
-        Ok(ctx.tx.add_directive(&run.id, &DirectiveBody::Cancel, ctx.now)?)
+            .ok_or_else(|| {
+                Error::conflict(
+                    "no_run",
+                    format!("session {id} has no running run to cancel a turn of"),
+                )
+            })?;
+        Ok(ctx
+            .tx
+            .add_directive(&run.id, &DirectiveBody::Cancel, ctx.now)?)
     })?;
     Ok(Json(serde_json::json!({ "directive_seq": seq })))
 }
@@ -90,7 +127,12 @@ pub struct TranscriptPage {
     pub entries: Vec<TranscriptEntry>,
 }
 
-pub async fn transcript(State(state): State<AppState>, _: AdminAuth, Path(id): Path<String>, Query(q): Query<TranscriptQuery>) -> Result<Json<TranscriptPage>> {
+pub async fn transcript(
+    State(state): State<AppState>,
+    _: AdminAuth,
+    Path(id): Path<String>,
+    Query(q): Query<TranscriptQuery>,
+) -> Result<Json<TranscriptPage>> {
     let mut session_state = SessionState::Active;
     let entries = state
         .long_poll(q.wait_ms, |ctx| {
@@ -101,7 +143,10 @@ pub async fn transcript(State(state): State<AppState>, _: AdminAuth, Path(id): P
         })
         .await?
         .unwrap_or_default();
-    Ok(Json(TranscriptPage { session_state, entries }))
+    Ok(Json(TranscriptPage {
+        session_state,
+        entries,
+    }))
 }
 
 #[derive(Deserialize)]
@@ -110,7 +155,12 @@ pub struct AnswerRequest {
     pub option_id: String,
 }
 
-pub async fn answer(State(state): State<AppState>, _: AdminAuth, Path((id, request)): Path<(String, String)>, Body(req): Body<AnswerRequest>) -> Result<Json<PermissionRequest>> {
+pub async fn answer(
+    State(state): State<AppState>,
+    _: AdminAuth,
+    Path((id, request)): Path<(String, String)>,
+    Body(req): Body<AnswerRequest>,
+) -> Result<Json<PermissionRequest>> {
     Ok(Json(state.write(|ctx| {
         let session = ctx.session(&id)?;
         let mut pending = ctx
@@ -121,13 +171,29 @@ pub async fn answer(State(state): State<AppState>, _: AdminAuth, Path((id, reque
             .find(|p| p.request_id == request)
             .ok_or_else(|| Error::not_found("permission request", &request))?;
         if pending.state == PermissionState::Answered {
-            return Err(Error::conflict("already_answered", format!("permission request {request} was already answered")));
+            return Err(Error::conflict(
+                "already_answered",
+                format!("permission request {request} was already answered"),
+            ));
         }
         let run = ctx.run(&pending.run_id)?;
         if run.status.is_finished() || session.current_run_id.as_deref() != Some(&run.id) {
-            return Err(Error::conflict("run_finished", format!("the run that asked ({}) has finished; the request can no longer be answered", run.id)));
+            return Err(Error::conflict(
+                "run_finished",
+                format!(
+                    "the run that asked ({}) has finished; the request can no longer be answered",
+                    run.id
+                ),
+            ));
         }
-        ctx.tx.add_directive(&run.id, &DirectiveBody::PermissionAnswer { request_id: request.clone(), option_id: req.option_id.clone() }, ctx.now)?;
+        ctx.tx.add_directive(
+            &run.id,
+            &DirectiveBody::PermissionAnswer {
+                request_id: request.clone(),
+                option_id: req.option_id.clone(),
+            },
+            ctx.now,
+        )?;
         pending.state = PermissionState::Answered;
         pending.answer = Some(req.option_id.clone());
         ctx.tx.put_permission(&pending)?;

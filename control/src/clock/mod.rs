@@ -22,10 +22,17 @@ pub struct TickReport {
 
 /// Checks every session that may be due at `now`, each in its own transaction.
 pub fn tick(store: &dyn Store, cfg: &Config, now: Millis) -> Result<TickReport> {
-    let due = transact(store, cfg, now, |ctx| Ok(ctx.tx.due_sessions(now, &cfg.due_limits())?))?;
-    let mut report = TickReport { checked: due.len(), acted: 0 };
+    let due = transact(store, cfg, now, |ctx| {
+        Ok(ctx.tx.due_sessions(now, &cfg.due_limits())?)
+    })?;
+    let mut report = TickReport {
+        checked: due.len(),
+        acted: 0,
+    };
     for session_id in due {
-        match transact(store, cfg, now, |ctx| rules::check_session(ctx, &session_id)) {
+        match transact(store, cfg, now, |ctx| {
+            rules::check_session(ctx, &session_id)
+        }) {
             Ok(true) => report.acted += 1,
             Ok(false) => {}
             Err(e) => tracing::error!(session = %session_id, "clock: {e}"),
@@ -35,9 +42,14 @@ pub fn tick(store: &dyn Store, cfg: &Config, now: Millis) -> Result<TickReport> 
 }
 
 /// Runs the clock every `check_interval`; `on_change` is called after a tick that acted.
-pub fn spawn(store: Arc<dyn Store>, cfg: Arc<Config>, on_change: impl Fn() + Send + 'static) -> tokio::task::JoinHandle<()> {
+pub fn spawn(
+    store: Arc<dyn Store>,
+    cfg: Arc<Config>,
+    on_change: impl Fn() + Send + 'static,
+) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
-        let mut interval = tokio::time::interval(Duration::from_millis(cfg.check_interval_ms.max(1) as u64));
+        let mut interval =
+            tokio::time::interval(Duration::from_millis(cfg.check_interval_ms.max(1) as u64));
         interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             interval.tick().await;

@@ -26,30 +26,64 @@ fn check(ctx: &mut Ctx, session: &mut Session) -> Result<bool> {
     if let Some(mut run) = ctx.current_run(session)?.filter(|r| r.status.is_live()) {
         let accepted_at = run.accepted_at.unwrap_or(run.created_at);
         if run.first_contact_at.is_none() && accepted_at + ctx.cfg.connect_timeout_ms <= now {
-            let why = format!("no runner connected to the run within {} of accepting it", Human(ctx.cfg.connect_timeout_ms));
+            let why = format!(
+                "no runner connected to the run within {} of accepting it",
+                Human(ctx.cfg.connect_timeout_ms)
+            );
             end_run(ctx, session, &mut run, RunStatus::Failed, Some(why.clone()))?;
             recover(ctx, session, &run, &why)?;
             return Ok(true);
         }
-        if run.last_contact_at.is_some_and(|t| t + ctx.cfg.heartbeat_timeout_ms <= now) {
-            let why = format!("its runner was silent for {} (no heartbeat)", Human(ctx.cfg.heartbeat_timeout_ms));
-            end_run(ctx, session, &mut run, RunStatus::TimedOut, Some(why.clone()))?;
+        if run
+            .last_contact_at
+            .is_some_and(|t| t + ctx.cfg.heartbeat_timeout_ms <= now)
+        {
+            let why = format!(
+                "its runner was silent for {} (no heartbeat)",
+                Human(ctx.cfg.heartbeat_timeout_ms)
+            );
+            end_run(
+                ctx,
+                session,
+                &mut run,
+                RunStatus::TimedOut,
+                Some(why.clone()),
+            )?;
             recover(ctx, session, &run, &why)?;
             return Ok(true);
         }
         if let (Some(stop), Some(at)) = (run.stop, run.stop_issued_at)
             && at + ctx.cfg.stop_grace_ms <= now
         {
-            let why = format!("the run ignored the {} stop for {}", stop.reason, Human(ctx.cfg.stop_grace_ms));
+            let why = format!(
+                "the run ignored the {} stop for {}",
+                stop.reason,
+                Human(ctx.cfg.stop_grace_ms)
+            );
             end_run(ctx, session, &mut run, RunStatus::Failed, Some(why.clone()))?;
             ctx.end_session(session, SessionState::Failed, &why);
             let environment = ctx.environment(&run.environment_id)?;
             schedule_teardown(ctx, session, environment)?;
             return Ok(true);
         }
-        if run.kind != RunKind::Teardown && run.stop.is_none() && accepted_at + agent.settings.timeout_ms <= now {
-            issue_stop(ctx, session, &mut run, StopDirective { reason: StopReason::Timeout, may_resume: false })?;
-            let why = format!("the run took longer than agent {}'s timeout of {}", agent.name, Human(agent.settings.timeout_ms));
+        if run.kind != RunKind::Teardown
+            && run.stop.is_none()
+            && accepted_at + agent.settings.timeout_ms <= now
+        {
+            issue_stop(
+                ctx,
+                session,
+                &mut run,
+                StopDirective {
+                    reason: StopReason::Timeout,
+                    may_resume: false,
+                },
+            )?;
+            let why = format!(
+                "the run took longer than agent {}'s timeout of {}",
+                agent.name,
+                Human(agent.settings.timeout_ms)
+            );
             ctx.end_session(session, SessionState::TimedOut, &why);
             return Ok(true);
         }
@@ -60,8 +94,17 @@ fn check(ctx: &mut Ctx, session: &mut Session) -> Result<bool> {
             && session.last_activity + agent.settings.inactivity_ms <= now
         {
             // Pause only if the policy says so and the run's plugs can resume, whatever the policy.
-            let may_resume = agent.settings.idle_policy == IdlePolicy::Pause && run.plugs_can_resume != Some(false);
-            issue_stop(ctx, session, &mut run, StopDirective { reason: StopReason::Idle, may_resume })?;
+            let may_resume = agent.settings.idle_policy == IdlePolicy::Pause
+                && run.plugs_can_resume != Some(false);
+            issue_stop(
+                ctx,
+                session,
+                &mut run,
+                StopDirective {
+                    reason: StopReason::Idle,
+                    may_resume,
+                },
+            )?;
             if !may_resume {
                 ctx.end_session(session, SessionState::Completed, "idle");
             }
@@ -70,7 +113,11 @@ fn check(ctx: &mut Ctx, session: &mut Session) -> Result<bool> {
         return Ok(false);
     }
     if session.state == SessionState::Paused && session.expires_at.is_some_and(|t| t <= now) {
-        ctx.end_session(session, SessionState::Expired, "paused for longer than the agent allows");
+        ctx.end_session(
+            session,
+            SessionState::Expired,
+            "paused for longer than the agent allows",
+        );
         if let Some(environment) = ctx.session_environment(session)?
             && session.current_run_id.is_none()
         {

@@ -9,7 +9,7 @@ use crate::model::*;
 
 pub enum CloseStep {
     /// The session is closed.
-    Done(Session),
+    Done(Box<Session>),
     /// A stop waits for the run to receive it: directive `seq` on run `run_id`.
     AwaitingDelivery { run_id: String, seq: i64 },
 }
@@ -26,7 +26,13 @@ pub fn begin(ctx: &mut Ctx, session_id: &str) -> Result<CloseStep> {
         match (run.kind, run.status) {
             (RunKind::Teardown, _) => {}
             (_, RunStatus::Offered) => {
-                end_run(ctx, &mut session, &mut run, RunStatus::Withdrawn, Some("the session was closed before a runner took the run".into()))?;
+                end_run(
+                    ctx,
+                    &mut session,
+                    &mut run,
+                    RunStatus::Withdrawn,
+                    Some("the session was closed before a runner took the run".into()),
+                )?;
             }
             _ => {
                 // The stop is in the stream but takes effect only when the run receives it.
@@ -34,8 +40,13 @@ pub fn begin(ctx: &mut Ctx, session_id: &str) -> Result<CloseStep> {
                     reason: StopReason::Closed,
                     may_resume: false,
                 };
-                let seq = ctx.tx.add_directive(&run.id, &DirectiveBody::Stop(stop), ctx.now)?;
-                return Ok(CloseStep::AwaitingDelivery { run_id: run.id, seq });
+                let seq = ctx
+                    .tx
+                    .add_directive(&run.id, &DirectiveBody::Stop(stop), ctx.now)?;
+                return Ok(CloseStep::AwaitingDelivery {
+                    run_id: run.id,
+                    seq,
+                });
             }
         }
     }
@@ -50,31 +61,35 @@ pub fn begin(ctx: &mut Ctx, session_id: &str) -> Result<CloseStep> {
         schedule_teardown(ctx, &mut session, environment)?;
     }
     ctx.tx.put_session(&session)?;
-    Ok(CloseStep::Done(session))
+    Ok(CloseStep::Done(Box::new(session)))
 }
 
-/// Whether the close stop has been received; if `give_up`, withdraws it when it has not.
-pub fn check(ctx: &mut Ctx, session_id: &str, run_id: &str, seq: i64, give_up: bool) -> Result<Option<Session>> {
+/// Whether the close stop has been received (`Some(true)`), not yet (`None`), or — with
+/// `give_up` — was withdrawn unreceived (`Some(false)`; the caller answers with [`not_received`]).
+pub fn check(ctx: &mut Ctx, run_id: &str, seq: i64, give_up: bool) -> Result<Option<bool>> {
     let directive = ctx
         .tx
         .directives_after(run_id, seq - 1)?
         .into_iter()
         .find(|d| d.seq == seq);
     match directive {
-        Some(d) if d.delivered_at.is_some() => Ok(Some(ctx.session(session_id)?)),
+        Some(d) if d.delivered_at.is_some() => Ok(Some(true)),
         Some(_) if give_up => {
             ctx.tx.delete_directive(run_id, seq)?;
-            Err(Error::conflict(
-                "no_runner_connected",
-                format!("no runner received the stop for run {run_id} of session {session_id}; nothing changed, try again when its runner is connected"),
-            ))
+            Ok(Some(false))
         }
         Some(_) => Ok(None),
-        None => Err(Error::conflict(
-            "no_runner_connected",
-            format!("the stop for run {run_id} was withdrawn; nothing changed"),
-        )),
+        None => Ok(Some(false)),
     }
+}
+
+pub fn not_received(session_id: &str, run_id: &str) -> Error {
+    Error::conflict(
+        "no_runner_connected",
+        format!(
+            "no runner received the stop for run {run_id} of session {session_id}; nothing changed, try again when its runner is connected"
+        ),
+    )
 }
 
 /// The run has received the close stop: the session is closed from now on.

@@ -20,7 +20,11 @@ pub enum EnvironmentOutcome {
 }
 
 /// Starts a teardown run for the environment now (the session must have no run).
-pub fn schedule_teardown(ctx: &mut Ctx, session: &mut Session, mut environment: Environment) -> Result<()> {
+pub fn schedule_teardown(
+    ctx: &mut Ctx,
+    session: &mut Session,
+    mut environment: Environment,
+) -> Result<()> {
     match environment.state {
         EnvironmentState::TornDown | EnvironmentState::Orphaned => return Ok(()),
         EnvironmentState::Creating if environment.runner_id.is_none() => {
@@ -44,7 +48,12 @@ pub fn schedule_teardown(ctx: &mut Ctx, session: &mut Session, mut environment: 
 
 /// A teardown failed: retry later with a growing delay, or orphan the environment after the
 /// last attempt.
-pub fn teardown_failed(ctx: &mut Ctx, session: &Session, environment_id: &str, error: &str) -> Result<()> {
+pub fn teardown_failed(
+    ctx: &mut Ctx,
+    session: &Session,
+    environment_id: &str,
+    error: &str,
+) -> Result<()> {
     let mut environment = ctx.environment(environment_id)?;
     environment.teardown_attempts += 1;
     environment.last_error = Some(error.to_string());
@@ -79,7 +88,10 @@ pub fn torn_down(ctx: &mut Ctx, session: &mut Session, environment_id: &str) -> 
     if session.state.is_ended() || session.environment_id.as_deref() != Some(environment_id) {
         return Ok(());
     }
-    let waiting = !ctx.tx.messages(&session.id, MessageState::Waiting)?.is_empty();
+    let waiting = !ctx
+        .tx
+        .messages(&session.id, MessageState::Waiting)?
+        .is_empty();
     if session.recreate_environment || waiting {
         serve_session(ctx, session)?;
     } else if session.state == SessionState::Active && session.current_run_id.is_none() {
@@ -140,6 +152,9 @@ pub fn retry(ctx: &mut Ctx, environment_id: &str) -> Result<Environment> {
         schedule_teardown(ctx, &mut session, environment.clone())?;
         ctx.tx.put_session(&session)?;
     }
-    ctx.notice(&session.id, "An admin retried the teardown of the orphaned environment.")?;
+    ctx.notice(
+        &session.id,
+        "An admin retried the teardown of the orphaned environment.",
+    )?;
     ctx.environment(environment_id)
 }

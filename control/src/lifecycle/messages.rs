@@ -47,7 +47,10 @@ pub fn send(ctx: &mut Ctx, session_id: &str, text: &str) -> Result<Message> {
     check_text(text)?;
     let mut session = ctx.session(session_id)?;
     let environment = ctx.session_environment(&session)?;
-    if let Some(env) = environment.as_ref().filter(|e| e.state == EnvironmentState::Orphaned) {
+    if let Some(env) = environment
+        .as_ref()
+        .filter(|e| e.state == EnvironmentState::Orphaned)
+    {
         return Err(Error::conflict(
             "environment_orphaned",
             format!(

@@ -16,12 +16,21 @@ pub struct AgentInfo {
     pub disabled: bool,
 }
 
-pub fn connect(ctx: &mut Ctx, runner: &Runner, instance: &str, agents: &[String]) -> Result<Vec<AgentInfo>> {
+pub fn connect(
+    ctx: &mut Ctx,
+    runner: &Runner,
+    instance: &str,
+    agents: &[String],
+) -> Result<Vec<AgentInfo>> {
     if instance.trim().is_empty() {
-        return Err(Error::BadRequest("`instance` must name this runner process".into()));
+        return Err(Error::BadRequest(
+            "`instance` must name this runner process".into(),
+        ));
     }
     if agents.is_empty() {
-        return Err(Error::BadRequest("`agents` must name at least one agent".into()));
+        return Err(Error::BadRequest(
+            "`agents` must name at least one agent".into(),
+        ));
     }
     let mut infos = Vec::new();
     for name in agents {
@@ -53,7 +62,12 @@ pub struct Offer {
 
 /// Whether `runner` may take `run`: the agent is one it serves; resume and teardown runs only go
 /// to the runner that holds the environment, unless that runner was revoked.
-fn may_take(ctx: &mut Ctx, runner: &Runner, agents: &[String], run: &Run) -> Result<Option<Session>> {
+fn may_take(
+    ctx: &mut Ctx,
+    runner: &Runner,
+    agents: &[String],
+    run: &Run,
+) -> Result<Option<Session>> {
     let session = ctx.session(&run.session_id)?;
     if !agents.contains(&session.agent) {
         return Ok(None);
@@ -129,7 +143,9 @@ pub fn accept(ctx: &mut Ctx, runner: &Runner, instance: &str, run_id: &str) -> R
             may_take(ctx, runner, &connection.agents, &run)?
                 .ok_or_else(|| Error::not_found("run", run_id))?
         }
-        _ if run.runner_id.as_deref() == Some(&runner.id) && run.instance.as_deref() == Some(instance) => {
+        _ if run.runner_id.as_deref() == Some(&runner.id)
+            && run.instance.as_deref() == Some(instance) =>
+        {
             // The same instance accepting again (its response was lost): same answer.
             let session = ctx.session(&run.session_id)?;
             return assignment(ctx, &run, &session);
@@ -200,7 +216,12 @@ pub fn own_run(ctx: &mut Ctx, runner: &Runner, run_id: &str) -> Result<Run> {
 }
 
 /// Directives after `after`, marked as received. A close stop takes effect here.
-pub fn directives(ctx: &mut Ctx, runner: &Runner, run_id: &str, after: i64) -> Result<(Run, Vec<Directive>)> {
+pub fn directives(
+    ctx: &mut Ctx,
+    runner: &Runner,
+    run_id: &str,
+    after: i64,
+) -> Result<(Run, Vec<Directive>)> {
     let mut run = own_run(ctx, runner, run_id)?;
     let mut out = ctx.tx.directives_after(run_id, after)?;
     let mut session: Option<Session> = None;

@@ -28,13 +28,19 @@ pub fn recover(ctx: &mut Ctx, session: &mut Session, run: &Run, reason: &str) ->
         return schedule_teardown(ctx, session, environment);
     }
     if agent.disabled {
-        let why = format!("agent {} is disabled; no new run can start ({reason})", agent.name);
+        let why = format!(
+            "agent {} is disabled; no new run can start ({reason})",
+            agent.name
+        );
         ctx.end_session(session, SessionState::Failed, &why);
         return schedule_teardown(ctx, session, environment);
     }
     ctx.notice(
         &session.id,
-        &format!("Run {} ended: {reason}. Another run starts in the same environment.", run.id),
+        &format!(
+            "Run {} ended: {reason}. Another run starts in the same environment.",
+            run.id
+        ),
     )?;
     serve_session(ctx, session)
 }

@@ -88,7 +88,13 @@ pub struct ReportAck {
     pub session_state: SessionState,
 }
 
-pub fn apply(ctx: &mut Ctx, runner: &Runner, run_id: &str, report_id: &str, report: LifecycleReport) -> Result<ReportAck> {
+pub fn apply(
+    ctx: &mut Ctx,
+    runner: &Runner,
+    run_id: &str,
+    report_id: &str,
+    report: LifecycleReport,
+) -> Result<ReportAck> {
     if report_id.trim().is_empty() {
         return Err(Error::BadRequest("`report_id` is required".into()));
     }
@@ -101,12 +107,19 @@ pub fn apply(ctx: &mut Ctx, runner: &Runner, run_id: &str, report_id: &str, repo
             ));
         }
         let session = ctx.session(&run.session_id)?;
-        return Ok(ReportAck { duplicate: true, run_status: run.status, session_state: session.state });
+        return Ok(ReportAck {
+            duplicate: true,
+            run_status: run.status,
+            session_state: session.state,
+        });
     }
     if run.status.is_finished() {
         return Err(Error::conflict(
             "run_finished",
-            format!("run {run_id} has finished ({}); the report was ignored", run.status),
+            format!(
+                "run {run_id} has finished ({}); the report was ignored",
+                run.status
+            ),
         ));
     }
     let mut session = ctx.session(&run.session_id)?;
@@ -115,7 +128,10 @@ pub fn apply(ctx: &mut Ctx, runner: &Runner, run_id: &str, report_id: &str, repo
         LifecycleReport::Accepted => {}
         LifecycleReport::Started => {
             if run.status != RunStatus::Accepted {
-                return Err(Error::conflict("already_started", format!("run {run_id} has already started")));
+                return Err(Error::conflict(
+                    "already_started",
+                    format!("run {run_id} has already started"),
+                ));
             }
             run.status = RunStatus::Running;
             run.started_at = Some(ctx.now);
@@ -129,7 +145,11 @@ pub fn apply(ctx: &mut Ctx, runner: &Runner, run_id: &str, report_id: &str, repo
                 ctx.tx.put_environment(&environment)?;
             }
         }
-        LifecycleReport::PlugsCanResume { can_resume, plugs_that_cannot, chain } => {
+        LifecycleReport::PlugsCanResume {
+            can_resume,
+            plugs_that_cannot,
+            chain,
+        } => {
             run.plugs_can_resume = Some(can_resume);
             run.plugs_that_cannot_resume = plugs_that_cannot;
             ctx.tx.put_run(&run)?;
@@ -143,14 +163,46 @@ pub fn apply(ctx: &mut Ctx, runner: &Runner, run_id: &str, report_id: &str, repo
         LifecycleReport::Paused => paused(ctx, &mut session, &mut run)?,
         LifecycleReport::TornDown => {
             end_run(ctx, &mut session, &mut run, RunStatus::TornDown, None)?;
-            settle(ctx, &mut session, &run.environment_id, EnvironmentOutcome::TornDown, None)?;
+            settle(
+                ctx,
+                &mut session,
+                &run.environment_id,
+                EnvironmentOutcome::TornDown,
+                None,
+            )?;
         }
-        LifecycleReport::Failed { phase, error, environment, teardown_error } => {
-            failed(ctx, &mut session, &mut run, phase, &error, environment, teardown_error.as_deref())?
-        }
-        LifecycleReport::Cancelled { environment, teardown_error } => {
-            end_run(ctx, &mut session, &mut run, RunStatus::Cancelled, Some("cancelled: the runner shut down".into()))?;
-            settle(ctx, &mut session, &run.environment_id, environment, teardown_error.as_deref())?;
+        LifecycleReport::Failed {
+            phase,
+            error,
+            environment,
+            teardown_error,
+        } => failed(
+            ctx,
+            &mut session,
+            &mut run,
+            phase,
+            &error,
+            environment,
+            teardown_error.as_deref(),
+        )?,
+        LifecycleReport::Cancelled {
+            environment,
+            teardown_error,
+        } => {
+            end_run(
+                ctx,
+                &mut session,
+                &mut run,
+                RunStatus::Cancelled,
+                Some("cancelled: the runner shut down".into()),
+            )?;
+            settle(
+                ctx,
+                &mut session,
+                &run.environment_id,
+                environment,
+                teardown_error.as_deref(),
+            )?;
             if environment == EnvironmentOutcome::Intact {
                 let mut env = ctx.environment(&run.environment_id)?;
                 if session.state.is_ended() || run.kind == RunKind::Teardown {
@@ -161,30 +213,45 @@ pub fn apply(ctx: &mut Ctx, runner: &Runner, run_id: &str, report_id: &str, repo
                     ctx.tx.put_environment(&env)?;
                     let agent = ctx.agent(&session.agent.clone())?;
                     pause_session(ctx, &mut session, &agent);
-                    if !ctx.tx.messages(&session.id, MessageState::Waiting)?.is_empty() {
+                    if !ctx
+                        .tx
+                        .messages(&session.id, MessageState::Waiting)?
+                        .is_empty()
+                    {
                         serve_session(ctx, &mut session)?;
                     }
                 }
             }
         }
     }
-    ctx.tx.add_report(run_id, report_id, report.kind(), ctx.now)?;
+    ctx.tx
+        .add_report(run_id, report_id, report.kind(), ctx.now)?;
     ctx.tx.put_session(&session)?;
-    Ok(ReportAck { duplicate: false, run_status: run.status, session_state: session.state })
+    Ok(ReportAck {
+        duplicate: false,
+        run_status: run.status,
+        session_state: session.state,
+    })
 }
 
 /// The run paused. Blaise decides again whether the session may resume, and overrules a run
 /// that paused when it should not have.
 fn paused(ctx: &mut Ctx, session: &mut Session, run: &mut Run) -> Result<()> {
     if run.kind == RunKind::Teardown {
-        return Err(Error::conflict("teardown_cannot_pause", "a teardown run cannot pause; report torn_down or failed"));
+        return Err(Error::conflict(
+            "teardown_cannot_pause",
+            "a teardown run cannot pause; report torn_down or failed",
+        ));
     }
     end_run(ctx, session, run, RunStatus::Paused, None)?;
     let agent = ctx.agent(&session.agent.clone())?;
     let refusal = if session.state.is_ended() {
         Some(format!("the session has ended ({})", session.state))
     } else if agent.settings.idle_policy != IdlePolicy::Pause {
-        Some(format!("agent {}'s idle policy is to end idle sessions", agent.name))
+        Some(format!(
+            "agent {}'s idle policy is to end idle sessions",
+            agent.name
+        ))
     } else if run.plugs_can_resume == Some(false) {
         Some(format!(
             "the run reported that its plugs cannot resume ({})",
@@ -202,12 +269,20 @@ fn paused(ctx: &mut Ctx, session: &mut Session, run: &mut Run) -> Result<()> {
             environment.updated_at = ctx.now;
             ctx.tx.put_environment(&environment)?;
             pause_session(ctx, session, &agent);
-            if !ctx.tx.messages(&session.id, MessageState::Waiting)?.is_empty() {
+            if !ctx
+                .tx
+                .messages(&session.id, MessageState::Waiting)?
+                .is_empty()
+            {
                 serve_session(ctx, session)?;
             }
         }
         Some(why) => {
-            ctx.end_session(session, SessionState::Completed, &format!("idle; the pause was overruled: {why}"));
+            ctx.end_session(
+                session,
+                SessionState::Completed,
+                &format!("idle; the pause was overruled: {why}"),
+            );
             ctx.notice(&session.id, &format!("The run paused, but the session may not resume: {why}. The environment is torn down."))?;
             schedule_teardown(ctx, session, environment)?;
         }
@@ -224,24 +299,55 @@ fn failed(
     environment: EnvironmentOutcome,
     teardown_error: Option<&str>,
 ) -> Result<()> {
-    end_run(ctx, session, run, RunStatus::Failed, Some(format!("{}: {error}", phase_text(phase))))?;
+    end_run(
+        ctx,
+        session,
+        run,
+        RunStatus::Failed,
+        Some(format!("{}: {error}", phase_text(phase))),
+    )?;
     if phase == FailurePhase::ProcessStart {
         // Nothing ran: recover at once instead of waiting for the connection timeout.
-        return recover(ctx, session, run, &format!("the runner could not start the run's process: {error}"));
+        return recover(
+            ctx,
+            session,
+            run,
+            &format!("the runner could not start the run's process: {error}"),
+        );
     }
     if run.kind == RunKind::Teardown {
         let error = teardown_error.unwrap_or(error);
         return super::environment::teardown_failed(ctx, session, &run.environment_id, error);
     }
-    if run.kind == RunKind::Resume && phase == FailurePhase::BeforeAgentStart && !session.state.is_ended() {
+    if run.kind == RunKind::Resume
+        && phase == FailurePhase::BeforeAgentStart
+        && !session.state.is_ended()
+    {
         // The environment is broken: tear it down and answer the waiting message in a new one.
         session.recreate_environment = true;
         ctx.notice(&session.id, &format!("The resume failed before the agent started ({error}); the environment is torn down and recreated."))?;
     } else {
-        ctx.end_session(session, SessionState::Failed, &format!("run {} failed: {error}", run.id));
-        ctx.notice(&session.id, &format!("The session failed: run {} failed ({}): {error}", run.id, phase_text(phase)))?;
+        ctx.end_session(
+            session,
+            SessionState::Failed,
+            &format!("run {} failed: {error}", run.id),
+        );
+        ctx.notice(
+            &session.id,
+            &format!(
+                "The session failed: run {} failed ({}): {error}",
+                run.id,
+                phase_text(phase)
+            ),
+        )?;
     }
-    settle(ctx, session, &run.environment_id, environment, teardown_error)?;
+    settle(
+        ctx,
+        session,
+        &run.environment_id,
+        environment,
+        teardown_error,
+    )?;
     if environment == EnvironmentOutcome::Intact {
         let env = ctx.environment(&run.environment_id)?;
         schedule_teardown(ctx, session, env)?;

@@ -9,13 +9,24 @@ use crate::model::*;
 /// Adds a runner; returns it and its token (shown once, stored hashed).
 pub fn add(ctx: &mut Ctx, name: &str) -> Result<(Runner, String)> {
     if name.trim().is_empty() || name.len() > 100 {
-        return Err(Error::BadRequest("a runner needs a name (1 to 100 characters)".into()));
+        return Err(Error::BadRequest(
+            "a runner needs a name (1 to 100 characters)".into(),
+        ));
     }
     if ctx.tx.runner_by_name(name)?.is_some() {
-        return Err(Error::conflict("runner_exists", format!("a runner named {name:?} exists already; names are never reused")));
+        return Err(Error::conflict(
+            "runner_exists",
+            format!("a runner named {name:?} exists already; names are never reused"),
+        ));
     }
     let token = new_token("blr_");
-    let runner = Runner { id: new_id("rnr"), name: name.to_string(), token_hash: hash_token(&token), created_at: ctx.now, revoked_at: None };
+    let runner = Runner {
+        id: new_id("rnr"),
+        name: name.to_string(),
+        token_hash: hash_token(&token),
+        created_at: ctx.now,
+        revoked_at: None,
+    };
     ctx.tx.put_runner(&runner)?;
     Ok((runner, token))
 }
@@ -41,7 +52,13 @@ pub fn revoke(ctx: &mut Ctx, name: &str) -> Result<Runner> {
             continue;
         }
         let mut session = ctx.session(&run.session_id)?;
-        end_run(ctx, &mut session, &mut run, RunStatus::Withdrawn, Some(format!("runner {name} was revoked")))?;
+        end_run(
+            ctx,
+            &mut session,
+            &mut run,
+            RunStatus::Withdrawn,
+            Some(format!("runner {name} was revoked")),
+        )?;
         serve_session(ctx, &mut session)?;
         ctx.tx.put_session(&session)?;
     }

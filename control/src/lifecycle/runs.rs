@@ -51,7 +51,12 @@ pub fn offer_run(
 }
 
 /// Sends a message to a run as a prompt: a turn is open until the run reports its end.
-pub fn deliver(ctx: &mut Ctx, session: &mut Session, run: &Run, mut message: Message) -> Result<()> {
+pub fn deliver(
+    ctx: &mut Ctx,
+    session: &mut Session,
+    run: &Run,
+    mut message: Message,
+) -> Result<()> {
     ctx.tx.add_directive(
         &run.id,
         &DirectiveBody::Prompt {
@@ -87,7 +92,13 @@ pub fn start_fresh(ctx: &mut Ctx, session: &mut Session, notice: Option<&str>) -
     if let Some(text) = notice {
         ctx.notice(&session.id, text)?;
     }
-    offer_run(ctx, session, &environment.id, RunKind::Start, notice.is_some())
+    offer_run(
+        ctx,
+        session,
+        &environment.id,
+        RunKind::Start,
+        notice.is_some(),
+    )
 }
 
 /// Makes sure a run will serve the session: resume where the environment is, or start afresh.
@@ -143,7 +154,8 @@ pub fn issue_stop(
     run: &mut Run,
     stop: StopDirective,
 ) -> Result<()> {
-    ctx.tx.add_directive(&run.id, &DirectiveBody::Stop(stop), ctx.now)?;
+    ctx.tx
+        .add_directive(&run.id, &DirectiveBody::Stop(stop), ctx.now)?;
     run.stop = Some(stop);
     run.stop_issued_at = Some(ctx.now);
     ctx.tx.put_run(run)?;
@@ -171,8 +183,11 @@ pub fn end_run(
         session.open_turns = 0;
     }
     for directive in ctx.tx.directives_after(&run.id, 0)? {
-        if let (DirectiveBody::Prompt { message_id, .. }, None) =
-            (&directive.body, directive.delivered_at)
+        // A prompt the run never received, or received before its agent started, was not
+        // answered: it waits for the next run.
+        let unanswered = directive.delivered_at.is_none() || run.started_at.is_none();
+        if let DirectiveBody::Prompt { message_id, .. } = &directive.body
+            && unanswered
             && let Some(mut message) = ctx.tx.message(message_id)?
         {
             message.state = MessageState::Waiting;

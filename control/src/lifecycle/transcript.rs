@@ -25,7 +25,12 @@ pub struct TranscriptAck {
 
 /// Appends the entries. A repeated entry (same seq, same content) is ignored; a gap, a reorder or
 /// a repeated seq with other content refuses the whole batch.
-pub fn report(ctx: &mut Ctx, runner: &Runner, run_id: &str, entries: &[ReportedEntry]) -> Result<TranscriptAck> {
+pub fn report(
+    ctx: &mut Ctx,
+    runner: &Runner,
+    run_id: &str,
+    entries: &[ReportedEntry],
+) -> Result<TranscriptAck> {
     let run = own_run(ctx, runner, run_id)?;
     if entries.is_empty() {
         return Err(Error::BadRequest("`entries` is empty".into()));
@@ -35,19 +40,30 @@ pub fn report(ctx: &mut Ctx, runner: &Runner, run_id: &str, entries: &[ReportedE
     let mut duplicates = 0;
     for entry in entries {
         if entry.kind.trim().is_empty() {
-            return Err(Error::BadRequest(format!("entry {} has an empty kind", entry.seq)));
+            return Err(Error::BadRequest(format!(
+                "entry {} has an empty kind",
+                entry.seq
+            )));
         }
         if entry.seq <= last {
             let known = match fresh.iter().find(|e: &&&ReportedEntry| e.seq == entry.seq) {
                 Some(e) => Some((e.kind.clone(), e.content.clone())),
-                None => ctx.tx.run_transcript_entry(run_id, entry.seq)?.map(|e| (e.kind, e.content)),
+                None => ctx
+                    .tx
+                    .run_transcript_entry(run_id, entry.seq)?
+                    .map(|e| (e.kind, e.content)),
             };
             match known {
-                Some((kind, content)) if kind == entry.kind && content == entry.content => duplicates += 1,
+                Some((kind, content)) if kind == entry.kind && content == entry.content => {
+                    duplicates += 1
+                }
                 _ => {
                     return Err(Error::conflict(
                         "transcript_conflict",
-                        format!("entry {} of run {run_id} was already recorded with other content", entry.seq),
+                        format!(
+                            "entry {} of run {run_id} was already recorded with other content",
+                            entry.seq
+                        ),
                     ));
                 }
             }
@@ -57,14 +73,21 @@ pub fn report(ctx: &mut Ctx, runner: &Runner, run_id: &str, entries: &[ReportedE
         } else {
             return Err(Error::conflict(
                 "transcript_gap",
-                format!("run {run_id} sent entry {} but the next expected is {}; nothing was recorded", entry.seq, last + 1),
+                format!(
+                    "run {run_id} sent entry {} but the next expected is {}; nothing was recorded",
+                    entry.seq,
+                    last + 1
+                ),
             ));
         }
     }
     if !fresh.is_empty() && run.status.is_finished() {
         return Err(Error::conflict(
             "run_finished",
-            format!("run {run_id} has finished ({}); the entries were not recorded", run.status),
+            format!(
+                "run {run_id} has finished ({}); the entries were not recorded",
+                run.status
+            ),
         ));
     }
     for entry in &fresh {
@@ -84,5 +107,9 @@ pub fn report(ctx: &mut Ctx, runner: &Runner, run_id: &str, entries: &[ReportedE
         session.last_activity = session.last_activity.max(ctx.now);
         ctx.tx.put_session(&session)?;
     }
-    Ok(TranscriptAck { appended: fresh.len(), duplicates, last_seq: last })
+    Ok(TranscriptAck {
+        appended: fresh.len(),
+        duplicates,
+        last_seq: last,
+    })
 }

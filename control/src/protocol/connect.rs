@@ -28,7 +28,11 @@ pub struct ConnectResponse {
     pub long_poll_max_ms: Millis,
 }
 
-pub async fn connect(State(state): State<AppState>, RunnerAuth(runner): RunnerAuth, Body(req): Body<ConnectRequest>) -> Result<Json<ConnectResponse>> {
+pub async fn connect(
+    State(state): State<AppState>,
+    RunnerAuth(runner): RunnerAuth,
+    Body(req): Body<ConnectRequest>,
+) -> Result<Json<ConnectResponse>> {
     let agents = state.write(|ctx| offers::connect(ctx, &runner, &req.instance, &req.agents))?;
     Ok(Json(ConnectResponse {
         protocol_version: PROTOCOL_VERSION,
@@ -52,12 +56,18 @@ pub struct OffersResponse {
     pub offers: Vec<Offer>,
 }
 
-pub async fn offers(State(state): State<AppState>, RunnerAuth(runner): RunnerAuth, Query(q): Query<OffersQuery>) -> Result<Json<OffersResponse>> {
+pub async fn offers(
+    State(state): State<AppState>,
+    RunnerAuth(runner): RunnerAuth,
+    Query(q): Query<OffersQuery>,
+) -> Result<Json<OffersResponse>> {
     let found = state
         .long_poll(q.wait_ms, |ctx| {
             let offers = offers::offers(ctx, &runner, &q.instance)?;
             Ok((!offers.is_empty()).then_some(offers))
         })
         .await?;
-    Ok(Json(OffersResponse { offers: found.unwrap_or_default() }))
+    Ok(Json(OffersResponse {
+        offers: found.unwrap_or_default(),
+    }))
 }

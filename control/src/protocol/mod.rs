@@ -29,5 +29,8 @@ pub fn routes() -> Router<AppState> {
             put(plug_state::put).delete(plug_state::delete),
         )
         .route("/v1/runner/runs/{run}/permissions", post(permissions::ask))
-        .route("/v1/runner/runs/{run}/permissions/{request}", get(permissions::get))
+        .route(
+            "/v1/runner/runs/{run}/permissions/{request}",
+            get(permissions::get),
+        )
 }

@@ -18,7 +18,12 @@ pub struct AskRequest {
     pub request: serde_json::Value,
 }
 
-pub async fn ask(State(state): State<AppState>, RunnerAuth(runner): RunnerAuth, Path(run): Path<String>, Body(req): Body<AskRequest>) -> Result<Json<PermissionRequest>> {
+pub async fn ask(
+    State(state): State<AppState>,
+    RunnerAuth(runner): RunnerAuth,
+    Path(run): Path<String>,
+    Body(req): Body<AskRequest>,
+) -> Result<Json<PermissionRequest>> {
     if req.request_id.trim().is_empty() {
         return Err(Error::BadRequest("`request_id` is empty".into()));
     }
@@ -44,9 +49,15 @@ pub async fn ask(State(state): State<AppState>, RunnerAuth(runner): RunnerAuth, 
     })?))
 }
 
-pub async fn get(State(state): State<AppState>, RunnerAuth(runner): RunnerAuth, Path((run, request)): Path<(String, String)>) -> Result<Json<PermissionRequest>> {
+pub async fn get(
+    State(state): State<AppState>,
+    RunnerAuth(runner): RunnerAuth,
+    Path((run, request)): Path<(String, String)>,
+) -> Result<Json<PermissionRequest>> {
     Ok(Json(state.write(|ctx| {
         let run = own_run(ctx, &runner, &run)?;
-        ctx.tx.permission(&run.id, &request)?.ok_or_else(|| Error::not_found("permission request", &request))
+        ctx.tx
+            .permission(&run.id, &request)?
+            .ok_or_else(|| Error::not_found("permission request", &request))
     })?))
 }

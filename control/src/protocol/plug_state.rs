@@ -35,7 +35,11 @@ fn live_run(ctx: &mut Ctx, runner: &Runner, run_id: &str) -> Result<Run> {
     Ok(run)
 }
 
-pub async fn list(State(state): State<AppState>, RunnerAuth(runner): RunnerAuth, Path(run): Path<String>) -> Result<Json<PlugStateList>> {
+pub async fn list(
+    State(state): State<AppState>,
+    RunnerAuth(runner): RunnerAuth,
+    Path(run): Path<String>,
+) -> Result<Json<PlugStateList>> {
     let records = state.write(|ctx| {
         let run = own_run(ctx, &runner, &run)?;
         let session = ctx.session(&run.session_id)?;
@@ -44,7 +48,12 @@ pub async fn list(State(state): State<AppState>, RunnerAuth(runner): RunnerAuth,
             .tx
             .plug_records(&run.session_id)?
             .into_iter()
-            .map(|r| PlugStateRecord { owned: chain.contains(&r.plug_id), plug_id: r.plug_id, entries: r.entries, updated_at: r.updated_at })
+            .map(|r| PlugStateRecord {
+                owned: chain.contains(&r.plug_id),
+                plug_id: r.plug_id,
+                entries: r.entries,
+                updated_at: r.updated_at,
+            })
             .collect())
     })?;
     Ok(Json(PlugStateList { records }))
@@ -57,28 +66,51 @@ pub struct PutRequest {
 }
 
 fn check_plug_id(plug: &str) -> Result<()> {
-    if plug.is_empty() || plug.len() > 128 || !plug.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)) {
-        return Err(Error::BadRequest(format!("invalid plug id {plug:?}: use letters, digits, '-', '_' and '.'")));
+    if plug.is_empty()
+        || plug.len() > 128
+        || !plug
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+    {
+        return Err(Error::BadRequest(format!(
+            "invalid plug id {plug:?}: use letters, digits, '-', '_' and '.'"
+        )));
     }
     Ok(())
 }
 
-pub async fn put(State(state): State<AppState>, RunnerAuth(runner): RunnerAuth, Path((run, plug)): Path<(String, String)>, Body(req): Body<PutRequest>) -> Result<Json<serde_json::Value>> {
+pub async fn put(
+    State(state): State<AppState>,
+    RunnerAuth(runner): RunnerAuth,
+    Path((run, plug)): Path<(String, String)>,
+    Body(req): Body<PutRequest>,
+) -> Result<Json<serde_json::Value>> {
     check_plug_id(&plug)?;
     state.write(|ctx| {
         let run = live_run(ctx, &runner, &run)?;
-        ctx.tx.put_plug_record(&PlugRecord { session_id: run.session_id, plug_id: plug.clone(), entries: req.entries, updated_at: ctx.now })?;
+        ctx.tx.put_plug_record(&PlugRecord {
+            session_id: run.session_id,
+            plug_id: plug.clone(),
+            entries: req.entries,
+            updated_at: ctx.now,
+        })?;
         Ok(())
     })?;
     Ok(Json(serde_json::json!({ "plug_id": plug })))
 }
 
-pub async fn delete(State(state): State<AppState>, RunnerAuth(runner): RunnerAuth, Path((run, plug)): Path<(String, String)>) -> Result<Json<serde_json::Value>> {
+pub async fn delete(
+    State(state): State<AppState>,
+    RunnerAuth(runner): RunnerAuth,
+    Path((run, plug)): Path<(String, String)>,
+) -> Result<Json<serde_json::Value>> {
     check_plug_id(&plug)?;
     state.write(|ctx| {
         let run = live_run(ctx, &runner, &run)?;
         ctx.tx.delete_plug_record(&run.session_id, &plug)?;
         Ok(())
     })?;
-    Ok(Json(serde_json::json!({ "plug_id": plug, "deleted": true })))
+    Ok(Json(
+        serde_json::json!({ "plug_id": plug, "deleted": true }),
+    ))
 }

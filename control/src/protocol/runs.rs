@@ -17,8 +17,15 @@ pub struct AcceptRequest {
     pub instance: String,
 }
 
-pub async fn accept(State(state): State<AppState>, RunnerAuth(runner): RunnerAuth, Path(run): Path<String>, Body(req): Body<AcceptRequest>) -> Result<Json<Assignment>> {
-    Ok(Json(state.write(|ctx| offers::accept(ctx, &runner, &req.instance, &run))?))
+pub async fn accept(
+    State(state): State<AppState>,
+    RunnerAuth(runner): RunnerAuth,
+    Path(run): Path<String>,
+    Body(req): Body<AcceptRequest>,
+) -> Result<Json<Assignment>> {
+    Ok(Json(state.write(|ctx| {
+        offers::accept(ctx, &runner, &req.instance, &run)
+    })?))
 }
 
 #[derive(Deserialize)]
@@ -36,7 +43,12 @@ pub struct DirectivesResponse {
     pub directives: Vec<Directive>,
 }
 
-pub async fn directives(State(state): State<AppState>, RunnerAuth(runner): RunnerAuth, Path(run): Path<String>, Query(q): Query<DirectivesQuery>) -> Result<Json<DirectivesResponse>> {
+pub async fn directives(
+    State(state): State<AppState>,
+    RunnerAuth(runner): RunnerAuth,
+    Path(run): Path<String>,
+    Query(q): Query<DirectivesQuery>,
+) -> Result<Json<DirectivesResponse>> {
     let mut status = RunStatus::Offered;
     let found = state
         .long_poll(q.wait_ms, |ctx| {
@@ -45,7 +57,10 @@ pub async fn directives(State(state): State<AppState>, RunnerAuth(runner): Runne
             Ok((!directives.is_empty() || r.status.is_finished()).then_some(directives))
         })
         .await?;
-    Ok(Json(DirectivesResponse { run_status: status, directives: found.unwrap_or_default() }))
+    Ok(Json(DirectivesResponse {
+        run_status: status,
+        directives: found.unwrap_or_default(),
+    }))
 }
 
 #[derive(Deserialize)]
@@ -55,8 +70,15 @@ pub struct ReportRequest {
     pub report: LifecycleReport,
 }
 
-pub async fn report(State(state): State<AppState>, RunnerAuth(runner): RunnerAuth, Path(run): Path<String>, Body(req): Body<ReportRequest>) -> Result<Json<ReportAck>> {
-    Ok(Json(state.write(|ctx| reports::apply(ctx, &runner, &run, &req.report_id, req.report))?))
+pub async fn report(
+    State(state): State<AppState>,
+    RunnerAuth(runner): RunnerAuth,
+    Path(run): Path<String>,
+    Body(req): Body<ReportRequest>,
+) -> Result<Json<ReportAck>> {
+    Ok(Json(state.write(|ctx| {
+        reports::apply(ctx, &runner, &run, &req.report_id, req.report)
+    })?))
 }
 
 #[derive(Deserialize)]
@@ -65,8 +87,15 @@ pub struct TranscriptRequest {
     pub entries: Vec<ReportedEntry>,
 }
 
-pub async fn transcript(State(state): State<AppState>, RunnerAuth(runner): RunnerAuth, Path(run): Path<String>, Body(req): Body<TranscriptRequest>) -> Result<Json<TranscriptAck>> {
-    Ok(Json(state.write(|ctx| transcript::report(ctx, &runner, &run, &req.entries))?))
+pub async fn transcript(
+    State(state): State<AppState>,
+    RunnerAuth(runner): RunnerAuth,
+    Path(run): Path<String>,
+    Body(req): Body<TranscriptRequest>,
+) -> Result<Json<TranscriptAck>> {
+    Ok(Json(state.write(|ctx| {
+        transcript::report(ctx, &runner, &run, &req.entries)
+    })?))
 }
 
 #[derive(Serialize)]
@@ -76,16 +105,26 @@ pub struct HeartbeatResponse {
     pub stop: Option<StopDirective>,
 }
 
-pub async fn heartbeat(State(state): State<AppState>, RunnerAuth(runner): RunnerAuth, Path(run): Path<String>) -> Result<Json<HeartbeatResponse>> {
+pub async fn heartbeat(
+    State(state): State<AppState>,
+    RunnerAuth(runner): RunnerAuth,
+    Path(run): Path<String>,
+) -> Result<Json<HeartbeatResponse>> {
     let run = state.write(|ctx| own_run(ctx, &runner, &run))?;
     if run.status.is_finished() {
         return Err(finished(&run));
     }
-    Ok(Json(HeartbeatResponse { run_status: run.status, stop: run.stop }))
+    Ok(Json(HeartbeatResponse {
+        run_status: run.status,
+        stop: run.stop,
+    }))
 }
 
 pub fn finished(run: &Run) -> Error {
-    Error::conflict("run_finished", format!("run {} has finished ({})", run.id, run.status))
+    Error::conflict(
+        "run_finished",
+        format!("run {} has finished ({})", run.id, run.status),
+    )
 }
 
 #[derive(Deserialize)]
@@ -94,7 +133,12 @@ pub struct AcpSessionRequest {
     pub acp_session_id: String,
 }
 
-pub async fn acp_session(State(state): State<AppState>, RunnerAuth(runner): RunnerAuth, Path(run): Path<String>, Body(req): Body<AcpSessionRequest>) -> Result<Json<serde_json::Value>> {
+pub async fn acp_session(
+    State(state): State<AppState>,
+    RunnerAuth(runner): RunnerAuth,
+    Path(run): Path<String>,
+    Body(req): Body<AcpSessionRequest>,
+) -> Result<Json<serde_json::Value>> {
     if req.acp_session_id.trim().is_empty() {
         return Err(Error::BadRequest("`acp_session_id` is empty".into()));
     }
@@ -110,5 +154,7 @@ pub async fn acp_session(State(state): State<AppState>, RunnerAuth(runner): Runn
         ctx.tx.put_session(&session)?;
         Ok(())
     })?;
-    Ok(Json(serde_json::json!({ "acp_session_id": req.acp_session_id })))
+    Ok(Json(
+        serde_json::json!({ "acp_session_id": req.acp_session_id }),
+    ))
 }

@@ -80,20 +80,40 @@ pub trait Tx {
     fn environments_in(&mut self, state: EnvironmentState) -> StoreResult<Vec<Environment>>;
 
     /// Appends a directive to the run's stream and returns its sequence number (from 1).
-    fn add_directive(&mut self, run_id: &str, body: &DirectiveBody, now: Millis) -> StoreResult<i64>;
+    fn add_directive(
+        &mut self,
+        run_id: &str,
+        body: &DirectiveBody,
+        now: Millis,
+    ) -> StoreResult<i64>;
     fn directives_after(&mut self, run_id: &str, after: i64) -> StoreResult<Vec<Directive>>;
     fn put_directive(&mut self, directive: &Directive) -> StoreResult<()>;
     fn delete_directive(&mut self, run_id: &str, seq: i64) -> StoreResult<()>;
 
     /// The kind of a report already received with this id, if any.
     fn report(&mut self, run_id: &str, report_id: &str) -> StoreResult<Option<String>>;
-    fn add_report(&mut self, run_id: &str, report_id: &str, kind: &str, now: Millis) -> StoreResult<()>;
+    fn add_report(
+        &mut self,
+        run_id: &str,
+        report_id: &str,
+        kind: &str,
+        now: Millis,
+    ) -> StoreResult<()>;
 
-    fn run_transcript_entry(&mut self, run_id: &str, seq: i64) -> StoreResult<Option<TranscriptEntry>>;
+    fn run_transcript_entry(
+        &mut self,
+        run_id: &str,
+        seq: i64,
+    ) -> StoreResult<Option<TranscriptEntry>>;
     fn run_last_seq(&mut self, run_id: &str) -> StoreResult<i64>;
     /// Appends at the end of the session's transcript; sets `entry.index`.
     fn append_transcript(&mut self, entry: &mut TranscriptEntry) -> StoreResult<()>;
-    fn transcript(&mut self, session_id: &str, after_index: i64, limit: usize) -> StoreResult<Vec<TranscriptEntry>>;
+    fn transcript(
+        &mut self,
+        session_id: &str,
+        after_index: i64,
+        limit: usize,
+    ) -> StoreResult<Vec<TranscriptEntry>>;
 
     fn message(&mut self, id: &str) -> StoreResult<Option<Message>>;
     fn put_message(&mut self, message: &Message) -> StoreResult<()>;
@@ -104,7 +124,11 @@ pub trait Tx {
     fn put_plug_record(&mut self, record: &PlugRecord) -> StoreResult<()>;
     fn delete_plug_record(&mut self, session_id: &str, plug_id: &str) -> StoreResult<()>;
 
-    fn permission(&mut self, run_id: &str, request_id: &str) -> StoreResult<Option<PermissionRequest>>;
+    fn permission(
+        &mut self,
+        run_id: &str,
+        request_id: &str,
+    ) -> StoreResult<Option<PermissionRequest>>;
     fn put_permission(&mut self, request: &PermissionRequest) -> StoreResult<()>;
     fn permissions(&mut self, session_id: &str) -> StoreResult<Vec<PermissionRequest>>;
 }

@@ -50,10 +50,7 @@ impl Store for SqliteStore {
     fn begin(&self) -> StoreResult<Box<dyn Tx + '_>> {
         let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
         conn.execute_batch("BEGIN IMMEDIATE")?;
-        Ok(Box::new(SqliteTx {
-            conn,
-            done: false,
-        }))
+        Ok(Box::new(SqliteTx { conn, done: false }))
     }
 }
 
@@ -313,11 +310,16 @@ impl Tx for SqliteTx<'_> {
         )
     }
 
-    fn add_directive(&mut self, run_id: &str, body: &DirectiveBody, now: Millis) -> StoreResult<i64> {
-        let seq: i64 = self.conn.prepare_cached(
-            "SELECT COALESCE(MAX(seq), 0) + 1 FROM directives WHERE run_id = ?1",
-        )?
-        .query_row(params![run_id], |r| r.get(0))?;
+    fn add_directive(
+        &mut self,
+        run_id: &str,
+        body: &DirectiveBody,
+        now: Millis,
+    ) -> StoreResult<i64> {
+        let seq: i64 = self
+            .conn
+            .prepare_cached("SELECT COALESCE(MAX(seq), 0) + 1 FROM directives WHERE run_id = ?1")?
+            .query_row(params![run_id], |r| r.get(0))?;
         let directive = Directive {
             run_id: run_id.to_string(),
             seq,
@@ -358,14 +360,24 @@ impl Tx for SqliteTx<'_> {
             .optional()?)
     }
 
-    fn add_report(&mut self, run_id: &str, report_id: &str, kind: &str, now: Millis) -> StoreResult<()> {
+    fn add_report(
+        &mut self,
+        run_id: &str,
+        report_id: &str,
+        kind: &str,
+        now: Millis,
+    ) -> StoreResult<()> {
         self.exec(
             "INSERT INTO reports (run_id, report_id, kind, at) VALUES (?1, ?2, ?3, ?4)",
             params![run_id, report_id, kind, now],
         )
     }
 
-    fn run_transcript_entry(&mut self, run_id: &str, seq: i64) -> StoreResult<Option<TranscriptEntry>> {
+    fn run_transcript_entry(
+        &mut self,
+        run_id: &str,
+        seq: i64,
+    ) -> StoreResult<Option<TranscriptEntry>> {
         self.one(
             "SELECT data FROM transcript WHERE run_id = ?1 AND seq = ?2",
             params![run_id, seq],
@@ -392,7 +404,12 @@ impl Tx for SqliteTx<'_> {
         )
     }
 
-    fn transcript(&mut self, session_id: &str, after: i64, limit: usize) -> StoreResult<Vec<TranscriptEntry>> {
+    fn transcript(
+        &mut self,
+        session_id: &str,
+        after: i64,
+        limit: usize,
+    ) -> StoreResult<Vec<TranscriptEntry>> {
         self.many(
             "SELECT data FROM transcript WHERE session_id = ?1 AND idx > ?2 ORDER BY idx LIMIT ?3",
             params![session_id, after, limit as i64],
@@ -438,7 +455,11 @@ impl Tx for SqliteTx<'_> {
         )
     }
 
-    fn permission(&mut self, run_id: &str, request_id: &str) -> StoreResult<Option<PermissionRequest>> {
+    fn permission(
+        &mut self,
+        run_id: &str,
+        request_id: &str,
+    ) -> StoreResult<Option<PermissionRequest>> {
         self.one(
             "SELECT data FROM permissions WHERE run_id = ?1 AND request_id = ?2",
             params![run_id, request_id],

@@ -1,0 +1,162 @@
+//! The `blaise` binary against a live server: the commands and flags of ARCHITECTURE.md.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::*;
+
+fn blaise(s: &Server, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_blaise"))
+        .args(args)
+        .env("BLAISE_URL", &s.url)
+        .env("BLAISE_TOKEN", ADMIN)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn ok(s: &Server, args: &[&str]) -> String {
+    let (success, out, err) = blaise(s, args);
+    assert!(success, "blaise {args:?} failed: {err}");
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cli_drives_a_session() {
+    let s = Server::start().await;
+    let out = ok(
+        &s,
+        &[
+            "agent",
+            "set",
+            "claude",
+            "--inactivity",
+            "5m",
+            "--idle-policy",
+            "end",
+            "--paused-lifetime",
+            "2h",
+            "--timeout",
+            "30s",
+        ],
+    );
+    assert_eq!(
+        out.trim(),
+        "agent claude: inactivity 5m, idle policy end, paused lifetime 2h, timeout 30s"
+    );
+    let (success, _, err) = blaise(&s, &["agent", "set", "claude", "--inactivity", "5 minutes"]);
+    assert!(!success);
+    assert!(
+        err.contains("unknown unit") || err.contains("500ms"),
+        "{err}"
+    );
+    let token = ok(&s, &["runner", "add", "box-1"]);
+    assert!(token.trim().starts_with("blr_"));
+    let runner = FakeRunner::new(&s, token.trim(), "box-1-a");
+    runner.connect(&["claude"]).await;
+    let id = ok(
+        &s,
+        &[
+            "session",
+            "new",
+            "--agent",
+            "claude",
+            "--message",
+            "fix the build",
+        ],
+    )
+    .trim()
+    .to_string();
+    assert!(id.starts_with("ses_"));
+    let run = runner.take_started("start").await;
+    run.say("on it").await;
+    let list = ok(&s, &["session", "list"]);
+    assert!(list.contains(&id) && list.contains("active"), "{list}");
+    let listed: Value = serde_json::from_str(&ok(&s, &["session", "list", "--json"])).unwrap();
+    assert_eq!(listed[0]["id"], id.as_str());
+    let shown: Value = serde_json::from_str(&ok(&s, &["session", "show", &id, "--json"])).unwrap();
+    assert_eq!(shown["state"], "active");
+    assert_eq!(shown["environment"]["state"], "active");
+    assert_eq!(shown["runs"][0]["kind"], "start");
+    assert_eq!(shown["runs"][0]["status"], "running");
+    assert_eq!(shown["runs"][0]["runner"], "box-1");
+    assert!(shown["plug_records"].is_array());
+    assert!(shown["environment"].get("last_error").is_some());
+    let human = ok(&s, &["session", "show", &id]);
+    assert!(
+        human.contains("start") && human.contains("box-1"),
+        "{human}"
+    );
+    let transcript = ok(&s, &["session", "transcript", &id]);
+    assert!(
+        transcript.contains("fix the build") && transcript.contains("on it"),
+        "{transcript}"
+    );
+    let sent = ok(&s, &["session", "send", &id, "and the tests"]);
+    assert!(sent.contains("delivered"), "{sent}");
+    let (success, _, err) = blaise(&s, &["session", "close", &id]);
+    assert!(
+        !success,
+        "no runner is reading the directives, so the close fails"
+    );
+    assert!(err.contains("nothing changed"), "{err}");
+    let run = std::sync::Arc::new(run);
+    let listener = run.clone();
+    let stop = tokio::spawn(async move { listener.wait_directive("stop").await });
+    let closer = {
+        let url = s.url.clone();
+        let id = id.clone();
+        tokio::task::spawn_blocking(move || {
+            Command::new(env!("CARGO_BIN_EXE_blaise"))
+                .args(["session", "close", &id])
+                .env("BLAISE_URL", url)
+                .env("BLAISE_TOKEN", ADMIN)
+                .output()
+                .unwrap()
+        })
+    };
+    let closed = closer.await.unwrap();
+    assert!(
+        closed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&closed.stderr)
+    );
+    assert!(String::from_utf8_lossy(&closed.stdout).contains("closed"));
+    stop.await.unwrap();
+    let (success, _, err) = blaise(&s, &["session", "send", &id, "more"]);
+    assert!(!success && err.contains("has ended"), "{err}");
+    let (success, _, err) = blaise(&s, &["environment", "retry", "env_nope"]);
+    assert!(!success && err.contains("env_nope"), "{err}");
+    ok(&s, &["runner", "revoke", "box-1"]);
+    let follow = ok(&s, &["session", "transcript", &id, "--follow"]);
+    assert!(
+        follow.contains("on it"),
+        "--follow ends once the session has ended: {follow}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_commands_need_the_admin_token() {
+    let s = Server::start().await;
+    let out = Command::new(env!("CARGO_BIN_EXE_blaise"))
+        .args(["session", "list"])
+        .env("BLAISE_URL", &s.url)
+        .env_remove("BLAISE_TOKEN")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("BLAISE_TOKEN"));
+    let out = Command::new(env!("CARGO_BIN_EXE_blaise"))
+        .args(["session", "list"])
+        .env("BLAISE_URL", &s.url)
+        .env("BLAISE_TOKEN", "bla_wrong")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("wrong admin token"));
+}

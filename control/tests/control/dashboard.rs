@@ -1,0 +1,1 @@
+//! The dashboard, rendered in headless Chromium.

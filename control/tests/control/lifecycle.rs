@@ -1,0 +1,390 @@
+//! "The life of a session": which runner resumes, closing, plug records, cancellation,
+//! permission requests and the conversation.
+
+use std::time::Duration;
+
+use reqwest::{Method, StatusCode};
+use serde_json::json;
+
+use crate::failures::paused_session;
+use crate::support::*;
+
+async fn two_runners() -> (Server, FakeRunner, FakeRunner) {
+    let s = Server::start().await;
+    s.agent("a", json!({ "inactivity_ms": 100, "idle_policy": "pause" }))
+        .await;
+    let a = s.runner("ra", &["a"]).await;
+    let b = s.runner("rb", &["a"]).await;
+    (s, a, b)
+}
+
+/// "A resume or teardown run is offered only to the runner that ran the session before …; if it
+/// is only offline, the run waits for it." The resume loads the recorded ACP session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resume_waits_for_the_runner_that_ran_the_session() {
+    let (s, a, b) = two_runners().await;
+    let id = s.new_session("a", "hello").await;
+    // Only b polls: a start run can go to any runner.
+    let run = b.take("start").await;
+    let (status, _) = b
+        .call(
+            Method::PUT,
+            &format!("/v1/runner/runs/{}/acp-session", run.id),
+            Some(json!({ "acp_session_id": "acp-42" })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    run.ok("started", json!({})).await;
+    run.turn_ended().await;
+    run.wait_directive("stop").await;
+    run.ok("paused", json!({})).await;
+    drop(run);
+    s.send(&id, "again").await;
+    assert!(
+        a.offers(500).await.is_empty(),
+        "the resume is not offered to another runner"
+    );
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let v = s.show(&id).await;
+    assert_eq!(
+        last_run(&v)["status"],
+        "offered",
+        "it waits while its runner is offline"
+    );
+    let resume = b.take("resume").await;
+    assert_eq!(resume.assignment["acp_session_id"], "acp-42");
+    assert_eq!(resume.assignment["environment_id"], v["environment"]["id"]);
+}
+
+/// "Instances that share one runner token count as one runner, so any of them can take the run."
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_instance_of_the_same_runner_takes_the_resume() {
+    let (s, a, _b) = two_runners().await;
+    let id = paused_session(&s, &a).await;
+    s.send(&id, "again").await;
+    let a2 = a.instance("ra-2", &["a"]).await;
+    let resume = a2.take("resume").await;
+    let (status, body) = a.accept(&resume.id).await;
+    assert_eq!(
+        status,
+        StatusCode::CONFLICT,
+        "one instance takes it: {body}"
+    );
+    let (status, again) = a2.accept(&resume.id).await;
+    assert_eq!(
+        status,
+        StatusCode::OK,
+        "accepting again from the same instance is idempotent"
+    );
+    assert_eq!(again, resume.assignment);
+}
+
+/// "If that runner was revoked, any runner that matches the agent's requirements takes the run
+/// and starts a fresh environment."
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn when_its_runner_is_revoked_any_runner_starts_afresh() {
+    let (s, a, b) = two_runners().await;
+    let id = paused_session(&s, &a).await;
+    let old_env = s.show(&id).await["environment"]["id"].clone();
+    s.send(&id, "again").await;
+    s.ok(Method::POST, "/v1/runners/ra/revoke", Some(json!({})))
+        .await;
+    let start = b.take("start").await;
+    assert_ne!(start.assignment["environment_id"], old_env);
+    assert_eq!(start.assignment["fresh_environment"], true);
+    assert_eq!(start.wait_directive("prompt").await["text"], "again");
+    let (status, _) = a
+        .call(Method::GET, "/v1/runner/offers?instance=ra-1", None)
+        .await;
+    assert_eq!(
+        status,
+        StatusCode::UNAUTHORIZED,
+        "a revoked token is refused"
+    );
+}
+
+/// "When someone ends a running session …, the session shows as complete as soon as the run has
+/// received the stop, and the run then tears down."
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closing_a_running_session_stops_its_run() {
+    let s = Server::start().await;
+    s.agent("a", json!({})).await;
+    let r = s.runner("r", &["a"]).await;
+    let id = s.new_session("a", "hello").await;
+    let run = std::sync::Arc::new(r.take_started("start").await);
+    run.wait_directive("prompt").await;
+    let listener = run.clone();
+    let stop = tokio::spawn(async move { listener.wait_directive("stop").await });
+    let (status, v) = s.close(&id).await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    assert_eq!(v["state"], "closed");
+    let stop = stop.await.unwrap();
+    assert_eq!(stop["reason"], "closed");
+    assert_eq!(stop["may_resume"], false);
+    run.ok("torn_down", json!({})).await;
+    assert_eq!(env_state(&s.show(&id).await), "torn_down");
+    let (status, body) = s.send(&id, "one more thing").await;
+    assert_eq!(
+        status,
+        StatusCode::CONFLICT,
+        "follow-ups to an ended session are rejected"
+    );
+    assert_eq!(body["error"]["code"], "session_ended");
+}
+
+/// "If no runner is connected to receive the stop, the request fails with an error and changes
+/// nothing, so it can be repeated."
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closing_without_a_connected_runner_fails_and_changes_nothing() {
+    let s = Server::start().await;
+    s.agent("a", json!({})).await;
+    let r = s.runner("r", &["a"]).await;
+    let id = s.new_session("a", "hello").await;
+    let run = r.take_started("start").await;
+    let before = s.show(&id).await;
+    let (status, body) = s.close(&id).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(body["error"]["code"], "no_runner_connected");
+    let after = s.show(&id).await;
+    assert_eq!(after["state"], "active");
+    assert_eq!(after["runs"], before["runs"]);
+    let kinds: Vec<_> = run
+        .directives(0)
+        .await
+        .into_iter()
+        .map(|d| d["kind"].clone())
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![json!("prompt")],
+        "the withdrawn stop never reaches the run"
+    );
+    // Repeated with the run listening, it works.
+    let run = std::sync::Arc::new(run);
+    let listener = run.clone();
+    let stop = tokio::spawn(async move { listener.wait_directive("stop").await });
+    let (status, v) = s.close(&id).await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    assert_eq!(v["state"], "closed");
+    stop.await.unwrap();
+}
+
+/// Closing a paused session ends it and starts a teardown run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closing_a_paused_session_tears_its_environment_down() {
+    let (s, a, _b) = two_runners().await;
+    let id = paused_session(&s, &a).await;
+    let (status, v) = s.close(&id).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(v["state"], "closed");
+    let teardown = a.take("teardown").await;
+    assert_eq!(teardown.assignment["teardown_reason"], "closed");
+    teardown.ok("torn_down", json!({})).await;
+    let (status, _) = s.close(&id).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+}
+
+/// "A stateful plug removed from the file leaves a record that no plug can tear down, which the
+/// dashboard lists as one that nothing owns"; reordering changes nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plug_records_of_removed_plugs_are_owned_by_nothing() {
+    let (s, a, _b) = two_runners().await;
+    let id = s.new_session("a", "hello").await;
+    let run = a.take("start").await;
+    run.plugs(true, &["checkout", "sandbox", "cache"]).await;
+    for plug in ["sandbox", "cache"] {
+        let (status, body) = a
+            .call(
+                Method::PUT,
+                &format!("/v1/runner/runs/{}/plug-state/{plug}", run.id),
+                Some(json!({ "entries": { "id": format!("{plug}-7") } })),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+    run.ok("started", json!({})).await;
+    run.turn_ended().await;
+    run.wait_directive("stop").await;
+    run.ok("paused", json!({})).await;
+    s.send(&id, "again").await;
+    let resume = a.take("resume").await;
+    // blaise.yml changed while paused: reordered, and the `cache` plug removed.
+    resume.plugs(true, &["sandbox", "checkout"]).await;
+    let (status, state) = a
+        .call(
+            Method::GET,
+            &format!("/v1/runner/runs/{}/plug-state", resume.id),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let sandbox = state["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["plug_id"] == "sandbox")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        sandbox["entries"]["id"], "sandbox-7",
+        "a stateful plug keeps its state across reorderings"
+    );
+    let v = s.show(&id).await;
+    let owned: Vec<(String, bool)> = v["plug_records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["plug_id"].as_str().unwrap().to_string(),
+                p["owned"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        owned,
+        vec![("cache".to_string(), false), ("sandbox".to_string(), true)]
+    );
+    let (status, _) = a
+        .call(
+            Method::DELETE,
+            &format!("/v1/runner/runs/{}/plug-state/cache", resume.id),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        s.show(&id).await["plug_records"].as_array().unwrap().len(),
+        1
+    );
+}
+
+/// SIGINT/SIGTERM: "The run ends as cancelled and tears down its plugs." The next message
+/// starts a fresh environment.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_run_tears_down_and_the_next_message_starts_afresh() {
+    let (s, a, _b) = two_runners().await;
+    let id = s.new_session("a", "hello").await;
+    let run = a.take_started("start").await;
+    run.wait_directive("prompt").await;
+    run.turn_ended().await;
+    run.ok("cancelled", json!({ "environment": "torn_down" }))
+        .await;
+    let v = s.show(&id).await;
+    assert_eq!(last_run(&v)["status"], "cancelled");
+    assert_eq!(env_state(&v), "torn_down");
+    assert_eq!(v["state"], "paused");
+    s.send(&id, "still there?").await;
+    let start = a.take("start").await;
+    assert_eq!(start.assignment["fresh_environment"], true);
+}
+
+/// Permission requests go to Blaise; the answer comes back on the directive stream.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn permission_requests_are_answered_on_the_directive_stream() {
+    let (s, a, _b) = two_runners().await;
+    let id = s.new_session("a", "delete the branch").await;
+    let run = a.take_started("start").await;
+    let ask = json!({ "request_id": "perm-1", "request": { "tool": "git push --force", "options": [{ "id": "allow" }, { "id": "deny" }] } });
+    let (status, first) = a
+        .call(
+            Method::POST,
+            &format!("/v1/runner/runs/{}/permissions", run.id),
+            Some(ask.clone()),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, again) = a
+        .call(
+            Method::POST,
+            &format!("/v1/runner/runs/{}/permissions", run.id),
+            Some(ask),
+        )
+        .await;
+    assert_eq!(first, again, "asking twice is idempotent");
+    assert_eq!(
+        s.show(&id).await["permission_requests"][0]["state"],
+        "pending"
+    );
+    s.ok(
+        Method::POST,
+        &format!("/v1/sessions/{id}/permissions/perm-1/answer"),
+        Some(json!({ "option_id": "deny" })),
+    )
+    .await;
+    let answer = run.wait_directive("permission_answer").await;
+    assert_eq!(answer["option_id"], "deny");
+    let (_, polled) = a
+        .call(
+            Method::GET,
+            &format!("/v1/runner/runs/{}/permissions/perm-1", run.id),
+            None,
+        )
+        .await;
+    assert_eq!(polled["answer"], "deny");
+    let (status, _) = s
+        .admin(
+            Method::POST,
+            &format!("/v1/sessions/{id}/permissions/perm-1/answer"),
+            Some(json!({ "option_id": "allow" })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    // A turn can be cancelled.
+    s.ok(
+        Method::POST,
+        &format!("/v1/sessions/{id}/cancel"),
+        Some(json!({})),
+    )
+    .await;
+    run.wait_directive("cancel").await;
+}
+
+/// The transcript holds the user's messages, the run's entries and Blaise's notices, in order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_transcript_follows_the_conversation() {
+    let (s, a, _b) = two_runners().await;
+    let id = s.new_session("a", "hello").await;
+    let run = a.take_started("start").await;
+    run.say("hi").await;
+    run.say("how can I help?").await;
+    let kinds: Vec<_> = s
+        .transcript(&id)
+        .await
+        .into_iter()
+        .map(|e| {
+            (
+                e["kind"].as_str().unwrap().to_string(),
+                e["content"]["text"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            ("user_message".into(), "hello".into()),
+            ("agent_message".into(), "hi".into()),
+            ("agent_message".into(), "how can I help?".into())
+        ]
+    );
+    // Long poll: a follower is woken by the next entry.
+    let url = format!("/v1/sessions/{id}/transcript?after=3&wait_ms=2000");
+    let follower = {
+        let http = s.http.clone();
+        let full = format!("{}{url}", s.url);
+        tokio::spawn(async move {
+            http.get(full)
+                .bearer_auth(ADMIN)
+                .send()
+                .await
+                .unwrap()
+                .json::<serde_json::Value>()
+                .await
+                .unwrap()
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    run.say("done").await;
+    let page = follower.await.unwrap();
+    assert_eq!(page["entries"][0]["content"]["text"], "done");
+}

@@ -1,0 +1,503 @@
+//! A real server on loopback, an admin client, and a small protocol client standing in for a
+//! runner.
+
+#![allow(dead_code)]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use blaise_control::auth::hash_token;
+use blaise_control::config::Config;
+use blaise_control::server::AppState;
+use blaise_control::store::Store;
+use blaise_control::store::sqlite::SqliteStore;
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+pub const ADMIN: &str = "bla_test_admin_token";
+
+/// Short limits so the clock's rules play out in well under a second.
+pub fn fast_config() -> Config {
+    Config {
+        check_interval_ms: 25,
+        paused_lifetime_cap_ms: 3_600_000,
+        connect_timeout_ms: 700,
+        stop_grace_ms: 700,
+        heartbeat_timeout_ms: 700,
+        heartbeat_interval_ms: 50,
+        teardown_backoff_ms: 100,
+        teardown_attempts: 3,
+        max_failures_in_a_row: 3,
+        close_wait_ms: 1_000,
+        long_poll_max_ms: 2_000,
+    }
+}
+
+pub struct Server {
+    pub url: String,
+    pub http: reqwest::Client,
+    pub state: AppState,
+    task: tokio::task::JoinHandle<()>,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Server {
+    pub async fn start() -> Server {
+        Server::with_config(fast_config()).await
+    }
+
+    pub async fn with_config(cfg: Config) -> Server {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("blaise.db")).unwrap();
+        {
+            let mut tx = store.begin().unwrap();
+            tx.set_admin_token_hash(&hash_token(ADMIN)).unwrap();
+            tx.commit().unwrap();
+        }
+        let state = AppState::new(Arc::new(store), cfg);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let serving = state.clone();
+        let task = tokio::spawn(async move {
+            blaise_control::server::serve(listener, serving)
+                .await
+                .unwrap();
+        });
+        Server {
+            url,
+            http: reqwest::Client::new(),
+            state,
+            task,
+            _dir: dir,
+        }
+    }
+
+    pub async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> (StatusCode, Value) {
+        let mut req = self.http.request(method, format!("{}{path}", self.url));
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        let resp = req.send().await.unwrap();
+        let status = resp.status();
+        let text = resp.text().await.unwrap();
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    }
+
+    pub async fn admin(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> (StatusCode, Value) {
+        self.call(method, path, Some(ADMIN), body).await
+    }
+
+    /// A successful admin call's body.
+    pub async fn ok(&self, method: Method, path: &str, body: Option<Value>) -> Value {
+        let (status, v) = self.admin(method.clone(), path, body).await;
+        assert!(status.is_success(), "{method} {path}: {status} {v}");
+        v
+    }
+
+    pub async fn agent(&self, name: &str, settings: Value) -> Value {
+        self.ok(Method::PUT, &format!("/v1/agents/{name}"), Some(settings))
+            .await
+    }
+
+    pub async fn add_runner(&self, name: &str) -> String {
+        let v = self
+            .ok(Method::POST, "/v1/runners", Some(json!({ "name": name })))
+            .await;
+        v["token"].as_str().unwrap().to_string()
+    }
+
+    pub async fn runner(&self, name: &str, agents: &[&str]) -> FakeRunner {
+        let token = self.add_runner(name).await;
+        let r = FakeRunner::new(self, &token, &format!("{name}-1"));
+        r.connect(agents).await;
+        r
+    }
+
+    pub async fn new_session(&self, agent: &str, message: &str) -> String {
+        let v = self
+            .ok(
+                Method::POST,
+                "/v1/sessions",
+                Some(json!({ "agent": agent, "message": message })),
+            )
+            .await;
+        v["id"].as_str().unwrap().to_string()
+    }
+
+    pub async fn send(&self, session: &str, text: &str) -> (StatusCode, Value) {
+        self.admin(
+            Method::POST,
+            &format!("/v1/sessions/{session}/messages"),
+            Some(json!({ "text": text })),
+        )
+        .await
+    }
+
+    pub async fn close(&self, session: &str) -> (StatusCode, Value) {
+        self.admin(
+            Method::POST,
+            &format!("/v1/sessions/{session}/close"),
+            Some(json!({})),
+        )
+        .await
+    }
+
+    pub async fn show(&self, session: &str) -> Value {
+        self.ok(Method::GET, &format!("/v1/sessions/{session}"), None)
+            .await
+    }
+
+    pub async fn transcript(&self, session: &str) -> Vec<Value> {
+        let v = self
+            .ok(
+                Method::GET,
+                &format!("/v1/sessions/{session}/transcript"),
+                None,
+            )
+            .await;
+        v["entries"].as_array().unwrap().clone()
+    }
+
+    /// Polls `show` until `pred` holds (or fails after 10 s, printing the last view).
+    pub async fn wait_for(
+        &self,
+        session: &str,
+        what: &str,
+        pred: impl Fn(&Value) -> bool,
+    ) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let v = self.show(session).await;
+            if pred(&v) {
+                return v;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what}; session: {v:#}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    pub async fn wait_state(&self, session: &str, state: &str) -> Value {
+        self.wait_for(session, &format!("session state {state}"), |v| {
+            v["state"] == state
+        })
+        .await
+    }
+}
+
+pub fn runs(view: &Value) -> Vec<Value> {
+    view["runs"].as_array().unwrap().clone()
+}
+
+pub fn last_run(view: &Value) -> Value {
+    runs(view).last().unwrap().clone()
+}
+
+pub fn env_state(view: &Value) -> String {
+    view["environment"]["state"]
+        .as_str()
+        .unwrap_or("none")
+        .to_string()
+}
+
+/// One runner process (an instance of a runner token).
+#[derive(Clone)]
+pub struct FakeRunner {
+    pub url: String,
+    pub token: String,
+    pub instance: String,
+    http: reqwest::Client,
+}
+
+static REPORT_IDS: AtomicU64 = AtomicU64::new(1);
+
+impl FakeRunner {
+    pub fn new(server: &Server, token: &str, instance: &str) -> FakeRunner {
+        FakeRunner {
+            url: server.url.clone(),
+            token: token.to_string(),
+            instance: instance.to_string(),
+            http: reqwest::Client::new(),
+        }
+    }
+
+    /// Another instance sharing this runner's token.
+    pub async fn instance(&self, instance: &str, agents: &[&str]) -> FakeRunner {
+        let r = FakeRunner {
+            instance: instance.to_string(),
+            ..self.clone()
+        };
+        r.connect(agents).await;
+        r
+    }
+
+    pub async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> (StatusCode, Value) {
+        let mut req = self
+            .http
+            .request(method, format!("{}{path}", self.url))
+            .bearer_auth(&self.token);
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        let resp = req.send().await.unwrap();
+        let status = resp.status();
+        let text = resp.text().await.unwrap();
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    }
+
+    pub async fn connect(&self, agents: &[&str]) -> Value {
+        let (s, v) = self
+            .call(
+                Method::POST,
+                "/v1/runner/connect",
+                Some(json!({ "instance": self.instance, "agents": agents })),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "connect: {v}");
+        v
+    }
+
+    pub async fn offers(&self, wait_ms: u64) -> Vec<Value> {
+        let (s, v) = self
+            .call(
+                Method::GET,
+                &format!(
+                    "/v1/runner/offers?instance={}&wait_ms={wait_ms}",
+                    self.instance
+                ),
+                None,
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "offers: {v}");
+        v["offers"].as_array().unwrap().clone()
+    }
+
+    pub async fn accept(&self, run_id: &str) -> (StatusCode, Value) {
+        self.call(
+            Method::POST,
+            &format!("/v1/runner/runs/{run_id}/accept"),
+            Some(json!({ "instance": self.instance })),
+        )
+        .await
+    }
+
+    /// Waits for an offer of `kind` and accepts it; the run then heartbeats until it dies.
+    pub async fn take(&self, kind: &str) -> FakeRun {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let offers = self.offers(500).await;
+            if let Some(o) = offers.iter().find(|o| o["kind"] == kind) {
+                let (s, assignment) = self.accept(o["run_id"].as_str().unwrap()).await;
+                assert_eq!(s, StatusCode::OK, "accept: {assignment}");
+                return FakeRun::new(self.clone(), assignment);
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no {kind} run was offered to {} (offers: {offers:?})",
+                self.instance
+            );
+        }
+    }
+
+    /// Takes a start run and reports it started with a resumable chain.
+    pub async fn take_started(&self, kind: &str) -> FakeRun {
+        let run = self.take(kind).await;
+        run.plugs(true, &["checkout", "sandbox"]).await;
+        run.ok("started", json!({})).await;
+        run
+    }
+}
+
+pub struct FakeRun {
+    pub runner: FakeRunner,
+    pub id: String,
+    pub assignment: Value,
+    cursor: std::sync::Mutex<i64>,
+    seq: AtomicU64,
+    heart: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
+}
+
+impl Drop for FakeRun {
+    fn drop(&mut self) {
+        self.die();
+    }
+}
+
+impl FakeRun {
+    fn new(runner: FakeRunner, assignment: Value) -> FakeRun {
+        let id = assignment["run_id"].as_str().unwrap().to_string();
+        let beat = runner.clone();
+        let path = format!("/v1/runner/runs/{id}/heartbeat");
+        let heart = tokio::spawn(async move {
+            loop {
+                let (s, _) = beat.call(Method::POST, &path, Some(json!({}))).await;
+                if s != StatusCode::OK {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        });
+        FakeRun {
+            runner,
+            id,
+            assignment,
+            cursor: std::sync::Mutex::new(0),
+            seq: AtomicU64::new(1),
+            heart: std::sync::Mutex::new(Some(heart)),
+        }
+    }
+
+    /// The runner process dies: no more heartbeats.
+    pub fn die(&self) {
+        if let Some(h) = self.heart.lock().unwrap().take() {
+            h.abort();
+        }
+    }
+
+    pub async fn report_with_id(
+        &self,
+        report_id: &str,
+        kind: &str,
+        extra: Value,
+    ) -> (StatusCode, Value) {
+        let mut body = json!({ "report_id": report_id, "kind": kind });
+        for (k, v) in extra.as_object().unwrap() {
+            body[k] = v.clone();
+        }
+        self.runner
+            .call(
+                Method::POST,
+                &format!("/v1/runner/runs/{}/reports", self.id),
+                Some(body),
+            )
+            .await
+    }
+
+    pub async fn report(&self, kind: &str, extra: Value) -> (StatusCode, Value) {
+        let id = format!("rep-{}", REPORT_IDS.fetch_add(1, Ordering::Relaxed));
+        self.report_with_id(&id, kind, extra).await
+    }
+
+    pub async fn ok(&self, kind: &str, extra: Value) -> Value {
+        let (s, v) = self.report(kind, extra).await;
+        assert_eq!(s, StatusCode::OK, "{kind} report: {v}");
+        v
+    }
+
+    pub async fn plugs(&self, can_resume: bool, chain: &[&str]) {
+        let cannot: Vec<&str> = if can_resume { vec![] } else { vec![chain[0]] };
+        self.ok(
+            "plugs_can_resume",
+            json!({ "can_resume": can_resume, "plugs_that_cannot": cannot, "chain": chain }),
+        )
+        .await;
+    }
+
+    pub async fn turn_ended(&self) {
+        self.ok("turn_ended", json!({})).await;
+    }
+
+    pub async fn transcript(&self, entries: Value) -> (StatusCode, Value) {
+        self.runner
+            .call(
+                Method::POST,
+                &format!("/v1/runner/runs/{}/transcript", self.id),
+                Some(json!({ "entries": entries })),
+            )
+            .await
+    }
+
+    /// Says something as the agent (next sequence number).
+    pub async fn say(&self, text: &str) {
+        let seq = self.seq.fetch_add(1, Ordering::Relaxed);
+        let (s, v) = self
+            .transcript(
+                json!([{ "seq": seq, "kind": "agent_message", "content": { "text": text } }]),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "transcript: {v}");
+    }
+
+    /// The next directives (long poll).
+    pub async fn directives(&self, wait_ms: u64) -> Vec<Value> {
+        let after = *self.cursor.lock().unwrap();
+        let (s, v) = self
+            .runner
+            .call(
+                Method::GET,
+                &format!(
+                    "/v1/runner/runs/{}/directives?after={after}&wait_ms={wait_ms}",
+                    self.id
+                ),
+                None,
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "directives: {v}");
+        let list = v["directives"].as_array().unwrap().clone();
+        if let Some(last) = list.last() {
+            *self.cursor.lock().unwrap() = last["seq"].as_i64().unwrap();
+        }
+        list
+    }
+
+    /// Reads directives until one of `kind` arrives.
+    pub async fn wait_directive(&self, kind: &str) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            for d in self.directives(300).await {
+                if d["kind"] == kind {
+                    return d;
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no {kind} directive for run {}",
+                self.id
+            );
+        }
+    }
+
+    /// Reads directives for `ms` and returns them all.
+    pub async fn directives_for(&self, ms: u64) -> Vec<Value> {
+        let deadline = Instant::now() + Duration::from_millis(ms);
+        let mut out = Vec::new();
+        while Instant::now() < deadline {
+            out.extend(self.directives(50).await);
+        }
+        out
+    }
+}

@@ -1,9 +1,68 @@
-//! The dashboard (server-rendered HTML at `/`).
+//! The dashboard: server-rendered HTML at `/` (no JS build step; one small inline script shows
+//! times in the viewer's time zone). Log in once with `/login?token=$BLAISE_TOKEN`: the token is
+//! kept in an HttpOnly, SameSite=Strict cookie.
+
+mod actions;
+mod html;
+mod pages;
 
 use axum::Router;
+use axum::extract::{FromRequestParts, Query, State};
+use axum::http::request::Parts;
+use axum::http::{StatusCode, header};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use serde::Deserialize;
 
-use crate::server::AppState;
+use crate::server::{AdminAuth, AppState, DASHBOARD_COOKIE, is_admin};
 
 pub fn routes() -> Router<AppState> {
     Router::new()
+        .route("/", get(pages::sessions))
+        .route("/sessions/{id}", get(pages::session))
+        .route("/environments/{id}/retry", post(actions::retry))
+        .route("/login", get(login))
+}
+
+/// A dashboard visitor with the admin token; others get the login page.
+pub struct Viewer;
+
+impl FromRequestParts<AppState> for Viewer {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
+        match AdminAuth::from_request_parts(parts, state).await {
+            Ok(_) => Ok(Viewer),
+            Err(_) => Err((StatusCode::UNAUTHORIZED, Html(html::login_page(None))).into_response()),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub struct LoginQuery {
+    token: String,
+    /// Where to go after logging in (a path on this server).
+    next: Option<String>,
+}
+
+async fn login(State(state): State<AppState>, Query(q): Query<LoginQuery>) -> Response {
+    match is_admin(&state, &q.token) {
+        Ok(true) => {
+            let cookie = format!(
+                "{DASHBOARD_COOKIE}={}; HttpOnly; SameSite=Strict; Path=/",
+                q.token
+            );
+            let next = q
+                .next
+                .filter(|n| n.starts_with('/') && !n.starts_with("//"))
+                .unwrap_or_else(|| "/".into());
+            ([(header::SET_COOKIE, cookie)], Redirect::to(&next)).into_response()
+        }
+        Ok(false) => (
+            StatusCode::UNAUTHORIZED,
+            Html(html::login_page(Some("That is not the admin token."))),
+        )
+            .into_response(),
+        Err(e) => e.into_response(),
+    }
 }

@@ -1,1 +1,197 @@
-//! The dashboard, rendered in headless Chromium.
+//! The dashboard, rendered by headless Chromium (Debian's `chromium`): its DOM after the page's
+//! script ran, not only the HTML the server sent.
+
+use std::path::Path;
+
+use reqwest::{Method, StatusCode};
+use serde_json::json;
+
+use crate::failures::paused_session;
+use crate::support::*;
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// The DOM Chromium builds for `url` (`--dump-dom`).
+async fn dump_dom(url: &str, profile: &Path) -> String {
+    assert!(
+        Path::new(CHROMIUM).exists(),
+        "{CHROMIUM} is missing: the dashboard test needs headless Chromium; run control/ci-setup.sh (as root) first"
+    );
+    let out = tokio::time::timeout(
+        std::time::Duration::from_secs(60),
+        tokio::process::Command::new(CHROMIUM)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .args(["--dump-dom", url])
+            .kill_on_drop(true)
+            .output(),
+    )
+    .await
+    .expect("chromium did not finish within 60s")
+    .expect("cannot run chromium");
+    assert!(
+        out.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The text between `start` and the next `end` after it.
+fn section<'a>(dom: &'a str, start: &str, end: &str) -> &'a str {
+    let from = dom
+        .find(start)
+        .unwrap_or_else(|| panic!("{start:?} is not in the DOM:\n{dom}"));
+    let rest = &dom[from..];
+    &rest[..rest.find(end).map(|i| i + end.len()).unwrap_or(rest.len())]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboard_renders_sessions_orphans_and_records_in_chromium() {
+    let s = Server::start().await;
+    s.agent("a", json!({ "inactivity_ms": 100, "idle_policy": "pause" }))
+        .await;
+    let r = s.runner("r", &["a"]).await;
+
+    // A session whose teardown failed until its environment was orphaned.
+    let orphan = paused_session(&s, &r).await;
+    s.close(&orphan).await;
+    for _ in 0..3 {
+        let teardown = r.take("teardown").await;
+        teardown
+            .ok(
+                "failed",
+                json!({ "phase": "teardown", "error": "docker: permission denied <sock>" }),
+            )
+            .await;
+    }
+    let env = s.show(&orphan).await["environment"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    // A running session with a transcript and a record that nothing owns.
+    let live = s.new_session("a", "refactor the parser").await;
+    let run = r.take("start").await;
+    run.plugs(true, &["checkout", "sandbox"]).await;
+    for plug in ["sandbox", "cache"] {
+        let (status, _) = r
+            .call(
+                Method::PUT,
+                &format!("/v1/runner/runs/{}/plug-state/{plug}", run.id),
+                Some(json!({ "entries": { "id": "x" } })),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK);
+    }
+    run.ok("started", json!({})).await;
+    run.say("Looking at <parser.rs> now").await;
+
+    let profile = tempfile::tempdir().unwrap();
+    // Without the token: the login page.
+    let dom = dump_dom(&format!("{}/", s.url), profile.path()).await;
+    assert!(dom.contains("<h1>Log in</h1>"), "{dom}");
+    assert!(!dom.contains(&live));
+
+    // The sessions, with their states, and the orphaned environment with its error and button.
+    let dom = dump_dom(&format!("{}/login?token={ADMIN}", s.url), profile.path()).await;
+    let live_row = section(&dom, &format!("data-session=\"{live}\""), "</tr>");
+    assert!(live_row.contains("state-active"), "{live_row}");
+    let orphan_row = section(&dom, &format!("data-session=\"{orphan}\""), "</tr>");
+    assert!(
+        orphan_row.contains(">closed<") && orphan_row.contains(">orphaned<"),
+        "{orphan_row}"
+    );
+    let orphans = section(&dom, "<section id=\"orphaned\">", "</section>");
+    assert!(orphans.contains(&env));
+    assert!(
+        orphans.contains("docker: permission denied &lt;sock&gt;"),
+        "the last error, escaped: {orphans}"
+    );
+    assert!(
+        orphans.contains(&format!("action=\"/environments/{env}/retry\""))
+            && orphans.contains("Retry teardown")
+    );
+    assert!(
+        dom.contains("data-local=\"1\""),
+        "the page's script ran in the browser"
+    );
+
+    // The session view: transcript, runs, environment, plug records with "owned by nothing".
+    let dom = dump_dom(
+        &format!("{}/login?token={ADMIN}&next=/sessions/{live}", s.url),
+        profile.path(),
+    )
+    .await;
+    let transcript = section(&dom, "id=\"transcript\"", "</div></body>");
+    assert!(
+        transcript.contains("refactor the parser")
+            && transcript.contains("Looking at &lt;parser.rs&gt; now"),
+        "{transcript}"
+    );
+    let runs = section(&dom, "id=\"runs\"", "</table>");
+    assert!(
+        runs.contains("start") && runs.contains("state-running"),
+        "{runs}"
+    );
+    let environment = section(&dom, "id=\"environment\"", "</table>");
+    assert!(environment.contains("state-active"), "{environment}");
+    let cache = section(&dom, "data-plug=\"cache\"", "</tr>");
+    assert!(cache.contains("owned by nothing"), "{cache}");
+    let sandbox = section(&dom, "data-plug=\"sandbox\"", "</tr>");
+    assert!(
+        sandbox.contains("owned by the current plug chain"),
+        "{sandbox}"
+    );
+
+    // The orphaned session's view shows the last error and the button; pressing it (the form's
+    // POST, with the dashboard's cookie) offers a teardown run again.
+    let dom = dump_dom(
+        &format!("{}/login?token={ADMIN}&next=/sessions/{orphan}", s.url),
+        profile.path(),
+    )
+    .await;
+    let environment = section(&dom, "id=\"environment\"", "</table>");
+    assert!(
+        environment.contains("state-orphaned") && environment.contains("permission denied"),
+        "{environment}"
+    );
+    assert!(dom.contains(&format!("action=\"/environments/{env}/retry\"")));
+    let no_redirects = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let pressed = no_redirects
+        .post(format!("{}/environments/{env}/retry", s.url))
+        .header("cookie", format!("blaise_token={ADMIN}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(pressed.status(), StatusCode::SEE_OTHER);
+    assert_eq!(
+        pressed.headers()["location"],
+        format!("/sessions/{orphan}").as_str()
+    );
+    let forged = no_redirects
+        .post(format!("{}/environments/{env}/retry", s.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(forged.status(), StatusCode::UNAUTHORIZED);
+    r.take("teardown").await.ok("torn_down", json!({})).await;
+    let dom = dump_dom(
+        &format!("{}/login?token={ADMIN}&next=/sessions/{orphan}", s.url),
+        profile.path(),
+    )
+    .await;
+    assert!(section(&dom, "id=\"environment\"", "</table>").contains("state-torn_down"));
+}

@@ -1,0 +1,99 @@
+//! Escaping and the page frame.
+
+use std::fmt::Write;
+
+use crate::model::Millis;
+
+/// Escapes text for HTML content and attribute values.
+pub fn esc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A time, shown in UTC and rewritten to local time by the page's script.
+pub fn time(ms: Millis) -> String {
+    let secs = ms.div_euclid(1000);
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "<time datetime=\"{ms}\">{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC</time>",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Days since 1970-01-01 to (year, month, day) (Howard Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// A state as a labelled badge (`class="state state-orphaned"`).
+pub fn state(text: &str) -> String {
+    format!("<span class=\"state state-{0}\">{0}</span>", esc(text))
+}
+
+const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2rem;color:#222}
+table{border-collapse:collapse;margin:.5rem 0 1.5rem}td,th{border-bottom:1px solid #ddd;padding:.3rem .8rem;text-align:left;vertical-align:top}
+.state{padding:.1rem .4rem;border-radius:.3rem;background:#eee}.state-active,.state-running{background:#d4f5d4}
+.state-paused{background:#e4ecff}.state-orphaned,.state-failed,.state-timed_out{background:#ffd9d9}
+.unowned{color:#a00;font-weight:bold}.error{color:#a00}.transcript div{margin:.2rem 0}.kind{color:#777;font-size:.85em}
+form{display:inline}";
+
+const SCRIPT: &str = "document.querySelectorAll('time[datetime]').forEach(function(t){var d=new Date(Number(t.getAttribute('datetime')));t.title=t.textContent;t.textContent=d.toLocaleString();t.dataset.local='1';});";
+
+pub fn page(title: &str, body: &str) -> String {
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{} · Blaise</title><style>{STYLE}</style></head><body><nav><a href=\"/\">Blaise</a></nav>{body}<script>{SCRIPT}</script></body></html>",
+        esc(title)
+    );
+    out
+}
+
+pub fn login_page(problem: Option<&str>) -> String {
+    let problem = problem
+        .map(|p| format!("<p class=\"error\">{}</p>", esc(p)))
+        .unwrap_or_default();
+    page(
+        "Log in",
+        &format!(
+            "<h1>Log in</h1>{problem}<form method=\"get\" action=\"/login\"><label>Admin token <input type=\"password\" name=\"token\"></label> <button>Log in</button></form>"
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_markup() {
+        assert_eq!(esc("<b a=\"x\">&'"), "&lt;b a=&quot;x&quot;&gt;&amp;&#39;");
+    }
+
+    #[test]
+    fn formats_utc_times() {
+        assert!(time(0).contains("1970-01-01 00:00:00 UTC"));
+        assert!(time(1_700_000_000_000).contains("2023-11-14 22:13:20 UTC"));
+    }
+}

@@ -1,0 +1,179 @@
+//! The pages: the sessions (with orphaned environments), and one session.
+
+use std::fmt::Write;
+
+use axum::extract::{Path, State};
+use axum::response::{Html, IntoResponse, Response};
+
+use super::Viewer;
+use super::html::{esc, page, state, time};
+use crate::error::Result;
+use crate::model::EnvironmentState;
+use crate::server::AppState;
+use crate::views::{EnvironmentView, environment_view, session_summaries, session_view};
+
+fn retry_button(environment_id: &str) -> String {
+    format!(
+        "<form method=\"post\" action=\"/environments/{0}/retry\"><button type=\"submit\" class=\"retry\">Retry teardown</button></form>",
+        esc(environment_id)
+    )
+}
+
+pub async fn sessions(State(app): State<AppState>, _: Viewer) -> Result<Response> {
+    let (sessions, orphaned) = app.read(|ctx| {
+        let sessions = session_summaries(ctx)?;
+        let mut orphaned: Vec<(String, EnvironmentView)> = Vec::new();
+        for e in ctx.tx.environments_in(EnvironmentState::Orphaned)? {
+            orphaned.push((e.session_id.clone(), environment_view(ctx, &e)?));
+        }
+        Ok((sessions, orphaned))
+    })?;
+    let mut body = String::from("<h1>Sessions</h1>");
+    if !orphaned.is_empty() {
+        body.push_str("<section id=\"orphaned\"><h2>Orphaned environments</h2><p>Blaise stopped trying to tear these down; what their plugs created may still be running. Fix the cause, then retry.</p><table><tr><th>Environment</th><th>Session</th><th>Runner</th><th>Last error</th><th></th></tr>");
+        for (session_id, e) in &orphaned {
+            let _ = write!(
+                body,
+                "<tr class=\"orphaned-environment\" data-environment=\"{0}\"><td>{0}</td><td><a href=\"/sessions/{1}\">{1}</a></td><td>{2}</td><td class=\"error\">{3}</td><td>{4}</td></tr>",
+                esc(&e.id),
+                esc(session_id),
+                esc(e.runner.as_deref().unwrap_or("-")),
+                esc(e.last_error.as_deref().unwrap_or("")),
+                retry_button(&e.id)
+            );
+        }
+        body.push_str("</table></section>");
+    }
+    body.push_str("<table id=\"sessions\"><tr><th>Session</th><th>Agent</th><th>State</th><th>Environment</th><th>Last activity</th></tr>");
+    for s in &sessions {
+        let _ = write!(
+            body,
+            "<tr class=\"session\" data-session=\"{0}\"><td><a href=\"/sessions/{0}\">{0}</a></td><td>{1}</td><td>{2}</td><td>{3}</td><td>{4}</td></tr>",
+            esc(&s.id),
+            esc(&s.agent),
+            state(s.state.as_str()),
+            s.environment_state
+                .map(|e| state(e.as_str()))
+                .unwrap_or_else(|| "-".into()),
+            time(s.last_activity)
+        );
+    }
+    if sessions.is_empty() {
+        body.push_str("<tr><td colspan=\"5\">No sessions yet.</td></tr>");
+    }
+    body.push_str("</table>");
+    Ok(Html(page("Sessions", &body)).into_response())
+}
+
+pub async fn session(
+    State(app): State<AppState>,
+    _: Viewer,
+    Path(id): Path<String>,
+) -> Result<Response> {
+    let (v, transcript) =
+        app.read(|ctx| Ok((session_view(ctx, &id)?, ctx.tx.transcript(&id, 0, 10_000)?)))?;
+    let mut body = format!(
+        "<h1>Session {}</h1><p>Agent <b>{}</b> · state {}",
+        esc(&v.id),
+        esc(&v.agent),
+        state(v.state.as_str())
+    );
+    if let Some(reason) = &v.end_reason {
+        let _ = write!(body, " · <span class=\"end-reason\">{}</span>", esc(reason));
+    }
+    if let Some(expires) = v.expires_at {
+        let _ = write!(body, " · expires {}", time(expires));
+    }
+    body.push_str("</p>");
+    body.push_str("<h2>Environment</h2>");
+    match &v.environment {
+        Some(e) => {
+            let _ = write!(
+                body,
+                "<table id=\"environment\"><tr><th>Id</th><td>{}</td></tr><tr><th>State</th><td>{}</td></tr><tr><th>Runner</th><td>{}</td></tr><tr><th>Last error</th><td class=\"error\">{}</td></tr><tr><th>Teardown attempts</th><td>{}</td></tr></table>",
+                esc(&e.id),
+                state(e.state.as_str()),
+                esc(e.runner.as_deref().unwrap_or("-")),
+                esc(e.last_error.as_deref().unwrap_or("none")),
+                e.teardown_attempts
+            );
+            if e.state == EnvironmentState::Orphaned {
+                body.push_str(&retry_button(&e.id));
+            }
+        }
+        None => body.push_str("<p>None yet.</p>"),
+    }
+    body.push_str("<h2>Runs</h2><table id=\"runs\"><tr><th>Run</th><th>Kind</th><th>Status</th><th>Runner</th><th>Stop</th><th>Error</th></tr>");
+    for r in &v.runs {
+        let stop = r
+            .stop
+            .map(|s| format!("{} (may resume: {})", s.reason, s.may_resume))
+            .unwrap_or_default();
+        let _ = write!(
+            body,
+            "<tr class=\"run\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"error\">{}</td></tr>",
+            esc(&r.id),
+            r.kind,
+            state(r.status.as_str()),
+            esc(r.runner.as_deref().unwrap_or("-")),
+            esc(&stop),
+            esc(r.error.as_deref().unwrap_or(""))
+        );
+    }
+    body.push_str("</table><h2>Plug records</h2>");
+    if v.plug_records.is_empty() {
+        body.push_str("<p>None.</p>");
+    } else {
+        body.push_str("<table id=\"plug-records\"><tr><th>Plug</th><th>Owner</th><th>Keys</th><th>Updated</th></tr>");
+        for p in &v.plug_records {
+            let owner = if p.owned {
+                "<span class=\"owned\">owned by the current plug chain</span>"
+            } else {
+                "<span class=\"unowned\">owned by nothing</span>"
+            };
+            let _ = write!(
+                body,
+                "<tr class=\"plug-record\" data-plug=\"{0}\"><td>{0}</td><td>{owner}</td><td>{1}</td><td>{2}</td></tr>",
+                esc(&p.plug_id),
+                esc(&p.keys.join(", ")),
+                time(p.updated_at)
+            );
+        }
+        body.push_str("</table>");
+    }
+    let pending: Vec<_> = v
+        .permission_requests
+        .iter()
+        .filter(|p| p.state == crate::model::PermissionState::Pending)
+        .collect();
+    if !pending.is_empty() {
+        body.push_str("<h2>Waiting for permission</h2><ul>");
+        for p in pending {
+            let _ = write!(
+                body,
+                "<li>{}: <code>{}</code></li>",
+                esc(&p.request_id),
+                esc(&p.request.to_string())
+            );
+        }
+        body.push_str("</ul>");
+    }
+    body.push_str("<h2>Transcript</h2><div class=\"transcript\" id=\"transcript\">");
+    for e in &transcript {
+        let text = e
+            .content
+            .get("text")
+            .and_then(|t| t.as_str())
+            .map(str::to_string)
+            .unwrap_or_else(|| e.content.to_string());
+        let _ = write!(
+            body,
+            "<div class=\"entry entry-{0}\"><span class=\"kind\">{0}</span> {1} {2}</div>",
+            esc(&e.kind),
+            time(e.at),
+            esc(&text)
+        );
+    }
+    body.push_str("</div>");
+    Ok(Html(page(&format!("Session {}", v.id), &body)).into_response())
+}

@@ -93,7 +93,10 @@ impl PlugChain {
             // The caller tears down right after: nothing to warn about.
         } else {
             for id in self.cannot_resume() {
-                tracing::warn!(plug = id, "pausing a plug that cannot resume: a later resume may fail");
+                tracing::warn!(
+                    plug = id,
+                    "pausing a plug that cannot resume: a later resume may fail"
+                );
             }
         }
         let mut errors = Vec::new();
@@ -118,7 +121,10 @@ impl PlugChain {
 
     /// Passes an entry through every filtering plug in declaration order. A
     /// failing filter fails the entry: it must not leave the runner unfiltered.
-    pub async fn filter(&mut self, mut entry: TranscriptEntry) -> Result<TranscriptEntry, HookError> {
+    pub async fn filter(
+        &mut self,
+        mut entry: TranscriptEntry,
+    ) -> Result<TranscriptEntry, HookError> {
         for plug in &mut self.plugs {
             entry = plug.filter(entry).await?;
         }

@@ -61,10 +61,7 @@ pub fn version_of_item(name: &str) -> Option<Version> {
 /// The range of contract versions this runner accepts, for messages.
 pub fn supported_range() -> String {
     if VERSION.major == 0 {
-        format!(
-            "{PACKAGE}@0.{}.0 to {PACKAGE}@{}",
-            VERSION.minor, VERSION
-        )
+        format!("{PACKAGE}@0.{}.0 to {PACKAGE}@{}", VERSION.minor, VERSION)
     } else {
         format!("{PACKAGE}@{}.0.0 to {PACKAGE}@{}", VERSION.major, VERSION)
     }

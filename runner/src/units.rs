@@ -33,9 +33,14 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         "KiB" => 1 << 10,
         "MiB" => 1 << 20,
         "GiB" => 1 << 30,
-        other => return Err(format!("`{t}`: unknown unit `{other}` (use B, KiB, MiB or GiB)")),
+        other => {
+            return Err(format!(
+                "`{t}`: unknown unit `{other}` (use B, KiB, MiB or GiB)"
+            ));
+        }
     };
-    n.checked_mul(mult).ok_or_else(|| format!("`{t}` is too large"))
+    n.checked_mul(mult)
+        .ok_or_else(|| format!("`{t}` is too large"))
 }
 
 pub fn format_duration(d: Duration) -> String {

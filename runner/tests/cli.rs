@@ -6,14 +6,20 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn redaction_wasm() -> PathBuf {
     static WASM: OnceLock<PathBuf> = OnceLock::new();
     WASM.get_or_init(|| {
-        blaise_runner::cli::build_plug(&root().join("plugs/redaction"), Some(&root().join("target/plugs")))
-            .expect("building the redaction plug")
+        blaise_runner::cli::build_plug(
+            &root().join("plugs/redaction"),
+            Some(&root().join("target/plugs")),
+        )
+        .expect("building the redaction plug")
     })
     .clone()
 }
@@ -35,7 +41,10 @@ fn text(out: &[u8]) -> String {
 fn inspect_shows_the_redaction_plug() {
     let tmp = tempfile::tempdir().unwrap();
     let wasm = redaction_wasm();
-    let out = runner(&["plug", "inspect", wasm.to_str().unwrap(), "--json"], tmp.path());
+    let out = runner(
+        &["plug", "inspect", wasm.to_str().unwrap(), "--json"],
+        tmp.path(),
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["name"], "redaction");
@@ -45,14 +54,29 @@ fn inspect_shows_the_redaction_plug() {
     assert_eq!(v["can_resume"], true);
     assert_eq!(v["hooks"], serde_json::json!([]));
     assert_eq!(v["filters_transcript"], true);
-    assert_eq!(v["config_schema"]["properties"]["literals"]["type"], "array");
-    let imports: Vec<&str> = v["imports"].as_array().unwrap().iter().map(|i| i.as_str().unwrap()).collect();
+    assert_eq!(
+        v["config_schema"]["properties"]["literals"]["type"],
+        "array"
+    );
+    let imports: Vec<&str> = v["imports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i.as_str().unwrap())
+        .collect();
     // A component imports only what it uses: redaction never runs programs,
     // makes requests or keeps state, and `inspect` shows it.
     assert!(imports.contains(&"blaise:plug/types@0.1.0"), "{imports:?}");
     assert!(imports.contains(&"wasi:cli/stderr@0.2.6"), "{imports:?}");
-    for absent in ["blaise:plug/process", "blaise:plug/http", "blaise:plug/state"] {
-        assert!(!imports.iter().any(|i| i.starts_with(absent)), "{absent} in {imports:?}");
+    for absent in [
+        "blaise:plug/process",
+        "blaise:plug/http",
+        "blaise:plug/state",
+    ] {
+        assert!(
+            !imports.iter().any(|i| i.starts_with(absent)),
+            "{absent} in {imports:?}"
+        );
     }
 
     let out = runner(&["plug", "inspect", wasm.to_str().unwrap()], tmp.path());
@@ -66,16 +90,24 @@ fn check(yaml: &str) -> (bool, String, String) {
     let yaml = yaml.replace("WASM", redaction_wasm().to_str().unwrap());
     let file = tmp.path().join("blaise.yml");
     std::fs::write(&file, yaml).unwrap();
-    let out = runner(&["check", "--config", file.to_str().unwrap()], &tmp.path().join("cache"));
+    let out = runner(
+        &["check", "--config", file.to_str().unwrap()],
+        &tmp.path().join("cache"),
+    );
     let stderr = text(&out.stderr).replace(file.to_str().unwrap(), "blaise.yml");
     (out.status.success(), text(&out.stdout), stderr)
 }
 
 #[test]
 fn check_accepts_a_good_file_and_prints_the_chain() {
-    let (ok, stdout, stderr) = check("agent:\n  command: [agent]\nplugs:\n  - id: redact\n    source: WASM\n    with: { literals: [abcdefgh] }\n");
+    let (ok, stdout, stderr) = check(
+        "agent:\n  command: [agent]\nplugs:\n  - id: redact\n    source: WASM\n    with: { literals: [abcdefgh] }\n",
+    );
     assert!(ok, "{stderr}");
-    assert!(stdout.contains("redact  redaction 0.1.0  0.1.0     no        yes"), "{stdout}");
+    assert!(
+        stdout.contains("redact  redaction 0.1.0  0.1.0     no        yes"),
+        "{stdout}"
+    );
     assert!(stdout.contains("startup check passed"), "{stdout}");
 }
 
@@ -85,27 +117,94 @@ fn check_points_at_the_line_of_each_mistake() {
         // Not YAML.
         ("agent:\n  command: [agent\nplugs: []\n", "blaise.yml:3:"),
         // A timing key, at the top level and in a plug.
-        ("agent:\n  command: [agent]\nidle_timeout: 5m\n", "blaise.yml:3:1: `idle_timeout` looks like a timing setting"),
-        ("agent:\n  command: [agent]\nplugs:\n  - id: redact\n    source: WASM\n    pause_lifetime: 1h\n", "blaise.yml:6:5: `pause_lifetime` looks like a timing setting"),
+        (
+            "agent:\n  command: [agent]\nidle_timeout: 5m\n",
+            "blaise.yml:3:1: `idle_timeout` looks like a timing setting",
+        ),
+        (
+            "agent:\n  command: [agent]\nplugs:\n  - id: redact\n    source: WASM\n    pause_lifetime: 1h\n",
+            "blaise.yml:6:5: `pause_lifetime` looks like a timing setting",
+        ),
         // Two plugs with one id.
-        ("agent:\n  command: [agent]\nplugs:\n  - id: redact\n    source: WASM\n  - id: redact\n    source: WASM\n", "blaise.yml:6:5: plug id `redact`: duplicate plug id"),
+        (
+            "agent:\n  command: [agent]\nplugs:\n  - id: redact\n    source: WASM\n  - id: redact\n    source: WASM\n",
+            "blaise.yml:6:5: plug id `redact`: duplicate plug id",
+        ),
         // Config that does not match the plug's schema.
-        ("agent:\n  command: [agent]\nplugs:\n  - id: redact\n    source: WASM\n    with:\n      literals: [ab]\n", "blaise.yml:6:5: plug `redact`: with.literals.0:"),
+        (
+            "agent:\n  command: [agent]\nplugs:\n  - id: redact\n    source: WASM\n    with:\n      literals: [ab]\n",
+            "blaise.yml:6:5: plug `redact`: with.literals.0:",
+        ),
         // A missing plug file.
-        ("agent:\n  command: [agent]\nplugs:\n  - id: redact\n    source: /nonexistent.wasm\n", "blaise.yml:5:5: plug `redact`: reading plug /nonexistent.wasm"),
+        (
+            "agent:\n  command: [agent]\nplugs:\n  - id: redact\n    source: /nonexistent.wasm\n",
+            "blaise.yml:5:5: plug `redact`: reading plug /nonexistent.wasm",
+        ),
         // A bad limit.
-        ("agent:\n  command: [agent]\nplugs:\n  - id: redact\n    source: WASM\n    limits: { memory: 64MB }\n", "blaise.yml:6:"),
+        (
+            "agent:\n  command: [agent]\nplugs:\n  - id: redact\n    source: WASM\n    limits: { memory: 64MB }\n",
+            "blaise.yml:6:",
+        ),
     ];
     for (yaml, want) in cases {
         let (ok, _, stderr) = check(yaml);
         assert!(!ok, "accepted:\n{yaml}");
-        assert!(stderr.contains(want), "for:\n{yaml}\nwant `{want}` in:\n{stderr}");
+        assert!(
+            stderr.contains(want),
+            "for:\n{yaml}\nwant `{want}` in:\n{stderr}"
+        );
     }
 }
 
 #[test]
 fn timing_errors_say_where_timing_belongs() {
     let (_, _, stderr) = check("agent:\n  command: [agent]\n  inactivity: 10m\n");
-    assert!(stderr.contains("timing belongs to the agent's settings in the control plane"), "{stderr}");
+    assert!(
+        stderr.contains("timing belongs to the agent's settings in the control plane"),
+        "{stderr}"
+    );
     assert!(stderr.contains("blaise agent set"), "{stderr}");
+}
+
+#[test]
+fn plug_new_builds_and_passes_its_own_test_as_generated() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_blaise-runner"))
+        .args(["plug", "new", "hello-plug"])
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let dir = tmp.path().join("hello-plug");
+    // Share this workspace's target directory so that wasmtime is not built
+    // a second time; the plug's own wasm build uses its own directory.
+    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["test", "--release"])
+        .current_dir(&dir)
+        .env("CARGO_TARGET_DIR", root().join("target"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "generated plug's test failed:\n{}\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    assert!(
+        text(&out.stdout).contains("test start_pause_resume_teardown ... ok"),
+        "{}",
+        text(&out.stdout)
+    );
+    // A second `new` with the same name refuses to overwrite it.
+    let out = Command::new(env!("CARGO_BIN_EXE_blaise-runner"))
+        .args(["plug", "new", "hello-plug"])
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("already exists"),
+        "{}",
+        text(&out.stderr)
+    );
 }

@@ -25,7 +25,8 @@ impl Contribution {
 
     /// Puts words before the agent's command line (e.g. `docker exec -i NAME`).
     pub fn command_prefix<S: Into<String>>(mut self, words: impl IntoIterator<Item = S>) -> Self {
-        self.command_prefix.extend(words.into_iter().map(Into::into));
+        self.command_prefix
+            .extend(words.into_iter().map(Into::into));
         self
     }
 }

@@ -26,7 +26,8 @@ pub fn get<T: DeserializeOwned>(key: &str) -> Result<Option<T>, PlugError> {
 
 /// Stores `value` under `key`.
 pub fn set<T: Serialize + ?Sized>(key: &str, value: &T) -> Result<(), PlugError> {
-    let bytes = serde_json::to_vec(value).map_err(|e| PlugError::new(format!("state `{key}`: {e}")))?;
+    let bytes =
+        serde_json::to_vec(value).map_err(|e| PlugError::new(format!("state `{key}`: {e}")))?;
     raw::set(key, &bytes).map_err(error)
 }
 

@@ -8,7 +8,10 @@ use blaise_runner::host::{HostOptions, PlugHost};
 
 /// The workspace root.
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// Builds a plug crate of the workspace (e.g. `plugs/redaction`,
@@ -50,13 +53,30 @@ use blaise_runner::host::{Allow, Limits, LoadedPlug, PlugSetup, RunInfo, grants}
 use blaise_runner::state_store::StateStore;
 
 /// A plug setup as `blaise.yml` would make it: config, operator grants, limits.
-pub fn setup(id: &str, plug: &Arc<LoadedPlug>, config: serde_json::Value, allow: Allow, limits: Limits) -> Arc<PlugSetup> {
+pub fn setup(
+    id: &str,
+    plug: &Arc<LoadedPlug>,
+    config: serde_json::Value,
+    allow: Allow,
+    limits: Limits,
+) -> Arc<PlugSetup> {
     let report = grants::effective(&plug.info.needs, &allow);
-    Arc::new(PlugSetup::new(id, plug.clone(), config.to_string(), report.effective, limits))
+    Arc::new(PlugSetup::new(
+        id,
+        plug.clone(),
+        config.to_string(),
+        report.effective,
+        limits,
+    ))
 }
 
 /// A run of `session` in `workspace`.
-pub fn run(session: &str, kind: RunKind, workspace: &Path, state: Arc<dyn StateStore>) -> Arc<RunInfo> {
+pub fn run(
+    session: &str,
+    kind: RunKind,
+    workspace: &Path,
+    state: Arc<dyn StateStore>,
+) -> Arc<RunInfo> {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     Arc::new(RunInfo {

@@ -29,7 +29,10 @@ const fn token_table() -> [bool; 256] {
     while c < 256 {
         let b = c as u8;
         t[c] = b.is_ascii_alphanumeric()
-            || matches!(b, b'_' | b'-' | b'+' | b'/' | b'=' | b'.' | b':' | b'@' | b'%' | b'~' | b',');
+            || matches!(
+                b,
+                b'_' | b'-' | b'+' | b'/' | b'=' | b'.' | b':' | b'@' | b'%' | b'~' | b','
+            );
         c += 1;
     }
     t
@@ -43,12 +46,35 @@ const PEM_END: &[u8] = b"-----END ";
 const PEM_TAIL: &[u8] = b"PRIVATE KEY-----";
 
 const DB_SCHEMES: &[&[u8]] = &[
-    b"postgres", b"postgresql", b"mysql", b"mariadb", b"mongodb", b"mongodb+srv", b"redis", b"rediss",
-    b"amqp", b"amqps", b"mssql", b"sqlserver", b"http", b"https", b"ftp", b"sftp", b"smtp", b"ldap",
+    b"postgres",
+    b"postgresql",
+    b"mysql",
+    b"mariadb",
+    b"mongodb",
+    b"mongodb+srv",
+    b"redis",
+    b"rediss",
+    b"amqp",
+    b"amqps",
+    b"mssql",
+    b"sqlserver",
+    b"http",
+    b"https",
+    b"ftp",
+    b"sftp",
+    b"smtp",
+    b"ldap",
 ];
 
 const SECRET_KEYS: &[&[u8]] = &[
-    b"password", b"passwd", b"secret", b"token", b"api_key", b"apikey", b"access_key", b"private_key",
+    b"password",
+    b"passwd",
+    b"secret",
+    b"token",
+    b"api_key",
+    b"apikey",
+    b"access_key",
+    b"private_key",
 ];
 
 /// Finds and masks secrets: well-known formats and the operator's literals.
@@ -182,7 +208,10 @@ fn word(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     let mut at = 0;
     loop {
         token_at(b, s + at, e, found);
-        let Some(p) = w[at..].iter().position(|&c| matches!(c, b'=' | b':' | b'/' | b'@' | b',')) else {
+        let Some(p) = w[at..]
+            .iter()
+            .position(|&c| matches!(c, b'=' | b':' | b'/' | b'@' | b','))
+        else {
             break;
         };
         let p = at + p;
@@ -212,14 +241,22 @@ fn token_at(b: &[u8], i: usize, e: usize, found: &mut Vec<Found>) {
             kind,
         })
     };
-    let run = |from: usize, ok: fn(u8) -> bool| t[from.min(t.len())..].iter().take_while(|&&c| ok(c)).count();
+    let run = |from: usize, ok: fn(u8) -> bool| {
+        t[from.min(t.len())..]
+            .iter()
+            .take_while(|&&c| ok(c))
+            .count()
+    };
     let alnum = |c: u8| c.is_ascii_alphanumeric();
     let upper_digit = |c: u8| c.is_ascii_uppercase() || c.is_ascii_digit();
     let b64url = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'-';
     let word_char = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     match t.first() {
         Some(b'A') => {
-            if (t.starts_with(b"AKIA") || t.starts_with(b"ASIA") || t.starts_with(b"ABIA") || t.starts_with(b"ACCA"))
+            if (t.starts_with(b"AKIA")
+                || t.starts_with(b"ASIA")
+                || t.starts_with(b"ABIA")
+                || t.starts_with(b"ACCA"))
                 && run(4, upper_digit) >= 16
             {
                 push(20, "aws-access-key");
@@ -242,7 +279,11 @@ fn token_at(b: &[u8], i: usize, e: usize, found: &mut Vec<Found>) {
             }
         }
         Some(b'x') => {
-            if t.len() > 5 && t.starts_with(b"xox") && matches!(t[3], b'b' | b'p' | b'a' | b'r' | b's') && t[4] == b'-' {
+            if t.len() > 5
+                && t.starts_with(b"xox")
+                && matches!(t[3], b'b' | b'p' | b'a' | b'r' | b's')
+                && t[4] == b'-'
+            {
                 let n = run(5, |c| c.is_ascii_alphanumeric() || c == b'-');
                 if n >= 10 {
                     push(5 + n, "slack-token");
@@ -287,7 +328,10 @@ fn assignment(b: &[u8], key_start: usize, eq: usize, e: usize, found: &mut Vec<F
         return;
     }
     let lower: Vec<u8> = key.iter().map(|c| c.to_ascii_lowercase()).collect();
-    if SECRET_KEYS.iter().any(|k| lower.windows(k.len()).any(|w| w == *k)) {
+    if SECRET_KEYS
+        .iter()
+        .any(|k| lower.windows(k.len()).any(|w| w == *k))
+    {
         found.push(Found {
             start: eq + 1,
             end: e,
@@ -305,15 +349,25 @@ fn connection_string(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
         .iter()
         .rposition(|c| !(c.is_ascii_alphanumeric() || *c == b'+'))
         .map_or(0, |p| p + 1);
-    let scheme: Vec<u8> = w[scheme_start..sep].iter().map(|c| c.to_ascii_lowercase()).collect();
+    let scheme: Vec<u8> = w[scheme_start..sep]
+        .iter()
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
     if !DB_SCHEMES.contains(&scheme.as_slice()) {
         return;
     }
     let rest = sep + 3;
-    let authority_end = w[rest..].iter().position(|&c| c == b'/').map_or(w.len(), |p| rest + p);
-    let Some(at) = w[rest..authority_end].iter().rposition(|&c| c == b'@') else { return };
+    let authority_end = w[rest..]
+        .iter()
+        .position(|&c| c == b'/')
+        .map_or(w.len(), |p| rest + p);
+    let Some(at) = w[rest..authority_end].iter().rposition(|&c| c == b'@') else {
+        return;
+    };
     let at = rest + at;
-    let Some(colon) = w[rest..at].iter().position(|&c| c == b':') else { return };
+    let Some(colon) = w[rest..at].iter().position(|&c| c == b':') else {
+        return;
+    };
     let colon = rest + colon;
     if at > colon + 1 {
         found.push(Found {
@@ -329,7 +383,10 @@ fn pem(b: &[u8], s: usize, found: &mut Vec<Found>) {
     if !b[s..].starts_with(PEM_BEGIN) {
         return;
     }
-    let line_end = b[s..].iter().position(|&c| c == b'\n').map_or(b.len(), |p| s + p);
+    let line_end = b[s..]
+        .iter()
+        .position(|&c| c == b'\n')
+        .map_or(b.len(), |p| s + p);
     if find(&b[s..line_end], PEM_TAIL).is_none() {
         return;
     }
@@ -378,21 +435,41 @@ mod tests {
     use super::*;
 
     fn redact(text: &str) -> String {
-        Redactor::new(&["hunter2-literal".into()]).redact(text).into_owned()
+        Redactor::new(&["hunter2-literal".into()])
+            .redact(text)
+            .into_owned()
     }
 
     #[test]
     fn masks_each_known_format_with_its_kind() {
         let cases = [
-            ("key AKIAIOSFODNN7EXAMPLE here", "key [REDACTED:aws-access-key] here"),
-            ("t=ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789 ok", "t=[REDACTED:github-token] ok"),
-            ("github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz", "[REDACTED:github-token]"),
+            (
+                "key AKIAIOSFODNN7EXAMPLE here",
+                "key [REDACTED:aws-access-key] here",
+            ),
+            (
+                "t=ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789 ok",
+                "t=[REDACTED:github-token] ok",
+            ),
+            (
+                "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+                "[REDACTED:github-token]",
+            ),
             ("glpat-abcdefghij0123456789", "[REDACTED:gitlab-token]"),
             ("xoxb-123456789012-abcdefABCDEF", "[REDACTED:slack-token]"),
-            ("sk-proj-abcdefghijklmnopqrstuvwxyz012345", "[REDACTED:openai-key]"),
-            ("sk-ant-api03-abcdefghijklmnopqrstuvwxyz", "[REDACTED:anthropic-key]"),
+            (
+                "sk-proj-abcdefghijklmnopqrstuvwxyz012345",
+                "[REDACTED:openai-key]",
+            ),
+            (
+                "sk-ant-api03-abcdefghijklmnopqrstuvwxyz",
+                "[REDACTED:anthropic-key]",
+            ),
             ("sk_live_abcdefghijklmnopqrstuvwx", "[REDACTED:stripe-key]"),
-            ("AIzaSyA-abcdefghijklmnopqrstuvwxyz01234 x", "[REDACTED:google-api-key] x"),
+            (
+                "AIzaSyA-abcdefghijklmnopqrstuvwxyz01234 x",
+                "[REDACTED:google-api-key] x",
+            ),
             (
                 "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
                 "Authorization: Bearer [REDACTED:jwt]",
@@ -401,7 +478,10 @@ mod tests {
                 "DATABASE_URL=postgres://app:s3cr3tPass@db.internal:5432/app",
                 "DATABASE_URL=postgres://app:[REDACTED:connection-password]@db.internal:5432/app",
             ),
-            ("export DB_PASSWORD=correcthorse", "export DB_PASSWORD=[REDACTED:secret-assignment]"),
+            (
+                "export DB_PASSWORD=correcthorse",
+                "export DB_PASSWORD=[REDACTED:secret-assignment]",
+            ),
             ("the hunter2-literal value", "the [REDACTED:literal] value"),
         ];
         for (input, want) in cases {

@@ -56,7 +56,10 @@ impl Plug for Redaction {
 
     fn filter(ctx: &Context, entry: TranscriptEntry) -> TranscriptEntry {
         REDACTOR.with_borrow_mut(|slot| {
-            if slot.as_ref().is_none_or(|(config, _)| *config != ctx.config) {
+            if slot
+                .as_ref()
+                .is_none_or(|(config, _)| *config != ctx.config)
+            {
                 let config: Config = serde_json::from_str(&ctx.config).unwrap_or_default();
                 *slot = Some((ctx.config.clone(), Redactor::new(&config.literals)));
             }

@@ -16,16 +16,28 @@ pub const TARGET: &str = "wasm32-wasip2";
 pub fn build_plug(dir: &Path, target_dir: Option<&Path>) -> Result<PathBuf> {
     let manifest = dir.join("Cargo.toml");
     if !manifest.is_file() {
-        bail!("{} has no Cargo.toml: give the plug crate's directory", dir.display());
+        bail!(
+            "{} has no Cargo.toml: give the plug crate's directory",
+            dir.display()
+        );
     }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let output = Command::new(&cargo)
-        .args(["metadata", "--format-version", "1", "--no-deps", "--manifest-path"])
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--manifest-path",
+        ])
         .arg(&manifest)
         .output()
         .context("running cargo metadata")?;
     if !output.status.success() {
-        bail!("cargo metadata failed: {}", String::from_utf8_lossy(&output.stderr));
+        bail!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
     let meta: serde_json::Value = serde_json::from_slice(&output.stdout)?;
     let manifest_abs = manifest.canonicalize()?;
@@ -33,21 +45,35 @@ pub fn build_plug(dir: &Path, target_dir: Option<&Path>) -> Result<PathBuf> {
         .as_array()
         .and_then(|ps| {
             ps.iter().find(|p| {
-                p["manifest_path"].as_str().map(PathBuf::from).as_deref() == Some(manifest_abs.as_path())
+                p["manifest_path"].as_str().map(PathBuf::from).as_deref()
+                    == Some(manifest_abs.as_path())
             })
         })
         .context("cargo metadata does not list the plug's package")?;
     let name = package["name"].as_str().context("package without a name")?;
     let target_dir = match target_dir {
         Some(dir) => dir.to_path_buf(),
-        None => PathBuf::from(meta["target_directory"].as_str().context("no target directory")?),
+        None => PathBuf::from(
+            meta["target_directory"]
+                .as_str()
+                .context("no target directory")?,
+        ),
     };
 
     let status = Command::new(&cargo)
         // `cargo rustc --crate-type cdylib` makes a component of any library
         // crate, so plug crates can stay plain rlibs natively (their unit
         // tests run on the host).
-        .args(["rustc", "--lib", "--release", "--target", TARGET, "--crate-type", "cdylib", "--manifest-path"])
+        .args([
+            "rustc",
+            "--lib",
+            "--release",
+            "--target",
+            TARGET,
+            "--crate-type",
+            "cdylib",
+            "--manifest-path",
+        ])
         .arg(&manifest)
         .arg("--target-dir")
         .arg(&target_dir)

@@ -30,10 +30,12 @@ pub async fn run(host: &PlugHost, config: &Path, idle_policy: &str) -> Result<Ex
 
     let problems = startup_check(&plugs, idle_policy);
     for warning in plugs.iter().flat_map(|p| {
-        p.grants
-            .not_granted
-            .iter()
-            .map(move |g| format!("plug `{}` asks for `{g}`, not granted: such calls will be denied", p.setup.id))
+        p.grants.not_granted.iter().map(move |g| {
+            format!(
+                "plug `{}` asks for `{g}`, not granted: such calls will be denied",
+                p.setup.id
+            )
+        })
     }) {
         println!("warning: {warning}");
     }
@@ -41,7 +43,10 @@ pub async fn run(host: &PlugHost, config: &Path, idle_policy: &str) -> Result<Ex
         eprintln!("error: {problem}");
         return Ok(ExitCode::FAILURE);
     }
-    println!("ok: {} plug(s), startup check passed for idle policy `{idle_policy}`", plugs.len());
+    println!(
+        "ok: {} plug(s), startup check passed for idle policy `{idle_policy}`",
+        plugs.len()
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -78,7 +83,14 @@ fn print_table(plugs: &[ResolvedPlug]) {
                 .0
                 .iter()
                 .map(|e| format!("exec:{e}"))
-                .chain(p.grants.effective.http.0.iter().map(|h| format!("http:{h}")))
+                .chain(
+                    p.grants
+                        .effective
+                        .http
+                        .0
+                        .iter()
+                        .map(|h| format!("http:{h}")),
+                )
                 .collect();
             [
                 p.setup.id.clone(),
@@ -86,17 +98,42 @@ fn print_table(plugs: &[ResolvedPlug]) {
                 plug.contract.to_string(),
                 yes(info.stateful).into(),
                 yes(info.can_resume).into(),
-                info.hooks.iter().map(|h| hook_name(*h)).collect::<Vec<_>>().join(","),
-                if grants.is_empty() { "-".into() } else { grants.join(" ") },
+                if info.hooks.is_empty() {
+                    "-".into()
+                } else {
+                    info.hooks
+                        .iter()
+                        .map(|h| hook_name(*h))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                },
+                if grants.is_empty() {
+                    "-".into()
+                } else {
+                    grants.join(" ")
+                },
             ]
         })
         .collect();
-    let header = ["ID", "PLUG", "CONTRACT", "STATEFUL", "RESUMES", "HOOKS", "GRANTS"].map(String::from);
+    let header = [
+        "ID", "PLUG", "CONTRACT", "STATEFUL", "RESUMES", "HOOKS", "GRANTS",
+    ]
+    .map(String::from);
     let widths: Vec<usize> = (0..7)
-        .map(|i| rows.iter().chain([&header]).map(|r| r[i].len()).max().unwrap_or(0))
+        .map(|i| {
+            rows.iter()
+                .chain([&header])
+                .map(|r| r[i].len())
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     for row in [&header].into_iter().chain(&rows) {
-        let cells: Vec<String> = row.iter().zip(&widths).map(|(c, w)| format!("{c:w$}")).collect();
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:w$}"))
+            .collect();
         println!("{}", cells.join("  ").trim_end());
     }
 }

@@ -58,10 +58,21 @@ fn print_text(plug: &LoadedPlug) {
     if !info.description.is_empty() {
         println!("  {}", info.description);
     }
-    println!("  contract:           {}@{}", crate::contract::PACKAGE, plug.contract);
+    println!(
+        "  contract:           {}@{}",
+        crate::contract::PACKAGE,
+        plug.contract
+    );
     println!("  stateful:           {}", yes(info.stateful));
     println!("  can resume:         {}", yes(info.can_resume));
-    println!("  hooks:              {}", if hooks.is_empty() { "none".into() } else { hooks.join(", ") });
+    println!(
+        "  hooks:              {}",
+        if hooks.is_empty() {
+            "none".into()
+        } else {
+            hooks.join(", ")
+        }
+    );
     println!("  filters transcript: {}", yes(info.filters_transcript));
     println!("  asks to exec:       {}", list(&info.needs.exec));
     println!("  asks for http to:   {}", list(&info.needs.http));
@@ -74,5 +85,9 @@ fn print_text(plug: &LoadedPlug) {
 }
 
 fn list(items: &[String]) -> String {
-    if items.is_empty() { "nothing".into() } else { items.join(", ") }
+    if items.is_empty() {
+        "nothing".into()
+    } else {
+        items.join(", ")
+    }
 }

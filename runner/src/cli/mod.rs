@@ -14,7 +14,11 @@ use clap::{Parser, Subcommand};
 use crate::host::{HostOptions, PlugHost};
 
 #[derive(Debug, Parser)]
-#[command(name = "blaise-runner", version, about = "Runs coding-agent sessions with sandboxed WebAssembly plugs")]
+#[command(
+    name = "blaise-runner",
+    version,
+    about = "Runs coding-agent sessions with sandboxed WebAssembly plugs"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -63,7 +67,10 @@ pub enum PlugCommand {
 
 pub async fn run(cli: Cli) -> Result<ExitCode> {
     let options = HostOptions {
-        cache_dir: cli.cache_dir.clone().unwrap_or_else(HostOptions::default_cache_dir),
+        cache_dir: cli
+            .cache_dir
+            .clone()
+            .unwrap_or_else(HostOptions::default_cache_dir),
         ..HostOptions::default()
     };
     match cli.command {

@@ -25,7 +25,9 @@ pub fn key_in_entry(text: &str, entry: (usize, usize), key: &str) -> (usize, usi
         let trimmed = line.trim_start();
         let body = trimmed.strip_prefix("- ").unwrap_or(trimmed).trim_start();
         let indent = line.len() - body.len();
-        if i > entry.0 - 1 && (indent < base_indent || trimmed.starts_with("- ") && indent <= base_indent) {
+        if i > entry.0 - 1
+            && (indent < base_indent || trimmed.starts_with("- ") && indent <= base_indent)
+        {
             break;
         }
         if indent == base_indent && body.starts_with(&format!("{key}:")) {

@@ -93,14 +93,20 @@ impl ConfigFile {
 
     /// The directory relative sources are resolved against.
     pub fn dir(&self) -> &Path {
-        self.path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."))
+        self.path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
     }
 
     /// An error about the plug at `index`, pointing at `key` in its entry
     /// (or at its `id:` when the key is not written).
     pub fn plug_error(&self, index: usize, key: &str, message: String) -> ConfigError {
         let entry = &self.config.plugs[index];
-        let nth = self.config.plugs[..index].iter().filter(|p| p.id == entry.id).count();
+        let nth = self.config.plugs[..index]
+            .iter()
+            .filter(|p| p.id == entry.id)
+            .count();
         let (line, column) = locate::plug_id(&self.text, &entry.id, nth)
             .map(|pos| locate::key_in_entry(&self.text, pos, key))
             .unwrap_or((0, 0));
@@ -136,11 +142,7 @@ fn yaml_error(path: &Path, err: &serde_yaml::Error) -> ConfigError {
     let (line, column) = err.location().map_or((0, 0), |l| (l.line(), l.column()));
     let text = err.to_string();
     // serde_yaml appends " at line L column C"; we print the location ourselves.
-    let message = text
-        .split(" at line ")
-        .next()
-        .unwrap_or(&text)
-        .to_string();
+    let message = text.split(" at line ").next().unwrap_or(&text).to_string();
     let message = match unknown_field(&message) {
         Some(key) if timing::is_timing_key(key) => timing::timing_message(key),
         _ => message,
@@ -187,10 +189,14 @@ fn plug_id<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
 
 fn size<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
     let text = String::deserialize(d)?;
-    parse_size(&text).map(Some).map_err(serde::de::Error::custom)
+    parse_size(&text)
+        .map(Some)
+        .map_err(serde::de::Error::custom)
 }
 
 fn duration<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
     let text = String::deserialize(d)?;
-    parse_duration(&text).map(Some).map_err(serde::de::Error::custom)
+    parse_duration(&text)
+        .map(Some)
+        .map_err(serde::de::Error::custom)
 }

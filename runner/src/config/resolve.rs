@@ -17,7 +17,10 @@ pub struct ResolvedPlug {
 
 impl ResolvedPlug {
     pub fn loaded(&self) -> &crate::host::LoadedPlug {
-        self.setup.plug.as_deref().expect("resolved plugs are loaded")
+        self.setup
+            .plug
+            .as_deref()
+            .expect("resolved plugs are loaded")
     }
 }
 

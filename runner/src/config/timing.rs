@@ -32,7 +32,15 @@ mod tests {
 
     #[test]
     fn recognises_timing_keys() {
-        for key in ["idle_timeout", "idle", "pause-lifetime", "paused_lifetime", "run_timeout", "inactivity", "ttl"] {
+        for key in [
+            "idle_timeout",
+            "idle",
+            "pause-lifetime",
+            "paused_lifetime",
+            "run_timeout",
+            "inactivity",
+            "ttl",
+        ] {
             assert!(is_timing_key(key), "{key}");
         }
         for key in ["plugs", "agent", "limits", "hook_deadline", "memory"] {

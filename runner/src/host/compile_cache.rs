@@ -53,9 +53,7 @@ impl CompileCache {
         sha256: &str,
         bytes: &[u8],
     ) -> Result<(Component, Origin)> {
-        let artifact = self
-            .dir
-            .join(format!("{sha256}-{}.cwasm", self.engine_key));
+        let artifact = self.dir.join(format!("{sha256}-{}.cwasm", self.engine_key));
         if let Some(component) = self.load(engine, &artifact)? {
             return Ok((component, Origin::Cache));
         }
@@ -107,7 +105,8 @@ fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().context("cache path has no parent")?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     tmp.write_all(bytes)?;
-    tmp.as_file().set_permissions(fs::Permissions::from_mode(0o600))?;
+    tmp.as_file()
+        .set_permissions(fs::Permissions::from_mode(0o600))?;
     tmp.persist(path)?;
     Ok(())
 }

@@ -35,13 +35,17 @@ impl PlugEngine {
         let (engine, allocator) = match Engine::new(&config(Some(max_memory))) {
             Ok(engine) if address_space_unlimited() => (engine, Allocator::Pooling),
             Ok(_) => (
-                Engine::new(&config(None)).map_err(anyhow::Error::from).context("creating the wasm engine")?,
+                Engine::new(&config(None))
+                    .map_err(anyhow::Error::from)
+                    .context("creating the wasm engine")?,
                 Allocator::OnDemand,
             ),
             Err(err) => {
                 tracing::info!(%err, "pooling allocator unavailable; using on-demand allocation");
                 (
-                    Engine::new(&config(None)).map_err(anyhow::Error::from).context("creating the wasm engine")?,
+                    Engine::new(&config(None))
+                        .map_err(anyhow::Error::from)
+                        .context("creating the wasm engine")?,
                     Allocator::OnDemand,
                 )
             }

@@ -23,7 +23,10 @@ pub enum Failure {
     StackOverflow,
     /// The plug trapped (a Rust plug panicked or aborted); `detail` is the
     /// last line it wrote to stderr, if any.
-    Trap { trap: String, detail: Option<String> },
+    Trap {
+        trap: String,
+        detail: Option<String>,
+    },
     /// The plug could not be instantiated or called.
     Host(String),
 }

@@ -14,9 +14,13 @@ const MAX_BODY: usize = 16 << 20;
 
 impl Host for PlugCtx {
     async fn send(&mut self, req: Request) -> Result<Response, HttpError> {
-        let url = Url::parse(&req.url).map_err(|e| HttpError::InvalidUrl(format!("{}: {e}", req.url)))?;
+        let url =
+            Url::parse(&req.url).map_err(|e| HttpError::InvalidUrl(format!("{}: {e}", req.url)))?;
         if !matches!(url.scheme(), "http" | "https") {
-            return Err(HttpError::InvalidUrl(format!("{}: only http and https", req.url)));
+            return Err(HttpError::InvalidUrl(format!(
+                "{}: only http and https",
+                req.url
+            )));
         }
         let host = url.host_str().unwrap_or_default().to_string();
         let port = url.port_or_known_default().unwrap_or(0);
@@ -36,7 +40,11 @@ impl Host for PlugCtx {
         let timeout = req
             .timeout_ms
             .map_or(left, |ms| Duration::from_millis(ms).min(left));
-        let mut builder = self.http.request(method, url).timeout(timeout).body(req.body);
+        let mut builder = self
+            .http
+            .request(method, url)
+            .timeout(timeout)
+            .body(req.body);
         for (name, value) in &req.headers {
             builder = builder.header(name, value);
         }
@@ -48,10 +56,19 @@ impl Host for PlugCtx {
         let headers = resp
             .headers()
             .iter()
-            .map(|(k, v)| (k.to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+            .map(|(k, v)| {
+                (
+                    k.to_string(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
             .collect();
         let mut body = Vec::new();
-        while let Some(chunk) = resp.chunk().await.map_err(|e| HttpError::Failed(e.to_string()))? {
+        while let Some(chunk) = resp
+            .chunk()
+            .await
+            .map_err(|e| HttpError::Failed(e.to_string()))?
+        {
             if body.len() + chunk.len() > MAX_BODY {
                 return Err(HttpError::Failed(format!(
                     "response body larger than {} MiB",

@@ -65,7 +65,9 @@ impl PlugSetup {
     }
 
     fn loaded(&self) -> &LoadedPlug {
-        self.plug.as_ref().expect("run instances have a loaded plug")
+        self.plug
+            .as_ref()
+            .expect("run instances have a loaded plug")
     }
 }
 
@@ -143,7 +145,10 @@ impl PlugInstance {
             log,
             dropped_logs: 0,
         };
-        instance.ensure_live().await.map_err(|f| instance.error("instantiate", f))?;
+        instance
+            .ensure_live()
+            .await
+            .map_err(|f| instance.error("instantiate", f))?;
         Ok(instance)
     }
 
@@ -156,7 +161,11 @@ impl PlugInstance {
             plug_id: setup.id.as_str().into(),
             session_id: "-".into(),
         };
-        let log = Arc::new(LogSink::new(label, setup.limits.log_lines, setup.limits.log_line_bytes));
+        let log = Arc::new(LogSink::new(
+            label,
+            setup.limits.log_lines,
+            setup.limits.log_line_bytes,
+        ));
         let mut instance = PlugInstance {
             pre: plug_pre.clone(),
             setup,
@@ -167,7 +176,10 @@ impl PlugInstance {
             log,
             dropped_logs: 0,
         };
-        instance.ensure_live().await.map_err(|f| instance.error("instantiate", f))?;
+        instance
+            .ensure_live()
+            .await
+            .map_err(|f| instance.error("instantiate", f))?;
         Ok(instance)
     }
 
@@ -203,11 +215,13 @@ impl PlugInstance {
     }
 
     pub async fn on_start(&mut self) -> Result<Contribution, HookError> {
-        self.contribution(Hook::OnStart, "on-start", Call::Start).await
+        self.contribution(Hook::OnStart, "on-start", Call::Start)
+            .await
     }
 
     pub async fn on_resume(&mut self) -> Result<Contribution, HookError> {
-        self.contribution(Hook::OnResume, "on-resume", Call::Resume).await
+        self.contribution(Hook::OnResume, "on-resume", Call::Resume)
+            .await
     }
 
     pub async fn on_pause(&mut self, info: PauseInfo) -> Result<(), HookError> {
@@ -268,7 +282,9 @@ impl PlugInstance {
         if self.live.is_some() {
             return Ok(());
         }
-        let store = self.new_store().map_err(|e| Failure::Host(format!("{e:#}")))?;
+        let store = self
+            .new_store()
+            .map_err(|e| Failure::Host(format!("{e:#}")))?;
         let mut store = store;
         let bindings = self
             .pre
@@ -335,7 +351,9 @@ impl PlugInstance {
             run_kind: run.map_or(RunKind::Start, |r| r.run_kind),
             plug_id: self.setup.id.clone(),
             config: self.setup.config.clone(),
-            workspace: run.map_or(String::new(), |r| r.workspace.to_string_lossy().into_owned()),
+            workspace: run.map_or(String::new(), |r| {
+                r.workspace.to_string_lossy().into_owned()
+            }),
         }
     }
 
@@ -349,7 +367,8 @@ impl PlugInstance {
         store.set_epoch_deadline(PlugEngine::ticks(deadline));
         self.log.begin_call();
 
-        let outcome = tokio::time::timeout(deadline + HOST_CALL_GRACE, invoke(plug, store, &ctx, call)).await;
+        let outcome =
+            tokio::time::timeout(deadline + HOST_CALL_GRACE, invoke(plug, store, &ctx, call)).await;
         self.dropped_logs = self.log.end_call();
         let result = match outcome {
             Ok(Ok(Ok(answer))) => Ok(answer),
@@ -363,7 +382,12 @@ impl PlugInstance {
                     let cap = memory.cap();
                     memory.take_hit().map(|asked| (cap, asked))
                 };
-                Err(Failure::from_wasmtime(&err, deadline, memory_hit, self.log.last_stderr()))
+                Err(Failure::from_wasmtime(
+                    &err,
+                    deadline,
+                    memory_hit,
+                    self.log.last_stderr(),
+                ))
             }
             Err(_elapsed) => Err(Failure::Deadline(deadline)),
         };
@@ -373,8 +397,14 @@ impl PlugInstance {
                 if let Some(run) = &self.run
                     && !pending.is_empty()
                 {
-                    if let Err(e) = run.state.commit(&run.session_id, &self.setup.id, &pending).await {
-                        return Err(self.error(hook, Failure::Host(format!("saving its state: {e:#}"))));
+                    if let Err(e) = run
+                        .state
+                        .commit(&run.session_id, &self.setup.id, &pending)
+                        .await
+                    {
+                        return Err(
+                            self.error(hook, Failure::Host(format!("saving its state: {e:#}")))
+                        );
                     }
                     crate::state_store::apply(&mut self.committed, &pending);
                     crate::state_store::apply(&mut store.data_mut().state.committed, &pending);
@@ -404,9 +434,18 @@ async fn invoke(
     let hooks = plug.blaise_plug_hooks();
     Ok(match call {
         Call::Describe => Ok(Answer::Info(hooks.call_describe(&mut *store).await?)),
-        Call::Start => hooks.call_on_start(&mut *store, ctx).await?.map(Answer::Contribution),
-        Call::Resume => hooks.call_on_resume(&mut *store, ctx).await?.map(Answer::Contribution),
-        Call::Pause(info) => hooks.call_on_pause(&mut *store, ctx, &info).await?.map(|()| Answer::Done),
+        Call::Start => hooks
+            .call_on_start(&mut *store, ctx)
+            .await?
+            .map(Answer::Contribution),
+        Call::Resume => hooks
+            .call_on_resume(&mut *store, ctx)
+            .await?
+            .map(Answer::Contribution),
+        Call::Pause(info) => hooks
+            .call_on_pause(&mut *store, ctx, &info)
+            .await?
+            .map(|()| Answer::Done),
         Call::Teardown(info) => hooks
             .call_on_teardown(&mut *store, ctx, &info)
             .await?

@@ -33,7 +33,8 @@ pub struct LoadedPlug {
 impl PlugHost {
     /// Loads a plug from a component file.
     pub async fn load(&self, path: &Path) -> Result<Arc<LoadedPlug>> {
-        let bytes = std::fs::read(path).with_context(|| format!("reading plug {}", path.display()))?;
+        let bytes =
+            std::fs::read(path).with_context(|| format!("reading plug {}", path.display()))?;
         self.load_bytes(&bytes, path).await
     }
 
@@ -71,8 +72,14 @@ impl PlugHost {
     fn contract_of(&self, component: &Component, source: &Path) -> Result<(Version, Vec<String>)> {
         let engine = &self.engine.engine;
         let ty = component.component_type();
-        let exports: Vec<String> = ty.exports(engine).map(|(name, _)| name.to_string()).collect();
-        let imports: Vec<String> = ty.imports(engine).map(|(name, _)| name.to_string()).collect();
+        let exports: Vec<String> = ty
+            .exports(engine)
+            .map(|(name, _)| name.to_string())
+            .collect();
+        let imports: Vec<String> = ty
+            .imports(engine)
+            .map(|(name, _)| name.to_string())
+            .collect();
         let hooks = exports
             .iter()
             .find(|name| name.starts_with(&format!("{}/hooks", contract::PACKAGE)));
@@ -81,11 +88,18 @@ impl PlugHost {
                 "{} is not a Blaise plug: it does not export `{}/hooks` (it exports: {})",
                 source.display(),
                 contract::PACKAGE,
-                if exports.is_empty() { "nothing".to_string() } else { exports.join(", ") }
+                if exports.is_empty() {
+                    "nothing".to_string()
+                } else {
+                    exports.join(", ")
+                }
             );
         };
         let version = contract::version_of_item(hooks).ok_or_else(|| {
-            anyhow!("{}: export `{hooks}` carries no contract version", source.display())
+            anyhow!(
+                "{}: export `{hooks}` carries no contract version",
+                source.display()
+            )
         })?;
         for item in exports.iter().chain(&imports) {
             if let Some(v) = contract::version_of_item(item)

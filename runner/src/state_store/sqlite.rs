@@ -16,8 +16,7 @@ pub struct SqliteStateStore {
 impl SqliteStateStore {
     pub fn open(path: &Path) -> Result<SqliteStateStore> {
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("creating {}", dir.display()))?;
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
         let conn = Connection::open(path)
             .with_context(|| format!("opening the plug state store {}", path.display()))?;
@@ -52,8 +51,9 @@ impl StateStore for SqliteStateStore {
     async fn load(&self, session: &str, plug: &str) -> Result<PlugState> {
         let (session, plug) = (session.to_string(), plug.to_string());
         self.with_conn(move |conn| {
-            let mut stmt = conn
-                .prepare_cached("SELECT key, value FROM plug_state WHERE session = ?1 AND plug = ?2")?;
+            let mut stmt = conn.prepare_cached(
+                "SELECT key, value FROM plug_state WHERE session = ?1 AND plug = ?2",
+            )?;
             let rows = stmt.query_map(params![session, plug], |row| {
                 Ok((row.get::<_, String>(0)?, row.get::<_, Vec<u8>>(1)?))
             })?;

@@ -3,7 +3,9 @@
 
 wit_bindgen::generate!({ path: "wit", world: "plug" });
 
-use exports::blaise::plug::hooks::{Context, Contribution, Guest, PauseInfo, PlugError, PlugInfo, TeardownInfo};
+use exports::blaise::plug::hooks::{
+    Context, Contribution, Guest, PauseInfo, PlugError, PlugInfo, TeardownInfo,
+};
 use exports::blaise::plug::transcript::{Guest as Transcript, TranscriptEntry};
 
 struct Future;
@@ -19,14 +21,25 @@ impl Guest for Future {
             hooks: Vec::new(),
             filters_transcript: false,
             config_schema: "{}".into(),
-            needs: blaise::plug::types::Needs { exec: Vec::new(), http: Vec::new() },
+            needs: blaise::plug::types::Needs {
+                exec: Vec::new(),
+                http: Vec::new(),
+            },
         }
     }
     fn on_start(_: Context) -> Result<Contribution, PlugError> {
-        Ok(Contribution { env: Vec::new(), working_dir: None, command_prefix: Vec::new() })
+        Ok(Contribution {
+            env: Vec::new(),
+            working_dir: None,
+            command_prefix: Vec::new(),
+        })
     }
     fn on_resume(_: Context) -> Result<Contribution, PlugError> {
-        Ok(Contribution { env: Vec::new(), working_dir: None, command_prefix: Vec::new() })
+        Ok(Contribution {
+            env: Vec::new(),
+            working_dir: None,
+            command_prefix: Vec::new(),
+        })
     }
     fn on_pause(_: Context, _: PauseInfo) -> Result<(), PlugError> {
         Ok(())
@@ -37,7 +50,10 @@ impl Guest for Future {
 }
 
 impl Transcript for Future {
-    fn filter(_: exports::blaise::plug::transcript::Context, entry: TranscriptEntry) -> TranscriptEntry {
+    fn filter(
+        _: exports::blaise::plug::transcript::Context,
+        entry: TranscriptEntry,
+    ) -> TranscriptEntry {
         entry
     }
 }

@@ -54,7 +54,10 @@ fn run(ctx: &Context, actions: &[Action], hook: &str) -> Result<Contribution, Pl
             Action::Record(label) => {
                 let path = format!("{}/calls.log", ctx.workspace);
                 let mut log = std::fs::read_to_string(&path).unwrap_or_default();
-                log.push_str(&format!("{label} {hook} {:?} {}\n", ctx.run_kind, ctx.run_id));
+                log.push_str(&format!(
+                    "{label} {hook} {:?} {}\n",
+                    ctx.run_kind, ctx.run_id
+                ));
                 std::fs::write(&path, log).map_err(|e| PlugError::new(format!("record: {e}")))?;
             }
             Action::Set(k, v) => state::set(k, v)?,
@@ -67,9 +70,13 @@ fn run(ctx: &Context, actions: &[Action], hook: &str) -> Result<Contribution, Pl
             Action::Workdir(d) => c = c.working_dir(d.clone()),
             Action::Prefix(words) => c = c.command_prefix(words.clone()),
             Action::Fail(msg) => return Err(PlugError::new(msg.clone())),
-            Action::FailField(field, msg) => return Err(PlugError::field(field.clone(), msg.clone())),
+            Action::FailField(field, msg) => {
+                return Err(PlugError::field(field.clone(), msg.clone()));
+            }
             Action::Exec(argv) => {
-                let out = Command::new(&argv[0]).args(argv[1..].iter().cloned()).run()?;
+                let out = Command::new(&argv[0])
+                    .args(argv[1..].iter().cloned())
+                    .run()?;
                 c = c.env("EXEC_STDOUT", out.stdout_text().trim().to_string());
             }
             Action::Http(url) => {
@@ -118,7 +125,11 @@ fn run(ctx: &Context, actions: &[Action], hook: &str) -> Result<Contribution, Pl
 
 fn recurse(n: u64) -> u64 {
     let pad = std::hint::black_box([n; 64]);
-    if n == u64::MAX { pad[0] } else { recurse(n + 1) + pad[1] }
+    if n == u64::MAX {
+        pad[0]
+    } else {
+        recurse(n + 1) + pad[1]
+    }
 }
 
 fn config(ctx: &Context) -> Result<Config, PlugError> {
@@ -131,7 +142,12 @@ impl Plug for Probe {
             .description("test plug")
             .stateful(true)
             .can_resume(true)
-            .hooks(&[Hook::OnStart, Hook::OnResume, Hook::OnPause, Hook::OnTeardown])
+            .hooks(&[
+                Hook::OnStart,
+                Hook::OnResume,
+                Hook::OnPause,
+                Hook::OnTeardown,
+            ])
             .filters_transcript(true)
             .config_schema(r#"{"type":"object","properties":{"filter_tag":{"type":"string"}}}"#)
             .exec(&["echo", "sh"])
@@ -158,7 +174,11 @@ impl Plug for Probe {
     }
 
     fn filter(ctx: &Context, mut entry: TranscriptEntry) -> TranscriptEntry {
-        if let Ok(Config { filter_tag: Some(tag), .. }) = config(ctx) {
+        if let Ok(Config {
+            filter_tag: Some(tag),
+            ..
+        }) = config(ctx)
+        {
             entry.text.push_str(&tag);
         }
         if entry.kind == EntryKind::Notice {

@@ -1,1 +1,160 @@
-fn main() {}
+//! Benchmarks (not timed tests): `cargo bench -p blaise-control`.
+//!
+//! - one clock tick over 10,000 sessions (target ≤ 50 ms);
+//! - p99 latency of a transcript report on loopback at 1,000 entries/s (target ≤ 5 ms).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use blaise_control::clock;
+use blaise_control::config::Config;
+use blaise_control::lifecycle::reports::{self, LifecycleReport};
+use blaise_control::lifecycle::{messages, offers, runners, transact};
+use blaise_control::model::*;
+use blaise_control::server::AppState;
+use blaise_control::store::Store;
+use blaise_control::store::sqlite::SqliteStore;
+
+const SESSIONS: usize = 10_000;
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.3} ms", d.as_secs_f64() * 1000.0)
+}
+
+/// 10,000 sessions: half running (a turn just ended), half paused; returns the store.
+fn populate(store: &dyn Store, cfg: &Config, now: Millis) -> Runner {
+    transact(store, cfg, now, |ctx| {
+        ctx.tx.put_agent(&Agent {
+            name: "a".into(),
+            settings: AgentSettings {
+                inactivity_ms: 600_000,
+                ..AgentSettings::default()
+            },
+            disabled: false,
+            updated_at: now,
+        })?;
+        let (runner, _) = runners::add(ctx, "bench")?;
+        offers::connect(ctx, &runner, "i", &["a".to_string()])?;
+        for i in 0..SESSIONS {
+            let session = messages::new_session(ctx, "a", "hello")?;
+            let run_id = session.current_run_id.clone().unwrap();
+            offers::accept(ctx, &runner, "i", &run_id)?;
+            for (n, report) in [
+                LifecycleReport::Started,
+                LifecycleReport::TurnEnded { message_id: None },
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                reports::apply(ctx, &runner, &run_id, &format!("r{n}"), report)?;
+            }
+            if i % 2 == 0 {
+                reports::apply(ctx, &runner, &run_id, "p", LifecycleReport::Paused)?;
+            }
+        }
+        Ok(runner)
+    })
+    .unwrap()
+}
+
+fn bench_clock_tick() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(&dir.path().join("bench.db")).unwrap();
+    let cfg = Config::default();
+    let t0 = model_now();
+    let setup = Instant::now();
+    populate(&store, &cfg, t0);
+    println!(
+        "clock tick: {SESSIONS} sessions (half running, half paused) created in {:.1}s",
+        setup.elapsed().as_secs_f64()
+    );
+    let mut quiet = Vec::new();
+    for i in 0..30 {
+        let start = Instant::now();
+        let report = clock::tick(&store, &cfg, t0 + 1_000 + i).unwrap();
+        quiet.push(start.elapsed());
+        assert_eq!(report.acted, 0);
+    }
+    quiet.sort();
+    println!(
+        "clock tick, nothing due:        median {}  p99 {}  (target ≤ 50 ms)",
+        ms(percentile(&quiet, 0.5)),
+        ms(percentile(&quiet, 0.99))
+    );
+    // Every running session idle at once: the tick stops 5,000 runs.
+    let start = Instant::now();
+    let report = clock::tick(&store, &cfg, t0 + 3_600_000).unwrap();
+    println!(
+        "clock tick, {} idle runs stopped: {}",
+        report.acted,
+        ms(start.elapsed())
+    );
+}
+
+fn model_now() -> Millis {
+    blaise_control::model::now()
+}
+
+fn bench_transcript_report() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("bench.db")).unwrap();
+        let cfg = Config::default();
+        let now = model_now();
+        let (token, run_id) = transact(&store, &cfg, now, |ctx| {
+            ctx.tx.put_agent(&Agent { name: "a".into(), settings: AgentSettings::default(), disabled: false, updated_at: now })?;
+            let (runner, token) = runners::add(ctx, "bench")?;
+            offers::connect(ctx, &runner, "i", &["a".to_string()])?;
+            let session = messages::new_session(ctx, "a", "hello")?;
+            let run_id = session.current_run_id.clone().unwrap();
+            offers::accept(ctx, &runner, "i", &run_id)?;
+            reports::apply(ctx, &runner, &run_id, "s", LifecycleReport::Started)?;
+            Ok((token, run_id))
+        })
+        .unwrap();
+        let state = AppState::new(Arc::new(store), cfg);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/v1/runner/runs/{run_id}/transcript", listener.local_addr().unwrap());
+        tokio::spawn(blaise_control::server::serve(listener, state));
+        let http = reqwest::Client::new();
+        let total = 5_000;
+        let mut latencies = Vec::with_capacity(total);
+        let mut pace = tokio::time::interval(Duration::from_millis(1));
+        let started = Instant::now();
+        for seq in 1..=total {
+            pace.tick().await;
+            let body = serde_json::json!({ "entries": [{ "seq": seq, "kind": "agent_message", "content": { "text": format!("line {seq} of the agent's answer, with a bit of text to carry") } }] });
+            let t = Instant::now();
+            let resp = http.post(&url).bearer_auth(&token).json(&body).send().await.unwrap();
+            assert!(resp.status().is_success(), "{}", resp.text().await.unwrap());
+            resp.bytes().await.unwrap();
+            latencies.push(t.elapsed());
+        }
+        let rate = total as f64 / started.elapsed().as_secs_f64();
+        latencies.sort();
+        println!(
+            "transcript report, {total} entries at {rate:.0}/s: median {}  p99 {}  max {}  (target p99 ≤ 5 ms)",
+            ms(percentile(&latencies, 0.5)),
+            ms(percentile(&latencies, 0.99)),
+            ms(*latencies.last().unwrap())
+        );
+    });
+}
+
+fn main() {
+    // `cargo test --benches` runs this binary with `--bench`-less args; keep it to real runs.
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    bench_clock_tick();
+    bench_transcript_report();
+}

@@ -1,1 +1,184 @@
-fn main() {}
+//! Plug host benchmarks: no-op hook dispatch, plug load (cold compile vs the
+//! compile cache), instantiation per run, and redaction in the plug against
+//! the same detection run natively. Prints medians; run with
+//! `cargo bench -p blaise-runner --bench host`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use blaise_runner::host::bindings::{EntryKind, RunKind, TranscriptEntry};
+use blaise_runner::host::{
+    Allow, HostOptions, Limits, LoadedPlug, PlugHost, PlugInstance, PlugSetup, RunInfo, grants,
+};
+use blaise_runner::state_store::MemoryStateStore;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn build(dir: &str) -> PathBuf {
+    blaise_runner::cli::build_plug(&root().join(dir), Some(&root().join("target/plugs")))
+        .expect("building a plug")
+}
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn host(cache: &Path) -> PlugHost {
+    PlugHost::new(&HostOptions {
+        cache_dir: cache.to_path_buf(),
+        ..HostOptions::default()
+    })
+    .unwrap()
+}
+
+fn setup(plug: &Arc<LoadedPlug>, config: &str) -> Arc<PlugSetup> {
+    let report = grants::effective(&plug.info.needs, &Allow::default());
+    Arc::new(PlugSetup::new("p", plug.clone(), config.into(), report.effective, Limits::default()))
+}
+
+fn run_info(workspace: &Path) -> Arc<RunInfo> {
+    Arc::new(RunInfo {
+        session_id: "bench".into(),
+        run_id: "r".into(),
+        run_kind: RunKind::Start,
+        workspace: workspace.to_path_buf(),
+        state: Arc::new(MemoryStateStore::default()),
+    })
+}
+
+/// A transcript-like corpus: prose, code, logs, and a few secrets.
+fn corpus(bytes: usize) -> Vec<String> {
+    let parts = [
+        "I'll look at the failing test first. The error says the connection was refused, so the server probably did not start before the client connected. ",
+        "fn main() {\n    let listener = TcpListener::bind(\"127.0.0.1:8080\").unwrap();\n    for stream in listener.incoming() { handle(stream?); }\n}\n",
+        "2026-11-30T06:12:59Z INFO request_id=7f3a2c path=/api/v1/sessions status=200 duration_ms=12\n",
+        "Running `cargo test --release` now; 42 tests passed, 0 failed. The next step is to update the README and open a pull request. ",
+        "export GITHUB_TOKEN=ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789\n",
+        "The database lives at postgres://app:s3cr3tPass@db.internal:5432/app and the cache at redis://cache:6379. ",
+    ];
+    let mut text = String::new();
+    let mut i = 0usize;
+    while text.len() < bytes {
+        // Secrets are rare: one part in ten is a secret-bearing one.
+        let pick = if i % 10 == 9 { 4 + (i / 10) % 2 } else { i % 4 };
+        text.push_str(parts[pick]);
+        i += 1;
+    }
+    text.as_bytes()
+        .chunks(std::env::var("BENCH_CHUNK").ok().and_then(|v| v.parse().ok()).unwrap_or(4096))
+        .map(|c| String::from_utf8_lossy(c).into_owned())
+        .collect()
+}
+
+fn main() {
+    // Backtraces double the cost of traps and errors; none are expected here.
+    unsafe { std::env::remove_var("RUST_BACKTRACE") };
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let noop = build("tests/plugs/noop");
+        let redaction = build("plugs/redaction");
+        let tmp = tempfile::tempdir().unwrap();
+        let workspace = tmp.path().join("ws");
+        std::fs::create_dir(&workspace).unwrap();
+
+        // Plug load: cold (compile) vs from the compile cache.
+        let mut cold = Vec::new();
+        for i in 0..3 {
+            let h = host(&tmp.path().join(format!("cold-{i}")));
+            let t = Instant::now();
+            h.load(&redaction).await.unwrap();
+            cold.push(t.elapsed());
+        }
+        let h = host(&tmp.path().join("warm"));
+        h.load(&redaction).await.unwrap();
+        let mut cached = Vec::new();
+        for _ in 0..200 {
+            let t = Instant::now();
+            let p = h.load(&redaction).await.unwrap();
+            cached.push(t.elapsed());
+            assert_eq!(p.origin, blaise_runner::host::Origin::Cache);
+        }
+        let (cold, cached) = (median(cold), median(cached));
+        println!("plug load, cold compile (redaction):   {:>10.2?}", cold);
+        println!("plug load, from the compile cache:     {:>10.2?}   ({:.0}x faster; target <= 1ms)", cached, cold.as_secs_f64() / cached.as_secs_f64());
+        println!("  allocator: {:?}", h.allocator());
+
+        // Instantiate per run.
+        let noop_plug = h.load(&noop).await.unwrap();
+        let s = setup(&noop_plug, "{}");
+        let run = run_info(&workspace);
+        let mut inst = Vec::new();
+        for _ in 0..2000 {
+            let t = Instant::now();
+            let p = PlugInstance::new(&h, s.clone(), run.clone()).await.unwrap();
+            inst.push(t.elapsed());
+            drop(p);
+        }
+        println!("instantiate per run (noop):            {:>10.2?}   (target <= 100us)", median(inst));
+
+        // No-op hook dispatch, warm.
+        let mut p = PlugInstance::new(&h, s.clone(), run.clone()).await.unwrap();
+        for _ in 0..1000 {
+            p.on_resume().await.unwrap();
+        }
+        let mut batches = Vec::new();
+        for _ in 0..50 {
+            let t = Instant::now();
+            for _ in 0..1000 {
+                p.on_resume().await.unwrap();
+            }
+            batches.push(t.elapsed() / 1000);
+        }
+        println!("no-op hook dispatch, warm:             {:>10.2?}   (target <= 3us)", median(batches));
+
+        // Redaction: the plug against the same detection natively.
+        let chunks = corpus(4 << 20);
+        let total: usize = chunks.iter().map(|c| c.len()).sum();
+        let redaction_plug = h.load(&redaction).await.unwrap();
+        let rs = setup(&redaction_plug, r#"{"literals":["correct-horse-battery"]}"#);
+        let mut rp = PlugInstance::new(&h, rs, run.clone()).await.unwrap();
+        let native = redaction::detect::Redactor::new(&["correct-horse-battery".into()]);
+        let mut wasm_runs = Vec::new();
+        let mut native_runs = Vec::new();
+        let mut wasm_out = Vec::new();
+        let mut native_out = Vec::new();
+        for _ in 0..7 {
+            wasm_out.clear();
+            native_out.clear();
+            let t = Instant::now();
+            for (i, c) in chunks.iter().enumerate() {
+                let e = rp
+                    .filter(TranscriptEntry {
+                        stream_id: format!("m{i}"),
+                        kind: EntryKind::AgentMessage,
+                        text: c.clone(),
+                        last: true,
+                        replay: false,
+                    })
+                    .await
+                    .unwrap();
+                wasm_out.push(e.text);
+            }
+            wasm_runs.push(t.elapsed());
+            // Natively, the same copy in and out that the plug boundary makes.
+            let t = Instant::now();
+            for c in &chunks {
+                let c = c.clone();
+                native_out.push(native.redact(&c).into_owned());
+            }
+            native_runs.push(t.elapsed());
+        }
+        assert_eq!(wasm_out, native_out, "both mask the same secrets the same way");
+        let masked_wasm: usize = wasm_out.iter().map(|t| t.matches("[REDACTED:").count()).sum();
+        let mb = total as f64 / (1 << 20) as f64;
+        let (w, n) = (median(wasm_runs), median(native_runs));
+        let (wt, nt) = (mb / w.as_secs_f64(), mb / n.as_secs_f64());
+        println!("redaction in the plug:                 {:>8.0} MiB/s  ({} secrets masked in {:.1} MiB, 4 KiB entries)", wt, masked_wasm, mb);
+        println!("redaction natively (same code):        {:>8.0} MiB/s", nt);
+        println!("plug / native throughput:              {:>10.2}x   (target >= 0.5x)", wt / nt);
+    });
+}

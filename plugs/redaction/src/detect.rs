@@ -41,6 +41,11 @@ const fn token_table() -> [bool; 256] {
 /// Bytes that can be part of a token-like word.
 static TOKEN: [bool; 256] = token_table();
 
+/// In a redactor's byte classes: the byte can be part of a token.
+const TOKEN_BIT: u8 = 1;
+/// In a redactor's byte classes: a literal starts with this byte.
+const LITERAL_BIT: u8 = 2;
+
 const PEM_BEGIN: &[u8] = b"-----BEGIN ";
 const PEM_END: &[u8] = b"-----END ";
 const PEM_TAIL: &[u8] = b"PRIVATE KEY-----";
@@ -78,27 +83,30 @@ const SECRET_KEYS: &[&[u8]] = &[
 ];
 
 /// Finds and masks secrets: well-known formats and the operator's literals.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Redactor {
     literals: Vec<Vec<u8>>,
-    literal_first: Vec<bool>,
+    /// Per byte value: `TOKEN_BIT`, and `LITERAL_BIT` where a literal starts.
+    class: [u8; 256],
 }
 
 impl Redactor {
     pub fn new(literals: &[String]) -> Redactor {
-        let mut literal_first = vec![false; 256];
+        let mut class = [0u8; 256];
+        for (c, k) in class.iter_mut().enumerate() {
+            if TOKEN[c] {
+                *k = TOKEN_BIT;
+            }
+        }
         let literals: Vec<Vec<u8>> = literals
             .iter()
             .filter(|l| !l.is_empty())
             .map(|l| l.as_bytes().to_vec())
             .collect();
         for l in &literals {
-            literal_first[l[0] as usize] = true;
+            class[l[0] as usize] |= LITERAL_BIT;
         }
-        Redactor {
-            literals,
-            literal_first,
-        }
+        Redactor { literals, class }
     }
 
     /// The text with every secret replaced by `[REDACTED:kind]`; borrowed
@@ -125,28 +133,51 @@ impl Redactor {
     pub fn find(&self, text: &str) -> Vec<Found> {
         let b = text.as_bytes();
         let mut found = Vec::new();
-        let mut word_start = None;
-        let has_literals = !self.literals.is_empty();
-        for (i, &c) in b.iter().enumerate() {
-            if has_literals && self.literal_first[c as usize] {
-                self.literal_at(b, i, &mut found);
+        let mut i = 0;
+        while i < b.len() {
+            i = self.run_end(b, i, false, &mut found);
+            let start = i;
+            i = self.run_end(b, i, true, &mut found);
+            if i - start >= MIN_WORD {
+                word(b, start, i, &mut found);
             }
-            if TOKEN[c as usize] {
-                if word_start.is_none() {
-                    word_start = Some(i);
-                }
-            } else if let Some(s) = word_start.take()
-                && i - s >= MIN_WORD
-            {
-                word(b, s, i, &mut found);
-            }
-        }
-        if let Some(s) = word_start
-            && b.len() - s >= MIN_WORD
-        {
-            word(b, s, b.len(), &mut found);
         }
         resolve_overlaps(found)
+    }
+
+    /// The end of the run of token bytes (`token`) or of separator bytes
+    /// (`!token`) that starts at `i`, checking for literals on the way.
+    ///
+    /// Unrolled by four: the loop header is where wasm engines check their
+    /// deadline, so fewer iterations make the plug's scan nearly as fast as
+    /// the native one.
+    #[inline(always)]
+    fn run_end(&self, b: &[u8], mut i: usize, token: bool, found: &mut Vec<Found>) -> usize {
+        let class = &self.class;
+        let want = if token { TOKEN_BIT } else { 0 };
+        macro_rules! step {
+            ($at:expr) => {{
+                let k = class[b[$at] as usize];
+                if k & LITERAL_BIT != 0 {
+                    self.literal_at(b, $at, found);
+                }
+                if k & TOKEN_BIT != want {
+                    return $at;
+                }
+            }};
+        }
+        while i + 4 <= b.len() {
+            step!(i);
+            step!(i + 1);
+            step!(i + 2);
+            step!(i + 3);
+            i += 4;
+        }
+        while i < b.len() {
+            step!(i);
+            i += 1;
+        }
+        i
     }
 
     fn literal_at(&self, b: &[u8], i: usize, found: &mut Vec<Found>) {

@@ -62,7 +62,10 @@ impl AppState {
         let mut rx = self.changes.subscribe();
         loop {
             rx.borrow_and_update();
-            if let Some(v) = self.write(&mut f)? {
+            // Only an answer wakes the other polls: a poll that found nothing changed nothing
+            // anyone waits for (else two polls would wake each other forever).
+            if let Some(v) = transact(&*self.store, &self.cfg, now(), &mut f)? {
+                self.changed();
                 return Ok(Some(v));
             }
             tokio::select! {

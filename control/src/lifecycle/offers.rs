@@ -210,7 +210,9 @@ pub fn own_run(ctx: &mut Ctx, runner: &Runner, run_id: &str) -> Result<Run> {
     // Contact is recorded at a granularity of a tenth of the heartbeat timeout (at most 1s), so
     // a busy run does not rewrite its record on every request.
     let granularity = (ctx.cfg.heartbeat_timeout_ms / 10).min(1_000);
-    let stale = run.last_contact_at.is_none_or(|t| t + granularity <= ctx.now);
+    let stale = run
+        .last_contact_at
+        .is_none_or(|t| t + granularity <= ctx.now);
     if run.status.is_live() && stale {
         run.first_contact_at.get_or_insert(ctx.now);
         run.last_contact_at = Some(ctx.now);

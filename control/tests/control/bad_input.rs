@@ -381,3 +381,33 @@ async fn transcript_entries_are_idempotent_and_ordered() {
         .collect();
     assert_eq!(texts, vec![json!("one"), json!("two"), json!("three")]);
 }
+
+/// Idle long polls wait quietly: they neither answer early nor wake one another.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_long_polls_do_not_wake_each_other() {
+    let s = Server::start().await;
+    let calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let polls: Vec<_> = (0..3)
+        .map(|_| {
+            let state = s.state.clone();
+            let calls = calls.clone();
+            tokio::spawn(async move {
+                state
+                    .long_poll(Some(400), |_| {
+                        calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        Ok(None::<()>)
+                    })
+                    .await
+                    .unwrap()
+            })
+        })
+        .collect();
+    for p in polls {
+        assert_eq!(p.await.unwrap(), None);
+    }
+    let n = calls.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(
+        n <= 12,
+        "{n} checks for 3 polls of 400ms: they keep waking each other"
+    );
+}

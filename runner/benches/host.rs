@@ -14,7 +14,10 @@ use blaise_runner::host::{
 use blaise_runner::state_store::MemoryStateStore;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn build(dir: &str) -> PathBuf {
@@ -37,7 +40,13 @@ fn host(cache: &Path) -> PlugHost {
 
 fn setup(plug: &Arc<LoadedPlug>, config: &str) -> Arc<PlugSetup> {
     let report = grants::effective(&plug.info.needs, &Allow::default());
-    Arc::new(PlugSetup::new("p", plug.clone(), config.into(), report.effective, Limits::default()))
+    Arc::new(PlugSetup::new(
+        "p",
+        plug.clone(),
+        config.into(),
+        report.effective,
+        Limits::default(),
+    ))
 }
 
 fn run_info(workspace: &Path) -> Arc<RunInfo> {
@@ -51,7 +60,7 @@ fn run_info(workspace: &Path) -> Arc<RunInfo> {
 }
 
 /// A transcript-like corpus: prose, code, logs, and a few secrets.
-fn corpus(bytes: usize) -> Vec<String> {
+fn corpus(bytes: usize, entry_size: usize) -> Vec<String> {
     let parts = [
         "I'll look at the failing test first. The error says the connection was refused, so the server probably did not start before the client connected. ",
         "fn main() {\n    let listener = TcpListener::bind(\"127.0.0.1:8080\").unwrap();\n    for stream in listener.incoming() { handle(stream?); }\n}\n",
@@ -69,7 +78,7 @@ fn corpus(bytes: usize) -> Vec<String> {
         i += 1;
     }
     text.as_bytes()
-        .chunks(std::env::var("BENCH_CHUNK").ok().and_then(|v| v.parse().ok()).unwrap_or(4096))
+        .chunks(entry_size)
         .map(|c| String::from_utf8_lossy(c).into_owned())
         .collect()
 }
@@ -104,7 +113,11 @@ fn main() {
         }
         let (cold, cached) = (median(cold), median(cached));
         println!("plug load, cold compile (redaction):   {:>10.2?}", cold);
-        println!("plug load, from the compile cache:     {:>10.2?}   ({:.0}x faster; target <= 1ms)", cached, cold.as_secs_f64() / cached.as_secs_f64());
+        println!(
+            "plug load, from the compile cache:     {:>10.2?}   ({:.0}x faster; target <= 1ms)",
+            cached,
+            cold.as_secs_f64() / cached.as_secs_f64()
+        );
         println!("  allocator: {:?}", h.allocator());
 
         // Instantiate per run.
@@ -118,7 +131,10 @@ fn main() {
             inst.push(t.elapsed());
             drop(p);
         }
-        println!("instantiate per run (noop):            {:>10.2?}   (target <= 100us)", median(inst));
+        println!(
+            "instantiate per run (noop):            {:>10.2?}   (target <= 100us)",
+            median(inst)
+        );
 
         // No-op hook dispatch, warm.
         let mut p = PlugInstance::new(&h, s.clone(), run.clone()).await.unwrap();
@@ -133,52 +149,83 @@ fn main() {
             }
             batches.push(t.elapsed() / 1000);
         }
-        println!("no-op hook dispatch, warm:             {:>10.2?}   (target <= 3us)", median(batches));
+        println!(
+            "no-op hook dispatch, warm:             {:>10.2?}   (target <= 3us)",
+            median(batches)
+        );
 
-        // Redaction: the plug against the same detection natively.
-        let chunks = corpus(4 << 20);
-        let total: usize = chunks.iter().map(|c| c.len()).sum();
+        // Redaction: the plug against the same detection natively, on
+        // transcript entries of two sizes.
         let redaction_plug = h.load(&redaction).await.unwrap();
-        let rs = setup(&redaction_plug, r#"{"literals":["correct-horse-battery"]}"#);
-        let mut rp = PlugInstance::new(&h, rs, run.clone()).await.unwrap();
-        let native = redaction::detect::Redactor::new(&["correct-horse-battery".into()]);
-        let mut wasm_runs = Vec::new();
-        let mut native_runs = Vec::new();
-        let mut wasm_out = Vec::new();
-        let mut native_out = Vec::new();
-        for _ in 0..7 {
-            wasm_out.clear();
-            native_out.clear();
-            let t = Instant::now();
-            for (i, c) in chunks.iter().enumerate() {
-                let e = rp
-                    .filter(TranscriptEntry {
-                        stream_id: format!("m{i}"),
-                        kind: EntryKind::AgentMessage,
-                        text: c.clone(),
-                        last: true,
-                        replay: false,
-                    })
-                    .await
-                    .unwrap();
-                wasm_out.push(e.text);
-            }
-            wasm_runs.push(t.elapsed());
-            // Natively, the same copy in and out that the plug boundary makes.
-            let t = Instant::now();
-            for c in &chunks {
-                let c = c.clone();
-                native_out.push(native.redact(&c).into_owned());
-            }
-            native_runs.push(t.elapsed());
+        for entry_size in [4 << 10, 64 << 10] {
+            redaction_bench(&h, &redaction_plug, &run, entry_size).await;
         }
-        assert_eq!(wasm_out, native_out, "both mask the same secrets the same way");
-        let masked_wasm: usize = wasm_out.iter().map(|t| t.matches("[REDACTED:").count()).sum();
-        let mb = total as f64 / (1 << 20) as f64;
-        let (w, n) = (median(wasm_runs), median(native_runs));
-        let (wt, nt) = (mb / w.as_secs_f64(), mb / n.as_secs_f64());
-        println!("redaction in the plug:                 {:>8.0} MiB/s  ({} secrets masked in {:.1} MiB, 4 KiB entries)", wt, masked_wasm, mb);
-        println!("redaction natively (same code):        {:>8.0} MiB/s", nt);
-        println!("plug / native throughput:              {:>10.2}x   (target >= 0.5x)", wt / nt);
     });
+}
+
+async fn redaction_bench(
+    h: &PlugHost,
+    redaction_plug: &Arc<LoadedPlug>,
+    run: &Arc<RunInfo>,
+    entry_size: usize,
+) {
+    let chunks = corpus(4 << 20, entry_size);
+    let total: usize = chunks.iter().map(|c| c.len()).sum();
+    let rs = setup(redaction_plug, r#"{"literals":["correct-horse-battery"]}"#);
+    let mut rp = PlugInstance::new(h, rs, run.clone()).await.unwrap();
+    let native = redaction::detect::Redactor::new(&["correct-horse-battery".into()]);
+    let mut wasm_runs = Vec::new();
+    let mut native_runs = Vec::new();
+    let mut wasm_out = Vec::new();
+    let mut native_out = Vec::new();
+    for _ in 0..21 {
+        wasm_out.clear();
+        native_out.clear();
+        let t = Instant::now();
+        for (i, c) in chunks.iter().enumerate() {
+            let e = rp
+                .filter(TranscriptEntry {
+                    stream_id: format!("m{i}"),
+                    kind: EntryKind::AgentMessage,
+                    text: c.clone(),
+                    last: true,
+                    replay: false,
+                })
+                .await
+                .unwrap();
+            wasm_out.push(e.text);
+        }
+        wasm_runs.push(t.elapsed());
+        // Natively, the same copy in and out that the plug boundary makes.
+        let t = Instant::now();
+        for c in &chunks {
+            let c = c.clone();
+            native_out.push(native.redact(&c).into_owned());
+        }
+        native_runs.push(t.elapsed());
+    }
+    assert_eq!(
+        wasm_out, native_out,
+        "both mask the same secrets the same way"
+    );
+    let masked_wasm: usize = wasm_out
+        .iter()
+        .map(|t| t.matches("[REDACTED:").count())
+        .sum();
+    let mb = total as f64 / (1 << 20) as f64;
+    let (w, n) = (median(wasm_runs), median(native_runs));
+    let (wt, nt) = (mb / w.as_secs_f64(), mb / n.as_secs_f64());
+    let kib = entry_size >> 10;
+    println!(
+        "redaction, {kib:>2} KiB entries, in the plug:   {:>8.0} MiB/s  ({} secrets masked in {:.1} MiB)",
+        wt, masked_wasm, mb
+    );
+    println!(
+        "redaction, {kib:>2} KiB entries, natively:      {:>8.0} MiB/s  (same code)",
+        nt
+    );
+    println!(
+        "redaction, {kib:>2} KiB entries, plug / native: {:>10.2}x   (target >= 0.5x)",
+        wt / nt
+    );
 }

@@ -166,12 +166,16 @@ impl Redactor {
                 }
             }};
         }
-        while i + 4 <= b.len() {
+        while i + 8 <= b.len() {
             step!(i);
             step!(i + 1);
             step!(i + 2);
             step!(i + 3);
-            i += 4;
+            step!(i + 4);
+            step!(i + 5);
+            step!(i + 6);
+            step!(i + 7);
+            i += 8;
         }
         while i < b.len() {
             step!(i);

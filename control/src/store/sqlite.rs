@@ -480,3 +480,34 @@ impl Tx for SqliteTx<'_> {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reopened_file_keeps_its_records_and_is_not_migrated_twice() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("blaise.db");
+        {
+            let store = SqliteStore::open(&path).unwrap();
+            let mut tx = store.begin().unwrap();
+            tx.set_admin_token_hash("abc").unwrap();
+            tx.commit().unwrap();
+        }
+        let store = SqliteStore::open(&path).unwrap();
+        let mut tx = store.begin().unwrap();
+        assert_eq!(tx.admin_token_hash().unwrap().as_deref(), Some("abc"));
+    }
+
+    #[test]
+    fn a_dropped_transaction_rolls_back() {
+        let store = SqliteStore::in_memory().unwrap();
+        {
+            let mut tx = store.begin().unwrap();
+            tx.set_admin_token_hash("abc").unwrap();
+        }
+        let mut tx = store.begin().unwrap();
+        assert_eq!(tx.admin_token_hash().unwrap(), None);
+    }
+}

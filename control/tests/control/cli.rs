@@ -2,6 +2,7 @@
 
 use std::process::Command;
 
+use reqwest::Method;
 use serde_json::Value;
 
 use crate::support::*;
@@ -159,4 +160,103 @@ async fn client_commands_need_the_admin_token() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("wrong admin token"));
+}
+
+/// `blaise serve` creates and migrates its database file, prints a new admin token once, and
+/// keeps it (hashed) across restarts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_bootstraps_the_admin_token_and_keeps_its_database() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("blaise.db");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let listen = format!("127.0.0.1:{port}");
+    let url = format!("http://{listen}");
+    let start = || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_blaise"))
+            .args([
+                "serve",
+                "--db",
+                db.to_str().unwrap(),
+                "--listen",
+                &listen,
+                "--check-interval",
+                "100ms",
+            ])
+            .env_remove("BLAISE_TOKEN")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let first_line = |child: &mut std::process::Child| {
+        let mut line = String::new();
+        BufReader::new(child.stdout.as_mut().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        line
+    };
+    let http = reqwest::Client::new();
+    let wait_up = |token: String| {
+        let http = http.clone();
+        let url = url.clone();
+        async move {
+            for _ in 0..200 {
+                if let Ok(resp) = http
+                    .get(format!("{url}/v1/sessions"))
+                    .bearer_auth(&token)
+                    .send()
+                    .await
+                {
+                    return resp.status();
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+            }
+            panic!("blaise serve did not come up on {url}");
+        }
+    };
+
+    let mut server = start();
+    let line = first_line(&mut server);
+    let token = line
+        .split_whitespace()
+        .find(|w| w.starts_with("bla_"))
+        .unwrap_or_else(|| panic!("no token printed: {line:?}"))
+        .to_string();
+    assert_eq!(wait_up(token.clone()).await, reqwest::StatusCode::OK);
+    let client = blaise_control::cli::Client::new(&url, &token);
+    client
+        .call(Method::PUT, "/v1/agents/a", Some(serde_json::json!({})))
+        .await
+        .unwrap();
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert!(db.exists());
+
+    let mut server = start();
+    let line = first_line(&mut server);
+    assert!(
+        line.contains("stored in the database") && !line.contains("bla_"),
+        "{line}"
+    );
+    assert_eq!(
+        wait_up(token.clone()).await,
+        reqwest::StatusCode::OK,
+        "the same token works after a restart"
+    );
+    let agents = client.get("/v1/agents").await.unwrap();
+    assert_eq!(
+        agents["agents"][0]["name"], "a",
+        "the data survived the restart"
+    );
+    assert_eq!(
+        wait_up("bla_wrong".into()).await,
+        reqwest::StatusCode::UNAUTHORIZED
+    );
+    server.kill().unwrap();
+    server.wait().unwrap();
 }

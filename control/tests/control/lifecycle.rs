@@ -388,3 +388,30 @@ async fn the_transcript_follows_the_conversation() {
     let page = follower.await.unwrap();
     assert_eq!(page["entries"][0]["content"]["text"], "done");
 }
+
+/// A message that arrives while the run is pausing waits, and wakes the session once the pause
+/// is reported: a resume run answers it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_during_a_pause_waits_for_the_resume() {
+    let (s, a, _b) = two_runners().await;
+    let id = s.new_session("a", "hello").await;
+    let run = a.take_started("start").await;
+    run.wait_directive("prompt").await;
+    run.turn_ended().await;
+    assert_eq!(run.wait_directive("stop").await["may_resume"], true);
+    let (status, message) = s.send(&id, "wait, one more thing").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        message["state"], "waiting",
+        "a stopping run takes no prompt"
+    );
+    run.ok("paused", json!({})).await;
+    let v = s.show(&id).await;
+    assert_eq!(v["state"], "active");
+    assert_eq!(env_state(&v), "paused");
+    let resume = a.take("resume").await;
+    assert_eq!(
+        resume.wait_directive("prompt").await["text"],
+        "wait, one more thing"
+    );
+}

@@ -415,3 +415,34 @@ async fn a_message_during_a_pause_waits_for_the_resume() {
         "wait, one more thing"
     );
 }
+
+/// A revoked runner's running run goes silent (its token is refused), times out, and the session
+/// continues on another runner in a fresh environment; the old one is listed as orphaned.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_revoked_runners_running_session_moves_to_another_runner() {
+    let (s, a, b) = two_runners().await;
+    let id = s.new_session("a", "hello").await;
+    let run = a.take_started("start").await;
+    let old_env = s.show(&id).await["environment"]["id"].clone();
+    s.ok(Method::POST, "/v1/runners/ra/revoke", Some(json!({})))
+        .await;
+    let (status, _) = run.report("turn_ended", json!({})).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let start = b.take("start").await;
+    assert_eq!(start.assignment["fresh_environment"], true);
+    assert_eq!(
+        start.wait_directive("prompt").await["text"],
+        "hello",
+        "the unanswered message goes along"
+    );
+    let orphaned = s
+        .ok(Method::GET, "/v1/environments?state=orphaned", None)
+        .await;
+    assert_eq!(orphaned["environments"][0]["id"], old_env);
+    assert!(
+        orphaned["environments"][0]["last_error"]
+            .as_str()
+            .unwrap()
+            .contains("revoked")
+    );
+}

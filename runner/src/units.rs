@@ -45,11 +45,11 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
 
 pub fn format_duration(d: Duration) -> String {
     let ms = d.as_millis();
-    if ms % 3_600_000 == 0 && ms > 0 {
+    if ms.is_multiple_of(3_600_000) && ms > 0 {
         format!("{}h", ms / 3_600_000)
-    } else if ms % 60_000 == 0 && ms > 0 {
+    } else if ms.is_multiple_of(60_000) && ms > 0 {
         format!("{}m", ms / 60_000)
-    } else if ms % 1000 == 0 {
+    } else if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else {
         format!("{ms}ms")
@@ -58,7 +58,7 @@ pub fn format_duration(d: Duration) -> String {
 
 pub fn format_size(bytes: u64) -> String {
     for (unit, size) in [("GiB", 1u64 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)] {
-        if bytes >= size && bytes % size == 0 {
+        if bytes >= size && bytes.is_multiple_of(size) {
             return format!("{}{unit}", bytes / size);
         }
     }

@@ -313,16 +313,15 @@ fn token_at(b: &[u8], i: usize, e: usize, found: &mut Vec<Found>) {
                 push(6 + run(6, b64url), "gitlab-token");
             }
         }
-        Some(b'x') => {
+        Some(b'x')
             if t.len() > 5
                 && t.starts_with(b"xox")
                 && matches!(t[3], b'b' | b'p' | b'a' | b'r' | b's')
-                && t[4] == b'-'
-            {
-                let n = run(5, |c| c.is_ascii_alphanumeric() || c == b'-');
-                if n >= 10 {
-                    push(5 + n, "slack-token");
-                }
+                && t[4] == b'-' =>
+        {
+            let n = run(5, |c| c.is_ascii_alphanumeric() || c == b'-');
+            if n >= 10 {
+                push(5 + n, "slack-token");
             }
         }
         Some(b's') => {
@@ -334,20 +333,16 @@ fn token_at(b: &[u8], i: usize, e: usize, found: &mut Vec<Found>) {
                 push(8 + run(8, alnum), "stripe-key");
             }
         }
-        Some(b'r') => {
-            if t.starts_with(b"rk_live_") && run(8, alnum) >= 20 {
-                push(8 + run(8, alnum), "stripe-key");
-            }
+        Some(b'r') if t.starts_with(b"rk_live_") && run(8, alnum) >= 20 => {
+            push(8 + run(8, alnum), "stripe-key");
         }
-        Some(b'e') => {
-            if t.starts_with(b"eyJ") {
-                let h = run(0, b64url);
-                if h > 10 && t.get(h) == Some(&b'.') {
-                    let p = run(h + 1, b64url);
-                    if p > 10 && t.get(h + 1 + p) == Some(&b'.') {
-                        let sig = run(h + 2 + p, b64url);
-                        push(h + 2 + p + sig, "jwt");
-                    }
+        Some(b'e') if t.starts_with(b"eyJ") => {
+            let h = run(0, b64url);
+            if h > 10 && t.get(h) == Some(&b'.') {
+                let p = run(h + 1, b64url);
+                if p > 10 && t.get(h + 1 + p) == Some(&b'.') {
+                    let sig = run(h + 2 + p, b64url);
+                    push(h + 2 + p + sig, "jwt");
                 }
             }
         }

@@ -9,7 +9,12 @@ impl Plug for Noop {
     fn describe() -> PlugInfo {
         PlugInfo::builder("noop", env!("CARGO_PKG_VERSION"))
             .can_resume(true)
-            .hooks(&[Hook::OnStart, Hook::OnResume, Hook::OnPause, Hook::OnTeardown])
+            .hooks(&[
+                Hook::OnStart,
+                Hook::OnResume,
+                Hook::OnPause,
+                Hook::OnTeardown,
+            ])
             .build()
     }
 }

@@ -13,4 +13,5 @@ pub mod model;
 pub mod protocol;
 pub mod server;
 pub mod store;
+pub mod timefmt;
 pub mod views;

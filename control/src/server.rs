@@ -196,6 +196,24 @@ pub async fn bind_and_serve(addr: SocketAddr, state: AppState) -> anyhow::Result
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
     tracing::info!("listening on http://{}", listener.local_addr()?);
-    serve(listener, state).await?;
+    tokio::select! {
+        served = serve(listener, state) => served?,
+        _ = shutdown_signal() => tracing::info!("shutting down"),
+    }
     Ok(())
+}
+
+/// SIGINT or SIGTERM. Every transition is committed when its request is answered, so stopping
+/// between requests loses nothing.
+async fn shutdown_signal() {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = async {
+            match term.as_mut() {
+                Some(t) => { t.recv().await; }
+                None => std::future::pending::<()>().await,
+            }
+        } => {}
+    }
 }

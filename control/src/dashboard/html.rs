@@ -22,28 +22,7 @@ pub fn esc(text: &str) -> String {
 
 /// A time, shown in UTC and rewritten to local time by the page's script.
 pub fn time(ms: Millis) -> String {
-    let secs = ms.div_euclid(1000);
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "<time datetime=\"{ms}\">{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC</time>",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
-/// Days since 1970-01-01 to (year, month, day) (Howard Hinnant's algorithm).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
+    format!("<time datetime=\"{ms}\">{}</time>", crate::timefmt::utc(ms))
 }
 
 /// A state as a labelled badge (`class="state state-orphaned"`).
@@ -64,7 +43,7 @@ pub fn page(title: &str, body: &str) -> String {
     let mut out = String::new();
     let _ = write!(
         out,
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{} · Blaise</title><style>{STYLE}</style></head><body><nav><a href=\"/\">Blaise</a></nav>{body}<script>{SCRIPT}</script></body></html>",
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"15\"><title>{} · Blaise</title><style>{STYLE}</style></head><body><nav><a href=\"/\">Blaise</a></nav>{body}<script>{SCRIPT}</script></body></html>",
         esc(title)
     );
     out
@@ -92,8 +71,10 @@ mod tests {
     }
 
     #[test]
-    fn formats_utc_times() {
-        assert!(time(0).contains("1970-01-01 00:00:00 UTC"));
-        assert!(time(1_700_000_000_000).contains("2023-11-14 22:13:20 UTC"));
+    fn times_carry_their_instant_for_the_script() {
+        assert_eq!(
+            time(0),
+            "<time datetime=\"0\">1970-01-01 00:00:00 UTC</time>"
+        );
     }
 }

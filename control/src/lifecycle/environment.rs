@@ -61,6 +61,7 @@ pub fn teardown_failed(
     if environment.teardown_attempts >= ctx.cfg.teardown_attempts {
         environment.state = EnvironmentState::Orphaned;
         environment.next_teardown_at = None;
+        tracing::warn!(environment = %environment.id, session = %session.id, error, "environment orphaned");
         ctx.notice(
             &session.id,
             &format!(

@@ -105,6 +105,7 @@ impl Ctx<'_> {
         if session.state.is_ended() {
             return;
         }
+        tracing::info!(session = %session.id, %state, reason, "session ended");
         session.state = state;
         session.ended_at = Some(self.now);
         session.end_reason = Some(reason.to_string());

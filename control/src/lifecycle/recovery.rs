@@ -9,6 +9,7 @@ use crate::model::*;
 
 /// Recovers the session after `run` (already ended) died for `reason`.
 pub fn recover(ctx: &mut Ctx, session: &mut Session, run: &Run, reason: &str) -> Result<()> {
+    tracing::warn!(session = %session.id, run = %run.id, reason, "run died");
     if run.kind == RunKind::Teardown {
         return teardown_failed(ctx, session, &run.environment_id, reason);
     }

@@ -326,7 +326,7 @@ fn failed(
         // The environment is broken: tear it down and answer the waiting message in a new one.
         session.recreate_environment = true;
         ctx.notice(&session.id, &format!("The resume failed before the agent started ({error}); the environment is torn down and recreated."))?;
-    } else {
+    } else if !session.state.is_ended() {
         ctx.end_session(
             session,
             SessionState::Failed,

@@ -40,6 +40,7 @@ pub fn offer_run(
         fresh_environment,
     };
     ctx.tx.put_run(&run)?;
+    tracing::info!(session = %session.id, run = %run.id, %kind, environment = environment_id, "run offered");
     session.current_run_id = Some(run.id.clone());
     session.run_serving = false;
     if kind != RunKind::Teardown {

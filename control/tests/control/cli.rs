@@ -257,6 +257,15 @@ async fn serve_bootstraps_the_admin_token_and_keeps_its_database() {
         wait_up("bla_wrong".into()).await,
         reqwest::StatusCode::UNAUTHORIZED
     );
-    server.kill().unwrap();
-    server.wait().unwrap();
+    // SIGTERM stops it cleanly.
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &server.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = server.wait().unwrap();
+    assert!(
+        status.success(),
+        "blaise serve exited with {status} on SIGTERM"
+    );
 }

@@ -119,15 +119,15 @@ impl PlugChain {
         errors
     }
 
-    /// Passes an entry through every filtering plug in declaration order. A
-    /// failing filter fails the entry: it must not leave the runner unfiltered.
+    /// Passes entries through every filtering plug in declaration order. A
+    /// failing filter fails the entries: they must not leave the runner unfiltered.
     pub async fn filter(
         &mut self,
-        mut entry: TranscriptEntry,
-    ) -> Result<TranscriptEntry, HookError> {
+        mut entries: Vec<TranscriptEntry>,
+    ) -> Result<Vec<TranscriptEntry>, HookError> {
         for plug in &mut self.plugs {
-            entry = plug.filter(entry).await?;
+            entries = plug.filter(entries).await?;
         }
-        Ok(entry)
+        Ok(entries)
     }
 }

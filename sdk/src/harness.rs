@@ -195,7 +195,8 @@ impl Harness {
             last,
             replay: false,
         };
-        Ok(self.runtime.block_on(instance.filter(entry))?.text)
+        let mut out = self.runtime.block_on(instance.filter(vec![entry]))?;
+        Ok(out.remove(0).text)
     }
 
     fn new_run(&mut self, kind: RunKind) -> Result<PlugInstance, HookError> {

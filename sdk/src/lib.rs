@@ -103,6 +103,8 @@ pub trait Plug {
     }
 
     /// Filter one transcript entry (only called with `filters_transcript`).
+    /// Entries arrive in order; a batch from the runner is handed over one
+    /// entry at a time.
     fn filter(_ctx: &Context, entry: TranscriptEntry) -> TranscriptEntry {
         entry
     }
@@ -145,8 +147,14 @@ macro_rules! export_plug {
         }
 
         impl $crate::bindings::exports::blaise::plug::transcript::Guest for __BlaisePlugExport {
-            fn filter(ctx: $crate::Context, entry: $crate::TranscriptEntry) -> $crate::TranscriptEntry {
-                <$plug as $crate::Plug>::filter(&ctx, entry)
+            fn filter(
+                ctx: $crate::Context,
+                entries: Vec<$crate::TranscriptEntry>,
+            ) -> Vec<$crate::TranscriptEntry> {
+                entries
+                    .into_iter()
+                    .map(|entry| <$plug as $crate::Plug>::filter(&ctx, entry))
+                    .collect()
             }
         }
 

@@ -100,14 +100,14 @@ enum Call {
     Resume,
     Pause(PauseInfo),
     Teardown(TeardownInfo),
-    Filter(TranscriptEntry),
+    Filter(Vec<TranscriptEntry>),
 }
 
 enum Answer {
     Info(PlugInfo),
     Contribution(Contribution),
     Done,
-    Entry(TranscriptEntry),
+    Entries(Vec<TranscriptEntry>),
 }
 
 impl PlugInstance {
@@ -238,15 +238,26 @@ impl PlugInstance {
         Ok(())
     }
 
-    /// Passes a transcript entry through the plug's filter (unchanged if the
-    /// plug does not filter).
-    pub async fn filter(&mut self, entry: TranscriptEntry) -> Result<TranscriptEntry, HookError> {
-        if !self.info().filters_transcript {
-            return Ok(entry);
+    /// Passes transcript entries through the plug's filter (unchanged if the
+    /// plug does not filter). The plug must answer with as many entries.
+    pub async fn filter(
+        &mut self,
+        entries: Vec<TranscriptEntry>,
+    ) -> Result<Vec<TranscriptEntry>, HookError> {
+        if !self.info().filters_transcript || entries.is_empty() {
+            return Ok(entries);
         }
-        match self.call("transcript filter", Call::Filter(entry)).await? {
-            Answer::Entry(entry) => Ok(entry),
-            _ => unreachable!("filter answers with an entry"),
+        let sent = entries.len();
+        match self.call("transcript filter", Call::Filter(entries)).await? {
+            Answer::Entries(entries) if entries.len() == sent => Ok(entries),
+            Answer::Entries(entries) => Err(self.error(
+                "transcript filter",
+                Failure::Host(format!(
+                    "returned {} entries for {sent}: a filter must answer each entry",
+                    entries.len()
+                )),
+            )),
+            _ => unreachable!("filter answers with entries"),
         }
     }
 
@@ -450,9 +461,9 @@ async fn invoke(
             .call_on_teardown(&mut *store, ctx, &info)
             .await?
             .map(|()| Answer::Done),
-        Call::Filter(entry) => Ok(Answer::Entry(
+        Call::Filter(entries) => Ok(Answer::Entries(
             plug.blaise_plug_transcript()
-                .call_filter(&mut *store, ctx, &entry)
+                .call_filter(&mut *store, ctx, &entries)
                 .await?,
         )),
     })

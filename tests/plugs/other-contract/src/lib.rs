@@ -1,7 +1,8 @@
 //! A plug built against a contract version the runner does not implement
-//! (its own copy of the WIT, at 0.2.0): loading it must fail naming both versions.
+//! (the repository's WIT with its version bumped to 0.2.0 by `build.rs`):
+//! loading it must fail naming both versions.
 
-wit_bindgen::generate!({ path: "wit", world: "plug" });
+wit_bindgen::generate!({ path: concat!(env!("OUT_DIR"), "/wit"), world: "plug" });
 
 use exports::blaise::plug::hooks::{
     Context, Contribution, Guest, PauseInfo, PlugError, PlugInfo, TeardownInfo,
@@ -52,9 +53,9 @@ impl Guest for Future {
 impl Transcript for Future {
     fn filter(
         _: exports::blaise::plug::transcript::Context,
-        entry: TranscriptEntry,
-    ) -> TranscriptEntry {
-        entry
+        entries: Vec<TranscriptEntry>,
+    ) -> Vec<TranscriptEntry> {
+        entries
     }
 }
 

@@ -1,0 +1,353 @@
+//! The contract round-trips through every hook, in the right order, with
+//! best-effort pause and teardown and isolated state. Real wasmtime, real
+//! compiled plugs (`tests/plugs/probe`).
+
+use std::sync::Arc;
+
+use blaise_runner::chain::{Launch, PlugChain};
+use blaise_runner::host::bindings::{EntryKind, PauseInfo, RunKind, TeardownInfo, TranscriptEntry};
+use blaise_runner::host::{Allow, Failure, Limits, PlugInstance};
+use blaise_runner::state_store::{MemoryStateStore, SqliteStateStore, StateStore};
+use blaise_tests::{host_in, plug, run, setup};
+use serde_json::json;
+
+fn calls(workspace: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(workspace.join("calls.log"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| {
+            let mut parts = l.split(' ');
+            format!("{} {}", parts.next().unwrap(), parts.next().unwrap())
+        })
+        .collect()
+}
+
+fn recorder(id: &str) -> serde_json::Value {
+    json!({
+        "on_start": [{"record": id}],
+        "on_resume": [{"record": id}],
+        "on_pause": [{"record": id}],
+        "on_teardown": [{"record": id}],
+    })
+}
+
+#[tokio::test]
+async fn every_hook_round_trips_and_the_chain_keeps_its_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let host = host_in(&tmp.path().join("cache"));
+    let probe = host.load(&plug("tests/plugs/probe")).await.unwrap();
+    let workspace = tmp.path().join("ws");
+    std::fs::create_dir(&workspace).unwrap();
+    let state: Arc<dyn StateStore> = Arc::new(MemoryStateStore::default());
+
+    let mut a = recorder("a");
+    a["on_start"].as_array_mut().unwrap().extend([
+        json!({"env": ["SHARED", "from-a"]}),
+        json!({"env": ["A", "1"]}),
+        json!({"workdir": "/from-a"}),
+        json!({"prefix": ["outer", "--flag"]}),
+    ]);
+    let mut b = recorder("b");
+    b["on_start"].as_array_mut().unwrap().extend([
+        json!({"env": ["SHARED", "from-b"]}),
+        json!({"prefix": ["inner"]}),
+    ]);
+    b["filter_tag"] = json!("+b");
+    let mut c = recorder("c");
+    c["on_start"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"workdir": "/from-c"}));
+    c["filter_tag"] = json!("+c");
+    let setups = [
+        setup("a", &probe, a, Allow::default(), Limits::default()),
+        setup("b", &probe, b, Allow::default(), Limits::default()),
+        setup("c", &probe, c, Allow::default(), Limits::default()),
+    ];
+
+    let mut chain = PlugChain::new(
+        &host,
+        &setups,
+        run("s1", RunKind::Start, &workspace, state.clone()),
+    )
+    .await
+    .unwrap();
+    let launch = chain.start().await.unwrap();
+    assert_eq!(
+        launch,
+        Launch {
+            env: vec![("A".into(), "1".into()), ("SHARED".into(), "from-b".into())],
+            working_dir: Some("/from-c".into()),
+            command_prefix: vec!["outer".into(), "--flag".into(), "inner".into()],
+        }
+    );
+    assert_eq!(
+        launch.command(&["agent".into()]),
+        ["outer", "--flag", "inner", "agent"]
+    );
+
+    let entry = |text: &str, kind| TranscriptEntry {
+        stream_id: "m".into(),
+        kind,
+        text: text.into(),
+        last: true,
+        replay: false,
+    };
+    let out = chain
+        .filter(vec![
+            entry("hi", EntryKind::AgentMessage),
+            entry("note", EntryKind::Notice),
+        ])
+        .await
+        .unwrap();
+    let texts: Vec<&str> = out.iter().map(|e| e.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        ["hi+b+c", "NOTE+B+C"],
+        "filters run in declaration order, over a batch in order"
+    );
+
+    let errors = chain
+        .pause(&PauseInfo {
+            reason: "idle".into(),
+            may_resume: false,
+        })
+        .await;
+    assert!(errors.is_empty(), "{errors:?}");
+    let errors = chain
+        .teardown(&TeardownInfo {
+            reason: "closed".into(),
+            right_after_pause: true,
+        })
+        .await;
+    assert!(errors.is_empty(), "{errors:?}");
+
+    assert_eq!(
+        calls(&workspace),
+        [
+            "a start",
+            "b start",
+            "c start",
+            "c pause:idle:false",
+            "b pause:idle:false",
+            "a pause:idle:false",
+            "c teardown:closed:true",
+            "b teardown:closed:true",
+            "a teardown:closed:true",
+        ]
+    );
+    let log = std::fs::read_to_string(workspace.join("calls.log")).unwrap();
+    assert!(
+        log.lines().all(|l| l.contains("Start")),
+        "context carries the run kind: {log}"
+    );
+}
+
+#[tokio::test]
+async fn pause_and_teardown_are_best_effort_and_name_the_failing_plug() {
+    let tmp = tempfile::tempdir().unwrap();
+    let host = host_in(&tmp.path().join("cache"));
+    let probe = host.load(&plug("tests/plugs/probe")).await.unwrap();
+    let workspace = tmp.path().join("ws");
+    std::fs::create_dir(&workspace).unwrap();
+    let state: Arc<dyn StateStore> = Arc::new(MemoryStateStore::default());
+
+    let mut b = recorder("b");
+    b["on_pause"] = json!([{"record": "b"}, {"fail": "cannot stop the widget"}]);
+    b["on_teardown"] = json!([{"panic": "teardown exploded"}]);
+    let setups = [
+        setup(
+            "a",
+            &probe,
+            recorder("a"),
+            Allow::default(),
+            Limits::default(),
+        ),
+        setup("b", &probe, b, Allow::default(), Limits::default()),
+        setup(
+            "c",
+            &probe,
+            recorder("c"),
+            Allow::default(),
+            Limits::default(),
+        ),
+    ];
+    let mut chain = PlugChain::new(
+        &host,
+        &setups,
+        run("s1", RunKind::Resume, &workspace, state),
+    )
+    .await
+    .unwrap();
+    chain.resume().await.unwrap();
+    let errors = chain
+        .pause(&PauseInfo {
+            reason: "timeout".into(),
+            may_resume: false,
+        })
+        .await;
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].plug_id, "b");
+    assert_eq!(
+        errors[0].to_string(),
+        "plug `b` failed in on-pause: cannot stop the widget"
+    );
+    let errors = chain
+        .teardown(&TeardownInfo {
+            reason: "failed".into(),
+            right_after_pause: true,
+        })
+        .await;
+    assert_eq!(errors.len(), 1);
+    assert!(
+        errors[0]
+            .to_string()
+            .starts_with("plug `b` failed in on-teardown: crashed (panic or abort)"),
+        "{}",
+        errors[0]
+    );
+    assert!(
+        errors[0].to_string().contains("teardown exploded"),
+        "the panic message is reported: {}",
+        errors[0]
+    );
+    assert_eq!(
+        calls(&workspace),
+        [
+            "a resume",
+            "b resume",
+            "c resume",
+            "c pause:timeout:false",
+            "b pause:timeout:false",
+            "a pause:timeout:false",
+            "c teardown:failed:true",
+            "a teardown:failed:true",
+        ]
+    );
+}
+
+#[tokio::test]
+async fn start_stops_at_the_first_failure_naming_plug_and_field() {
+    let tmp = tempfile::tempdir().unwrap();
+    let host = host_in(&tmp.path().join("cache"));
+    let probe = host.load(&plug("tests/plugs/probe")).await.unwrap();
+    let workspace = tmp.path().join("ws");
+    std::fs::create_dir(&workspace).unwrap();
+    let state: Arc<dyn StateStore> = Arc::new(MemoryStateStore::default());
+    let setups = [
+        setup(
+            "a",
+            &probe,
+            recorder("a"),
+            Allow::default(),
+            Limits::default(),
+        ),
+        setup(
+            "b",
+            &probe,
+            json!({"on_start": [{"fail_field": ["repo", "no such repository"]}]}),
+            Allow::default(),
+            Limits::default(),
+        ),
+        setup(
+            "c",
+            &probe,
+            recorder("c"),
+            Allow::default(),
+            Limits::default(),
+        ),
+    ];
+    let mut chain = PlugChain::new(&host, &setups, run("s1", RunKind::Start, &workspace, state))
+        .await
+        .unwrap();
+    let err = chain.start().await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "plug `b` failed in on-start: `with.repo`: no such repository"
+    );
+    assert_eq!(calls(&workspace), ["a start"]);
+}
+
+#[tokio::test]
+async fn state_is_isolated_by_plug_and_session_and_kept_only_on_success() {
+    let tmp = tempfile::tempdir().unwrap();
+    let host = host_in(&tmp.path().join("cache"));
+    let probe = host.load(&plug("tests/plugs/probe")).await.unwrap();
+    let workspace = tmp.path().join("ws");
+    std::fs::create_dir(&workspace).unwrap();
+    let db = tmp.path().join("state.db");
+    let state: Arc<dyn StateStore> = Arc::new(SqliteStateStore::open(&db).unwrap());
+
+    let writer = |value: &str| {
+        json!({
+            "on_start": [{"set": ["box", value]}, {"env_from_state": "box"}],
+            "on_resume": [{"env_from_state": "box"}],
+            "on_pause": [{"set": ["box", "overwritten"]}, {"fail": "pause failed after writing"}],
+        })
+    };
+    // Two plugs of session s1 with their own values, and the same plug id in s2.
+    for (session, id, value) in [
+        ("s1", "one", "1"),
+        ("s1", "two", "2"),
+        ("s2", "one", "other-session"),
+    ] {
+        let s = setup(
+            id,
+            &probe,
+            writer(value),
+            Allow::default(),
+            Limits::default(),
+        );
+        let mut p = PlugInstance::new(
+            &host,
+            s,
+            run(session, RunKind::Start, &workspace, state.clone()),
+        )
+        .await
+        .unwrap();
+        let c = p.on_start().await.unwrap();
+        assert_eq!(
+            c.env,
+            [("box".to_string(), value.to_string())],
+            "reads see the hook's own writes"
+        );
+        let err = p
+            .on_pause(PauseInfo {
+                reason: "idle".into(),
+                may_resume: true,
+            })
+            .await
+            .unwrap_err();
+        assert!(matches!(err.failure, Failure::Plug { .. }));
+    }
+    // A resume in a fresh store (as another runner process would) sees only
+    // its own committed value: the failed pause's write was dropped.
+    let reopened: Arc<dyn StateStore> = Arc::new(SqliteStateStore::open(&db).unwrap());
+    for (session, id, value) in [
+        ("s1", "one", "1"),
+        ("s1", "two", "2"),
+        ("s2", "one", "other-session"),
+        ("s3", "one", "-"),
+    ] {
+        let s = setup(
+            id,
+            &probe,
+            writer("unused"),
+            Allow::default(),
+            Limits::default(),
+        );
+        let mut p = PlugInstance::new(
+            &host,
+            s,
+            run(session, RunKind::Resume, &workspace, reopened.clone()),
+        )
+        .await
+        .unwrap();
+        let c = p.on_resume().await.unwrap();
+        assert_eq!(
+            c.env,
+            [("box".to_string(), value.to_string())],
+            "{session}/{id}"
+        );
+    }
+}

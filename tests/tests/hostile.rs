@@ -1,0 +1,379 @@
+//! Hostile plugs are contained: each misbehaviour fails the hook with an error
+//! naming the plug, and the host (and the same plug, re-instantiated) keeps
+//! working. Real wasmtime, real compiled plugs.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use blaise_runner::host::bindings::RunKind;
+use blaise_runner::host::{Allow, Failure, HookError, Limits, PlugHost, PlugInstance};
+use blaise_runner::state_store::{MemoryStateStore, StateStore};
+use blaise_tests::{host_in, plug, run, setup};
+use serde_json::{Value, json};
+
+struct World {
+    _tmp: tempfile::TempDir,
+    host: Arc<PlugHost>,
+    workspace: std::path::PathBuf,
+    state: Arc<MemoryStateStore>,
+}
+
+async fn world() -> World {
+    let tmp = tempfile::tempdir().unwrap();
+    let host = host_in(&tmp.path().join("cache"));
+    let workspace = tmp.path().join("ws");
+    std::fs::create_dir(&workspace).unwrap();
+    World {
+        _tmp: tmp,
+        host,
+        workspace,
+        state: Arc::new(MemoryStateStore::default()),
+    }
+}
+
+/// Runs `on_start` with the given actions; then proves the instance still
+/// works by running a harmless `on_resume` on it.
+async fn attack(w: &World, actions: Value, allow: Allow, limits: Limits) -> HookError {
+    let probe = w.host.load(&plug("tests/plugs/probe")).await.unwrap();
+    let config = json!({"on_start": actions, "on_resume": [{"env": ["ALIVE", "yes"]}]});
+    let s = setup("hostile", &probe, config, allow, limits);
+    let state: Arc<dyn StateStore> = w.state.clone();
+    let mut p = PlugInstance::new(&w.host, s, run("s1", RunKind::Start, &w.workspace, state))
+        .await
+        .unwrap();
+    let err = p.on_start().await.unwrap_err();
+    assert_eq!(err.plug_id, "hostile");
+    assert!(
+        err.to_string()
+            .starts_with("plug `hostile` failed in on-start: "),
+        "{err}"
+    );
+    let c = p
+        .on_resume()
+        .await
+        .expect("the plug works again after being contained");
+    assert_eq!(c.env, [("ALIVE".to_string(), "yes".to_string())]);
+    err
+}
+
+fn limits(deadline_ms: u64, memory_mb: u64) -> Limits {
+    Limits {
+        hook_deadline: Duration::from_millis(deadline_ms),
+        memory: memory_mb << 20,
+        ..Limits::default()
+    }
+}
+
+#[tokio::test]
+async fn an_infinite_loop_is_stopped_at_the_deadline() {
+    let w = world().await;
+    let t = Instant::now();
+    let err = attack(
+        &w,
+        json!([{"spin": null}]),
+        Allow::default(),
+        limits(300, 64),
+    )
+    .await;
+    assert_eq!(err.failure, Failure::Deadline(Duration::from_millis(300)));
+    assert!(err.to_string().contains("hook deadline of 300ms"), "{err}");
+    assert!(
+        t.elapsed() < Duration::from_secs(5),
+        "stopped promptly: {:?}",
+        t.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn a_memory_hog_hits_its_cap() {
+    let w = world().await;
+    let err = attack(
+        &w,
+        json!([{"alloc_mb": 512}]),
+        Allow::default(),
+        limits(10_000, 32),
+    )
+    .await;
+    assert!(
+        matches!(err.failure, Failure::MemoryCap { cap, .. } if cap == 32 << 20),
+        "{err}"
+    );
+    assert!(err.to_string().contains("past its cap of 32MiB"), "{err}");
+}
+
+#[tokio::test]
+async fn a_stack_overflow_is_contained() {
+    let w = world().await;
+    let err = attack(
+        &w,
+        json!([{"recurse": null}]),
+        Allow::default(),
+        limits(10_000, 64),
+    )
+    .await;
+    // A Rust plug overflows its shadow stack in linear memory (a trap on an
+    // out-of-bounds access) before wasmtime's own stack limit is reached.
+    assert!(
+        err.failure == Failure::StackOverflow || err.to_string().contains("stack overflow"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn a_panic_is_reported_with_its_message() {
+    let w = world().await;
+    let err = attack(
+        &w,
+        json!([{"panic": "something broke"}]),
+        Allow::default(),
+        Limits::default(),
+    )
+    .await;
+    assert!(matches!(err.failure, Failure::Trap { .. }), "{err}");
+    assert!(err.to_string().contains("something broke"), "{err}");
+}
+
+#[tokio::test]
+async fn exec_needs_both_keys() {
+    let w = world().await;
+    // The plug asks for `echo` and `sh`; the operator grants `echo` only.
+    let allow = Allow {
+        exec: vec!["echo".into()],
+        http: vec![],
+    };
+    let err = attack(
+        &w,
+        json!([{"exec": ["sh", "-c", "id"]}]),
+        allow.clone(),
+        Limits::default(),
+    )
+    .await;
+    assert!(
+        err.to_string()
+            .contains("exec denied: `sh` is not granted to this plug (granted: echo)"),
+        "{err}"
+    );
+    // Granted by the operator but never asked for by the plug: still denied.
+    let allow_cat = Allow {
+        exec: vec!["cat".into()],
+        http: vec![],
+    };
+    let err = attack(
+        &w,
+        json!([{"exec": ["cat", "/etc/passwd"]}]),
+        allow_cat,
+        Limits::default(),
+    )
+    .await;
+    assert!(err.to_string().contains("exec denied: `cat`"), "{err}");
+    // A granted program runs, and a path is not the granted name.
+    let err = attack(
+        &w,
+        json!([{"exec": ["/bin/echo", "x"]}]),
+        allow.clone(),
+        Limits::default(),
+    )
+    .await;
+    assert!(
+        err.to_string().contains("exec denied: `/bin/echo`"),
+        "{err}"
+    );
+
+    let probe = w.host.load(&plug("tests/plugs/probe")).await.unwrap();
+    let s = setup(
+        "granted",
+        &probe,
+        json!({"on_start": [{"exec": ["echo", "hello from the host"]}]}),
+        allow,
+        Limits::default(),
+    );
+    let state: Arc<dyn StateStore> = w.state.clone();
+    let mut p = PlugInstance::new(&w.host, s, run("s1", RunKind::Start, &w.workspace, state))
+        .await
+        .unwrap();
+    let c = p.on_start().await.unwrap();
+    assert_eq!(
+        c.env,
+        [("EXEC_STDOUT".to_string(), "hello from the host".to_string())]
+    );
+}
+
+#[tokio::test]
+async fn files_outside_the_workspace_cannot_be_read() {
+    let w = world().await;
+    std::fs::write(w.workspace.join("inside.txt"), "mine").unwrap();
+    let secret = w._tmp.path().join("outside.txt");
+    std::fs::write(&secret, "not yours").unwrap();
+    for path in [
+        secret.to_string_lossy().into_owned(),
+        "/etc/passwd".into(),
+        format!("{}/../outside.txt", w.workspace.display()),
+    ] {
+        let err = attack(
+            &w,
+            json!([{"read_file": path}]),
+            Allow::default(),
+            Limits::default(),
+        )
+        .await;
+        assert!(
+            err.to_string().contains(&format!("cannot read {path}")),
+            "{err}"
+        );
+    }
+    let probe = w.host.load(&plug("tests/plugs/probe")).await.unwrap();
+    let inside = format!("{}/inside.txt", w.workspace.display());
+    let s = setup(
+        "reader",
+        &probe,
+        json!({"on_start": [{"read_file": inside}]}),
+        Allow::default(),
+        Limits::default(),
+    );
+    let state: Arc<dyn StateStore> = w.state.clone();
+    let mut p = PlugInstance::new(&w.host, s, run("s1", RunKind::Start, &w.workspace, state))
+        .await
+        .unwrap();
+    assert_eq!(
+        p.on_start().await.unwrap().env,
+        [("FILE".to_string(), "mine".to_string())]
+    );
+}
+
+#[tokio::test]
+async fn http_only_reaches_granted_hosts() {
+    let w = world().await;
+    // A real HTTP server on loopback, so that "granted" really connects.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        for stream in listener.incoming().take(1) {
+            let mut stream = stream.unwrap();
+            let mut buf = [0u8; 1024];
+            let _ = stream.read(&mut buf);
+            let _ = stream.write_all(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n");
+        }
+    });
+    let url = format!("http://127.0.0.1:{port}/");
+    // Asked for by the plug (127.0.0.1) but not granted by the operator.
+    let err = attack(
+        &w,
+        json!([{"http": url}]),
+        Allow::default(),
+        Limits::default(),
+    )
+    .await;
+    assert!(
+        err.to_string()
+            .contains(&format!("http denied: 127.0.0.1:{port} is not granted")),
+        "{err}"
+    );
+    // Granted by the operator, never asked for by the plug.
+    let other = Allow {
+        exec: vec![],
+        http: vec!["localhost".into()],
+    };
+    let err = attack(
+        &w,
+        json!([{"http": format!("http://localhost:{port}/")}]),
+        other,
+        Limits::default(),
+    )
+    .await;
+    assert!(err.to_string().contains("http denied: localhost"), "{err}");
+    // Both keys: the request goes through.
+    let probe = w.host.load(&plug("tests/plugs/probe")).await.unwrap();
+    let allow = Allow {
+        exec: vec![],
+        http: vec!["127.0.0.1".into()],
+    };
+    let s = setup(
+        "fetcher",
+        &probe,
+        json!({"on_start": [{"http": url}]}),
+        allow,
+        Limits::default(),
+    );
+    let state: Arc<dyn StateStore> = w.state.clone();
+    let mut p = PlugInstance::new(&w.host, s, run("s1", RunKind::Start, &w.workspace, state))
+        .await
+        .unwrap();
+    assert_eq!(
+        p.on_start().await.unwrap().env,
+        [("HTTP_STATUS".to_string(), "204".to_string())]
+    );
+}
+
+#[tokio::test]
+async fn a_log_flood_is_cut_short() {
+    let w = world().await;
+    let probe = w.host.load(&plug("tests/plugs/probe")).await.unwrap();
+    let lim = Limits {
+        log_lines: 100,
+        ..Limits::default()
+    };
+    let s = setup(
+        "chatty",
+        &probe,
+        json!({"on_start": [{"log_flood": 200000}], "on_resume": []}),
+        Allow::default(),
+        lim,
+    );
+    let state: Arc<dyn StateStore> = w.state.clone();
+    let mut p = PlugInstance::new(&w.host, s, run("s1", RunKind::Start, &w.workspace, state))
+        .await
+        .unwrap();
+    let t = Instant::now();
+    p.on_start()
+        .await
+        .expect("a flood is not an error, only cut");
+    assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
+    assert_eq!(
+        p.last_call_dropped_logs(),
+        300000 - 100,
+        "every line past the budget is dropped"
+    );
+}
+
+#[tokio::test]
+async fn a_state_flood_hits_the_quota_and_writes_nothing() {
+    let w = world().await;
+    let lim = Limits {
+        state_keys: 50,
+        ..Limits::default()
+    };
+    let err = attack(&w, json!([{"state_flood": 10000}]), Allow::default(), lim).await;
+    assert!(
+        err.to_string()
+            .contains("state: state quota exceeded: 51 keys"),
+        "{err}"
+    );
+    assert!(
+        w.state.snapshot("s1", "hostile").is_empty(),
+        "a failed hook's writes are not kept"
+    );
+}
+
+#[tokio::test]
+async fn a_plug_for_another_contract_is_refused_naming_both_versions() {
+    let w = world().await;
+    let path = plug("tests/plugs/other-contract");
+    let err = w
+        .host
+        .load(&path)
+        .await
+        .err()
+        .expect("must be refused")
+        .to_string();
+    assert!(
+        err.contains("was built for plug contract blaise:plug@0.2.0"),
+        "{err}"
+    );
+    assert!(
+        err.contains("this runner implements blaise:plug@0.1.0"),
+        "{err}"
+    );
+    // The host keeps working.
+    w.host.load(&plug("plugs/redaction")).await.unwrap();
+}

@@ -1,0 +1,182 @@
+//! Loading plugs: compiled once and cached, never loading an artifact the
+//! runner did not write, and the plug's log tagged with its id and session.
+
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::sync::{Arc, Mutex};
+
+use blaise_runner::host::bindings::RunKind;
+use blaise_runner::host::{Allow, Limits, Origin, PlugInstance};
+use blaise_runner::state_store::{MemoryStateStore, StateStore};
+use blaise_tests::{host_in, plug, run, setup};
+use serde_json::json;
+
+fn artifacts(cache: &std::path::Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(cache.join("compiled"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cwasm"))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_plug_is_compiled_once_and_then_loaded_from_the_cache() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let wasm = plug("plugs/redaction");
+    let first = host_in(&cache).load(&wasm).await.unwrap();
+    assert_eq!(first.origin, Origin::Compiled);
+    // A new runner process (a new host) with the same cache.
+    let again = host_in(&cache).load(&wasm).await.unwrap();
+    assert_eq!(again.origin, Origin::Cache);
+    assert_eq!(again.info.name, "redaction");
+    let files = artifacts(&cache);
+    assert_eq!(files.len(), 1);
+    let name = files[0].file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        name.starts_with(&first.sha256),
+        "keyed by the component's sha256: {name}"
+    );
+    let mode = std::fs::metadata(&files[0]).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "private to the runner's user");
+}
+
+#[tokio::test]
+async fn an_artifact_the_runner_did_not_write_is_never_loaded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let wasm = plug("plugs/redaction");
+    host_in(&cache).load(&wasm).await.unwrap();
+    let artifact = artifacts(&cache).remove(0);
+
+    // Writable by others: someone else may have written it.
+    std::fs::set_permissions(&artifact, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let p = host_in(&cache).load(&wasm).await.unwrap();
+    assert_eq!(
+        p.origin,
+        Origin::Compiled,
+        "a group/other-writable artifact is recompiled"
+    );
+
+    // Garbage in our own file (a crash mid-write on another filesystem, say).
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&artifact)
+        .unwrap();
+    f.write_all(b"\x7fELF not a wasmtime artifact").unwrap();
+    drop(f);
+    std::fs::set_permissions(&artifact, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let p = host_in(&cache).load(&wasm).await.unwrap();
+    assert_eq!(
+        p.origin,
+        Origin::Compiled,
+        "an invalid artifact is recompiled"
+    );
+    assert_eq!(
+        host_in(&cache).load(&wasm).await.unwrap().origin,
+        Origin::Cache
+    );
+
+    // A component is required: a core module or random bytes are refused clearly.
+    let bogus = tmp.path().join("bogus.wasm");
+    std::fs::write(&bogus, b"\0asm\x01\0\0\0").unwrap();
+    let err = host_in(&cache)
+        .load(&bogus)
+        .await
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.contains("is a core WebAssembly module, not a component"),
+        "{err}"
+    );
+    std::fs::write(&bogus, b"#!/bin/sh\necho hi\n").unwrap();
+    let err = host_in(&cache)
+        .load(&bogus)
+        .await
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("is not a WebAssembly component"), "{err}");
+}
+
+/// Collects what `tracing` writes, as text.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn the_plugs_log_and_output_are_tagged_with_plug_and_session() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .with_max_level(tracing::Level::INFO)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    let tmp = tempfile::tempdir().unwrap();
+    let host = host_in(&tmp.path().join("cache"));
+    let probe = host.load(&plug("tests/plugs/probe")).await.unwrap();
+    let workspace = tmp.path().join("ws");
+    std::fs::create_dir(&workspace).unwrap();
+    let state: Arc<dyn StateStore> = Arc::new(MemoryStateStore::default());
+    let limits = Limits {
+        log_lines: 5,
+        ..Limits::default()
+    };
+    let s = setup(
+        "talker",
+        &probe,
+        json!({"on_start": [{"log_flood": 4}], "on_resume": [{"log_flood": 1000}]}),
+        Allow::default(),
+        limits,
+    );
+    let mut p = PlugInstance::new(&host, s, run("sess-42", RunKind::Start, &workspace, state))
+        .await
+        .unwrap();
+    p.on_start().await.unwrap();
+    p.on_resume().await.unwrap();
+
+    let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let line = |needle: &str| {
+        text.lines()
+            .find(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no `{needle}` in:\n{text}"))
+            .to_string()
+    };
+    let from_log = line("flood line 0");
+    assert!(
+        from_log.contains("plug=\"talker\"") || from_log.contains("plug=talker"),
+        "{from_log}"
+    );
+    assert!(from_log.contains("sess-42"), "{from_log}");
+    assert!(
+        from_log.contains("source=\"log\"") || from_log.contains("source=log"),
+        "{from_log}"
+    );
+    let from_stderr = line("stderr flood line 0");
+    assert!(
+        from_stderr.contains("talker")
+            && from_stderr.contains("sess-42")
+            && from_stderr.contains("stderr"),
+        "{from_stderr}"
+    );
+    let cut = line("lines dropped");
+    assert!(
+        cut.contains("talker") && cut.contains("limit 5 per hook"),
+        "{cut}"
+    );
+    assert!(!text.contains("flood line 999"), "the flood was cut");
+}

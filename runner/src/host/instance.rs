@@ -248,7 +248,10 @@ impl PlugInstance {
             return Ok(entries);
         }
         let sent = entries.len();
-        match self.call("transcript filter", Call::Filter(entries)).await? {
+        match self
+            .call("transcript filter", Call::Filter(entries))
+            .await?
+        {
             Answer::Entries(entries) if entries.len() == sent => Ok(entries),
             Answer::Entries(entries) => Err(self.error(
                 "transcript filter",

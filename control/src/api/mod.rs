@@ -3,7 +3,7 @@
 mod agents;
 mod environments;
 mod runners;
-mod sessions;
+pub(crate) mod sessions;
 
 use axum::Router;
 use axum::routing::{get, post, put};

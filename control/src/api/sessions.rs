@@ -66,27 +66,31 @@ pub async fn close(
     _: AdminAuth,
     Path(id): Path<String>,
 ) -> Result<Json<SessionView>> {
-    match state.write(|ctx| close::begin(ctx, &id))? {
-        CloseStep::Done(_) => {}
-        CloseStep::AwaitingDelivery { run_id, seq } => {
-            let received = match state
-                .long_poll(Some(state.cfg.close_wait_ms), |ctx| {
-                    close::check(ctx, &run_id, seq, false)
-                })
-                .await?
-            {
-                Some(received) => received,
-                // Withdraw the stop unless it was received at the last moment (one transaction).
-                None => state
-                    .write(|ctx| close::check(ctx, &run_id, seq, true))?
-                    .unwrap_or(false),
-            };
-            if !received {
-                return Err(close::not_received(&id, &run_id));
-            }
+    close_and_wait(&state, &id).await?;
+    Ok(Json(state.read(|ctx| session_view(ctx, &id))?))
+}
+
+/// Closes the session; for a running one, waits until its run has received the stop, and
+/// withdraws the stop (nothing changed) if no runner received it in time.
+pub async fn close_and_wait(state: &AppState, id: &str) -> Result<()> {
+    if let CloseStep::AwaitingDelivery { run_id, seq } = state.write(|ctx| close::begin(ctx, id))? {
+        let received = match state
+            .long_poll(Some(state.cfg.close_wait_ms), |ctx| {
+                close::check(ctx, &run_id, seq, false)
+            })
+            .await?
+        {
+            Some(received) => received,
+            // Withdraw the stop unless it was received at the last moment (one transaction).
+            None => state
+                .write(|ctx| close::check(ctx, &run_id, seq, true))?
+                .unwrap_or(false),
+        };
+        if !received {
+            return Err(close::not_received(id, &run_id));
         }
     }
-    Ok(Json(state.read(|ctx| session_view(ctx, &id))?))
+    Ok(())
 }
 
 pub async fn cancel(

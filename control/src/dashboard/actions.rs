@@ -1,18 +1,56 @@
-//! The dashboard's one action: retry the teardown of an orphaned environment (a form POST).
+//! What the dashboard can do (form POSTs): retry the teardown of an orphaned environment, send a
+//! message, close a session. Errors come back as a page that says what went wrong.
 
+use axum::Form;
 use axum::extract::{Path, State};
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use serde::Deserialize;
 
 use super::Viewer;
-use crate::error::Result;
-use crate::lifecycle::environment;
+use super::html::{esc, page};
+use crate::error::Error;
+use crate::lifecycle::{environment, messages};
 use crate::server::AppState;
 
-pub async fn retry(
+/// The error as a page, with a way back.
+fn error_page(e: Error, back: &str) -> Response {
+    let body = format!(
+        "<h1>Not done</h1><p class=\"error\" id=\"problem\">{}</p><p><a href=\"{}\">Back</a></p>",
+        esc(&e.to_string()),
+        esc(back)
+    );
+    (e.status(), Html(page("Not done", &body))).into_response()
+}
+
+pub async fn retry(State(app): State<AppState>, _: Viewer, Path(id): Path<String>) -> Response {
+    match app.write(|ctx| environment::retry(ctx, &id)) {
+        Ok(e) => Redirect::to(&format!("/sessions/{}", e.session_id)).into_response(),
+        Err(e) => error_page(e, "/"),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct MessageForm {
+    text: String,
+}
+
+pub async fn send(
     State(app): State<AppState>,
     _: Viewer,
     Path(id): Path<String>,
-) -> Result<Response> {
-    let e = app.write(|ctx| environment::retry(ctx, &id))?;
-    Ok(Redirect::to(&format!("/sessions/{}", e.session_id)).into_response())
+    Form(form): Form<MessageForm>,
+) -> Response {
+    let back = format!("/sessions/{id}");
+    match app.write(|ctx| messages::send(ctx, &id, &form.text)) {
+        Ok(_) => Redirect::to(&back).into_response(),
+        Err(e) => error_page(e, &back),
+    }
+}
+
+pub async fn close(State(app): State<AppState>, _: Viewer, Path(id): Path<String>) -> Response {
+    let back = format!("/sessions/{id}");
+    match crate::api::sessions::close_and_wait(&app, &id).await {
+        Ok(()) => Redirect::to(&back).into_response(),
+        Err(e) => error_page(e, &back),
+    }
 }

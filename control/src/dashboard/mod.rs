@@ -21,6 +21,8 @@ pub fn routes() -> Router<AppState> {
         .route("/", get(pages::sessions))
         .route("/sessions/{id}", get(pages::session))
         .route("/environments/{id}/retry", post(actions::retry))
+        .route("/sessions/{id}/messages", post(actions::send))
+        .route("/sessions/{id}/close", post(actions::close))
         .route("/login", get(login))
 }
 

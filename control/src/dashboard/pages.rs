@@ -85,6 +85,14 @@ pub async fn session(
         let _ = write!(body, " · expires {}", time(expires));
     }
     body.push_str("</p>");
+    if !v.state.is_ended() {
+        let _ = write!(
+            body,
+            "<form method=\"post\" action=\"/sessions/{0}/messages\" id=\"send\"><input name=\"text\" size=\"60\" placeholder=\"Message\" required> <button type=\"submit\">Send</button></form> \
+             <form method=\"post\" action=\"/sessions/{0}/close\" id=\"close\"><button type=\"submit\">Close session</button></form>",
+            esc(&v.id)
+        );
+    }
     body.push_str("<h2>Environment</h2>");
     match &v.environment {
         Some(e) => {

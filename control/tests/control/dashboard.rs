@@ -145,6 +145,10 @@ async fn the_dashboard_renders_sessions_orphans_and_records_in_chromium() {
     );
     let environment = section(&dom, "id=\"environment\"", "</table>");
     assert!(environment.contains("state-active"), "{environment}");
+    assert!(
+        dom.contains(&format!("action=\"/sessions/{live}/messages\""))
+            && dom.contains(&format!("action=\"/sessions/{live}/close\""))
+    );
     let cache = section(&dom, "data-plug=\"cache\"", "</tr>");
     assert!(cache.contains("owned by nothing"), "{cache}");
     let sandbox = section(&dom, "data-plug=\"sandbox\"", "</tr>");
@@ -166,6 +170,10 @@ async fn the_dashboard_renders_sessions_orphans_and_records_in_chromium() {
         "{environment}"
     );
     assert!(dom.contains(&format!("action=\"/environments/{env}/retry\"")));
+    assert!(
+        !dom.contains("id=\"send\""),
+        "an ended session has no message form"
+    );
     let no_redirects = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
@@ -194,4 +202,95 @@ async fn the_dashboard_renders_sessions_orphans_and_records_in_chromium() {
     )
     .await;
     assert!(section(&dom, "id=\"environment\"", "</table>").contains("state-torn_down"));
+}
+
+/// The dashboard's forms: a message to an orphaned environment is refused with the reason ("the
+/// web shows an error"); a session is closed from the dashboard once its run received the stop.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboard_sends_closes_and_shows_errors() {
+    let s = Server::start().await;
+    s.agent("a", json!({ "inactivity_ms": 100, "idle_policy": "pause" }))
+        .await;
+    let r = s.runner("r", &["a"]).await;
+    let web = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let cookie = format!("blaise_token={ADMIN}");
+    let post = |path: String, form: Vec<(&'static str, &'static str)>| {
+        let req = web
+            .post(format!("{}{path}", s.url))
+            .header("cookie", cookie.clone())
+            .form(&form);
+        async move {
+            let resp = req.send().await.unwrap();
+            (resp.status(), resp.text().await.unwrap())
+        }
+    };
+
+    // An environment whose teardown failed for good, on a session that still wants an answer.
+    let id = paused_session(&s, &r).await;
+    s.send(&id, "first").await;
+    r.take("resume")
+        .await
+        .ok(
+            "failed",
+            json!({ "phase": "before_agent_start", "error": "broken" }),
+        )
+        .await;
+    for _ in 0..3 {
+        r.take("teardown")
+            .await
+            .ok(
+                "failed",
+                json!({ "phase": "teardown", "error": "rm: busy" }),
+            )
+            .await;
+    }
+    let (status, page) = post(format!("/sessions/{id}/messages"), vec![("text", "hello?")]).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert!(page.contains("an admin must retry the teardown"), "{page}");
+
+    // Sending and closing a running session from the dashboard.
+    let live = s.new_session("a", "hello").await;
+    let run = std::sync::Arc::new(r.take_started("start").await);
+    run.wait_directive("prompt").await;
+    let (status, _) = post(
+        format!("/sessions/{live}/messages"),
+        vec![("text", "and then?")],
+    )
+    .await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert_eq!(run.wait_directive("prompt").await["text"], "and then?");
+    let (status, page) = post(format!("/sessions/{live}/close"), vec![]).await;
+    assert_eq!(
+        status,
+        StatusCode::CONFLICT,
+        "nobody reads the directives yet"
+    );
+    assert!(page.contains("nothing changed"), "{page}");
+    assert_eq!(s.show(&live).await["state"], "active");
+    let listener = run.clone();
+    let stop = tokio::spawn(async move { listener.wait_directive("stop").await });
+    let (status, _) = post(format!("/sessions/{live}/close"), vec![]).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert_eq!(stop.await.unwrap()["reason"], "closed");
+    assert_eq!(s.show(&live).await["state"], "closed");
+    let (status, page) = post(format!("/sessions/{live}/messages"), vec![("text", "more")]).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert!(
+        page.contains("has ended"),
+        "follow-ups from the web to an ended session are rejected: {page}"
+    );
+    let (status, _) = web
+        .post(format!("{}/sessions/{live}/close", s.url))
+        .send()
+        .await
+        .map(|r| (r.status(), ()))
+        .unwrap();
+    assert_eq!(
+        status,
+        StatusCode::UNAUTHORIZED,
+        "the forms need the dashboard's cookie"
+    );
 }

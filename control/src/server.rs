@@ -182,12 +182,17 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// Serves on `listener` with the clock running, until the future is dropped.
+/// Serves on `listener` with the clock running, until the future is dropped (the clock stops
+/// with it).
 pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::io::Result<()> {
-    let clock = state.spawn_clock();
-    let result = axum::serve(listener, router(state)).await;
-    clock.abort();
-    result
+    struct StopOnDrop(tokio::task::JoinHandle<()>);
+    impl Drop for StopOnDrop {
+        fn drop(&mut self) {
+            self.0.abort();
+        }
+    }
+    let _clock = StopOnDrop(state.spawn_clock());
+    axum::serve(listener, router(state)).await
 }
 
 /// Binds `addr` and serves (for `blaise serve`).

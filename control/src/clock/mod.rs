@@ -53,13 +53,16 @@ pub fn spawn(
         interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             interval.tick().await;
-            match tick(&*store, &cfg, now()) {
-                Ok(r) if r.acted > 0 => {
+            // The tick is blocking store work: keep it off the threads that serve requests.
+            let (store, cfg) = (store.clone(), cfg.clone());
+            match tokio::task::spawn_blocking(move || tick(&*store, &cfg, now())).await {
+                Ok(Ok(r)) if r.acted > 0 => {
                     tracing::debug!(acted = r.acted, "clock tick");
                     on_change();
                 }
-                Ok(_) => {}
-                Err(e) => tracing::error!("clock tick failed: {e}"),
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => tracing::error!("clock tick failed: {e}"),
+                Err(e) => tracing::error!("clock tick panicked: {e}"),
             }
         }
     })

@@ -7,6 +7,7 @@ pub mod clock;
 pub mod config;
 pub mod dashboard;
 pub mod duration;
+pub mod embedded;
 pub mod error;
 pub mod lifecycle;
 pub mod model;

@@ -56,7 +56,7 @@ pub fn login_page(problem: Option<&str>) -> String {
     page(
         "Log in",
         &format!(
-            "<h1>Log in</h1>{problem}<form method=\"get\" action=\"/login\"><label>Admin token <input type=\"password\" name=\"token\"></label> <button>Log in</button></form>"
+            "<h1>Log in</h1>{problem}<form method=\"post\" action=\"/login\"><label>Admin token <input type=\"password\" name=\"token\"></label> <button>Log in</button></form>"
         ),
     )
 }

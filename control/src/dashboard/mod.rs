@@ -6,12 +6,12 @@ mod actions;
 mod html;
 mod pages;
 
-use axum::Router;
 use axum::extract::{FromRequestParts, Query, State};
 use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
+use axum::{Form, Router};
 use serde::Deserialize;
 
 use crate::server::{AdminAuth, AppState, DASHBOARD_COOKIE, is_admin};
@@ -23,7 +23,7 @@ pub fn routes() -> Router<AppState> {
         .route("/environments/{id}/retry", post(actions::retry))
         .route("/sessions/{id}/messages", post(actions::send))
         .route("/sessions/{id}/close", post(actions::close))
-        .route("/login", get(login))
+        .route("/login", get(login).post(login_form))
 }
 
 /// A dashboard visitor with the admin token; others get the login page.
@@ -45,6 +45,11 @@ pub struct LoginQuery {
     token: String,
     /// Where to go after logging in (a path on this server).
     next: Option<String>,
+}
+
+/// The login page's form (the token stays out of the URL).
+async fn login_form(state: State<AppState>, Form(q): Form<LoginQuery>) -> Response {
+    login(state, Query(q)).await
 }
 
 async fn login(State(state): State<AppState>, Query(q): Query<LoginQuery>) -> Response {

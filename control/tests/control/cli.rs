@@ -269,3 +269,40 @@ async fn serve_bootstraps_the_admin_token_and_keeps_its_database() {
         "blaise serve exited with {status} on SIGTERM"
     );
 }
+
+/// `blaise-runner dev` embeds the control plane: a file, a fresh admin token, an agent, a runner.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_control_plane_embeds_in_another_program() {
+    use blaise_control::embedded::Embedded;
+    use blaise_control::model::{AgentSettings, IdlePolicy};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join(".blaise").join("blaise.db");
+    std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+    let cp = Embedded::start(&db, "127.0.0.1:0".parse().unwrap(), fast_config())
+        .await
+        .unwrap();
+    cp.set_agent(
+        "script",
+        AgentSettings {
+            idle_policy: IdlePolicy::End,
+            ..AgentSettings::default()
+        },
+    )
+    .unwrap();
+    let token = cp.runner_token("dev").unwrap();
+    let again = cp.runner_token("dev").unwrap();
+    assert_ne!(token, again);
+    let client = blaise_control::cli::Client::new(&cp.url, &cp.admin_token);
+    let session = client
+        .post(
+            "/v1/sessions",
+            serde_json::json!({ "agent": "script", "message": "hi" }),
+        )
+        .await
+        .unwrap();
+    let runner = FakeRunner::at(&cp.url, &token, "dev-1");
+    let info = runner.connect(&["script"]).await;
+    assert_eq!(info["agents"][0]["idle_policy"], "end");
+    let run = runner.take("start").await;
+    assert_eq!(run.assignment["session_id"], session["id"]);
+}

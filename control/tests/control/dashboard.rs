@@ -294,3 +294,41 @@ async fn the_dashboard_sends_closes_and_shows_errors() {
         "the forms need the dashboard's cookie"
     );
 }
+
+/// Logging in with the login page's form sets the cookie; a wrong token does not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_login_form_sets_the_dashboard_cookie() {
+    let s = Server::start().await;
+    let web = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let resp = web
+        .post(format!("{}/login", s.url))
+        .form(&[("token", ADMIN)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    let cookie = resp.headers()["set-cookie"].to_str().unwrap().to_string();
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+        "{cookie}"
+    );
+    let page = web
+        .get(format!("{}/", s.url))
+        .header("cookie", cookie.split(';').next().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), StatusCode::OK);
+    assert!(page.text().await.unwrap().contains("<h1>Sessions</h1>"));
+    let resp = web
+        .post(format!("{}/login", s.url))
+        .form(&[("token", "bla_wrong")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
+    assert!(resp.headers().get("set-cookie").is_none());
+}

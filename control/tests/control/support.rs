@@ -247,6 +247,16 @@ impl FakeRunner {
         }
     }
 
+    /// A runner for a server that is not a [`Server`].
+    pub fn at(url: &str, token: &str, instance: &str) -> FakeRunner {
+        FakeRunner {
+            url: url.to_string(),
+            token: token.to_string(),
+            instance: instance.to_string(),
+            http: reqwest::Client::new(),
+        }
+    }
+
     /// Another instance sharing this runner's token.
     pub async fn instance(&self, instance: &str, agents: &[&str]) -> FakeRunner {
         let r = FakeRunner {

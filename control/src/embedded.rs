@@ -1,0 +1,85 @@
+//! The control plane in another process's runtime (`blaise-runner dev`): a SQLite file, a fresh
+//! admin token, the HTTP server and the clock on a task.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+
+use crate::auth::{hash_token, new_token};
+use crate::config::Config;
+use crate::lifecycle::runners;
+use crate::model::{Agent, AgentSettings, now};
+use crate::server::AppState;
+use crate::store::sqlite::SqliteStore;
+
+pub struct Embedded {
+    /// `http://127.0.0.1:PORT`: the dashboard and both APIs.
+    pub url: String,
+    /// A new admin token for this start (its hash replaces the stored one).
+    pub admin_token: String,
+    pub state: AppState,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Embedded {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Embedded {
+    /// Opens (creating and migrating) `db`, binds `listen` (port 0 picks one) and serves.
+    pub async fn start(db: &Path, listen: SocketAddr, cfg: Config) -> Result<Embedded> {
+        let store = SqliteStore::open(db)
+            .with_context(|| format!("cannot open the database {}", db.display()))?;
+        let admin_token = new_token("bla_");
+        let state = AppState::new(Arc::new(store), cfg);
+        state.write(|ctx| Ok(ctx.tx.set_admin_token_hash(&hash_token(&admin_token))?))?;
+        let listener = tokio::net::TcpListener::bind(listen)
+            .await
+            .with_context(|| format!("cannot listen on {listen}"))?;
+        let url = format!("http://{}", listener.local_addr()?);
+        let serving = state.clone();
+        let task = tokio::spawn(async move {
+            if let Err(e) = crate::server::serve(listener, serving).await {
+                tracing::error!("the embedded control plane stopped: {e}");
+            }
+        });
+        Ok(Embedded {
+            url,
+            admin_token,
+            state,
+            task,
+        })
+    }
+
+    /// Creates or replaces an agent's settings.
+    pub fn set_agent(&self, name: &str, settings: AgentSettings) -> Result<()> {
+        self.state.write(|ctx| {
+            let disabled = ctx.tx.agent(name)?.is_some_and(|a| a.disabled);
+            Ok(ctx.tx.put_agent(&Agent {
+                name: name.to_string(),
+                settings,
+                disabled,
+                updated_at: now(),
+            })?)
+        })?;
+        Ok(())
+    }
+
+    /// A token for a runner named `name` (a new runner; a known name gets a new name with a
+    /// suffix, since tokens are shown once).
+    pub fn runner_token(&self, name: &str) -> Result<String> {
+        Ok(self.state.write(|ctx| {
+            let mut candidate = name.to_string();
+            let mut n = 1;
+            while ctx.tx.runner_by_name(&candidate)?.is_some() {
+                n += 1;
+                candidate = format!("{name}-{n}");
+            }
+            Ok(runners::add(ctx, &candidate)?.1)
+        })?)
+    }
+}

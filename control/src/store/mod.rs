@@ -5,6 +5,7 @@
 //! backend implements the same two traits (`begin` takes a connection and opens a
 //! `SERIALIZABLE` transaction, `session_for_update` becomes `SELECT … FOR UPDATE`).
 
+pub mod conformance;
 pub mod sqlite;
 
 use crate::model::*;

@@ -501,6 +501,11 @@ mod tests {
     }
 
     #[test]
+    fn conforms() {
+        super::super::conformance::check(&SqliteStore::in_memory().unwrap());
+    }
+
+    #[test]
     fn a_dropped_transaction_rolls_back() {
         let store = SqliteStore::in_memory().unwrap();
         {

@@ -1,0 +1,301 @@
+//! What every [`Store`] must do, as one function a backend's tests call
+//! (`conformance::check(&MyStore::new())`). The SQLite store runs it in its tests.
+
+use std::collections::BTreeMap;
+
+use super::{DueLimits, Store};
+use crate::model::*;
+
+fn session(id: &str, state: SessionState, last_activity: Millis) -> Session {
+    Session {
+        id: id.into(),
+        agent: "a".into(),
+        state,
+        created_at: 0,
+        last_activity,
+        open_turns: 0,
+        run_serving: true,
+        environment_id: None,
+        current_run_id: None,
+        paused_at: None,
+        expires_at: None,
+        ended_at: None,
+        end_reason: None,
+        consecutive_failures: 0,
+        recreate_environment: false,
+        plug_chain: None,
+        acp_session_id: None,
+    }
+}
+
+fn run(id: &str, session_id: &str, status: RunStatus) -> Run {
+    Run {
+        id: id.into(),
+        session_id: session_id.into(),
+        environment_id: "e".into(),
+        kind: RunKind::Start,
+        status,
+        runner_id: None,
+        instance: None,
+        created_at: 0,
+        accepted_at: None,
+        first_contact_at: None,
+        last_contact_at: None,
+        started_at: None,
+        ended_at: None,
+        stop: None,
+        stop_issued_at: None,
+        plugs_can_resume: None,
+        plugs_that_cannot_resume: vec![],
+        error: None,
+        acp_session_id: None,
+        fresh_environment: false,
+    }
+}
+
+/// Panics with a message naming the first rule the store breaks.
+pub fn check(store: &dyn Store) {
+    let limits = DueLimits {
+        connect_timeout_ms: 60_000,
+        heartbeat_timeout_ms: 60_000,
+        stop_grace_ms: 60_000,
+    };
+    let now: Millis = 10_000_000;
+    let mut tx = store.begin().unwrap();
+    let settings = AgentSettings {
+        inactivity_ms: 1_000,
+        timeout_ms: 100_000,
+        ..AgentSettings::default()
+    };
+    tx.put_agent(&Agent {
+        name: "a".into(),
+        settings,
+        disabled: false,
+        updated_at: 0,
+    })
+    .unwrap();
+
+    // Idle: serving, no open turn, past the agent's inactivity limit.
+    tx.put_session(&session("idle", SessionState::Active, now - 1_000))
+        .unwrap();
+    tx.put_session(&session("fresh", SessionState::Active, now - 999))
+        .unwrap();
+    tx.put_session(&Session {
+        open_turns: 1,
+        ..session("in-turn", SessionState::Active, 0)
+    })
+    .unwrap();
+    tx.put_session(&Session {
+        run_serving: false,
+        ..session("not-serving", SessionState::Active, 0)
+    })
+    .unwrap();
+    tx.put_session(&session("ended", SessionState::Closed, 0))
+        .unwrap();
+    // Paused past / before its expiry.
+    tx.put_session(&Session {
+        expires_at: Some(now),
+        ..session("expired", SessionState::Paused, 0)
+    })
+    .unwrap();
+    tx.put_session(&Session {
+        expires_at: Some(now + 1),
+        ..session("waiting", SessionState::Paused, 0)
+    })
+    .unwrap();
+    // Runs past a limit.
+    for id in [
+        "silent",
+        "never-connected",
+        "stop-ignored",
+        "too-long",
+        "healthy",
+    ] {
+        tx.put_session(&Session {
+            run_serving: false,
+            ..session(id, SessionState::Active, now)
+        })
+        .unwrap();
+    }
+    tx.put_run(&Run {
+        last_contact_at: Some(now - 60_000),
+        first_contact_at: Some(0),
+        accepted_at: Some(now - 1),
+        ..run("r1", "silent", RunStatus::Running)
+    })
+    .unwrap();
+    tx.put_run(&Run {
+        accepted_at: Some(now - 60_000),
+        ..run("r2", "never-connected", RunStatus::Accepted)
+    })
+    .unwrap();
+    tx.put_run(&Run {
+        stop_issued_at: Some(now - 60_000),
+        accepted_at: Some(now - 1),
+        first_contact_at: Some(now),
+        last_contact_at: Some(now),
+        ..run("r3", "stop-ignored", RunStatus::Running)
+    })
+    .unwrap();
+    tx.put_run(&Run {
+        accepted_at: Some(now - 100_000),
+        first_contact_at: Some(now),
+        last_contact_at: Some(now),
+        ..run("r4", "too-long", RunStatus::Running)
+    })
+    .unwrap();
+    tx.put_run(&Run {
+        accepted_at: Some(now - 1),
+        first_contact_at: Some(now),
+        last_contact_at: Some(now),
+        ..run("r5", "healthy", RunStatus::Running)
+    })
+    .unwrap();
+    tx.put_run(&Run {
+        accepted_at: Some(0),
+        ..run("r6", "healthy", RunStatus::Failed)
+    })
+    .unwrap();
+    // A teardown retry due.
+    tx.put_session(&session("retry-due", SessionState::Failed, 0))
+        .unwrap();
+    tx.put_environment(&Environment {
+        id: "e-retry".into(),
+        session_id: "retry-due".into(),
+        runner_id: None,
+        state: EnvironmentState::TearingDown,
+        created_at: 0,
+        updated_at: 0,
+        last_error: Some("boom".into()),
+        teardown_attempts: 1,
+        next_teardown_at: Some(now),
+    })
+    .unwrap();
+
+    let mut due = tx.due_sessions(now, &limits).unwrap();
+    due.sort();
+    let mut expected = vec![
+        "expired",
+        "idle",
+        "never-connected",
+        "retry-due",
+        "silent",
+        "stop-ignored",
+        "too-long",
+    ];
+    expected.sort();
+    assert_eq!(due, expected, "due_sessions");
+
+    // Records read back as written; later puts replace.
+    assert_eq!(
+        tx.session("idle").unwrap().unwrap(),
+        session("idle", SessionState::Active, now - 1_000),
+        "session round trip"
+    );
+    let mut s = tx.session("idle").unwrap().unwrap();
+    s.state = SessionState::Paused;
+    tx.put_session(&s).unwrap();
+    assert_eq!(
+        tx.session("idle").unwrap().unwrap().state,
+        SessionState::Paused,
+        "put replaces"
+    );
+    assert_eq!(
+        tx.runs_of_session("healthy").unwrap().len(),
+        2,
+        "runs_of_session"
+    );
+    assert!(tx.offered_runs().unwrap().is_empty(), "offered_runs");
+    assert_eq!(
+        tx.environments_in(EnvironmentState::TearingDown)
+            .unwrap()
+            .len(),
+        1,
+        "environments_in"
+    );
+
+    // Directives are numbered per run from 1.
+    assert_eq!(
+        tx.add_directive("r5", &DirectiveBody::Cancel, now).unwrap(),
+        1
+    );
+    assert_eq!(
+        tx.add_directive("r5", &DirectiveBody::Cancel, now).unwrap(),
+        2
+    );
+    assert_eq!(
+        tx.add_directive("r4", &DirectiveBody::Cancel, now).unwrap(),
+        1,
+        "directive seq per run"
+    );
+    assert_eq!(
+        tx.directives_after("r5", 1).unwrap().len(),
+        1,
+        "directives_after"
+    );
+    tx.delete_directive("r5", 2).unwrap();
+    assert!(
+        tx.directives_after("r5", 1).unwrap().is_empty(),
+        "delete_directive"
+    );
+
+    // Reports by (run, id).
+    tx.add_report("r5", "x", "started", now).unwrap();
+    assert_eq!(tx.report("r5", "x").unwrap().as_deref(), Some("started"));
+    assert_eq!(
+        tx.report("r4", "x").unwrap(),
+        None,
+        "report ids are per run"
+    );
+
+    // The transcript is numbered per session, and found by (run, seq).
+    for (i, run_id) in [Some("r5"), None, Some("r5")].into_iter().enumerate() {
+        let mut e = TranscriptEntry {
+            index: 0,
+            session_id: "healthy".into(),
+            run_id: run_id.map(Into::into),
+            seq: run_id.map(|_| i as i64 + 1),
+            kind: "k".into(),
+            content: serde_json::json!(i),
+            at: now,
+        };
+        tx.append_transcript(&mut e).unwrap();
+        assert_eq!(e.index, i as i64 + 1, "transcript index");
+    }
+    assert_eq!(tx.run_last_seq("r5").unwrap(), 3);
+    assert_eq!(
+        tx.run_transcript_entry("r5", 3).unwrap().unwrap().content,
+        serde_json::json!(2)
+    );
+    assert_eq!(
+        tx.transcript("healthy", 1, 1).unwrap()[0].index,
+        2,
+        "transcript after/limit"
+    );
+
+    // Plug records by (session, plug id).
+    let record = PlugRecord {
+        session_id: "healthy".into(),
+        plug_id: "p".into(),
+        entries: BTreeMap::from([("k".into(), "v".into())]),
+        updated_at: now,
+    };
+    tx.put_plug_record(&record).unwrap();
+    assert_eq!(tx.plug_records("healthy").unwrap(), vec![record]);
+    tx.delete_plug_record("healthy", "p").unwrap();
+    assert!(tx.plug_records("healthy").unwrap().is_empty());
+
+    tx.commit().unwrap();
+
+    // Rolled back when dropped.
+    {
+        let mut tx = store.begin().unwrap();
+        tx.put_session(&session("ghost", SessionState::Active, 0))
+            .unwrap();
+    }
+    let mut tx = store.begin().unwrap();
+    assert!(
+        tx.session("ghost").unwrap().is_none(),
+        "a dropped transaction rolls back"
+    );
+}

@@ -118,8 +118,10 @@ fn check(ctx: &mut Ctx, session: &mut Session) -> Result<bool> {
             SessionState::Expired,
             "paused for longer than the agent allows",
         );
+        // A teardown already waiting for its retry keeps its delay.
         if let Some(environment) = ctx.session_environment(session)?
             && session.current_run_id.is_none()
+            && environment.state != EnvironmentState::TearingDown
         {
             schedule_teardown(ctx, session, environment)?;
         }

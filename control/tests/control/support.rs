@@ -22,9 +22,9 @@ pub fn fast_config() -> Config {
     Config {
         check_interval_ms: 25,
         paused_lifetime_cap_ms: 3_600_000,
-        connect_timeout_ms: 700,
-        stop_grace_ms: 700,
-        heartbeat_timeout_ms: 700,
+        connect_timeout_ms: 1_000,
+        stop_grace_ms: 1_000,
+        heartbeat_timeout_ms: 1_000,
         heartbeat_interval_ms: 50,
         teardown_backoff_ms: 100,
         teardown_attempts: 3,

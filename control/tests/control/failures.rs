@@ -307,7 +307,7 @@ async fn a_disabled_agent_still_pauses_and_tears_down_but_starts_nothing() {
     let s = Server::start().await;
     s.agent(
         "a",
-        json!({ "inactivity_ms": 100, "paused_lifetime_ms": 500 }),
+        json!({ "inactivity_ms": 100, "paused_lifetime_ms": 1_500 }),
     )
     .await;
     let r = s.runner("r", &["a"]).await;

@@ -8,3 +8,4 @@ mod decisions;
 mod failures;
 mod lifecycle;
 mod support;
+mod walkthrough;

@@ -343,6 +343,11 @@ impl FakeRunner {
         }
     }
 
+    /// A run accepted by hand (its `assignment`), heartbeating from now on.
+    pub fn take_assigned(&self, assignment: Value) -> FakeRun {
+        FakeRun::new(self.clone(), assignment)
+    }
+
     /// Takes a start run and reports it started with a resumable chain.
     pub async fn take_started(&self, kind: &str) -> FakeRun {
         let run = self.take(kind).await;

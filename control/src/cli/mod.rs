@@ -1,0 +1,155 @@
+//! The `blaise` command line: its arguments (here), `serve` ([`serve`]), and the client
+//! commands ([`commands`]) that call the user API through [`Client`].
+
+mod client;
+mod commands;
+mod serve;
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::{Args, Parser, Subcommand};
+
+pub use client::Client;
+pub use commands::client_command;
+
+use crate::duration;
+use crate::model::IdlePolicy;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "blaise",
+    version,
+    about = "The Blaise control plane and its client"
+)]
+pub struct Cli {
+    /// The control plane's URL (client commands).
+    #[arg(
+        long,
+        global = true,
+        env = "BLAISE_URL",
+        default_value = "http://127.0.0.1:7777"
+    )]
+    pub url: String,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// The control plane with its dashboard.
+    Serve(ServeArgs),
+    /// Agents and their settings (the only place timing lives).
+    #[command(subcommand)]
+    Agent(AgentCommand),
+    /// Runner tokens.
+    #[command(subcommand)]
+    Runner(RunnerCommand),
+    /// Talk to and look at sessions.
+    #[command(subcommand)]
+    Session(SessionCommand),
+    /// Environments.
+    #[command(subcommand)]
+    Environment(EnvironmentCommand),
+}
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// The SQLite file (created and migrated on start).
+    #[arg(long, default_value = "blaise.db")]
+    pub db: PathBuf,
+    #[arg(long, default_value = "127.0.0.1:7777")]
+    pub listen: SocketAddr,
+    /// How often the clock checks every limit.
+    #[arg(long, default_value = "5s", value_parser = parse_duration)]
+    pub check_interval: i64,
+    /// No agent's paused lifetime exceeds this.
+    #[arg(long, default_value = "7d", value_parser = parse_duration)]
+    pub paused_lifetime_cap: i64,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum AgentCommand {
+    /// Creates or changes an agent; unset options keep their value.
+    Set {
+        name: String,
+        #[arg(long, value_parser = parse_duration)]
+        inactivity: Option<i64>,
+        #[arg(long, value_parser = parse_policy)]
+        idle_policy: Option<IdlePolicy>,
+        #[arg(long, value_parser = parse_duration)]
+        paused_lifetime: Option<i64>,
+        #[arg(long, value_parser = parse_duration)]
+        timeout: Option<i64>,
+        /// Disable (archive) the agent: no new runs start for it, except teardown runs.
+        #[arg(long, conflicts_with = "enable")]
+        disable: bool,
+        /// Enable a disabled agent.
+        #[arg(long)]
+        enable: bool,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum RunnerCommand {
+    /// Adds a runner and prints its token (shown once).
+    Add { name: String },
+    /// Revokes a runner's token.
+    Revoke { name: String },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum SessionCommand {
+    /// Opens a session; prints its id.
+    New {
+        #[arg(long)]
+        agent: String,
+        #[arg(long)]
+        message: String,
+    },
+    /// Sends a follow-up message.
+    Send { id: String, text: String },
+    /// Closes a session (its environment is torn down).
+    Close { id: String },
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    Show {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    Transcript {
+        id: String,
+        /// Keep printing new entries until the session ends.
+        #[arg(long)]
+        follow: bool,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum EnvironmentCommand {
+    /// Retries the teardown of an orphaned environment.
+    Retry { id: String },
+}
+
+fn parse_duration(text: &str) -> Result<i64, String> {
+    duration::parse(text)
+}
+
+fn parse_policy(text: &str) -> Result<IdlePolicy, String> {
+    IdlePolicy::parse(text).ok_or_else(|| format!("{text:?}: the idle policy is `pause` or `end`"))
+}
+
+pub async fn run(cli: Cli, out: &mut (dyn Write + Send)) -> Result<()> {
+    match cli.command {
+        Command::Serve(args) => serve::serve(args, out).await,
+        command => {
+            let client = Client::from_env(&cli.url)?;
+            client_command(&client, command, out).await
+        }
+    }
+}

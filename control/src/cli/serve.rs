@@ -1,0 +1,67 @@
+//! `blaise serve`: the control plane with its dashboard, and the admin token's bootstrap.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+
+use super::ServeArgs;
+use crate::auth::{hash_token, new_token};
+use crate::config::Config;
+use crate::server::AppState;
+use crate::store::Store;
+use crate::store::sqlite::SqliteStore;
+
+/// The admin token: `BLAISE_TOKEN` if set (its hash replaces the stored one), else the stored
+/// one, else a new one printed once.
+fn bootstrap_admin_token(
+    store: &dyn Store,
+    env_token: Option<String>,
+    out: &mut (dyn Write + Send),
+) -> Result<()> {
+    let cfg = Config::default();
+    let stored =
+        crate::lifecycle::transact(store, &cfg, 0, |ctx| Ok(ctx.tx.admin_token_hash()?))?;
+    match (env_token.filter(|t| !t.is_empty()), stored) {
+        (Some(token), _) => {
+            crate::lifecycle::transact(store, &cfg, 0, |ctx| {
+                Ok(ctx.tx.set_admin_token_hash(&hash_token(&token))?)
+            })?;
+            writeln!(out, "admin token: the one in BLAISE_TOKEN")?;
+        }
+        (None, Some(_)) => writeln!(
+            out,
+            "admin token: the one stored in the database (set BLAISE_TOKEN to replace it)"
+        )?,
+        (None, None) => {
+            let token = new_token("bla_");
+            crate::lifecycle::transact(store, &cfg, 0, |ctx| {
+                Ok(ctx.tx.set_admin_token_hash(&hash_token(&token))?)
+            })?;
+            writeln!(
+                out,
+                "admin token (shown once, stored hashed): {token}\n  export BLAISE_TOKEN={token}"
+            )?;
+        }
+    }
+    Ok(())
+}
+
+pub async fn serve(args: ServeArgs, out: &mut (dyn Write + Send)) -> Result<()> {
+    let store = SqliteStore::open(&args.db)
+        .with_context(|| format!("cannot open the database {}", args.db.display()))?;
+    bootstrap_admin_token(&store, std::env::var("BLAISE_TOKEN").ok(), out)?;
+    let cfg = Config {
+        check_interval_ms: args.check_interval,
+        paused_lifetime_cap_ms: args.paused_lifetime_cap,
+        ..Config::default()
+    };
+    let state = AppState::new(Arc::new(store), cfg);
+    writeln!(
+        out,
+        "dashboard: http://{}/ (log in with /login?token=$BLAISE_TOKEN)",
+        args.listen
+    )?;
+    out.flush()?;
+    crate::server::bind_and_serve(args.listen, state).await
+}

@@ -2,6 +2,7 @@
 
 pub mod api;
 pub mod auth;
+pub mod changes;
 pub mod cli;
 pub mod clock;
 pub mod config;

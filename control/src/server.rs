@@ -9,9 +9,9 @@ use axum::Router;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
-use tokio::sync::watch;
 
 use crate::auth::{bearer, hash_token};
+use crate::changes::{Changes, RecordingTx, Topic};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::lifecycle::{Ctx, transact};
@@ -22,8 +22,8 @@ use crate::store::Store;
 pub struct AppState {
     pub store: Arc<dyn Store>,
     pub cfg: Arc<Config>,
-    /// Bumped after every change, to wake long polls.
-    changes: Arc<watch::Sender<u64>>,
+    /// Wakes the long polls a transaction concerns.
+    changes: Arc<Changes>,
 }
 
 impl AppState {
@@ -31,7 +31,7 @@ impl AppState {
         AppState {
             store,
             cfg: Arc::new(cfg),
-            changes: Arc::new(watch::channel(0).0),
+            changes: Arc::new(Changes::default()),
         }
     }
 
@@ -40,32 +40,47 @@ impl AppState {
         transact(&*self.store, &self.cfg, now(), f)
     }
 
-    /// One transaction that may change state; wakes the long polls.
+    /// Runs `f` in one transaction, noting the topics it touches; commits if it succeeds.
+    fn recorded<T>(&self, f: impl FnOnce(&mut Ctx) -> Result<T>) -> Result<(T, Vec<Topic>)> {
+        let mut tx = self.store.begin()?;
+        let mut recording = RecordingTx {
+            inner: &mut *tx,
+            touched: Vec::new(),
+        };
+        let out = f(&mut Ctx {
+            tx: &mut recording,
+            cfg: &self.cfg,
+            now: now(),
+        })?;
+        let touched = recording.touched;
+        tx.commit()?;
+        Ok((out, touched))
+    }
+
+    /// One transaction that may change state; wakes the long polls waiting on what it touched.
     pub fn write<T>(&self, f: impl FnOnce(&mut Ctx) -> Result<T>) -> Result<T> {
-        let out = transact(&*self.store, &self.cfg, now(), f)?;
-        self.changed();
+        let (out, touched) = self.recorded(f)?;
+        self.changes.notify(&touched);
         Ok(out)
     }
 
-    pub fn changed(&self) {
-        self.changes.send_modify(|n| *n += 1);
-    }
-
-    /// Runs `f` (in a writing transaction) until it returns something or `wait_ms` passes.
+    /// Runs `f` until it returns something or `wait_ms` passes, waking when `topic` changes.
     pub async fn long_poll<T>(
         &self,
+        topic: Topic,
         wait_ms: Option<Millis>,
         mut f: impl FnMut(&mut Ctx) -> Result<Option<T>>,
     ) -> Result<Option<T>> {
         let wait = wait_ms.unwrap_or(0).clamp(0, self.cfg.long_poll_max_ms);
         let deadline = tokio::time::Instant::now() + Duration::from_millis(wait as u64);
-        let mut rx = self.changes.subscribe();
+        let mut rx = self.changes.subscribe(&topic);
         loop {
             rx.borrow_and_update();
-            // Only an answer wakes the other polls: a poll that found nothing changed nothing
-            // anyone waits for (else two polls would wake each other forever).
-            if let Some(v) = transact(&*self.store, &self.cfg, now(), &mut f)? {
-                self.changed();
+            // Only an answer wakes others: a check that found nothing changed nothing anyone
+            // waits for (else polls on one topic would wake each other forever).
+            let (found, touched) = self.recorded(&mut f)?;
+            if let Some(v) = found {
+                self.changes.notify(&touched);
                 return Ok(Some(v));
             }
             tokio::select! {
@@ -77,8 +92,10 @@ impl AppState {
 
     /// Starts the clock on this state.
     pub fn spawn_clock(&self) -> tokio::task::JoinHandle<()> {
-        let me = self.clone();
-        crate::clock::spawn(self.store.clone(), self.cfg.clone(), move || me.changed())
+        let changes = self.changes.clone();
+        crate::clock::spawn(self.store.clone(), self.cfg.clone(), move || {
+            changes.notify_all()
+        })
     }
 }
 

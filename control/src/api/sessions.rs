@@ -4,6 +4,7 @@ use axum::Json;
 use axum::extract::{Path, Query, State};
 use serde::{Deserialize, Serialize};
 
+use crate::changes::Topic;
 use crate::error::{Error, Result};
 use crate::lifecycle::close::{self, CloseStep};
 use crate::lifecycle::messages;
@@ -75,9 +76,11 @@ pub async fn close(
 pub async fn close_and_wait(state: &AppState, id: &str) -> Result<()> {
     if let CloseStep::AwaitingDelivery { run_id, seq } = state.write(|ctx| close::begin(ctx, id))? {
         let received = match state
-            .long_poll(Some(state.cfg.close_wait_ms), |ctx| {
-                close::check(ctx, &run_id, seq, false)
-            })
+            .long_poll(
+                Topic::Run(run_id.clone()),
+                Some(state.cfg.close_wait_ms),
+                |ctx| close::check(ctx, &run_id, seq, false),
+            )
             .await?
         {
             Some(received) => received,
@@ -139,7 +142,7 @@ pub async fn transcript(
 ) -> Result<Json<TranscriptPage>> {
     let mut session_state = SessionState::Active;
     let entries = state
-        .long_poll(q.wait_ms, |ctx| {
+        .long_poll(Topic::Session(id.clone()), q.wait_ms, |ctx| {
             let session = ctx.session(&id)?;
             session_state = session.state;
             let entries = ctx.tx.transcript(&id, q.after, 1000)?;

@@ -5,6 +5,7 @@ use axum::extract::{Query, State};
 use serde::{Deserialize, Serialize};
 
 use super::PROTOCOL_VERSION;
+use crate::changes::Topic;
 use crate::error::Result;
 use crate::lifecycle::offers::{self, AgentInfo, Offer};
 use crate::model::Millis;
@@ -62,7 +63,7 @@ pub async fn offers(
     Query(q): Query<OffersQuery>,
 ) -> Result<Json<OffersResponse>> {
     let found = state
-        .long_poll(q.wait_ms, |ctx| {
+        .long_poll(Topic::Offers, q.wait_ms, |ctx| {
             let offers = offers::offers(ctx, &runner, &q.instance)?;
             Ok((!offers.is_empty()).then_some(offers))
         })

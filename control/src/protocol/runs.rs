@@ -4,6 +4,7 @@ use axum::Json;
 use axum::extract::{Path, Query, State};
 use serde::{Deserialize, Serialize};
 
+use crate::changes::Topic;
 use crate::error::{Error, Result};
 use crate::lifecycle::offers::{self, Assignment, own_run};
 use crate::lifecycle::reports::{self, LifecycleReport, ReportAck};
@@ -51,7 +52,7 @@ pub async fn directives(
 ) -> Result<Json<DirectivesResponse>> {
     let mut status = RunStatus::Offered;
     let found = state
-        .long_poll(q.wait_ms, |ctx| {
+        .long_poll(Topic::Run(run.clone()), q.wait_ms, |ctx| {
             let (r, directives) = offers::directives(ctx, &runner, &run, q.after)?;
             status = r.status;
             Ok((!directives.is_empty() || r.status.is_finished()).then_some(directives))

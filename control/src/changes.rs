@@ -1,0 +1,261 @@
+//! Who must wake up after a transaction: long polls wait on a [`Topic`], and a transaction run
+//! through [`RecordingTx`] notes the topics its writes touch, so a change wakes only the polls
+//! that care (a transcript report does not wake every run's directive stream).
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use tokio::sync::watch;
+
+use crate::model::*;
+use crate::store::{DueLimits, StoreResult, Tx};
+
+/// What a long poll waits for.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Topic {
+    /// Runs offered (or an agent or runner changed, which changes who may take them).
+    Offers,
+    /// A run's directives or status.
+    Run(String),
+    /// A session's transcript or state.
+    Session(String),
+}
+
+#[derive(Default)]
+pub struct Changes {
+    topics: Mutex<HashMap<Topic, watch::Sender<u64>>>,
+}
+
+impl Changes {
+    pub fn subscribe(&self, topic: &Topic) -> watch::Receiver<u64> {
+        let mut topics = self.topics.lock().unwrap_or_else(|p| p.into_inner());
+        if topics.len() > 1024 {
+            topics.retain(|_, tx| tx.receiver_count() > 0);
+        }
+        topics
+            .entry(topic.clone())
+            .or_insert_with(|| watch::channel(0).0)
+            .subscribe()
+    }
+
+    pub fn notify<'a>(&self, touched: impl IntoIterator<Item = &'a Topic>) {
+        let mut topics = self.topics.lock().unwrap_or_else(|p| p.into_inner());
+        for topic in touched {
+            if let Some(tx) = topics.get(topic) {
+                if tx.receiver_count() == 0 {
+                    topics.remove(topic);
+                } else {
+                    tx.send_modify(|n| *n += 1);
+                }
+            }
+        }
+    }
+
+    /// Wakes every poll (after the clock acted: it writes without recording).
+    pub fn notify_all(&self) {
+        let topics = self.topics.lock().unwrap_or_else(|p| p.into_inner());
+        for tx in topics.values() {
+            tx.send_modify(|n| *n += 1);
+        }
+    }
+}
+
+/// A [`Tx`] that passes everything through and notes the topics its writes touch.
+pub struct RecordingTx<'a> {
+    pub inner: &'a mut dyn Tx,
+    pub touched: Vec<Topic>,
+}
+
+impl RecordingTx<'_> {
+    fn touch(&mut self, topic: Topic) {
+        if !self.touched.contains(&topic) {
+            self.touched.push(topic);
+        }
+    }
+}
+
+impl Tx for RecordingTx<'_> {
+    fn commit(self: Box<Self>) -> StoreResult<()> {
+        unreachable!("the owner of the inner transaction commits it")
+    }
+    fn admin_token_hash(&mut self) -> StoreResult<Option<String>> {
+        self.inner.admin_token_hash()
+    }
+    fn set_admin_token_hash(&mut self, hash: &str) -> StoreResult<()> {
+        self.inner.set_admin_token_hash(hash)
+    }
+    fn agent(&mut self, name: &str) -> StoreResult<Option<Agent>> {
+        self.inner.agent(name)
+    }
+    fn put_agent(&mut self, agent: &Agent) -> StoreResult<()> {
+        self.touch(Topic::Offers);
+        self.inner.put_agent(agent)
+    }
+    fn agents(&mut self) -> StoreResult<Vec<Agent>> {
+        self.inner.agents()
+    }
+    fn runner(&mut self, id: &str) -> StoreResult<Option<Runner>> {
+        self.inner.runner(id)
+    }
+    fn runner_by_name(&mut self, name: &str) -> StoreResult<Option<Runner>> {
+        self.inner.runner_by_name(name)
+    }
+    fn runner_by_token_hash(&mut self, hash: &str) -> StoreResult<Option<Runner>> {
+        self.inner.runner_by_token_hash(hash)
+    }
+    fn put_runner(&mut self, runner: &Runner) -> StoreResult<()> {
+        self.touch(Topic::Offers);
+        self.inner.put_runner(runner)
+    }
+    fn runners(&mut self) -> StoreResult<Vec<Runner>> {
+        self.inner.runners()
+    }
+    fn connection(&mut self, runner_id: &str, instance: &str) -> StoreResult<Option<Connection>> {
+        self.inner.connection(runner_id, instance)
+    }
+    fn put_connection(&mut self, connection: &Connection) -> StoreResult<()> {
+        self.inner.put_connection(connection)
+    }
+    fn session(&mut self, id: &str) -> StoreResult<Option<Session>> {
+        self.inner.session(id)
+    }
+    fn put_session(&mut self, session: &Session) -> StoreResult<()> {
+        self.touch(Topic::Session(session.id.clone()));
+        self.inner.put_session(session)
+    }
+    fn sessions(&mut self) -> StoreResult<Vec<Session>> {
+        self.inner.sessions()
+    }
+    fn due_sessions(&mut self, now: Millis, limits: &DueLimits) -> StoreResult<Vec<String>> {
+        self.inner.due_sessions(now, limits)
+    }
+    fn run(&mut self, id: &str) -> StoreResult<Option<Run>> {
+        self.inner.run(id)
+    }
+    fn put_run(&mut self, run: &Run) -> StoreResult<()> {
+        if run.status == RunStatus::Offered {
+            self.touch(Topic::Offers);
+        }
+        self.touch(Topic::Run(run.id.clone()));
+        self.inner.put_run(run)
+    }
+    fn runs_of_session(&mut self, session_id: &str) -> StoreResult<Vec<Run>> {
+        self.inner.runs_of_session(session_id)
+    }
+    fn offered_runs(&mut self) -> StoreResult<Vec<Run>> {
+        self.inner.offered_runs()
+    }
+    fn environment(&mut self, id: &str) -> StoreResult<Option<Environment>> {
+        self.inner.environment(id)
+    }
+    fn put_environment(&mut self, environment: &Environment) -> StoreResult<()> {
+        self.touch(Topic::Session(environment.session_id.clone()));
+        self.inner.put_environment(environment)
+    }
+    fn environments_in(&mut self, state: EnvironmentState) -> StoreResult<Vec<Environment>> {
+        self.inner.environments_in(state)
+    }
+    fn add_directive(
+        &mut self,
+        run_id: &str,
+        body: &DirectiveBody,
+        now: Millis,
+    ) -> StoreResult<i64> {
+        self.touch(Topic::Run(run_id.to_string()));
+        self.inner.add_directive(run_id, body, now)
+    }
+    fn directives_after(&mut self, run_id: &str, after: i64) -> StoreResult<Vec<Directive>> {
+        self.inner.directives_after(run_id, after)
+    }
+    fn put_directive(&mut self, directive: &Directive) -> StoreResult<()> {
+        self.touch(Topic::Run(directive.run_id.clone()));
+        self.inner.put_directive(directive)
+    }
+    fn delete_directive(&mut self, run_id: &str, seq: i64) -> StoreResult<()> {
+        self.touch(Topic::Run(run_id.to_string()));
+        self.inner.delete_directive(run_id, seq)
+    }
+    fn report(&mut self, run_id: &str, report_id: &str) -> StoreResult<Option<String>> {
+        self.inner.report(run_id, report_id)
+    }
+    fn add_report(
+        &mut self,
+        run_id: &str,
+        report_id: &str,
+        kind: &str,
+        now: Millis,
+    ) -> StoreResult<()> {
+        self.inner.add_report(run_id, report_id, kind, now)
+    }
+    fn run_transcript_entry(
+        &mut self,
+        run_id: &str,
+        seq: i64,
+    ) -> StoreResult<Option<TranscriptEntry>> {
+        self.inner.run_transcript_entry(run_id, seq)
+    }
+    fn run_last_seq(&mut self, run_id: &str) -> StoreResult<i64> {
+        self.inner.run_last_seq(run_id)
+    }
+    fn append_transcript(&mut self, entry: &mut TranscriptEntry) -> StoreResult<()> {
+        self.touch(Topic::Session(entry.session_id.clone()));
+        self.inner.append_transcript(entry)
+    }
+    fn transcript(
+        &mut self,
+        session_id: &str,
+        after_index: i64,
+        limit: usize,
+    ) -> StoreResult<Vec<TranscriptEntry>> {
+        self.inner.transcript(session_id, after_index, limit)
+    }
+    fn message(&mut self, id: &str) -> StoreResult<Option<Message>> {
+        self.inner.message(id)
+    }
+    fn put_message(&mut self, message: &Message) -> StoreResult<()> {
+        self.inner.put_message(message)
+    }
+    fn messages(&mut self, session_id: &str, state: MessageState) -> StoreResult<Vec<Message>> {
+        self.inner.messages(session_id, state)
+    }
+    fn plug_records(&mut self, session_id: &str) -> StoreResult<Vec<PlugRecord>> {
+        self.inner.plug_records(session_id)
+    }
+    fn put_plug_record(&mut self, record: &PlugRecord) -> StoreResult<()> {
+        self.inner.put_plug_record(record)
+    }
+    fn delete_plug_record(&mut self, session_id: &str, plug_id: &str) -> StoreResult<()> {
+        self.inner.delete_plug_record(session_id, plug_id)
+    }
+    fn permission(
+        &mut self,
+        run_id: &str,
+        request_id: &str,
+    ) -> StoreResult<Option<PermissionRequest>> {
+        self.inner.permission(run_id, request_id)
+    }
+    fn put_permission(&mut self, request: &PermissionRequest) -> StoreResult<()> {
+        self.inner.put_permission(request)
+    }
+    fn permissions(&mut self, session_id: &str) -> StoreResult<Vec<PermissionRequest>> {
+        self.inner.permissions(session_id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_change_wakes_only_its_topic() {
+        let changes = Changes::default();
+        let mut a = changes.subscribe(&Topic::Run("a".into()));
+        let b = changes.subscribe(&Topic::Run("b".into()));
+        changes.notify(&[Topic::Run("a".into()), Topic::Session("s".into())]);
+        assert!(a.has_changed().unwrap());
+        assert!(!b.has_changed().unwrap());
+        a.borrow_and_update();
+        changes.notify_all();
+        assert!(a.has_changed().unwrap() && b.has_changed().unwrap());
+    }
+}

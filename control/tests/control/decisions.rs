@@ -313,3 +313,25 @@ async fn a_pause_against_the_stop_is_overruled() {
     assert!(status.is_success());
     assert_eq!(env_state(&body), "torn_down");
 }
+
+/// "If Blaise asks to pause but a plug cannot resume, the runner logs a warning …. Blaise makes
+/// the decision again when the pause is reported": a chain reported unable to resume after the
+/// stop is not paused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pause_of_a_chain_that_cannot_resume_is_overruled() {
+    let s = Server::start().await;
+    s.agent("a", json!({ "inactivity_ms": 150, "idle_policy": "pause" }))
+        .await;
+    let r = s.runner("r", &["a"]).await;
+    let id = s.new_session("a", "hello").await;
+    let run = r.take("start").await;
+    run.ok("started", json!({})).await;
+    run.turn_ended().await;
+    assert_eq!(run.wait_directive("stop").await["may_resume"], true);
+    run.plugs(false, &["sandbox"]).await;
+    run.ok("paused", json!({})).await;
+    let v = s.show(&id).await;
+    assert_eq!(v["state"], "completed");
+    assert!(v["end_reason"].as_str().unwrap().contains("sandbox"), "{v}");
+    r.take("teardown").await.ok("torn_down", json!({})).await;
+}

@@ -1,6 +1,5 @@
-//! The `blaise` command line: its arguments (here), `serve` ([`serve`]), and the client
-//! commands ([`commands`]) that call the user API through [`Client`].
-
+//! The `blaise` command line: its arguments (here), `serve` (`serve.rs`), and the client
+//! commands (`commands.rs`) that call the user API through [`Client`].
 mod client;
 mod commands;
 mod serve;

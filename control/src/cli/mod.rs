@@ -1,5 +1,6 @@
 //! The `blaise` command line: its arguments (here), `serve` (`serve.rs`), and the client
 //! commands (`commands.rs`) that call the user API through [`Client`].
+
 mod client;
 mod commands;
 mod serve;

@@ -74,7 +74,14 @@ pub async fn close(
 /// Closes the session; for a running one, waits until its run has received the stop, and
 /// withdraws the stop (nothing changed) if no runner received it in time.
 pub async fn close_and_wait(state: &AppState, id: &str) -> Result<()> {
-    if let CloseStep::AwaitingDelivery { run_id, seq } = state.write(|ctx| close::begin(ctx, id))? {
+    // Twice at most: if the run ended (paused, say) before it read the stop, the session can
+    // now be closed without one.
+    for _ in 0..2 {
+        let CloseStep::AwaitingDelivery { run_id, seq } =
+            state.write(|ctx| close::begin(ctx, id))?
+        else {
+            return Ok(());
+        };
         let received = match state
             .long_poll(
                 Topic::Run(run_id.clone()),
@@ -89,11 +96,18 @@ pub async fn close_and_wait(state: &AppState, id: &str) -> Result<()> {
                 .write(|ctx| close::check(ctx, &run_id, seq, true))?
                 .unwrap_or(false),
         };
-        if !received {
+        if received {
+            return Ok(());
+        }
+        let run_finished = state.read(|ctx| Ok(ctx.run(&run_id)?.status.is_finished()))?;
+        if !run_finished {
             return Err(close::not_received(id, &run_id));
         }
     }
-    Ok(())
+    Err(Error::conflict(
+        "busy",
+        format!("session {id} kept changing while it was being closed; try again"),
+    ))
 }
 
 pub async fn cancel(

@@ -72,9 +72,11 @@ pub fn check(ctx: &mut Ctx, run_id: &str, seq: i64, give_up: bool) -> Result<Opt
         .directives_after(run_id, seq - 1)?
         .into_iter()
         .find(|d| d.seq == seq);
+    // A run that ended before reading the stop (it paused, say) will never receive it.
+    let run_finished = ctx.run(run_id)?.status.is_finished();
     match directive {
         Some(d) if d.delivered_at.is_some() => Ok(Some(true)),
-        Some(_) if give_up => {
+        Some(_) if give_up || run_finished => {
             ctx.tx.delete_directive(run_id, seq)?;
             Ok(Some(false))
         }

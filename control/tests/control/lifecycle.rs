@@ -446,3 +446,45 @@ async fn a_revoked_runners_running_session_moves_to_another_runner() {
             .contains("revoked")
     );
 }
+
+/// A close that races with a pause: the run pauses before reading the stop, and the session is
+/// closed anyway (a teardown run follows), without waiting for the close timeout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closing_while_the_run_pauses_closes_the_paused_session() {
+    let s = Server::with_config(blaise_control::config::Config {
+        close_wait_ms: 5_000,
+        ..fast_config()
+    })
+    .await;
+    s.agent("a", json!({ "inactivity_ms": 150 })).await;
+    let r = s.runner("r", &["a"]).await;
+    let id = s.new_session("a", "hello").await;
+    let run = r.take_started("start").await;
+    run.wait_directive("prompt").await;
+    run.turn_ended().await;
+    run.wait_directive("stop").await;
+    let closing = {
+        let (http, url) = (s.http.clone(), format!("{}/v1/sessions/{id}/close", s.url));
+        tokio::spawn(async move {
+            let t0 = std::time::Instant::now();
+            let resp = http
+                .post(url)
+                .bearer_auth(ADMIN)
+                .json(&json!({}))
+                .send()
+                .await
+                .unwrap();
+            (resp.status(), t0.elapsed())
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    run.ok("paused", json!({})).await;
+    let (status, took) = closing.await.unwrap();
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        took < Duration::from_secs(4),
+        "closed in {took:?}, not after the close timeout"
+    );
+    assert_eq!(s.show(&id).await["state"], "closed");
+    r.take("teardown").await.ok("torn_down", json!({})).await;
+}

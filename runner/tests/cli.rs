@@ -175,12 +175,12 @@ fn plug_new_builds_and_passes_its_own_test_as_generated() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let dir = tmp.path().join("hello-plug");
-    // Share this workspace's target directory so that wasmtime is not built
-    // a second time; the plug's own wasm build uses its own directory.
-    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["test", "--release"])
-        .current_dir(&dir)
+    // `plug test` runs the crate's tests. Share this workspace's target
+    // directory so that wasmtime is not built a second time; the harness
+    // builds the plug's component in a directory of its own.
+    let out = Command::new(env!("CARGO_BIN_EXE_blaise-runner"))
+        .args(["plug", "test", "hello-plug"])
+        .current_dir(tmp.path())
         .env("CARGO_TARGET_DIR", root().join("target"))
         .output()
         .unwrap();
@@ -195,6 +195,22 @@ fn plug_new_builds_and_passes_its_own_test_as_generated() {
         "{}",
         text(&out.stdout)
     );
+    // `plug build` makes the component, which `plug inspect` reads.
+    let out = Command::new(env!("CARGO_BIN_EXE_blaise-runner"))
+        .args(["plug", "build", "hello-plug"])
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let wasm = text(&out.stdout).trim().to_string();
+    assert!(wasm.ends_with("hello_plug.wasm"), "{wasm}");
+    let out = runner(
+        &["plug", "inspect", &wasm, "--json"],
+        &tmp.path().join("cache"),
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["name"], "hello-plug");
+    assert_eq!(v["stateful"], true);
     // A second `new` with the same name refuses to overwrite it.
     let out = Command::new(env!("CARGO_BIN_EXE_blaise-runner"))
         .args(["plug", "new", "hello-plug"])

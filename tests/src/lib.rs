@@ -87,3 +87,55 @@ pub fn run(
         state,
     })
 }
+
+/// A place for plug tests: a host with its own compile cache, a session
+/// workspace and an in-memory state store, all in a temporary directory.
+pub struct World {
+    pub tmp: tempfile::TempDir,
+    pub host: Arc<PlugHost>,
+    pub workspace: PathBuf,
+    pub state: Arc<blaise_runner::state_store::MemoryStateStore>,
+}
+
+impl World {
+    pub fn new() -> World {
+        let tmp = tempfile::tempdir().unwrap();
+        let host = host_in(&tmp.path().join("cache"));
+        let workspace = tmp.path().join("ws");
+        std::fs::create_dir(&workspace).unwrap();
+        World {
+            tmp,
+            host,
+            workspace,
+            state: Arc::default(),
+        }
+    }
+
+    /// The probe test plug, loaded.
+    pub async fn probe(&self) -> Arc<LoadedPlug> {
+        self.host.load(&plug("tests/plugs/probe")).await.unwrap()
+    }
+
+    /// A run of `session` in this world's workspace and state store.
+    pub fn run(&self, session: &str, kind: RunKind) -> Arc<RunInfo> {
+        run(session, kind, &self.workspace, self.state.clone())
+    }
+
+    /// A plug instantiated for a run of `session`.
+    pub async fn instance(
+        &self,
+        setup: Arc<PlugSetup>,
+        session: &str,
+        kind: RunKind,
+    ) -> blaise_runner::host::PlugInstance {
+        blaise_runner::host::PlugInstance::new(&self.host, setup, self.run(session, kind))
+            .await
+            .unwrap()
+    }
+}
+
+impl Default for World {
+    fn default() -> Self {
+        World::new()
+    }
+}

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use blaise_runner::chain::{Launch, PlugChain};
 use blaise_runner::host::bindings::{EntryKind, PauseInfo, RunKind, TeardownInfo, TranscriptEntry};
 use blaise_runner::host::{Allow, Failure, Limits, PlugInstance};
-use blaise_runner::state_store::{MemoryStateStore, SqliteStateStore, StateStore};
-use blaise_tests::{host_in, plug, run, setup};
+use blaise_runner::state_store::{SqliteStateStore, StateStore};
+use blaise_tests::{World, run, setup};
 use serde_json::json;
 
 fn calls(workspace: &std::path::Path) -> Vec<String> {
@@ -33,12 +33,8 @@ fn recorder(id: &str) -> serde_json::Value {
 
 #[tokio::test]
 async fn every_hook_round_trips_and_the_chain_keeps_its_order() {
-    let tmp = tempfile::tempdir().unwrap();
-    let host = host_in(&tmp.path().join("cache"));
-    let probe = host.load(&plug("tests/plugs/probe")).await.unwrap();
-    let workspace = tmp.path().join("ws");
-    std::fs::create_dir(&workspace).unwrap();
-    let state: Arc<dyn StateStore> = Arc::new(MemoryStateStore::default());
+    let w = World::new();
+    let probe = w.probe().await;
 
     let mut a = recorder("a");
     a["on_start"].as_array_mut().unwrap().extend([
@@ -65,13 +61,9 @@ async fn every_hook_round_trips_and_the_chain_keeps_its_order() {
         setup("c", &probe, c, Allow::default(), Limits::default()),
     ];
 
-    let mut chain = PlugChain::new(
-        &host,
-        &setups,
-        run("s1", RunKind::Start, &workspace, state.clone()),
-    )
-    .await
-    .unwrap();
+    let mut chain = PlugChain::new(&w.host, &setups, w.run("s1", RunKind::Start))
+        .await
+        .unwrap();
     let launch = chain.start().await.unwrap();
     assert_eq!(
         launch,
@@ -123,7 +115,7 @@ async fn every_hook_round_trips_and_the_chain_keeps_its_order() {
     assert!(errors.is_empty(), "{errors:?}");
 
     assert_eq!(
-        calls(&workspace),
+        calls(&w.workspace),
         [
             "a start",
             "b start",
@@ -136,7 +128,7 @@ async fn every_hook_round_trips_and_the_chain_keeps_its_order() {
             "a teardown:closed:true",
         ]
     );
-    let log = std::fs::read_to_string(workspace.join("calls.log")).unwrap();
+    let log = std::fs::read_to_string(w.workspace.join("calls.log")).unwrap();
     assert!(
         log.lines().all(|l| l.contains("Start")),
         "context carries the run kind: {log}"
@@ -145,12 +137,8 @@ async fn every_hook_round_trips_and_the_chain_keeps_its_order() {
 
 #[tokio::test]
 async fn pause_and_teardown_are_best_effort_and_name_the_failing_plug() {
-    let tmp = tempfile::tempdir().unwrap();
-    let host = host_in(&tmp.path().join("cache"));
-    let probe = host.load(&plug("tests/plugs/probe")).await.unwrap();
-    let workspace = tmp.path().join("ws");
-    std::fs::create_dir(&workspace).unwrap();
-    let state: Arc<dyn StateStore> = Arc::new(MemoryStateStore::default());
+    let w = World::new();
+    let probe = w.probe().await;
 
     let mut b = recorder("b");
     b["on_pause"] = json!([{"record": "b"}, {"fail": "cannot stop the widget"}]);
@@ -172,13 +160,9 @@ async fn pause_and_teardown_are_best_effort_and_name_the_failing_plug() {
             Limits::default(),
         ),
     ];
-    let mut chain = PlugChain::new(
-        &host,
-        &setups,
-        run("s1", RunKind::Resume, &workspace, state),
-    )
-    .await
-    .unwrap();
+    let mut chain = PlugChain::new(&w.host, &setups, w.run("s1", RunKind::Resume))
+        .await
+        .unwrap();
     chain.resume().await.unwrap();
     let errors = chain
         .pause(&PauseInfo {
@@ -212,7 +196,7 @@ async fn pause_and_teardown_are_best_effort_and_name_the_failing_plug() {
         errors[0]
     );
     assert_eq!(
-        calls(&workspace),
+        calls(&w.workspace),
         [
             "a resume",
             "b resume",
@@ -228,12 +212,8 @@ async fn pause_and_teardown_are_best_effort_and_name_the_failing_plug() {
 
 #[tokio::test]
 async fn start_stops_at_the_first_failure_naming_plug_and_field() {
-    let tmp = tempfile::tempdir().unwrap();
-    let host = host_in(&tmp.path().join("cache"));
-    let probe = host.load(&plug("tests/plugs/probe")).await.unwrap();
-    let workspace = tmp.path().join("ws");
-    std::fs::create_dir(&workspace).unwrap();
-    let state: Arc<dyn StateStore> = Arc::new(MemoryStateStore::default());
+    let w = World::new();
+    let probe = w.probe().await;
     let setups = [
         setup(
             "a",
@@ -257,7 +237,7 @@ async fn start_stops_at_the_first_failure_naming_plug_and_field() {
             Limits::default(),
         ),
     ];
-    let mut chain = PlugChain::new(&host, &setups, run("s1", RunKind::Start, &workspace, state))
+    let mut chain = PlugChain::new(&w.host, &setups, w.run("s1", RunKind::Start))
         .await
         .unwrap();
     let err = chain.start().await.unwrap_err();
@@ -265,17 +245,14 @@ async fn start_stops_at_the_first_failure_naming_plug_and_field() {
         err.to_string(),
         "plug `b` failed in on-start: `with.repo`: no such repository"
     );
-    assert_eq!(calls(&workspace), ["a start"]);
+    assert_eq!(calls(&w.workspace), ["a start"]);
 }
 
 #[tokio::test]
 async fn state_is_isolated_by_plug_and_session_and_kept_only_on_success() {
-    let tmp = tempfile::tempdir().unwrap();
-    let host = host_in(&tmp.path().join("cache"));
-    let probe = host.load(&plug("tests/plugs/probe")).await.unwrap();
-    let workspace = tmp.path().join("ws");
-    std::fs::create_dir(&workspace).unwrap();
-    let db = tmp.path().join("state.db");
+    let w = World::new();
+    let probe = w.probe().await;
+    let db = w.tmp.path().join("state.db");
     let state: Arc<dyn StateStore> = Arc::new(SqliteStateStore::open(&db).unwrap());
 
     let writer = |value: &str| {
@@ -299,9 +276,9 @@ async fn state_is_isolated_by_plug_and_session_and_kept_only_on_success() {
             Limits::default(),
         );
         let mut p = PlugInstance::new(
-            &host,
+            &w.host,
             s,
-            run(session, RunKind::Start, &workspace, state.clone()),
+            run(session, RunKind::Start, &w.workspace, state.clone()),
         )
         .await
         .unwrap();
@@ -337,9 +314,9 @@ async fn state_is_isolated_by_plug_and_session_and_kept_only_on_success() {
             Limits::default(),
         );
         let mut p = PlugInstance::new(
-            &host,
+            &w.host,
             s,
-            run(session, RunKind::Resume, &workspace, reopened.clone()),
+            run(session, RunKind::Resume, &w.workspace, reopened.clone()),
         )
         .await
         .unwrap();

@@ -2,45 +2,20 @@
 //! naming the plug, and the host (and the same plug, re-instantiated) keeps
 //! working. Real wasmtime, real compiled plugs.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use blaise_runner::host::bindings::RunKind;
-use blaise_runner::host::{Allow, Failure, HookError, Limits, PlugHost, PlugInstance};
-use blaise_runner::state_store::{MemoryStateStore, StateStore};
-use blaise_tests::{host_in, plug, run, setup};
+use blaise_runner::host::{Allow, Failure, HookError, Limits};
+use blaise_tests::{World, plug, setup};
 use serde_json::{Value, json};
-
-struct World {
-    _tmp: tempfile::TempDir,
-    host: Arc<PlugHost>,
-    workspace: std::path::PathBuf,
-    state: Arc<MemoryStateStore>,
-}
-
-async fn world() -> World {
-    let tmp = tempfile::tempdir().unwrap();
-    let host = host_in(&tmp.path().join("cache"));
-    let workspace = tmp.path().join("ws");
-    std::fs::create_dir(&workspace).unwrap();
-    World {
-        _tmp: tmp,
-        host,
-        workspace,
-        state: Arc::new(MemoryStateStore::default()),
-    }
-}
 
 /// Runs `on_start` with the given actions; then proves the instance still
 /// works by running a harmless `on_resume` on it.
 async fn attack(w: &World, actions: Value, allow: Allow, limits: Limits) -> HookError {
-    let probe = w.host.load(&plug("tests/plugs/probe")).await.unwrap();
+    let probe = w.probe().await;
     let config = json!({"on_start": actions, "on_resume": [{"env": ["ALIVE", "yes"]}]});
     let s = setup("hostile", &probe, config, allow, limits);
-    let state: Arc<dyn StateStore> = w.state.clone();
-    let mut p = PlugInstance::new(&w.host, s, run("s1", RunKind::Start, &w.workspace, state))
-        .await
-        .unwrap();
+    let mut p = w.instance(s, "s1", RunKind::Start).await;
     let err = p.on_start().await.unwrap_err();
     assert_eq!(err.plug_id, "hostile");
     assert!(
@@ -66,7 +41,7 @@ fn limits(deadline_ms: u64, memory_mb: u64) -> Limits {
 
 #[tokio::test]
 async fn an_infinite_loop_is_stopped_at_the_deadline() {
-    let w = world().await;
+    let w = World::new();
     let t = Instant::now();
     let err = attack(
         &w,
@@ -86,7 +61,7 @@ async fn an_infinite_loop_is_stopped_at_the_deadline() {
 
 #[tokio::test]
 async fn a_memory_hog_hits_its_cap() {
-    let w = world().await;
+    let w = World::new();
     let err = attack(
         &w,
         json!([{"alloc_mb": 512}]),
@@ -103,7 +78,7 @@ async fn a_memory_hog_hits_its_cap() {
 
 #[tokio::test]
 async fn a_stack_overflow_is_contained() {
-    let w = world().await;
+    let w = World::new();
     let err = attack(
         &w,
         json!([{"recurse": null}]),
@@ -121,7 +96,7 @@ async fn a_stack_overflow_is_contained() {
 
 #[tokio::test]
 async fn a_panic_is_reported_with_its_message() {
-    let w = world().await;
+    let w = World::new();
     let err = attack(
         &w,
         json!([{"panic": "something broke"}]),
@@ -135,7 +110,7 @@ async fn a_panic_is_reported_with_its_message() {
 
 #[tokio::test]
 async fn exec_needs_both_keys() {
-    let w = world().await;
+    let w = World::new();
     // The plug asks for `echo` and `sh`; the operator grants `echo` only.
     let allow = Allow {
         exec: vec!["echo".into()],
@@ -179,7 +154,7 @@ async fn exec_needs_both_keys() {
         "{err}"
     );
 
-    let probe = w.host.load(&plug("tests/plugs/probe")).await.unwrap();
+    let probe = w.probe().await;
     let s = setup(
         "granted",
         &probe,
@@ -187,10 +162,7 @@ async fn exec_needs_both_keys() {
         allow,
         Limits::default(),
     );
-    let state: Arc<dyn StateStore> = w.state.clone();
-    let mut p = PlugInstance::new(&w.host, s, run("s1", RunKind::Start, &w.workspace, state))
-        .await
-        .unwrap();
+    let mut p = w.instance(s, "s1", RunKind::Start).await;
     let c = p.on_start().await.unwrap();
     assert_eq!(
         c.env,
@@ -200,9 +172,9 @@ async fn exec_needs_both_keys() {
 
 #[tokio::test]
 async fn files_outside_the_workspace_cannot_be_read() {
-    let w = world().await;
+    let w = World::new();
     std::fs::write(w.workspace.join("inside.txt"), "mine").unwrap();
-    let secret = w._tmp.path().join("outside.txt");
+    let secret = w.tmp.path().join("outside.txt");
     std::fs::write(&secret, "not yours").unwrap();
     for path in [
         secret.to_string_lossy().into_owned(),
@@ -221,7 +193,7 @@ async fn files_outside_the_workspace_cannot_be_read() {
             "{err}"
         );
     }
-    let probe = w.host.load(&plug("tests/plugs/probe")).await.unwrap();
+    let probe = w.probe().await;
     let inside = format!("{}/inside.txt", w.workspace.display());
     let s = setup(
         "reader",
@@ -230,10 +202,7 @@ async fn files_outside_the_workspace_cannot_be_read() {
         Allow::default(),
         Limits::default(),
     );
-    let state: Arc<dyn StateStore> = w.state.clone();
-    let mut p = PlugInstance::new(&w.host, s, run("s1", RunKind::Start, &w.workspace, state))
-        .await
-        .unwrap();
+    let mut p = w.instance(s, "s1", RunKind::Start).await;
     assert_eq!(
         p.on_start().await.unwrap().env,
         [("FILE".to_string(), "mine".to_string())]
@@ -242,7 +211,7 @@ async fn files_outside_the_workspace_cannot_be_read() {
 
 #[tokio::test]
 async fn http_only_reaches_granted_hosts() {
-    let w = world().await;
+    let w = World::new();
     // A real HTTP server on loopback, so that "granted" really connects.
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
@@ -283,7 +252,7 @@ async fn http_only_reaches_granted_hosts() {
     .await;
     assert!(err.to_string().contains("http denied: localhost"), "{err}");
     // Both keys: the request goes through.
-    let probe = w.host.load(&plug("tests/plugs/probe")).await.unwrap();
+    let probe = w.probe().await;
     let allow = Allow {
         exec: vec![],
         http: vec!["127.0.0.1".into()],
@@ -295,10 +264,7 @@ async fn http_only_reaches_granted_hosts() {
         allow,
         Limits::default(),
     );
-    let state: Arc<dyn StateStore> = w.state.clone();
-    let mut p = PlugInstance::new(&w.host, s, run("s1", RunKind::Start, &w.workspace, state))
-        .await
-        .unwrap();
+    let mut p = w.instance(s, "s1", RunKind::Start).await;
     assert_eq!(
         p.on_start().await.unwrap().env,
         [("HTTP_STATUS".to_string(), "204".to_string())]
@@ -307,8 +273,8 @@ async fn http_only_reaches_granted_hosts() {
 
 #[tokio::test]
 async fn a_log_flood_is_cut_short() {
-    let w = world().await;
-    let probe = w.host.load(&plug("tests/plugs/probe")).await.unwrap();
+    let w = World::new();
+    let probe = w.probe().await;
     let lim = Limits {
         log_lines: 100,
         ..Limits::default()
@@ -320,10 +286,7 @@ async fn a_log_flood_is_cut_short() {
         Allow::default(),
         lim,
     );
-    let state: Arc<dyn StateStore> = w.state.clone();
-    let mut p = PlugInstance::new(&w.host, s, run("s1", RunKind::Start, &w.workspace, state))
-        .await
-        .unwrap();
+    let mut p = w.instance(s, "s1", RunKind::Start).await;
     let t = Instant::now();
     p.on_start()
         .await
@@ -338,7 +301,7 @@ async fn a_log_flood_is_cut_short() {
 
 #[tokio::test]
 async fn a_state_flood_hits_the_quota_and_writes_nothing() {
-    let w = world().await;
+    let w = World::new();
     let lim = Limits {
         state_keys: 50,
         ..Limits::default()
@@ -357,7 +320,7 @@ async fn a_state_flood_hits_the_quota_and_writes_nothing() {
 
 #[tokio::test]
 async fn a_plug_for_another_contract_is_refused_naming_both_versions() {
-    let w = world().await;
+    let w = World::new();
     let path = plug("tests/plugs/other-contract");
     let err = w
         .host
@@ -376,4 +339,44 @@ async fn a_plug_for_another_contract_is_refused_naming_both_versions() {
     );
     // The host keeps working.
     w.host.load(&plug("plugs/redaction")).await.unwrap();
+}
+
+#[tokio::test]
+async fn sockets_and_the_runners_environment_are_out_of_reach() {
+    let w = World::new();
+    // A listener the plug would reach if WASI sockets were open to it.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let err = attack(
+        &w,
+        json!([{"tcp_connect": addr}]),
+        Allow::default(),
+        Limits::default(),
+    )
+    .await;
+    assert!(
+        err.to_string()
+            .contains(&format!("cannot connect to {addr}")),
+        "{err}"
+    );
+    // Even with HTTP granted to that host: grants cover `http.send`, not raw sockets.
+    let allow = Allow {
+        exec: vec![],
+        http: vec!["127.0.0.1".into()],
+    };
+    let err = attack(&w, json!([{"tcp_connect": addr}]), allow, Limits::default()).await;
+    assert!(err.to_string().contains("cannot connect"), "{err}");
+    // The runner's own environment is not inherited.
+    assert!(std::env::var("PATH").is_ok());
+    let err = attack(
+        &w,
+        json!([{"env_var": "PATH"}]),
+        Allow::default(),
+        Limits::default(),
+    )
+    .await;
+    assert!(
+        err.to_string().contains("no environment variable PATH"),
+        "{err}"
+    );
 }

@@ -6,9 +6,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::sync::{Arc, Mutex};
 
 use blaise_runner::host::bindings::RunKind;
-use blaise_runner::host::{Allow, Limits, Origin, PlugInstance};
-use blaise_runner::state_store::{MemoryStateStore, StateStore};
-use blaise_tests::{host_in, plug, run, setup};
+use blaise_runner::host::{Allow, Limits, Origin};
+use blaise_tests::{World, host_in, plug, setup};
 use serde_json::json;
 
 fn artifacts(cache: &std::path::Path) -> Vec<std::path::PathBuf> {
@@ -126,12 +125,8 @@ async fn the_plugs_log_and_output_are_tagged_with_plug_and_session() {
         .finish();
     let _guard = tracing::subscriber::set_default(subscriber);
 
-    let tmp = tempfile::tempdir().unwrap();
-    let host = host_in(&tmp.path().join("cache"));
-    let probe = host.load(&plug("tests/plugs/probe")).await.unwrap();
-    let workspace = tmp.path().join("ws");
-    std::fs::create_dir(&workspace).unwrap();
-    let state: Arc<dyn StateStore> = Arc::new(MemoryStateStore::default());
+    let w = World::new();
+    let probe = w.probe().await;
     let limits = Limits {
         log_lines: 5,
         ..Limits::default()
@@ -143,9 +138,7 @@ async fn the_plugs_log_and_output_are_tagged_with_plug_and_session() {
         Allow::default(),
         limits,
     );
-    let mut p = PlugInstance::new(&host, s, run("sess-42", RunKind::Start, &workspace, state))
-        .await
-        .unwrap();
+    let mut p = w.instance(s, "sess-42", RunKind::Start).await;
     p.on_start().await.unwrap();
     p.on_resume().await.unwrap();
 

@@ -58,6 +58,13 @@ pub enum PlugCommand {
         #[arg(default_value = ".")]
         dir: PathBuf,
     },
+    /// Run a plug crate's tests (the SDK harness runs the compiled plug in the
+    /// real plug host): `cargo test --release` in its directory.
+    Test {
+        /// The plug crate's directory.
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+    },
     /// Create a new plug crate from the SDK template.
     New {
         /// The plug's name; the crate is created in a directory of that name.
@@ -87,6 +94,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
                 println!("{}", wasm.display());
                 Ok(ExitCode::SUCCESS)
             }
+            PlugCommand::Test { dir } => build::test_plug(&dir),
             PlugCommand::New { name } => new::run(&name),
         },
     }

@@ -126,30 +126,8 @@ impl PlugInstance {
                 hook: "instantiate",
                 failure: Failure::Host(format!("loading its state: {e:#}")),
             })?;
-        let label = PlugLabel {
-            plug_id: setup.id.as_str().into(),
-            session_id: run.session_id.as_str().into(),
-        };
-        let log = Arc::new(LogSink::new(
-            label,
-            setup.limits.log_lines,
-            setup.limits.log_line_bytes,
-        ));
-        let mut instance = PlugInstance {
-            pre: setup.loaded().pre.clone(),
-            setup,
-            run: Some(run),
-            http: host.http.clone(),
-            live: None,
-            committed,
-            log,
-            dropped_logs: 0,
-        };
-        instance
-            .ensure_live()
-            .await
-            .map_err(|f| instance.error("instantiate", f))?;
-        Ok(instance)
+        let pre = setup.loaded().pre.clone();
+        Self::instantiate(host, pre, setup, Some(run), committed).await
     }
 
     pub(crate) async fn describe_instance(
@@ -157,9 +135,21 @@ impl PlugInstance {
         plug_pre: &PlugPre<PlugCtx>,
         setup: Arc<PlugSetup>,
     ) -> Result<PlugInstance, HookError> {
+        Self::instantiate(host, plug_pre.clone(), setup, None, Default::default()).await
+    }
+
+    async fn instantiate(
+        host: &PlugHost,
+        pre: PlugPre<PlugCtx>,
+        setup: Arc<PlugSetup>,
+        run: Option<Arc<RunInfo>>,
+        committed: crate::state_store::PlugState,
+    ) -> Result<PlugInstance, HookError> {
         let label = PlugLabel {
             plug_id: setup.id.as_str().into(),
-            session_id: "-".into(),
+            session_id: run
+                .as_ref()
+                .map_or("-".into(), |r| r.session_id.as_str().into()),
         };
         let log = Arc::new(LogSink::new(
             label,
@@ -167,12 +157,12 @@ impl PlugInstance {
             setup.limits.log_line_bytes,
         ));
         let mut instance = PlugInstance {
-            pre: plug_pre.clone(),
+            pre,
             setup,
-            run: None,
+            run,
             http: host.http.clone(),
             live: None,
-            committed: Default::default(),
+            committed,
             log,
             dropped_logs: 0,
         };
@@ -331,13 +321,7 @@ impl PlugInstance {
             wasi: wasi.build(),
             table: ResourceTable::new(),
             memory: super::limits::MemoryLimiter::new(limits.memory),
-            label: PlugLabel {
-                plug_id: self.setup.id.as_str().into(),
-                session_id: self
-                    .run
-                    .as_ref()
-                    .map_or("-".into(), |r| r.session_id.as_str().into()),
-            },
+            label: self.log.label().clone(),
             grants: self.setup.grants.clone(),
             limits,
             state: StateView {

@@ -64,6 +64,11 @@ impl LogSink {
         }
     }
 
+    /// Whose lines these are.
+    pub fn label(&self) -> &PlugLabel {
+        &self.label
+    }
+
     /// Starts a hook call's budget afresh.
     pub fn begin_call(&self) {
         *self.budget.lock().unwrap() = Budget::default();

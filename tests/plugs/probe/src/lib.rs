@@ -37,6 +37,10 @@ enum Action {
     Exec(Vec<String>),
     Http(String),
     ReadFile(String),
+    /// Opens a TCP connection with the standard library (WASI sockets).
+    TcpConnect(String),
+    /// Reads an environment variable of the plug's own process.
+    EnvVar(String),
     Spin,
     AllocMb(u64),
     Recurse,
@@ -87,6 +91,16 @@ fn run(ctx: &Context, actions: &[Action], hook: &str) -> Result<Contribution, Pl
                 let text = std::fs::read_to_string(path)
                     .map_err(|e| PlugError::new(format!("cannot read {path}: {e}")))?;
                 c = c.env("FILE", text);
+            }
+            Action::TcpConnect(addr) => {
+                std::net::TcpStream::connect(addr.as_str())
+                    .map_err(|e| PlugError::new(format!("cannot connect to {addr}: {e}")))?;
+                c = c.env("CONNECTED", addr.clone());
+            }
+            Action::EnvVar(name) => {
+                let value = std::env::var(name)
+                    .map_err(|e| PlugError::new(format!("no environment variable {name}: {e}")))?;
+                c = c.env(name.clone(), value);
             }
             Action::Spin => {
                 let mut x: u64 = 0;

@@ -221,6 +221,9 @@ impl Tx for RecordingTx<'_> {
     fn plug_records(&mut self, session_id: &str) -> StoreResult<Vec<PlugRecord>> {
         self.inner.plug_records(session_id)
     }
+    fn all_plug_records(&mut self) -> StoreResult<Vec<PlugRecord>> {
+        self.inner.all_plug_records()
+    }
     fn put_plug_record(&mut self, record: &PlugRecord) -> StoreResult<()> {
         self.inner.put_plug_record(record)
     }

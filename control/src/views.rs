@@ -148,3 +148,33 @@ pub fn session_summaries(ctx: &mut Ctx) -> Result<Vec<SessionSummary>> {
     }
     Ok(out)
 }
+
+/// A plug record no plug of its session's current chain owns: what a removed stateful plug left.
+#[derive(Serialize, Debug, Clone)]
+pub struct UnownedRecord {
+    pub session_id: String,
+    pub plug_id: String,
+    pub updated_at: Millis,
+}
+
+pub fn unowned_records(ctx: &mut Ctx) -> Result<Vec<UnownedRecord>> {
+    let mut out = Vec::new();
+    let mut chain: Option<(String, Vec<String>)> = None;
+    for r in ctx.tx.all_plug_records()? {
+        if chain.as_ref().is_none_or(|(id, _)| *id != r.session_id) {
+            let plugs = ctx.session(&r.session_id)?.plug_chain.unwrap_or_default();
+            chain = Some((r.session_id.clone(), plugs));
+        }
+        if chain
+            .as_ref()
+            .is_some_and(|(_, plugs)| !plugs.contains(&r.plug_id))
+        {
+            out.push(UnownedRecord {
+                session_id: r.session_id,
+                plug_id: r.plug_id,
+                updated_at: r.updated_at,
+            });
+        }
+    }
+    Ok(out)
+}

@@ -10,7 +10,9 @@ use super::html::{esc, page, state, time};
 use crate::error::Result;
 use crate::model::EnvironmentState;
 use crate::server::AppState;
-use crate::views::{EnvironmentView, environment_view, session_summaries, session_view};
+use crate::views::{
+    EnvironmentView, environment_view, session_summaries, session_view, unowned_records,
+};
 
 fn retry_button(environment_id: &str) -> String {
     format!(
@@ -20,13 +22,13 @@ fn retry_button(environment_id: &str) -> String {
 }
 
 pub async fn sessions(State(app): State<AppState>, _: Viewer) -> Result<Response> {
-    let (sessions, orphaned) = app.read(|ctx| {
+    let (sessions, orphaned, unowned) = app.read(|ctx| {
         let sessions = session_summaries(ctx)?;
         let mut orphaned: Vec<(String, EnvironmentView)> = Vec::new();
         for e in ctx.tx.environments_in(EnvironmentState::Orphaned)? {
             orphaned.push((e.session_id.clone(), environment_view(ctx, &e)?));
         }
-        Ok((sessions, orphaned))
+        Ok((sessions, orphaned, unowned_records(ctx)?))
     })?;
     let mut body = String::from("<h1>Sessions</h1>");
     if !orphaned.is_empty() {
@@ -40,6 +42,19 @@ pub async fn sessions(State(app): State<AppState>, _: Viewer) -> Result<Response
                 esc(e.runner.as_deref().unwrap_or("-")),
                 esc(e.last_error.as_deref().unwrap_or("")),
                 retry_button(&e.id)
+            );
+        }
+        body.push_str("</table></section>");
+    }
+    if !unowned.is_empty() {
+        body.push_str("<section id=\"unowned\"><h2>Records nothing owns</h2><p>State left by stateful plugs that were removed from <code>blaise.yml</code>: no plug can tear down what they describe.</p><table><tr><th>Session</th><th>Plug</th><th>Updated</th></tr>");
+        for r in &unowned {
+            let _ = write!(
+                body,
+                "<tr class=\"unowned-record\"><td><a href=\"/sessions/{0}\">{0}</a></td><td>{1}</td><td>{2}</td></tr>",
+                esc(&r.session_id),
+                esc(&r.plug_id),
+                time(r.updated_at)
             );
         }
         body.push_str("</table></section>");

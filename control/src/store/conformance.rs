@@ -281,7 +281,8 @@ pub fn check(store: &dyn Store) {
         updated_at: now,
     };
     tx.put_plug_record(&record).unwrap();
-    assert_eq!(tx.plug_records("healthy").unwrap(), vec![record]);
+    assert_eq!(tx.plug_records("healthy").unwrap(), vec![record.clone()]);
+    assert_eq!(tx.all_plug_records().unwrap(), vec![record]);
     tx.delete_plug_record("healthy", "p").unwrap();
     assert!(tx.plug_records("healthy").unwrap().is_empty());
 

@@ -122,6 +122,8 @@ pub trait Tx {
     fn messages(&mut self, session_id: &str, state: MessageState) -> StoreResult<Vec<Message>>;
 
     fn plug_records(&mut self, session_id: &str) -> StoreResult<Vec<PlugRecord>>;
+    /// Every session's plug records (for the dashboard's list of records nothing owns).
+    fn all_plug_records(&mut self) -> StoreResult<Vec<PlugRecord>>;
     fn put_plug_record(&mut self, record: &PlugRecord) -> StoreResult<()>;
     fn delete_plug_record(&mut self, session_id: &str, plug_id: &str) -> StoreResult<()>;
 

@@ -441,6 +441,13 @@ impl Tx for SqliteTx<'_> {
         )
     }
 
+    fn all_plug_records(&mut self) -> StoreResult<Vec<PlugRecord>> {
+        self.many(
+            "SELECT data FROM plug_records ORDER BY session_id, plug_id",
+            [],
+        )
+    }
+
     fn put_plug_record(&mut self, p: &PlugRecord) -> StoreResult<()> {
         self.exec(
             "INSERT OR REPLACE INTO plug_records (session_id, plug_id, data) VALUES (?1, ?2, ?3)",

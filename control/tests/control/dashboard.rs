@@ -125,6 +125,11 @@ async fn the_dashboard_renders_sessions_orphans_and_records_in_chromium() {
         dom.contains("data-local=\"1\""),
         "the page's script ran in the browser"
     );
+    let unowned = section(&dom, "<section id=\"unowned\">", "</section>");
+    assert!(
+        unowned.contains(&live) && unowned.contains(">cache<") && !unowned.contains(">sandbox<"),
+        "{unowned}"
+    );
 
     // The session view: transcript, runs, environment, plug records with "owned by nothing".
     let dom = dump_dom(

@@ -3,6 +3,7 @@
 //! The crate is the library behind the `blaise-runner` binary: everything the
 //! CLI does is reachable from here (see `cli`).
 
+pub mod acp;
 pub mod chain;
 pub mod cli;
 pub mod config;

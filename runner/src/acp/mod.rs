@@ -1,0 +1,1 @@
+//! The ACP client side of the runner: launching an agent and talking to it.

@@ -68,6 +68,37 @@ pub struct ServeArgs {
     /// No agent's paused lifetime exceeds this.
     #[arg(long, default_value = "7d", value_parser = parse_duration)]
     pub paused_lifetime_cap: i64,
+    /// An accepted run that never contacts Blaise within this is failed.
+    #[arg(long, default_value = "1m", value_parser = parse_duration)]
+    pub connect_timeout: i64,
+    /// A run silent for this long (no heartbeat, no report) is timed out.
+    #[arg(long, default_value = "1m", value_parser = parse_duration)]
+    pub heartbeat_timeout: i64,
+    /// A run that has not ended this long after its stop directive is failed.
+    #[arg(long, default_value = "1m", value_parser = parse_duration)]
+    pub stop_grace: i64,
+    /// The delay before a failed teardown's first retry (it doubles with each attempt).
+    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    pub teardown_backoff: i64,
+    /// Teardown attempts before the environment is orphaned.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..))]
+    pub teardown_attempts: u32,
+}
+
+impl ServeArgs {
+    pub fn config(&self) -> crate::config::Config {
+        crate::config::Config {
+            check_interval_ms: self.check_interval,
+            paused_lifetime_cap_ms: self.paused_lifetime_cap,
+            connect_timeout_ms: self.connect_timeout,
+            heartbeat_timeout_ms: self.heartbeat_timeout,
+            heartbeat_interval_ms: (self.heartbeat_timeout / 3).max(1),
+            stop_grace_ms: self.stop_grace,
+            teardown_backoff_ms: self.teardown_backoff,
+            teardown_attempts: self.teardown_attempts,
+            ..crate::config::Config::default()
+        }
+    }
 }
 
 #[derive(Subcommand, Debug)]

@@ -51,12 +51,7 @@ pub async fn serve(args: ServeArgs, out: &mut (dyn Write + Send)) -> Result<()> 
     let store = SqliteStore::open(&args.db)
         .with_context(|| format!("cannot open the database {}", args.db.display()))?;
     bootstrap_admin_token(&store, std::env::var("BLAISE_TOKEN").ok(), out)?;
-    let cfg = Config {
-        check_interval_ms: args.check_interval,
-        paused_lifetime_cap_ms: args.paused_lifetime_cap,
-        ..Config::default()
-    };
-    let state = AppState::new(Arc::new(store), cfg);
+    let state = AppState::new(Arc::new(store), args.config());
     writeln!(
         out,
         "dashboard: http://{}/ (log in with /login?token=$BLAISE_TOKEN)",

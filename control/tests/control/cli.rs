@@ -306,3 +306,78 @@ async fn the_control_plane_embeds_in_another_program() {
     let run = runner.take("start").await;
     assert_eq!(run.assignment["session_id"], session["id"]);
 }
+
+/// `blaise serve`'s limits are flags, so end-to-end tests of a real runner can shorten them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_takes_its_limits_as_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("blaise.db");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}");
+    let mut server = Command::new(env!("CARGO_BIN_EXE_blaise"))
+        .args([
+            "serve",
+            "--db",
+            db.to_str().unwrap(),
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+        ])
+        .args([
+            "--check-interval",
+            "50ms",
+            "--connect-timeout",
+            "300ms",
+            "--heartbeat-timeout",
+            "300ms",
+            "--stop-grace",
+            "300ms",
+        ])
+        .args(["--teardown-backoff", "100ms", "--teardown-attempts", "2"])
+        .env("BLAISE_TOKEN", ADMIN)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let client = blaise_control::cli::Client::new(&url, ADMIN);
+    for _ in 0..200 {
+        if client.get("/v1/sessions").await.is_ok() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    client
+        .call(Method::PUT, "/v1/agents/a", Some(serde_json::json!({})))
+        .await
+        .unwrap();
+    let token = client
+        .post("/v1/runners", serde_json::json!({ "name": "r" }))
+        .await
+        .unwrap()["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let runner = FakeRunner::at(&url, &token, "r-1");
+    let hello = runner.connect(&["a"]).await;
+    assert_eq!(hello["heartbeat_interval_ms"], 100);
+    let session = client
+        .post(
+            "/v1/sessions",
+            serde_json::json!({ "agent": "a", "message": "hi" }),
+        )
+        .await
+        .unwrap();
+    let id = session["id"].as_str().unwrap();
+    let offer = runner.offers(2000).await.remove(0);
+    runner.accept(offer["run_id"].as_str().unwrap()).await;
+    // Never contacted: failed after the 300ms connect timeout, and another run is offered.
+    let again = runner.offers(3000).await;
+    assert_eq!(again.len(), 1, "{again:?}");
+    let shown = client.get(&format!("/v1/sessions/{id}")).await.unwrap();
+    assert_eq!(shown["runs"][0]["status"], "failed");
+    server.kill().unwrap();
+    server.wait().unwrap();
+}

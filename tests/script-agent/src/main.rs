@@ -1,1 +1,223 @@
-fn main() {}
+//! `blaise-script-agent`: a real ACP agent (JSON-RPC over stdio, protocol v1)
+//! that follows a small script language in its prompts instead of thinking.
+//! It is the agent of the runner's tests and of `blaise-runner dev`.
+//!
+//! # The script language
+//!
+//! Each non-blank line of a prompt's text is one command, carried out in order:
+//!
+//! | line | what the agent does |
+//! |---|---|
+//! | `say TEXT` | one agent message chunk with TEXT |
+//! | `think TEXT` | one agent thought chunk with TEXT |
+//! | `stream N TEXT` | TEXT as one agent message sent in N chunks (at most one per character) |
+//! | `run CMD` | runs `sh -c CMD` in its working directory: a tool call (`execute`, in progress), then its update (completed when the exit status is 0, failed otherwise) with stdout and stderr as its content |
+//! | `env NAME` | says `NAME=value`, or `NAME is not set` |
+//! | `ask TITLE` | `session/request_permission` (options `allow` and `deny`), then says `Option chosen: ID` or `Permission request cancelled` |
+//! | `wait` | waits until the turn is cancelled (`session/cancel`) |
+//! | `sleep MS` | waits MS milliseconds, or until the turn is cancelled |
+//! | `crash` | exits the process with status 101 in the middle of the turn |
+//! | anything else | says `You said: LINE` |
+//!
+//! Every command's output is its own message (its own `messageId`). The turn
+//! ends with stop reason `end_turn`, or `cancelled` once `session/cancel`
+//! arrived (the remaining commands are skipped).
+//!
+//! # Sessions
+//!
+//! The agent advertises `loadSession`. Each session's conversation (the user's
+//! prompts, the agent's messages and thoughts, the commands it ran with their
+//! output) is saved as it grows in
+//! `<working directory>/.blaise-script-agent/<session id>.json`, so a new
+//! process started in the same directory can `session/load` it: the whole
+//! conversation is replayed as `session/update` notifications (user message,
+//! agent message, agent thought, tool call with its output) before the answer.
+//!
+//! `--no-load-session` makes it not advertise `loadSession` and refuse
+//! `session/load`, for testing a client's fallback.
+
+mod script;
+mod session;
+mod store;
+mod turn;
+
+use std::sync::Arc;
+
+use agent_client_protocol::schema::ProtocolVersion;
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::schema::{
+    AgentCapabilities, CancelNotification, Content, ContentBlock, Implementation,
+    InitializeRequest, InitializeResponse, LoadSessionRequest, LoadSessionResponse,
+    NewSessionRequest, NewSessionResponse, PromptRequest, PromptResponse, SessionUpdate, ToolCall,
+    ToolCallContent, ToolKind,
+};
+use agent_client_protocol::{Agent, Client, Error, Stdio};
+
+use crate::session::{Session, Sessions};
+use crate::store::Record;
+use crate::turn::{chunk, send_update, text_block, tool_status};
+
+const USAGE: &str = "usage: blaise-script-agent [--no-load-session]\n\
+An ACP agent over stdio that follows a script in its prompts (see its README).";
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let mut load_session = true;
+    for arg in std::env::args().skip(1) {
+        match arg.as_str() {
+            "--no-load-session" => load_session = false,
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return std::process::ExitCode::SUCCESS;
+            }
+            other => {
+                eprintln!("blaise-script-agent: unknown argument `{other}`\n{USAGE}");
+                return std::process::ExitCode::from(2);
+            }
+        }
+    }
+    let working_dir = match std::env::current_dir() {
+        Ok(dir) => dir,
+        Err(error) => {
+            eprintln!("blaise-script-agent: no working directory: {error}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    match serve(Arc::new(Sessions::new(working_dir)), load_session).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("blaise-script-agent: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// Serves one client on stdin/stdout until stdin closes.
+async fn serve(sessions: Arc<Sessions>, load_session: bool) -> Result<(), Error> {
+    let on_new = sessions.clone();
+    let on_load = sessions.clone();
+    let on_prompt = sessions.clone();
+    let on_cancel = sessions;
+    Agent
+        .v1()
+        .name("blaise-script-agent")
+        .on_receive_request(
+            async move |request: InitializeRequest, responder, _cx| {
+                responder.respond(
+                    InitializeResponse::new(ProtocolVersion::V1.min(request.protocol_version))
+                        .agent_capabilities(AgentCapabilities::new().load_session(load_session))
+                        .agent_info(Implementation::new(
+                            "blaise-script-agent",
+                            env!("CARGO_PKG_VERSION"),
+                        )),
+                )
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |_request: NewSessionRequest, responder, _cx| match on_new.create() {
+                Ok(session) => responder.respond(NewSessionResponse::new(session.id.clone())),
+                Err(error) => responder.respond_with_internal_error(format!("{error:#}")),
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: LoadSessionRequest, responder, cx| {
+                if !load_session {
+                    return responder.respond_with_error(Error::method_not_found());
+                }
+                match on_load.load(&request.session_id.0) {
+                    Ok(session) => {
+                        replay(&cx, &session)?;
+                        responder.respond(LoadSessionResponse::new())
+                    }
+                    Err(error) => responder
+                        .respond_with_error(Error::invalid_params().data(format!("{error:#}"))),
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: PromptRequest, responder, cx| {
+                let Some(session) = on_prompt.get(&request.session_id.0) else {
+                    return responder.respond_with_error(
+                        Error::invalid_params()
+                            .data(format!("unknown session {}", request.session_id)),
+                    );
+                };
+                let text = prompt_text(&request.prompt);
+                session.start_turn();
+                if let Err(error) = session.record(Record::User { text: text.clone() }) {
+                    return responder.respond_with_internal_error(format!("{error:#}"));
+                }
+                // The turn runs outside the dispatch loop, so that `session/cancel`
+                // and the answers to permission requests can arrive meanwhile.
+                let sessions = on_prompt.clone();
+                let turn_cx = cx.clone();
+                cx.spawn(async move {
+                    let answered = match turn::run(sessions, session, turn_cx, text).await {
+                        Ok(stop_reason) => responder.respond(PromptResponse::new(stop_reason)),
+                        Err(error) => responder.respond_with_internal_error(format!("{error:#}")),
+                    };
+                    // A turn that cannot be answered (the client is gone) ends
+                    // the turn, not the agent: it exits when its stdin closes.
+                    if let Err(error) = answered {
+                        eprintln!("blaise-script-agent: a turn could not be answered: {error}");
+                    }
+                    Ok(())
+                })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_notification(
+            async move |notification: CancelNotification, _cx| {
+                if let Some(session) = on_cancel.get(&notification.session_id.0) {
+                    session.cancel();
+                }
+                Ok(())
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
+        .connect_to(Stdio::new())
+        .await
+}
+
+/// The text of a prompt: its text blocks, one per line.
+fn prompt_text(prompt: &[ContentBlock]) -> String {
+    prompt
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::Text(text) => Some(text.text.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Sends the whole conversation of `session` as `session/update` notifications.
+fn replay(cx: &ConnectionTo<Client>, session: &Session) -> Result<(), Error> {
+    for (index, record) in session.records().into_iter().enumerate() {
+        let id = format!("m-{index}");
+        let updates = match record {
+            Record::User { text } => vec![SessionUpdate::UserMessageChunk(chunk(&id, text))],
+            Record::Agent { text } => vec![SessionUpdate::AgentMessageChunk(chunk(&id, text))],
+            Record::Thought { text } => vec![SessionUpdate::AgentThoughtChunk(chunk(&id, text))],
+            Record::Tool {
+                title,
+                output,
+                exit_code,
+            } => vec![SessionUpdate::ToolCall(
+                ToolCall::new(format!("replay-{id}"), title)
+                    .kind(ToolKind::Execute)
+                    .status(tool_status(exit_code))
+                    .content(vec![ToolCallContent::Content(Content::new(text_block(
+                        output,
+                    )))]),
+            )],
+        };
+        for update in updates {
+            send_update(cx, &session.id, update)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,109 @@
+//! [`Agent`]: one running ACP agent and the connection to it.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use agent_client_protocol::JsonRpcRequest;
+use agent_client_protocol::v1::ConnectionTo;
+use anyhow::bail;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use super::events::Transcript;
+use super::permission::PendingPermissions;
+use super::process::AgentProcess;
+
+/// How long an answer may trail the agent's exit and still count.
+const ANSWER_GRACE: Duration = Duration::from_millis(200);
+/// How long a failed request waits for the agent's exit status, to say why it failed.
+const EXIT_GRACE: Duration = Duration::from_secs(2);
+
+/// A running ACP agent: its process and the initialized connection to it.
+///
+/// Its methods take `&self`, so one task can cancel a turn while another
+/// awaits [`Agent::prompt`]. Dropping it without [`Agent::close`] kills the
+/// agent's process group at once.
+#[derive(Debug)]
+pub struct Agent {
+    pub(super) cx: ConnectionTo<agent_client_protocol::Agent>,
+    pub(super) process: AgentProcess,
+    pub(super) transcript: Arc<Mutex<Transcript>>,
+    pub(super) permissions: Arc<PendingPermissions>,
+    pub(super) cwd: PathBuf,
+    pub(super) load_session: bool,
+    /// Ends the connection's foreground, which closes the agent's stdin.
+    pub(super) stop: Option<oneshot::Sender<()>>,
+    pub(super) connection: Option<JoinHandle<Result<(), agent_client_protocol::Error>>>,
+    pub(super) closed: bool,
+}
+
+impl Agent {
+    /// Whether the agent advertised `loadSession` in its `initialize` answer.
+    pub fn can_load_session(&self) -> bool {
+        self.load_session
+    }
+
+    /// The agent's process id (also its process group id).
+    pub fn pid(&self) -> u32 {
+        self.process.pid()
+    }
+
+    /// The working directory the agent was started in: the `cwd` of its sessions.
+    pub fn cwd(&self) -> &std::path::Path {
+        &self.cwd
+    }
+
+    pub(super) fn transcript(&self) -> std::sync::MutexGuard<'_, Transcript> {
+        self.transcript
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Sends `request` and awaits its answer, or the agent's death:
+    /// `what` names the request in errors ("the prompt").
+    pub(super) async fn call<Req: JsonRpcRequest>(
+        &self,
+        what: &str,
+        request: Req,
+    ) -> anyhow::Result<Req::Response> {
+        if let Some(status) = self.process.exit_status() {
+            bail!(
+                "the agent is not running: it exited with {}",
+                self.process.describe_exit(status).await
+            );
+        }
+        let mut answer = std::pin::pin!(self.cx.send_request(request).block_task());
+        let result = tokio::select! {
+            biased;
+            answer = &mut answer => answer,
+            status = self.process.exited() => {
+                // An answer written just before the exit may still be on its way.
+                match tokio::time::timeout(ANSWER_GRACE, &mut answer).await {
+                    Ok(answer) => answer,
+                    Err(_) => bail!(
+                        "the agent exited during {what}, with {}",
+                        self.process.describe_exit(status).await
+                    ),
+                }
+            }
+        };
+        match result {
+            Ok(response) => Ok(response),
+            Err(error)
+                if !agent_client_protocol::is_incoming_transport_closed(&error)
+                    && !agent_client_protocol::is_connection_terminated(&error) =>
+            {
+                bail!("the agent answered {what} with an error: {error}")
+            }
+            // The connection is gone: most likely with the agent.
+            Err(error) => match tokio::time::timeout(EXIT_GRACE, self.process.exited()).await {
+                Ok(status) => bail!(
+                    "the agent exited during {what}, with {}",
+                    self.process.describe_exit(status).await
+                ),
+                Err(_) => bail!("the connection to the agent broke during {what}: {error}"),
+            },
+        }
+    }
+}

@@ -1,0 +1,208 @@
+//! The agent's process: spawned in its own process group with exactly the
+//! environment it was given, watched for its exit, its stderr logged and its
+//! tail kept for error messages.
+
+use std::collections::VecDeque;
+use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+
+use anyhow::{Context as _, bail};
+use tokio::io::AsyncBufReadExt as _;
+use tokio::process::{ChildStdin, ChildStdout};
+use tokio::sync::watch;
+
+use super::AgentCommand;
+
+/// How much of the agent's stderr is kept for error messages.
+const STDERR_TAIL_LINES: usize = 20;
+/// How long an error message waits for the rest of a dead agent's stderr.
+const STDERR_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// A running (or exited) agent process.
+#[derive(Debug)]
+pub(crate) struct AgentProcess {
+    pid: u32,
+    exit: watch::Receiver<Option<ExitStatus>>,
+    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    stderr_closed: watch::Receiver<bool>,
+}
+
+impl AgentProcess {
+    /// Starts `command` with piped stdio, in a process group of its own (so
+    /// that signals reach what a command prefix such as `bwrap` started).
+    pub fn spawn(command: &AgentCommand) -> anyhow::Result<(Self, ChildStdin, ChildStdout)> {
+        let Some((program, args)) = command.argv.split_first() else {
+            bail!("the agent command is empty");
+        };
+        let mut process = tokio::process::Command::new(program);
+        process
+            .args(args)
+            .env_clear()
+            .current_dir(&command.cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        if !command.env.iter().any(|(name, _)| name == "PATH")
+            && let Some(path) = std::env::var_os("PATH")
+        {
+            process.env("PATH", path);
+        }
+        process.envs(command.env.iter().map(|(name, value)| (name, value)));
+        let mut child = process.spawn().with_context(|| {
+            format!(
+                "could not start the agent `{}` in {}",
+                command.argv.join(" "),
+                command.cwd.display()
+            )
+        })?;
+        let pid = child
+            .id()
+            .context("the agent exited before it could be watched")?;
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            bail!("the agent's stdio could not be piped");
+        };
+
+        let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
+        let tail = stderr_tail.clone();
+        let (stderr_closed_tx, stderr_closed) = watch::channel(false);
+        tokio::spawn(async move {
+            let mut lines = tokio::io::BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                tracing::info!(target: "blaise_runner::agent", pid, "{line}");
+                let mut tail = lock(&tail);
+                if tail.len() == STDERR_TAIL_LINES {
+                    tail.pop_front();
+                }
+                tail.push_back(line);
+            }
+            stderr_closed_tx.send_replace(true);
+        });
+
+        let (exit_tx, exit) = watch::channel(None);
+        tokio::spawn(async move {
+            // `kill_on_drop`: if this task is dropped with the runtime, the child goes too.
+            let status = child.wait().await;
+            match status {
+                Ok(status) => {
+                    tracing::debug!(pid, %status, "the agent exited");
+                    exit_tx.send_replace(Some(status));
+                }
+                Err(error) => tracing::warn!(pid, %error, "could not wait for the agent"),
+            }
+        });
+
+        Ok((
+            Self {
+                pid,
+                exit,
+                stderr_tail,
+                stderr_closed,
+            },
+            stdin,
+            stdout,
+        ))
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// The exit status, once the process has exited.
+    pub fn exit_status(&self) -> Option<ExitStatus> {
+        *self.exit.borrow()
+    }
+
+    /// Resolves when the process has exited.
+    pub async fn exited(&self) -> ExitStatus {
+        let mut exit = self.exit.clone();
+        match exit.wait_for(Option::is_some).await {
+            Ok(status) => status.unwrap_or_else(|| unreachable!("waited for Some")),
+            // The waiting task is gone without a status (it could not wait):
+            // nothing will ever be known; never resolve.
+            Err(_) => std::future::pending().await,
+        }
+    }
+
+    /// "exit status: 101", with the last lines of stderr when there are any
+    /// (waiting a moment for stderr to be read to its end).
+    pub async fn describe_exit(&self, status: ExitStatus) -> String {
+        let mut closed = self.stderr_closed.clone();
+        // A descendant may hold stderr open: then what was read so far will do.
+        let _read_to_the_end =
+            tokio::time::timeout(STDERR_GRACE, closed.wait_for(|closed| *closed)).await;
+        let tail = lock(&self.stderr_tail);
+        if tail.is_empty() {
+            status.to_string()
+        } else {
+            let lines: Vec<&str> = tail.iter().map(String::as_str).collect();
+            format!("{status}; its stderr ended with:\n{}", lines.join("\n"))
+        }
+    }
+
+    /// Sends `signal` to the agent's process group, unless the agent has
+    /// exited and the group is empty. ESRCH (nothing left) is not an error.
+    pub fn signal_group(&self, signal: libc::c_int) {
+        let Ok(pid) = libc::pid_t::try_from(self.pid) else {
+            return;
+        };
+        // SAFETY: kill(2) with a negative pid signals the process group that
+        // `spawn` created for the agent (pgid = its pid); it touches no memory.
+        let result = unsafe { libc::kill(-pid, signal) };
+        if result != 0 {
+            tracing::trace!(
+                pid,
+                signal,
+                "nothing left to signal in the agent's process group"
+            );
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The agent's stdout as the connection reads it. When the connection lets
+/// go of it (on close), the rest is still read and discarded until the agent
+/// closes it: an agent that writes while it shuts down must not meet a
+/// broken pipe.
+#[derive(Debug)]
+pub(crate) struct DrainedStdout(Option<ChildStdout>);
+
+impl DrainedStdout {
+    pub fn new(stdout: ChildStdout) -> Self {
+        Self(Some(stdout))
+    }
+}
+
+impl tokio::io::AsyncRead for DrainedStdout {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        match self.0.as_mut() {
+            Some(stdout) => std::pin::Pin::new(stdout).poll_read(cx, buf),
+            None => std::task::Poll::Ready(Ok(())),
+        }
+    }
+}
+
+impl Drop for DrainedStdout {
+    fn drop(&mut self) {
+        if let (Some(mut stdout), Ok(runtime)) =
+            (self.0.take(), tokio::runtime::Handle::try_current())
+        {
+            runtime.spawn(async move {
+                let drained = tokio::io::copy(&mut stdout, &mut tokio::io::sink()).await;
+                tracing::trace!(?drained, "the agent's stdout after the connection ended");
+            });
+        }
+    }
+}

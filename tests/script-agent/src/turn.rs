@@ -1,0 +1,219 @@
+//! One turn: the commands of a prompt, carried out in order, each reported
+//! to the client as `session/update` notifications.
+
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use agent_client_protocol::Client;
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::schema::{
+    Content, ContentBlock, ContentChunk, MessageId, PermissionOption, PermissionOptionKind,
+    RequestPermissionOutcome, RequestPermissionRequest, SessionNotification, SessionUpdate,
+    StopReason, TextContent, ToolCall, ToolCallContent, ToolCallStatus, ToolCallUpdate,
+    ToolCallUpdateFields, ToolKind,
+};
+
+use crate::script::{self, Command};
+use crate::session::{Session, Sessions};
+use crate::store::Record;
+
+/// The exit status of `crash`.
+pub const CRASH_STATUS: i32 = 101;
+
+/// Tool call ids, unique within the process.
+static TOOL_CALLS: AtomicU64 = AtomicU64::new(0);
+
+/// A turn in progress.
+struct Turn<'a> {
+    sessions: &'a Sessions,
+    session: &'a Session,
+    cx: &'a ConnectionTo<Client>,
+}
+
+/// Carries out the prompt's commands and returns the turn's stop reason.
+/// The user's text has already been recorded.
+pub async fn run(
+    sessions: Arc<Sessions>,
+    session: Arc<Session>,
+    cx: ConnectionTo<Client>,
+    prompt: String,
+) -> anyhow::Result<StopReason> {
+    let turn = Turn {
+        sessions: &sessions,
+        session: &session,
+        cx: &cx,
+    };
+    for command in script::parse(&prompt) {
+        if session.is_cancelled() {
+            return Ok(StopReason::Cancelled);
+        }
+        turn.carry_out(command).await?;
+    }
+    Ok(if session.is_cancelled() {
+        StopReason::Cancelled
+    } else {
+        StopReason::EndTurn
+    })
+}
+
+impl Turn<'_> {
+    async fn carry_out(&self, command: Command) -> anyhow::Result<()> {
+        match command {
+            Command::Say(text) => self.say(text),
+            Command::Think(text) => {
+                let id = self.session.next_message_id();
+                self.update(SessionUpdate::AgentThoughtChunk(chunk(&id, text.clone())))?;
+                self.session.record(Record::Thought { text })
+            }
+            Command::Stream(count, text) => {
+                let id = self.session.next_message_id();
+                for part in script::chunks(&text, count) {
+                    self.update(SessionUpdate::AgentMessageChunk(chunk(&id, part)))?;
+                    tokio::task::yield_now().await;
+                }
+                self.session.record(Record::Agent { text })
+            }
+            Command::Run(command) => self.run_command(command).await,
+            Command::Env(name) => self.say(match std::env::var(&name) {
+                Ok(value) => format!("{name}={value}"),
+                Err(_) => format!("{name} is not set"),
+            }),
+            Command::Ask(title) => self.ask(title).await,
+            Command::Wait => {
+                self.session.cancelled().await;
+                Ok(())
+            }
+            Command::Sleep(duration) => {
+                tokio::select! {
+                    () = tokio::time::sleep(duration) => {}
+                    () = self.session.cancelled() => {}
+                }
+                Ok(())
+            }
+            Command::Crash => crash().await,
+            Command::Echo(line) => self.say(format!("You said: {line}")),
+        }
+    }
+
+    /// One agent message, in one chunk.
+    fn say(&self, text: String) -> anyhow::Result<()> {
+        let id = self.session.next_message_id();
+        self.update(SessionUpdate::AgentMessageChunk(chunk(&id, text.clone())))?;
+        self.session.record(Record::Agent { text })
+    }
+
+    fn update(&self, update: SessionUpdate) -> anyhow::Result<()> {
+        send_update(self.cx, &self.session.id, update)
+            .map_err(|error| anyhow::anyhow!("could not send a session update: {error}"))
+    }
+
+    /// `run CMD`: a tool call, in progress until `sh -c CMD` has ended,
+    /// then completed (exit status 0) or failed, with its output.
+    async fn run_command(&self, command: String) -> anyhow::Result<()> {
+        let id = format!("tool-{}", TOOL_CALLS.fetch_add(1, Ordering::Relaxed));
+        self.update(SessionUpdate::ToolCall(
+            ToolCall::new(id.clone(), command.clone())
+                .kind(ToolKind::Execute)
+                .status(ToolCallStatus::InProgress)
+                .raw_input(serde_json::json!({ "command": command })),
+        ))?;
+        let child = tokio::process::Command::new("sh")
+            .arg("-c")
+            .arg(&command)
+            .current_dir(&self.sessions.working_dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn();
+        let (output, exit_code) = match child {
+            Err(error) => (format!("could not run sh: {error}\n"), None),
+            Ok(child) => tokio::select! {
+                output = child.wait_with_output() => match output {
+                    Ok(output) => {
+                        let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
+                        text.push_str(&String::from_utf8_lossy(&output.stderr));
+                        (text, output.status.code())
+                    }
+                    Err(error) => (format!("could not wait for sh: {error}\n"), None),
+                },
+                () = self.session.cancelled() => ("cancelled\n".to_owned(), None),
+            },
+        };
+        self.update(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+            id,
+            ToolCallUpdateFields::new()
+                .status(tool_status(exit_code))
+                .content(vec![ToolCallContent::Content(Content::new(text_block(
+                    output.clone(),
+                )))])
+                .raw_output(serde_json::json!({ "exit_code": exit_code })),
+        )))?;
+        self.session.record(Record::Tool {
+            title: command,
+            output,
+            exit_code,
+        })
+    }
+
+    /// `ask TITLE`: `session/request_permission` with the options `allow`
+    /// and `deny`; then says what the client chose.
+    async fn ask(&self, title: String) -> anyhow::Result<()> {
+        let id = format!("tool-{}", TOOL_CALLS.fetch_add(1, Ordering::Relaxed));
+        let request = RequestPermissionRequest::new(
+            self.session.id.clone(),
+            ToolCallUpdate::new(id, ToolCallUpdateFields::new().title(title)),
+            vec![
+                PermissionOption::new("allow", "Allow", PermissionOptionKind::AllowOnce),
+                PermissionOption::new("deny", "Deny", PermissionOptionKind::RejectOnce),
+            ],
+        );
+        let answer = match self.cx.send_request(request).block_task().await {
+            Ok(response) => match response.outcome {
+                RequestPermissionOutcome::Selected(selected) => {
+                    format!("Option chosen: {}", selected.option_id)
+                }
+                RequestPermissionOutcome::Cancelled => "Permission request cancelled".to_owned(),
+                other => format!("Permission request answered with {other:?}"),
+            },
+            Err(error) => format!("Permission request failed: {error}"),
+        };
+        self.say(answer)
+    }
+}
+
+/// `crash`: exits with status 101 in the middle of the turn. The short pause
+/// first lets the updates already sent reach the client.
+async fn crash() -> anyhow::Result<()> {
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    eprintln!("blaise-script-agent: crashing, as the script asked");
+    std::process::exit(CRASH_STATUS);
+}
+
+pub fn send_update(
+    cx: &ConnectionTo<Client>,
+    session_id: &str,
+    update: SessionUpdate,
+) -> Result<(), agent_client_protocol::Error> {
+    cx.send_notification(SessionNotification::new(session_id.to_owned(), update))
+}
+
+/// Completed when the command exited with 0, failed otherwise.
+pub fn tool_status(exit_code: Option<i32>) -> ToolCallStatus {
+    if exit_code == Some(0) {
+        ToolCallStatus::Completed
+    } else {
+        ToolCallStatus::Failed
+    }
+}
+
+pub fn text_block(text: String) -> ContentBlock {
+    ContentBlock::Text(TextContent::new(text))
+}
+
+/// A chunk of the message `message_id`.
+pub fn chunk(message_id: &str, text: String) -> ContentChunk {
+    ContentChunk::new(text_block(text)).message_id(MessageId::new(message_id))
+}

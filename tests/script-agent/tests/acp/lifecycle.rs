@@ -1,0 +1,128 @@
+//! Launching and ending the agent's process.
+
+use std::time::{Duration, Instant};
+
+use blaise_runner::acp::{Agent, AgentCommand};
+
+use crate::support::{AGENT, command, gone, launch, next_permission, process_exists, soon};
+
+#[tokio::test]
+async fn close_ends_the_agent_within_the_grace_period() {
+    let dir = tempfile::tempdir().unwrap();
+    let (agent, _events) = launch(command(dir.path(), &[], &[])).await;
+    let session = agent.new_session().await.unwrap();
+    agent.prompt(&session, "say hi").await.unwrap();
+    let pid = agent.pid();
+    assert!(process_exists(pid));
+    let grace = Duration::from_secs(10);
+    let started = Instant::now();
+    let code = soon("close", agent.close(grace)).await.unwrap();
+    assert!(started.elapsed() < grace, "took {:?}", started.elapsed());
+    // It exited by itself, on its closed stdin.
+    assert_eq!(code, Some(0));
+    assert!(!process_exists(pid), "the agent {pid} is still running");
+}
+
+#[tokio::test]
+async fn close_in_the_middle_of_a_turn_with_a_pending_permission_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let (agent, mut events) = launch(command(dir.path(), &[], &[])).await;
+    let session = agent.new_session().await.unwrap();
+    let pid = agent.pid();
+    // A stop (or SIGTERM) while the agent waits for an answer: the run loop
+    // stops awaiting the prompt and closes the agent; nobody ever answers.
+    let asked = tokio::select! {
+        stop = agent.prompt(&session, "ask Never answered?\nwait") => panic!("the turn ended: {stop:?}"),
+        asked = next_permission(&mut events) => asked,
+    };
+    let grace = Duration::from_secs(10);
+    let started = Instant::now();
+    let code = soon("close", agent.close(grace)).await.unwrap();
+    assert!(started.elapsed() < grace, "took {:?}", started.elapsed());
+    assert_eq!(code, Some(0));
+    assert!(!process_exists(pid));
+    drop(asked);
+}
+
+#[tokio::test]
+async fn an_agent_that_ignores_its_closed_stdin_and_sigterm_is_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    // The agent exits on its closed stdin, but the shell around it then
+    // sleeps with SIGTERM ignored: only SIGKILL ends it.
+    let script = format!("trap '' TERM; '{AGENT}'; exec sleep 60");
+    let (agent, _events) = launch(AgentCommand {
+        argv: vec!["sh".into(), "-c".into(), script],
+        env: vec![],
+        cwd: dir.path().to_path_buf(),
+    })
+    .await;
+    let pid = agent.pid();
+    let grace = Duration::from_millis(300);
+    let started = Instant::now();
+    let code = soon("close", agent.close(grace)).await.unwrap();
+    let took = started.elapsed();
+    assert_eq!(code, None, "killed by a signal");
+    assert!(
+        took >= grace * 2,
+        "SIGKILL only after two grace periods: {took:?}"
+    );
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+    assert!(!process_exists(pid));
+}
+
+#[tokio::test]
+async fn a_dropped_agent_is_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (agent, _events) = launch(command(dir.path(), &[], &[])).await;
+    let pid = agent.pid();
+    drop(agent);
+    gone(pid).await;
+}
+
+#[tokio::test]
+async fn a_program_that_does_not_exist_does_not_launch() {
+    let dir = tempfile::tempdir().unwrap();
+    let (events, _received) = tokio::sync::mpsc::unbounded_channel();
+    let error = Agent::launch(
+        AgentCommand {
+            argv: vec!["/nonexistent/agent".into(), "--flag".into()],
+            env: vec![],
+            cwd: dir.path().to_path_buf(),
+        },
+        events,
+    )
+    .await
+    .unwrap_err();
+    let error = format!("{error:#}");
+    assert!(
+        error.contains("could not start the agent `/nonexistent/agent --flag`"),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn a_program_that_is_not_an_agent_fails_to_initialize() {
+    let dir = tempfile::tempdir().unwrap();
+    let (events, _received) = tokio::sync::mpsc::unbounded_channel();
+    let error = soon(
+        "launch",
+        Agent::launch(
+            AgentCommand {
+                argv: vec![
+                    "sh".into(),
+                    "-c".into(),
+                    "echo not an agent >&2; exit 7".into(),
+                ],
+                env: vec![],
+                cwd: dir.path().to_path_buf(),
+            },
+            events,
+        ),
+    )
+    .await
+    .unwrap_err();
+    let error = format!("{error:#}");
+    assert!(error.contains("initialize"), "{error}");
+    assert!(error.contains("exit status: 7"), "{error}");
+    assert!(error.contains("not an agent"), "{error}");
+}

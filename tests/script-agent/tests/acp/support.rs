@@ -1,0 +1,188 @@
+//! Launching the script agent through `blaise_runner::acp`, and reading what it says.
+
+use std::future::Future;
+use std::path::Path;
+use std::time::Duration;
+
+use blaise_runner::acp::{Agent, AgentCommand, AgentEvent, PermissionAnswer};
+use blaise_runner::host::bindings::{EntryKind, TranscriptEntry};
+use tokio::sync::{mpsc, oneshot};
+
+pub const AGENT: &str = env!("CARGO_BIN_EXE_blaise-script-agent");
+
+/// Long enough for a loaded machine, short enough that a hang fails the test.
+pub const PATIENCE: Duration = Duration::from_secs(30);
+
+/// Awaits `future`, failing the test if it takes longer than [`PATIENCE`].
+pub async fn soon<T>(what: &str, future: impl Future<Output = T>) -> T {
+    tokio::time::timeout(PATIENCE, future)
+        .await
+        .unwrap_or_else(|_| panic!("{what} took longer than {PATIENCE:?}"))
+}
+
+/// The script agent in `dir` with `env` as its whole environment.
+pub fn command(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> AgentCommand {
+    AgentCommand {
+        argv: std::iter::once(AGENT.to_owned())
+            .chain(args.iter().map(|arg| (*arg).to_owned()))
+            .collect(),
+        env: env
+            .iter()
+            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+            .collect(),
+        cwd: dir.to_path_buf(),
+    }
+}
+
+pub type Events = mpsc::UnboundedReceiver<AgentEvent>;
+
+pub async fn launch(command: AgentCommand) -> (Agent, Events) {
+    let (events, received) = mpsc::unbounded_channel();
+    let agent = soon("launch", Agent::launch(command, events))
+        .await
+        .expect("the script agent launches and initializes");
+    (agent, received)
+}
+
+/// One message of the transcript: its stream's chunks joined.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    pub kind: EntryKind,
+    pub text: String,
+    pub replay: bool,
+}
+
+pub fn message(kind: EntryKind, text: &str) -> Message {
+    Message {
+        kind,
+        text: text.to_owned(),
+        replay: false,
+    }
+}
+
+pub fn replayed(kind: EntryKind, text: &str) -> Message {
+    Message {
+        kind,
+        text: text.to_owned(),
+        replay: true,
+    }
+}
+
+/// Every entry received so far (none may be a permission request), checked
+/// for the stream rules: the entries of a stream are consecutive, share kind
+/// and replay flag, and the stream is ended by exactly one `last` entry.
+/// Returns the messages with their chunks joined, and the raw entries.
+pub fn received(events: &mut Events) -> (Vec<Message>, Vec<TranscriptEntry>) {
+    let mut entries = Vec::new();
+    while let Ok(event) = events.try_recv() {
+        match event {
+            AgentEvent::Entry(entry) => entries.push(entry),
+            AgentEvent::Permission { request_id, .. } => {
+                panic!("unexpected permission request {request_id}")
+            }
+        }
+    }
+    (messages(&entries), entries)
+}
+
+pub fn messages(entries: &[TranscriptEntry]) -> Vec<Message> {
+    let mut messages: Vec<Message> = Vec::new();
+    let mut ended: Vec<String> = Vec::new();
+    let mut open: Option<String> = None;
+    for entry in entries {
+        assert!(
+            !ended.contains(&entry.stream_id),
+            "an entry of stream {} after its last entry",
+            entry.stream_id
+        );
+        if open.as_ref() == Some(&entry.stream_id) {
+            let current = messages.last_mut().expect("an open stream has a message");
+            assert_eq!((current.kind, current.replay), (entry.kind, entry.replay));
+            current.text.push_str(&entry.text);
+        } else {
+            assert!(
+                open.is_none(),
+                "stream {open:?} was not ended before stream {} began",
+                entry.stream_id
+            );
+            messages.push(Message {
+                kind: entry.kind,
+                text: entry.text.clone(),
+                replay: entry.replay,
+            });
+        }
+        if entry.last {
+            ended.push(entry.stream_id.clone());
+            open = None;
+        } else {
+            open = Some(entry.stream_id.clone());
+        }
+    }
+    assert!(open.is_none(), "stream {open:?} was never ended");
+    messages
+}
+
+/// A permission request that arrived: its id, the ACP request, the answer.
+pub struct Asked {
+    pub request_id: String,
+    pub request: serde_json::Value,
+    pub answer: oneshot::Sender<PermissionAnswer>,
+}
+
+/// Waits for the next permission request (entries before it are skipped).
+pub async fn next_permission(events: &mut Events) -> Asked {
+    loop {
+        match soon("a permission request", events.recv()).await {
+            Some(AgentEvent::Permission {
+                request_id,
+                request,
+                answer,
+            }) => {
+                return Asked {
+                    request_id,
+                    request,
+                    answer,
+                };
+            }
+            Some(AgentEvent::Entry(_)) => {}
+            None => panic!("the agent's events ended without a permission request"),
+        }
+    }
+}
+
+/// Waits for an entry whose text contains `text`; returns the entries up to it.
+pub async fn entry_containing(events: &mut Events, text: &str) -> Vec<TranscriptEntry> {
+    let mut entries = Vec::new();
+    loop {
+        match soon("an entry", events.recv()).await {
+            Some(AgentEvent::Entry(entry)) => {
+                let found = entry.text.contains(text);
+                entries.push(entry);
+                if found {
+                    return entries;
+                }
+            }
+            Some(AgentEvent::Permission { request_id, .. }) => {
+                panic!("unexpected permission request {request_id}")
+            }
+            None => panic!("the agent's events ended before an entry with {text:?}"),
+        }
+    }
+}
+
+/// Whether a process with this id exists (it has been reaped by the client).
+pub fn process_exists(pid: u32) -> bool {
+    let pid = libc::pid_t::try_from(pid).expect("a pid");
+    // SAFETY: signal 0 only checks that the process exists.
+    unsafe { libc::kill(pid, 0) == 0 }
+}
+
+/// Waits until the process is gone.
+pub async fn gone(pid: u32) {
+    soon("the process to be gone", async {
+        while process_exists(pid) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+}

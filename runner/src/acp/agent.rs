@@ -107,3 +107,20 @@ impl Agent {
         }
     }
 }
+
+/// Compile-time: an [`Agent`] can be shared between tasks on any thread, and
+/// the futures of its methods can be spawned.
+const _: fn(&Agent, tokio::sync::mpsc::UnboundedSender<super::AgentEvent>) = |agent, events| {
+    fn send_sync<T: Send + Sync>(_: &T) {}
+    fn send<T: Send>(_: &T) {}
+    send_sync(agent);
+    send(&Agent::launch(super::AgentCommand::default(), events));
+    send(&agent.new_session());
+    send(&agent.load_session(""));
+    send(&agent.prompt("", ""));
+    send(&agent.cancel(""));
+};
+const _: fn(Agent) = |agent| {
+    fn send<T: Send>(_: &T) {}
+    send(&agent.close(Duration::ZERO));
+};

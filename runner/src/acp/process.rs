@@ -119,11 +119,16 @@ impl AgentProcess {
     /// Resolves when the process has exited.
     pub async fn exited(&self) -> ExitStatus {
         let mut exit = self.exit.clone();
-        match exit.wait_for(Option::is_some).await {
-            Ok(status) => status.unwrap_or_else(|| unreachable!("waited for Some")),
+        let status = exit
+            .wait_for(Option::is_some)
+            .await
+            .ok()
+            .and_then(|status| *status);
+        match status {
+            Some(status) => status,
             // The waiting task is gone without a status (it could not wait):
             // nothing will ever be known; never resolve.
-            Err(_) => std::future::pending().await,
+            None => std::future::pending().await,
         }
     }
 

@@ -4,7 +4,9 @@ use std::time::{Duration, Instant};
 
 use blaise_runner::acp::{Agent, AgentCommand};
 
-use crate::support::{AGENT, command, gone, launch, next_permission, process_exists, soon};
+use crate::support::{
+    AGENT, command, gone, launch, next_permission, process_exists, received, soon,
+};
 
 #[tokio::test]
 async fn close_ends_the_agent_within_the_grace_period() {
@@ -68,6 +70,28 @@ async fn an_agent_that_ignores_its_closed_stdin_and_sigterm_is_killed() {
     );
     assert!(took < Duration::from_secs(10), "took {took:?}");
     assert!(!process_exists(pid));
+}
+
+#[tokio::test]
+async fn close_also_ends_what_the_agent_left_running_in_its_process_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let (agent, mut events) = launch(command(dir.path(), &[], &[])).await;
+    let session = agent.new_session().await.unwrap();
+    soon(
+        "the prompt",
+        agent.prompt(&session, "run sleep 300 >/dev/null 2>&1 & echo $!"),
+    )
+    .await
+    .unwrap();
+    let (messages, _) = received(&mut events);
+    let left: u32 = messages[1]
+        .text
+        .trim()
+        .parse()
+        .expect("the pid of the sleep");
+    assert!(process_exists(left));
+    assert_eq!(agent.close(Duration::from_secs(10)).await.unwrap(), Some(0));
+    gone(left).await;
 }
 
 #[tokio::test]

@@ -170,11 +170,16 @@ pub async fn entry_containing(events: &mut Events, text: &str) -> Vec<Transcript
     }
 }
 
-/// Whether a process with this id exists (it has been reaped by the client).
+/// Whether a process with this id is alive (a zombie nobody reaped is not:
+/// in a container, orphans may stay zombies for a while).
 pub fn process_exists(pid: u32) -> bool {
-    let pid = libc::pid_t::try_from(pid).expect("a pid");
-    // SAFETY: signal 0 only checks that the process exists.
-    unsafe { libc::kill(pid, 0) == 0 }
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the command name in parentheses.
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| !rest.trim_start().starts_with(['Z', 'X'])),
+        Err(_) => false,
+    }
 }
 
 /// Waits until the process is gone.

@@ -35,7 +35,6 @@ pub struct Agent {
     /// Ends the connection's foreground, which closes the agent's stdin.
     pub(super) stop: Option<oneshot::Sender<()>>,
     pub(super) connection: Option<JoinHandle<Result<(), agent_client_protocol::Error>>>,
-    pub(super) closed: bool,
 }
 
 impl Agent {

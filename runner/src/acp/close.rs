@@ -15,7 +15,6 @@ impl Agent {
     /// then `SIGKILL`. Whatever is left in the process group afterwards is
     /// killed too. Returns the exit code, or `None` when a signal ended it.
     pub async fn close(mut self, grace: Duration) -> anyhow::Result<Option<i32>> {
-        self.closed = true;
         self.permissions.cancel_all();
         if let Some(stop) = self.stop.take() {
             let _already_ended = stop.send(());
@@ -58,14 +57,11 @@ impl Agent {
 }
 
 impl Drop for Agent {
+    /// Without `close`: pending permission requests are answered "cancelled"
+    /// and the connection ends; the process is killed when its
+    /// `AgentProcess` is dropped.
     fn drop(&mut self) {
-        if !self.closed {
-            self.permissions.cancel_all();
-            if self.process.exit_status().is_none() {
-                tracing::warn!(pid = self.pid(), "an agent dropped without close: killed");
-                self.process.signal_group(libc::SIGKILL);
-            }
-        }
+        self.permissions.cancel_all();
         if let Some(connection) = self.connection.take() {
             connection.abort();
         }

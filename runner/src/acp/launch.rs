@@ -90,7 +90,6 @@ impl Agent {
             load_session: false,
             stop: Some(stop),
             connection: Some(connection),
-            closed: false,
         };
         let initialized = agent
             .call(

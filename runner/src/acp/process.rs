@@ -167,6 +167,17 @@ impl AgentProcess {
     }
 }
 
+impl Drop for AgentProcess {
+    /// A process nobody closed (a failed launch, a dropped `Agent`) is killed,
+    /// with its process group.
+    fn drop(&mut self) {
+        if self.exit_status().is_none() {
+            tracing::warn!(pid = self.pid, "the agent was not closed: killed");
+            self.signal_group(libc::SIGKILL);
+        }
+    }
+}
+
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()

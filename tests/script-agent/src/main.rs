@@ -1,40 +1,4 @@
-//! `blaise-script-agent`: a real ACP agent (JSON-RPC over stdio, protocol v1)
-//! that follows a small script language in its prompts instead of thinking.
-//! It is the agent of the runner's tests and of `blaise-runner dev`.
-//!
-//! # The script language
-//!
-//! Each non-blank line of a prompt's text is one command, carried out in order:
-//!
-//! | line | what the agent does |
-//! |---|---|
-//! | `say TEXT` | one agent message chunk with TEXT |
-//! | `think TEXT` | one agent thought chunk with TEXT |
-//! | `stream N TEXT` | TEXT as one agent message sent in N chunks (at most one per character) |
-//! | `run CMD` | runs `sh -c CMD` in its working directory: a tool call (`execute`, in progress), then its update (completed when the exit status is 0, failed otherwise) with stdout and stderr as its content |
-//! | `env NAME` | says `NAME=value`, or `NAME is not set` |
-//! | `ask TITLE` | `session/request_permission` (options `allow` and `deny`), then says `Option chosen: ID` or `Permission request cancelled` |
-//! | `wait` | waits until the turn is cancelled (`session/cancel`) |
-//! | `sleep MS` | waits MS milliseconds, or until the turn is cancelled |
-//! | `crash` | exits the process with status 101 in the middle of the turn |
-//! | anything else | says `You said: LINE` |
-//!
-//! Every command's output is its own message (its own `messageId`). The turn
-//! ends with stop reason `end_turn`, or `cancelled` once `session/cancel`
-//! arrived (the remaining commands are skipped).
-//!
-//! # Sessions
-//!
-//! The agent advertises `loadSession`. Each session's conversation (the user's
-//! prompts, the agent's messages and thoughts, the commands it ran with their
-//! output) is saved as it grows in
-//! `<working directory>/.blaise-script-agent/<session id>.json`, so a new
-//! process started in the same directory can `session/load` it: the whole
-//! conversation is replayed as `session/update` notifications (user message,
-//! agent message, agent thought, tool call with its output) before the answer.
-//!
-//! `--no-load-session` makes it not advertise `loadSession` and refuse
-//! `session/load`, for testing a client's fallback.
+#![doc = include_str!("../README.md")]
 
 mod script;
 mod session;

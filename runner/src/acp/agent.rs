@@ -68,7 +68,7 @@ impl Agent {
     ) -> anyhow::Result<Req::Response> {
         if let Some(status) = self.process.exit_status() {
             bail!(
-                "the agent is not running: it exited with {}",
+                "the agent is not running: it exited before {what}, with {}",
                 self.process.describe_exit(status).await
             );
         }

@@ -16,7 +16,7 @@ use super::AgentCommand;
 /// How much of the agent's stderr is kept for error messages.
 const STDERR_TAIL_LINES: usize = 20;
 /// How long an error message waits for the rest of a dead agent's stderr.
-const STDERR_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
+const STDERR_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// A running (or exited) agent process.
 #[derive(Debug)]

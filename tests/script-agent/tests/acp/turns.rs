@@ -386,8 +386,9 @@ async fn a_crash_fails_the_prompt_with_the_exit_status() {
     assert_eq!(messages, [message(EntryKind::AgentMessage, "before")]);
 
     let again = format!("{:#}", agent.prompt(&session, "say hi").await.unwrap_err());
+    assert!(again.contains("not running"), "{again}");
     assert!(
-        again.contains("not running") && again.contains("101"),
+        again.contains("exited before the prompt, with exit status: 101"),
         "{again}"
     );
     assert_eq!(agent.close(GRACE).await.unwrap(), Some(101));

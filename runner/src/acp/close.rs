@@ -51,6 +51,8 @@ impl Agent {
         {
             connection.abort();
         }
+        // Updates that came outside any turn may have left a stream open.
+        self.transcript().end_stream();
         tracing::debug!(pid = self.pid(), %status, "the agent is closed");
         Ok(status.code())
     }

@@ -45,6 +45,11 @@ impl Transcript {
         self.replay = replay;
     }
 
+    /// The replay is over: its last stream ends.
+    pub fn replay_ended(&mut self) {
+        self.set_replay(false);
+    }
+
     /// One `session/update`.
     pub fn update(&mut self, update: SessionUpdate) {
         match update {

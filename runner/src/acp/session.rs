@@ -8,6 +8,18 @@ use agent_client_protocol::v1::schema::{
 use anyhow::bail;
 
 use super::Agent;
+use super::events::Transcript;
+
+/// Ends what a call began in the transcript when the call is over, also when
+/// its future is dropped half-way (a stop that no longer awaits the turn):
+/// the open stream still gets its `last` entry.
+struct Ends<'a>(&'a Agent, fn(&mut Transcript));
+
+impl Drop for Ends<'_> {
+    fn drop(&mut self) {
+        (self.1)(&mut self.0.transcript());
+    }
+}
 
 impl Agent {
     /// `session/new` in the agent's working directory: the new ACP session id.
@@ -26,22 +38,22 @@ impl Agent {
             bail!("the agent cannot load sessions (it does not advertise loadSession)");
         }
         self.transcript().set_replay(true);
-        let loaded = self
-            .call(
-                "session/load",
-                LoadSessionRequest::new(session.to_owned(), self.cwd.clone()),
-            )
-            .await;
-        self.transcript().set_replay(false);
-        loaded.map(|_| ())
+        let _replay_ends = Ends(self, Transcript::replay_ended);
+        self.call(
+            "session/load",
+            LoadSessionRequest::new(session.to_owned(), self.cwd.clone()),
+        )
+        .await
+        .map(|_| ())
     }
 
     /// One turn: `session/prompt` with `text`. Returns the stop reason as ACP
     /// names it (`end_turn`, `cancelled`, `max_tokens`, `max_turn_requests`,
     /// `refusal`); the turn's updates arrive as events meanwhile, and its last
-    /// stream is ended before this returns. If the agent dies during the turn,
-    /// the error says so, with its exit status.
+    /// stream is ended before this returns (or when this future is dropped).
+    /// If the agent dies during the turn, the error says so, with its exit status.
     pub async fn prompt(&self, session: &str, text: &str) -> anyhow::Result<String> {
+        let _turn_ends = Ends(self, Transcript::end_stream);
         let answered = self
             .call(
                 "the prompt",
@@ -51,7 +63,6 @@ impl Agent {
                 ),
             )
             .await;
-        self.transcript().end_stream();
         let stop_reason = serde_json::to_value(answered?.stop_reason)?;
         Ok(stop_reason
             .as_str()

@@ -393,3 +393,23 @@ async fn a_crash_fails_the_prompt_with_the_exit_status() {
     );
     assert_eq!(agent.close(GRACE).await.unwrap(), Some(101));
 }
+
+#[tokio::test]
+async fn a_turn_no_longer_awaited_still_ends_its_open_stream() {
+    let dir = tempfile::tempdir().unwrap();
+    let (agent, mut events) = launch(command(dir.path(), &[], &[])).await;
+    let session = agent.new_session().await.unwrap();
+    // What a stop does: it stops awaiting the turn, mid-message.
+    let mut entries = tokio::select! {
+        stop = agent.prompt(&session, "say partial\nwait") => panic!("the turn ended: {stop:?}"),
+        entries = entry_containing(&mut events, "partial") => entries,
+    };
+    entries.extend(received(&mut events).1);
+    assert_eq!(
+        crate::support::messages(&entries),
+        [message(EntryKind::AgentMessage, "partial")],
+        "{entries:?}"
+    );
+    assert!(entries.last().unwrap().last);
+    agent.close(GRACE).await.unwrap();
+}

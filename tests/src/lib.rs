@@ -139,3 +139,5 @@ impl Default for World {
         World::new()
     }
 }
+
+pub mod blaise;

@@ -1,7 +1,7 @@
 //! The `blaise` command line: its arguments (here), `serve` (`serve.rs`), and the client
 //! commands (`commands.rs`) that call the user API through [`Client`].
 
-mod client;
+pub mod client;
 mod commands;
 mod serve;
 

@@ -444,12 +444,19 @@ fn rfind(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).rposition(|w| w == needle)
 }
 
-/// Keeps the earliest (then longest) of overlapping finds.
+/// Keeps the earliest (then longest, then most specific) of overlapping finds.
 fn resolve_overlaps(mut found: Vec<Found>) -> Vec<Found> {
     if found.len() < 2 {
         return found;
     }
-    found.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+    // `KEY=ghp_…` is a GitHub token before it is a secret assignment.
+    let generic = |f: &Found| f.kind == "secret-assignment";
+    found.sort_by(|a, b| {
+        a.start
+            .cmp(&b.start)
+            .then(b.end.cmp(&a.end))
+            .then(generic(a).cmp(&generic(b)))
+    });
     let mut kept: Vec<Found> = Vec::with_capacity(found.len());
     for f in found {
         match kept.last_mut() {
@@ -511,6 +518,10 @@ mod tests {
             (
                 "export DB_PASSWORD=correcthorse",
                 "export DB_PASSWORD=[REDACTED:secret-assignment]",
+            ),
+            (
+                "GITHUB_TOKEN=ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789",
+                "GITHUB_TOKEN=[REDACTED:github-token]",
             ),
             ("the hunter2-literal value", "the [REDACTED:literal] value"),
         ];

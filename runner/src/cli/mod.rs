@@ -2,6 +2,7 @@
 
 mod build;
 mod check;
+mod dev;
 mod inspect;
 mod new;
 
@@ -29,6 +30,55 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// The embedded default: the control plane, one runner, the plugs and the
+    /// script agent in one process, with the dashboard on 127.0.0.1.
+    Dev {
+        /// A runner configuration to use instead of the generated one.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Where the control plane's database and the workspaces live.
+        #[arg(long, default_value = ".blaise")]
+        data_dir: PathBuf,
+        /// Where the dashboard and the APIs listen.
+        #[arg(long, default_value = "127.0.0.1:7777")]
+        listen: std::net::SocketAddr,
+        /// Open a session with this message and stream its transcript.
+        #[arg(long)]
+        message: Option<String>,
+    },
+    /// Connect to Blaise and serve runs until stopped.
+    Start {
+        #[arg(long, default_value = "blaise.yml")]
+        config: PathBuf,
+        /// The control plane.
+        #[arg(long, default_value = "http://127.0.0.1:7777")]
+        url: String,
+        /// Where the session workspaces live.
+        #[arg(long, env = "BLAISE_DATA_DIR", default_value = ".blaise-runner")]
+        data_dir: PathBuf,
+        /// This process's name among the runner's instances.
+        #[arg(long)]
+        instance: Option<String>,
+        /// The runner token (`blaise runner add NAME`).
+        #[arg(long, env = "BLAISE_RUNNER_TOKEN", hide_env_values = true)]
+        token: String,
+    },
+    /// The process of one accepted run (started by `start`).
+    #[command(hide = true)]
+    RunOne {
+        #[arg(long)]
+        run: String,
+        #[arg(long)]
+        instance: String,
+        #[arg(long)]
+        url: String,
+        #[arg(long)]
+        config: PathBuf,
+        #[arg(long)]
+        data_dir: PathBuf,
+        #[arg(long, env = "BLAISE_RUNNER_TOKEN", hide_env_values = true)]
+        token: String,
+    },
     /// Validate blaise.yml, load every plug, run the startup check, print a table.
     Check {
         #[arg(long, default_value = "blaise.yml")]
@@ -81,6 +131,50 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         ..HostOptions::default()
     };
     match cli.command {
+        Command::Dev {
+            config,
+            data_dir,
+            listen,
+            message,
+        } => dev::run(options, config, data_dir, listen, message).await,
+        Command::Start {
+            config,
+            url,
+            data_dir,
+            instance,
+            token,
+        } => {
+            let runner = crate::daemon::RunnerOptions {
+                url,
+                token,
+                config,
+                data_dir: absolute(&data_dir)?,
+                cache_dir: options.cache_dir.clone(),
+                instance: instance.unwrap_or_else(crate::daemon::RunnerOptions::default_instance),
+            };
+            let host = std::sync::Arc::new(PlugHost::new(&options)?);
+            crate::daemon::serve(runner, host).await?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::RunOne {
+            run,
+            instance,
+            url,
+            config,
+            data_dir,
+            token,
+        } => {
+            let runner = crate::daemon::RunnerOptions {
+                url,
+                token,
+                config,
+                data_dir,
+                cache_dir: options.cache_dir.clone(),
+                instance,
+            };
+            let code = crate::daemon::run_one(runner, &run).await?;
+            Ok(ExitCode::from(code as u8))
+        }
         Command::Check {
             config,
             idle_policy,
@@ -111,3 +205,9 @@ pub fn init_tracing() {
 }
 
 pub use build::build_plug;
+pub use check::startup_check;
+
+fn absolute(path: &std::path::Path) -> Result<PathBuf> {
+    std::fs::create_dir_all(path)?;
+    Ok(path.canonicalize()?)
+}

@@ -24,6 +24,10 @@ pub struct Config {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AgentConfig {
+    /// The agent's name in Blaise (`blaise agent set NAME`): whose runs this
+    /// runner takes, and whose settings (the idle policy) it follows.
+    #[serde(default = "default_agent")]
+    pub name: String,
     #[serde(deserialize_with = "non_empty_command")]
     pub command: Vec<String>,
     #[serde(default)]
@@ -159,6 +163,10 @@ fn yaml_error(path: &Path, err: &serde_yaml::Error) -> ConfigError {
 fn unknown_field(message: &str) -> Option<&str> {
     let rest = message.split("unknown field `").nth(1)?;
     rest.split('`').next()
+}
+
+fn default_agent() -> String {
+    "default".into()
 }
 
 fn non_empty_command<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {

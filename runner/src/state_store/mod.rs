@@ -1,6 +1,7 @@
 //! Where plug state lives between runs: keyed by (session, plug id), owned by
 //! the host, never by the plug.
 
+mod control;
 mod memory;
 mod sqlite;
 
@@ -9,6 +10,7 @@ use std::collections::BTreeMap;
 use anyhow::Result;
 use async_trait::async_trait;
 
+pub use control::ControlStateStore;
 pub use memory::MemoryStateStore;
 pub use sqlite::SqliteStateStore;
 

@@ -18,6 +18,8 @@ struct Config {
     on_teardown: Vec<Action>,
     /// Appended to every transcript entry's text.
     filter_tag: Option<String>,
+    /// Appends every entry the filter sees to `<workspace>/filter.log`.
+    filter_log: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -26,6 +28,9 @@ enum Action {
     /// Appends `<label>` and the hook's info to `<workspace>/calls.log`.
     Record(String),
     Set(String, String),
+    /// Sets the state key named after the hook (e.g. `pause:idle:false`), so
+    /// that which hooks ran shows in Blaise's plug records.
+    Mark,
     Delete(String),
     /// Contributes env `KEY=<state value of KEY or "-">`.
     EnvFromState(String),
@@ -65,6 +70,7 @@ fn run(ctx: &Context, actions: &[Action], hook: &str) -> Result<Contribution, Pl
                 std::fs::write(&path, log).map_err(|e| PlugError::new(format!("record: {e}")))?;
             }
             Action::Set(k, v) => state::set(k, v)?,
+            Action::Mark => state::set(hook, &1)?,
             Action::Delete(k) => state::delete(k)?,
             Action::EnvFromState(k) => {
                 let v: Option<String> = state::get(k)?;
@@ -163,7 +169,7 @@ impl Plug for Probe {
                 Hook::OnTeardown,
             ])
             .filters_transcript(true)
-            .config_schema(r#"{"type":"object","properties":{"filter_tag":{"type":"string"}}}"#)
+            .config_schema(r#"{"type":"object","properties":{"filter_tag":{"type":"string"},"filter_log":{"type":"boolean"}}}"#)
             .exec(&["echo", "sh"])
             .http(&["127.0.0.1"])
             .build()
@@ -188,11 +194,17 @@ impl Plug for Probe {
     }
 
     fn filter(ctx: &Context, mut entry: TranscriptEntry) -> TranscriptEntry {
-        if let Ok(Config {
-            filter_tag: Some(tag),
-            ..
-        }) = config(ctx)
-        {
+        let config = config(ctx).unwrap_or_default();
+        if config.filter_log {
+            let path = format!("{}/filter.log", ctx.workspace);
+            let mut log = std::fs::read_to_string(&path).unwrap_or_default();
+            log.push_str(&format!(
+                "{:?} replay={} last={}: {}\n",
+                entry.kind, entry.replay, entry.last, entry.text
+            ));
+            let _ = std::fs::write(&path, log);
+        }
+        if let Some(tag) = config.filter_tag {
             entry.text.push_str(&tag);
         }
         if entry.kind == EntryKind::Notice {

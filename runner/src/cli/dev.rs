@@ -1,0 +1,199 @@
+//! `blaise-runner dev`: the embedded default. The control plane in-process
+//! (SQLite under `--data-dir`), one runner, the first-party plugs and the
+//! script agent, the dashboard on 127.0.0.1; `--message` opens a session and
+//! streams its transcript. Built for a checkout of this repository: what it
+//! runs (the plugs, the script agent) is built with cargo on first use.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context as _, Result, bail};
+use blaise_control::embedded::Embedded;
+use serde_json::{Value, json};
+
+use crate::daemon::{self, RunnerOptions};
+use crate::host::{HostOptions, PlugHost};
+
+/// The agent `dev` serves.
+pub const AGENT: &str = "script";
+
+pub async fn run(
+    options: HostOptions,
+    config: Option<PathBuf>,
+    data_dir: PathBuf,
+    listen: SocketAddr,
+    message: Option<String>,
+) -> Result<ExitCode> {
+    std::fs::create_dir_all(&data_dir)?;
+    let data_dir = data_dir.canonicalize()?;
+    let config = match config {
+        Some(config) => config,
+        None => write_default_config(&data_dir)?,
+    };
+    let embedded = Embedded::start(&data_dir.join("blaise.db"), listen, Default::default()).await?;
+    embedded.set_agent(AGENT, Default::default())?;
+    let token = embedded.runner_token("dev")?;
+    println!(
+        "Blaise dashboard: {}/login?token={}",
+        embedded.url, embedded.admin_token
+    );
+    println!(
+        "  blaise CLI:     BLAISE_TOKEN={} blaise --url {} session list",
+        embedded.admin_token, embedded.url
+    );
+    println!("  runner config:  {}", config.display());
+
+    let runner = RunnerOptions {
+        url: embedded.url.clone(),
+        token,
+        config,
+        data_dir: data_dir.clone(),
+        cache_dir: options.cache_dir.clone(),
+        instance: "dev".into(),
+    };
+    let host = Arc::new(PlugHost::new(&options)?);
+    let mut serving = tokio::spawn(daemon::serve(runner, host));
+
+    if let Some(message) = message {
+        let user = blaise_control::cli::client::Client::new(&embedded.url, &embedded.admin_token);
+        let session = user
+            .post(
+                "/v1/sessions",
+                json!({ "agent": AGENT, "message": message }),
+            )
+            .await?;
+        let id = session["id"]
+            .as_str()
+            .context("the new session has no id")?
+            .to_string();
+        println!("session {id} (Ctrl-C to stop)");
+        tokio::select! {
+            result = follow(&user, &id) => result?,
+            served = &mut serving => return finish(served),
+        }
+    }
+    println!("serving runs (Ctrl-C to stop)");
+    finish(serving.await)
+}
+
+fn finish(served: Result<Result<()>, tokio::task::JoinError>) -> Result<ExitCode> {
+    served??;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints the session's transcript as it grows, until the session ends.
+async fn follow(user: &blaise_control::cli::client::Client, session: &str) -> Result<()> {
+    let mut after = 0;
+    let mut open_stream: Option<String> = None;
+    loop {
+        let page = user
+            .get(&format!(
+                "/v1/sessions/{session}/transcript?after={after}&wait_ms=20000"
+            ))
+            .await?;
+        for entry in page["entries"].as_array().into_iter().flatten() {
+            after = entry["index"].as_u64().unwrap_or(after);
+            print_entry(entry, &mut open_stream);
+        }
+        let state = page["session_state"].as_str().unwrap_or_default();
+        if !matches!(state, "active" | "paused") {
+            println!("\nsession {session}: {state}");
+            // Keep serving (the teardown run, the dashboard) until Ctrl-C.
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+fn print_entry(entry: &Value, open_stream: &mut Option<String>) {
+    let kind = entry["kind"].as_str().unwrap_or("entry");
+    let content = &entry["content"];
+    let text = content["text"]
+        .as_str()
+        .map(str::to_string)
+        .unwrap_or_else(|| content.to_string());
+    let stream = content["stream"].as_str().map(str::to_string);
+    if stream.is_some() && *open_stream == stream {
+        print!("{text}");
+    } else {
+        if open_stream.is_some() {
+            println!();
+        }
+        print!("[{kind}] {text}");
+    }
+    *open_stream = if content["last"].as_bool() == Some(false) {
+        stream
+    } else {
+        None
+    };
+    if open_stream.is_none() {
+        println!();
+    }
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+}
+
+/// The repository this runner was built from.
+fn repository() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("runner/ has a parent")
+        .to_path_buf()
+}
+
+/// A `blaise.yml` for the script agent and the first-party plugs, built from
+/// this checkout.
+fn write_default_config(data_dir: &Path) -> Result<PathBuf> {
+    let repo = repository();
+    if !repo.join("Cargo.toml").is_file() {
+        bail!(
+            "`dev` without --config builds its plugs and agent from the repository it was built in ({}), which is not there",
+            repo.display()
+        );
+    }
+    let agent = script_agent(&repo)?;
+    let redaction = super::build_plug(
+        &repo.join("plugs/redaction"),
+        Some(&repo.join("target/plugs")),
+    )?;
+    let path = data_dir.join("blaise.yml");
+    let text = format!(
+        "# Written by `blaise-runner dev`; edit a copy and pass it with --config.\n\
+         agent:\n  name: {AGENT}\n  command: [{agent}]\n\
+         plugs:\n  - id: redaction\n    source: {redaction}\n",
+        agent = yaml_string(&agent),
+        redaction = yaml_string(&redaction),
+    );
+    std::fs::write(&path, text)?;
+    Ok(path)
+}
+
+/// The script agent binary, next to this one or built with cargo.
+fn script_agent(repo: &Path) -> Result<PathBuf> {
+    let beside = std::env::current_exe()?.with_file_name("blaise-script-agent");
+    if beside.is_file() {
+        return Ok(beside);
+    }
+    println!("building the script agent…");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = std::process::Command::new(cargo)
+        .args([
+            "build",
+            "--release",
+            "-p",
+            "blaise-script-agent",
+            "--manifest-path",
+        ])
+        .arg(repo.join("Cargo.toml"))
+        .status()?;
+    let built = repo.join("target/release/blaise-script-agent");
+    if !status.success() || !built.is_file() {
+        bail!("building the script agent failed");
+    }
+    Ok(built)
+}
+
+fn yaml_string(path: &Path) -> String {
+    serde_json::to_string(&path.to_string_lossy()).expect("a string serializes")
+}

@@ -1,0 +1,209 @@
+//! `blaise-runner start`: connect to Blaise, learn the agent's idle policy
+//! once, run the startup check, then take offered runs, each in a process of
+//! its own (this binary, `run-one`), several sessions at once.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context as _, Result, anyhow, bail};
+use tokio::process::{Child, Command};
+use tokio::signal::unix::{SignalKind, signal};
+
+use crate::config::{ConfigFile, ResolvedPlug, resolve};
+use crate::host::PlugHost;
+use crate::protocol::{
+    Client, EnvironmentLeft, FailedPhase, IdlePolicy, PROTOCOL_VERSION, ReportBody,
+};
+use crate::run::Reporter;
+
+/// Where and how a runner works.
+#[derive(Debug, Clone)]
+pub struct RunnerOptions {
+    pub url: String,
+    pub token: String,
+    pub config: PathBuf,
+    pub data_dir: PathBuf,
+    pub cache_dir: PathBuf,
+    /// This process's name among the runner's instances.
+    pub instance: String,
+}
+
+impl RunnerOptions {
+    pub fn default_instance() -> String {
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .map(|h| h.trim().to_string())
+            .unwrap_or_else(|_| "runner".into());
+        format!("{host}:{}", std::process::id())
+    }
+}
+
+/// Loads `blaise.yml` and its plugs, connects, and refuses to start when the
+/// agent's idle policy is to pause and a plug cannot resume.
+pub async fn connect(
+    options: &RunnerOptions,
+    host: &PlugHost,
+) -> Result<(Client, ConfigFile, Vec<ResolvedPlug>, u64)> {
+    let file = ConfigFile::load(&options.config).map_err(|e| anyhow!("{e}"))?;
+    let plugs = resolve(&file, host).await.map_err(|e| anyhow!("{e}"))?;
+    let client = Client::new(&options.url, &options.token)?;
+    let agent = file.config.agent.name.clone();
+    let connected = client
+        .connect(&options.instance, std::slice::from_ref(&agent))
+        .await
+        .with_context(|| format!("connecting to Blaise at {}", options.url))?;
+    if connected.protocol_version != PROTOCOL_VERSION {
+        bail!(
+            "Blaise speaks runner protocol {}, this runner speaks {PROTOCOL_VERSION}",
+            connected.protocol_version
+        );
+    }
+    let settings = connected
+        .agents
+        .iter()
+        .find(|a| a.name == agent)
+        .ok_or_else(|| anyhow!("Blaise did not return the settings of agent `{agent}`"))?;
+    let policy = match settings.idle_policy {
+        IdlePolicy::Pause => "pause",
+        IdlePolicy::End => "end",
+    };
+    if let Some(problem) = crate::cli::startup_check(&plugs, policy) {
+        bail!("startup check: {problem}");
+    }
+    tracing::info!(runner = %connected.runner, agent, policy, plugs = plugs.len(), "connected to Blaise");
+    Ok((client, file, plugs, connected.long_poll_max_ms))
+}
+
+/// Serves offered runs until SIGINT/SIGTERM; then passes the signal on to the
+/// runs in progress and waits for them to end.
+pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<()> {
+    let (client, _file, _plugs, long_poll_ms) = connect(&options, &host).await?;
+    let mut runs: HashMap<String, Child> = HashMap::new();
+    let mut sigterm = signal(SignalKind::terminate())?;
+    let mut sigint = signal(SignalKind::interrupt())?;
+    let wait = Duration::from_millis(long_poll_ms.clamp(1000, 30_000));
+    loop {
+        reap(&mut runs);
+        tokio::select! {
+            offers = client.offers(&options.instance, wait) => match offers {
+                Ok(offers) => {
+                    for offer in offers.offers {
+                        match client.accept(&offer.run_id, &options.instance).await {
+                            Ok(_) => {
+                                tracing::info!(run = %offer.run_id, kind = ?offer.kind, session = %offer.session_id, "accepted a run");
+                                match spawn_run(&options, &offer.run_id) {
+                                    Ok(child) => {
+                                        runs.insert(offer.run_id, child);
+                                    }
+                                    Err(e) => process_start_failed(&client, &offer.run_id, e).await,
+                                }
+                            }
+                            Err(e) => tracing::info!(run = %offer.run_id, "not taken: {e}"),
+                        }
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!("asking Blaise for runs: {e}");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+            },
+            _ = sigterm.recv() => break,
+            _ = sigint.recv() => break,
+        }
+    }
+    tracing::info!(
+        runs = runs.len(),
+        "stopping: the runs in progress end as cancelled"
+    );
+    for child in runs.values() {
+        if let Some(pid) = child.id() {
+            // SAFETY: kill with a pid we spawned.
+            unsafe { libc::kill(pid as i32, libc::SIGTERM) };
+        }
+    }
+    for (_, mut child) in runs {
+        let _ = child.wait().await;
+    }
+    Ok(())
+}
+
+fn reap(runs: &mut HashMap<String, Child>) {
+    runs.retain(|run, child| match child.try_wait() {
+        Ok(Some(status)) => {
+            tracing::info!(run, %status, "run process ended");
+            false
+        }
+        _ => true,
+    });
+}
+
+/// Starts the process of one run: this binary's hidden `run-one` command.
+fn spawn_run(options: &RunnerOptions, run_id: &str) -> Result<Child> {
+    let exe = std::env::current_exe().context("finding the runner's own binary")?;
+    Command::new(exe)
+        .arg("--cache-dir")
+        .arg(&options.cache_dir)
+        .args([
+            "run-one",
+            "--run",
+            run_id,
+            "--instance",
+            &options.instance,
+            "--url",
+            &options.url,
+        ])
+        .arg("--config")
+        .arg(&options.config)
+        .arg("--data-dir")
+        .arg(&options.data_dir)
+        .env("BLAISE_RUNNER_TOKEN", &options.token)
+        .stdin(Stdio::null())
+        .spawn()
+        .context("starting the run's process")
+}
+
+/// The runner could not start the process of a run it accepted: say so at once.
+async fn process_start_failed(client: &Client, run_id: &str, error: anyhow::Error) {
+    tracing::error!(run = run_id, "{error:#}");
+    let report = ReportBody::Failed {
+        phase: FailedPhase::ProcessStart,
+        error: format!("{error:#}"),
+        environment: EnvironmentLeft::Intact,
+        teardown_error: None,
+    };
+    if let Err(e) = Reporter::new(client.clone(), run_id).send(report).await {
+        tracing::error!(run = run_id, "{e}");
+    }
+}
+
+/// `run-one`: the process of one accepted run.
+pub async fn run_one(options: RunnerOptions, run_id: &str) -> Result<i32> {
+    let host = Arc::new(PlugHost::new(&crate::host::HostOptions {
+        cache_dir: options.cache_dir.clone(),
+        ..Default::default()
+    })?);
+    let file = ConfigFile::load(&options.config).map_err(|e| anyhow!("{e}"))?;
+    let plugs = resolve(&file, &host).await.map_err(|e| anyhow!("{e}"))?;
+    let client = Client::new(&options.url, &options.token)?;
+    // Accepting again from the same instance returns the same assignment.
+    let assignment = client
+        .accept(run_id, &options.instance)
+        .await
+        .with_context(|| format!("reading the assignment of run {run_id}"))?;
+    let outcome = crate::run::execute(crate::run::RunContext {
+        client,
+        assignment,
+        config: file,
+        plugs,
+        host,
+        data_dir: options.data_dir,
+    })
+    .await?;
+    tracing::info!(run = run_id, ?outcome, "run ended");
+    if outcome == crate::run::Outcome::LostContact {
+        eprintln!("{}", crate::run::LOST_CONTACT);
+    }
+    Ok(outcome.exit_code())
+}

@@ -1,0 +1,11 @@
+//! The runner's side of the runner protocol (`docs/protocol.md`, version 1):
+//! the only way the runner and Blaise talk.
+
+mod client;
+mod types;
+
+pub use client::{Client, ProtocolError};
+pub use types::*;
+
+/// The protocol version this runner speaks.
+pub const PROTOCOL_VERSION: u32 = 1;

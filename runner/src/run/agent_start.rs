@@ -1,0 +1,235 @@
+//! A start or resume run up to its agent: the plugs' `on-start` (or
+//! `on-resume`) in order, the agent launched with their contributions, its ACP
+//! session created (or loaded and replayed), the session id recorded with
+//! Blaise, `started`; then the turns, then the stop.
+
+use std::future::Future;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use super::prepare::{PrepareError, Prepared, prepare};
+use super::reports::Reporter;
+use super::stop::{self, left, lost};
+use super::transcript::{Relay, RelayError, notice};
+use super::turns::{Ending, Turns};
+use super::{Outcome, RunContext, heartbeat};
+use crate::acp::{Agent, AgentCommand, AgentEvent, PermissionAnswer};
+use crate::chain::Launch;
+use crate::protocol::{FailedPhase, ReportBody, RunKindName};
+
+pub const NO_LOAD_NOTICE: &str = "The agent cannot load its earlier conversation: this is a new conversation in the same environment. The files are where the agent left them; the context is not.";
+
+pub async fn run(ctx: RunContext) -> anyhow::Result<Outcome> {
+    let a = ctx.assignment.clone();
+    let reporter = Reporter::new(ctx.client.clone(), &a.run_id);
+    let heartbeat = heartbeat::start(
+        ctx.client.clone(),
+        a.run_id.clone(),
+        Duration::from_millis(a.heartbeat_interval_ms),
+    );
+    let Prepared {
+        mut chain,
+        workspace,
+    } = match prepare(&ctx, &reporter).await {
+        Ok(p) => p,
+        Err(PrepareError::Report(e)) => return Ok(lost(e)),
+        Err(e) => {
+            // Nothing of the chain ran: the environment is as it was.
+            return Ok(before_agent(&reporter, e.to_string(), None).await);
+        }
+    };
+    let mut relay = Relay::new(ctx.client.clone(), &a.run_id);
+
+    let launch = match a.kind {
+        RunKindName::Resume => chain.resume().await,
+        _ => chain.start().await,
+    };
+    let launch = match launch {
+        Ok(launch) => launch,
+        Err(e) => {
+            // The broken environment is torn down here, so that a fresh one can be made.
+            let torn = stop::tear_down(&mut chain, &workspace, "failed", false).await;
+            return Ok(before_agent(&reporter, e.to_string(), Some(torn)).await);
+        }
+    };
+
+    let agent_config = &ctx.config.config.agent;
+    let (events_tx, mut events) = mpsc::unbounded_channel();
+    let command = agent_command(
+        &launch,
+        &agent_config.command,
+        &agent_config.env,
+        &workspace,
+    );
+    tracing::info!(argv = ?command.argv, cwd = %command.cwd.display(), "launching the agent");
+    let agent = match Agent::launch(command, events_tx).await {
+        Ok(agent) => agent,
+        Err(e) => {
+            let torn = stop::tear_down(&mut chain, &workspace, "failed", false).await;
+            return Ok(before_agent(
+                &reporter,
+                format!("the agent did not start: {e:#}"),
+                Some(torn),
+            )
+            .await);
+        }
+    };
+
+    let session = match open_session(&ctx, &agent, &mut chain, &mut relay, &mut events).await {
+        Ok(session) => session,
+        Err(error) => {
+            let ending = Ending::Failed(error);
+            return Ok(stop::finish(ending, agent, &mut chain, &workspace, &reporter).await);
+        }
+    };
+    if let Err(e) = reporter.send(ReportBody::Started).await {
+        let _ = agent.close(Duration::from_secs(5)).await;
+        return Ok(lost(e));
+    }
+
+    let ending = Turns {
+        agent: &agent,
+        acp_session: &session,
+        chain: &mut chain,
+        relay: &mut relay,
+        events: &mut events,
+        reporter: &reporter,
+        client: &ctx.client,
+        run_id: &a.run_id,
+        lost: heartbeat.lost.clone(),
+    }
+    .serve()
+    .await;
+    tracing::info!(?ending, "the run is ending");
+    drop(heartbeat);
+    Ok(stop::finish(ending, agent, &mut chain, &workspace, &reporter).await)
+}
+
+/// The agent's command line, environment and working directory under the plugs' launch.
+pub fn agent_command(
+    launch: &Launch,
+    command: &[String],
+    env: &std::collections::BTreeMap<String, String>,
+    workspace: &std::path::Path,
+) -> AgentCommand {
+    let mut vars: Vec<(String, String)> = env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    for (key, value) in &launch.env {
+        vars.retain(|(k, _)| k != key);
+        vars.push((key.clone(), value.clone()));
+    }
+    AgentCommand {
+        argv: launch.command(command),
+        env: vars,
+        cwd: launch
+            .working_dir
+            .as_ref()
+            .map(Into::into)
+            .unwrap_or_else(|| workspace.to_path_buf()),
+    }
+}
+
+/// The agent's ACP session: loaded (and replayed through the plugs, not
+/// recorded) on a resume when the agent can, otherwise a new one, with a
+/// notice on a resume. Recorded with Blaise for the next resume.
+async fn open_session(
+    ctx: &RunContext,
+    agent: &Agent,
+    chain: &mut crate::chain::PlugChain,
+    relay: &mut Relay,
+    events: &mut mpsc::UnboundedReceiver<AgentEvent>,
+) -> Result<String, String> {
+    let a = &ctx.assignment;
+    if a.kind == RunKindName::Resume {
+        match (&a.acp_session_id, agent.can_load_session()) {
+            (Some(id), true) => {
+                match relay_while(agent.load_session(id), chain, relay, events).await {
+                    Ok(Ok(())) => return Ok(id.clone()),
+                    Ok(Err(e)) => {
+                        let text = format!(
+                            "The agent could not load its earlier conversation ({e:#}): this is a new conversation in the same environment."
+                        );
+                        relay
+                            .send(chain, vec![notice(&text)])
+                            .await
+                            .map_err(|e| e.to_string())?;
+                    }
+                    Err(e) => return Err(e.to_string()),
+                }
+            }
+            _ => relay
+                .send(chain, vec![notice(NO_LOAD_NOTICE)])
+                .await
+                .map_err(|e| e.to_string())?,
+        }
+    }
+    let id = agent
+        .new_session()
+        .await
+        .map_err(|e| format!("the agent did not open a session: {e:#}"))?;
+    ctx.client
+        .acp_session(&a.run_id, &id)
+        .await
+        .map_err(|e| format!("recording the ACP session with Blaise: {e}"))?;
+    Ok(id)
+}
+
+/// Awaits `work` while relaying what the agent sends meanwhile (the replay of
+/// `session/load`: filtered, shown to the plugs, not recorded).
+async fn relay_while<T>(
+    work: impl Future<Output = T>,
+    chain: &mut crate::chain::PlugChain,
+    relay: &mut Relay,
+    events: &mut mpsc::UnboundedReceiver<AgentEvent>,
+) -> Result<T, RelayError> {
+    tokio::pin!(work);
+    let mut batch = Vec::new();
+    loop {
+        tokio::select! {
+            result = &mut work => {
+                while let Ok(event) = events.try_recv() {
+                    take(event, &mut batch);
+                }
+                relay.send(chain, std::mem::take(&mut batch)).await?;
+                return Ok(result);
+            }
+            Some(event) = events.recv() => {
+                take(event, &mut batch);
+                while let Ok(event) = events.try_recv() {
+                    take(event, &mut batch);
+                }
+                relay.send(chain, std::mem::take(&mut batch)).await?;
+            }
+        }
+    }
+}
+
+fn take(event: AgentEvent, batch: &mut Vec<crate::host::bindings::TranscriptEntry>) {
+    match event {
+        AgentEvent::Entry(entry) => batch.push(entry),
+        // Nobody can answer while a session loads.
+        AgentEvent::Permission { answer, .. } => {
+            let _ = answer.send(PermissionAnswer::Cancelled);
+        }
+    }
+}
+
+/// Reports a run that failed before its agent started, with what it left.
+async fn before_agent(
+    reporter: &Reporter,
+    error: String,
+    environment: Option<Result<(), String>>,
+) -> Outcome {
+    tracing::error!("the run failed before the agent started: {error}");
+    let (environment, teardown_error) = left(environment);
+    let report = ReportBody::Failed {
+        phase: FailedPhase::BeforeAgentStart,
+        error: error.clone(),
+        environment,
+        teardown_error,
+    };
+    match reporter.send(report).await {
+        Ok(_) => Outcome::Failed(error),
+        Err(e) => lost(e),
+    }
+}

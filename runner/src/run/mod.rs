@@ -1,0 +1,72 @@
+//! One run, in its own process: the phases of a start, resume or teardown run,
+//! one file each.
+//!
+//! - `prepare`: the plug chain for the run, and the `plugs_can_resume` report
+//! - `agent_start`: `on-start`/`on-resume`, the agent launched with the plugs'
+//!   contributions, its ACP session created or loaded, `started`
+//! - `turns`: directives in, prompts to the agent, the transcript out
+//! - `stop`: the end of a run that had an agent: cancel, close, pause, tear down, report
+//! - `teardown`: a teardown run (no agent)
+//! - `reports`, `transcript`, `heartbeat`, `workspace`: what the phases share
+
+mod agent_start;
+mod heartbeat;
+mod prepare;
+mod reports;
+mod stop;
+mod teardown;
+mod transcript;
+mod turns;
+mod workspace;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Result;
+
+use crate::config::{ConfigFile, ResolvedPlug};
+use crate::host::PlugHost;
+use crate::protocol::{Assignment, Client, RunKindName};
+
+pub use heartbeat::LOST_CONTACT;
+pub use reports::Reporter;
+
+/// Everything a run process needs.
+pub struct RunContext {
+    pub client: Client,
+    pub assignment: Assignment,
+    pub config: ConfigFile,
+    pub plugs: Vec<ResolvedPlug>,
+    pub host: Arc<PlugHost>,
+    /// Where the runner keeps its workspaces (`<data-dir>/workspaces/<environment>`).
+    pub data_dir: PathBuf,
+}
+
+/// How a run ended, for the process's exit status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    Paused,
+    TornDown,
+    Failed(String),
+    Cancelled,
+    /// Blaise could not be reached: the run stopped without a final report.
+    LostContact,
+}
+
+impl Outcome {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Outcome::Paused | Outcome::TornDown | Outcome::Cancelled => 0,
+            Outcome::Failed(_) => 1,
+            Outcome::LostContact => 3,
+        }
+    }
+}
+
+/// Runs an accepted run to its end.
+pub async fn execute(ctx: RunContext) -> Result<Outcome> {
+    match ctx.assignment.kind {
+        RunKindName::Start | RunKindName::Resume => agent_start::run(ctx).await,
+        RunKindName::Teardown => teardown::run(ctx).await,
+    }
+}

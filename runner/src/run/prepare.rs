@@ -1,0 +1,80 @@
+//! The plug chain of the run, its state kept by Blaise, and the
+//! `plugs_can_resume` report every run sends.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::RunContext;
+use super::reports::{ReportError, Reporter};
+use super::workspace;
+use crate::chain::PlugChain;
+use crate::host::bindings::RunKind;
+use crate::host::{HookError, RunInfo};
+use crate::protocol::{ReportBody, RunKindName};
+use crate::state_store::ControlStateStore;
+
+pub struct Prepared {
+    pub chain: PlugChain,
+    pub workspace: PathBuf,
+}
+
+/// Why a run could not get its plugs ready.
+pub enum PrepareError {
+    Workspace(anyhow::Error),
+    Plug(HookError),
+    Report(ReportError),
+}
+
+impl std::fmt::Display for PrepareError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PrepareError::Workspace(e) => write!(f, "{e:#}"),
+            PrepareError::Plug(e) => write!(f, "{e}"),
+            PrepareError::Report(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+pub async fn prepare(ctx: &RunContext, reporter: &Reporter) -> Result<Prepared, PrepareError> {
+    let a = &ctx.assignment;
+    let chain_ids: Vec<String> = ctx.plugs.iter().map(|p| p.setup.id.clone()).collect();
+    let cannot: Vec<String> = ctx
+        .plugs
+        .iter()
+        .filter(|p| !p.loaded().info.can_resume)
+        .map(|p| p.setup.id.clone())
+        .collect();
+    // Every run tells Blaise whether its plugs can resume, and which plugs
+    // make up the chain now (records of removed plugs become "owned by nothing").
+    reporter
+        .send(ReportBody::PlugsCanResume {
+            can_resume: cannot.is_empty(),
+            plugs_that_cannot: cannot,
+            chain: chain_ids,
+        })
+        .await
+        .map_err(PrepareError::Report)?;
+
+    let workspace =
+        workspace::ensure(&ctx.data_dir, &a.environment_id).map_err(PrepareError::Workspace)?;
+    let run = Arc::new(RunInfo {
+        session_id: a.session_id.clone(),
+        run_id: a.run_id.clone(),
+        run_kind: match a.kind {
+            RunKindName::Start => RunKind::Start,
+            RunKindName::Resume => RunKind::Resume,
+            RunKindName::Teardown => RunKind::Teardown,
+        },
+        workspace: workspace.clone(),
+        state: Arc::new(ControlStateStore::new(
+            ctx.client.clone(),
+            &a.run_id,
+            &a.session_id,
+        )),
+    });
+    let setups: Vec<_> = ctx.plugs.iter().map(|p| p.setup.clone()).collect();
+    let chain = PlugChain::new(&ctx.host, &setups, run)
+        .await
+        .map_err(PrepareError::Plug)?;
+    Ok(Prepared { chain, workspace })
+}

@@ -1,0 +1,252 @@
+//! Serving turns: directives in (prompts, cancellations, permission answers,
+//! the stop), prompts to the agent one at a time, the agent's updates out
+//! through the transcript relay. Ends with why the run must stop.
+
+use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::{mpsc, oneshot, watch};
+
+use super::reports::Reporter;
+use super::transcript::{Relay, RelayError};
+use crate::acp::{Agent, AgentEvent, PermissionAnswer};
+use crate::chain::PlugChain;
+use crate::protocol::{Client, DirectiveBody, ReportBody};
+
+/// How long a cancelled turn may take to wind down before the run goes on without it.
+const CANCEL_GRACE: Duration = Duration::from_secs(10);
+
+/// Why the serving ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ending {
+    /// Blaise's stop directive.
+    Stop { reason: String, may_resume: bool },
+    /// SIGINT or SIGTERM.
+    Signal,
+    /// 90 heartbeats in a row failed.
+    LostContact,
+    /// The agent died, or the transcript could not be filtered or reported.
+    Failed(String),
+}
+
+/// What the turns work with (the run's live parts, borrowed apart).
+pub struct Turns<'a> {
+    pub agent: &'a Agent,
+    pub acp_session: &'a str,
+    pub chain: &'a mut PlugChain,
+    pub relay: &'a mut Relay,
+    pub events: &'a mut mpsc::UnboundedReceiver<AgentEvent>,
+    pub reporter: &'a Reporter,
+    pub client: &'a Client,
+    pub run_id: &'a str,
+    pub lost: watch::Receiver<bool>,
+}
+
+type TurnFuture<'a> = Pin<Box<dyn Future<Output = anyhow::Result<String>> + 'a>>;
+
+impl<'a> Turns<'a> {
+    pub async fn serve(mut self) -> Ending {
+        let mut directives = poll_directives(self.client.clone(), self.run_id.to_string());
+        let mut sigterm = signal(SignalKind::terminate()).expect("installing the SIGTERM handler");
+        let mut sigint = signal(SignalKind::interrupt()).expect("installing the SIGINT handler");
+        let mut permissions: HashMap<String, oneshot::Sender<PermissionAnswer>> = HashMap::new();
+        let mut queue: VecDeque<(Option<String>, String)> = VecDeque::new();
+        let agent = self.agent;
+        let session = self.acp_session;
+        let mut turn: Option<(Option<String>, TurnFuture<'a>)> = None;
+        let mut lost = self.lost.clone();
+
+        loop {
+            if turn.is_none()
+                && let Some((message_id, text)) = queue.pop_front()
+            {
+                turn = Some((
+                    message_id,
+                    Box::pin(async move { agent.prompt(session, &text).await }),
+                ));
+            }
+            let ending = tokio::select! {
+                directive = directives.recv() => match directive {
+                    Some(DirectiveBody::Prompt { message_id, text }) => {
+                        queue.push_back((message_id, text));
+                        None
+                    }
+                    Some(DirectiveBody::Cancel) => {
+                        if turn.is_some() {
+                            cancel_permissions(&mut permissions);
+                            if let Err(e) = agent.cancel(session).await {
+                                tracing::warn!("cancelling the turn: {e:#}");
+                            }
+                        }
+                        None
+                    }
+                    Some(DirectiveBody::PermissionAnswer { request_id, option_id }) => {
+                        if let Some(answer) = permissions.remove(&request_id) {
+                            let _ = answer.send(PermissionAnswer::Selected(option_id));
+                        }
+                        None
+                    }
+                    Some(DirectiveBody::Stop { reason, may_resume }) => Some(Ending::Stop { reason, may_resume }),
+                    // The run is over for Blaise (the poller saw it finish).
+                    None => Some(Ending::LostContact),
+                },
+                event = self.events.recv() => match event {
+                    Some(event) => self.handle(event, &mut permissions).await.err().map(|e| Ending::Failed(e.to_string())),
+                    None => None,
+                },
+                result = async { turn.as_mut().expect("guarded").1.as_mut().await }, if turn.is_some() => {
+                    let (message_id, _) = turn.take().expect("guarded");
+                    if let Err(e) = self.drain(&mut permissions).await {
+                        Some(Ending::Failed(e.to_string()))
+                    } else {
+                        match result {
+                            Ok(_) => match self.reporter.send(ReportBody::TurnEnded { message_id }).await {
+                                Ok(_) => None,
+                                Err(e) => {
+                                    tracing::error!("{e}");
+                                    Some(Ending::LostContact)
+                                }
+                            },
+                            Err(e) => Some(Ending::Failed(format!("the agent failed: {e:#}"))),
+                        }
+                    }
+                }
+                _ = sigterm.recv() => Some(Ending::Signal),
+                _ = sigint.recv() => Some(Ending::Signal),
+                _ = lost.changed() => (*lost.borrow()).then_some(Ending::LostContact),
+            };
+            if let Some(ending) = ending {
+                // Stop the conversation: cancel the turn, answer what is pending as
+                // cancelled, and give the agent a moment to wind down.
+                cancel_permissions(&mut permissions);
+                if let Some((message_id, mut future)) = turn.take() {
+                    if let Err(e) = agent.cancel(session).await {
+                        tracing::warn!("cancelling the turn: {e:#}");
+                    }
+                    let wound_down = tokio::time::timeout(CANCEL_GRACE, async {
+                        loop {
+                            tokio::select! {
+                                _ = future.as_mut() => break,
+                                Some(event) = self.events.recv() => {
+                                    if let AgentEvent::Permission { answer, .. } = event {
+                                        let _ = answer.send(PermissionAnswer::Cancelled);
+                                    } else if let Err(e) = self.handle(event, &mut permissions).await {
+                                        tracing::warn!("{e}");
+                                    }
+                                }
+                            }
+                        }
+                    })
+                    .await;
+                    if wound_down.is_ok() && ending != Ending::LostContact {
+                        let _ = self.drain(&mut permissions).await;
+                        let _ = self
+                            .reporter
+                            .send(ReportBody::TurnEnded { message_id })
+                            .await;
+                    }
+                }
+                return ending;
+            }
+        }
+    }
+
+    /// Handles one event and everything else already waiting, as one batch.
+    async fn handle(
+        &mut self,
+        first: AgentEvent,
+        permissions: &mut HashMap<String, oneshot::Sender<PermissionAnswer>>,
+    ) -> Result<(), RelayError> {
+        let mut entries = Vec::new();
+        let mut next = Some(first);
+        while let Some(event) = next.take() {
+            match event {
+                AgentEvent::Entry(entry) => entries.push(entry),
+                AgentEvent::Permission {
+                    request_id,
+                    request,
+                    answer,
+                } => {
+                    // Entries before the request go first, so the transcript reads in order.
+                    self.relay
+                        .send(self.chain, std::mem::take(&mut entries))
+                        .await?;
+                    match self
+                        .client
+                        .ask_permission(self.run_id, &request_id, &request)
+                        .await
+                    {
+                        Ok(()) => {
+                            permissions.insert(request_id, answer);
+                        }
+                        Err(e) => {
+                            tracing::warn!("could not pass a permission request to Blaise: {e}");
+                            let _ = answer.send(PermissionAnswer::Cancelled);
+                        }
+                    }
+                }
+            }
+            next = self.events.try_recv().ok();
+        }
+        self.relay.send(self.chain, entries).await
+    }
+
+    /// Sends whatever the agent produced that is still queued.
+    async fn drain(
+        &mut self,
+        permissions: &mut HashMap<String, oneshot::Sender<PermissionAnswer>>,
+    ) -> Result<(), RelayError> {
+        match self.events.try_recv() {
+            Ok(event) => self.handle(event, permissions).await,
+            Err(_) => Ok(()),
+        }
+    }
+}
+
+fn cancel_permissions(permissions: &mut HashMap<String, oneshot::Sender<PermissionAnswer>>) {
+    for (_, answer) in permissions.drain() {
+        let _ = answer.send(PermissionAnswer::Cancelled);
+    }
+}
+
+/// The directive stream: long polls in a task; dropping the receiver closes
+/// the subscription. Ends (closes the channel) when Blaise says the run is over.
+fn poll_directives(client: Client, run_id: String) -> mpsc::UnboundedReceiver<DirectiveBody> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let mut after = 0;
+        let mut delay = Duration::from_millis(100);
+        loop {
+            tokio::select! {
+                _ = tx.closed() => return,
+                batch = client.directives(&run_id, after, Duration::from_secs(25)) => match batch {
+                    Ok(batch) => {
+                        delay = Duration::from_millis(100);
+                        let finished = batch.directives.is_empty()
+                            && !matches!(batch.run_status.as_str(), "accepted" | "running");
+                        for directive in batch.directives {
+                            after = after.max(directive.seq);
+                            let stop = matches!(directive.body, DirectiveBody::Stop { .. });
+                            if tx.send(directive.body).is_err() || stop {
+                                return;
+                            }
+                        }
+                        if finished {
+                            return;
+                        }
+                    }
+                    // Contact is the heartbeat's business; keep asking.
+                    Err(e) => {
+                        tracing::warn!(run = %run_id, "reading directives: {e}");
+                        tokio::time::sleep(delay).await;
+                        delay = (delay * 2).min(Duration::from_secs(5));
+                    }
+                },
+            }
+        }
+    });
+    rx
+}

@@ -1,0 +1,109 @@
+//! Plug state kept by Blaise, so that any instance of the runner can resume or
+//! tear down the session: read once per run, written through on every commit.
+//! Values are base64 in Blaise's string map (the runner's choice; opaque to Blaise).
+
+use std::collections::{BTreeMap, HashMap};
+
+use anyhow::{Result, anyhow};
+use async_trait::async_trait;
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use tokio::sync::Mutex;
+
+use super::{PlugState, StateChanges, StateStore, apply};
+use crate::protocol::Client;
+
+/// The plug state of one run's session, through the runner protocol.
+pub struct ControlStateStore {
+    client: Client,
+    run_id: String,
+    session_id: String,
+    /// Every record of the session, fetched on first use.
+    records: Mutex<Option<HashMap<String, PlugState>>>,
+}
+
+impl ControlStateStore {
+    pub fn new(client: Client, run_id: &str, session_id: &str) -> ControlStateStore {
+        ControlStateStore {
+            client,
+            run_id: run_id.into(),
+            session_id: session_id.into(),
+            records: Mutex::new(None),
+        }
+    }
+
+    async fn records(
+        &self,
+    ) -> Result<tokio::sync::MutexGuard<'_, Option<HashMap<String, PlugState>>>> {
+        let mut records = self.records.lock().await;
+        if records.is_none() {
+            let fetched = self.client.plug_state(&self.run_id).await?;
+            let mut map = HashMap::new();
+            for record in fetched.records {
+                map.insert(
+                    record.plug_id.clone(),
+                    decode(&record.plug_id, &record.entries)?,
+                );
+            }
+            *records = Some(map);
+        }
+        Ok(records)
+    }
+
+    fn check_session(&self, session: &str) -> Result<()> {
+        if session != self.session_id {
+            return Err(anyhow!(
+                "plug state of session {session} asked through a run of session {}",
+                self.session_id
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl StateStore for ControlStateStore {
+    async fn load(&self, session: &str, plug: &str) -> Result<PlugState> {
+        self.check_session(session)?;
+        let records = self.records().await?;
+        Ok(records
+            .as_ref()
+            .and_then(|r| r.get(plug))
+            .cloned()
+            .unwrap_or_default())
+    }
+
+    async fn commit(&self, session: &str, plug: &str, changes: &StateChanges) -> Result<()> {
+        self.check_session(session)?;
+        let mut records = self.records().await?;
+        let records = records.as_mut().expect("fetched above");
+        let mut state = records.get(plug).cloned().unwrap_or_default();
+        apply(&mut state, changes);
+        if state.is_empty() {
+            self.client.delete_plug_state(&self.run_id, plug).await?;
+            records.remove(plug);
+        } else {
+            let entries = state
+                .iter()
+                .map(|(k, v)| (k.clone(), STANDARD.encode(v)))
+                .collect();
+            self.client
+                .put_plug_state(&self.run_id, plug, &entries)
+                .await?;
+            records.insert(plug.to_string(), state);
+        }
+        Ok(())
+    }
+}
+
+fn decode(plug: &str, entries: &BTreeMap<String, String>) -> Result<PlugState> {
+    entries
+        .iter()
+        .map(|(k, v)| {
+            STANDARD
+                .decode(v)
+                .map(|bytes| (k.clone(), bytes))
+                .map_err(|e| anyhow!("plug state of `{plug}`, key `{k}`: not base64 ({e})"))
+        })
+        .collect()
+}

@@ -1,0 +1,289 @@
+//! A real control plane (in this test process, over HTTP on loopback) and real
+//! runner processes, for the end-to-end tests of the run loop.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use blaise_control::cli::client::Client as UserClient;
+use blaise_control::config::Config;
+use blaise_control::embedded::Embedded;
+use blaise_control::model::{AgentSettings, IdlePolicy};
+use serde_json::{Value, json};
+
+use crate::root;
+
+/// The control plane's limits, short enough for tests.
+pub fn quick_config() -> Config {
+    Config {
+        check_interval_ms: 100,
+        heartbeat_interval_ms: 200,
+        heartbeat_timeout_ms: 3_000,
+        connect_timeout_ms: 10_000,
+        stop_grace_ms: 10_000,
+        teardown_backoff_ms: 500,
+        close_wait_ms: 5_000,
+        long_poll_max_ms: 2_000,
+        ..Config::default()
+    }
+}
+
+pub fn settings(inactivity_ms: i64, idle_policy: IdlePolicy) -> AgentSettings {
+    AgentSettings {
+        inactivity_ms,
+        idle_policy,
+        paused_lifetime_ms: 3_600_000,
+        timeout_ms: 3_600_000,
+    }
+}
+
+pub struct Blaise {
+    pub embedded: Embedded,
+    pub user: UserClient,
+}
+
+impl Blaise {
+    pub async fn start(db: &Path, config: Config) -> Blaise {
+        let embedded = Embedded::start(db, "127.0.0.1:0".parse().unwrap(), config)
+            .await
+            .expect("starting the control plane");
+        let user = UserClient::new(&embedded.url, &embedded.admin_token);
+        Blaise { embedded, user }
+    }
+
+    pub fn url(&self) -> &str {
+        &self.embedded.url
+    }
+
+    pub async fn new_session(&self, agent: &str, message: &str) -> String {
+        let s = self
+            .user
+            .post(
+                "/v1/sessions",
+                json!({ "agent": agent, "message": message }),
+            )
+            .await
+            .expect("creating a session");
+        s["id"].as_str().unwrap().to_string()
+    }
+
+    pub async fn send(&self, session: &str, text: &str) -> anyhow::Result<Value> {
+        self.user
+            .post(
+                &format!("/v1/sessions/{session}/messages"),
+                json!({ "text": text }),
+            )
+            .await
+    }
+
+    pub async fn close(&self, session: &str) -> anyhow::Result<Value> {
+        self.user
+            .post(&format!("/v1/sessions/{session}/close"), json!({}))
+            .await
+    }
+
+    pub async fn show(&self, session: &str) -> Value {
+        self.user
+            .get(&format!("/v1/sessions/{session}"))
+            .await
+            .unwrap()
+    }
+
+    pub async fn transcript(&self, session: &str) -> Vec<Value> {
+        let page = self
+            .user
+            .get(&format!(
+                "/v1/sessions/{session}/transcript?after=0&wait_ms=0"
+            ))
+            .await
+            .unwrap();
+        page["entries"].as_array().cloned().unwrap_or_default()
+    }
+
+    /// The transcript's text, one line per entry: `kind: text`, chunks of a
+    /// stream joined.
+    pub async fn transcript_text(&self, session: &str) -> String {
+        let mut out = String::new();
+        let mut open: Option<String> = None;
+        for e in self.transcript(session).await {
+            let text = e["content"]["text"].as_str().unwrap_or_default();
+            let stream = e["content"]["stream"].as_str().map(str::to_string);
+            if stream.is_some() && stream == open {
+                out.push_str(text);
+            } else {
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(&format!(
+                    "{}: {text}",
+                    e["kind"].as_str().unwrap_or_default()
+                ));
+            }
+            open = if e["content"]["last"].as_bool() == Some(false) {
+                stream
+            } else {
+                None
+            };
+        }
+        out
+    }
+
+    /// Polls the session view until `ready` holds; panics with the view after `timeout`.
+    pub async fn wait_for(
+        &self,
+        session: &str,
+        what: &str,
+        timeout: Duration,
+        ready: impl Fn(&Value) -> bool,
+    ) -> Value {
+        let start = Instant::now();
+        loop {
+            let view = self.show(session).await;
+            if ready(&view) {
+                return view;
+            }
+            if start.elapsed() > timeout {
+                panic!(
+                    "timed out waiting for {what}; session:\n{}\ntranscript:\n{}",
+                    serde_json::to_string_pretty(&view).unwrap(),
+                    self.transcript_text(session).await
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Waits until the transcript contains `needle`.
+    pub async fn wait_for_text(&self, session: &str, needle: &str, timeout: Duration) -> String {
+        let start = Instant::now();
+        loop {
+            let text = self.transcript_text(session).await;
+            if text.contains(needle) {
+                return text;
+            }
+            if start.elapsed() > timeout {
+                panic!("timed out waiting for `{needle}` in the transcript:\n{text}");
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+/// Builds a binary of the workspace once per process (a no-op when fresh).
+pub fn binary(package: &str, name: &str) -> PathBuf {
+    static BUILT: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let path = root().join("target/release").join(name);
+    let mut built = BUILT.lock().unwrap();
+    if !built.iter().any(|b| b == name) {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = std::process::Command::new(cargo)
+            .args(["build", "--release", "-p", package, "--bin", name])
+            .current_dir(root())
+            .status()
+            .unwrap();
+        assert!(status.success(), "building {name}");
+        built.push(name.to_string());
+    }
+    path
+}
+
+pub fn runner_binary() -> PathBuf {
+    binary("blaise-runner", "blaise-runner")
+}
+
+pub fn script_agent() -> PathBuf {
+    binary("blaise-script-agent", "blaise-script-agent")
+}
+
+/// A `blaise-runner start` process; what it writes to stderr is kept (and
+/// passed on to the test's own stderr).
+pub struct Runner {
+    pub child: tokio::process::Child,
+    stderr: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl Runner {
+    pub fn start(
+        blaise_url: &str,
+        token: &str,
+        config: &Path,
+        data_dir: &Path,
+        cache_dir: &Path,
+        instance: &str,
+    ) -> Runner {
+        let mut child = tokio::process::Command::new(runner_binary())
+            .arg("--cache-dir")
+            .arg(cache_dir)
+            .args(["start", "--url", blaise_url, "--instance", instance])
+            .arg("--config")
+            .arg(config)
+            .arg("--data-dir")
+            .arg(data_dir)
+            .env("BLAISE_RUNNER_TOKEN", token)
+            .env("RUST_LOG", "info")
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("starting blaise-runner");
+        let stderr = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let pipe = child.stderr.take().expect("piped");
+        let kept = stderr.clone();
+        tokio::spawn(async move {
+            use tokio::io::AsyncBufReadExt;
+            let mut lines = tokio::io::BufReader::new(pipe).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                eprintln!("{line}");
+                let mut kept = kept.lock().unwrap();
+                kept.push_str(&line);
+                kept.push('\n');
+            }
+        });
+        Runner { child, stderr }
+    }
+
+    /// What the runner (and its runs) wrote to stderr so far.
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// Waits until the runner's stderr contains `needle`.
+    pub async fn wait_for_stderr(&self, needle: &str, timeout: Duration) -> String {
+        let start = Instant::now();
+        loop {
+            let text = self.stderr();
+            if text.contains(needle) {
+                return text;
+            }
+            assert!(
+                start.elapsed() < timeout,
+                "timed out waiting for `{needle}` from the runner"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Waits for the runner to exit by itself.
+    pub async fn exited(&mut self, timeout: Duration) -> std::process::ExitStatus {
+        tokio::time::timeout(timeout, self.child.wait())
+            .await
+            .expect("the runner exits")
+            .unwrap()
+    }
+
+    pub fn signal(&self, signal: i32) {
+        let pid = self.child.id().expect("running") as i32;
+        // SAFETY: a signal to a child we spawned.
+        unsafe { libc::kill(pid, signal) };
+    }
+
+    /// Sends SIGTERM and waits for the runner (and its runs) to exit.
+    pub async fn stop(mut self) -> std::process::ExitStatus {
+        self.signal(libc::SIGTERM);
+        tokio::time::timeout(Duration::from_secs(60), self.child.wait())
+            .await
+            .expect("the runner stops within a minute")
+            .unwrap()
+    }
+}

@@ -1,0 +1,428 @@
+//! The run loop end to end: a real control plane over HTTP (in this test
+//! process), real `blaise-runner start` processes, real compiled plugs and the
+//! script agent as a real ACP child process.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use blaise_control::model::{AgentSettings, IdlePolicy};
+use blaise_tests::blaise::{Blaise, Runner, quick_config, script_agent, settings};
+use blaise_tests::plug;
+
+const MINUTE: Duration = Duration::from_secs(60);
+const TOKEN: &str = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789";
+
+struct Setup {
+    tmp: tempfile::TempDir,
+    blaise: Blaise,
+    config: PathBuf,
+    data: PathBuf,
+    cache: PathBuf,
+}
+
+/// A control plane with agent `script`, and a `blaise.yml` with the redaction
+/// plug and a probe that logs what its transcript filter sees and marks in its
+/// state which hooks ran.
+async fn setup(inactivity_ms: i64, policy: IdlePolicy, extra_agent_args: &[&str]) -> Setup {
+    setup_with(settings(inactivity_ms, policy), extra_agent_args, "").await
+}
+
+async fn setup_with(agent: AgentSettings, extra_agent_args: &[&str], extra_plugs: &str) -> Setup {
+    let tmp = tempfile::tempdir().unwrap();
+    let blaise = Blaise::start(&tmp.path().join("blaise.db"), quick_config()).await;
+    blaise.embedded.set_agent("script", agent).unwrap();
+    let mut command = vec![script_agent().to_string_lossy().into_owned()];
+    command.extend(extra_agent_args.iter().map(|s| s.to_string()));
+    let yaml = format!(
+        "agent:\n  name: script\n  command: {}\n  env:\n    DEPLOY_TOKEN: {TOKEN}\nplugs:\n  - id: redaction\n    source: {}\n  - id: probe\n    source: {}\n    with:\n      filter_log: true\n      on_start: [mark, {{set: [runs, one]}}]\n      on_resume: [mark, {{env_from_state: runs}}]\n      on_pause: [mark]\n      on_teardown: [mark]\n{extra_plugs}",
+        serde_json::to_string(&command).unwrap(),
+        plug("plugs/redaction").display(),
+        plug("tests/plugs/probe").display(),
+    );
+    let config = tmp.path().join("blaise.yml");
+    std::fs::write(&config, yaml).unwrap();
+    let data = tmp.path().join("data");
+    let cache = tmp.path().join("cache");
+    Setup {
+        tmp,
+        blaise,
+        config,
+        data,
+        cache,
+    }
+}
+
+impl Setup {
+    fn runner(&self, instance: &str) -> Runner {
+        let token = self.blaise.embedded.runner_token("box").unwrap();
+        self.runner_with_token(instance, &token)
+    }
+
+    fn runner_with_token(&self, instance: &str, token: &str) -> Runner {
+        Runner::start(
+            self.blaise.url(),
+            token,
+            &self.config,
+            &self.data,
+            &self.cache,
+            instance,
+        )
+    }
+
+    fn workspace(&self, view: &serde_json::Value) -> PathBuf {
+        let env = view["environment"]["id"].as_str().expect("an environment");
+        self.data.join("workspaces").join(env)
+    }
+}
+
+/// The hooks the probe marked in its state, as Blaise shows its record.
+fn probe_marks(view: &serde_json::Value) -> Vec<String> {
+    let record = view["plug_records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["plug_id"] == "probe")
+        .expect("the probe's record");
+    record["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k.as_str().unwrap().to_string())
+        .filter(|k| k != "runs")
+        .collect()
+}
+
+fn last_run(view: &serde_json::Value) -> &serde_json::Value {
+    view["runs"].as_array().unwrap().last().unwrap()
+}
+
+fn count(haystack: &str, needle: &str) -> usize {
+    haystack.matches(needle).count()
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_full_life_of_a_session() {
+    let s = setup(1_500, IdlePolicy::Pause, &[]).await;
+    let runner = s.runner("box-1");
+    let b = &s.blaise;
+
+    // Start: the environment is created, the agent answers; a secret the
+    // agent prints is masked before it leaves the runner.
+    let id = b
+        .new_session("script", "say hello from the agent\nenv DEPLOY_TOKEN")
+        .await;
+    b.wait_for_text(&id, "agent_message: hello from the agent", MINUTE)
+        .await;
+    let text = b
+        .wait_for_text(&id, "[REDACTED:github-token]", MINUTE)
+        .await;
+    assert!(!text.contains(TOKEN), "{text}");
+
+    // Idle: Blaise stops the run, which pauses its plugs and exits.
+    let view = b
+        .wait_for(&id, "the pause", MINUTE, |v| v["state"] == "paused")
+        .await;
+    assert_eq!(view["environment"]["state"], "paused");
+    let workspace = s.workspace(&view);
+    assert!(
+        workspace.is_dir(),
+        "the environment stays: {}",
+        workspace.display()
+    );
+
+    // A message resumes it in the same environment, with the conversation loaded.
+    b.send(&id, "say resumed in the same place\nenv runs")
+        .await
+        .unwrap();
+    b.wait_for_text(&id, "agent_message: resumed in the same place", MINUTE)
+        .await;
+    // The probe's state from the start run, read back by its on-resume.
+    let text = b
+        .wait_for_text(&id, "agent_message: runs=one", MINUTE)
+        .await;
+    assert_eq!(
+        count(&text, "agent_message: hello from the agent"),
+        1,
+        "the replay is not recorded again:\n{text}"
+    );
+    let filter_log = read(&workspace.join("filter.log"));
+    assert!(
+        filter_log
+            .lines()
+            .any(|l| l.contains("replay=true") && l.contains("hello from the agent")),
+        "the plugs saw the replay:\n{filter_log}"
+    );
+    assert!(
+        filter_log
+            .lines()
+            .any(|l| l.contains("replay=true") && l.contains("[REDACTED:github-token]")),
+        "the replay was redacted before the next plug saw it:\n{filter_log}"
+    );
+    assert!(!filter_log.contains(TOKEN), "{filter_log}");
+    let view = b.show(&id).await;
+    assert_eq!(
+        view["environment"]["id"],
+        serde_json::Value::from(workspace.file_name().unwrap().to_str().unwrap())
+    );
+    let kinds: Vec<&str> = view["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["start", "resume"], "{view:#}");
+
+    // Closing ends the session; the run tears down and everything goes.
+    b.close(&id).await.unwrap();
+    let view = b
+        .wait_for(&id, "the teardown", MINUTE, |v| {
+            v["environment"]["state"] == "torn_down"
+        })
+        .await;
+    assert_eq!(view["state"], "closed");
+    assert!(!workspace.exists(), "the workspace is removed");
+    let status = runner.stop().await;
+    assert!(status.success(), "{status}");
+    drop(s.tmp);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_that_expires_while_paused_is_torn_down_by_a_teardown_run() {
+    let agent = AgentSettings {
+        paused_lifetime_ms: 2_000,
+        ..settings(1_000, IdlePolicy::Pause)
+    };
+    let s = setup_with(agent, &[], "").await;
+    let runner = s.runner("box-1");
+    let b = &s.blaise;
+    let id = b.new_session("script", "say short-lived").await;
+    b.wait_for_text(&id, "agent_message: short-lived", MINUTE)
+        .await;
+    let view = b
+        .wait_for(&id, "the pause", MINUTE, |v| v["state"] == "paused")
+        .await;
+    let workspace = s.workspace(&view);
+    let view = b
+        .wait_for(&id, "the expiry and teardown", MINUTE, |v| {
+            v["environment"]["state"] == "torn_down"
+        })
+        .await;
+    assert_eq!(view["state"], "expired");
+    let kinds: Vec<&str> = view["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["start", "teardown"], "{view:#}");
+    let marks = probe_marks(&view);
+    assert!(
+        marks
+            .iter()
+            .any(|m| m.starts_with("teardown:") && m.ends_with(":false")),
+        "a teardown of its own, not right after a pause: {marks:?}"
+    );
+    assert!(
+        !workspace.exists(),
+        "the teardown run removed the workspace"
+    );
+    assert!(runner.stop().await.success());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_agent_that_cannot_load_sessions_starts_a_new_conversation_with_a_notice() {
+    let s = setup(1_000, IdlePolicy::Pause, &["--no-load-session"]).await;
+    let runner = s.runner("box-1");
+    let b = &s.blaise;
+    let id = b.new_session("script", "say first answer").await;
+    b.wait_for_text(&id, "agent_message: first answer", MINUTE)
+        .await;
+    let view = b
+        .wait_for(&id, "the pause", MINUTE, |v| v["state"] == "paused")
+        .await;
+    b.send(&id, "say second answer").await.unwrap();
+    let text = b
+        .wait_for_text(&id, "agent_message: second answer", MINUTE)
+        .await;
+    // (The probe plug upper-cases notices: it proves they pass the filters too.)
+    assert!(
+        text.to_lowercase().contains("notice: the agent cannot load its earlier conversation: this is a new conversation in the same environment."),
+        "{text}"
+    );
+    let filter_log = read(&s.workspace(&view).join("filter.log"));
+    assert!(
+        !filter_log.contains("replay=true"),
+        "nothing was replayed:\n{filter_log}"
+    );
+    assert!(runner.stop().await.success());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sigterm_mid_turn_with_a_permission_request_pending_cancels_and_tears_down() {
+    let s = setup(600_000, IdlePolicy::Pause, &[]).await;
+    let runner = s.runner("box-1");
+    let b = &s.blaise;
+    let id = b.new_session("script", "ask may I deploy?").await;
+    let view = b
+        .wait_for(&id, "the permission request", MINUTE, |v| {
+            v["permission_requests"]
+                .as_array()
+                .is_some_and(|p| p.iter().any(|r| r["state"] == "pending"))
+        })
+        .await;
+    let workspace = s.workspace(&view);
+    assert!(workspace.is_dir());
+    let started = std::time::Instant::now();
+    let status = runner.stop().await;
+    assert!(status.success(), "{status}");
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "an unanswered permission request does not delay the shutdown: {:?}",
+        started.elapsed()
+    );
+    let view = b
+        .wait_for(&id, "the cancelled run", MINUTE, |v| {
+            last_run(v)["status"] == "cancelled"
+        })
+        .await;
+    assert_eq!(view["environment"]["state"], "torn_down", "{view:#}");
+    let marks = probe_marks(&view);
+    assert!(
+        marks.contains(&"pause:cancelled:false".to_string()),
+        "{marks:?}"
+    );
+    assert!(
+        marks.contains(&"teardown:cancelled:true".to_string()),
+        "{marks:?}"
+    );
+    assert!(!workspace.exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stop_that_may_not_resume_pauses_then_tears_down_in_the_same_run() {
+    let s = setup(1_000, IdlePolicy::End, &[]).await;
+    let runner = s.runner("box-1");
+    let b = &s.blaise;
+    let id = b.new_session("script", "say done for good").await;
+    b.wait_for_text(&id, "agent_message: done for good", MINUTE)
+        .await;
+    let view = b
+        .wait_for(&id, "the end of the session", MINUTE, |v| {
+            v["environment"]["state"] == "torn_down"
+        })
+        .await;
+    assert_eq!(view["state"], "completed");
+    assert_eq!(
+        view["runs"].as_array().unwrap().len(),
+        1,
+        "no teardown run was needed: {view:#}"
+    );
+    assert_eq!(last_run(&view)["status"], "torn_down");
+    let marks = probe_marks(&view);
+    assert!(marks.contains(&"pause:idle:false".to_string()), "{marks:?}");
+    assert!(
+        marks.contains(&"teardown:idle:true".to_string()),
+        "{marks:?}"
+    );
+    assert!(!s.workspace(&view).exists());
+    assert!(runner.stop().await.success());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_startup_check_refuses_a_chain_that_cannot_resume_when_the_policy_is_to_pause() {
+    let extra = format!(
+        "  - id: oneshot\n    source: {}\n",
+        plug("tests/plugs/no-resume").display()
+    );
+    let s = setup_with(settings(600_000, IdlePolicy::Pause), &[], &extra).await;
+    let mut runner = s.runner("box-1");
+    let status = runner.exited(MINUTE).await;
+    assert!(!status.success());
+    let stderr = runner.stderr();
+    assert!(
+        stderr.contains(
+            "startup check: the agent's idle policy is `pause`, but plug(s) `oneshot` cannot resume"
+        ),
+        "{stderr}"
+    );
+
+    // With the policy to end idle sessions, the same chain is fine.
+    s.blaise
+        .embedded
+        .set_agent("script", settings(600_000, IdlePolicy::End))
+        .unwrap();
+    let runner = s.runner("box-2");
+    runner.wait_for_stderr("connected to Blaise", MINUTE).await;
+    assert!(runner.stop().await.success());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_that_loses_contact_stops_with_lost_contact_and_keeps_its_environment() {
+    let s = setup(600_000, IdlePolicy::Pause, &[]).await;
+    let runner = s.runner("box-1");
+    let b = &s.blaise;
+    let id = b.new_session("script", "say still here").await;
+    b.wait_for_text(&id, "agent_message: still here", MINUTE)
+        .await;
+    let workspace = s.workspace(&b.show(&id).await);
+    // Blaise goes away: 90 heartbeats (200 ms apart here) fail in a row.
+    let Setup { blaise, tmp, .. } = s;
+    drop(blaise);
+    runner
+        .wait_for_stderr("Lost contact with Blaise", MINUTE)
+        .await;
+    assert!(
+        workspace.is_dir(),
+        "the plugs paused; the environment stays for the next run"
+    );
+    let filter_log = read(&workspace.join("filter.log"));
+    // The redaction plug held back the last word until the stream ended.
+    assert!(
+        filter_log.contains("still ") && filter_log.contains(": here"),
+        "{filter_log}"
+    );
+    let _ = runner.stop().await;
+    drop(tmp);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn another_instance_of_the_same_runner_resumes_a_paused_session() {
+    let s = setup(1_000, IdlePolicy::Pause, &[]).await;
+    let token = s.blaise.embedded.runner_token("box").unwrap();
+    let first = s.runner_with_token("instance-a", &token);
+    let b = &s.blaise;
+    let id = b.new_session("script", "say remembered").await;
+    b.wait_for_text(&id, "agent_message: remembered", MINUTE)
+        .await;
+    let view = b
+        .wait_for(&id, "the pause", MINUTE, |v| v["state"] == "paused")
+        .await;
+    assert!(first.stop().await.success());
+
+    let second = s.runner_with_token("instance-b", &token);
+    b.send(&id, "say picked up\nenv runs").await.unwrap();
+    let text = b
+        .wait_for_text(&id, "agent_message: runs=one", MINUTE)
+        .await;
+    assert!(text.contains("agent_message: picked up"), "{text}");
+    let filter_log = read(&s.workspace(&view).join("filter.log"));
+    assert!(
+        filter_log
+            .lines()
+            .any(|l| l.contains("replay=true") && l.contains("remembered")),
+        "the second instance loaded the conversation:\n{filter_log}"
+    );
+    let view = b.show(&id).await;
+    let kinds: Vec<&str> = view["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["start", "resume"]);
+    assert!(second.stop().await.success());
+}

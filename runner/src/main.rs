@@ -6,7 +6,13 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = blaise_runner::cli::Cli::parse();
-    blaise_runner::cli::init_tracing();
+    // `dev` talks to a person on the terminal: only warnings unless RUST_LOG says otherwise.
+    let quiet = matches!(cli.command, blaise_runner::cli::Command::Dev { .. });
+    blaise_runner::cli::init_tracing(if quiet {
+        "warn"
+    } else {
+        "warn,blaise_runner=info"
+    });
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
         Err(e) => {

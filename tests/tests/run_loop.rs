@@ -426,3 +426,72 @@ async fn another_instance_of_the_same_runner_resumes_a_paused_session() {
     assert_eq!(kinds, ["start", "resume"]);
     assert!(second.stop().await.success());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn dev_runs_the_embedded_default_and_answers_a_message() {
+    use tokio::io::AsyncBufReadExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join(".blaise");
+    // dev runs the script agent built beside the runner.
+    script_agent();
+    let mut dev = tokio::process::Command::new(blaise_tests::blaise::runner_binary())
+        .arg("--cache-dir")
+        .arg(tmp.path().join("cache"))
+        .args([
+            "dev",
+            "--listen",
+            "127.0.0.1:0",
+            "--message",
+            "say hello from dev",
+        ])
+        .arg("--data-dir")
+        .arg(&data)
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(dev.stdout.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    let answered = tokio::time::timeout(MINUTE * 5, async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            seen.push(line.clone());
+            if line == "[agent_message] hello from dev" {
+                return;
+            }
+        }
+    })
+    .await;
+    assert!(
+        answered.is_ok(),
+        "no answer; dev printed:\n{}",
+        seen.join("\n")
+    );
+    assert!(
+        seen[0].starts_with("Blaise dashboard: http://127.0.0.1:"),
+        "{seen:?}"
+    );
+    assert!(
+        seen.iter().any(|l| l.starts_with("session ses_")),
+        "{seen:?}"
+    );
+    let workspaces = data.join("workspaces");
+    assert_eq!(
+        std::fs::read_dir(&workspaces).unwrap().count(),
+        1,
+        "one environment"
+    );
+
+    // Ctrl-C: the run ends as cancelled and tears its environment down.
+    // SAFETY: a signal to a child we spawned.
+    unsafe { libc::kill(dev.id().unwrap() as i32, libc::SIGINT) };
+    let status = tokio::time::timeout(MINUTE, dev.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(status.success(), "{status}");
+    assert_eq!(
+        std::fs::read_dir(&workspaces).unwrap().count(),
+        0,
+        "nothing left behind"
+    );
+}

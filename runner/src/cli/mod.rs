@@ -194,10 +194,10 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     }
 }
 
-/// Logs to stderr; `RUST_LOG` filters (default: warnings, and info from the runner).
-pub fn init_tracing() {
+/// Logs to stderr; `RUST_LOG` filters, else `default`.
+pub fn init_tracing(default: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,blaise_runner=info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

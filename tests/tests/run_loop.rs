@@ -495,3 +495,103 @@ async fn dev_runs_the_embedded_default_and_answers_a_message() {
         "nothing left behind"
     );
 }
+
+/// A probe entry for `blaise.yml` that keeps `value` under `key` on start and
+/// says it (as env `key`) on resume.
+fn stateful_probe(id: &str, key: &str, value: &str) -> String {
+    format!(
+        "  - id: {id}\n    source: {}\n    with:\n      on_start: [{{set: [{key}, {value}]}}]\n      on_resume: [{{env_from_state: {key}}}]\n",
+        plug("tests/plugs/probe").display()
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn changing_blaise_yml_while_paused_keeps_state_by_plug_id() {
+    let s = setup(1_000, IdlePolicy::Pause, &[]).await;
+    let agent = serde_json::to_string(&[script_agent()]).unwrap();
+    let redaction = format!(
+        "  - id: redaction\n    source: {}\n",
+        plug("plugs/redaction").display()
+    );
+    let before = format!(
+        "agent:\n  name: script\n  command: {agent}\nplugs:\n{redaction}{}{}",
+        stateful_probe("keeper", "kept", "from-keeper"),
+        stateful_probe("leaver", "left", "from-leaver"),
+    );
+    std::fs::write(&s.config, before).unwrap();
+    let runner = s.runner("box-1");
+    let b = &s.blaise;
+    let id = b.new_session("script", "say before").await;
+    b.wait_for_text(&id, "agent_message: before", MINUTE).await;
+    b.wait_for(&id, "the pause", MINUTE, |v| v["state"] == "paused")
+        .await;
+
+    // While paused: the plugs are reordered, `leaver` is removed and a new
+    // stateful plug `newcomer` appears. Each run reads blaise.yml afresh.
+    let after = format!(
+        "agent:\n  name: script\n  command: {agent}\nplugs:\n{}{}{redaction}",
+        stateful_probe("newcomer", "fresh", "unused"),
+        stateful_probe("keeper", "kept", "unused"),
+    );
+    std::fs::write(&s.config, after).unwrap();
+    b.send(&id, "env kept\nenv fresh").await.unwrap();
+    let text = b.wait_for_text(&id, "agent_message: fresh=", MINUTE).await;
+    assert!(
+        text.contains("agent_message: kept=from-keeper"),
+        "the kept plug found its state by id:\n{text}"
+    );
+    assert!(
+        text.contains("agent_message: fresh=-"),
+        "the new plug found none:\n{text}"
+    );
+
+    let view = b.show(&id).await;
+    let records = view["plug_records"].as_array().unwrap();
+    let owned = |id: &str| {
+        records
+            .iter()
+            .find(|r| r["plug_id"] == id)
+            .map(|r| r["owned"].clone())
+    };
+    assert_eq!(owned("keeper"), Some(true.into()), "{records:?}");
+    assert_eq!(
+        owned("leaver"),
+        Some(false.into()),
+        "the removed plug's record stays, owned by nothing: {records:?}"
+    );
+    assert!(runner.stop().await.success());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_entry_no_filter_can_pass_fails_the_run_and_never_leaves_unfiltered() {
+    let extra = format!(
+        "  - id: strict\n    source: {}\n    with:\n      filter_panic_on: FORBIDDEN\n",
+        plug("tests/plugs/probe").display()
+    );
+    let s = setup_with(settings(600_000, IdlePolicy::Pause), &[], &extra).await;
+    let runner = s.runner("box-1");
+    let b = &s.blaise;
+    let id = b
+        .new_session(
+            "script",
+            "say fine so far\nsleep 300\nsay this is FORBIDDEN",
+        )
+        .await;
+    let view = b
+        .wait_for(&id, "the failed session", MINUTE, |v| {
+            v["state"] == "failed" && v["environment"]["state"] == "torn_down"
+        })
+        .await;
+    let error = last_run(&view)["error"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        error.contains("plug `strict` failed in transcript filter"),
+        "{view:#}"
+    );
+    let text = b.transcript_text(&id).await;
+    assert!(text.contains("agent_message: fine so far"), "{text}");
+    assert!(!text.contains("agent_message: this is FORBIDDEN"), "{text}");
+    assert!(runner.stop().await.success());
+}

@@ -20,6 +20,8 @@ struct Config {
     filter_tag: Option<String>,
     /// Appends every entry the filter sees to `<workspace>/filter.log`.
     filter_log: bool,
+    /// The filter panics on an entry containing this text.
+    filter_panic_on: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -169,7 +171,7 @@ impl Plug for Probe {
                 Hook::OnTeardown,
             ])
             .filters_transcript(true)
-            .config_schema(r#"{"type":"object","properties":{"filter_tag":{"type":"string"},"filter_log":{"type":"boolean"}}}"#)
+            .config_schema(r#"{"type":"object","properties":{"filter_tag":{"type":"string"},"filter_log":{"type":"boolean"},"filter_panic_on":{"type":"string"}}}"#)
             .exec(&["echo", "sh"])
             .http(&["127.0.0.1"])
             .build()
@@ -203,6 +205,11 @@ impl Plug for Probe {
                 entry.kind, entry.replay, entry.last, entry.text
             ));
             let _ = std::fs::write(&path, log);
+        }
+        if let Some(needle) = &config.filter_panic_on
+            && entry.text.contains(needle.as_str())
+        {
+            panic!("the filter met {needle}");
         }
         if let Some(tag) = config.filter_tag {
             entry.text.push_str(&tag);

@@ -12,12 +12,25 @@ use anyhow::{Context as _, Result, anyhow, bail};
 use tokio::process::{Child, Command};
 use tokio::signal::unix::{SignalKind, signal};
 
-use crate::config::{ConfigFile, ResolvedPlug, resolve};
+use crate::config::{ConfigCheck, ConfigFile, ResolvedPlug, resolve, resolve_with};
 use crate::host::PlugHost;
 use crate::protocol::{
     Client, EnvironmentLeft, FailedPhase, IdlePolicy, PROTOCOL_VERSION, ReportBody,
 };
 use crate::run::Reporter;
+
+/// The environment variable that gives a run process the digest of the
+/// blaise.yml whose plug configs the daemon checked.
+pub const CHECKED_CONFIG: &str = "BLAISE_CHECKED_CONFIG";
+
+/// The environment variable that tells a run process when its run was accepted.
+pub const ACCEPTED_AT: &str = "BLAISE_RUN_ACCEPTED_AT_US";
+
+pub fn unix_micros() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros())
+}
 
 /// Where and how a runner works.
 #[derive(Debug, Clone)]
@@ -79,7 +92,9 @@ pub async fn connect(
 /// Serves offered runs until SIGINT/SIGTERM; then passes the signal on to the
 /// runs in progress and waits for them to end.
 pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<()> {
-    let (client, _file, _plugs, long_poll_ms) = connect(&options, &host).await?;
+    let (client, file, _plugs, long_poll_ms) = connect(&options, &host).await?;
+    // The digest of the blaise.yml whose plug configs were last checked here.
+    let mut checked = Some(file.digest());
     let mut runs: HashMap<String, Child> = HashMap::new();
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sigint = signal(SignalKind::interrupt())?;
@@ -93,7 +108,8 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<()> {
                         match client.accept(&offer.run_id, &options.instance).await {
                             Ok(_) => {
                                 tracing::info!(run = %offer.run_id, kind = ?offer.kind, session = %offer.session_id, "accepted a run");
-                                match spawn_run(&options, &offer.run_id) {
+                                let digest = check_config(&options, &host, &mut checked).await;
+                                match spawn_run(&options, &offer.run_id, digest.as_deref()) {
                                     Ok(child) => {
                                         runs.insert(offer.run_id, child);
                                     }
@@ -139,10 +155,30 @@ fn reap(runs: &mut HashMap<String, Child>) {
     });
 }
 
+/// Checks blaise.yml again if it changed since the last check (each run reads
+/// it afresh); returns the digest of the file as checked, if it passed. A file
+/// that does not pass is left to the run process, which reports the error.
+async fn check_config(
+    options: &RunnerOptions,
+    host: &PlugHost,
+    checked: &mut Option<String>,
+) -> Option<String> {
+    let file = ConfigFile::load(&options.config).ok()?;
+    let digest = file.digest();
+    if checked.as_deref() != Some(digest.as_str()) {
+        *checked = resolve(&file, host).await.ok().map(|_| digest.clone());
+    }
+    checked.clone().filter(|c| *c == digest)
+}
+
 /// Starts the process of one run: this binary's hidden `run-one` command.
-fn spawn_run(options: &RunnerOptions, run_id: &str) -> Result<Child> {
+fn spawn_run(options: &RunnerOptions, run_id: &str, checked_config: Option<&str>) -> Result<Child> {
     let exe = std::env::current_exe().context("finding the runner's own binary")?;
-    Command::new(exe)
+    let mut command = Command::new(exe);
+    if let Some(digest) = checked_config {
+        command.env(CHECKED_CONFIG, digest);
+    }
+    command
         .arg("--cache-dir")
         .arg(&options.cache_dir)
         .args([
@@ -159,6 +195,8 @@ fn spawn_run(options: &RunnerOptions, run_id: &str) -> Result<Child> {
         .arg("--data-dir")
         .arg(&options.data_dir)
         .env("BLAISE_RUNNER_TOKEN", &options.token)
+        // For the run's own measure of the host's overhead (accepted → agent spawned).
+        .env(ACCEPTED_AT, unix_micros().to_string())
         .stdin(Stdio::null())
         .spawn()
         .context("starting the run's process")
@@ -185,7 +223,14 @@ pub async fn run_one(options: RunnerOptions, run_id: &str) -> Result<i32> {
         ..Default::default()
     })?);
     let file = ConfigFile::load(&options.config).map_err(|e| anyhow!("{e}"))?;
-    let plugs = resolve(&file, &host).await.map_err(|e| anyhow!("{e}"))?;
+    let config_check = if std::env::var(CHECKED_CONFIG).ok() == Some(file.digest()) {
+        ConfigCheck::AlreadyChecked
+    } else {
+        ConfigCheck::Check
+    };
+    let plugs = resolve_with(&file, &host, config_check)
+        .await
+        .map_err(|e| anyhow!("{e}"))?;
     let client = Client::new(&options.url, &options.token)?;
     // Accepting again from the same instance returns the same assignment.
     let assignment = client

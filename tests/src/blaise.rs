@@ -89,15 +89,24 @@ impl Blaise {
             .unwrap()
     }
 
+    /// The whole transcript (Blaise answers it a page at a time).
     pub async fn transcript(&self, session: &str) -> Vec<Value> {
-        let page = self
-            .user
-            .get(&format!(
-                "/v1/sessions/{session}/transcript?after=0&wait_ms=0"
-            ))
-            .await
-            .unwrap();
-        page["entries"].as_array().cloned().unwrap_or_default()
+        let mut all: Vec<Value> = Vec::new();
+        loop {
+            let after = all.last().and_then(|e| e["index"].as_u64()).unwrap_or(0);
+            let page = self
+                .user
+                .get(&format!(
+                    "/v1/sessions/{session}/transcript?after={after}&wait_ms=0"
+                ))
+                .await
+                .unwrap();
+            let entries = page["entries"].as_array().cloned().unwrap_or_default();
+            if entries.is_empty() {
+                return all;
+            }
+            all.extend(entries);
+        }
     }
 
     /// The transcript's text, one line per entry: `kind: text`, chunks of a

@@ -50,6 +50,17 @@ impl AgentProcess {
             process.env("PATH", path);
         }
         process.envs(command.env.iter().map(|(name, value)| (name, value)));
+        // If the run process dies (even by SIGKILL), its agent goes with it:
+        // a run's agent never outlives the run.
+        // SAFETY: prctl is async-signal-safe; nothing else runs between fork and exec.
+        unsafe {
+            process.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
         let mut child = process.spawn().with_context(|| {
             format!(
                 "could not start the agent `{}` in {}",

@@ -95,6 +95,11 @@ impl ConfigFile {
         Ok(file)
     }
 
+    /// The sha256 of the file's text: which version of it was checked.
+    pub fn digest(&self) -> String {
+        crate::host::compile_cache::sha256_hex(self.text.as_bytes())
+    }
+
     /// The directory relative sources are resolved against.
     pub fn dir(&self) -> &Path {
         self.path

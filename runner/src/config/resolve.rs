@@ -24,8 +24,27 @@ impl ResolvedPlug {
     }
 }
 
+/// Whether the plugs' `with:` configs are checked against their schemas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfigCheck {
+    Check,
+    /// This exact file was already checked (by the runner daemon, which passes
+    /// its digest to the run process): the first schema check in a process
+    /// costs milliseconds of start-up, so a run does not repeat it.
+    AlreadyChecked,
+}
+
 /// Loads and checks every plug of the file, in declaration order.
 pub async fn resolve(file: &ConfigFile, host: &PlugHost) -> Result<Vec<ResolvedPlug>, ConfigError> {
+    resolve_with(file, host, ConfigCheck::Check).await
+}
+
+/// Like [`resolve`], trusting an earlier check of the same file's configs.
+pub async fn resolve_with(
+    file: &ConfigFile,
+    host: &PlugHost,
+    config_check: ConfigCheck,
+) -> Result<Vec<ResolvedPlug>, ConfigError> {
     let mut resolved = Vec::with_capacity(file.config.plugs.len());
     for (index, entry) in file.config.plugs.iter().enumerate() {
         let path = source_path(file, &entry.source);
@@ -35,8 +54,10 @@ pub async fn resolve(file: &ConfigFile, host: &PlugHost) -> Result<Vec<ResolvedP
             .map_err(|e| file.plug_error(index, "source", format!("{e:#}")))?;
 
         let config = entry.with.clone().unwrap_or(serde_json::json!({}));
-        check_config(&plug.info.config_schema, &config)
-            .map_err(|e| file.plug_error(index, "with", e))?;
+        if config_check == ConfigCheck::Check {
+            check_config(&plug.info.config_schema, &config)
+                .map_err(|e| file.plug_error(index, "with", e))?;
+        }
 
         let mut limits = Limits::default();
         if let Some(memory) = entry.limits.memory {

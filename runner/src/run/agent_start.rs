@@ -18,6 +18,9 @@ use crate::acp::{Agent, AgentCommand, AgentEvent, PermissionAnswer};
 use crate::chain::Launch;
 use crate::protocol::{FailedPhase, ReportBody, RunKindName};
 
+/// How long an agent may take to start and answer `initialize`.
+const LAUNCH_TIMEOUT: Duration = Duration::from_secs(60);
+
 pub const NO_LOAD_NOTICE: &str = "The agent cannot load its earlier conversation: this is a new conversation in the same environment. The files are where the agent left them; the context is not.";
 
 pub async fn run(ctx: RunContext) -> anyhow::Result<Outcome> {
@@ -62,8 +65,19 @@ pub async fn run(ctx: RunContext) -> anyhow::Result<Outcome> {
         &agent_config.env,
         &workspace,
     );
-    tracing::info!(argv = ?command.argv, cwd = %command.cwd.display(), "launching the agent");
-    let agent = match Agent::launch(command, events_tx).await {
+    let since_accepted = std::env::var(crate::daemon::ACCEPTED_AT)
+        .ok()
+        .and_then(|t| t.parse::<u128>().ok())
+        .map(|t| crate::daemon::unix_micros().saturating_sub(t));
+    tracing::info!(argv = ?command.argv, cwd = %command.cwd.display(), host_overhead_us = since_accepted, "launching the agent");
+    let launched = tokio::time::timeout(LAUNCH_TIMEOUT, Agent::launch(command, events_tx))
+        .await
+        .unwrap_or_else(|_| {
+            Err(anyhow::anyhow!(
+                "it did not answer `initialize` within {LAUNCH_TIMEOUT:?}"
+            ))
+        });
+    let agent = match launched {
         Ok(agent) => agent,
         Err(e) => {
             let torn = stop::tear_down(&mut chain, &workspace, "failed", false).await;

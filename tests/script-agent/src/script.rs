@@ -23,6 +23,9 @@ pub enum Command {
     Sleep(Duration),
     /// `crash`: exits the process with status 101 in the middle of the turn.
     Crash,
+    /// `flood N RATE`: N one-chunk agent messages, RATE per second, each
+    /// saying when it was sent (`sent_us=MICROS`): load for benchmarks.
+    Flood(usize, u32),
     /// Anything else: answered with `You said: LINE`.
     Echo(String),
 }
@@ -61,6 +64,15 @@ fn parse_line(line: &str) -> Command {
             Err(_) => echo(),
         },
         "crash" if rest.trim().is_empty() => Command::Crash,
+        "flood" => {
+            let mut words = rest.split_whitespace().map(str::parse::<u64>);
+            match (words.next(), words.next(), words.next()) {
+                (Some(Ok(count)), Some(Ok(rate)), None) if rate > 0 => {
+                    Command::Flood(count as usize, rate.min(u64::from(u32::MAX)) as u32)
+                }
+                _ => echo(),
+            }
+        }
         _ => echo(),
     }
 }

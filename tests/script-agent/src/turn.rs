@@ -76,6 +76,27 @@ impl Turn<'_> {
                 self.session.record(Record::Agent { text })
             }
             Command::Run(command) => self.run_command(command).await,
+            Command::Flood(count, rate) => {
+                let mut tick =
+                    tokio::time::interval(Duration::from_secs_f64(1.0 / f64::from(rate)));
+                tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
+                for n in 0..count {
+                    if self.session.is_cancelled() {
+                        break;
+                    }
+                    tick.tick().await;
+                    let sent = std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map_or(0, |d| d.as_micros());
+                    // A message each (not recorded: a flood is load, not conversation).
+                    let id = format!("{}-flood-{n}", self.session.next_message_id());
+                    self.update(SessionUpdate::AgentMessageChunk(chunk(
+                        &id,
+                        format!("sent_us={sent}"),
+                    )))?;
+                }
+                Ok(())
+            }
             Command::Env(name) => self.say(match std::env::var(&name) {
                 Ok(value) => format!("{name}={value}"),
                 Err(_) => format!("{name} is not set"),

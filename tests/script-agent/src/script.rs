@@ -99,6 +99,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn flood_takes_a_count_and_a_rate() {
+        assert_eq!(parse("flood 5000 1000"), vec![Command::Flood(5000, 1000)]);
+        for bad in ["flood", "flood 10", "flood 10 0", "flood ten 5", "flood 1 2 3"] {
+            assert_eq!(parse(bad), vec![Command::Echo(bad.into())], "{bad}");
+        }
+    }
+
+    #[test]
     fn each_line_is_one_command() {
         let script = "say hello world\nthink hmm\nstream 3 abcdefg\nrun ls -l\nenv HOME\nask Delete files?\nwait\nsleep 20\ncrash\n\nhow are you";
         assert_eq!(

@@ -48,6 +48,29 @@ impl std::error::Error for ProtocolError {}
 
 type Result<T> = std::result::Result<T, ProtocolError>;
 
+/// Repeats `call` as is while Blaise's answer is lost, up to `retries` more
+/// times with a doubling delay: every call a run repeats carries what makes
+/// the repeat harmless (a report id, transcript seqs). A refusal (a 4xx) is
+/// final at once.
+pub async fn repeat_while_lost<T, F: Future<Output = Result<T>>>(
+    retries: u32,
+    mut call: impl FnMut() -> F,
+) -> Result<T> {
+    let mut delay = Duration::from_millis(100);
+    let mut attempt = 0;
+    loop {
+        match call().await {
+            Err(e) if e.answer_lost() && attempt < retries => {
+                tracing::warn!("no answer from Blaise ({e}); sending it again");
+                tokio::time::sleep(delay).await;
+                delay *= 2;
+                attempt += 1;
+            }
+            other => return other,
+        }
+    }
+}
+
 /// A runner's connection to Blaise.
 #[derive(Clone)]
 pub struct Client {

@@ -4,7 +4,7 @@
 mod client;
 mod types;
 
-pub use client::{Client, ProtocolError};
+pub use client::{Client, ProtocolError, repeat_while_lost};
 pub use types::*;
 
 /// The protocol version this runner speaks.

@@ -29,7 +29,7 @@ use crate::host::PlugHost;
 use crate::protocol::{Assignment, Client, RunKindName};
 
 pub use heartbeat::LOST_CONTACT;
-pub use reports::Reporter;
+pub use reports::{ReportError, Reporter};
 
 /// Everything a run process needs.
 pub struct RunContext {

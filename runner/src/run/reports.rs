@@ -2,9 +2,7 @@
 //! lost; if the answer never comes, the run exits rather than send a
 //! contradictory report.
 
-use std::time::Duration;
-
-use crate::protocol::{Client, ProtocolError, Report, ReportAnswer, ReportBody};
+use crate::protocol::{Client, ProtocolError, Report, ReportAnswer, ReportBody, repeat_while_lost};
 
 /// How often a report whose answer was lost is sent again (same id).
 const RETRIES: u32 = 5;
@@ -47,20 +45,10 @@ impl Reporter {
             report_id: new_id(),
             body,
         };
-        let mut delay = Duration::from_millis(200);
-        let mut attempt = 0;
-        loop {
-            match self.client.report(&self.run_id, &report).await {
-                Ok(answer) => return Ok(answer),
-                Err(e) if e.answer_lost() && attempt < RETRIES => {
-                    tracing::warn!(run = %self.run_id, "lifecycle report lost ({e}); sending it again");
-                    tokio::time::sleep(delay).await;
-                    delay *= 2;
-                    attempt += 1;
-                }
-                Err(e) if e.answer_lost() => return Err(ReportError::Lost(e)),
-                Err(e) => return Err(ReportError::Refused(e)),
-            }
+        match repeat_while_lost(RETRIES, || self.client.report(&self.run_id, &report)).await {
+            Ok(answer) => Ok(answer),
+            Err(e) if e.answer_lost() => Err(ReportError::Lost(e)),
+            Err(e) => Err(ReportError::Refused(e)),
         }
     }
 }

@@ -2,14 +2,12 @@
 //! replays shown to the plugs but not recorded, the rest numbered and sent.
 //! A transcript report that fails fails the run.
 
-use std::time::Duration;
-
 use serde_json::json;
 
 use crate::chain::PlugChain;
 use crate::host::HookError;
 use crate::host::bindings::{EntryKind, TranscriptEntry};
-use crate::protocol::{Client, ProtocolError, TranscriptRecord};
+use crate::protocol::{Client, ProtocolError, TranscriptRecord, repeat_while_lost};
 
 pub struct Relay {
     client: Client,
@@ -69,18 +67,10 @@ impl Relay {
             return Ok(());
         }
         // Entries carry their seq, so repeating a batch whose answer was lost is harmless.
-        let mut delay = Duration::from_millis(100);
-        for attempt in 0.. {
-            match self.client.transcript(&self.run_id, records.clone()).await {
-                Ok(_) => return Ok(()),
-                Err(e) if e.answer_lost() && attempt < 3 => {
-                    tokio::time::sleep(delay).await;
-                    delay *= 2;
-                }
-                Err(e) => return Err(RelayError::Report(e)),
-            }
-        }
-        unreachable!("the loop returns")
+        repeat_while_lost(3, || self.client.transcript(&self.run_id, records.clone()))
+            .await
+            .map(drop)
+            .map_err(RelayError::Report)
     }
 }
 

@@ -101,7 +101,13 @@ mod tests {
     #[test]
     fn flood_takes_a_count_and_a_rate() {
         assert_eq!(parse("flood 5000 1000"), vec![Command::Flood(5000, 1000)]);
-        for bad in ["flood", "flood 10", "flood 10 0", "flood ten 5", "flood 1 2 3"] {
+        for bad in [
+            "flood",
+            "flood 10",
+            "flood 10 0",
+            "flood ten 5",
+            "flood 1 2 3",
+        ] {
             assert_eq!(parse(bad), vec![Command::Echo(bad.into())], "{bad}");
         }
     }

@@ -1,0 +1,60 @@
+//! A lifecycle report whose answer is lost is sent again as is (same report
+//! id), and when no answer ever comes the run gives up on it instead of
+//! sending something else. The real control plane cannot be made to lose an
+//! answer on purpose, so a test double stands in for it here: a TCP server
+//! that reads each request and hangs up without answering.
+
+use std::io::{BufRead, BufReader, Read};
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+
+use blaise_runner::protocol::{Client, ReportBody};
+use blaise_runner::run::{ReportError, Reporter};
+
+/// Accepts connections, keeps each request body, answers nothing.
+fn black_hole() -> (String, Arc<Mutex<Vec<serde_json::Value>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let bodies = Arc::new(Mutex::new(Vec::new()));
+    let kept = bodies.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { return };
+            let mut reader = BufReader::new(stream);
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0; length];
+            if reader.read_exact(&mut body).is_ok()
+                && let Ok(json) = serde_json::from_slice(&body)
+            {
+                kept.lock().unwrap().push(json);
+            }
+            // Dropping the stream hangs up: the answer is lost.
+        }
+    });
+    (url, bodies)
+}
+
+#[tokio::test]
+async fn a_lost_report_is_repeated_with_its_id_then_given_up() {
+    let (url, bodies) = black_hole();
+    let reporter = Reporter::new(Client::new(&url, "blr_test").unwrap(), "run_1");
+    let err = reporter.send(ReportBody::Paused).await.unwrap_err();
+    assert!(matches!(err, ReportError::Lost(_)), "{err}");
+    let bodies = bodies.lock().unwrap();
+    assert!(bodies.len() > 1, "the report was sent again: {bodies:?}");
+    let id = &bodies[0]["report_id"];
+    assert!(id.as_str().is_some_and(|i| !i.is_empty()));
+    for body in bodies.iter() {
+        assert_eq!(&body["report_id"], id, "every attempt is the same report");
+        assert_eq!(body["kind"], "paused", "nothing contradicts it");
+    }
+}

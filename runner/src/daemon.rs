@@ -19,6 +19,10 @@ use crate::protocol::{
 };
 use crate::run::Reporter;
 
+/// The program started for each run (default: this binary, `run-one`): for
+/// packaging the runner, and for tests of what happens when it cannot start.
+pub const RUN_PROGRAM: &str = "BLAISE_RUN_PROGRAM";
+
 /// The environment variable that gives a run process the digest of the
 /// blaise.yml whose plug configs the daemon checked.
 pub const CHECKED_CONFIG: &str = "BLAISE_CHECKED_CONFIG";
@@ -173,7 +177,10 @@ async fn check_config(
 
 /// Starts the process of one run: this binary's hidden `run-one` command.
 fn spawn_run(options: &RunnerOptions, run_id: &str, checked_config: Option<&str>) -> Result<Child> {
-    let exe = std::env::current_exe().context("finding the runner's own binary")?;
+    let exe = match std::env::var_os(RUN_PROGRAM) {
+        Some(program) => PathBuf::from(program),
+        None => std::env::current_exe().context("finding the runner's own binary")?,
+    };
     let mut command = Command::new(exe);
     if let Some(digest) = checked_config {
         command.env(CHECKED_CONFIG, digest);

@@ -220,6 +220,27 @@ impl Runner {
         cache_dir: &Path,
         instance: &str,
     ) -> Runner {
+        Self::start_with_env(
+            blaise_url,
+            token,
+            config,
+            data_dir,
+            cache_dir,
+            instance,
+            &[],
+        )
+    }
+
+    /// Like `start`, with more environment variables for the runner.
+    pub fn start_with_env(
+        blaise_url: &str,
+        token: &str,
+        config: &Path,
+        data_dir: &Path,
+        cache_dir: &Path,
+        instance: &str,
+        env: &[(&str, &str)],
+    ) -> Runner {
         let mut child = tokio::process::Command::new(runner_binary())
             .arg("--cache-dir")
             .arg(cache_dir)
@@ -231,6 +252,7 @@ impl Runner {
             .env("BLAISE_RUNNER_TOKEN", token)
             .env("RUST_LOG", "info")
             .env("NO_COLOR", "1")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stderr(Stdio::piped())
             .kill_on_drop(true)

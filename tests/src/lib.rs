@@ -141,3 +141,35 @@ impl Default for World {
 }
 
 pub mod blaise;
+
+/// Collects what `tracing` writes on this thread while its guard lives.
+#[derive(Clone, Default)]
+pub struct LogCapture(Arc<Mutex<Vec<u8>>>);
+
+impl LogCapture {
+    /// Captures INFO and above (as plain text) until the guard is dropped.
+    pub fn start() -> (LogCapture, tracing::subscriber::DefaultGuard) {
+        let captured = LogCapture::default();
+        let writer = captured.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .with_max_level(tracing::Level::INFO)
+            .finish();
+        (captured, tracing::subscriber::set_default(subscriber))
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
+impl std::io::Write for LogCapture {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}

@@ -328,3 +328,57 @@ async fn state_is_isolated_by_plug_and_session_and_kept_only_on_success() {
         );
     }
 }
+
+#[tokio::test]
+async fn pausing_a_plug_that_cannot_resume_warns_naming_it_and_pauses_anyway() {
+    let (captured, _guard) = blaise_tests::LogCapture::start();
+    let w = World::new();
+    let probe = w.probe().await;
+    let oneshot = w
+        .host
+        .load(&blaise_tests::plug("tests/plugs/no-resume"))
+        .await
+        .unwrap();
+    let setups = [
+        setup(
+            "oneshot",
+            &oneshot,
+            json!({}),
+            Allow::default(),
+            Limits::default(),
+        ),
+        setup(
+            "probe",
+            &probe,
+            recorder("probe"),
+            Allow::default(),
+            Limits::default(),
+        ),
+    ];
+    let mut chain = PlugChain::new(&w.host, &setups, w.run("s1", RunKind::Start))
+        .await
+        .unwrap();
+    assert_eq!(chain.cannot_resume(), ["oneshot"]);
+    chain.start().await.unwrap();
+    let errors = chain
+        .pause(&PauseInfo {
+            reason: "idle".into(),
+            may_resume: true,
+        })
+        .await;
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(
+        calls(&w.workspace),
+        ["probe start", "probe pause:idle:true"],
+        "paused anyway"
+    );
+    let log = captured.text();
+    let warning = log
+        .lines()
+        .find(|l| l.contains("pausing a plug that cannot resume"))
+        .unwrap_or_else(|| panic!("no warning in:\n{log}"));
+    assert!(
+        warning.contains("WARN") && warning.contains("oneshot"),
+        "{warning}"
+    );
+}

@@ -3,11 +3,10 @@
 
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
-use std::sync::{Arc, Mutex};
 
 use blaise_runner::host::bindings::RunKind;
 use blaise_runner::host::{Allow, Limits, Origin};
-use blaise_tests::{World, host_in, plug, setup};
+use blaise_tests::{LogCapture, World, host_in, plug, setup};
 use serde_json::json;
 
 fn artifacts(cache: &std::path::Path) -> Vec<std::path::PathBuf> {
@@ -100,30 +99,9 @@ async fn an_artifact_the_runner_did_not_write_is_never_loaded() {
     assert!(err.contains("is not a WebAssembly component"), "{err}");
 }
 
-/// Collects what `tracing` writes, as text.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[tokio::test]
 async fn the_plugs_log_and_output_are_tagged_with_plug_and_session() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .with_max_level(tracing::Level::INFO)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (captured, _guard) = LogCapture::start();
 
     let w = World::new();
     let probe = w.probe().await;
@@ -142,7 +120,7 @@ async fn the_plugs_log_and_output_are_tagged_with_plug_and_session() {
     p.on_start().await.unwrap();
     p.on_resume().await.unwrap();
 
-    let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let text = captured.text();
     let line = |needle: &str| {
         text.lines()
             .find(|l| l.contains(needle))

@@ -96,6 +96,22 @@ fn last_run(view: &serde_json::Value) -> &serde_json::Value {
     view["runs"].as_array().unwrap().last().unwrap()
 }
 
+/// Processes whose working directory is inside `dir` (read from /proc).
+fn processes_in(dir: &Path) -> Vec<String> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .chars()
+                .all(|c| c.is_ascii_digit())
+        })
+        .filter(|e| std::fs::read_link(e.path().join("cwd")).is_ok_and(|cwd| cwd.starts_with(dir)))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
 fn count(haystack: &str, needle: &str) -> usize {
     haystack.matches(needle).count()
 }
@@ -132,6 +148,11 @@ async fn the_full_life_of_a_session() {
         workspace.is_dir(),
         "the environment stays: {}",
         workspace.display()
+    );
+    assert_eq!(
+        processes_in(&workspace),
+        Vec::<String>::new(),
+        "the agent does not survive the pause"
     );
 
     // A message resumes it in the same environment, with the conversation loaded.
@@ -593,5 +614,71 @@ async fn an_entry_no_filter_can_pass_fails_the_run_and_never_leaves_unfiltered()
     let text = b.transcript_text(&id).await;
     assert!(text.contains("agent_message: fine so far"), "{text}");
     assert!(!text.contains("agent_message: this is FORBIDDEN"), "{text}");
+    assert!(runner.stop().await.success());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_turn_in_progress_is_never_idle() {
+    let s = setup(1_000, IdlePolicy::Pause, &[]).await;
+    let runner = s.runner("box-1");
+    let b = &s.blaise;
+    // The turn lasts three inactivity limits; the agent is silent throughout.
+    let id = b
+        .new_session("script", "sleep 3000\nsay still the same turn")
+        .await;
+    b.wait_for_text(&id, "agent_message: still the same turn", MINUTE)
+        .await;
+    let view = b.show(&id).await;
+    assert_eq!(view["runs"].as_array().unwrap().len(), 1, "{view:#}");
+    assert!(
+        last_run(&view)["stop"].is_null(),
+        "no stop during the turn: {view:#}"
+    );
+    // Once the turn is over, the session does go idle.
+    b.wait_for(&id, "the pause", MINUTE, |v| v["state"] == "paused")
+        .await;
+    assert!(runner.stop().await.success());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_whose_process_cannot_start_is_reported_at_once() {
+    let s = setup(600_000, IdlePolicy::Pause, &[]).await;
+    let token = s.blaise.embedded.runner_token("box").unwrap();
+    let runner = Runner::start_with_env(
+        s.blaise.url(),
+        &token,
+        &s.config,
+        &s.data,
+        &s.cache,
+        "box-1",
+        &[("BLAISE_RUN_PROGRAM", "/nonexistent/blaise-runner")],
+    );
+    let b = &s.blaise;
+    let started = std::time::Instant::now();
+    let id = b.new_session("script", "say never").await;
+    let view = b
+        .wait_for(&id, "the failed run", MINUTE, |v| {
+            v["runs"]
+                .as_array()
+                .is_some_and(|r| r.iter().any(|r| r["status"] == "failed"))
+        })
+        .await;
+    // Well before the connection timeout (10 s here): the runner said so at once.
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        started.elapsed()
+    );
+    let failed = view["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["status"] == "failed")
+        .unwrap();
+    let error = failed["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("process start") && error.contains("starting the run's process"),
+        "{view:#}"
+    );
     assert!(runner.stop().await.success());
 }

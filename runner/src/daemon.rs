@@ -14,9 +14,7 @@ use tokio::signal::unix::{SignalKind, signal};
 
 use crate::config::{ConfigCheck, ConfigFile, ResolvedPlug, resolve, resolve_with};
 use crate::host::PlugHost;
-use crate::protocol::{
-    Client, EnvironmentLeft, FailedPhase, IdlePolicy, PROTOCOL_VERSION, ReportBody,
-};
+use crate::protocol::{Client, EnvironmentLeft, FailedPhase, PROTOCOL_VERSION, ReportBody};
 use crate::run::Reporter;
 
 /// The program started for each run (default: this binary, `run-one`): for
@@ -82,14 +80,11 @@ pub async fn connect(
         .iter()
         .find(|a| a.name == agent)
         .ok_or_else(|| anyhow!("Blaise did not return the settings of agent `{agent}`"))?;
-    let policy = match settings.idle_policy {
-        IdlePolicy::Pause => "pause",
-        IdlePolicy::End => "end",
-    };
+    let policy = settings.idle_policy;
     if let Some(problem) = crate::cli::startup_check(&plugs, policy) {
         bail!("startup check: {problem}");
     }
-    tracing::info!(runner = %connected.runner, agent, policy, plugs = plugs.len(), "connected to Blaise");
+    tracing::info!(runner = %connected.runner, agent, ?policy, plugs = plugs.len(), "connected to Blaise");
     Ok((client, file, plugs, connected.long_poll_max_ms))
 }
 

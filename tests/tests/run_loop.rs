@@ -92,6 +92,12 @@ fn probe_marks(view: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
+/// The kinds of the session's runs, in order.
+fn run_kinds(view: &serde_json::Value) -> Vec<&str> {
+    let runs = view["runs"].as_array().unwrap();
+    runs.iter().map(|r| r["kind"].as_str().unwrap()).collect()
+}
+
 fn last_run(view: &serde_json::Value) -> &serde_json::Value {
     view["runs"].as_array().unwrap().last().unwrap()
 }
@@ -189,13 +195,7 @@ async fn the_full_life_of_a_session() {
         view["environment"]["id"],
         serde_json::Value::from(workspace.file_name().unwrap().to_str().unwrap())
     );
-    let kinds: Vec<&str> = view["runs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["kind"].as_str().unwrap())
-        .collect();
-    assert_eq!(kinds, ["start", "resume"], "{view:#}");
+    assert_eq!(run_kinds(&view), ["start", "resume"], "{view:#}");
 
     // Closing ends the session; the run tears down and everything goes.
     b.close(&id).await.unwrap();
@@ -233,13 +233,7 @@ async fn a_session_that_expires_while_paused_is_torn_down_by_a_teardown_run() {
         })
         .await;
     assert_eq!(view["state"], "expired");
-    let kinds: Vec<&str> = view["runs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["kind"].as_str().unwrap())
-        .collect();
-    assert_eq!(kinds, ["start", "teardown"], "{view:#}");
+    assert_eq!(run_kinds(&view), ["start", "teardown"], "{view:#}");
     let marks = probe_marks(&view);
     assert!(
         marks
@@ -438,13 +432,7 @@ async fn another_instance_of_the_same_runner_resumes_a_paused_session() {
         "the second instance loaded the conversation:\n{filter_log}"
     );
     let view = b.show(&id).await;
-    let kinds: Vec<&str> = view["runs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["kind"].as_str().unwrap())
-        .collect();
-    assert_eq!(kinds, ["start", "resume"]);
+    assert_eq!(run_kinds(&view), ["start", "resume"]);
     assert!(second.stop().await.success());
 }
 

@@ -7,8 +7,9 @@ use std::process::ExitCode;
 use anyhow::Result;
 
 use super::inspect::hook_name;
-use crate::config::{ConfigFile, ResolvedPlug, resolve};
+use crate::config::{ConfigFile, ResolvedPlug, cannot_resume, resolve};
 use crate::host::PlugHost;
+use crate::protocol::IdlePolicy;
 
 pub async fn run(host: &PlugHost, config: &Path, idle_policy: &str) -> Result<ExitCode> {
     let file = match ConfigFile::load(config) {
@@ -28,7 +29,12 @@ pub async fn run(host: &PlugHost, config: &Path, idle_policy: &str) -> Result<Ex
     print_table(&plugs);
     println!("agent: {}", file.config.agent.command.join(" "));
 
-    let problems = startup_check(&plugs, idle_policy);
+    let policy = if idle_policy == "pause" {
+        IdlePolicy::Pause
+    } else {
+        IdlePolicy::End
+    };
+    let problems = startup_check(&plugs, policy);
     for warning in plugs.iter().flat_map(|p| {
         p.grants.not_granted.iter().map(move |g| {
             format!(
@@ -52,15 +58,11 @@ pub async fn run(host: &PlugHost, config: &Path, idle_policy: &str) -> Result<Ex
 
 /// The runner's startup check: a chain that cannot resume is refused when the
 /// agent's idle policy is to pause.
-pub fn startup_check(plugs: &[ResolvedPlug], idle_policy: &str) -> Option<String> {
-    if idle_policy != "pause" {
+pub fn startup_check(plugs: &[ResolvedPlug], idle_policy: IdlePolicy) -> Option<String> {
+    if idle_policy != IdlePolicy::Pause {
         return None;
     }
-    let cannot: Vec<&str> = plugs
-        .iter()
-        .filter(|p| !p.loaded().info.can_resume)
-        .map(|p| p.setup.id.as_str())
-        .collect();
+    let cannot = cannot_resume(plugs);
     (!cannot.is_empty()).then(|| {
         format!(
             "the agent's idle policy is `pause`, but plug(s) {} cannot resume: remove them, or set the agent's idle policy to `end`",

@@ -24,6 +24,15 @@ impl ResolvedPlug {
     }
 }
 
+/// The ids of the plugs whose environment cannot survive a pause.
+pub fn cannot_resume(plugs: &[ResolvedPlug]) -> Vec<&str> {
+    plugs
+        .iter()
+        .filter(|p| !p.loaded().info.can_resume)
+        .map(|p| p.setup.id.as_str())
+        .collect()
+}
+
 /// Whether the plugs' `with:` configs are checked against their schemas.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ConfigCheck {

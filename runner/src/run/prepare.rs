@@ -8,6 +8,7 @@ use super::RunContext;
 use super::reports::{ReportError, Reporter};
 use super::workspace;
 use crate::chain::PlugChain;
+use crate::config::cannot_resume;
 use crate::host::bindings::RunKind;
 use crate::host::{HookError, RunInfo};
 use crate::protocol::{ReportBody, RunKindName};
@@ -38,11 +39,9 @@ impl std::fmt::Display for PrepareError {
 pub async fn prepare(ctx: &RunContext, reporter: &Reporter) -> Result<Prepared, PrepareError> {
     let a = &ctx.assignment;
     let chain_ids: Vec<String> = ctx.plugs.iter().map(|p| p.setup.id.clone()).collect();
-    let cannot: Vec<String> = ctx
-        .plugs
-        .iter()
-        .filter(|p| !p.loaded().info.can_resume)
-        .map(|p| p.setup.id.clone())
+    let cannot: Vec<String> = cannot_resume(&ctx.plugs)
+        .into_iter()
+        .map(String::from)
         .collect();
     // Every run tells Blaise whether its plugs can resume, and which plugs
     // make up the chain now (records of removed plugs become "owned by nothing").

@@ -55,6 +55,7 @@ fn run_info(workspace: &Path) -> Arc<RunInfo> {
         run_id: "r".into(),
         run_kind: RunKind::Start,
         workspace: workspace.to_path_buf(),
+        plug_storage: workspace.with_file_name("plug-storage"),
         state: Arc::new(MemoryStateStore::default()),
     })
 }

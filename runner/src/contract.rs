@@ -9,7 +9,7 @@ pub const PACKAGE: &str = "blaise:plug";
 /// The contract version this runner implements (the `package` line of `wit/plug.wit`).
 pub const VERSION: Version = Version {
     major: 0,
-    minor: 1,
+    minor: 2,
     patch: 0,
 };
 

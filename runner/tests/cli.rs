@@ -49,7 +49,7 @@ fn inspect_shows_the_redaction_plug() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["name"], "redaction");
     assert_eq!(v["version"], "0.1.0");
-    assert_eq!(v["contract"], "blaise:plug@0.1.0");
+    assert_eq!(v["contract"], "blaise:plug@0.2.0");
     assert_eq!(v["stateful"], false);
     assert_eq!(v["can_resume"], true);
     assert_eq!(v["hooks"], serde_json::json!([]));

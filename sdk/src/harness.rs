@@ -51,6 +51,7 @@ pub struct Harness {
     limits: Limits,
     state: Arc<MemoryStateStore>,
     workspace: tempfile::TempDir,
+    storage: tempfile::TempDir,
     _cache: tempfile::TempDir,
     runs: u64,
     /// The run in progress: its instance, and whether it has been paused.
@@ -85,6 +86,7 @@ impl Harness {
             limits: Limits::default(),
             state: Arc::new(MemoryStateStore::default()),
             workspace: tempfile::tempdir()?,
+            storage: tempfile::tempdir()?,
             _cache: cache,
             runs: 0,
             current: None,
@@ -214,6 +216,7 @@ impl Harness {
             run_id: format!("harness-run-{}", self.runs),
             run_kind: kind,
             workspace: self.workspace.path().to_path_buf(),
+            plug_storage: self.storage.path().to_path_buf(),
             state: self.state.clone(),
         });
         self.runtime

@@ -16,6 +16,8 @@ impl PlugInfo {
             needs: Needs {
                 exec: Vec::new(),
                 http: Vec::new(),
+                secrets: Vec::new(),
+                storage: false,
             },
         })
     }
@@ -58,6 +60,16 @@ impl PlugInfoBuilder {
     /// Hosts the plug asks to reach over HTTP.
     pub fn http(mut self, hosts: &[&str]) -> Self {
         self.0.needs.http = hosts.iter().map(|s| s.to_string()).collect();
+        self
+    }
+    /// Secrets the plug asks to read (the operator says where each comes from).
+    pub fn secrets(mut self, names: &[&str]) -> Self {
+        self.0.needs.secrets = names.iter().map(|s| s.to_string()).collect();
+        self
+    }
+    /// Asks for a storage directory of the plug's own (`Context::storage`).
+    pub fn storage(mut self, yes: bool) -> Self {
+        self.0.needs.storage = yes;
         self
     }
     pub fn build(self) -> PlugInfo {

@@ -64,6 +64,7 @@ mod info;
 pub mod http;
 pub mod log;
 pub mod process;
+pub mod secrets;
 pub mod state;
 
 #[cfg(all(feature = "harness", not(target_arch = "wasm32")))]

@@ -309,6 +309,18 @@ impl Runner {
         unsafe { libc::kill(pid, signal) };
     }
 
+    /// SIGKILL to the runner and to every run process it started (their
+    /// agents die with them): a machine that loses power, as the runner sees it.
+    pub async fn kill_all(mut self) {
+        let pid = self.child.id().expect("running");
+        for run in children_of(pid) {
+            // SAFETY: a signal to a process our child started.
+            unsafe { libc::kill(run as i32, libc::SIGKILL) };
+        }
+        self.signal(libc::SIGKILL);
+        let _ = self.child.wait().await;
+    }
+
     /// Sends SIGTERM and waits for the runner (and its runs) to exit.
     pub async fn stop(mut self) -> std::process::ExitStatus {
         self.signal(libc::SIGTERM);
@@ -316,5 +328,90 @@ impl Runner {
             .await
             .expect("the runner stops within a minute")
             .unwrap()
+    }
+}
+
+/// Processes whose parent is `pid` (from /proc).
+fn children_of(pid: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|child| {
+            std::fs::read_to_string(format!("/proc/{child}/stat"))
+                .ok()
+                .and_then(|stat| {
+                    // `pid (comm) state ppid …`; comm may hold spaces.
+                    let rest = &stat[stat.rfind(')')? + 2..];
+                    rest.split_whitespace().nth(1)?.parse::<u32>().ok()
+                })
+                == Some(pid)
+        })
+        .collect()
+}
+
+/// A control plane with one agent, a `blaise.yml`, and the directories of a
+/// runner, in a temporary directory: the stage for end-to-end tests.
+pub struct Stage {
+    pub tmp: tempfile::TempDir,
+    pub blaise: Blaise,
+    pub config: PathBuf,
+    pub data: PathBuf,
+    pub cache: PathBuf,
+    /// The token of runner `box`: every instance started here is that runner.
+    pub token: String,
+}
+
+impl Stage {
+    /// Agent `script` with these settings; write `blaise.yml` with [`Stage::configure`].
+    pub async fn new(agent: AgentSettings) -> Stage {
+        let tmp = tempfile::tempdir().unwrap();
+        let blaise = Blaise::start(&tmp.path().join("blaise.db"), quick_config()).await;
+        blaise.embedded.set_agent("script", agent).unwrap();
+        let config = tmp.path().join("blaise.yml");
+        let data = tmp.path().join("data");
+        let cache = tmp.path().join("cache");
+        let token = blaise.embedded.runner_token("box").unwrap();
+        Stage {
+            tmp,
+            blaise,
+            config,
+            data,
+            cache,
+            token,
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.tmp.path()
+    }
+
+    /// Writes `blaise.yml`: the script agent, then `plugs` (YAML list items).
+    pub fn configure(&self, plugs: &str) {
+        let yaml = format!(
+            "agent:\n  name: script\n  command: [{}]\nplugs:\n{plugs}",
+            serde_json::to_string(&script_agent()).unwrap()
+        );
+        std::fs::write(&self.config, yaml).unwrap();
+    }
+
+    /// A `blaise-runner start` process of runner `box`.
+    pub fn runner(&self, instance: &str) -> Runner {
+        Runner::start(
+            self.blaise.url(),
+            &self.token,
+            &self.config,
+            &self.data,
+            &self.cache,
+            instance,
+        )
+    }
+
+    /// The session's workspace on this runner.
+    pub fn workspace(&self, view: &Value) -> PathBuf {
+        let env = view["environment"]["id"].as_str().expect("an environment");
+        self.data.join("workspaces").join(env)
     }
 }

@@ -84,6 +84,7 @@ pub fn run(
         run_id: format!("run-{n}"),
         run_kind: kind,
         workspace: workspace.to_path_buf(),
+        plug_storage: workspace.with_file_name("plug-storage"),
         state,
     })
 }
@@ -141,6 +142,8 @@ impl Default for World {
 }
 
 pub mod blaise;
+pub mod git_http;
+pub mod tools;
 
 /// Collects what `tracing` writes on this thread while its guard lives.
 #[derive(Clone, Default)]

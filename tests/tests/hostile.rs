@@ -115,6 +115,7 @@ async fn exec_needs_both_keys() {
     let allow = Allow {
         exec: vec!["echo".into()],
         http: vec![],
+        ..Allow::default()
     };
     let err = attack(
         &w,
@@ -132,6 +133,7 @@ async fn exec_needs_both_keys() {
     let allow_cat = Allow {
         exec: vec!["cat".into()],
         http: vec![],
+        ..Allow::default()
     };
     let err = attack(
         &w,
@@ -242,6 +244,7 @@ async fn http_only_reaches_granted_hosts() {
     let other = Allow {
         exec: vec![],
         http: vec!["localhost".into()],
+        ..Allow::default()
     };
     let err = attack(
         &w,
@@ -256,6 +259,7 @@ async fn http_only_reaches_granted_hosts() {
     let allow = Allow {
         exec: vec![],
         http: vec!["127.0.0.1".into()],
+        ..Allow::default()
     };
     let s = setup(
         "fetcher",
@@ -330,11 +334,11 @@ async fn a_plug_for_another_contract_is_refused_naming_both_versions() {
         .expect("must be refused")
         .to_string();
     assert!(
-        err.contains("was built for plug contract blaise:plug@0.2.0"),
+        err.contains("was built for plug contract blaise:plug@0.3.0"),
         "{err}"
     );
     assert!(
-        err.contains("this runner implements blaise:plug@0.1.0"),
+        err.contains("this runner implements blaise:plug@0.2.0"),
         "{err}"
     );
     // The host keeps working.
@@ -363,6 +367,7 @@ async fn sockets_and_the_runners_environment_are_out_of_reach() {
     let allow = Allow {
         exec: vec![],
         http: vec!["127.0.0.1".into()],
+        ..Allow::default()
     };
     let err = attack(&w, json!([{"tcp_connect": addr}]), allow, Limits::default()).await;
     assert!(err.to_string().contains("cannot connect"), "{err}");

@@ -44,7 +44,12 @@ pub fn describe(plug: &LoadedPlug) -> serde_json::Value {
         "hooks": info.hooks.iter().map(|h| hook_name(*h)).collect::<Vec<_>>(),
         "filters_transcript": info.filters_transcript,
         "config_schema": schema,
-        "needs": { "exec": info.needs.exec, "http": info.needs.http },
+        "needs": {
+            "exec": info.needs.exec,
+            "http": info.needs.http,
+            "secrets": info.needs.secrets,
+            "storage": info.needs.storage,
+        },
         "imports": plug.imports,
         "sha256": plug.sha256,
     })
@@ -76,6 +81,11 @@ fn print_text(plug: &LoadedPlug) {
     println!("  filters transcript: {}", yes(info.filters_transcript));
     println!("  asks to exec:       {}", list(&info.needs.exec));
     println!("  asks for http to:   {}", list(&info.needs.http));
+    println!("  asks for secrets:   {}", list(&info.needs.secrets));
+    println!(
+        "  asks for storage:   {}",
+        if info.needs.storage { "yes" } else { "no" }
+    );
     println!("  sha256:             {}", plug.sha256);
     println!("  config schema:      {}", info.config_schema);
     println!("  imports:");

@@ -4,6 +4,9 @@
 //! The effective set is computed once per plug when `blaise.yml` is loaded;
 //! each host capability only ever sees its own slice of it.
 
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
 use serde::{Deserialize, Serialize};
 
 use super::bindings::Needs;
@@ -18,6 +21,24 @@ pub struct Allow {
     /// Hosts the plug may reach over HTTP: `host`, `host:port` or `*.domain`.
     #[serde(default)]
     pub http: Vec<String>,
+    /// Secrets the plug may read, by the name the plug asks for, with where
+    /// the runner reads each value (`{env: NAME}` or `{file: PATH}`).
+    #[serde(default)]
+    pub secrets: BTreeMap<String, SecretSource>,
+    /// Whether the plug may have a storage directory of its own.
+    #[serde(default)]
+    pub storage: bool,
+}
+
+/// Where the runner reads a secret's value when a plug asks for it. Values
+/// are never written into `blaise.yml`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+pub enum SecretSource {
+    /// An environment variable of the runner.
+    Env(String),
+    /// A file (its content, without a trailing newline).
+    File(PathBuf),
 }
 
 /// The effective grants of one plug.
@@ -25,7 +46,15 @@ pub struct Allow {
 pub struct Grants {
     pub exec: ExecGrant,
     pub http: HttpGrant,
+    pub secrets: SecretGrant,
+    /// The plug's storage directory is granted.
+    pub storage: bool,
 }
+
+/// Secrets a plug may read, with where their values come from.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct SecretGrant(pub BTreeMap<String, SecretSource>);
 
 /// Programs a plug may run.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -49,25 +78,38 @@ pub struct GrantReport {
 
 pub fn effective(needs: &Needs, allow: &Allow) -> GrantReport {
     let mut report = GrantReport::default();
-    intersect(&needs.exec, &allow.exec, "exec", &mut report, |g| {
-        &mut g.exec.0
-    });
-    intersect(&needs.http, &allow.http, "http", &mut report, |g| {
-        &mut g.http.0
-    });
+    report.effective.exec.0 = intersect(&needs.exec, &allow.exec, "exec", &mut report);
+    report.effective.http.0 = intersect(&needs.http, &allow.http, "http", &mut report);
+    let granted: Vec<String> = allow.secrets.keys().cloned().collect();
+    for name in intersect(&needs.secrets, &granted, "secret", &mut report) {
+        let source = allow.secrets[&name].clone();
+        report.effective.secrets.0.insert(name, source);
+    }
+    match (needs.storage, allow.storage) {
+        (true, true) => report.effective.storage = true,
+        (true, false) => report.not_granted.push("storage".into()),
+        (false, true) => report.not_asked.push("storage".into()),
+        (false, false) => {}
+    }
     report
 }
 
+/// What is both asked and granted; the rest goes into the report.
 fn intersect(
     asked: &[String],
     granted: &[String],
     kind: &str,
     report: &mut GrantReport,
-    slot: impl Fn(&mut Grants) -> &mut Vec<String>,
-) {
+) -> Vec<String> {
+    let mut both = Vec::new();
     for item in asked {
-        if granted.iter().any(|g| g.eq_ignore_ascii_case(item)) {
-            slot(&mut report.effective).push(item.clone());
+        if let Some(g) = granted.iter().find(|g| g.eq_ignore_ascii_case(item)) {
+            // Secrets are looked up by the operator's spelling.
+            both.push(if kind == "secret" {
+                g.clone()
+            } else {
+                item.clone()
+            });
         } else {
             report.not_granted.push(format!("{kind}: {item}"));
         }
@@ -77,6 +119,7 @@ fn intersect(
             report.not_asked.push(format!("{kind}: {item}"));
         }
     }
+    both
 }
 
 impl ExecGrant {
@@ -118,6 +161,8 @@ mod tests {
         Needs {
             exec: exec.iter().map(|s| s.to_string()).collect(),
             http: http.iter().map(|s| s.to_string()).collect(),
+            secrets: vec!["git-token".into()],
+            storage: true,
         }
     }
 
@@ -125,13 +170,26 @@ mod tests {
     fn effective_is_the_intersection() {
         let allow = Allow {
             exec: vec!["git".into(), "docker".into()],
-            http: vec![],
+            secrets: [
+                ("git-token".into(), SecretSource::Env("TOKEN".into())),
+                ("other".into(), SecretSource::Env("OTHER".into())),
+            ]
+            .into(),
+            ..Allow::default()
         };
         let r = effective(&needs(&["git", "sh"], &["api.github.com"]), &allow);
+        assert_eq!(
+            r.effective.secrets.0.get("git-token"),
+            Some(&SecretSource::Env("TOKEN".into()))
+        );
+        assert!(!r.effective.storage, "storage asked but not granted");
         assert_eq!(r.effective.exec.0, vec!["git"]);
         assert!(r.effective.http.0.is_empty());
-        assert_eq!(r.not_granted, vec!["exec: sh", "http: api.github.com"]);
-        assert_eq!(r.not_asked, vec!["exec: docker"]);
+        assert_eq!(
+            r.not_granted,
+            vec!["exec: sh", "http: api.github.com", "storage"]
+        );
+        assert_eq!(r.not_asked, vec!["exec: docker", "secret: other"]);
     }
 
     #[test]

@@ -76,9 +76,19 @@ pub struct RunInfo {
     pub session_id: String,
     pub run_id: String,
     pub run_kind: RunKind,
-    /// The session's workspace: the plug's only preopened directory.
+    /// The session's workspace, preopened for every plug.
     pub workspace: PathBuf,
+    /// Where plugs granted `storage` get a directory each (`<root>/<plug id>`),
+    /// kept across sessions and runs.
+    pub plug_storage: PathBuf,
     pub state: Arc<dyn StateStore>,
+}
+
+impl RunInfo {
+    /// The storage directory of plug `id`.
+    pub fn storage_of(&self, id: &str) -> PathBuf {
+        self.plug_storage.join(id)
+    }
 }
 
 /// A plug instantiated for a run.
@@ -315,6 +325,11 @@ impl PlugInstance {
         if let Some(run) = &self.run {
             workspace = run.workspace.to_string_lossy().into_owned();
             wasi.preopened_dir(&run.workspace, &workspace, FsPerms::ReadWrite)?;
+            if let Some(storage) = self.storage() {
+                create_private_dir(&storage)?;
+                let guest = storage.to_string_lossy().into_owned();
+                wasi.preopened_dir(&storage, &guest, FsPerms::ReadWrite)?;
+            }
         }
         let limits = self.setup.limits;
         let ctx = PlugCtx {
@@ -341,6 +356,15 @@ impl PlugInstance {
         Ok(store)
     }
 
+    /// The plug's storage directory, when granted.
+    fn storage(&self) -> Option<PathBuf> {
+        let run = self.run.as_ref()?;
+        self.setup
+            .grants
+            .storage
+            .then(|| run.storage_of(&self.setup.id))
+    }
+
     fn context(&self) -> Context {
         let run = self.run.as_ref();
         Context {
@@ -352,6 +376,7 @@ impl PlugInstance {
             workspace: run.map_or(String::new(), |r| {
                 r.workspace.to_string_lossy().into_owned()
             }),
+            storage: self.storage().map(|dir| dir.to_string_lossy().into_owned()),
         }
     }
 
@@ -371,7 +396,7 @@ impl PlugInstance {
         let result = match outcome {
             Ok(Ok(Ok(answer))) => Ok(answer),
             Ok(Ok(Err(plug_error))) => Err(Failure::Plug {
-                message: plug_error.message,
+                message: self.log.scrub(&plug_error.message).into_owned(),
                 field: plug_error.field,
             }),
             Ok(Err(err)) => {
@@ -421,6 +446,17 @@ impl PlugInstance {
             }
         }
     }
+}
+
+/// Creates a directory only the runner's user can enter (a plug's storage may
+/// hold a sandbox's home).
+fn create_private_dir(dir: &std::path::Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| anyhow::anyhow!("creating the plug's storage {}: {e}", dir.display()))
 }
 
 async fn invoke(

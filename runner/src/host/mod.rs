@@ -18,6 +18,7 @@ pub mod limits;
 pub mod load;
 pub mod log;
 pub mod process;
+pub mod secrets;
 pub mod state;
 
 use std::path::PathBuf;

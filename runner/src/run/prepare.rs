@@ -65,6 +65,7 @@ pub async fn prepare(ctx: &RunContext, reporter: &Reporter) -> Result<Prepared, 
             RunKindName::Teardown => RunKind::Teardown,
         },
         workspace: workspace.clone(),
+        plug_storage: ctx.data_dir.join("plug-storage"),
         state: Arc::new(ControlStateStore::new(
             ctx.client.clone(),
             &a.run_id,

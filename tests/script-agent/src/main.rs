@@ -79,7 +79,8 @@ async fn serve(sessions: Arc<Sessions>, load_session: bool) -> Result<(), Error>
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
-            async move |_request: NewSessionRequest, responder, _cx| match on_new.create() {
+            async move |request: NewSessionRequest, responder, _cx| match on_new.create(request.cwd)
+            {
                 Ok(session) => responder.respond(NewSessionResponse::new(session.id.clone())),
                 Err(error) => responder.respond_with_internal_error(format!("{error:#}")),
             },
@@ -90,7 +91,7 @@ async fn serve(sessions: Arc<Sessions>, load_session: bool) -> Result<(), Error>
                 if !load_session {
                     return responder.respond_with_error(Error::method_not_found());
                 }
-                match on_load.load(&request.session_id.0) {
+                match on_load.load(&request.session_id.0, request.cwd.clone()) {
                     Ok(session) => {
                         replay(&cx, &session)?;
                         responder.respond(LoadSessionResponse::new())

@@ -15,15 +15,19 @@ use crate::store::{Conversation, Record, Store};
 #[derive(Debug)]
 pub struct Session {
     pub id: String,
+    /// The session's `cwd` from `session/new` or `session/load`: where its
+    /// commands run.
+    pub cwd: PathBuf,
     store: Store,
     conversation: Mutex<Conversation>,
     cancelled: watch::Sender<bool>,
 }
 
 impl Session {
-    fn new(id: String, store: Store, conversation: Conversation) -> Self {
+    fn new(id: String, cwd: PathBuf, store: Store, conversation: Conversation) -> Self {
         Self {
             id,
+            cwd,
             store,
             conversation: Mutex::new(conversation),
             cancelled: watch::Sender::new(false),
@@ -96,7 +100,7 @@ impl Sessions {
     }
 
     /// A new session, saved at once so that it can be loaded even before its first prompt.
-    pub fn create(&self) -> anyhow::Result<Arc<Session>> {
+    pub fn create(&self, cwd: PathBuf) -> anyhow::Result<Arc<Session>> {
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |elapsed| elapsed.as_nanos());
@@ -107,14 +111,15 @@ impl Sessions {
         );
         let conversation = Conversation::default();
         self.store.save(&id, &conversation)?;
-        Ok(self.insert(Session::new(id, self.store.clone(), conversation)))
+        Ok(self.insert(Session::new(id, cwd, self.store.clone(), conversation)))
     }
 
     /// A session saved earlier (by this process or another one).
-    pub fn load(&self, id: &str) -> anyhow::Result<Arc<Session>> {
+    pub fn load(&self, id: &str, cwd: PathBuf) -> anyhow::Result<Arc<Session>> {
         let conversation = self.store.load(id)?;
         Ok(self.insert(Session::new(
             id.to_owned(),
+            cwd,
             self.store.clone(),
             conversation,
         )))

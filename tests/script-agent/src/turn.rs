@@ -143,7 +143,11 @@ impl Turn<'_> {
         let child = tokio::process::Command::new("sh")
             .arg("-c")
             .arg(&command)
-            .current_dir(&self.sessions.working_dir)
+            .current_dir(if self.session.cwd.is_dir() {
+                &self.session.cwd
+            } else {
+                &self.sessions.working_dir
+            })
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -1,5 +1,5 @@
 //! A plug built against a contract version the runner does not implement
-//! (the repository's WIT with its version bumped to 0.2.0 by `build.rs`):
+//! (the repository's WIT with its minor version bumped by `build.rs`):
 //! loading it must fail naming both versions.
 
 wit_bindgen::generate!({ path: concat!(env!("OUT_DIR"), "/wit"), world: "plug" });
@@ -25,6 +25,8 @@ impl Guest for Future {
             needs: blaise::plug::types::Needs {
                 exec: Vec::new(),
                 http: Vec::new(),
+                secrets: Vec::new(),
+                storage: false,
             },
         }
     }

@@ -1,0 +1,120 @@
+//! The `with:` config of the checkout plug, and the checks the schema cannot
+//! express.
+
+use blaise_plug::{Context, PlugError};
+use serde::Deserialize;
+
+pub const SCHEMA: &str = r#"{
+  "type": "object",
+  "properties": {
+    "repo": {"type": "string", "minLength": 1, "description": "URL (https://, ssh://, git@host:path, file://) or absolute local path of the repository"},
+    "branch": {"type": "string", "minLength": 1, "description": "branch or tag to check out (default: the remote's default branch)"},
+    "commit": {"type": "string", "minLength": 4, "description": "commit to check out, detached (instead of a branch)"},
+    "depth": {"type": "integer", "minimum": 1, "description": "shallow clone of this many commits"},
+    "path": {"type": "string", "minLength": 1, "description": "directory of the clone inside the workspace (default: repo)"},
+    "username": {"type": "string", "minLength": 1, "description": "user name sent with the git-token secret (default: x-access-token)"}
+  },
+  "required": ["repo"],
+  "additionalProperties": false
+}"#;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub repo: String,
+    pub branch: Option<String>,
+    pub commit: Option<String>,
+    pub depth: Option<u32>,
+    #[serde(default = "default_path")]
+    pub path: String,
+    #[serde(default = "default_username")]
+    pub username: String,
+}
+
+fn default_path() -> String {
+    "repo".into()
+}
+
+fn default_username() -> String {
+    "x-access-token".into()
+}
+
+impl Config {
+    pub fn read(ctx: &Context) -> Result<Config, PlugError> {
+        let config: Config = ctx.config()?;
+        if config.branch.is_some() && config.commit.is_some() {
+            return Err(PlugError::field(
+                "commit",
+                "`branch` and `commit` cannot both be set: check out a branch, or one commit",
+            ));
+        }
+        if let Some(commit) = &config.commit
+            && !commit.chars().all(|c| c.is_ascii_hexdigit())
+        {
+            return Err(PlugError::field(
+                "commit",
+                format!(
+                    "`{commit}` is not a commit id (hexadecimal); use `branch` for a branch or tag"
+                ),
+            ));
+        }
+        let relative = std::path::Path::new(&config.path);
+        if relative.is_absolute()
+            || relative
+                .components()
+                .any(|c| !matches!(c, std::path::Component::Normal(_)))
+        {
+            return Err(PlugError::field(
+                "path",
+                format!(
+                    "`{}` must be a plain relative path inside the workspace",
+                    config.path
+                ),
+            ));
+        }
+        if config.repo.starts_with('-') || is_relative_local(&config.repo) {
+            return Err(PlugError::field(
+                "repo",
+                format!("`{}` is neither a URL nor an absolute path", config.repo),
+            ));
+        }
+        Ok(config)
+    }
+
+    /// Where the clone lives.
+    pub fn dir(&self, ctx: &Context) -> String {
+        format!("{}/{}", ctx.workspace.trim_end_matches('/'), self.path)
+    }
+
+    /// The repository as git should be given it: git ignores `--depth` for a
+    /// plain local path, so a shallow local clone goes through `file://`.
+    pub fn source(&self) -> String {
+        if self.depth.is_some() && self.repo.starts_with('/') {
+            format!("file://{}", self.repo)
+        } else {
+            self.repo.clone()
+        }
+    }
+}
+
+fn is_relative_local(repo: &str) -> bool {
+    let url = repo.contains("://");
+    let scp = repo
+        .split_once(':')
+        .is_some_and(|(host, _)| !host.contains('/') && host.contains('@'));
+    !url && !scp && !repo.starts_with('/')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_local_paths_are_refused() {
+        assert!(is_relative_local("my/repo"));
+        assert!(!is_relative_local("/srv/git/app"));
+        assert!(!is_relative_local("https://github.com/a/b.git"));
+        assert!(!is_relative_local("git@github.com:a/b.git"));
+        assert!(!is_relative_local("file:///srv/git/app"));
+    }
+}

@@ -1,0 +1,220 @@
+//! The docker plug: a container per session, and the agent inside it.
+//!
+//! Stateless: the container's name is derived from the session id and the
+//! plug id, so any runner instance that reaches the same Docker host finds it,
+//! whatever happened to the run that created it. Every container also carries
+//! labels (session, run, plug) so that leftovers can be listed and removed.
+
+mod config;
+mod docker;
+
+use blaise_plug::{
+    Context, Contribution, Hook, PauseInfo, Plug, PlugError, PlugInfo, TeardownInfo, export_plug,
+    log,
+};
+
+use config::Config;
+use docker::{Docker, is_missing, strings};
+
+struct DockerPlug;
+
+impl Plug for DockerPlug {
+    fn describe() -> PlugInfo {
+        PlugInfo::builder("docker", env!("CARGO_PKG_VERSION"))
+            .description("A container per session, named from the session id, with the workspace mounted; the agent runs inside it")
+            .stateful(false)
+            .can_resume(true)
+            .hooks(&[Hook::OnStart, Hook::OnResume, Hook::OnPause, Hook::OnTeardown])
+            .config_schema(config::SCHEMA)
+            .exec(&["docker"])
+            .build()
+    }
+
+    fn on_start(ctx: &Context) -> Result<Contribution, PlugError> {
+        let config = Config::read(ctx)?;
+        let docker = Docker::new(config.host.as_deref());
+        let name = container_name(ctx);
+        match docker.state(&name)? {
+            // A start that was interrupted after creating it: same session, same container.
+            Some(true) => log::info(format!("reusing the running container {name}")),
+            Some(false) => {
+                docker.run(&strings(&["start", &name]))?;
+            }
+            None => {
+                create(&docker, &config, ctx, &name)?;
+                docker.run(&strings(&["start", &name]))?;
+                log::info(format!("created container {name} from {}", config.image));
+            }
+        }
+        Ok(launch(&docker, &config, &name))
+    }
+
+    fn on_resume(ctx: &Context) -> Result<Contribution, PlugError> {
+        let config = Config::read(ctx)?;
+        let docker = Docker::new(config.host.as_deref());
+        let name = container_name(ctx);
+        match docker.state(&name)? {
+            None => {
+                return Err(PlugError::new(format!(
+                    "container {name} is gone: the environment cannot be resumed"
+                )));
+            }
+            Some(false) => {
+                docker.run(&strings(&["start", &name]))?;
+            }
+            Some(true) => {}
+        }
+        Ok(launch(&docker, &config, &name))
+    }
+
+    fn on_pause(ctx: &Context, info: &PauseInfo) -> Result<(), PlugError> {
+        if !info.may_resume {
+            // The teardown right after removes it; stopping first is wasted time.
+            return Ok(());
+        }
+        let config = Config::read(ctx)?;
+        let docker = Docker::new(config.host.as_deref());
+        let name = container_name(ctx);
+        let timeout = config.stop_timeout.to_string();
+        let out = docker.output(&strings(&["stop", "--time", &timeout, &name]))?;
+        if !out.success() {
+            let why = out.stderr_text();
+            if !is_missing(&why) {
+                return Err(PlugError::new(format!(
+                    "`docker stop {name}` failed: {}",
+                    why.trim()
+                )));
+            }
+            log::warn(format!("container {name} was already gone at the pause"));
+        }
+        Ok(())
+    }
+
+    fn on_teardown(ctx: &Context, _info: &TeardownInfo) -> Result<(), PlugError> {
+        // Only the Docker host matters here: the rest of the config may have changed.
+        let host = ctx
+            .config::<serde_json::Value>()?
+            .get("host")
+            .and_then(|h| h.as_str().map(str::to_owned));
+        let docker = Docker::new(host.as_deref());
+        let mut names = vec![container_name(ctx)];
+        // Anything else this plug made for this session, e.g. under an older name.
+        let labelled = docker.run(&strings(&[
+            "ps",
+            "--all",
+            "--quiet",
+            "--filter",
+            &format!("label=blaise.session={}", ctx.session_id),
+            "--filter",
+            &format!("label=blaise.plug={}", ctx.plug_id),
+        ]))?;
+        names.extend(labelled.split_whitespace().map(str::to_owned));
+        for name in names {
+            let out = docker.output(&strings(&["rm", "--force", "--volumes", &name]))?;
+            if !out.success() && !is_missing(&out.stderr_text()) {
+                return Err(PlugError::new(format!(
+                    "`docker rm {name}` failed: {}",
+                    out.stderr_text().trim()
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `blaise-<plug id>-<session id>`, in the characters Docker allows.
+fn container_name(ctx: &Context) -> String {
+    let clean = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '-' {
+                    c
+                } else {
+                    '-'
+                }
+            })
+            .collect()
+    };
+    format!("blaise-{}-{}", clean(&ctx.plug_id), clean(&ctx.session_id))
+}
+
+fn create(docker: &Docker, config: &Config, ctx: &Context, name: &str) -> Result<(), PlugError> {
+    let workspace = ctx.workspace.trim_end_matches('/');
+    let mut args = strings(&["create", "--pull", "never", "--init", "--name", name]);
+    for (key, value) in [
+        ("blaise.session", ctx.session_id.as_str()),
+        ("blaise.run", ctx.run_id.as_str()),
+        ("blaise.plug", ctx.plug_id.as_str()),
+    ] {
+        args.extend(["--label".into(), format!("{key}={value}")]);
+    }
+    args.extend(["--network".into(), config.network.clone()]);
+    // The workspace has the same path inside and out: paths need no translation.
+    args.extend([
+        "--volume".into(),
+        format!("{workspace}:{workspace}"),
+        "--workdir".into(),
+        workspace.into(),
+    ]);
+    for mount in &config.mounts {
+        args.extend(["--volume".into(), mount.clone()]);
+    }
+    if let Some(memory) = &config.memory {
+        args.extend(["--memory".into(), memory.clone()]);
+    }
+    if let Some(cpus) = config.cpus {
+        args.extend(["--cpus".into(), cpus.to_string()]);
+    }
+    if let Some(pids) = config.pids_limit {
+        args.extend(["--pids-limit".into(), pids.to_string()]);
+    }
+    if let Some(user) = &config.user {
+        args.extend(["--user".into(), user.clone()]);
+    }
+    args.push(config.image.clone());
+    args.extend(config.command.iter().cloned());
+    let out = docker.output(&args)?;
+    if out.success() {
+        return Ok(());
+    }
+    let why = out.stderr_text();
+    let why = why.trim();
+    if why.contains("is already in use") {
+        // Created meanwhile by another attempt at this start: it is ours.
+        return Ok(());
+    }
+    let lower = why.to_ascii_lowercase();
+    if lower.contains("no such image") {
+        return Err(PlugError::field(
+            "image",
+            format!(
+                "unknown image `{}` on the Docker host (runs never pull; pull or build it first): {why}",
+                config.image
+            ),
+        ));
+    }
+    if lower.contains("network") && lower.contains("not found") {
+        return Err(PlugError::field(
+            "network",
+            format!("unknown network `{}`: {why}", config.network),
+        ));
+    }
+    Err(PlugError::new(format!("`docker create` failed: {why}")))
+}
+
+/// `docker exec -i` into the container, with the variables the config passes in.
+fn launch(docker: &Docker, config: &Config, name: &str) -> Contribution {
+    let mut prefix = docker.words();
+    prefix.extend(strings(&["exec", "--interactive"]));
+    for var in &config.env {
+        // `-e NAME` takes the value from the environment docker runs in: the agent's.
+        prefix.extend(["--env".into(), var.clone()]);
+    }
+    if let Some(user) = &config.user {
+        prefix.extend(["--user".into(), user.clone()]);
+    }
+    prefix.push(name.into());
+    Contribution::default().command_prefix(prefix)
+}
+
+export_plug!(DockerPlug);

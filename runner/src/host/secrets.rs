@@ -1,0 +1,45 @@
+//! The `secrets` import: a granted secret's value, read from where the
+//! operator said (`allow: secrets:`), and masked from then on in the plug's
+//! logs and errors.
+
+use super::bindings::blaise::plug::secrets::{Host, SecretError};
+use super::ctx::PlugCtx;
+use super::grants::SecretSource;
+use super::process::list_or_none;
+
+impl Host for PlugCtx {
+    async fn get(&mut self, name: String) -> Result<String, SecretError> {
+        let Some(source) = self.grants.secrets.0.get(&name) else {
+            tracing::warn!(
+                plug = %self.label.plug_id, session = %self.label.session_id,
+                secret = %name, "denied: a secret not granted"
+            );
+            let granted: Vec<String> = self.grants.secrets.0.keys().cloned().collect();
+            return Err(SecretError::Denied(format!(
+                "`{name}` is not granted to this plug (granted: {})",
+                list_or_none(&granted)
+            )));
+        };
+        let value = read(source).map_err(SecretError::Unavailable)?;
+        self.log.mask(&value);
+        Ok(value)
+    }
+}
+
+fn read(source: &SecretSource) -> Result<String, String> {
+    match source {
+        SecretSource::Env(var) => match std::env::var(var) {
+            Ok(value) if !value.is_empty() => Ok(value),
+            _ => Err(format!(
+                "the runner's environment variable `{var}` is not set"
+            )),
+        },
+        SecretSource::File(path) => match std::fs::read_to_string(path) {
+            Ok(text) if !text.trim_end_matches(['\n', '\r']).is_empty() => {
+                Ok(text.trim_end_matches(['\n', '\r']).to_owned())
+            }
+            Ok(_) => Err(format!("{} is empty", path.display())),
+            Err(e) => Err(format!("reading {}: {e}", path.display())),
+        },
+    }
+}

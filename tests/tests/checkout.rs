@@ -1,0 +1,282 @@
+//! The checkout plug against a real git: clones on start, keeps the agent's
+//! work across a pause (fetching, never resetting), removes the clone on
+//! teardown; a token granted as a secret reaches a private repository and
+//! nothing else; bad config fails `on-start` naming the plug and the field.
+
+use std::path::Path;
+use std::time::Duration;
+
+use blaise_control::model::IdlePolicy;
+use blaise_runner::host::bindings::RunKind;
+use blaise_runner::host::grants::SecretSource;
+use blaise_runner::host::{Allow, Limits};
+use blaise_tests::blaise::{Stage, settings};
+use blaise_tests::git_http::GitHttp;
+use blaise_tests::tools::{git, have, origin_repo};
+use blaise_tests::{LogCapture, World, plug, setup};
+use serde_json::json;
+
+const MINUTE: Duration = Duration::from_secs(60);
+const TOKEN: &str = "glpat-Zk3xQw9vLm2Pq7Rt5Yb1";
+
+fn allow_git() -> Allow {
+    Allow {
+        exec: vec!["git".into()],
+        ..Allow::default()
+    }
+}
+
+fn checkout_entry(repo: &Path, extra: &str) -> String {
+    format!(
+        "  - id: checkout\n    source: {}\n    with:\n      repo: {}\n{extra}    allow:\n      exec: [git]\n",
+        plug("plugs/checkout").display(),
+        repo.display()
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_clone_keeps_the_agents_work_across_a_pause_and_goes_at_teardown() {
+    if !have(&["git"]) {
+        return;
+    }
+    let s = Stage::new(settings(1_500, IdlePolicy::Pause)).await;
+    let origin = s.path().join("origin");
+    origin_repo(&origin);
+    s.configure(&checkout_entry(&origin, "      branch: main\n"));
+    let b = &s.blaise;
+    let runner = s.runner("box-1");
+
+    // Start: the agent works in the clone (its working directory).
+    let id = b
+        .new_session(
+            "script",
+            "run echo \"at $(pwd) readme=$(cat README.md)\" && echo wip > wip.txt && echo changed >> README.md",
+        )
+        .await;
+    let view = b
+        .wait_for(&id, "the pause", MINUTE, |v| v["state"] == "paused")
+        .await;
+    let clone = s.workspace(&view).join("repo");
+    let text = b.transcript_text(&id).await;
+    assert!(
+        text.contains(&format!("at {} readme=second", clone.display())),
+        "the agent ran in the clone of main:\n{text}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(clone.join("wip.txt")).unwrap(),
+        "wip\n"
+    );
+
+    // Meanwhile upstream moves on.
+    std::fs::write(origin.join("NEWS"), "third\n").unwrap();
+    git(&origin, &["add", "NEWS"]);
+    git(&origin, &["commit", "--quiet", "-m", "third"]);
+    let third = git(&origin, &["rev-parse", "HEAD"]).trim().to_owned();
+
+    // A fresh runner process resumes: the new commit is fetched, the work in
+    // progress (an untracked file, an uncommitted change) is untouched.
+    runner.stop().await;
+    let runner = s.runner("box-2");
+    b.send(
+        &id,
+        "run echo \"wip=$(cat wip.txt) readme=$(tr '\\n' ' ' < README.md) upstream=$(git rev-parse origin/main)\"",
+    )
+    .await
+    .unwrap();
+    b.wait_for_text(
+        &id,
+        &format!("wip=wip readme=second changed  upstream={third}"),
+        MINUTE,
+    )
+    .await;
+    assert!(
+        !clone.join("NEWS").exists(),
+        "resume never merges or resets"
+    );
+    b.wait_for(&id, "the second pause", MINUTE, |v| v["state"] == "paused")
+        .await;
+
+    // Closed while paused: a teardown run, taken by yet another process.
+    runner.stop().await;
+    b.close(&id).await.unwrap();
+    let runner = s.runner("box-3");
+    b.wait_for(&id, "the teardown", MINUTE, |v| {
+        v["environment"]["state"] == "torn_down"
+    })
+    .await;
+    assert!(!clone.exists(), "the clone is removed");
+    runner.stop().await;
+}
+
+#[tokio::test]
+async fn a_private_repository_is_cloned_with_the_granted_token_which_appears_nowhere() {
+    if !have(&["git"]) {
+        return;
+    }
+    let w = World::new();
+    let served = w.tmp.path().join("served");
+    origin_repo(&served.join("private.git"));
+    let server = GitHttp::start(served, "x-access-token", TOKEN).await;
+    let token_file = w.tmp.path().join("token");
+    std::fs::write(&token_file, format!("{TOKEN}\n")).unwrap();
+    let checkout = w.host.load(&plug("plugs/checkout")).await.unwrap();
+    let config = json!({ "repo": format!("{}private.git", server.url) });
+
+    // Without the secret granted: refused by the server, no prompt, a clear error.
+    let plain = setup(
+        "checkout",
+        &checkout,
+        config.clone(),
+        allow_git(),
+        Limits::default(),
+    );
+    let mut run = w.instance(plain, "s-1", RunKind::Start).await;
+    let err = run.on_start().await.unwrap_err().to_string();
+    assert!(
+        err.contains("checkout") && err.contains("with.repo"),
+        "{err}"
+    );
+    assert!(!w.workspace.join("repo").exists());
+
+    // With it: cloned; the token is in no log line, no error, no file of the clone.
+    let allow = Allow {
+        secrets: [("git-token".into(), SecretSource::File(token_file))].into(),
+        ..allow_git()
+    };
+    let granted = setup("checkout", &checkout, config, allow, Limits::default());
+    let (logs, _guard) = LogCapture::start();
+    let mut run = w.instance(granted, "s-2", RunKind::Start).await;
+    let launch = run.on_start().await.unwrap();
+    let clone = w.workspace.join("repo");
+    assert_eq!(launch.working_dir.as_deref(), Some(clone.to_str().unwrap()));
+    assert_eq!(
+        std::fs::read_to_string(clone.join("README.md")).unwrap(),
+        "second\n"
+    );
+    assert!(
+        server
+            .seen
+            .lock()
+            .unwrap()
+            .contains(&format!("x-access-token:{TOKEN}")),
+        "the server got the token"
+    );
+    let mut everything = logs.text();
+    for entry in walk(&clone.join(".git")) {
+        everything.push_str(&String::from_utf8_lossy(&std::fs::read(entry).unwrap()));
+    }
+    assert!(!everything.contains(TOKEN), "the token leaked");
+}
+
+#[tokio::test]
+async fn a_commit_can_be_checked_out_shallow_and_detached() {
+    if !have(&["git"]) {
+        return;
+    }
+    let w = World::new();
+    let origin = w.tmp.path().join("origin");
+    let first = origin_repo(&origin);
+    let checkout = w.host.load(&plug("plugs/checkout")).await.unwrap();
+    let config = json!({ "repo": origin, "commit": first, "depth": 1, "path": "src/app" });
+    let mut run = w
+        .instance(
+            setup(
+                "checkout",
+                &checkout,
+                config,
+                allow_git(),
+                Limits::default(),
+            ),
+            "s",
+            RunKind::Start,
+        )
+        .await;
+    run.on_start().await.unwrap();
+    let clone = w.workspace.join("src/app");
+    assert_eq!(git(&clone, &["rev-parse", "HEAD"]).trim(), first);
+    assert_eq!(
+        git(&clone, &["rev-list", "--count", "HEAD"]).trim(),
+        "1",
+        "shallow"
+    );
+    assert_eq!(
+        std::fs::read_to_string(clone.join("README.md")).unwrap(),
+        "first\n"
+    );
+}
+
+#[tokio::test]
+async fn bad_config_fails_on_start_naming_the_plug_and_the_field() {
+    if !have(&["git"]) {
+        return;
+    }
+    let w = World::new();
+    let origin = w.tmp.path().join("origin");
+    let first = origin_repo(&origin);
+    let checkout = w.host.load(&plug("plugs/checkout")).await.unwrap();
+    let cases = [
+        (
+            json!({ "repo": w.tmp.path().join("no-such-repo") }),
+            "with.repo",
+            "cloning",
+        ),
+        (
+            json!({ "repo": "relative/path" }),
+            "with.repo",
+            "neither a URL nor an absolute path",
+        ),
+        (
+            json!({ "repo": origin, "branch": "main", "commit": first }),
+            "with.commit",
+            "cannot both be set",
+        ),
+        (
+            json!({ "repo": origin, "branch": "no-such-branch" }),
+            "with.branch",
+            "no-such-branch",
+        ),
+        (
+            json!({ "repo": origin, "path": "../outside" }),
+            "with.path",
+            "inside the workspace",
+        ),
+    ];
+    for (config, field, words) in cases {
+        let mut run = w
+            .instance(
+                setup(
+                    "my-checkout",
+                    &checkout,
+                    config.clone(),
+                    allow_git(),
+                    Limits::default(),
+                ),
+                "s",
+                RunKind::Start,
+            )
+            .await;
+        let err = run.on_start().await.unwrap_err().to_string();
+        assert!(
+            err.contains("my-checkout") && err.contains(field) && err.contains(words),
+            "{config}: {err}"
+        );
+        assert_eq!(
+            std::fs::read_dir(&w.workspace).unwrap().count(),
+            0,
+            "{config}: nothing left"
+        );
+    }
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}

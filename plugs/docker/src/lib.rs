@@ -42,7 +42,11 @@ impl Plug for DockerPlug {
             }
             None => {
                 create(&docker, &config, ctx, &name)?;
-                docker.run(&strings(&["start", &name]))?;
+                if let Err(e) = docker.run(&strings(&["start", &name])) {
+                    // A container that cannot start is not left behind.
+                    let _ = docker.output(&strings(&["rm", "--force", "--volumes", &name]));
+                    return Err(config_error(&config, e.message));
+                }
                 log::info(format!("created container {name} from {}", config.image));
             }
         }
@@ -183,23 +187,33 @@ fn create(docker: &Docker, config: &Config, ctx: &Context, name: &str) -> Result
         // Created meanwhile by another attempt at this start: it is ours.
         return Ok(());
     }
+    Err(config_error(
+        config,
+        format!("`docker create` failed: {why}"),
+    ))
+}
+
+/// Docker's complaint, pinned on the config field that caused it when one did.
+fn config_error(config: &Config, why: String) -> PlugError {
     let lower = why.to_ascii_lowercase();
     if lower.contains("no such image") {
-        return Err(PlugError::field(
+        PlugError::field(
             "image",
             format!(
                 "unknown image `{}` on the Docker host (runs never pull; pull or build it first): {why}",
                 config.image
             ),
-        ));
-    }
-    if lower.contains("network") && lower.contains("not found") {
-        return Err(PlugError::field(
+        )
+    } else if lower.contains("network") && lower.contains("not found") {
+        PlugError::field(
             "network",
             format!("unknown network `{}`: {why}", config.network),
-        ));
+        )
+    } else if lower.contains("bind source path does not exist") || lower.contains("invalid mount") {
+        PlugError::field("mounts", why)
+    } else {
+        PlugError::new(why)
     }
-    Err(PlugError::new(format!("`docker create` failed: {why}")))
 }
 
 /// `docker exec -i` into the container, with the variables the config passes in.

@@ -1,0 +1,240 @@
+//! The docker plug against a real Docker daemon: a container per session,
+//! named from the session id and labelled; the agent runs inside it; stopped
+//! on pause, started on resume (by another runner process), removed with its
+//! volumes on teardown; every hook idempotent; bad config names the field.
+
+use std::path::Path;
+use std::time::Duration;
+
+use blaise_control::model::IdlePolicy;
+use blaise_runner::host::bindings::{PauseInfo, RunKind, TeardownInfo};
+use blaise_runner::host::{Allow, Limits};
+use blaise_tests::blaise::{Stage, settings};
+use blaise_tests::tools::{agent_image, containers_labelled, have, sh};
+use blaise_tests::{World, plug, setup};
+use serde_json::json;
+
+const MINUTE: Duration = Duration::from_secs(60);
+
+fn allow_docker() -> Allow {
+    Allow {
+        exec: vec!["docker".into()],
+        ..Allow::default()
+    }
+}
+
+/// Name and state (`running`, `exited`) of the session's containers.
+fn containers_of(session: &str) -> Vec<String> {
+    containers_labelled(&format!("blaise.session={session}"))
+}
+
+fn inspect(name: &str, format: &str) -> String {
+    sh(
+        Path::new("/"),
+        "docker",
+        &["inspect", "--format", format, name],
+    )
+    .trim()
+    .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_agent_runs_in_the_sessions_container_which_stops_on_pause_and_goes_at_teardown() {
+    if !have(&["docker"]) {
+        return;
+    }
+    let s = Stage::new(settings(1_500, IdlePolicy::Pause)).await;
+    let outside = s.path().join("host-only.txt");
+    std::fs::write(&outside, "host secret").unwrap();
+    s.configure(&format!(
+        "  - id: docker\n    source: {}\n    with:\n      image: {}\n      memory: 256m\n      pids_limit: 256\n    allow:\n      exec: [docker]\n",
+        plug("plugs/docker").display(),
+        agent_image()
+    ));
+    let b = &s.blaise;
+    let runner = s.runner("box-1");
+
+    let id = b
+        .new_session(
+            "script",
+            &format!(
+                "run echo \"host=$(hostname) pwd=$(pwd)\"; cat {} || printf 'no-%s\\n' host-file; wget -q -T 2 -O- {} || printf 'no-%s\\n' network; echo kept > note.txt",
+                outside.display(),
+                b.url()
+            ),
+        )
+        .await;
+    let name = format!("blaise-docker-{id}");
+    b.wait_for_text(&id, "no-network", MINUTE).await;
+    assert_eq!(containers_of(&id), [format!("{name} running")]);
+    let view = b.show(&id).await;
+    let workspace = s.workspace(&view);
+    let text = b.transcript_text(&id).await;
+    let hostname = inspect(&name, "{{.Config.Hostname}}");
+    assert!(
+        text.contains(&format!("host={hostname} pwd={}", workspace.display())),
+        "the agent runs in the container, in the workspace:\n{text}"
+    );
+    assert!(
+        text.contains("no-host-file") && !text.contains("host secret"),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(workspace.join("note.txt")).unwrap(),
+        "kept\n",
+        "the workspace is mounted"
+    );
+    // Labelled so that leftovers can be found.
+    assert_eq!(
+        inspect(&name, "{{index .Config.Labels \"blaise.plug\"}}"),
+        "docker"
+    );
+    let runs = view["runs"].as_array().unwrap();
+    assert_eq!(
+        inspect(&name, "{{index .Config.Labels \"blaise.run\"}}"),
+        runs[0]["id"].as_str().unwrap()
+    );
+    assert_eq!(
+        inspect(&name, "{{.HostConfig.Memory}}"),
+        (256 << 20).to_string()
+    );
+
+    // Idle: paused, the container stopped, not removed.
+    b.wait_for(&id, "the pause", MINUTE, |v| v["state"] == "paused")
+        .await;
+    assert_eq!(containers_of(&id), [format!("{name} exited")]);
+
+    // Another runner process resumes into the same container (found by name).
+    runner.stop().await;
+    let runner = s.runner("box-2");
+    b.send(&id, "run echo \"again=$(hostname) $(cat note.txt)\"")
+        .await
+        .unwrap();
+    b.wait_for_text(&id, &format!("again={hostname} kept"), MINUTE)
+        .await;
+    assert_eq!(containers_of(&id), [format!("{name} running")]);
+    b.wait_for(&id, "the second pause", MINUTE, |v| v["state"] == "paused")
+        .await;
+
+    // Closed while paused: a fresh runner process's teardown run removes it.
+    runner.stop().await;
+    b.close(&id).await.unwrap();
+    let runner = s.runner("box-3");
+    b.wait_for(&id, "the teardown", MINUTE, |v| {
+        v["environment"]["state"] == "torn_down"
+    })
+    .await;
+    assert_eq!(
+        containers_of(&id),
+        Vec::<String>::new(),
+        "the container is gone"
+    );
+    runner.stop().await;
+}
+
+#[tokio::test]
+async fn every_hook_tolerates_what_already_happened() {
+    if !have(&["docker"]) {
+        return;
+    }
+    let w = World::new();
+    let docker = w.host.load(&plug("plugs/docker")).await.unwrap();
+    let config = json!({ "image": agent_image() });
+    let session = format!("idem-{}", std::process::id());
+    let plug_setup = setup("box", &docker, config, allow_docker(), Limits::default());
+    let name = format!("blaise-box-{session}");
+
+    // A start that runs twice (a runner killed after creating the container) reuses it.
+    let mut run = w
+        .instance(plug_setup.clone(), &session, RunKind::Start)
+        .await;
+    let first = run.on_start().await.unwrap();
+    let mut again = w
+        .instance(plug_setup.clone(), &session, RunKind::Start)
+        .await;
+    let second = again.on_start().await.unwrap();
+    assert_eq!(first.command_prefix, second.command_prefix);
+    assert_eq!(
+        first.command_prefix,
+        ["docker", "exec", "--interactive", name.as_str()]
+    );
+    assert_eq!(containers_of(&session), [format!("{name} running")]);
+
+    // A pause that may not resume skips the stop (the teardown follows).
+    let no_resume = PauseInfo {
+        reason: "closed".into(),
+        may_resume: false,
+    };
+    run.on_pause(no_resume).await.unwrap();
+    assert_eq!(containers_of(&session), [format!("{name} running")]);
+    let pause = PauseInfo {
+        reason: "idle".into(),
+        may_resume: true,
+    };
+    run.on_pause(pause.clone()).await.unwrap();
+    run.on_pause(pause.clone()).await.unwrap();
+    assert_eq!(containers_of(&session), [format!("{name} exited")]);
+
+    // Teardown twice; then a pause of a container that is gone is no error.
+    let teardown = TeardownInfo {
+        reason: "closed".into(),
+        right_after_pause: true,
+    };
+    run.on_teardown(teardown.clone()).await.unwrap();
+    run.on_teardown(teardown).await.unwrap();
+    run.on_pause(pause).await.unwrap();
+    assert_eq!(containers_of(&session), Vec::<String>::new());
+
+    // A resume with the container gone fails clearly (Blaise then starts afresh).
+    let mut resume = w.instance(plug_setup, &session, RunKind::Resume).await;
+    let err = resume.on_resume().await.unwrap_err().to_string();
+    assert!(err.contains("box") && err.contains("is gone"), "{err}");
+}
+
+#[tokio::test]
+async fn bad_config_fails_on_start_naming_the_plug_and_the_field() {
+    if !have(&["docker"]) {
+        return;
+    }
+    let w = World::new();
+    let docker = w.host.load(&plug("plugs/docker")).await.unwrap();
+    let ws = w.workspace.to_string_lossy().into_owned();
+    let cases = [
+        (
+            json!({ "image": "blaise-test/no-such-image:1" }),
+            "with.image",
+            "unknown image",
+        ),
+        (
+            json!({ "image": agent_image(), "mounts": [format!("/tmp:{ws}")] }),
+            "with.mounts",
+            "conflicts with the session's workspace",
+        ),
+        (
+            json!({ "image": agent_image(), "network": "no-such-network" }),
+            "with.network",
+            "unknown network",
+        ),
+    ];
+    for (n, (config, field, words)) in cases.into_iter().enumerate() {
+        let session = format!("bad-{}-{n}", std::process::id());
+        let plug_setup = setup(
+            "my-docker",
+            &docker,
+            config.clone(),
+            allow_docker(),
+            Limits::default(),
+        );
+        let mut run = w.instance(plug_setup, &session, RunKind::Start).await;
+        let err = run.on_start().await.unwrap_err().to_string();
+        assert!(
+            err.contains("my-docker") && err.contains(field) && err.contains(words),
+            "{config}: {err}"
+        );
+        assert_eq!(
+            containers_of(&session),
+            Vec::<String>::new(),
+            "{config}: nothing left"
+        );
+    }
+}

@@ -1,0 +1,166 @@
+//! The sandbox plug against real bubblewrap: the agent runs inside it (no host
+//! files outside the workspace, no network, its own PID namespace), its
+//! private home survives a pause and is found again from the plug's state by
+//! another runner process, and is removed at teardown.
+
+use std::time::Duration;
+
+use blaise_control::model::IdlePolicy;
+use blaise_runner::host::bindings::RunKind;
+use blaise_runner::host::{Allow, Limits};
+use blaise_tests::blaise::{Stage, script_agent, settings};
+use blaise_tests::tools::have;
+use blaise_tests::{World, plug, setup};
+use serde_json::json;
+
+const MINUTE: Duration = Duration::from_secs(60);
+
+fn homes(data: &std::path::Path) -> Vec<String> {
+    std::fs::read_dir(data.join("plug-storage/sandbox/homes"))
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_agent_runs_sandboxed_with_a_private_home_that_survives_pauses() {
+    if !have(&["bwrap"]) {
+        return;
+    }
+    let s = Stage::new(settings(1_500, IdlePolicy::Pause)).await;
+    let outside = s.path().join("host-only.txt");
+    std::fs::write(&outside, "host secret").unwrap();
+    s.configure(&format!(
+        "  - id: sandbox\n    source: {}\n    with:\n      read_only: [{}]\n    allow:\n      exec: [bwrap]\n      storage: true\n",
+        plug("plugs/sandbox").display(),
+        script_agent().parent().unwrap().display(),
+    ));
+    let b = &s.blaise;
+    let runner = s.runner("box-1");
+    let port = b.url().rsplit(':').next().unwrap().to_owned();
+
+    let id = b
+        .new_session(
+            "script",
+            &format!(
+                "run echo \"pwd=$(pwd) home=$HOME pid1=$(cat /proc/1/comm) host=$(hostname)\"; cat {} || printf 'no-%s\\n' host-file; perl -MIO::Socket::INET -e 'IO::Socket::INET->new(PeerAddr => \"127.0.0.1:{port}\", Timeout => 2) ? print \"net-\", \"open\\n\" : printf \"no-%s\\n\", \"network\"'; echo private > ~/note; touch /usr/x 2>/dev/null || printf 'read-only-%s\\n' system",
+                outside.display(),
+            ),
+        )
+        .await;
+    let text = b.wait_for_text(&id, "read-only-system", MINUTE).await;
+    let view = b.show(&id).await;
+    let workspace = s.workspace(&view);
+    assert!(
+        text.contains(&format!(
+            "pwd={} home=/home/agent pid1=bwrap host=sandbox",
+            workspace.display()
+        )),
+        "the agent runs in the sandbox, in the workspace, with its own PID namespace:\n{text}"
+    );
+    assert!(
+        text.contains("no-host-file") && !text.contains("host secret"),
+        "{text}"
+    );
+    assert!(
+        text.contains("no-network") && !text.contains("reached"),
+        "{text}"
+    );
+    let made = homes(&s.data);
+    assert_eq!(made.len(), 2, "one home and its marker: {made:?}");
+
+    b.wait_for(&id, "the pause", MINUTE, |v| v["state"] == "paused")
+        .await;
+    // The sandbox id is in the plug's state, as Blaise keeps it.
+    let record = b.show(&id).await["plug_records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["plug_id"] == "sandbox")
+        .cloned()
+        .expect("the sandbox's record");
+    assert!(
+        record["keys"].to_string().contains("sandbox-id"),
+        "{record}"
+    );
+
+    // Another process resumes: the same home, found from the state.
+    runner.stop().await;
+    let runner = s.runner("box-2");
+    b.send(&id, "run echo \"note=$(cat ~/note)\"")
+        .await
+        .unwrap();
+    b.wait_for_text(&id, "note=private\n", MINUTE).await;
+    assert_eq!(homes(&s.data), made, "no second home");
+    b.wait_for(&id, "the second pause", MINUTE, |v| v["state"] == "paused")
+        .await;
+
+    // The teardown run, in yet another process, removes the home.
+    runner.stop().await;
+    b.close(&id).await.unwrap();
+    let runner = s.runner("box-3");
+    b.wait_for(&id, "the teardown", MINUTE, |v| {
+        v["environment"]["state"] == "torn_down"
+    })
+    .await;
+    assert_eq!(homes(&s.data), Vec::<String>::new(), "the home is removed");
+    runner.stop().await;
+}
+
+#[tokio::test]
+async fn bad_config_fails_on_start_naming_the_plug_and_the_field() {
+    if !have(&["bwrap"]) {
+        return;
+    }
+    let w = World::new();
+    let sandbox = w.host.load(&plug("plugs/sandbox")).await.unwrap();
+    let storage = Allow {
+        exec: vec!["bwrap".into()],
+        storage: true,
+        ..Allow::default()
+    };
+    let conflict = json!({ "read_only": ["/opt/tools"], "read_write": ["/opt/tools/"] });
+    let mut run = w
+        .instance(
+            setup("my-sandbox", &sandbox, conflict, storage, Limits::default()),
+            "s",
+            RunKind::Start,
+        )
+        .await;
+    let err = run.on_start().await.unwrap_err().to_string();
+    assert!(
+        err.contains("my-sandbox")
+            && err.contains("with.read_write")
+            && err.contains("also in `read_only`"),
+        "{err}"
+    );
+
+    // Without its storage granted it says which grant is missing.
+    let no_storage = Allow {
+        exec: vec!["bwrap".into()],
+        ..Allow::default()
+    };
+    let mut run = w
+        .instance(
+            setup(
+                "my-sandbox",
+                &sandbox,
+                json!({}),
+                no_storage,
+                Limits::default(),
+            ),
+            "s",
+            RunKind::Start,
+        )
+        .await;
+    let err = run.on_start().await.unwrap_err().to_string();
+    assert!(
+        err.contains("my-sandbox") && err.contains("storage: true"),
+        "{err}"
+    );
+    assert!(run.committed_state().is_empty(), "nothing recorded");
+}

@@ -6,36 +6,21 @@
 //! `BLAISE_REQUIRE_TOOLS=1` (set by `.ci/run`, which installs them all): there a
 //! missing tool fails the test.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::OnceLock;
 
-/// Whether `tool` works here (`git`, `docker`: a reachable daemon, `bwrap`: a
-/// sandbox can be made), with why not.
+use blaise_runner::cli::dev_tools::{self, Tool};
+
+/// Whether `tool` (`git`, `docker`, `bwrap`) works here, and if not, why.
 pub fn check(tool: &str) -> Result<(), String> {
-    let probe: &[&str] = match tool {
-        "git" => &["git", "--version"],
-        "docker" => &["docker", "info", "--format", "{{.ServerVersion}}"],
-        "bwrap" => &[
-            "bwrap",
-            "--unshare-all",
-            "--ro-bind",
-            "/",
-            "/",
-            "--",
-            "/bin/true",
-        ],
+    let tool = match tool {
+        "git" => Tool::Git,
+        "docker" => Tool::Docker,
+        "bwrap" => Tool::Bwrap,
         other => panic!("unknown tool {other}"),
     };
-    match Command::new(probe[0]).args(&probe[1..]).output() {
-        Err(e) => Err(format!("`{}` cannot be run: {e}", probe[0])),
-        Ok(o) if !o.status.success() => Err(format!(
-            "`{}` failed: {}",
-            probe.join(" "),
-            String::from_utf8_lossy(&o.stderr).trim()
-        )),
-        Ok(_) => Ok(()),
-    }
+    tool.check()
 }
 
 /// Whether every tool is there; if not, and the tools are not required, the
@@ -124,66 +109,14 @@ pub fn containers_labelled(label: &str) -> Vec<String> {
     out.lines().map(str::to_owned).collect()
 }
 
-/// A local image holding busybox and the script agent (with the libraries it
-/// links, at their host paths), so the agent can run inside a container. No
-/// registry is reachable: it is made with `docker import`. Tagged by the
-/// agent's content, built once.
+/// A local image holding busybox and the script agent, built once (see
+/// `blaise-runner dev`, which makes the same one).
 pub fn agent_image() -> String {
     static IMAGE: OnceLock<String> = OnceLock::new();
     IMAGE
         .get_or_init(|| {
-            let agent = crate::blaise::script_agent();
-            let bytes = std::fs::read(&agent).unwrap();
-            let digest = blaise_runner::host::compile_cache::sha256_hex(&bytes);
-            let tag = format!("blaise-test/agent:{}", &digest[..12]);
-            let have = Command::new("docker")
-                .args(["image", "inspect", &tag])
-                .output()
-                .is_ok_and(|o| o.status.success());
-            if !have {
-                build_agent_image(&agent, &tag);
-            }
-            tag
+            dev_tools::agent_image(&crate::blaise::script_agent())
+                .unwrap_or_else(|e| panic!("{e:#}"))
         })
         .clone()
-}
-
-fn build_agent_image(agent: &Path, tag: &str) {
-    let stage = tempfile::tempdir().unwrap();
-    let root = stage.path().join("rootfs");
-    for dir in ["bin", "tmp", "etc", "proc", "sys", "dev"] {
-        std::fs::create_dir_all(root.join(dir)).unwrap();
-    }
-    let busybox = ["/bin/busybox", "/usr/bin/busybox"]
-        .into_iter()
-        .map(PathBuf::from)
-        .find(|p| p.exists())
-        .expect("busybox (Debian: busybox-static) for the test image");
-    std::fs::copy(&busybox, root.join("bin/busybox")).unwrap();
-    for applet in sh(&root, &busybox.to_string_lossy(), &["--list"]).lines() {
-        let link = root.join("bin").join(applet);
-        if !link.exists() {
-            std::os::unix::fs::symlink("/bin/busybox", link).unwrap();
-        }
-    }
-    // The agent and the shared libraries it needs, at the same paths.
-    let mut files = vec![agent.to_path_buf()];
-    for line in sh(Path::new("/"), "ldd", &[&agent.to_string_lossy()]).lines() {
-        if let Some(path) = line.split_whitespace().find(|w| w.starts_with('/')) {
-            files.push(PathBuf::from(path));
-        }
-    }
-    for file in files {
-        let to = root.join(file.strip_prefix("/").unwrap());
-        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-        std::fs::copy(std::fs::canonicalize(&file).unwrap(), &to).unwrap();
-    }
-    std::fs::write(root.join("etc/passwd"), "root:x:0:0:root:/root:/bin/sh\n").unwrap();
-    let tar = stage.path().join("rootfs.tar");
-    sh(&root, "tar", &["-cf", &tar.to_string_lossy(), "."]);
-    sh(
-        Path::new("/"),
-        "docker",
-        &["import", &tar.to_string_lossy(), tag],
-    );
 }

@@ -13,6 +13,7 @@ use anyhow::{Context as _, Result, bail};
 use blaise_control::embedded::Embedded;
 use serde_json::{Value, json};
 
+use super::dev_tools::{self, Tool};
 use crate::daemon::{self, RunnerOptions};
 use crate::host::{HostOptions, PlugHost};
 
@@ -143,7 +144,8 @@ fn repository() -> PathBuf {
 }
 
 /// A `blaise.yml` for the script agent and the first-party plugs, built from
-/// this checkout.
+/// this checkout: the environment plugs whose tools work on this machine
+/// (saying which were skipped and why), and redaction.
 fn write_default_config(data_dir: &Path) -> Result<PathBuf> {
     let repo = repository();
     if !repo.join("Cargo.toml").is_file() {
@@ -153,18 +155,77 @@ fn write_default_config(data_dir: &Path) -> Result<PathBuf> {
         );
     }
     let agent = script_agent(&repo)?;
-    let redaction = super::build_plug(
-        &repo.join("plugs/redaction"),
-        Some(&repo.join("target/plugs")),
-    )?;
-    let path = data_dir.join("blaise.yml");
-    let text = format!(
-        "# Written by `blaise-runner dev`; edit a copy and pass it with --config.\n\
-         agent:\n  name: {AGENT}\n  command: [{agent}]\n\
-         plugs:\n  - id: redaction\n    source: {redaction}\n",
-        agent = yaml_string(&agent),
-        redaction = yaml_string(&redaction),
+    let build = |name: &str| {
+        super::build_plug(
+            &repo.join("plugs").join(name),
+            Some(&repo.join("target/plugs")),
+        )
+    };
+    let mut plugs = String::new();
+    let mut skipped = Vec::new();
+    let mut usable = |tool: Tool| match tool.check() {
+        Ok(()) => true,
+        Err(why) => {
+            skipped.push(format!("{} ({why})", tool.name()));
+            false
+        }
+    };
+    let (git, bwrap, docker) = (usable(Tool::Git), usable(Tool::Bwrap), usable(Tool::Docker));
+    let image = if docker {
+        match dev_tools::agent_image(&agent) {
+            Ok(image) => Some(image),
+            Err(e) => {
+                skipped.push(format!("docker (no image for the agent: {e:#})"));
+                None
+            }
+        }
+    } else {
+        None
+    };
+    if git {
+        plugs += &format!(
+            "  # The session's repository (this one) cloned into its workspace.\n  - id: checkout\n    source: {}\n    with: {{ repo: {} }}\n    allow: {{ exec: [git] }}\n",
+            yaml_string(&build("checkout")?),
+            yaml_string(&repo),
+        );
+    }
+    if bwrap {
+        let mut writable = String::new();
+        if image.is_some() {
+            // Here the sandbox wraps the docker client, which needs its socket.
+            writable = ", read_write: [/var/run/docker.sock]".into();
+        }
+        plugs += &format!(
+            "  # The agent in bubblewrap: read-only system, no network, a private home.\n  - id: sandbox\n    source: {}\n    with: {{ read_only: [{}]{writable} }}\n    allow: {{ exec: [bwrap], storage: true }}\n",
+            yaml_string(&build("sandbox")?),
+            yaml_string(agent.parent().context("the agent is in a directory")?),
+        );
+    }
+    if let Some(image) = &image {
+        plugs += &format!(
+            "  # A container per session; the agent runs inside it.\n  - id: docker\n    source: {}\n    with: {{ image: {image} }}\n    allow: {{ exec: [docker] }}\n",
+            yaml_string(&build("docker")?),
+        );
+    }
+    plugs += &format!(
+        "  # Masks secrets in everything the agent says.\n  - id: redaction\n    source: {}\n",
+        yaml_string(&build("redaction")?),
     );
+    let mut text =
+        String::from("# Written by `blaise-runner dev`; edit a copy and pass it with --config.\n");
+    for skip in &skipped {
+        text += &format!("# skipped: {skip}\n");
+    }
+    text += &format!(
+        "agent:\n  name: {AGENT}\n  command: [{agent}]\nplugs:\n{plugs}",
+        agent = yaml_string(&agent),
+    );
+    if skipped.is_empty() {
+        println!("  plugs:          checkout, sandbox, docker, redaction");
+    } else {
+        println!("  skipped plugs:  {}", skipped.join("; "));
+    }
+    let path = data_dir.join("blaise.yml");
     std::fs::write(&path, text)?;
     Ok(path)
 }

@@ -3,6 +3,7 @@
 mod build;
 mod check;
 mod dev;
+pub mod dev_tools;
 mod inspect;
 mod new;
 

@@ -5,7 +5,8 @@
 //! deadline, whichever comes first.
 
 use std::process::Stdio;
-use std::time::Instant;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command as TokioCommand;
@@ -15,6 +16,16 @@ use super::ctx::PlugCtx;
 
 /// Most bytes of stdout (and of stderr) kept from one program run.
 const MAX_OUTPUT: usize = 16 << 20;
+
+/// Time spent waiting for plugs' programs in this process (a run is one
+/// process): what the run's wall time owes to git, docker, bwrap… rather than
+/// to the host.
+static IN_PROGRAMS_US: AtomicU64 = AtomicU64::new(0);
+
+/// The total time plugs' programs have run in this process so far.
+pub fn time_in_programs() -> Duration {
+    Duration::from_micros(IN_PROGRAMS_US.load(Ordering::Relaxed))
+}
 
 impl Host for PlugCtx {
     async fn run(&mut self, cmd: Command) -> Result<Output, ProcessError> {
@@ -41,6 +52,7 @@ impl Host for PlugCtx {
             .stderr(Stdio::piped())
             .kill_on_drop(true);
         tracing::debug!(plug = %self.label.plug_id, session = %self.label.session_id, argv = ?cmd.argv, "exec");
+        let _count = CountTime(Instant::now());
         let mut child = child
             .spawn()
             .map_err(|e| ProcessError::SpawnFailed(format!("`{program}`: {e}")))?;
@@ -111,5 +123,16 @@ pub(crate) fn list_or_none(items: &[String]) -> String {
         "none".into()
     } else {
         items.join(", ")
+    }
+}
+
+/// Adds the time since its start to [`time_in_programs`] when dropped (on every
+/// way out of a program run).
+struct CountTime(Instant);
+
+impl Drop for CountTime {
+    fn drop(&mut self) {
+        let us = self.0.elapsed().as_micros() as u64;
+        IN_PROGRAMS_US.fetch_add(us, Ordering::Relaxed);
     }
 }

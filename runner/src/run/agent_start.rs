@@ -69,7 +69,8 @@ pub async fn run(ctx: RunContext) -> anyhow::Result<Outcome> {
         .ok()
         .and_then(|t| t.parse::<u128>().ok())
         .map(|t| crate::daemon::unix_micros().saturating_sub(t));
-    tracing::info!(argv = ?command.argv, cwd = %command.cwd.display(), host_overhead_us = since_accepted, "launching the agent");
+    let programs_us = crate::host::process::time_in_programs().as_micros();
+    tracing::info!(argv = ?command.argv, cwd = %command.cwd.display(), host_overhead_us = since_accepted, programs_us, "launching the agent");
     let launched = tokio::time::timeout(LAUNCH_TIMEOUT, Agent::launch(command, events_tx))
         .await
         .unwrap_or_else(|_| {

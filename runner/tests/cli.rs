@@ -66,7 +66,7 @@ fn inspect_shows_the_redaction_plug() {
         .collect();
     // A component imports only what it uses: redaction never runs programs,
     // makes requests or keeps state, and `inspect` shows it.
-    assert!(imports.contains(&"blaise:plug/types@0.1.0"), "{imports:?}");
+    assert!(imports.contains(&"blaise:plug/types@0.2.0"), "{imports:?}");
     assert!(imports.contains(&"wasi:cli/stderr@0.2.6"), "{imports:?}");
     for absent in [
         "blaise:plug/process",
@@ -105,7 +105,7 @@ fn check_accepts_a_good_file_and_prints_the_chain() {
     );
     assert!(ok, "{stderr}");
     assert!(
-        stdout.contains("redact  redaction 0.1.0  0.1.0     no        yes"),
+        stdout.contains("redact  redaction 0.1.0  0.2.0     no        yes"),
         "{stdout}"
     );
     assert!(stdout.contains("startup check passed"), "{stdout}");

@@ -385,3 +385,81 @@ async fn sockets_and_the_runners_environment_are_out_of_reach() {
         "{err}"
     );
 }
+
+#[tokio::test]
+async fn secrets_need_both_keys_and_are_masked_in_what_the_plug_says() {
+    use blaise_runner::host::grants::SecretSource;
+    let w = World::new();
+    let value = "s3cr3t-Value-4f1a9c";
+    let file = w.tmp.path().join("secret");
+    std::fs::write(&file, format!("{value}\n")).unwrap();
+    let allow = Allow {
+        secrets: [
+            ("probe-secret".into(), SecretSource::File(file)),
+            (
+                "missing-secret".into(),
+                SecretSource::Env("BLAISE_TEST_UNSET_VARIABLE".into()),
+            ),
+        ]
+        .into(),
+        ..Allow::default()
+    };
+
+    // Granted and asked: read; the plug logs it and fails with it; both masked.
+    let (logs, _guard) = blaise_tests::LogCapture::start();
+    let err = attack(
+        &w,
+        json!([{"secret": "probe-secret"}]),
+        allow.clone(),
+        Limits::default(),
+    )
+    .await
+    .to_string();
+    assert!(
+        err.contains("failing with [REDACTED:secret] in the message"),
+        "{err}"
+    );
+    let logs = logs.text();
+    assert!(logs.contains("the secret is [REDACTED:secret]"), "{logs}");
+    assert!(
+        !err.contains(value) && !logs.contains(value),
+        "{err}\n{logs}"
+    );
+
+    // Asked, not granted.
+    let err = attack(
+        &w,
+        json!([{"secret": "probe-secret"}]),
+        Allow::default(),
+        Limits::default(),
+    )
+    .await
+    .to_string();
+    assert!(
+        err.contains("`probe-secret` is not granted to this plug"),
+        "{err}"
+    );
+    // Granted by the operator but never asked for by the plug.
+    let err = attack(
+        &w,
+        json!([{"secret": "other"}]),
+        allow.clone(),
+        Limits::default(),
+    )
+    .await
+    .to_string();
+    assert!(err.contains("`other` is not granted"), "{err}");
+    // Granted, but its source is empty: unavailable, with where it was looked for.
+    let err = attack(
+        &w,
+        json!([{"secret": "missing-secret"}]),
+        allow,
+        Limits::default(),
+    )
+    .await
+    .to_string();
+    assert!(
+        err.contains("BLAISE_TEST_UNSET_VARIABLE` is not set"),
+        "{err}"
+    );
+}

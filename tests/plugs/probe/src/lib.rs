@@ -48,6 +48,9 @@ enum Action {
     TcpConnect(String),
     /// Reads an environment variable of the plug's own process.
     EnvVar(String),
+    /// Reads a granted secret, logs it and fails with it in the message (the
+    /// runner must mask it in both).
+    Secret(String),
     Spin,
     AllocMb(u64),
     Recurse,
@@ -109,6 +112,13 @@ fn run(ctx: &Context, actions: &[Action], hook: &str) -> Result<Contribution, Pl
                 let value = std::env::var(name)
                     .map_err(|e| PlugError::new(format!("no environment variable {name}: {e}")))?;
                 c = c.env(name.clone(), value);
+            }
+            Action::Secret(name) => {
+                let value = blaise_plug::secrets::get(name)?;
+                blaise_plug::log::info(format!("the secret is {value}"));
+                return Err(PlugError::new(format!(
+                    "failing with {value} in the message"
+                )));
             }
             Action::Spin => {
                 let mut x: u64 = 0;
@@ -174,6 +184,7 @@ impl Plug for Probe {
             .config_schema(r#"{"type":"object","properties":{"filter_tag":{"type":"string"},"filter_log":{"type":"boolean"},"filter_panic_on":{"type":"string"}}}"#)
             .exec(&["echo", "sh"])
             .http(&["127.0.0.1"])
+            .secrets(&["probe-secret", "missing-secret"])
             .build()
     }
 

@@ -483,6 +483,28 @@ async fn dev_runs_the_embedded_default_and_answers_a_message() {
         seen.iter().any(|l| l.starts_with("session ses_")),
         "{seen:?}"
     );
+    // It says which environment plugs it took, and which it skipped and why.
+    let mut expected = vec!["checkout", "sandbox", "docker", "redaction"];
+    let mut skipped = String::new();
+    for (tool, plug) in [
+        ("git", "checkout"),
+        ("bwrap", "sandbox"),
+        ("docker", "docker"),
+    ] {
+        if let Err(why) = blaise_tests::tools::check(tool) {
+            expected.retain(|p| *p != plug);
+            skipped = why;
+        }
+    }
+    let plugs = format!("  plugs:          {}", expected.join(", "));
+    assert!(seen.contains(&plugs), "{plugs:?} in {seen:?}");
+    assert!(
+        skipped.is_empty()
+            || seen
+                .iter()
+                .any(|l| l.starts_with("  skipped:") && l.contains(&skipped)),
+        "the reason for skipping: {skipped:?} in {seen:?}"
+    );
     let workspaces = data.join("workspaces");
     assert_eq!(
         std::fs::read_dir(&workspaces).unwrap().count(),

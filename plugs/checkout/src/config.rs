@@ -58,20 +58,7 @@ impl Config {
                 ),
             ));
         }
-        let relative = std::path::Path::new(&config.path);
-        if relative.is_absolute()
-            || relative
-                .components()
-                .any(|c| !matches!(c, std::path::Component::Normal(_)))
-        {
-            return Err(PlugError::field(
-                "path",
-                format!(
-                    "`{}` must be a plain relative path inside the workspace",
-                    config.path
-                ),
-            ));
-        }
+        check_path(&config.path)?;
         if config.repo.starts_with('-') || is_relative_local(&config.repo) {
             return Err(PlugError::field(
                 "repo",
@@ -83,7 +70,19 @@ impl Config {
 
     /// Where the clone lives.
     pub fn dir(&self, ctx: &Context) -> String {
-        format!("{}/{}", ctx.workspace.trim_end_matches('/'), self.path)
+        in_workspace(ctx, &self.path)
+    }
+
+    /// Where the clone lives, from `path` alone: a teardown must work even
+    /// when the rest of the config has changed since the start.
+    pub fn dir_only(ctx: &Context) -> Result<String, PlugError> {
+        let config: serde_json::Value = ctx.config()?;
+        let path = config
+            .get("path")
+            .and_then(|p| p.as_str())
+            .unwrap_or("repo");
+        check_path(path)?;
+        Ok(in_workspace(ctx, path))
     }
 
     /// The repository as git should be given it: git ignores `--depth` for a
@@ -95,6 +94,25 @@ impl Config {
             self.repo.clone()
         }
     }
+}
+
+fn in_workspace(ctx: &Context, path: &str) -> String {
+    format!("{}/{path}", ctx.workspace.trim_end_matches('/'))
+}
+
+fn check_path(path: &str) -> Result<(), PlugError> {
+    let relative = std::path::Path::new(path);
+    if relative.is_absolute()
+        || relative
+            .components()
+            .any(|c| !matches!(c, std::path::Component::Normal(_)))
+    {
+        return Err(PlugError::field(
+            "path",
+            format!("`{path}` must be a plain relative path inside the workspace"),
+        ));
+    }
+    Ok(())
 }
 
 fn is_relative_local(repo: &str) -> bool {

@@ -70,9 +70,7 @@ impl Plug for Checkout {
     }
 
     fn on_teardown(ctx: &Context, _info: &TeardownInfo) -> Result<(), PlugError> {
-        // The config may have changed since the start; the path is all we need.
-        let config = Config::read(ctx)?;
-        remove(&config.dir(ctx))
+        remove(&Config::dir_only(ctx)?)
     }
 }
 

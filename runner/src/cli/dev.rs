@@ -29,9 +29,12 @@ pub async fn run(
 ) -> Result<ExitCode> {
     std::fs::create_dir_all(&data_dir)?;
     let data_dir = data_dir.canonicalize()?;
-    let config = match config {
-        Some(config) => config,
-        None => write_default_config(&data_dir)?,
+    let (config, plugs) = match config {
+        Some(config) => (config, None),
+        None => {
+            let (config, plugs) = write_default_config(&data_dir)?;
+            (config, Some(plugs))
+        }
     };
     let embedded = Embedded::start(&data_dir.join("blaise.db"), listen, Default::default()).await?;
     embedded.set_agent(AGENT, Default::default())?;
@@ -45,6 +48,9 @@ pub async fn run(
         embedded.admin_token, embedded.url
     );
     println!("  runner config:  {}", config.display());
+    if let Some(plugs) = plugs {
+        println!("{plugs}");
+    }
 
     let runner = RunnerOptions {
         url: embedded.url.clone(),
@@ -145,8 +151,9 @@ fn repository() -> PathBuf {
 
 /// A `blaise.yml` for the script agent and the first-party plugs, built from
 /// this checkout: the environment plugs whose tools work on this machine
-/// (saying which were skipped and why), and redaction.
-fn write_default_config(data_dir: &Path) -> Result<PathBuf> {
+/// (saying which were skipped and why), and redaction. Returns the file and
+/// a line saying which plugs it has.
+fn write_default_config(data_dir: &Path) -> Result<(PathBuf, String)> {
     let repo = repository();
     if !repo.join("Cargo.toml").is_file() {
         bail!(
@@ -162,6 +169,7 @@ fn write_default_config(data_dir: &Path) -> Result<PathBuf> {
         )
     };
     let mut plugs = String::new();
+    let mut included = Vec::new();
     let mut skipped = Vec::new();
     let mut usable = |tool: Tool| match tool.check() {
         Ok(()) => true,
@@ -188,6 +196,7 @@ fn write_default_config(data_dir: &Path) -> Result<PathBuf> {
             yaml_string(&build("checkout")?),
             yaml_string(&repo),
         );
+        included.push("checkout");
     }
     if bwrap {
         let mut writable = String::new();
@@ -200,17 +209,20 @@ fn write_default_config(data_dir: &Path) -> Result<PathBuf> {
             yaml_string(&build("sandbox")?),
             yaml_string(agent.parent().context("the agent is in a directory")?),
         );
+        included.push("sandbox");
     }
     if let Some(image) = &image {
         plugs += &format!(
             "  # A container per session; the agent runs inside it.\n  - id: docker\n    source: {}\n    with: {{ image: {image} }}\n    allow: {{ exec: [docker] }}\n",
             yaml_string(&build("docker")?),
         );
+        included.push("docker");
     }
     plugs += &format!(
         "  # Masks secrets in everything the agent says.\n  - id: redaction\n    source: {}\n",
         yaml_string(&build("redaction")?),
     );
+    included.push("redaction");
     let mut text =
         String::from("# Written by `blaise-runner dev`; edit a copy and pass it with --config.\n");
     for skip in &skipped {
@@ -220,14 +232,13 @@ fn write_default_config(data_dir: &Path) -> Result<PathBuf> {
         "agent:\n  name: {AGENT}\n  command: [{agent}]\nplugs:\n{plugs}",
         agent = yaml_string(&agent),
     );
-    if skipped.is_empty() {
-        println!("  plugs:          checkout, sandbox, docker, redaction");
-    } else {
-        println!("  skipped plugs:  {}", skipped.join("; "));
+    let mut summary = format!("  plugs:          {}", included.join(", "));
+    if !skipped.is_empty() {
+        summary += &format!("\n  skipped:        {}", skipped.join("; "));
     }
     let path = data_dir.join("blaise.yml");
     std::fs::write(&path, text)?;
-    Ok(path)
+    Ok((path, summary))
 }
 
 /// The script agent binary, next to this one or built with cargo.

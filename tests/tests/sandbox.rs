@@ -164,3 +164,68 @@ async fn bad_config_fails_on_start_naming_the_plug_and_the_field() {
     );
     assert!(run.committed_state().is_empty(), "nothing recorded");
 }
+
+#[tokio::test]
+async fn a_home_whose_id_never_reached_the_state_is_still_torn_down() {
+    if !have(&["bwrap"]) {
+        return;
+    }
+    use blaise_runner::host::PlugInstance;
+    use blaise_runner::host::bindings::TeardownInfo;
+    use blaise_runner::state_store::MemoryStateStore;
+    let w = World::new();
+    let sandbox = w.host.load(&plug("plugs/sandbox")).await.unwrap();
+    let allow = Allow {
+        exec: vec!["bwrap".into()],
+        storage: true,
+        ..Allow::default()
+    };
+    let plug_setup = setup(
+        "sandbox",
+        &sandbox,
+        json!({ "network": true }),
+        allow,
+        Limits::default(),
+    );
+    let mut start = w
+        .instance(plug_setup.clone(), "s-crash", RunKind::Start)
+        .await;
+    let launch = start.on_start().await.unwrap();
+    assert!(
+        launch.command_prefix.contains(&"--share-net".to_string()),
+        "network: true shares it"
+    );
+    let homes = w.tmp.path().join("plug-storage/sandbox/homes");
+    assert_eq!(
+        std::fs::read_dir(&homes).unwrap().count(),
+        2,
+        "a home and its marker"
+    );
+
+    // Another session's sandbox, which must survive.
+    let mut other = w
+        .instance(plug_setup.clone(), "s-other", RunKind::Start)
+        .await;
+    other.on_start().await.unwrap();
+
+    // The runner died before the state was written: the teardown starts from none.
+    let no_state = blaise_tests::run(
+        "s-crash",
+        RunKind::Teardown,
+        &w.workspace,
+        std::sync::Arc::new(MemoryStateStore::default()),
+    );
+    let mut teardown = PlugInstance::new(&w.host, plug_setup, no_state)
+        .await
+        .unwrap();
+    let info = TeardownInfo {
+        reason: "closed".into(),
+        right_after_pause: false,
+    };
+    teardown.on_teardown(info).await.unwrap();
+    assert_eq!(
+        std::fs::read_dir(&homes).unwrap().count(),
+        0,
+        "found by its marker and removed"
+    );
+}

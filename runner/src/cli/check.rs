@@ -78,21 +78,15 @@ fn print_table(plugs: &[ResolvedPlug]) {
         .map(|p| {
             let plug = p.loaded();
             let info = &plug.info;
-            let grants: Vec<String> = p
-                .grants
-                .effective
+            let effective = &p.grants.effective;
+            let grants: Vec<String> = effective
                 .exec
                 .0
                 .iter()
                 .map(|e| format!("exec:{e}"))
-                .chain(
-                    p.grants
-                        .effective
-                        .http
-                        .0
-                        .iter()
-                        .map(|h| format!("http:{h}")),
-                )
+                .chain(effective.http.0.iter().map(|h| format!("http:{h}")))
+                .chain(effective.secrets.0.keys().map(|s| format!("secret:{s}")))
+                .chain(effective.storage.then(|| "storage".to_string()))
                 .collect();
             [
                 p.setup.id.clone(),

@@ -26,6 +26,7 @@ dockerd_start() {
     return 0
   fi
   mkdir -p "$CI_DOCKER_ROOT" "$CI_DOCKER_EXEC"
+  CI_STARTED_DOCKERD=1
   # No bridge and no iptables rules: the tests use `--network none`, and
   # nothing is left on the host's network when the daemon stops.
   dockerd --data-root "$CI_DOCKER_ROOT" --exec-root "$CI_DOCKER_EXEC" \
@@ -45,7 +46,8 @@ dockerd_start() {
 }
 
 dockerd_stop() {
-  [ -f "$CI_DOCKER_PID" ] || return 0
+  # Only the daemon this script started; one that was running stays.
+  [ "${CI_STARTED_DOCKERD:-}" = 1 ] && [ -f "$CI_DOCKER_PID" ] || return 0
   local pid
   pid=$(cat "$CI_DOCKER_PID")
   # Containers the tests may have left would show up here; the tests check

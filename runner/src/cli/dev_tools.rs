@@ -53,9 +53,12 @@ impl Tool {
 }
 
 /// An image holding busybox and `agent` (with the shared libraries it links,
-/// at their host paths), tagged by the agent's content; built unless present.
+/// at their host paths), tagged by the agent's path and content (the path is
+/// where `agent.command` finds it); built unless present.
 pub fn agent_image(agent: &Path) -> Result<String> {
-    let bytes = std::fs::read(agent).with_context(|| format!("reading {}", agent.display()))?;
+    let mut bytes = agent.as_os_str().as_encoded_bytes().to_vec();
+    bytes.push(0);
+    bytes.extend(std::fs::read(agent).with_context(|| format!("reading {}", agent.display()))?);
     let digest = crate::host::compile_cache::sha256_hex(&bytes);
     let tag = format!("blaise-dev/agent:{}", &digest[..12]);
     let present = Command::new("docker")

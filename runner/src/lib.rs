@@ -9,6 +9,7 @@ pub mod cli;
 pub mod config;
 pub mod contract;
 pub mod daemon;
+pub mod distribution;
 pub mod host;
 pub mod protocol;
 pub mod run;

@@ -11,7 +11,7 @@ fn main() -> ExitCode {
     blaise_runner::cli::init_tracing(if quiet {
         "warn"
     } else {
-        "warn,blaise_runner=info"
+        "warn,blaise_runner=info,sigstore=error"
     });
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,

@@ -144,6 +144,7 @@ impl Default for World {
 pub mod blaise;
 pub mod git_http;
 pub mod tools;
+pub mod registry;
 
 /// Collects what `tracing` writes on this thread while its guard lives.
 #[derive(Clone, Default)]

@@ -1,11 +1,18 @@
 //! The `blaise-runner` command line: argument parsing here, the work in the library.
 
+mod add;
 mod build;
 mod check;
 mod dev;
 pub mod dev_tools;
+mod index;
 mod inspect;
+mod keygen;
+mod lock;
 mod new;
+mod pull;
+mod push;
+mod search;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -121,6 +128,74 @@ pub enum PlugCommand {
         /// The plug's name; the crate is created in a directory of that name.
         name: String,
     },
+    /// Publish a built plug to an OCI registry as a Wasm artifact; prints its digest.
+    Push {
+        /// The component (`blaise-runner plug build` prints its path).
+        file: PathBuf,
+        /// Where to push it: `registry/name:tag`.
+        reference: String,
+        /// Sign the artifact (cosign format) with this private key (PEM).
+        #[arg(long, value_name = "KEY")]
+        sign: Option<PathBuf>,
+        /// The `org.opencontainers.image.source` annotation (the plug's repository).
+        #[arg(long, value_name = "URL")]
+        source_url: Option<String>,
+        /// The `org.opencontainers.image.licenses` annotation (SPDX).
+        #[arg(long, value_name = "SPDX")]
+        licenses: Option<String>,
+    },
+    /// Fetch a plug (OCI reference or URL) into the cache and verify it; prints its digest.
+    Pull {
+        /// `registry/name:tag`, `registry/name@sha256:…` or an https:// URL.
+        reference: String,
+    },
+    /// Resolve every plug of blaise.yml to a digest and write blaise.lock beside it.
+    Lock {
+        #[arg(long, default_value = "blaise.yml")]
+        config: PathBuf,
+    },
+    /// List the plugs of an index whose name or description contains TERM.
+    Search {
+        term: String,
+        /// The index: an https:// URL or a file.
+        #[arg(long, env = "BLAISE_INDEX")]
+        index: String,
+    },
+    /// Append a plug from the index to blaise.yml, pinned by digest, with the
+    /// grants it asks for written out for review.
+    Add {
+        /// `NAME` (the newest version this runner can run) or `NAME@VERSION`.
+        name: String,
+        /// The index: an https:// URL or a file.
+        #[arg(long, env = "BLAISE_INDEX")]
+        index: String,
+        #[arg(long, default_value = "blaise.yml")]
+        config: PathBuf,
+        /// The plug's id in blaise.yml (default: its name).
+        #[arg(long)]
+        id: Option<String>,
+    },
+    /// Maintain an index file.
+    Index {
+        #[command(subcommand)]
+        command: IndexCommand,
+    },
+    /// Make a signing key pair: NAME.key (private) and NAME.pub.
+    Keygen { name: PathBuf },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum IndexCommand {
+    /// Add (or update) the version of a pushed plug in an index file.
+    Add {
+        /// The index file (created if missing).
+        index_file: PathBuf,
+        /// The pushed artifact: `registry/name:tag`.
+        reference: String,
+        /// The publisher's public key (PEM), recorded for `plug add`.
+        #[arg(long, value_name = "PUB")]
+        key: Option<PathBuf>,
+    },
 }
 
 pub async fn run(cli: Cli) -> Result<ExitCode> {
@@ -191,6 +266,48 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             }
             PlugCommand::Test { dir } => build::test_plug(&dir),
             PlugCommand::New { name } => new::run(&name),
+            PlugCommand::Push {
+                file,
+                reference,
+                sign,
+                source_url,
+                licenses,
+            } => {
+                let push_options = push::PushOptions {
+                    sign: sign.as_deref(),
+                    source_url,
+                    licenses,
+                };
+                push::run(&PlugHost::new(&options)?, &file, &reference, push_options).await
+            }
+            PlugCommand::Pull { reference } => {
+                pull::run(&PlugHost::new(&options)?, &reference).await
+            }
+            PlugCommand::Lock { config } => lock::run(&PlugHost::new(&options)?, &config).await,
+            PlugCommand::Search { term, index } => search::run(&term, &index).await,
+            PlugCommand::Add {
+                name,
+                index,
+                config,
+                id,
+            } => add::run(&name, &index, &config, id).await,
+            PlugCommand::Index {
+                command:
+                    IndexCommand::Add {
+                        index_file,
+                        reference,
+                        key,
+                    },
+            } => {
+                index::add(
+                    &PlugHost::new(&options)?,
+                    &index_file,
+                    &reference,
+                    key.as_deref(),
+                )
+                .await
+            }
+            PlugCommand::Keygen { name } => keygen::run(&name),
         },
     }
 }

@@ -22,4 +22,6 @@ mod timing;
 
 pub use error::ConfigError;
 pub use parse::{AgentConfig, Config, ConfigFile, LimitOverrides, PlugEntry};
-pub use resolve::{ConfigCheck, ResolvedPlug, cannot_resume, resolve, resolve_with};
+pub use resolve::{
+    ConfigCheck, LockUse, ResolvedPlug, cannot_resume, resolve, resolve_plugs, resolve_with,
+};

@@ -18,6 +18,11 @@ pub struct Config {
     pub agent: AgentConfig,
     #[serde(default)]
     pub plugs: Vec<PlugEntry>,
+    /// Public keys (PEM files, relative to this file): every plug from a
+    /// registry or a URL must be signed by one of them. A plug's own
+    /// `signed_by` replaces this list for that plug; local files are exempt.
+    #[serde(default)]
+    pub signed_by: Vec<String>,
 }
 
 /// How to start the agent (any program that speaks ACP over stdio).
@@ -41,8 +46,17 @@ pub struct PlugEntry {
     /// The plug's id: the key of its persisted state. Unique in the file.
     #[serde(deserialize_with = "plug_id")]
     pub id: String,
-    /// Where the component is: a path, relative to `blaise.yml`.
+    /// Where the component is: a path (relative to `blaise.yml`), an
+    /// `https://` URL, or an OCI reference (`registry/name:tag`, `…@sha256:…`).
     pub source: String,
+    /// The component's (or OCI artifact's) `sha256:` digest: what is
+    /// downloaded must match it.
+    #[serde(default)]
+    pub digest: Option<String>,
+    /// Public keys (PEM files, relative to this file), one of which must have
+    /// signed the plug (cosign format; OCI sources only).
+    #[serde(default)]
+    pub signed_by: Vec<String>,
     /// The plug's config, checked against the schema it describes.
     #[serde(default)]
     pub with: Option<serde_json::Value>,

@@ -1,11 +1,15 @@
 //! From `blaise.yml` to a plug chain ready to run: every plug loaded, its
 //! `with:` config checked against its schema, its grants and limits computed.
 
-use std::path::PathBuf;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::error::ConfigError;
 use super::parse::ConfigFile;
+use crate::distribution::signature::TrustedKey;
+use crate::distribution::{
+    Digest, Freshness, Locator, LockFile, PlugCache, Source, Wanted, locate::LocateError,
+};
 use crate::host::{GrantReport, Limits, PlugHost, PlugSetup, grants};
 use crate::units::format_size;
 
@@ -13,6 +17,9 @@ use crate::units::format_size;
 pub struct ResolvedPlug {
     pub setup: Arc<PlugSetup>,
     pub grants: GrantReport,
+    /// What it resolved to (what `blaise.lock` records): the OCI manifest's
+    /// digest for a registry plug, the component's otherwise.
+    pub digest: Digest,
 }
 
 impl ResolvedPlug {
@@ -43,24 +50,128 @@ pub enum ConfigCheck {
     AlreadyChecked,
 }
 
+/// Whether `blaise.lock` is held against the plugs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LockUse {
+    /// Refuse a plug whose digest differs from the lock (when there is one).
+    Enforce,
+    /// Resolve afresh (`blaise-runner plug lock` writing a new lock).
+    Ignore,
+}
+
 /// Loads and checks every plug of the file, in declaration order.
 pub async fn resolve(file: &ConfigFile, host: &PlugHost) -> Result<Vec<ResolvedPlug>, ConfigError> {
     resolve_with(file, host, ConfigCheck::Check).await
 }
 
-/// Like [`resolve`], trusting an earlier check of the same file's configs.
+/// Like [`resolve`], trusting an earlier check of the same file: its configs
+/// are not checked again, and its locked plugs are taken from the cache
+/// without asking registries what their tags point to now.
 pub async fn resolve_with(
     file: &ConfigFile,
     host: &PlugHost,
     config_check: ConfigCheck,
 ) -> Result<Vec<ResolvedPlug>, ConfigError> {
+    resolve_plugs(file, host, config_check, LockUse::Enforce).await
+}
+
+/// The whole resolution, with the lock enforced or not.
+pub async fn resolve_plugs(
+    file: &ConfigFile,
+    host: &PlugHost,
+    config_check: ConfigCheck,
+    lock_use: LockUse,
+) -> Result<Vec<ResolvedPlug>, ConfigError> {
+    let whole_file = |message: String| ConfigError {
+        file: file.path.clone(),
+        line: 0,
+        column: 0,
+        message,
+    };
+    let lock_path = LockFile::path_for(&file.path);
+    let lock = match lock_use {
+        LockUse::Enforce => LockFile::read(&lock_path).map_err(|e| whole_file(format!("{e:#}")))?,
+        LockUse::Ignore => None,
+    };
+    let cache = PlugCache::open(host.cache_dir()).map_err(|e| whole_file(format!("{e:#}")))?;
+    let locator = Locator {
+        cache: &cache,
+        lock: lock.as_ref(),
+        lock_path: &lock_path,
+        dir: file.dir(),
+        freshness: match config_check {
+            ConfigCheck::Check => Freshness::AskRegistry,
+            ConfigCheck::AlreadyChecked => Freshness::TrustLock,
+        },
+    };
+    let mut keys: HashMap<String, Arc<TrustedKey>> = HashMap::new();
     let mut resolved = Vec::with_capacity(file.config.plugs.len());
     for (index, entry) in file.config.plugs.iter().enumerate() {
-        let path = source_path(file, &entry.source);
+        let is_path = matches!(Source::parse(&entry.source), Ok(Source::Path(_)));
+        if is_path && !entry.signed_by.is_empty() {
+            return Err(file.plug_error(
+                index,
+                "signed_by",
+                "signatures are checked for plugs from an OCI registry; this source is a local file".into(),
+            ));
+        }
+        let key_names = match (&entry.signed_by, is_path) {
+            (own, _) if !own.is_empty() => own,
+            (_, false) => &file.config.signed_by,
+            (_, true) => &Vec::new(),
+        };
+        let mut plug_keys = Vec::with_capacity(key_names.len());
+        for name in key_names {
+            let key = match keys.get(name) {
+                Some(key) => key.clone(),
+                None => {
+                    let key = TrustedKey::read(&Source::path_in(name.as_ref(), file.dir()))
+                        .map_err(|e| file.plug_error(index, "signed_by", format!("{e:#}")))?;
+                    keys.entry(name.clone()).or_insert(Arc::new(key)).clone()
+                }
+            };
+            plug_keys.push(key);
+        }
+        let plug_keys: Vec<&TrustedKey> = plug_keys.iter().map(|k| k.as_ref()).collect();
+        let located = locator
+            .locate(&Wanted {
+                id: &entry.id,
+                source: &entry.source,
+                digest: entry.digest.as_deref(),
+                keys: &plug_keys,
+            })
+            .await
+            .map_err(|LocateError { key, message }| file.plug_error(index, key, message))?;
         let plug = host
-            .load(&path)
+            .load(&located.path)
             .await
             .map_err(|e| file.plug_error(index, "source", format!("{e:#}")))?;
+        let actual = Digest::from_hex(&plug.sha256);
+        if let Some(expected) = &located.component
+            && *expected != actual
+        {
+            let message = if is_path && entry.digest.is_some() {
+                format!(
+                    "{} has digest {actual}, not the pinned {expected}",
+                    located.path.display()
+                )
+            } else if is_path {
+                format!(
+                    "{} has digest {actual}, but {} has {expected}: the file changed since it was locked; run `blaise-runner plug lock` to update the lock",
+                    located.path.display(),
+                    lock_path.display()
+                )
+            } else {
+                // The cache holds only checked files: this one was changed on disk.
+                let _ = std::fs::remove_file(&located.path);
+                format!(
+                    "the cached {} has digest {actual}, not {expected}: it was changed on disk and is removed; run the command again to download it",
+                    located.path.display()
+                )
+            };
+            return Err(file.plug_error(index, "source", message));
+        }
+        let digest = located.digest.unwrap_or(actual);
 
         let config = entry.with.clone().unwrap_or(serde_json::json!({}));
         if config_check == ConfigCheck::Check {
@@ -101,18 +212,10 @@ pub async fn resolve_with(
         resolved.push(ResolvedPlug {
             setup: Arc::new(setup),
             grants: report,
+            digest,
         });
     }
     Ok(resolved)
-}
-
-fn source_path(file: &ConfigFile, source: &str) -> PathBuf {
-    let path = PathBuf::from(source);
-    if path.is_absolute() {
-        path
-    } else {
-        file.dir().join(path)
-    }
 }
 
 /// Checks a plug's `with:` config against the JSON Schema it describes.

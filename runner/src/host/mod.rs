@@ -74,6 +74,7 @@ pub struct PlugHost {
     cache: CompileCache,
     http: reqwest::Client,
     max_memory: u64,
+    cache_dir: PathBuf,
 }
 
 impl PlugHost {
@@ -96,11 +97,17 @@ impl PlugHost {
             cache,
             http: http::client()?,
             max_memory: options.max_memory,
+            cache_dir: options.cache_dir.clone(),
         })
     }
 
     pub fn allocator(&self) -> Allocator {
         self.engine.allocator
+    }
+
+    /// The runner's cache directory (compiled plugs, downloaded plugs).
+    pub fn cache_dir(&self) -> &std::path::Path {
+        &self.cache_dir
     }
 
     /// The largest memory cap this host can give a plug.

@@ -1,0 +1,46 @@
+//! `blaise-runner plug lock [--config FILE]`: resolve every plug of
+//! `blaise.yml` to a digest and write `blaise.lock` beside it.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use crate::config::{ConfigCheck, ConfigFile, LockUse, resolve_plugs};
+use crate::distribution::{LockFile, LockedPlug};
+use crate::host::PlugHost;
+
+pub async fn run(host: &PlugHost, config: &Path) -> Result<ExitCode> {
+    let file = match ConfigFile::load(config) {
+        Ok(file) => file,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    let plugs = match resolve_plugs(&file, host, ConfigCheck::Check, LockUse::Ignore).await {
+        Ok(plugs) => plugs,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    let entries: Vec<LockedPlug> = file
+        .config
+        .plugs
+        .iter()
+        .zip(&plugs)
+        .map(|(entry, plug)| LockedPlug {
+            id: entry.id.clone(),
+            source: entry.source.clone(),
+            digest: plug.digest.to_string(),
+        })
+        .collect();
+    let path = LockFile::path_for(config);
+    for entry in &entries {
+        println!("{}  {}  {}", entry.id, entry.digest, entry.source);
+    }
+    LockFile::new(entries).write(&path)?;
+    println!("wrote {}", path.display());
+    Ok(ExitCode::SUCCESS)
+}

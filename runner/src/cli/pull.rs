@@ -1,0 +1,43 @@
+//! `blaise-runner plug pull REF`: fetch a plug into the cache, verify its
+//! digest, load it, and say what it is.
+
+use std::process::ExitCode;
+
+use anyhow::{Result, anyhow};
+
+use crate::distribution::{Digest, Freshness, Locator, PlugCache, Wanted};
+use crate::host::PlugHost;
+
+pub async fn run(host: &PlugHost, source: &str) -> Result<ExitCode> {
+    let cache = PlugCache::open(host.cache_dir())?;
+    let here = std::env::current_dir()?;
+    let locator = Locator {
+        cache: &cache,
+        lock: None,
+        lock_path: &here.join(crate::distribution::lock::FILE_NAME),
+        dir: &here,
+        freshness: Freshness::AskRegistry,
+    };
+    let located = locator
+        .locate(&Wanted {
+            id: "pull",
+            source,
+            digest: None,
+            keys: &[],
+        })
+        .await
+        .map_err(|e| anyhow!("{source}: {}", e.message))?;
+    let plug = host.load(&located.path).await?;
+    let digest = located
+        .digest
+        .unwrap_or_else(|| Digest::from_hex(&plug.sha256));
+    eprintln!(
+        "{} {} (contract {}), cached at {}",
+        plug.info.name,
+        plug.info.version,
+        plug.contract,
+        located.path.display()
+    );
+    println!("{digest}");
+    Ok(ExitCode::SUCCESS)
+}

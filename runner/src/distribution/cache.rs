@@ -1,0 +1,116 @@
+//! Downloaded plugs on disk, by digest, beside the compile cache
+//! (`<cache dir>/plugs/`): `sha256-<hex>.wasm` for components,
+//! `sha256-<hex>.manifest.json` for OCI manifests, `sha256-<hex>.sig.json` for
+//! the signatures found for an artifact.
+//!
+//! A file is only ever written whole (temp file + rename) and only after its
+//! digest was checked, so what is there is what its name says. Downloads of the
+//! same thing take a file lock first, so that runs asking at once download it
+//! once: the first downloads, the others wait and find it cached.
+
+use std::fs::{self, File};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, Result, bail};
+
+use super::reference::Digest;
+use crate::host::compile_cache::write_private;
+
+pub struct PlugCache {
+    dir: PathBuf,
+}
+
+/// Held while one process fetches something; released on drop.
+pub struct FetchLock {
+    _file: File,
+}
+
+impl PlugCache {
+    /// The cache of downloaded plugs in the runner's cache directory.
+    pub fn open(cache_dir: &Path) -> Result<PlugCache> {
+        let dir = cache_dir.join("plugs");
+        fs::create_dir_all(&dir)
+            .with_context(|| format!("creating the plug cache {}", dir.display()))?;
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o700))
+            .with_context(|| format!("making {} private", dir.display()))?;
+        Ok(PlugCache { dir })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Where the component with this digest is (or would be) cached.
+    pub fn component_path(&self, digest: &Digest) -> PathBuf {
+        self.dir.join(format!("sha256-{}.wasm", digest.hex()))
+    }
+
+    pub fn has_component(&self, digest: &Digest) -> bool {
+        self.component_path(digest).is_file()
+    }
+
+    /// Stores a component after checking its digest; on a mismatch nothing is
+    /// stored and the error names both digests.
+    pub fn store_component(&self, expected: &Digest, bytes: &[u8]) -> Result<PathBuf> {
+        let actual = Digest::of(bytes);
+        if actual != *expected {
+            bail!("digest mismatch: expected {expected}, got {actual}");
+        }
+        let path = self.component_path(expected);
+        write_private(&path, bytes)?;
+        Ok(path)
+    }
+
+    pub fn manifest(&self, digest: &Digest) -> Option<Vec<u8>> {
+        let bytes = fs::read(self.manifest_path(digest)).ok()?;
+        // Cheap (a manifest is a few hundred bytes) and it keeps the rule
+        // "what is there is what its name says" even for a hand-edited file.
+        (Digest::of(&bytes) == *digest).then_some(bytes)
+    }
+
+    pub fn store_manifest(&self, digest: &Digest, bytes: &[u8]) -> Result<()> {
+        if Digest::of(bytes) != *digest {
+            bail!("manifest digest mismatch: expected {digest}");
+        }
+        write_private(&self.manifest_path(digest), bytes)
+    }
+
+    fn manifest_path(&self, digest: &Digest) -> PathBuf {
+        self.dir
+            .join(format!("sha256-{}.manifest.json", digest.hex()))
+    }
+
+    /// The signatures last found for the artifact `digest` (checked again on
+    /// every use: they are evidence, not a verdict).
+    pub fn signatures(&self, digest: &Digest) -> Option<Vec<u8>> {
+        fs::read(self.signatures_path(digest)).ok()
+    }
+
+    pub fn store_signatures(&self, digest: &Digest, json: &[u8]) -> Result<()> {
+        write_private(&self.signatures_path(digest), json)
+    }
+
+    fn signatures_path(&self, digest: &Digest) -> PathBuf {
+        self.dir.join(format!("sha256-{}.sig.json", digest.hex()))
+    }
+
+    /// Takes the fetch lock for `key` (a digest, or a URL), waiting for
+    /// another process that holds it.
+    pub async fn lock(&self, key: &str) -> Result<FetchLock> {
+        let name = crate::host::compile_cache::sha256_hex(key.as_bytes());
+        let path = self.dir.join(format!("{}.lock", &name[..32]));
+        tokio::task::spawn_blocking(move || -> Result<FetchLock> {
+            let file = File::options()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&path)
+                .with_context(|| format!("opening the lock {}", path.display()))?;
+            file.lock()
+                .with_context(|| format!("locking {}", path.display()))?;
+            Ok(FetchLock { _file: file })
+        })
+        .await?
+    }
+}

@@ -1,0 +1,255 @@
+//! The index: the marketplace's catalogue, one static JSON document that any
+//! web server or git host can serve (schema in `docs/using-plugs.md`).
+//!
+//! ```json
+//! { "schema": 1,
+//!   "plugs": [ { "name": "probe", "description": "…", "publisher_key": "-----BEGIN PUBLIC KEY-----…",
+//!     "versions": [ { "version": "0.1.0", "reference": "registry/plugs/probe:0.1.0",
+//!       "digest": "sha256:…", "contract": "0.1.0", "contract_range": ">=0.1.0, <0.2.0",
+//!       "needs": { "exec": ["git"], "http": [] } } ] } ] }
+//! ```
+
+use std::path::Path;
+
+use anyhow::{Context as _, Result, anyhow, bail};
+use serde::{Deserialize, Serialize};
+
+use crate::contract::{self, Version};
+use crate::host::Allow;
+
+pub const SCHEMA: u32 = 1;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Index {
+    pub schema: u32,
+    #[serde(default)]
+    pub plugs: Vec<IndexPlug>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct IndexPlug {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// The PEM public key the publisher signs this plug's versions with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub publisher_key: Option<String>,
+    #[serde(default)]
+    pub versions: Vec<IndexVersion>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct IndexVersion {
+    pub version: String,
+    /// Where the artifact is: an OCI reference (`registry/name:tag`).
+    pub reference: String,
+    /// The artifact's manifest digest.
+    pub digest: String,
+    /// The plug contract version the component was built for.
+    pub contract: String,
+    /// The contract versions a runner may implement to run it, for people.
+    #[serde(default)]
+    pub contract_range: String,
+    /// The grants the version asks for.
+    #[serde(default)]
+    pub needs: Allow,
+}
+
+impl IndexVersion {
+    /// Whether this runner can run the version (per its `contract`).
+    pub fn compatible(&self) -> Result<(), String> {
+        let Some(built_for) = Version::parse(&self.contract) else {
+            return Err(format!("its contract `{}` is not a version", self.contract));
+        };
+        if built_for.runs_on(contract::VERSION) {
+            Ok(())
+        } else {
+            Err(format!(
+                "it was built for plug contract {}@{built_for}, but this runner implements {}@{} (it accepts {})",
+                contract::PACKAGE,
+                contract::PACKAGE,
+                contract::VERSION,
+                contract::supported_range()
+            ))
+        }
+    }
+
+    fn semver(&self) -> Option<Version> {
+        Version::parse(self.version.split(['-', '+']).next().unwrap_or(""))
+    }
+}
+
+/// The range of contract versions a plug built for `built_for` runs on.
+pub fn contract_range(built_for: Version) -> String {
+    let next = if built_for.major == 0 {
+        format!("0.{}.0", built_for.minor + 1)
+    } else {
+        format!("{}.0.0", built_for.major + 1)
+    };
+    format!(">={built_for}, <{next}")
+}
+
+impl Index {
+    pub fn empty() -> Index {
+        Index {
+            schema: SCHEMA,
+            plugs: Vec::new(),
+        }
+    }
+
+    pub fn parse(text: &str, from: &str) -> Result<Index> {
+        let index: Index =
+            serde_json::from_str(text).map_err(|e| anyhow!("{from}: not a plug index ({e})"))?;
+        if index.schema != SCHEMA {
+            bail!(
+                "{from}: index schema {} is not {SCHEMA}, the one this runner reads",
+                index.schema
+            );
+        }
+        Ok(index)
+    }
+
+    /// Reads an index from a file or an http(s) URL.
+    pub async fn load(location: &str) -> Result<Index> {
+        let text = if location.starts_with("https://") || location.starts_with("http://") {
+            let (bytes, _) = super::fetch::download(location).await?;
+            String::from_utf8(bytes).map_err(|_| anyhow!("{location}: not UTF-8"))?
+        } else {
+            std::fs::read_to_string(location)
+                .with_context(|| format!("reading the index {location}"))?
+        };
+        Index::parse(&text, location)
+    }
+
+    /// Reads the index file at `path`, or an empty one if there is none.
+    pub fn read_or_empty(path: &Path) -> Result<Index> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Index::parse(&text, &path.display().to_string()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Index::empty()),
+            Err(e) => Err(anyhow!("reading {}: {e}", path.display())),
+        }
+    }
+
+    pub fn write(&self, path: &Path) -> Result<()> {
+        let text = serde_json::to_string_pretty(self)? + "\n";
+        let dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+        std::io::Write::write_all(&mut tmp, text.as_bytes())?;
+        tmp.persist(path)
+            .with_context(|| format!("writing {}", path.display()))?;
+        Ok(())
+    }
+
+    /// Plugs whose name or description contains `term` (any case).
+    pub fn search(&self, term: &str) -> Vec<&IndexPlug> {
+        let term = term.to_lowercase();
+        self.plugs
+            .iter()
+            .filter(|p| {
+                p.name.to_lowercase().contains(&term)
+                    || p.description.to_lowercase().contains(&term)
+            })
+            .collect()
+    }
+
+    pub fn plug(&self, name: &str) -> Option<&IndexPlug> {
+        self.plugs.iter().find(|p| p.name == name)
+    }
+
+    /// Adds (or replaces) a version of a plug, keeping versions newest first.
+    pub fn add(
+        &mut self,
+        name: &str,
+        description: &str,
+        key: Option<String>,
+        version: IndexVersion,
+    ) {
+        let position = self.plugs.iter().position(|p| p.name == name);
+        let plug = match position {
+            Some(i) => &mut self.plugs[i],
+            None => {
+                self.plugs.push(IndexPlug {
+                    name: name.to_string(),
+                    description: String::new(),
+                    publisher_key: None,
+                    versions: Vec::new(),
+                });
+                self.plugs.sort_by(|a, b| a.name.cmp(&b.name));
+                let i = self
+                    .plugs
+                    .iter()
+                    .position(|p| p.name == name)
+                    .expect("just added");
+                &mut self.plugs[i]
+            }
+        };
+        if !description.is_empty() {
+            plug.description = description.to_string();
+        }
+        if key.is_some() {
+            plug.publisher_key = key;
+        }
+        plug.versions.retain(|v| v.version != version.version);
+        plug.versions.push(version);
+        plug.versions.sort_by(|a, b| b.semver().cmp(&a.semver()));
+    }
+}
+
+impl IndexPlug {
+    /// The newest version this runner can run.
+    pub fn latest_compatible(&self) -> Option<&IndexVersion> {
+        self.versions
+            .iter()
+            .filter(|v| v.compatible().is_ok())
+            .max_by_key(|v| v.semver())
+    }
+
+    pub fn version(&self, version: &str) -> Option<&IndexVersion> {
+        self.versions.iter().find(|v| v.version == version)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn version(v: &str, contract: &str) -> IndexVersion {
+        IndexVersion {
+            version: v.into(),
+            reference: format!("r/p:{v}"),
+            digest: format!("sha256:{}", "a".repeat(64)),
+            contract: contract.into(),
+            contract_range: String::new(),
+            needs: Allow::default(),
+        }
+    }
+
+    #[test]
+    fn adds_searches_and_picks_compatible_versions() {
+        let mut index = Index::empty();
+        index.add("probe", "Probes things", None, version("0.1.0", "0.1.0"));
+        index.add("probe", "", None, version("0.3.0", "0.9.0"));
+        index.add("probe", "", None, version("0.2.0", "0.1.0"));
+        index.add("git", "Checks out", None, version("1.0.0", "0.1.0"));
+        let text = serde_json::to_string(&index).unwrap();
+        let index = Index::parse(&text, "test").unwrap();
+        assert_eq!(index.search("PROBE").len(), 1);
+        assert_eq!(index.search("checks").len(), 1);
+        let probe = index.plug("probe").unwrap();
+        assert_eq!(probe.description, "Probes things");
+        assert_eq!(probe.versions[0].version, "0.3.0");
+        assert_eq!(probe.latest_compatible().unwrap().version, "0.2.0");
+        let refused = probe.version("0.3.0").unwrap().compatible().unwrap_err();
+        assert!(
+            refused.contains("0.9.0") && refused.contains("0.1.0"),
+            "{refused}"
+        );
+        assert_eq!(
+            contract_range(Version::parse("0.1.0").unwrap()),
+            ">=0.1.0, <0.2.0"
+        );
+    }
+}

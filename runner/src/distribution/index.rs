@@ -194,7 +194,7 @@ impl Index {
         }
         plug.versions.retain(|v| v.version != version.version);
         plug.versions.push(version);
-        plug.versions.sort_by(|a, b| b.semver().cmp(&a.semver()));
+        plug.versions.sort_by_key(|v| std::cmp::Reverse(v.semver()));
     }
 }
 

@@ -161,6 +161,14 @@ fn entry_lines(
             serde_json::to_string(key).unwrap_or_default()
         ));
     }
+    let required = version.required_config();
+    if !required.is_empty() {
+        lines.push(format!(
+            "  # Its config must set: {} (the schema: `blaise-runner plug inspect` on the file `plug pull` names).",
+            required.join(", ")
+        ));
+        lines.push("  with: {}".into());
+    }
     lines.push("  # The grants this version asks for: review them, keep what you grant.".into());
     lines.push("  allow:".into());
     lines.push(format!("    exec: {}", list(&version.needs.exec)));

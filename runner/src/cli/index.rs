@@ -66,6 +66,7 @@ pub async fn add(
                 exec: info.needs.exec.clone(),
                 http: info.needs.http.clone(),
             },
+            config_schema: serde_json::from_str(&info.config_schema).ok(),
         },
     );
     index.write(index_file)?;

@@ -18,7 +18,10 @@ pub async fn run(host: &PlugHost, config: &Path) -> Result<ExitCode> {
             return Ok(ExitCode::FAILURE);
         }
     };
-    let plugs = match resolve_plugs(&file, host, ConfigCheck::Check, LockUse::Ignore).await {
+    // Digests only: `with:` configs are `check`'s business (a plug just added
+    // may still have its config to fill in).
+    let plugs = match resolve_plugs(&file, host, ConfigCheck::AlreadyChecked, LockUse::Ignore).await
+    {
         Ok(plugs) => plugs,
         Err(e) => {
             eprintln!("error: {e}");

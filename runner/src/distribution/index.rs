@@ -53,6 +53,25 @@ pub struct IndexVersion {
     /// The grants the version asks for.
     #[serde(default)]
     pub needs: Allow,
+    /// The JSON Schema of its `with:` config.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config_schema: Option<serde_json::Value>,
+}
+
+impl IndexVersion {
+    /// The properties its `with:` config must have.
+    pub fn required_config(&self) -> Vec<String> {
+        self.config_schema
+            .as_ref()
+            .and_then(|s| s.get("required"))
+            .and_then(|r| r.as_array())
+            .map(|r| {
+                r.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
 }
 
 impl IndexVersion {
@@ -224,6 +243,7 @@ mod tests {
             contract: contract.into(),
             contract_range: String::new(),
             needs: Allow::default(),
+            config_schema: None,
         }
     }
 

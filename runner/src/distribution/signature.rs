@@ -218,6 +218,9 @@ pub fn generate(name: &Path) -> Result<(PathBuf, PathBuf)> {
     if let Some(dir) = key_path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
+    // The PEM encoder writes CRLF line ends; keys are nicer to read with LF.
+    let private = private.replace("\r\n", "\n");
+    let public = public.replace("\r\n", "\n");
     crate::host::compile_cache::write_private(&key_path, private.as_bytes())?;
     std::fs::write(&pub_path, public.as_bytes())?;
     Ok((key_path, pub_path))

@@ -499,3 +499,94 @@ fn concurrent_resolves_of_one_plug_download_it_once() {
         registry.log()
     );
 }
+
+#[tokio::test]
+async fn a_locked_cached_plug_resolves_without_the_registry() {
+    let registry = Registry::start();
+    let w = World::new();
+    let dir = w.tmp.path();
+    let cache = w.tmp.path().join("cache");
+    let reference = registry.reference("plugs/probe:1");
+    let digest = push(dir, &cache, &plug("tests/plugs/probe"), &reference, &[]);
+    let config = write_config(
+        dir,
+        &format!("plugs:\n  - id: probe\n    source: {reference}\n"),
+    );
+    ok(
+        dir,
+        &cache,
+        &["plug", "lock", "--config", config.to_str().unwrap()],
+    );
+    ok(
+        dir,
+        &cache,
+        &["check", "--config", config.to_str().unwrap()],
+    );
+
+    // The registry goes away.
+    drop(registry);
+
+    // A run of the checked file takes the locked digest from the cache: no
+    // network (the same host as the CLI's: `World`'s cache is `cache`).
+    let file = ConfigFile::load(&config).unwrap();
+    let plugs = blaise_runner::config::resolve_with(
+        &file,
+        &w.host,
+        blaise_runner::config::ConfigCheck::AlreadyChecked,
+    )
+    .await
+    .unwrap();
+    assert_eq!(plugs[0].digest.as_str(), digest);
+
+    // `check` cannot ask the registry whether the tag moved: it says so and
+    // goes on with the locked, cached artifact.
+    let out = cli(
+        dir,
+        &cache,
+        &["check", "--config", config.to_str().unwrap()],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("using the locked"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[tokio::test]
+async fn an_artifact_for_another_contract_is_refused_before_its_download() {
+    let registry = Registry::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, cache) = (tmp.path(), tmp.path().join("cache"));
+    let wasm = std::fs::read(plug("tests/plugs/noop")).unwrap();
+    let layer = Digest::of(&wasm).to_string();
+    // Published by a newer toolchain: its annotation says contract 0.9.0.
+    let reference = registry.reference("plugs/future:1");
+    oci::push(
+        &OciReference::parse(&reference).unwrap(),
+        oci::Artifact {
+            wasm,
+            annotations: [(oci::CONTRACT_ANNOTATION.to_string(), "0.9.0".to_string())].into(),
+            exports: vec![],
+            imports: vec![],
+        },
+    )
+    .await
+    .unwrap();
+    let config = write_config(
+        dir,
+        &format!("plugs:\n  - id: future\n    source: {reference}\n"),
+    );
+    let refused = fails(
+        dir,
+        &cache,
+        &["check", "--config", config.to_str().unwrap()],
+    );
+    assert!(refused.contains("plug `future`"), "{refused}");
+    assert!(
+        refused.contains("blaise:plug@0.9.0") && refused.contains("blaise:plug@0.1.0"),
+        "{refused}"
+    );
+    assert_eq!(registry.blob_gets(&layer), 0, "not downloaded");
+    assert_eq!(cached_files(&cache), Vec::<String>::new());
+}

@@ -239,3 +239,21 @@ pub async fn push(reference: &OciReference, artifact: Artifact) -> Result<Digest
         .map_err(|e| anyhow!("pushing to {reference}: {e}"))?;
     manifest_digest(reference).await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_http_only_to_this_machine_unless_listed() {
+        assert!(is_insecure("localhost:5000"));
+        assert!(is_insecure("127.0.0.1:5000"));
+        assert!(is_insecure("127.3.4.5"));
+        assert!(is_insecure("[::1]:5000"));
+        assert!(!is_insecure("ghcr.io"));
+        assert!(!is_insecure("10.0.0.1:5000"));
+        assert!(!is_insecure("localhost.example.com"));
+        assert_eq!(host_of("registry:5000"), "registry");
+        assert_eq!(host_of("[::1]:5000"), "::1");
+    }
+}

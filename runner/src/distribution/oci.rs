@@ -185,8 +185,10 @@ pub async fn pull_component(
     }
     bar.finish_and_clear();
     let actual = Digest::from_hex(&hex::encode(hasher.finalize()));
+    // A stream cut short is a network error; whole bytes that hash wrong are
+    // reported by the caller as a digest mismatch.
     if let Some(e) = stream_error
-        && actual.as_str() == layer.digest
+        && (actual.as_str() == layer.digest || (bytes.len() as u64) < total)
     {
         bail!("downloading {}: {e}", layer.digest);
     }

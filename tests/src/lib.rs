@@ -143,8 +143,8 @@ impl Default for World {
 
 pub mod blaise;
 pub mod git_http;
-pub mod tools;
 pub mod registry;
+pub mod tools;
 
 /// Collects what `tracing` writes on this thread while its guard lives.
 #[derive(Clone, Default)]

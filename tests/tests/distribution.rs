@@ -8,6 +8,7 @@ use std::process::{Command, Output};
 
 use blaise_runner::chain::PlugChain;
 use blaise_runner::config::{ConfigFile, resolve};
+use blaise_runner::contract::VERSION as CONTRACT;
 use blaise_runner::distribution::oci;
 use blaise_runner::distribution::{Digest, OciReference};
 use blaise_runner::host::bindings::{PauseInfo, RunKind, TeardownInfo};
@@ -124,7 +125,10 @@ async fn a_pushed_plug_is_pulled_loaded_and_runs_its_hooks() {
         annotations["org.opencontainers.image.licenses"],
         "Apache-2.0"
     );
-    assert_eq!(annotations["dev.blaise.plug.contract"], "0.1.0");
+    assert_eq!(
+        annotations["dev.blaise.plug.contract"],
+        CONTRACT.to_string()
+    );
 
     // Pull into a fresh cache: the same digest, the component cached by its digest.
     let pulled = ok(dir, &cache, &["plug", "pull", &reference]);
@@ -384,7 +388,7 @@ fn index_search_and_add_write_a_config_that_check_accepts() {
         serde_json::from_str(&std::fs::read_to_string(dir.join("index.json")).unwrap()).unwrap();
     let version = &index["plugs"][0]["versions"][0];
     assert_eq!(version["digest"], digest.as_str());
-    assert_eq!(version["contract"], "0.1.0");
+    assert_eq!(version["contract"], CONTRACT.to_string());
     assert_eq!(version["needs"]["exec"], serde_json::json!(["echo", "sh"]));
 
     let found = ok(
@@ -454,7 +458,8 @@ fn index_search_and_add_write_a_config_that_check_accepts() {
         ],
     );
     assert!(
-        refused.contains("blaise:plug@0.9.0") && refused.contains("blaise:plug@0.1.0"),
+        refused.contains("blaise:plug@0.9.0")
+            && refused.contains(&format!("blaise:plug@{CONTRACT}")),
         "{refused}"
     );
     assert_eq!(
@@ -584,7 +589,8 @@ async fn an_artifact_for_another_contract_is_refused_before_its_download() {
     );
     assert!(refused.contains("plug `future`"), "{refused}");
     assert!(
-        refused.contains("blaise:plug@0.9.0") && refused.contains("blaise:plug@0.1.0"),
+        refused.contains("blaise:plug@0.9.0")
+            && refused.contains(&format!("blaise:plug@{CONTRACT}")),
         "{refused}"
     );
     assert_eq!(registry.blob_gets(&layer), 0, "not downloaded");

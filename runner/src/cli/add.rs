@@ -173,6 +173,23 @@ fn entry_lines(
     lines.push("  allow:".into());
     lines.push(format!("    exec: {}", list(&version.needs.exec)));
     lines.push(format!("    http: {}", list(&version.needs.http)));
+    if version.needs.storage {
+        lines.push("    storage: true".into());
+    }
+    if !version.needs.secrets.is_empty() {
+        // A secret's grant says where its value comes from: the operator's call.
+        lines.push(format!(
+            "    # It reads the secrets {}: grant each with where its value comes from, e.g.",
+            version.needs.secrets.join(", ")
+        ));
+        let example: Vec<String> = version
+            .needs
+            .secrets
+            .iter()
+            .map(|s| format!("{s}: {{ env: {s} }}"))
+            .collect();
+        lines.push(format!("    # secrets: {{ {} }}", example.join(", ")));
+    }
     lines
 }
 

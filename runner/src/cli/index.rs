@@ -7,9 +7,9 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, Result, anyhow};
 
-use crate::distribution::index::{Index, IndexVersion, contract_range};
+use crate::distribution::index::{Index, IndexVersion, Needs, contract_range};
 use crate::distribution::{Digest, Freshness, Locator, PlugCache, Source, Wanted};
-use crate::host::{Allow, PlugHost};
+use crate::host::PlugHost;
 
 pub async fn add(
     host: &PlugHost,
@@ -62,9 +62,11 @@ pub async fn add(
             digest: digest.to_string(),
             contract: plug.contract.to_string(),
             contract_range: contract_range(plug.contract),
-            needs: Allow {
+            needs: Needs {
                 exec: info.needs.exec.clone(),
                 http: info.needs.http.clone(),
+                secrets: info.needs.secrets.clone(),
+                storage: info.needs.storage,
             },
             config_schema: serde_json::from_str(&info.config_schema).ok(),
         },

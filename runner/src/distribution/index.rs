@@ -15,7 +15,6 @@ use anyhow::{Context as _, Result, anyhow, bail};
 use serde::{Deserialize, Serialize};
 
 use crate::contract::{self, Version};
-use crate::host::Allow;
 
 pub const SCHEMA: u32 = 1;
 
@@ -52,10 +51,25 @@ pub struct IndexVersion {
     pub contract_range: String,
     /// The grants the version asks for.
     #[serde(default)]
-    pub needs: Allow,
+    pub needs: Needs,
     /// The JSON Schema of its `with:` config.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config_schema: Option<serde_json::Value>,
+}
+
+/// What a plug version asks for (its `describe().needs`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Needs {
+    #[serde(default)]
+    pub exec: Vec<String>,
+    #[serde(default)]
+    pub http: Vec<String>,
+    /// Names of the secrets it reads.
+    #[serde(default)]
+    pub secrets: Vec<String>,
+    /// Whether it wants a storage directory of its own.
+    #[serde(default)]
+    pub storage: bool,
 }
 
 impl IndexVersion {
@@ -242,18 +256,19 @@ mod tests {
             digest: format!("sha256:{}", "a".repeat(64)),
             contract: contract.into(),
             contract_range: String::new(),
-            needs: Allow::default(),
+            needs: Needs::default(),
             config_schema: None,
         }
     }
 
     #[test]
     fn adds_searches_and_picks_compatible_versions() {
+        let now = contract::VERSION.to_string();
         let mut index = Index::empty();
-        index.add("probe", "Probes things", None, version("0.1.0", "0.1.0"));
+        index.add("probe", "Probes things", None, version("0.1.0", &now));
         index.add("probe", "", None, version("0.3.0", "0.9.0"));
-        index.add("probe", "", None, version("0.2.0", "0.1.0"));
-        index.add("git", "Checks out", None, version("1.0.0", "0.1.0"));
+        index.add("probe", "", None, version("0.2.0", &now));
+        index.add("git", "Checks out", None, version("1.0.0", &now));
         let text = serde_json::to_string(&index).unwrap();
         let index = Index::parse(&text, "test").unwrap();
         assert_eq!(index.search("PROBE").len(), 1);
@@ -264,7 +279,7 @@ mod tests {
         assert_eq!(probe.latest_compatible().unwrap().version, "0.2.0");
         let refused = probe.version("0.3.0").unwrap().compatible().unwrap_err();
         assert!(
-            refused.contains("0.9.0") && refused.contains("0.1.0"),
+            refused.contains("0.9.0") && refused.contains(&now),
             "{refused}"
         );
         assert_eq!(

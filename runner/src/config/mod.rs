@@ -9,7 +9,15 @@
 //!     with: { literals: [hunter2] }     # checked against the plug's schema
 //!     allow: { exec: [git], http: [api.github.com] }
 //!     limits: { memory: 64MiB, hook_deadline: 30s }
+//!   - id: hello                         # from a registry (see `crate::distribution`)
+//!     source: ghcr.io/acme/hello:0.1.0
+//!     digest: sha256:6ab5b0…            # optional pin
+//!     signed_by: [keys/acme.pub]        # a cosign signature by one of these
+//! signed_by: [keys/acme.pub]            # required of every plug from a registry
 //! ```
+//!
+//! `blaise.lock` beside the file pins what each plug resolved to
+//! (`blaise-runner plug lock`).
 //!
 //! There are no timing keys: when a session is idle, how long it stays paused
 //! and when a run times out are the agent's settings in the control plane.

@@ -47,6 +47,9 @@ pub struct Grants {
     pub exec: ExecGrant,
     pub http: HttpGrant,
     pub secrets: SecretGrant,
+    /// Secrets the plug asked for and the operator did not grant: asking for
+    /// them is expected (a plug may work without), unlike asking for others.
+    pub secrets_declined: Vec<String>,
     /// The plug's storage directory is granted.
     pub storage: bool,
 }
@@ -85,6 +88,12 @@ pub fn effective(needs: &Needs, allow: &Allow) -> GrantReport {
         let source = allow.secrets[&name].clone();
         report.effective.secrets.0.insert(name, source);
     }
+    report.effective.secrets_declined = needs
+        .secrets
+        .iter()
+        .filter(|n| !granted.iter().any(|g| g.eq_ignore_ascii_case(n)))
+        .cloned()
+        .collect();
     match (needs.storage, allow.storage) {
         (true, true) => report.effective.storage = true,
         (true, false) => report.not_granted.push("storage".into()),
@@ -183,6 +192,7 @@ mod tests {
             Some(&SecretSource::Env("TOKEN".into()))
         );
         assert!(!r.effective.storage, "storage asked but not granted");
+        assert!(r.effective.secrets_declined.is_empty());
         assert_eq!(r.effective.exec.0, vec!["git"]);
         assert!(r.effective.http.0.is_empty());
         assert_eq!(

@@ -10,10 +10,14 @@ use super::process::list_or_none;
 impl Host for PlugCtx {
     async fn get(&mut self, name: String) -> Result<String, SecretError> {
         let Some(source) = self.grants.secrets.0.get(&name) else {
-            tracing::warn!(
-                plug = %self.label.plug_id, session = %self.label.session_id,
-                secret = %name, "denied: a secret not granted"
-            );
+            let (plug, session) = (&self.label.plug_id, &self.label.session_id);
+            if self.grants.secrets_declined.contains(&name) {
+                // Declared and left out by the operator (`check` said so): the
+                // plug carries on without it.
+                tracing::debug!(%plug, %session, secret = %name, "a secret not granted");
+            } else {
+                tracing::warn!(%plug, %session, secret = %name, "denied: a secret the plug did not ask for");
+            }
             let granted: Vec<String> = self.grants.secrets.0.keys().cloned().collect();
             return Err(SecretError::Denied(format!(
                 "`{name}` is not granted to this plug (granted: {})",

@@ -409,6 +409,24 @@ impl Stage {
         )
     }
 
+    /// Closes the session while no runner runs it, lets a fresh runner
+    /// process take the teardown run, and stops that process once the
+    /// environment is torn down; returns the session's view then.
+    pub async fn tear_down_in_a_fresh_process(&self, session: &str) -> Value {
+        self.blaise.close(session).await.unwrap();
+        let runner = self.runner("box-fresh");
+        let view = self
+            .blaise
+            .wait_for(session, "the teardown", Duration::from_secs(120), |v| {
+                v["environment"]["state"] == "torn_down"
+            })
+            .await;
+        assert_eq!(view["state"], "closed", "{view:#}");
+        let status = runner.stop().await;
+        assert!(status.success(), "{status}");
+        view
+    }
+
     /// The session's workspace on this runner.
     pub fn workspace(&self, view: &Value) -> PathBuf {
         let env = view["environment"]["id"].as_str().expect("an environment");

@@ -98,14 +98,8 @@ async fn the_clone_keeps_the_agents_work_across_a_pause_and_goes_at_teardown() {
 
     // Closed while paused: a teardown run, taken by yet another process.
     runner.stop().await;
-    b.close(&id).await.unwrap();
-    let runner = s.runner("box-3");
-    b.wait_for(&id, "the teardown", MINUTE, |v| {
-        v["environment"]["state"] == "torn_down"
-    })
-    .await;
+    s.tear_down_in_a_fresh_process(&id).await;
     assert!(!clone.exists(), "the clone is removed");
-    runner.stop().await;
 }
 
 #[tokio::test]

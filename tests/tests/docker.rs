@@ -118,18 +118,12 @@ async fn the_agent_runs_in_the_sessions_container_which_stops_on_pause_and_goes_
 
     // Closed while paused: a fresh runner process's teardown run removes it.
     runner.stop().await;
-    b.close(&id).await.unwrap();
-    let runner = s.runner("box-3");
-    b.wait_for(&id, "the teardown", MINUTE, |v| {
-        v["environment"]["state"] == "torn_down"
-    })
-    .await;
+    s.tear_down_in_a_fresh_process(&id).await;
     assert_eq!(
         containers_of(&id),
         Vec::<String>::new(),
         "the container is gone"
     );
-    runner.stop().await;
 }
 
 #[tokio::test]

@@ -101,14 +101,8 @@ async fn the_agent_runs_sandboxed_with_a_private_home_that_survives_pauses() {
 
     // The teardown run, in yet another process, removes the home.
     runner.stop().await;
-    b.close(&id).await.unwrap();
-    let runner = s.runner("box-3");
-    b.wait_for(&id, "the teardown", MINUTE, |v| {
-        v["environment"]["state"] == "torn_down"
-    })
-    .await;
+    s.tear_down_in_a_fresh_process(&id).await;
     assert_eq!(homes(&s.data), Vec::<String>::new(), "the home is removed");
-    runner.stop().await;
 }
 
 #[tokio::test]

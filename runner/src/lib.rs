@@ -10,6 +10,7 @@ pub mod config;
 pub mod contract;
 pub mod daemon;
 pub mod distribution;
+pub mod files;
 pub mod host;
 pub mod protocol;
 pub mod run;

@@ -50,7 +50,7 @@ pub async fn run(
             config.display()
         )
     })?;
-    write_atomically(config, &text)?;
+    crate::files::write_atomically(config, &text)?;
     println!(
         "added plug `{id}`: {} {} ({}) to {}",
         plug.name,
@@ -259,21 +259,6 @@ pub fn insert_entry(text: &str, entry: &[String]) -> String {
     let mut text = out.join("\n");
     text.push('\n');
     text
-}
-
-fn write_atomically(path: &Path, text: &str) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    std::io::Write::write_all(&mut tmp, text.as_bytes())?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        let _ = tmp.as_file().set_permissions(meta.permissions());
-    }
-    tmp.persist(path)
-        .with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
 }
 
 #[cfg(test)]

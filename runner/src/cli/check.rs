@@ -111,25 +111,10 @@ fn print_table(plugs: &[ResolvedPlug]) {
             ]
         })
         .collect();
-    let header = [
-        "ID", "PLUG", "CONTRACT", "STATEFUL", "RESUMES", "HOOKS", "GRANTS",
-    ]
-    .map(String::from);
-    let widths: Vec<usize> = (0..7)
-        .map(|i| {
-            rows.iter()
-                .chain([&header])
-                .map(|r| r[i].len())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    for row in [&header].into_iter().chain(&rows) {
-        let cells: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .map(|(c, w)| format!("{c:w$}"))
-            .collect();
-        println!("{}", cells.join("  ").trim_end());
-    }
+    super::table::print(
+        [
+            "ID", "PLUG", "CONTRACT", "STATEFUL", "RESUMES", "HOOKS", "GRANTS",
+        ],
+        &rows,
+    );
 }

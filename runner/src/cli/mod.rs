@@ -13,6 +13,7 @@ mod new;
 mod pull;
 mod push;
 mod search;
+mod table;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

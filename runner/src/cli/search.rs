@@ -30,23 +30,6 @@ pub async fn run(term: &str, index_location: &str) -> Result<ExitCode> {
             ]
         })
         .collect();
-    let header = ["NAME", "VERSION", "CONTRACT", "DESCRIPTION"].map(String::from);
-    let widths: Vec<usize> = (0..4)
-        .map(|i| {
-            rows.iter()
-                .chain([&header])
-                .map(|r| r[i].len())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    for row in [&header].into_iter().chain(&rows) {
-        let cells: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .map(|(c, w)| format!("{c:w$}"))
-            .collect();
-        println!("{}", cells.join("  ").trim_end());
-    }
+    super::table::print(["NAME", "VERSION", "CONTRACT", "DESCRIPTION"], &rows);
     Ok(ExitCode::SUCCESS)
 }

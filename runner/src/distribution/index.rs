@@ -165,15 +165,7 @@ impl Index {
 
     pub fn write(&self, path: &Path) -> Result<()> {
         let text = serde_json::to_string_pretty(self)? + "\n";
-        let dir = path
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-        std::io::Write::write_all(&mut tmp, text.as_bytes())?;
-        tmp.persist(path)
-            .with_context(|| format!("writing {}", path.display()))?;
-        Ok(())
+        crate::files::write_atomically(path, &text)
     }
 
     /// Plugs whose name or description contains `term` (any case).

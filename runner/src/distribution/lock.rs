@@ -15,7 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context as _, Result, anyhow, bail};
+use anyhow::{Result, anyhow, bail};
 use serde::{Deserialize, Serialize};
 
 use super::reference::Digest;
@@ -89,12 +89,7 @@ impl LockFile {
         let text = format!(
             "# The digest each plug of blaise.yml resolved to. Written by `blaise-runner plug lock`:\n# do not edit; commit it beside blaise.yml.\n{body}"
         );
-        let dir = path.parent().context("lock path has no parent")?;
-        let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-        std::io::Write::write_all(&mut tmp, text.as_bytes())?;
-        tmp.persist(path)
-            .with_context(|| format!("writing {}", path.display()))?;
-        Ok(())
+        crate::files::write_atomically(path, &text)
     }
 
     pub fn new(plugs: Vec<LockedPlug>) -> LockFile {

@@ -2,38 +2,27 @@
 //! secrets masked, e.g. `[REDACTED:github-token]`.
 //!
 //! Detection lives in [`detect`] (plain Rust, also compiled natively for the
-//! benchmark against the host); streaming lives in [`stream`].
+//! benchmark against the host); streaming lives in [`stream`]; the `with:`
+//! config in [`config`].
+//!
+//! The plug fails closed: a config it cannot read fails `on-start` and
+//! `on-resume` with the field named, and a filter call that still gets one
+//! traps, so that the runner fails the entries instead of letting them out
+//! unmasked.
 
+pub mod config;
 pub mod detect;
 pub mod stream;
 
 use std::cell::RefCell;
 
-use blaise_plug::{Context, Plug, PlugInfo, TranscriptEntry, export_plug};
+use blaise_plug::{
+    Context, Contribution, Hook, Plug, PlugError, PlugInfo, TranscriptEntry, export_plug,
+};
 
+pub use config::{CONFIG_SCHEMA, Config};
 use detect::Redactor;
 use stream::Streams;
-
-/// The `with:` config.
-#[derive(Debug, Default, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Config {
-    /// Exact values to mask wherever they appear (at least 4 characters).
-    #[serde(default)]
-    pub literals: Vec<String>,
-}
-
-pub const CONFIG_SCHEMA: &str = r#"{
-  "type": "object",
-  "additionalProperties": false,
-  "properties": {
-    "literals": {
-      "description": "Exact values to mask wherever they appear, shown as [REDACTED:literal]",
-      "type": "array",
-      "items": { "type": "string", "minLength": 4 }
-    }
-  }
-}"#;
 
 thread_local! {
     // The config arrives with every call; build the redactor once per config.
@@ -49,9 +38,21 @@ impl Plug for Redaction {
             .description("Masks secrets (cloud keys, VCS and API tokens, private keys, JWTs, connection-string passwords, your literals) in every transcript entry")
             .stateful(false)
             .can_resume(true)
+            // Only to check the config before the agent can print anything.
+            .hooks(&[Hook::OnStart, Hook::OnResume])
             .filters_transcript(true)
             .config_schema(CONFIG_SCHEMA)
             .build()
+    }
+
+    fn on_start(ctx: &Context) -> Result<Contribution, PlugError> {
+        Config::parse(&ctx.config)?;
+        Ok(Contribution::default())
+    }
+
+    fn on_resume(ctx: &Context) -> Result<Contribution, PlugError> {
+        Config::parse(&ctx.config)?;
+        Ok(Contribution::default())
     }
 
     fn filter(ctx: &Context, entry: TranscriptEntry) -> TranscriptEntry {
@@ -60,7 +61,14 @@ impl Plug for Redaction {
                 .as_ref()
                 .is_none_or(|(config, _)| *config != ctx.config)
             {
-                let config: Config = serde_json::from_str(&ctx.config).unwrap_or_default();
+                let config = Config::parse(&ctx.config).unwrap_or_else(|e| {
+                    // A trap fails the call and the runner fails the entries,
+                    // naming this plug: nothing leaves unmasked.
+                    panic!(
+                        "redaction: refusing to pass transcript entries through unmasked: {}",
+                        config::describe_error(&e)
+                    )
+                });
                 *slot = Some((ctx.config.clone(), Redactor::new(&config.literals)));
             }
             let redactor = &slot.as_ref().expect("set above").1;
@@ -70,3 +78,70 @@ impl Plug for Redaction {
 }
 
 export_plug!(Redaction);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use blaise_plug::{EntryKind, RunKind};
+
+    fn ctx(config: &str) -> Context {
+        Context {
+            session_id: "s".into(),
+            run_id: "r".into(),
+            run_kind: RunKind::Start,
+            plug_id: "redaction".into(),
+            config: config.into(),
+            workspace: "/ws".into(),
+            storage: None,
+        }
+    }
+
+    fn entry(text: &str) -> TranscriptEntry {
+        TranscriptEntry {
+            stream_id: "m".into(),
+            kind: EntryKind::AgentMessage,
+            text: text.into(),
+            last: true,
+            replay: false,
+        }
+    }
+
+    #[test]
+    fn describes_the_hooks_that_check_the_config() {
+        let info = Redaction::describe();
+        assert_eq!(info.hooks, vec![Hook::OnStart, Hook::OnResume]);
+        assert!(info.filters_transcript);
+    }
+
+    #[test]
+    fn start_and_resume_refuse_a_bad_config_naming_the_field() {
+        let bad = ctx(r#"{"literals":["ok-literal","abc"]}"#);
+        let e = Redaction::on_start(&bad).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("literals.1"));
+        let e = Redaction::on_resume(&bad).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("literals.1"));
+        assert!(Redaction::on_start(&ctx(r#"{"literals":["hunter2-literal"]}"#)).is_ok());
+        assert!(Redaction::on_resume(&ctx("{}")).is_ok());
+    }
+
+    #[test]
+    fn filter_masks_with_a_good_config() {
+        let out = Redaction::filter(
+            &ctx(r#"{"literals":["hunter2-literal"]}"#),
+            entry("pw hunter2-literal and ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"),
+        );
+        assert_eq!(
+            out.text,
+            "pw [REDACTED:literal] and [REDACTED:github-token]"
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "refusing to pass transcript entries through unmasked")]
+    fn filter_traps_instead_of_passing_entries_with_a_bad_config() {
+        Redaction::filter(
+            &ctx(r#"{"literal":["typo-in-the-key"]}"#),
+            entry("ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"),
+        );
+    }
+}

@@ -60,3 +60,66 @@ impl Client {
         self.call(reqwest::Method::POST, path, Some(body)).await
     }
 }
+
+/// `value` (an id or a name someone typed) as one URL path segment: every byte but the unreserved
+/// characters `A-Za-z0-9-._~` percent-encoded, so it cannot add a segment, a query or a fragment
+/// (`../runners/box/revoke?` stays one segment, and the server finds no such session). `what` names
+/// it in the error for what cannot be sent at all: nothing, `.` and `..`, which URL parsers resolve
+/// as dot-segments even when they are written `%2E` or `%2E%2E`.
+pub fn segment(what: &str, value: &str) -> Result<String> {
+    if matches!(value, "" | "." | "..") {
+        bail!("{value:?} is not a valid {what}");
+    }
+    let mut out = String::with_capacity(value.len());
+    for b in value.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::segment;
+
+    #[test]
+    fn a_segment_stays_one_segment() {
+        assert_eq!(segment("id", "ses_01ab").unwrap(), "ses_01ab");
+        assert_eq!(segment("id", "a.b-c_d~e").unwrap(), "a.b-c_d~e");
+        assert_eq!(
+            segment("id", "../runners/box/revoke?").unwrap(),
+            "..%2Frunners%2Fbox%2Frevoke%3F"
+        );
+        assert_eq!(
+            segment("id", "a b#c%d\\e\n").unwrap(),
+            "a%20b%23c%25d%5Ce%0A"
+        );
+        assert_eq!(segment("id", "é").unwrap(), "%C3%A9");
+        let url = reqwest::Url::parse(&format!(
+            "http://h/v1/sessions/{}/close",
+            segment("id", "../runners/box/revoke?x=1#f").unwrap()
+        ))
+        .unwrap();
+        assert_eq!(
+            url.path(),
+            "/v1/sessions/..%2Frunners%2Fbox%2Frevoke%3Fx%3D1%23f/close"
+        );
+        assert_eq!((url.query(), url.fragment()), (None, None));
+    }
+
+    #[test]
+    fn dot_segments_are_refused_because_no_encoding_survives() {
+        for dots in ["", ".", ".."] {
+            let e = segment("session id", dots).unwrap_err().to_string();
+            assert!(e.contains("not a valid session id"), "{e}");
+        }
+        // Why: the URL parser resolves encoded dot-segments too.
+        let url = reqwest::Url::parse("http://h/v1/sessions/%2E%2E/close").unwrap();
+        assert_eq!(url.path(), "/v1/close");
+        assert_eq!(segment("id", "...").unwrap(), "...");
+        assert_eq!(segment("id", "%2E%2E").unwrap(), "%252E%252E");
+    }
+}

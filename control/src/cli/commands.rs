@@ -5,6 +5,7 @@ use std::io::Write;
 use anyhow::Result;
 use serde_json::{Value, json};
 
+use super::client::segment;
 use super::{AgentCommand, Client, Command, EnvironmentCommand, RunnerCommand, SessionCommand};
 use crate::duration::Human;
 
@@ -44,7 +45,7 @@ pub async fn client_command(
             let agent = client
                 .call(
                     reqwest::Method::PUT,
-                    &format!("/v1/agents/{name}"),
+                    &format!("/v1/agents/{}", segment("agent name", &name)?),
                     Some(body),
                 )
                 .await?;
@@ -70,7 +71,10 @@ pub async fn client_command(
         }
         Command::Runner(RunnerCommand::Revoke { name }) => {
             client
-                .post(&format!("/v1/runners/{name}/revoke"), json!({}))
+                .post(
+                    &format!("/v1/runners/{}/revoke", segment("runner name", &name)?),
+                    json!({}),
+                )
                 .await?;
             writeln!(out, "runner {name} revoked")?;
         }
@@ -86,7 +90,7 @@ pub async fn client_command(
         Command::Session(SessionCommand::Send { id, text }) => {
             let message = client
                 .post(
-                    &format!("/v1/sessions/{id}/messages"),
+                    &format!("/v1/sessions/{}/messages", segment("session id", &id)?),
                     json!({ "text": text }),
                 )
                 .await?;
@@ -99,7 +103,10 @@ pub async fn client_command(
         }
         Command::Session(SessionCommand::Close { id }) => {
             let session = client
-                .post(&format!("/v1/sessions/{id}/close"), json!({}))
+                .post(
+                    &format!("/v1/sessions/{}/close", segment("session id", &id)?),
+                    json!({}),
+                )
                 .await?;
             writeln!(
                 out,
@@ -131,7 +138,9 @@ pub async fn client_command(
             }
         }
         Command::Session(SessionCommand::Show { id, json }) => {
-            let s = client.get(&format!("/v1/sessions/{id}")).await?;
+            let s = client
+                .get(&format!("/v1/sessions/{}", segment("session id", &id)?))
+                .await?;
             if json {
                 writeln!(out, "{}", serde_json::to_string_pretty(&s)?)?;
             } else {
@@ -144,7 +153,8 @@ pub async fn client_command(
                 let wait = if follow { 25_000 } else { 0 };
                 let page = client
                     .get(&format!(
-                        "/v1/sessions/{id}/transcript?after={after}&wait_ms={wait}"
+                        "/v1/sessions/{}/transcript?after={after}&wait_ms={wait}",
+                        segment("session id", &id)?
                     ))
                     .await?;
                 for e in page["entries"].as_array().into_iter().flatten() {
@@ -172,7 +182,10 @@ pub async fn client_command(
         }
         Command::Environment(EnvironmentCommand::Retry { id }) => {
             let e = client
-                .post(&format!("/v1/environments/{id}/retry"), json!({}))
+                .post(
+                    &format!("/v1/environments/{}/retry", segment("environment id", &id)?),
+                    json!({}),
+                )
                 .await?;
             writeln!(
                 out,

@@ -61,9 +61,10 @@ async fn login(State(state): State<AppState>, Query(q): Query<LoginQuery>) -> Re
             );
             let next = q
                 .next
-                .filter(|n| n.starts_with('/') && !n.starts_with("//"))
-                .unwrap_or_else(|| "/".into());
-            ([(header::SET_COOKIE, cookie)], Redirect::to(&next)).into_response()
+                .as_deref()
+                .filter(|n| is_local_path(n))
+                .unwrap_or("/");
+            ([(header::SET_COOKIE, cookie)], Redirect::to(next)).into_response()
         }
         Ok(false) => (
             StatusCode::UNAUTHORIZED,
@@ -71,5 +72,51 @@ async fn login(State(state): State<AppState>, Query(q): Query<LoginQuery>) -> Re
         )
             .into_response(),
         Err(e) => e.into_response(),
+    }
+}
+
+/// Whether `next` is a path on this server and nothing a browser could read as another origin:
+/// one leading `/` not followed by `/` or `\` (`//host` and `/\host` are other hosts), no
+/// backslash anywhere (browsers read it as `/`), and only visible ASCII (browsers drop tabs and
+/// newlines, so `/\t/host` would become `//host`). A leading `/` also rules out a scheme.
+pub fn is_local_path(next: &str) -> bool {
+    let mut bytes = next.bytes();
+    bytes.next() == Some(b'/')
+        && !matches!(bytes.next(), Some(b'/' | b'\\'))
+        && next.bytes().all(|b| b.is_ascii_graphic() && b != b'\\')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_local_path;
+
+    #[test]
+    fn next_stays_on_this_server() {
+        for ok in [
+            "/",
+            "/sessions/ses_0123456789abcdef",
+            "/?a=b&c=%2F%2F",
+            "/a//b",
+        ] {
+            assert!(is_local_path(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "sessions",
+            "//evil.example/",
+            "/\\evil.example/",
+            "/\\/evil.example/",
+            "\\\\evil.example",
+            "/a\\b",
+            "/\t/evil.example",
+            "/\n/evil.example",
+            "/ /evil.example",
+            "https://evil.example/",
+            "javascript:alert(1)",
+            "/caf\u{e9}",
+            "/a\u{7f}",
+        ] {
+            assert!(!is_local_path(bad), "{bad:?}");
+        }
     }
 }

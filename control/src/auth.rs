@@ -2,6 +2,8 @@
 
 use sha2::{Digest, Sha256};
 
+use crate::names::ID_HEX_DIGITS;
+
 /// A new random token with a recognisable prefix (`blr_` runner, `bla_` admin).
 pub fn new_token(prefix: &str) -> String {
     format!("{prefix}{}", random_hex(32))
@@ -17,9 +19,10 @@ pub fn random_hex(bytes: usize) -> String {
     hex::encode(buf)
 }
 
-/// A new id such as `ses_1f3a…` (16 random bytes).
+/// A new id such as `ses_1f3a…`: 8 random bytes as [`ID_HEX_DIGITS`] hex digits (the shape
+/// [`crate::names::is_id`] checks).
 pub fn new_id(prefix: &str) -> String {
-    format!("{prefix}_{}", random_hex(8))
+    format!("{prefix}_{}", random_hex(ID_HEX_DIGITS / 2))
 }
 
 /// The token of an `Authorization: Bearer …` header value.

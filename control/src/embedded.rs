@@ -11,6 +11,7 @@ use crate::auth::{hash_token, new_token};
 use crate::config::Config;
 use crate::lifecycle::runners;
 use crate::model::{Agent, AgentSettings, now};
+use crate::names::check_name;
 use crate::server::AppState;
 use crate::store::sqlite::SqliteStore;
 
@@ -55,8 +56,9 @@ impl Embedded {
         })
     }
 
-    /// Creates or replaces an agent's settings.
+    /// Creates or replaces an agent's settings (`name` follows [`crate::names::NAME_RULE`]).
     pub fn set_agent(&self, name: &str, settings: AgentSettings) -> Result<()> {
+        check_name("name", name)?;
         self.state.write(|ctx| {
             let disabled = ctx.tx.agent(name)?.is_some_and(|a| a.disabled);
             Ok(ctx.tx.put_agent(&Agent {
@@ -70,8 +72,9 @@ impl Embedded {
     }
 
     /// A token for a runner named `name` (a new runner; a known name gets a new name with a
-    /// suffix, since tokens are shown once).
+    /// suffix, since tokens are shown once). `name` follows [`crate::names::NAME_RULE`].
     pub fn runner_token(&self, name: &str) -> Result<String> {
+        check_name("name", name)?;
         Ok(self.state.write(|ctx| {
             let mut candidate = name.to_string();
             let mut n = 1;

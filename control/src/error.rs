@@ -1,4 +1,5 @@
-//! Errors the API answers with: a status, a stable code and a message that says what to do.
+//! Errors the API answers with: a status, a stable code and a message that says what to do
+//! (`{"error": {"code", "message"}}`, plus `"field"` when one field of the request is invalid).
 
 use axum::Json;
 use axum::http::StatusCode;
@@ -11,6 +12,13 @@ use crate::store::StoreError;
 pub enum Error {
     #[error("{0}")]
     BadRequest(String),
+    /// A value in the request breaks its rule: 400 with `code` and the `field` that carries it.
+    #[error("{message}")]
+    Invalid {
+        code: &'static str,
+        field: String,
+        message: String,
+    },
     #[error("{0}")]
     Unauthorized(String),
     #[error("{0}")]
@@ -32,13 +40,21 @@ impl Error {
         }
     }
 
+    pub fn invalid(code: &'static str, field: &str, message: impl Into<String>) -> Self {
+        Error::Invalid {
+            code,
+            field: field.to_string(),
+            message: message.into(),
+        }
+    }
+
     pub fn not_found(what: &str, id: &str) -> Self {
-        Error::NotFound(format!("no {what} with id {id:?}"))
+        Error::NotFound(format!("no {what} with id {}", crate::names::shown(id)))
     }
 
     pub fn status(&self) -> StatusCode {
         match self {
-            Error::BadRequest(_) => StatusCode::BAD_REQUEST,
+            Error::BadRequest(_) | Error::Invalid { .. } => StatusCode::BAD_REQUEST,
             Error::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             Error::NotFound(_) => StatusCode::NOT_FOUND,
             Error::Conflict { .. } => StatusCode::CONFLICT,
@@ -51,7 +67,7 @@ impl Error {
             Error::BadRequest(_) => "bad_request",
             Error::Unauthorized(_) => "unauthorized",
             Error::NotFound(_) => "not_found",
-            Error::Conflict { code, .. } => code,
+            Error::Conflict { code, .. } | Error::Invalid { code, .. } => code,
             Error::Store(_) => "internal",
         }
     }
@@ -62,7 +78,11 @@ impl IntoResponse for Error {
         if let Error::Store(e) = &self {
             tracing::error!("{e}");
         }
-        let body = json!({"error": {"code": self.code(), "message": self.to_string()}});
+        let mut error = json!({"code": self.code(), "message": self.to_string()});
+        if let Error::Invalid { field, .. } = &self {
+            error["field"] = field.as_str().into();
+        }
+        let body = json!({ "error": error });
         (self.status(), Json(body)).into_response()
     }
 }

@@ -12,6 +12,7 @@ pub mod embedded;
 pub mod error;
 pub mod lifecycle;
 pub mod model;
+pub mod names;
 pub mod protocol;
 pub mod server;
 pub mod store;

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::model::*;
+use crate::names::check_name;
 use crate::server::{AdminAuth, AppState, Body};
 
 /// Fields left out keep their value (or the default, for a new agent).
@@ -25,11 +26,7 @@ pub async fn set(
     Path(name): Path<String>,
     Body(patch): Body<AgentPatch>,
 ) -> Result<Json<Agent>> {
-    if name.trim().is_empty() || name.len() > 100 {
-        return Err(Error::BadRequest(
-            "an agent needs a name (1 to 100 characters)".into(),
-        ));
-    }
+    check_name("name", &name)?;
     for (field, value) in [
         ("inactivity_ms", patch.inactivity_ms),
         ("paused_lifetime_ms", patch.paused_lifetime_ms),
@@ -63,6 +60,7 @@ pub async fn get(
     _: AdminAuth,
     Path(name): Path<String>,
 ) -> Result<Json<Agent>> {
+    check_name("name", &name)?;
     Ok(Json(state.read(|ctx| ctx.agent(&name))?))
 }
 

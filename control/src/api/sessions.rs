@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::lifecycle::close::{self, CloseStep};
 use crate::lifecycle::messages;
 use crate::model::*;
+use crate::names::check_request_id_in_path;
 use crate::server::{AdminAuth, AppState, Body};
 use crate::views::{SessionSummary, SessionView, session_summaries, session_view};
 
@@ -182,6 +183,7 @@ pub async fn answer(
     Path((id, request)): Path<(String, String)>,
     Body(req): Body<AnswerRequest>,
 ) -> Result<Json<PermissionRequest>> {
+    check_request_id_in_path(&request)?;
     Ok(Json(state.write(|ctx| {
         let session = ctx.session(&id)?;
         let mut pending = ctx

@@ -10,6 +10,7 @@ use super::Viewer;
 use super::html::{esc, page};
 use crate::error::Error;
 use crate::lifecycle::{environment, messages};
+use crate::names::{SESSION, is_id};
 use crate::server::AppState;
 
 /// The error as a page, with a way back.
@@ -20,6 +21,15 @@ fn error_page(e: Error, back: &str) -> Response {
         esc(back)
     );
     (e.status(), Html(page("Not done", &body))).into_response()
+}
+
+/// The session's page, or the list when `id` is no session id (it came from the URL).
+fn session_page(id: &str) -> String {
+    if is_id(&SESSION, id) {
+        format!("/sessions/{id}")
+    } else {
+        "/".into()
+    }
 }
 
 pub async fn retry(State(app): State<AppState>, _: Viewer, Path(id): Path<String>) -> Response {
@@ -40,7 +50,7 @@ pub async fn send(
     Path(id): Path<String>,
     Form(form): Form<MessageForm>,
 ) -> Response {
-    let back = format!("/sessions/{id}");
+    let back = session_page(&id);
     match app.write(|ctx| messages::send(ctx, &id, &form.text)) {
         Ok(_) => Redirect::to(&back).into_response(),
         Err(e) => error_page(e, &back),
@@ -48,7 +58,7 @@ pub async fn send(
 }
 
 pub async fn close(State(app): State<AppState>, _: Viewer, Path(id): Path<String>) -> Response {
-    let back = format!("/sessions/{id}");
+    let back = session_page(&id);
     match crate::api::sessions::close_and_wait(&app, &id).await {
         Ok(()) => Redirect::to(&back).into_response(),
         Err(e) => error_page(e, &back),

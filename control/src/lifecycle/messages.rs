@@ -5,9 +5,11 @@ use super::runs::{deliver, serve_session};
 use crate::auth::new_id;
 use crate::error::{Error, Result};
 use crate::model::*;
+use crate::names::{SESSION, check_name};
 
 /// Opens a session with its first message; the start run is offered at once.
 pub fn new_session(ctx: &mut Ctx, agent_name: &str, text: &str) -> Result<Session> {
+    check_name("agent", agent_name)?;
     let agent = ctx.agent(agent_name)?;
     if agent.disabled {
         return Err(Error::conflict(
@@ -17,7 +19,7 @@ pub fn new_session(ctx: &mut Ctx, agent_name: &str, text: &str) -> Result<Sessio
     }
     check_text(text)?;
     let mut session = Session {
-        id: new_id("ses"),
+        id: new_id(SESSION.prefix),
         agent: agent.name.clone(),
         state: SessionState::Active,
         created_at: ctx.now,

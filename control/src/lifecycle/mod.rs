@@ -18,6 +18,7 @@ pub mod transcript;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::model::*;
+use crate::names::{ENVIRONMENT, RUN, SESSION, check_id};
 use crate::store::{Store, Tx};
 
 /// One transaction, with the server's limits and the time it runs at.
@@ -45,17 +46,21 @@ pub fn transact<T>(
 }
 
 impl Ctx<'_> {
+    // Ids come from requests: one that cannot exist is not found without a query.
     pub fn session(&mut self, id: &str) -> Result<Session> {
+        check_id(&SESSION, id)?;
         self.tx
             .session(id)?
             .ok_or_else(|| Error::not_found("session", id))
     }
 
     pub fn run(&mut self, id: &str) -> Result<Run> {
+        check_id(&RUN, id)?;
         self.tx.run(id)?.ok_or_else(|| Error::not_found("run", id))
     }
 
     pub fn environment(&mut self, id: &str) -> Result<Environment> {
+        check_id(&ENVIRONMENT, id)?;
         self.tx
             .environment(id)?
             .ok_or_else(|| Error::not_found("environment", id))

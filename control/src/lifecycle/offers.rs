@@ -6,6 +6,7 @@ use super::Ctx;
 use super::close;
 use crate::error::{Error, Result};
 use crate::model::*;
+use crate::names::check_name;
 
 /// What a runner learns for each agent it serves when it connects.
 #[derive(Serialize, Clone, Debug)]
@@ -31,6 +32,9 @@ pub fn connect(
         return Err(Error::BadRequest(
             "`agents` must name at least one agent".into(),
         ));
+    }
+    for (i, name) in agents.iter().enumerate() {
+        check_name(&format!("agents[{i}]"), name)?;
     }
     let mut infos = Vec::new();
     for name in agents {

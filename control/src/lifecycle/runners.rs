@@ -5,14 +5,11 @@ use super::runs::{end_run, serve_session};
 use crate::auth::{hash_token, new_id, new_token};
 use crate::error::{Error, Result};
 use crate::model::*;
+use crate::names::check_name;
 
 /// Adds a runner; returns it and its token (shown once, stored hashed).
 pub fn add(ctx: &mut Ctx, name: &str) -> Result<(Runner, String)> {
-    if name.trim().is_empty() || name.len() > 100 {
-        return Err(Error::BadRequest(
-            "a runner needs a name (1 to 100 characters)".into(),
-        ));
-    }
+    check_name("name", name)?;
     if ctx.tx.runner_by_name(name)?.is_some() {
         return Err(Error::conflict(
             "runner_exists",
@@ -34,6 +31,7 @@ pub fn add(ctx: &mut Ctx, name: &str) -> Result<(Runner, String)> {
 /// Revokes a runner's token. Resume runs waiting for it go to any matching runner instead, in a
 /// fresh environment; its live runs time out as for a dead runner.
 pub fn revoke(ctx: &mut Ctx, name: &str) -> Result<Runner> {
+    check_name("name", name)?;
     let mut runner = ctx
         .tx
         .runner_by_name(name)?

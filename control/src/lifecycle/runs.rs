@@ -4,6 +4,7 @@ use super::Ctx;
 use crate::auth::new_id;
 use crate::error::Result;
 use crate::model::*;
+use crate::names::{ENVIRONMENT, RUN};
 
 const RECREATED: &str = "The environment was recreated: the files the agent left are gone, and the conversation starts anew.";
 
@@ -18,7 +19,7 @@ pub fn offer_run(
 ) -> Result<Run> {
     debug_assert!(session.current_run_id.is_none(), "one run at a time");
     let run = Run {
-        id: new_id("run"),
+        id: new_id(RUN.prefix),
         session_id: session.id.clone(),
         environment_id: environment_id.to_string(),
         kind,
@@ -76,7 +77,7 @@ pub fn deliver(
 /// A start run in a new environment. `notice` goes into the transcript.
 pub fn start_fresh(ctx: &mut Ctx, session: &mut Session, notice: Option<&str>) -> Result<Run> {
     let environment = Environment {
-        id: new_id("env"),
+        id: new_id(ENVIRONMENT.prefix),
         session_id: session.id.clone(),
         runner_id: None,
         state: EnvironmentState::Creating,

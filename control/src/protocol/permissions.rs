@@ -8,6 +8,7 @@ use super::runs::finished;
 use crate::error::{Error, Result};
 use crate::lifecycle::offers::own_run;
 use crate::model::*;
+use crate::names::{check_request_id_in_path, is_request_id};
 use crate::server::{AppState, Body, RunnerAuth};
 
 #[derive(Deserialize)]
@@ -24,8 +25,12 @@ pub async fn ask(
     Path(run): Path<String>,
     Body(req): Body<AskRequest>,
 ) -> Result<Json<PermissionRequest>> {
-    if req.request_id.trim().is_empty() {
-        return Err(Error::BadRequest("`request_id` is empty".into()));
+    if !is_request_id(&req.request_id) {
+        return Err(Error::invalid(
+            "invalid_request_id",
+            "request_id",
+            "`request_id` must be 1 to 128 characters with no control characters",
+        ));
     }
     Ok(Json(state.write(|ctx| {
         let run = own_run(ctx, &runner, &run)?;
@@ -54,6 +59,7 @@ pub async fn get(
     RunnerAuth(runner): RunnerAuth,
     Path((run, request)): Path<(String, String)>,
 ) -> Result<Json<PermissionRequest>> {
+    check_request_id_in_path(&request)?;
     Ok(Json(state.write(|ctx| {
         let run = own_run(ctx, &runner, &run)?;
         ctx.tx

@@ -7,10 +7,11 @@ use axum::extract::{Path, State};
 use serde::{Deserialize, Serialize};
 
 use super::runs::finished;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::lifecycle::Ctx;
 use crate::lifecycle::offers::own_run;
 use crate::model::*;
+use crate::names::check_plug_id;
 use crate::server::{AppState, Body, RunnerAuth};
 
 #[derive(Serialize)]
@@ -63,20 +64,6 @@ pub async fn list(
 #[serde(deny_unknown_fields)]
 pub struct PutRequest {
     pub entries: BTreeMap<String, String>,
-}
-
-fn check_plug_id(plug: &str) -> Result<()> {
-    if plug.is_empty()
-        || plug.len() > 128
-        || !plug
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-    {
-        return Err(Error::BadRequest(format!(
-            "invalid plug id {plug:?}: use letters, digits, '-', '_' and '.'"
-        )));
-    }
-    Ok(())
 }
 
 pub async fn put(

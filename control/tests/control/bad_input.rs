@@ -411,3 +411,385 @@ async fn idle_long_polls_do_not_wake_each_other() {
         "{n} checks for 3 polls of 400ms: they keep waking each other"
     );
 }
+
+/// Names people type that must not be stored: they would reach URL paths, log lines and HTML.
+const HOSTILE_NAMES: &[&str] = &[
+    "../../x",
+    "<script>alert(1)</script>",
+    "a\0b",
+    "a\nb",
+    "a b",
+    "Box",
+    "-x",
+    "runners/box/revoke?",
+];
+
+/// `value` percent-encoded as one path segment (so the test reaches the handler with it).
+fn seg(value: &str) -> String {
+    blaise_control::cli::client::segment("value", value).unwrap()
+}
+
+/// Asserts a 400 `invalid_name` that names `field` and states the rule.
+fn assert_invalid_name(status: StatusCode, v: &serde_json::Value, field: &str, what: &str) {
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{what}: {v}");
+    assert_eq!(v["error"]["code"], "invalid_name", "{what}: {v}");
+    assert_eq!(v["error"]["field"], field, "{what}: {v}");
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!("`{field}`")) && message.contains("a-z, 0-9"),
+        "{what}: {message}"
+    );
+    assert!(
+        !message.contains('\n') && !message.contains('\0'),
+        "{message:?}"
+    );
+}
+
+/// "Agent and runner names: a documented charset and length" (issue 10): a name that breaks the
+/// rule is refused wherever it enters, and nothing is stored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn names_that_break_the_rule_are_refused_wherever_they_enter() {
+    let s = Server::start().await;
+    s.agent("a", json!({})).await;
+    let r = s.runner("r", &["a"]).await;
+    let too_long = "a".repeat(65);
+    for name in HOSTILE_NAMES.iter().copied().chain([too_long.as_str()]) {
+        let (status, v) = s
+            .admin(
+                Method::PUT,
+                &format!("/v1/agents/{}", seg(name)),
+                Some(json!({})),
+            )
+            .await;
+        assert_invalid_name(status, &v, "name", &format!("agent set {name:?}"));
+        let (status, v) = s
+            .admin(Method::GET, &format!("/v1/agents/{}", seg(name)), None)
+            .await;
+        assert_invalid_name(status, &v, "name", &format!("agent get {name:?}"));
+        let (status, v) = s
+            .admin(Method::POST, "/v1/runners", Some(json!({ "name": name })))
+            .await;
+        assert_invalid_name(status, &v, "name", &format!("runner add {name:?}"));
+        let revoke = format!("/v1/runners/{}/revoke", seg(name));
+        let (status, v) = s.admin(Method::POST, &revoke, Some(json!({}))).await;
+        assert_invalid_name(status, &v, "name", &format!("runner revoke {name:?}"));
+        let (status, v) = s
+            .admin(
+                Method::POST,
+                "/v1/sessions",
+                Some(json!({ "agent": name, "message": "hi" })),
+            )
+            .await;
+        assert_invalid_name(status, &v, "agent", &format!("session new {name:?}"));
+        let (status, v) = r
+            .call(
+                Method::POST,
+                "/v1/runner/connect",
+                Some(json!({ "instance": "r-1", "agents": ["a", name] })),
+            )
+            .await;
+        assert_invalid_name(status, &v, "agents[1]", &format!("connect {name:?}"));
+    }
+    let agents = s.ok(Method::GET, "/v1/agents", None).await;
+    assert_eq!(agents["agents"].as_array().unwrap().len(), 1, "{agents}");
+    let runners = s.ok(Method::GET, "/v1/runners", None).await;
+    assert_eq!(runners["runners"].as_array().unwrap().len(), 1, "{runners}");
+    let sessions = s.ok(Method::GET, "/v1/sessions", None).await;
+    assert!(sessions["sessions"].as_array().unwrap().is_empty());
+    // The names the repo's docs, examples and tests use all follow the rule.
+    for name in [
+        "script",
+        "box",
+        "default",
+        "build-box",
+        "build-box-1",
+        "claude",
+        "0",
+    ] {
+        s.agent(name, json!({})).await;
+        s.add_runner(name).await;
+    }
+    s.agent(&"a".repeat(64), json!({})).await;
+}
+
+/// The embedded API (`blaise-runner dev`, the end-to-end tests) follows the same rule.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_embedded_api_refuses_the_same_names() {
+    use blaise_control::embedded::Embedded;
+    let dir = tempfile::tempdir().unwrap();
+    let cp = Embedded::start(
+        &dir.path().join("blaise.db"),
+        "127.0.0.1:0".parse().unwrap(),
+        fast_config(),
+    )
+    .await
+    .unwrap();
+    for name in HOSTILE_NAMES {
+        let e = cp.set_agent(name, Default::default()).unwrap_err();
+        assert!(e.to_string().contains("not a valid name"), "{name:?}: {e}");
+        let e = cp.runner_token(name).unwrap_err();
+        assert!(e.to_string().contains("not a valid name"), "{name:?}: {e}");
+    }
+    let e = cp.runner_token(&"r".repeat(65)).unwrap_err();
+    assert!(e.to_string().contains("a-z, 0-9"), "{e}");
+    cp.set_agent("script", Default::default()).unwrap();
+    cp.runner_token("box").unwrap();
+    cp.runner_token("box").unwrap();
+    let (agents, runners) = cp
+        .state
+        .read(|ctx| Ok((ctx.tx.agents()?, ctx.tx.runners()?)))
+        .unwrap();
+    let agents: Vec<_> = agents.into_iter().map(|a| a.name).collect();
+    let runners: Vec<_> = runners.into_iter().map(|r| r.name).collect();
+    assert_eq!(agents, ["script"]);
+    assert_eq!(runners, ["box", "box-2"]);
+}
+
+/// Ids are made by Blaise; one of another shape cannot exist and is a 404 that says what an id
+/// looks like (it is not looked up), with what was sent escaped and cut short.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ids_that_cannot_exist_are_404_and_say_what_an_id_is() {
+    let s = Server::start().await;
+    s.agent("a", json!({})).await;
+    let r = s.runner("r", &["a"]).await;
+    let id = s.new_session("a", "hello").await;
+    let run = r.take_started("start").await;
+    let long = "ses_".to_string() + &"0".repeat(5000);
+    let bad_ids = [
+        "ses_nope",
+        "../runners/r/revoke?",
+        "<script>x</script>",
+        "ses_0123456789abcdef\n",
+        "ses_0123456789ABCDEF",
+        long.as_str(),
+    ];
+    for bad in bad_ids {
+        let b = seg(bad);
+        let none = || None;
+        for (method, path, body, what) in [
+            (Method::GET, format!("/v1/sessions/{b}"), none(), "session"),
+            (
+                Method::POST,
+                format!("/v1/sessions/{b}/messages"),
+                Some(json!({ "text": "hi" })),
+                "session",
+            ),
+            (
+                Method::POST,
+                format!("/v1/sessions/{b}/close"),
+                none(),
+                "session",
+            ),
+            (
+                Method::POST,
+                format!("/v1/sessions/{b}/cancel"),
+                none(),
+                "session",
+            ),
+            (
+                Method::GET,
+                format!("/v1/sessions/{b}/transcript"),
+                none(),
+                "session",
+            ),
+            (
+                Method::POST,
+                format!("/v1/sessions/{b}/permissions/p1/answer"),
+                Some(json!({ "option_id": "ok" })),
+                "session",
+            ),
+            (
+                Method::POST,
+                format!("/v1/environments/{b}/retry"),
+                none(),
+                "environment",
+            ),
+        ] {
+            let (status, v) = s.admin(method.clone(), &path, body).await;
+            assert_not_an_id(status, &v, what, &format!("{method} {path}"));
+        }
+        let entry = json!([{ "seq": 1, "kind": "x", "content": {} }]);
+        for (method, path, body) in [
+            (
+                Method::POST,
+                format!("/v1/runner/runs/{b}/accept"),
+                Some(json!({ "instance": "r-1" })),
+            ),
+            (
+                Method::GET,
+                format!("/v1/runner/runs/{b}/directives"),
+                none(),
+            ),
+            (
+                Method::POST,
+                format!("/v1/runner/runs/{b}/reports"),
+                Some(json!({ "report_id": "x", "kind": "paused" })),
+            ),
+            (
+                Method::POST,
+                format!("/v1/runner/runs/{b}/transcript"),
+                Some(json!({ "entries": entry })),
+            ),
+            (
+                Method::POST,
+                format!("/v1/runner/runs/{b}/heartbeat"),
+                none(),
+            ),
+            (
+                Method::PUT,
+                format!("/v1/runner/runs/{b}/acp-session"),
+                Some(json!({ "acp_session_id": "x" })),
+            ),
+            (
+                Method::GET,
+                format!("/v1/runner/runs/{b}/plug-state"),
+                none(),
+            ),
+            (
+                Method::PUT,
+                format!("/v1/runner/runs/{b}/plug-state/sandbox"),
+                Some(json!({ "entries": { "k": "v" } })),
+            ),
+            (
+                Method::POST,
+                format!("/v1/runner/runs/{b}/permissions"),
+                Some(json!({ "request_id": "p1", "request": {} })),
+            ),
+            (
+                Method::GET,
+                format!("/v1/runner/runs/{b}/permissions/p1"),
+                none(),
+            ),
+        ] {
+            let (status, v) = r.call(method.clone(), &path, body).await;
+            assert_not_an_id(status, &v, "run", &format!("{method} {path}"));
+        }
+    }
+    // Permission request ids: the agent's, bounded, with no control characters.
+    let (status, v) = r
+        .call(
+            Method::POST,
+            &format!("/v1/runner/runs/{}/permissions", run.id),
+            Some(json!({ "request_id": "p\n1", "request": {} })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{v}");
+    assert_eq!(v["error"]["code"], "invalid_request_id");
+    assert_eq!(v["error"]["field"], "request_id");
+    for bad in ["p\n1", &"p".repeat(129)] {
+        let path = format!("/v1/runner/runs/{}/permissions/{}", run.id, seg(bad));
+        let (status, v) = r.call(Method::GET, &path, None).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{path}: {v}");
+    }
+    let v = s.show(&id).await;
+    assert_eq!(last_run(&v)["status"], "running", "nothing changed");
+    assert!(
+        v["permission_requests"]
+            .as_array()
+            .is_none_or(|p| p.is_empty())
+    );
+}
+
+fn assert_not_an_id(status: StatusCode, v: &serde_json::Value, what: &str, call: &str) {
+    assert_eq!(status, StatusCode::NOT_FOUND, "{call}: {v}");
+    assert_eq!(v["error"]["code"], "not_found", "{call}: {v}");
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!("{what} ids are")) && message.contains("16 hex digits"),
+        "{call}: {message}"
+    );
+    assert!(
+        message.len() < 300 && !message.contains('\n'),
+        "{call}: {message:?}"
+    );
+}
+
+/// Plug ids in `/plug-state/{plug}` keep to their charset; nothing is stored otherwise.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plug_ids_outside_their_charset_are_refused() {
+    let s = Server::start().await;
+    s.agent("a", json!({})).await;
+    let r = s.runner("r", &["a"]).await;
+    let id = s.new_session("a", "hello").await;
+    let run = r.take_started("start").await;
+    let long = "p".repeat(129);
+    for plug in ["a b", "a/b", "<x>", "a\nb", long.as_str()] {
+        let path = format!("/v1/runner/runs/{}/plug-state/{}", run.id, seg(plug));
+        for method in [Method::PUT, Method::DELETE] {
+            let (status, v) = r
+                .call(
+                    method.clone(),
+                    &path,
+                    Some(json!({ "entries": { "k": "v" } })),
+                )
+                .await;
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{method} {plug:?}: {v}");
+            assert_eq!(v["error"]["code"], "invalid_plug_id", "{v}");
+            assert_eq!(v["error"]["field"], "plug", "{v}");
+        }
+    }
+    let path = format!("/v1/runner/runs/{}/plug-state/sandbox.v2", run.id);
+    let (status, v) = r
+        .call(Method::PUT, &path, Some(json!({ "entries": { "k": "v" } })))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    let records = s.show(&id).await["plug_records"].clone();
+    assert_eq!(records.as_array().unwrap().len(), 1, "{records}");
+}
+
+/// The dashboard's `/login?next=` goes only to a path on this server: anything a browser could
+/// read as another origin goes to `/` instead, and `next` is never written into a page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn login_next_stays_on_this_server() {
+    let s = Server::start().await;
+    let web = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let login = |next: &str, token: &str| {
+        let url = reqwest::Url::parse_with_params(
+            &format!("{}/login", s.url),
+            &[("token", token), ("next", next)],
+        )
+        .unwrap();
+        web.get(url).send()
+    };
+    for (next, expected) in [
+        (
+            "/sessions/ses_0123456789abcdef",
+            "/sessions/ses_0123456789abcdef",
+        ),
+        ("/?a=b", "/?a=b"),
+        ("/\\evil.example/", "/"),
+        ("//evil.example/", "/"),
+        ("/\\/evil.example/", "/"),
+        ("\\\\evil.example", "/"),
+        ("/a\\b", "/"),
+        ("/\t/evil.example", "/"),
+        ("/\n/evil.example", "/"),
+        ("/ /evil.example", "/"),
+        ("https://evil.example/", "/"),
+        ("javascript:alert(1)", "/"),
+        ("evil.example", "/"),
+        ("/caf\u{e9}", "/"),
+    ] {
+        let resp = login(next, ADMIN).await.unwrap();
+        assert_eq!(resp.status(), StatusCode::SEE_OTHER, "{next:?}");
+        assert_eq!(resp.headers()["location"], expected, "{next:?}");
+    }
+    // The form takes the same path.
+    let resp = web
+        .post(format!("{}/login", s.url))
+        .form(&[("token", ADMIN), ("next", "/\\evil.example/")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.headers()["location"], "/");
+    // A wrong token: the login page, without what `next` carried.
+    let resp = login("/\"><script>alert(1)</script>", "bla_wrong")
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
+    let page = resp.text().await.unwrap();
+    assert!(!page.contains("alert(1)"), "{page}");
+}

@@ -381,3 +381,52 @@ async fn serve_takes_its_limits_as_flags() {
     server.kill().unwrap();
     server.wait().unwrap();
 }
+
+/// Issue 10: ids and names typed on the command line stay one URL path segment.
+/// `session close '../runners/box/revoke?'` once revoked the runner `box`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_id_or_a_name_cannot_leave_its_path_segment() {
+    let s = Server::start().await;
+    ok(&s, &["agent", "set", "script"]);
+    let token = ok(&s, &["runner", "add", "box"]).trim().to_string();
+    let runner = FakeRunner::new(&s, &token, "box-a");
+    runner.connect(&["script"]).await;
+    let escape = "../runners/box/revoke?";
+    for args in [
+        vec!["session", "close", escape],
+        vec!["session", "send", escape, "hi"],
+        vec!["session", "show", escape],
+        vec!["session", "transcript", escape],
+        vec!["environment", "retry", "../../v1/runners/box/revoke?"],
+    ] {
+        let (success, out, err) = blaise(&s, &args);
+        assert!(!success, "blaise {args:?} succeeded: {out}");
+        assert!(
+            err.contains("no session with id") || err.contains("no environment with id"),
+            "blaise {args:?}: {err}"
+        );
+        assert!(err.contains("404"), "blaise {args:?}: {err}");
+    }
+    let (success, _, err) = blaise(&s, &["agent", "set", "../runners/box/revoke?"]);
+    assert!(!success);
+    assert!(
+        err.contains("not a valid name") && err.contains("400"),
+        "{err}"
+    );
+    let (success, _, err) = blaise(&s, &["runner", "revoke", "x/../box"]);
+    assert!(!success);
+    assert!(err.contains("not a valid name"), "{err}");
+    // `.` and `..` would be resolved by the URL parser however they are written.
+    for dots in [".", ".."] {
+        let (success, _, err) = blaise(&s, &["session", "close", dots]);
+        assert!(!success);
+        assert!(err.contains("not a valid session id"), "{err}");
+    }
+    let runners = s.ok(Method::GET, "/v1/runners", None).await;
+    assert_eq!(runners["runners"][0]["name"], "box");
+    assert!(
+        runners["runners"][0]["revoked_at"].is_null(),
+        "box was revoked: {runners}"
+    );
+    runner.connect(&["script"]).await;
+}

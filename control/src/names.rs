@@ -1,0 +1,224 @@
+//! What a name or an id may be. Names (agents, runners) are chosen by people and end up in URL
+//! paths, log lines, HTML and shell commands, so they keep to a small alphabet that is safe in all
+//! of them. Ids are made only by the control plane ([`crate::auth::new_id`]), so an id of any
+//! other shape cannot exist and is answered "not found" without being looked up.
+
+use crate::error::{Error, Result};
+
+/// The longest name.
+pub const NAME_MAX: usize = 64;
+
+/// The rule for agent and runner names, as errors and docs/control-plane.md state it.
+pub const NAME_RULE: &str =
+    "1 to 64 characters from a-z, 0-9, '.', '_' and '-', starting with a letter or a digit";
+
+/// How many lowercase hex digits follow an id's prefix (`ses_0123456789abcdef`).
+pub const ID_HEX_DIGITS: usize = 16;
+
+/// The longest plug id or permission request id (both come from the runner, not from people).
+const TOKEN_MAX: usize = 128;
+
+pub fn is_name(value: &str) -> bool {
+    let mut bytes = value.bytes();
+    value.len() <= NAME_MAX
+        && matches!(bytes.next(), Some(b'a'..=b'z' | b'0'..=b'9'))
+        && bytes.all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'.' | b'_' | b'-'))
+}
+
+/// An agent or runner name that `field` of the request carries: 400 `invalid_name` unless it
+/// follows [`NAME_RULE`].
+pub fn check_name(field: &str, value: &str) -> Result<()> {
+    if is_name(value) {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        "invalid_name",
+        field,
+        format!(
+            "`{field}` is not a valid name: {} (a name is {NAME_RULE})",
+            shown(value)
+        ),
+    ))
+}
+
+/// A kind of id that requests carry: what it names and the prefix [`crate::auth::new_id`] gives it.
+pub struct IdKind {
+    pub what: &'static str,
+    pub prefix: &'static str,
+}
+
+pub const SESSION: IdKind = IdKind {
+    what: "session",
+    prefix: "ses",
+};
+pub const RUN: IdKind = IdKind {
+    what: "run",
+    prefix: "run",
+};
+pub const ENVIRONMENT: IdKind = IdKind {
+    what: "environment",
+    prefix: "env",
+};
+
+/// Whether `id` has the shape of a `kind` id made by [`crate::auth::new_id`].
+pub fn is_id(kind: &IdKind, id: &str) -> bool {
+    id.strip_prefix(kind.prefix)
+        .and_then(|rest| rest.strip_prefix('_'))
+        .is_some_and(|hex| {
+            hex.len() == ID_HEX_DIGITS
+                && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        })
+}
+
+/// A `kind` id from a request: one of another shape is not found.
+pub fn check_id(kind: &IdKind, id: &str) -> Result<()> {
+    if is_id(kind, id) {
+        return Ok(());
+    }
+    let IdKind { what, prefix } = kind;
+    Err(Error::NotFound(format!(
+        "no {what} with id {}: {what} ids are `{prefix}_` and {ID_HEX_DIGITS} hex digits",
+        shown(id)
+    )))
+}
+
+/// A plug id in a plug-state path: 400 unless it is 1 to 128 letters, digits, '-', '_' and '.',
+/// not all dots (`.` and `..` are path segments clients rewrite).
+pub fn check_plug_id(plug: &str) -> Result<()> {
+    let charset = plug
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+    if !plug.is_empty() && plug.len() <= TOKEN_MAX && charset && !plug.chars().all(|c| c == '.') {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        "invalid_plug_id",
+        "plug",
+        format!(
+            "invalid plug id {}: use 1 to {TOKEN_MAX} letters, digits, '-', '_' and '.'",
+            shown(plug)
+        ),
+    ))
+}
+
+/// Whether a permission request id (the agent's, passed on by the runner) is 1 to 128 characters
+/// with no control characters.
+pub fn is_request_id(id: &str) -> bool {
+    !id.trim().is_empty() && id.len() <= TOKEN_MAX && !id.chars().any(char::is_control)
+}
+
+/// A permission request id in a URL path: one that could not have been stored is not found.
+pub fn check_request_id_in_path(id: &str) -> Result<()> {
+    if is_request_id(id) {
+        return Ok(());
+    }
+    Err(Error::NotFound(format!(
+        "no permission request with id {}",
+        shown(id)
+    )))
+}
+
+/// `value` quoted for an error message or a log line: control characters escaped and cut at 64
+/// characters, so what a client sent cannot forge lines or flood the answer.
+pub fn shown(value: &str) -> String {
+    match value.char_indices().nth(NAME_MAX) {
+        Some((end, _)) => format!("{:?}…", &value[..end]),
+        None => format!("{value:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_names_in_use_are_valid() {
+        for name in [
+            "script",
+            "box",
+            "default",
+            "build-box",
+            "build-box-1",
+            "claude",
+            "dev",
+            "dev-2",
+            "a",
+            "r",
+            "box-fresh",
+            "bench",
+            "my_agent.v2",
+            "0",
+        ] {
+            assert!(is_name(name), "{name}");
+        }
+        assert!(is_name(&"a".repeat(NAME_MAX)));
+    }
+
+    #[test]
+    fn hostile_names_are_refused() {
+        for name in [
+            "",
+            "../../x",
+            "..",
+            ".",
+            "-x",
+            "_x",
+            "<script>alert(1)</script>",
+            "a\0b",
+            "a\nb",
+            "a b",
+            "A",
+            "Box",
+            "a/b",
+            "a%2fb",
+            "é",
+            "runners/box/revoke?",
+        ] {
+            assert!(!is_name(name), "{name:?}");
+            let e = check_name("agents[1]", name).unwrap_err();
+            assert_eq!(e.code(), "invalid_name");
+            assert!(e.to_string().contains("`agents[1]`"), "{e}");
+        }
+        assert!(!is_name(&"a".repeat(NAME_MAX + 1)));
+    }
+
+    #[test]
+    fn ids_have_one_shape() {
+        let id = crate::auth::new_id(SESSION.prefix);
+        assert!(is_id(&SESSION, &id), "{id}");
+        assert!(!is_id(&RUN, &id));
+        for bad in [
+            "ses_nope",
+            "ses_0123456789abcde",
+            "ses_0123456789abcdef0",
+            "ses_0123456789ABCDEF",
+            "../runners/box/revoke?",
+            "ses-0123456789abcdef",
+            "",
+        ] {
+            assert!(!is_id(&SESSION, bad), "{bad}");
+            assert_eq!(check_id(&SESSION, bad).unwrap_err().code(), "not_found");
+        }
+    }
+
+    #[test]
+    fn plug_ids_and_request_ids() {
+        check_plug_id("sandbox").unwrap();
+        check_plug_id("my.plug_2-x").unwrap();
+        for bad in ["", ".", "..", "a/b", "a b", &"p".repeat(129)] {
+            assert!(check_plug_id(bad).is_err(), "{bad}");
+        }
+        assert!(is_request_id("perm-0"));
+        assert!(is_request_id("42"));
+        assert!(!is_request_id(""));
+        assert!(!is_request_id("a\nb"));
+        assert!(!is_request_id(&"r".repeat(129)));
+    }
+
+    #[test]
+    fn shown_values_are_escaped_and_short() {
+        assert_eq!(shown("a\nb"), "\"a\\nb\"");
+        let long = shown(&"x".repeat(1000));
+        assert!(long.len() < 80 && long.ends_with('…'), "{long}");
+    }
+}

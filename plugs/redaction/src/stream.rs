@@ -1,6 +1,9 @@
 //! Streamed entries: a secret split across two chunks of one stream must
 //! still be masked, so the end of a chunk that may be the start of a secret is
-//! held back and put before the next chunk of the same stream.
+//! held back and put before the next chunk of the same stream. What was sent
+//! of the current line is kept too and read again (never sent again): what
+//! decides whether something is a secret, like the `<` of `<password>` or the
+//! `?` before `token=`, may have left in an earlier chunk.
 
 use std::collections::HashMap;
 
@@ -8,34 +11,66 @@ use blaise_plug::TranscriptEntry;
 
 use crate::detect::Redactor;
 
-/// Held-back text per stream id.
+/// Most bytes of the current line kept as context.
+const CONTEXT: usize = 1 << 10;
+
+/// Open streams, by stream id.
 #[derive(Debug, Default)]
 pub struct Streams {
-    held: HashMap<String, String>,
+    open: HashMap<String, Open>,
+}
+
+#[derive(Debug, Default)]
+struct Open {
+    /// The end of the current line, as far as it was sent.
+    sent: String,
+    /// Text not sent yet.
+    held: String,
 }
 
 impl Streams {
     pub fn filter(&mut self, redactor: &Redactor, mut entry: TranscriptEntry) -> TranscriptEntry {
-        let mut text = match self.held.remove(&entry.stream_id) {
-            Some(mut held) => {
-                held.push_str(&entry.text);
-                held
+        let Some(open) = self.open.remove(&entry.stream_id) else {
+            if entry.last {
+                // A whole entry: the common case, without copies.
+                if let std::borrow::Cow::Owned(masked) = redactor.redact(&entry.text) {
+                    entry.text = masked;
+                }
+                return entry;
             }
-            None => std::mem::take(&mut entry.text),
+            return self.chunk(redactor, Open::default(), entry);
         };
+        self.chunk(redactor, open, entry)
+    }
+
+    fn chunk(
+        &mut self,
+        redactor: &Redactor,
+        open: Open,
+        mut entry: TranscriptEntry,
+    ) -> TranscriptEntry {
+        let mut text = open.sent;
+        let from = text.len();
+        text.push_str(&open.held);
+        text.push_str(&entry.text);
         let cut = if entry.last {
             text.len()
         } else {
-            redactor.hold_back_from(&text)
+            redactor.hold_back_from(&text).max(from)
         };
-        let rest = text.split_off(cut);
-        if !rest.is_empty() {
-            self.held.insert(entry.stream_id.clone(), rest);
+        entry.text = redactor.redact_after(&text[..cut], from);
+        if !entry.last {
+            let line = text[..cut].rfind('\n').map_or(0, |p| p + 1);
+            let mut keep = line.max(cut.saturating_sub(CONTEXT));
+            while !text.is_char_boundary(keep) {
+                keep += 1;
+            }
+            let held = text[cut..].to_string();
+            text.truncate(cut);
+            text.drain(..keep);
+            self.open
+                .insert(entry.stream_id.clone(), Open { sent: text, held });
         }
-        entry.text = match redactor.redact(&text) {
-            std::borrow::Cow::Borrowed(_) => text,
-            std::borrow::Cow::Owned(masked) => masked,
-        };
         entry
     }
 }
@@ -61,9 +96,10 @@ mod tests {
         let mut s = Streams::default();
         let a = s.filter(&r, chunk("your token: ghp_aBcDeFgHiJkL", false));
         let b = s.filter(&r, chunk("mNoPqRsTuVwXyZ0123456789 done", true));
-        assert_eq!(a.text, "your token: ");
-        assert_eq!(b.text, "[REDACTED:github-token] done");
-        assert!(s.held.is_empty());
+        // `token:` may name what follows: it waits for its value.
+        assert_eq!(a.text, "your ");
+        assert_eq!(b.text, "token: [REDACTED:github-token] done");
+        assert!(s.open.is_empty());
     }
 
     #[test]

@@ -1,0 +1,89 @@
+use super::*;
+
+fn redact(text: &str) -> String {
+    Redactor::new(&["hunter2-literal".into()])
+        .redact(text)
+        .into_owned()
+}
+
+#[test]
+fn masks_each_known_format_with_its_kind() {
+    let cases = [
+        (
+            "key AKIAIOSFODNN7EXAMPLE here",
+            "key [REDACTED:aws-access-key] here",
+        ),
+        (
+            "t=ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789 ok",
+            "t=[REDACTED:github-token] ok",
+        ),
+        (
+            "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+            "[REDACTED:github-token]",
+        ),
+        ("glpat-abcdefghij0123456789", "[REDACTED:gitlab-token]"),
+        ("xoxb-123456789012-abcdefABCDEF", "[REDACTED:slack-token]"),
+        (
+            "sk-proj-abcdefghijklmnopqrstuvwxyz012345",
+            "[REDACTED:openai-key]",
+        ),
+        (
+            "sk-ant-api03-abcdefghijklmnopqrstuvwxyz",
+            "[REDACTED:anthropic-key]",
+        ),
+        ("sk_live_abcdefghijklmnopqrstuvwx", "[REDACTED:stripe-key]"),
+        (
+            "AIzaSyA-abcdefghijklmnopqrstuvwxyz01234 x",
+            "[REDACTED:google-api-key] x",
+        ),
+        (
+            "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+            "Authorization: Bearer [REDACTED:jwt]",
+        ),
+        (
+            "DATABASE_URL=postgres://app:s3cr3tPass@db.internal:5432/app",
+            "DATABASE_URL=postgres://app:[REDACTED:connection-password]@db.internal:5432/app",
+        ),
+        (
+            "export DB_PASSWORD=correcthorse",
+            "export DB_PASSWORD=[REDACTED:secret-assignment]",
+        ),
+        (
+            "GITHUB_TOKEN=ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789",
+            "GITHUB_TOKEN=[REDACTED:github-token]",
+        ),
+        ("the hunter2-literal value", "the [REDACTED:literal] value"),
+    ];
+    for (input, want) in cases {
+        assert_eq!(redact(input), want, "input: {input}");
+    }
+}
+
+#[test]
+fn masks_private_key_blocks_whole() {
+    let text = "before\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nabc\n-----END RSA PRIVATE KEY-----\nafter";
+    assert_eq!(redact(text), "before\n[REDACTED:private-key]\nafter");
+}
+
+#[test]
+fn leaves_prose_and_near_misses_alone() {
+    for text in [
+        "The quick brown fox jumps over the lazy dog, 1234567890 times.",
+        "see https://example.com/path?x=1 and user@example.com",
+        "ghp_short and sk-short and AKIA123",
+        "password=short",
+        "public key: -----BEGIN PUBLIC KEY----- abc -----END PUBLIC KEY-----",
+    ] {
+        assert_eq!(redact(text), text);
+    }
+}
+
+#[test]
+fn holds_back_what_may_continue() {
+    let r = Redactor::new(&["hunter2-literal".into()]);
+    assert_eq!(r.hold_back_from("token is ghp_aBcD"), "token is ".len());
+    assert_eq!(r.hold_back_from("done. "), "done. ".len());
+    assert_eq!(r.hold_back_from("pass hunter2-li"), "pass ".len());
+    let open = "x\n-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n";
+    assert_eq!(r.hold_back_from(open), 2);
+}

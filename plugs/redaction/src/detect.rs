@@ -145,7 +145,6 @@ impl Redactor {
         let b = text.as_bytes();
         let mut found = Vec::new();
         let mut i = 0;
-        let mut previous = 0..0;
         while i < b.len() {
             i = self.run_end(b, i, false, &mut found);
             let start = i;
@@ -153,14 +152,14 @@ impl Redactor {
             if i == start {
                 break;
             }
+            let mut class = assignments::word_class(b, start, i);
             if i - start >= MIN_WORD {
                 word(b, start, i, &mut found);
+                class |= assignments::after_name(b, start, i);
             }
-            let class = assignments::word_class(b, start, i);
             if class != 0 {
-                assignments::at_word(b, class, previous, start, i, &mut found);
+                assignments::at_word(b, class, start, i, &mut found);
             }
-            previous = start..i;
         }
         let mut found = resolve_overlaps(found);
         // Values end where bytes say so; a mask must not split a character.

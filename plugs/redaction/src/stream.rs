@@ -103,6 +103,54 @@ mod tests {
     }
 
     #[test]
+    fn a_last_chunk_holds_nothing_back() {
+        let r = Redactor::new(&[]);
+        let mut s = Streams::default();
+        let a = s.filter(
+            &r,
+            chunk("key: AKIAIOSFODNN7EXAMPLE and then ghp_aBcD", true),
+        );
+        assert_eq!(a.text, "key: [REDACTED:aws-access-key] and then ghp_aBcD");
+        assert!(s.open.is_empty());
+        // Also after earlier chunks held something back.
+        let a = s.filter(&r, chunk("export DB_PASSWORD=s3cr", false));
+        let b = s.filter(&r, chunk("3t-P4ss", true));
+        assert_eq!(a.text, "export ");
+        assert_eq!(b.text, "DB_PASSWORD=[REDACTED:secret-assignment]");
+        assert!(s.open.is_empty());
+    }
+
+    #[test]
+    fn what_was_sent_of_the_line_still_decides() {
+        let r = Redactor::new(&[]);
+        let mut s = Streams::default();
+        // The `<` and the `?` leave with their chunk; what follows still
+        // reads as `<password>` and as a query parameter.
+        let a = s.filter(&r, chunk("<user>bob</user><", false));
+        let b = s.filter(&r, chunk("password>s3cr3t-P4ss</password>", false));
+        let c = s.filter(&r, chunk(" GET /cb?code=1&", false));
+        let d = s.filter(&r, chunk("client_secret=q_TKuaiGEiIdlNOn&state=x", true));
+        assert_eq!(a.text, "<user>bob</user><");
+        assert_eq!(b.text, "password>[REDACTED:secret-assignment]</password>");
+        assert_eq!(c.text, " GET /cb?code=1&");
+        assert_eq!(d.text, "client_secret=[REDACTED:secret-assignment]&state=x");
+    }
+
+    #[test]
+    fn streams_are_apart() {
+        let r = Redactor::new(&[]);
+        let mut s = Streams::default();
+        let mut other = chunk("ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789", true);
+        other.stream_id = "m2".into();
+        let a = s.filter(&r, chunk("token ghp_aBcDeFgHiJkL", false));
+        let b = s.filter(&r, other);
+        let c = s.filter(&r, chunk("mNoPqRsTuVwXyZ0123456789", true));
+        assert_eq!(a.text, "token ");
+        assert_eq!(b.text, "[REDACTED:github-token]");
+        assert_eq!(c.text, "[REDACTED:github-token]");
+    }
+
+    #[test]
     fn nothing_is_lost_between_chunks() {
         let r = Redactor::new(&[]);
         let mut s = Streams::default();

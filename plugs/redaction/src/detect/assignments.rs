@@ -1,9 +1,10 @@
-//! Values of things named like secrets, in the shapes configs, shells and
-//! HTTP write them: `DB_PASSWORD=…`, `export API_KEY="…"`, `"api_key": "…"`,
-//! `password: …` (YAML), `secret = "…"` (TOML, INI), `'token' => '…'`,
-//! `<password>…</password>`, `?client_secret=…&`, `Authorization: Bearer …`,
-//! a bare `Bearer …` or `Basic …`, `--password …`, and the `password` of a
-//! `.netrc` line.
+//! Values of things named like secrets, in the shapes configs, shells, code
+//! and HTTP write them: `DB_PASSWORD=…`, `export API_KEY="…"`, `"api_key":
+//! "…"`, `password: …` (YAML), `secret = "…"` (TOML, INI), `'token' => '…'`,
+//! `const API_KEY: &str = "…"`, `<password>…</password>`, `?client_secret=…&`,
+//! `Authorization: Bearer …`, a bare `Bearer …` or `Basic …`, `--password …`,
+//! `aws configure set aws_secret_access_key …`, `curl -u user:…`, and the
+//! `password` of a `.netrc` line.
 //!
 //! Code that only *names* a secret stays: `token = get_token()`,
 //! `password: string`, `secret = config.secret`, `f(token=token)`,
@@ -12,103 +13,66 @@
 //! a symbol) unless the line is plainly a config line (`key: value` alone on
 //! its line, `KEY=value` with nothing around the `=`).
 
-use super::{Found, TOKEN, b64, find};
+mod command_lines;
+mod http_auth;
+mod names;
+mod values;
+
+use std::ops::Range;
+
+use super::{Found, TOKEN, find};
+use names::{Name, compound, name_of, names_ending_like};
+use values::{
+    MAX_VALUE, dotted_identifier, identifier, name_word, path, plain, quote_at, quoted, random,
+    value_byte,
+};
 
 const MAX_KEY: usize = 64;
-const MAX_VALUE: usize = 4096;
-/// Shorter values are not taken for secrets (`password=short` stays).
-const MIN_VALUE: usize = 6;
-
-/// Endings of names of secrets, compared without case and separators
-/// (`DB_PASSWORD`, `dbPassword`, `db.password`, `x-api-key`). `true`: the
-/// ending must start a part of the name (`DB_PASS`, `dbPass`, not `bypass`).
-const NAMES: [(&[u8], bool); 24] = [
-    (b"password", false),
-    (b"passwd", false),
-    (b"passphrase", false),
-    (b"pass", true),
-    (b"pwd", true),
-    (b"secret", false),
-    (b"token", false),
-    (b"apikey", false),
-    (b"accesskey", false),
-    (b"secretkey", false),
-    (b"privatekey", false),
-    (b"accountkey", false),
-    (b"signingkey", false),
-    (b"encryptionkey", false),
-    (b"masterkey", false),
-    (b"authkey", false),
-    (b"storagekey", false),
-    (b"sharedkey", false),
-    (b"keydata", false),
-    (b"secretkeybase", false),
-    (b"mnemonic", false),
-    (b"auth", true),
-    (b"sig", true),
-    (b"signature", false),
-];
-
-/// Values that are the name of a type or a stand-in, not a secret.
-static NOT_VALUES: [&[u8]; 19] = [
-    b"undefined",
-    b"string",
-    b"number",
-    b"boolean",
-    b"object",
-    b"unknown",
-    b"secret",
-    b"secrets",
-    b"password",
-    b"passwd",
-    b"passphrase",
-    b"tokens",
-    b"redacted",
-    b"hidden",
-    b"masked",
-    b"required",
-    b"optional",
-    b"default",
-    b"secretstring",
-];
-
-/// Bytes of an unquoted value: anything printable but quotes, brackets and
-/// the bytes that end a value in shells, URLs and connection strings.
-const fn value_table() -> [bool; 256] {
-    let mut t = [false; 256];
-    let mut c = 0x21;
-    while c < 256 {
-        t[c] = !matches!(
-            c as u8,
-            b'"' | b'\''
-                | b'`'
-                | b';'
-                | b'<'
-                | b'>'
-                | b'|'
-                | b'('
-                | b')'
-                | b'['
-                | b']'
-                | b'{'
-                | b'}'
-                | b','
-                | b'\\'
-                | 0x7f
-        );
-        c += 1;
-    }
-    t
-}
-
-static VALUE: [bool; 256] = value_table();
+/// Longest type between a name and its `=` (`token: Option<&str> = …`).
+const MAX_TYPE: usize = 48;
 
 /// In [`FIRST`] and [`LAST`]: the word may be a name with its value after it
-/// (`password:`, `KEY=`, `Bearer`, `password x`, `--token x`).
+/// (`password:`, `KEY=`, `Bearer x`, `password x`, `--token x`, `-u x`).
 const NAMED: u8 = 1;
 /// In [`FIRST`]: the word starts with an operator (`=`, `:`, `:=`, `=>`)
-/// whose name is the word before it (`key = v`, `"key": v`).
+/// whose name is a word before it (`key = v`, `"key": v`, `key: T = v`).
 const OPERATOR: u8 = 2;
+/// For [`at_word`]: the word is long and right after another, which may be a
+/// name from code with no operator (`aws_secret_access_key wJal…`).
+const AFTER_NAME: u8 = 4;
+/// Shortest word looked at as [`AFTER_NAME`].
+const MIN_AFTER_NAME: usize = 16;
+
+/// Whether the word `[s, e)` is [`AFTER_NAME`]: long, one blank after a
+/// word that may be a name.
+#[inline(always)]
+pub(super) fn after_name(b: &[u8], s: usize, e: usize) -> u8 {
+    if e - s >= MIN_AFTER_NAME
+        && s >= 2
+        && b[s - 1] == b' '
+        && TOKEN[b[s - 2] as usize]
+        // Only the end of the word before is looked at.
+        && names_ending_like(&b[s.saturating_sub(1 + MAX_KEY)..s - 1]) != 0
+    {
+        AFTER_NAME
+    } else {
+        0
+    }
+}
+
+/// The word that ends last before `at` (empty if none near).
+fn word_before(b: &[u8], at: usize) -> Range<usize> {
+    let floor = at.saturating_sub(MAX_KEY + MAX_TYPE);
+    let mut e = at;
+    while e > floor && !TOKEN[b[e - 1] as usize] {
+        e -= 1;
+    }
+    let mut s = e;
+    while s > floor && TOKEN[b[s - 1] as usize] {
+        s -= 1;
+    }
+    s..e
+}
 
 const fn first_table() -> [u8; 256] {
     let mut t = [0; 256];
@@ -139,51 +103,16 @@ pub(super) fn word_class(b: &[u8], s: usize, e: usize) -> u8 {
     FIRST[b[s] as usize] | LAST[b[e - 1] as usize] | tag
 }
 
-/// The word `[s, e)` of class [`NAMED`], looked at closer: most `p…` words
-/// are not `password x`.
-fn named_here(b: &[u8], s: usize, e: usize) -> bool {
-    if matches!(b[e - 1], b'=' | b':') || (s > 0 && b[s - 1] == b'<') {
-        return true;
-    }
-    let blank = matches!(b.get(e), Some(b' ' | b'\t') | None);
-    blank
-        && match b[s] {
-            b'B' => matches!(e - s, 5 | 6),
-            b'p' => e - s == 8,
-            _ => b.get(s + 1) == Some(&b'-'),
+/// Reads the values of the names around the word `[s, e)` of `class`: the
+/// word itself, or the words before the operator it starts with or the value
+/// it is.
+pub(super) fn at_word(b: &[u8], class: u8, s: usize, e: usize, found: &mut Vec<Found>) {
+    for_names(b, class, s, e, |_, parsed| {
+        if let Parsed::Value(v) = parsed {
+            v.push_to(found);
         }
-}
-
-/// Reads the value of the name the word `[s, e)` is (`class & NAMED`) or
-/// that the word `previous` is before the operator `[s, e)` starts with.
-pub(super) fn at_word(
-    b: &[u8],
-    class: u8,
-    previous: std::ops::Range<usize>,
-    s: usize,
-    e: usize,
-    found: &mut Vec<Found>,
-) {
-    if class & NAMED != 0 && named_here(b, s, e) {
-        after_word(b, s, e, found);
-    }
-    if class & OPERATOR != 0 && !previous.is_empty() {
-        after_word(b, previous.start, previous.end, found);
-    }
-}
-
-/// The word `[s, e)` (perhaps ending in its operator) as a name, and what
-/// follows as its value.
-pub(super) fn after_word(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
-    let mut ke = e;
-    while ke > s && matches!(b[ke - 1], b'=' | b':') {
-        ke -= 1;
-    }
-    if ke > s
-        && let Parsed::Value(v) = parse(b, s, ke)
-    {
-        v.push_to(found);
-    }
+        false
+    });
 }
 
 /// `name=value` or `name:value` inside one word; `op` is the operator.
@@ -197,6 +126,11 @@ pub(super) fn at_operator(b: &[u8], s: usize, op: usize, found: &mut Vec<Found>)
 /// what decides whether it is one, reaches `cut` (`"password": "hunt`,
 /// `Authorization: Bearer `).
 pub(super) fn open_at(b: &[u8], from: usize, cut: usize) -> Option<usize> {
+    let reaches = |p: &Parsed| match p {
+        Parsed::Open => true,
+        Parsed::Value(v) => v.open || v.seen > cut,
+        Parsed::No => false,
+    };
     let mut i = from;
     while i < cut {
         while i < cut && !TOKEN[b[i] as usize] {
@@ -209,24 +143,78 @@ pub(super) fn open_at(b: &[u8], from: usize, cut: usize) -> Option<usize> {
         if s == i {
             break;
         }
-        let mut ke = i;
-        while ke > s && matches!(b[ke - 1], b'=' | b':') {
-            ke -= 1;
-        }
-        let inner = b[s..ke]
-            .iter()
-            .enumerate()
-            .filter(|&(_, &c)| c == b'=' || c == b':')
-            .map(|(p, _)| s + p);
-        for k in inner.chain((ke > s).then_some(ke)) {
-            match parse(b, s, k) {
-                Parsed::Open => return Some(s),
-                Parsed::Value(v) if v.open || v.seen > cut => return Some(s),
-                _ => {}
+        // `name=value` inside the word.
+        for (p, &c) in b[s..i].iter().enumerate().skip(1) {
+            if (c == b'=' || c == b':') && reaches(&parse(b, s, s + p)) {
+                return Some(s);
             }
+        }
+        let class = word_class(b, s, i) | after_name(b, s, i);
+        let mut start = None;
+        for_names(b, class, s, i, |name, parsed| {
+            start = reaches(&parsed).then_some(name);
+            start.is_some()
+        });
+        if start.is_some() {
+            return start;
         }
     }
     None
+}
+
+/// Calls `f(where the name starts, what follows it)` for each name the word
+/// `[s, e)` of `class` may be or end the value of, until `f` says to stop.
+fn for_names(b: &[u8], class: u8, s: usize, e: usize, mut f: impl FnMut(usize, Parsed) -> bool) {
+    if class & NAMED != 0 && named_here(b, s, e) {
+        if b[s] == b'-' && command_lines::may_be(b, s, e) && f(s, command_lines::flag(b, s, e)) {
+            return;
+        }
+        let mut ke = e;
+        while ke > s && matches!(b[ke - 1], b'=' | b':') {
+            ke -= 1;
+        }
+        if ke > s && f(s, parse(b, s, ke)) {
+            return;
+        }
+    }
+    if class & (AFTER_NAME | OPERATOR) == 0 {
+        return;
+    }
+    let one = word_before(b, s);
+    if one.is_empty() {
+        return;
+    }
+    if class & AFTER_NAME != 0 && f(one.start, parse(b, one.start, one.end)) {
+        return;
+    }
+    if class & OPERATOR != 0 {
+        if f(one.start, parse(b, one.start, one.end)) {
+            return;
+        }
+        let two = word_before(b, one.start);
+        // `API_KEY: &str = "…"`, `var password string = "…"`: a type
+        // between the name and the `=`.
+        if b[s] == b'='
+            && !two.is_empty()
+            && (b[two.end - 1] == b':' || b[..two.start].ends_with(b"var "))
+        {
+            f(two.start, typed(b, two, s));
+        }
+    }
+}
+
+/// The word `[s, e)` of class [`NAMED`], looked at closer: most `p…` words
+/// are not `password x`.
+fn named_here(b: &[u8], s: usize, e: usize) -> bool {
+    if matches!(b[e - 1], b'=' | b':') || (s > 0 && b[s - 1] == b'<') {
+        return true;
+    }
+    let blank = matches!(b.get(e), Some(b' ' | b'\t') | None);
+    match b[s] {
+        b'B' => blank && matches!(e - s, 5 | 6),
+        b'p' => blank && e - s == 8,
+        _ => command_lines::may_be(b, s, e) || (blank && b.get(s + 1) == Some(&b'-')),
+    }
 }
 
 enum Parsed {
@@ -262,17 +250,6 @@ impl Value {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Name {
-    /// `password`, `api_key`, …: the kind to report.
-    Secret(&'static str),
-    /// `Authorization` / `Proxy-Authorization`: `scheme credentials`.
-    Authorization,
-    /// `Bearer` or `Basic` before credentials.
-    Bearer,
-    Basic,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
 enum Op {
     /// `=` with nothing around it: shells, env files, query strings.
     Compact,
@@ -286,15 +263,13 @@ enum Op {
     Blank,
 }
 
-/// Reads `name op value` where the name ends at `ke` (its word starts at
-/// `s`).
-fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
+/// The name that ends at `ke` (its word starts at `s`), if it is one.
+fn name_at(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
     // Most words are no name: tell from their last two letters first.
     let candidates = names_ending_like(&b[s..ke]);
     if candidates == 0 {
-        return Parsed::No;
+        return None;
     }
-    let n = b.len();
     let ks = b[s..ke]
         .iter()
         .rposition(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.')))
@@ -302,11 +277,18 @@ fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
     let key = &b[ks..ke];
     // `https://x-access-token:…@`: a URL's user, read by `urls`.
     if key.is_empty() || key.len() > MAX_KEY || (ks > 0 && b[ks - 1] == b'/') {
-        return Parsed::No;
+        return None;
     }
-    let Some(name) = name_of(key, candidates) else {
+    Some((ks, name_of(key, candidates)?))
+}
+
+/// Reads `name op value` where the name ends at `ke` (its word starts at
+/// `s`).
+fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
+    let Some((ks, name)) = name_at(b, s, ke) else {
         return Parsed::No;
     };
+    let n = b.len();
     let mut i = ke;
     let quoted_key = if b[i..].starts_with(b"\\\"") {
         i += 2;
@@ -354,30 +336,93 @@ fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
         _ if blanks_before > 0 && !quoted_key => Op::Blank,
         _ => return Parsed::No,
     };
-    match (name, op) {
+    let kind = match (name, op) {
         (Name::Bearer | Name::Basic, Op::Blank) if blanks_before == 1 => {
-            return credentials(b, i, name);
+            return http_auth::scheme_credentials(b, i, name == Name::Basic);
         }
         (Name::Bearer | Name::Basic, _) | (Name::Authorization, Op::Blank) => return Parsed::No,
-        (Name::Secret(_), Op::Blank)
-            if !(is_flag(b, ks, blanks_before) || netrc(b, ks, ke).is_some()) =>
-        {
+        (Name::Authorization, _) => {
+            if op != Op::Xml {
+                blanks(b, &mut i);
+            }
+            return if i >= n {
+                Parsed::Open
+            } else {
+                http_auth::authorization(b, i)
+            };
+        }
+        (Name::Secret(kind), _) => kind,
+    };
+    if op == Op::Blank && !(long_flag(b, ks, blanks_before) || netrc(b, ks, ke).is_some()) {
+        // `aws configure set aws_secret_access_key wJal…`, `git config
+        // github.token 0123…`: a name from code, then something random.
+        if !(blanks_before == 1 && compound(&b[ks..ke])) {
             return Parsed::No;
         }
-        _ => {}
     }
     if op != Op::Blank && op != Op::Xml {
         blanks(b, &mut i);
     }
+    value(b, i, op, ks, ke, blanks_before, kind)
+}
+
+/// `NAME: Type = value` (Rust, TypeScript, Python, Kotlin) or `var NAME
+/// Type = value` (Go): the name is the word `name`, the `=` at `op`.
+fn typed(b: &[u8], name: Range<usize>, op: usize) -> Parsed {
+    let mut ke = name.end;
+    if b[ke - 1] == b':' {
+        ke -= 1;
+    }
+    if op - name.end > MAX_TYPE || b.get(op + 1) == Some(&b'=') || ke == name.start {
+        return Parsed::No;
+    }
+    let Some((ks, Name::Secret(kind))) = name_at(b, name.start, ke) else {
+        return Parsed::No;
+    };
+    let type_only = b[name.end..op].iter().all(|&c| {
+        c.is_ascii_alphanumeric()
+            || matches!(
+                c,
+                b' ' | b'\t'
+                    | b'&'
+                    | b'<'
+                    | b'>'
+                    | b'['
+                    | b']'
+                    | b'\''
+                    | b'*'
+                    | b'?'
+                    | b'_'
+                    | b'.'
+                    | b':'
+            )
+    });
+    if !type_only {
+        return Parsed::No;
+    }
+    let mut i = op + 1;
+    blanks(b, &mut i);
+    if i >= b.len() {
+        return Parsed::Open;
+    }
+    value(b, i, Op::Spaced, ks, ke, 1, kind)
+}
+
+/// The value at `i` of the name `[ks, ke)`, after `op`.
+fn value(
+    b: &[u8],
+    mut i: usize,
+    op: Op,
+    ks: usize,
+    ke: usize,
+    blanks_before: usize,
+    kind: &'static str,
+) -> Parsed {
+    let n = b.len();
     if i >= n {
         return Parsed::Open;
     }
-    if name == Name::Authorization {
-        return authorization(b, i);
-    }
-    let Name::Secret(kind) = name else {
-        return Parsed::No;
-    };
+    let file = |v: &[u8]| path(v) && kind != "aws-secret-key";
     if let Some(q) = quote_at(b, i) {
         let (start, end, open) = quoted(b, i, q);
         let v = &b[start..end];
@@ -386,7 +431,8 @@ fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
         let spaces_ok = op == Op::Compact;
         let secret = plain(v)
             && (spaces_ok || !v.iter().any(u8::is_ascii_whitespace))
-            && !(path(v) && kind != "aws-secret-key");
+            && (spaces_ok || !name_word(v))
+            && !file(v);
         return Parsed::Value(Value {
             start,
             end,
@@ -403,7 +449,7 @@ fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
     let url = ks > 0 && matches!(b[ks - 1], b'?' | b'&');
     let start = i;
     let mut seen = 0;
-    while i < n && i - start < MAX_VALUE && VALUE[b[i] as usize] {
+    while i < n && i - start < MAX_VALUE && value_byte(b[i]) {
         if b[i] == b'&' {
             if url {
                 break;
@@ -432,19 +478,23 @@ fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
     let next = b.get(i).copied();
     let secret = plain(v)
         && (op == Op::Xml || !matches!(next, Some(b'(' | b'[' | b'<')))
+        && (op == Op::Compact || !name_word(v))
         && !dotted_identifier(v)
-        && !(path(v) && kind != "aws-secret-key")
+        && !file(v)
         && match op {
             // `f(token=token)`: a keyword argument.
             Op::Compact => !(identifier(v) && matches!(next, Some(b')' | b','))),
             Op::Colon if config_line(b, ks, i) => true,
             Op::Colon | Op::Spaced => !identifier(v),
             Op::Xml => next == Some(b'<'),
-            // `--password x`, or `.netrc`'s `password x` last on its line.
+            // `--password x`, `.netrc`'s `password x` (after `login`, or last
+            // on its line), or a name from code before something random.
             Op::Blank => {
-                is_flag(b, ks, blanks_before)
-                    || netrc(b, ks, ke) == Some(true)
-                    || config_line(b, ks, i)
+                long_flag(b, ks, blanks_before)
+                    || match netrc(b, ks, ke) {
+                        Some(after_login) => after_login || config_line(b, ks, i),
+                        None => random(v),
+                    }
             }
         };
     // `config_line` looks to the end of the line.
@@ -463,110 +513,8 @@ fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
     })
 }
 
-/// The name a key is, if it names a secret.
-fn name_of(key: &[u8], candidates: u32) -> Option<Name> {
-    match key {
-        b"Bearer" | b"BEARER" => return Some(Name::Bearer),
-        b"Basic" | b"BASIC" => return Some(Name::Basic),
-        _ => {}
-    }
-    if candidates & AUTHORIZATION != 0 && ends_with_name(key, b"authorization").is_some() {
-        return Some(Name::Authorization);
-    }
-    for (i, &(name, starts_part)) in NAMES.iter().enumerate() {
-        if candidates & (1 << i) == 0 {
-            continue;
-        }
-        let Some(first) = ends_with_name(key, name) else {
-            continue;
-        };
-        if starts_part && first > 0 {
-            let (prev, cur) = (key[first - 1], key[first]);
-            let camel = prev.is_ascii_lowercase() && cur.is_ascii_uppercase();
-            if prev.is_ascii_alphanumeric() && !camel {
-                continue;
-            }
-        }
-        let aws = [&b"secretaccesskey"[..], b"awssecretkey", b"awssecret"]
-            .iter()
-            .any(|n| ends_with_name(key, n).is_some());
-        return Some(Name::Secret(if aws {
-            "aws-secret-key"
-        } else {
-            "secret-assignment"
-        }));
-    }
-    None
-}
-
-/// Whether `key` ends with `name` (lower case), without regard to case or
-/// to the separators `_`, `-`, `.` (`DB_PASSWORD`, `dbPassword`, `x-api-key`):
-/// where the match starts.
-fn ends_with_name(key: &[u8], name: &[u8]) -> Option<usize> {
-    let mut i = key.len();
-    for &want in name.iter().rev() {
-        loop {
-            i = i.checked_sub(1)?;
-            if !matches!(key[i], b'_' | b'-' | b'.') {
-                break;
-            }
-        }
-        // Lower case for letters; nothing else can match a letter.
-        if key[i] | 0x20 != want {
-            return None;
-        }
-    }
-    Some(i)
-}
-
-/// Per pair of last two letters (`26 * first + second`): which names end
-/// with it, bit `i` for `NAMES[i]`, then `OTHER_NAMES`.
-const fn endings() -> [u32; 26 * 26] {
-    let mut t = [0; 26 * 26];
-    let mut i = 0;
-    while i < NAMES.len() + OTHER_NAMES.len() {
-        let name: &[u8] = if i < NAMES.len() {
-            NAMES[i].0
-        } else {
-            OTHER_NAMES[i - NAMES.len()]
-        };
-        let (a, z) = (name[name.len() - 2], name[name.len() - 1]);
-        t[(a - b'a') as usize * 26 + (z - b'a') as usize] |= 1 << i;
-        i += 1;
-    }
-    t
-}
-
-const OTHER_NAMES: [&[u8]; 3] = [b"authorization", b"bearer", b"basic"];
-const AUTHORIZATION: u32 = 1 << NAMES.len();
-
-static ENDINGS: [u32; 26 * 26] = endings();
-
-/// The names the key may be, from its last two letters: most keys are
-/// turned away here.
-fn names_ending_like(key: &[u8]) -> u32 {
-    let mut last = [0u8; 2];
-    let mut n = 0;
-    let mut i = key.len();
-    while i > 0 && n < 2 {
-        i -= 1;
-        let c = key[i];
-        if !matches!(c, b'_' | b'-' | b'.') {
-            // Lower case for letters; anything else fails the range check.
-            last[n] = c | 0x20;
-            n += 1;
-        }
-    }
-    let [z, a] = last;
-    if n == 2 && a.is_ascii_lowercase() && z.is_ascii_lowercase() {
-        ENDINGS[(a - b'a') as usize * 26 + (z - b'a') as usize]
-    } else {
-        0
-    }
-}
-
 /// `--password value` on a command line.
-fn is_flag(b: &[u8], ks: usize, blanks: usize) -> bool {
+fn long_flag(b: &[u8], ks: usize, blanks: usize) -> bool {
     blanks == 1 && b[ks..].starts_with(b"--")
 }
 
@@ -615,90 +563,6 @@ fn config_line(b: &[u8], ks: usize, value_end: usize) -> bool {
     j == b.len() || matches!(b[j], b'\n' | b'\r' | b'#')
 }
 
-/// `Authorization: <scheme> <credentials>` (or the credentials alone).
-fn authorization(b: &[u8], mut i: usize) -> Parsed {
-    let n = b.len();
-    let q = quote_at(b, i);
-    let (value_start, value_end, open) = match q {
-        Some(q) => quoted(b, i, q),
-        None => {
-            let end = b[i..]
-                .iter()
-                .position(|&c| matches!(c, b'\n' | b'\r' | b'"' | b'\'' | b'`'))
-                .map_or(n, |p| i + p);
-            (i, end, end == n)
-        }
-    };
-    i = value_start;
-    let scheme = b[i..value_end]
-        .iter()
-        .take_while(|c| c.is_ascii_alphanumeric() || **c == b'-')
-        .count();
-    let start = if b.get(i + scheme) == Some(&b' ') {
-        i + scheme + 1
-    } else {
-        i
-    };
-    let mut end = value_end;
-    while end > start && b[end - 1].is_ascii_whitespace() {
-        end -= 1;
-    }
-    if start >= end && open {
-        return Parsed::Open;
-    }
-    let v = &b[start..end];
-    Parsed::Value(Value {
-        start,
-        end,
-        open,
-        seen: value_end + 1,
-        secret: start < end && plain(v),
-        kind: "authorization",
-    })
-}
-
-/// The credentials after `Bearer ` or `Basic ` (a token68).
-fn credentials(b: &[u8], i: usize, name: Name) -> Parsed {
-    let n = b.len();
-    if i >= n {
-        return Parsed::Open;
-    }
-    let len = b[i..]
-        .iter()
-        .take_while(|&&c| {
-            c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~' | b'+' | b'/' | b'=')
-        })
-        .count();
-    let v = &b[i..i + len];
-    let digit = v.iter().any(u8::is_ascii_digit);
-    let inner_upper = v.iter().skip(1).any(u8::is_ascii_uppercase);
-    let lower = v.iter().any(u8::is_ascii_lowercase);
-    let secret = len >= 8
-        && plain(v)
-        && match name {
-            // Prose says "Bearer tokens" and "Basic authentication".
-            Name::Bearer => {
-                digit
-                    || (inner_upper && lower)
-                    || v.iter()
-                        .any(|c| matches!(c, b'-' | b'.' | b'_' | b'~' | b'+' | b'/'))
-            }
-            _ => {
-                v.iter().all(|&c| b64(c))
-                    && (len % 4 == 0 || v.ends_with(b"="))
-                    && (digit || (inner_upper && lower))
-            }
-        };
-    Parsed::Value(Value {
-        start: i,
-        end: i + len,
-        open: i + len == n,
-        seen: i + len + 1,
-        secret,
-        kind: "authorization",
-    })
-}
-
 /// Spaces and tabs from `i`, skipped; how many.
 fn blanks(b: &[u8], i: &mut usize) -> usize {
     let start = *i;
@@ -706,98 +570,8 @@ fn blanks(b: &[u8], i: &mut usize) -> usize {
         *i += 1;
     }
     // `**Password:** hunter2`: Markdown emphasis around the name.
-    if *i < b.len() && b[*i] == b'*' && b[*i..].starts_with(b"** ") && *i == start {
+    if *i == start && b[*i..].starts_with(b"** ") {
         *i += 3;
     }
     *i - start
-}
-
-/// The quote that opens a value at `i`: `"`, `'`, `` ` `` or `\"` (JSON in
-/// a JSON string).
-fn quote_at(b: &[u8], i: usize) -> Option<&'static [u8]> {
-    match b.get(i) {
-        Some(b'"') => Some(b"\""),
-        Some(b'\'') => Some(b"'"),
-        Some(b'`') => Some(b"`"),
-        Some(b'\\') if b.get(i + 1) == Some(&b'"') => Some(b"\\\""),
-        _ => None,
-    }
-}
-
-/// The inside of the quoted value that opens at `i`: start, end, and
-/// whether the text ended before its closing quote. A value that reaches the
-/// end of its line unclosed ends there.
-fn quoted(b: &[u8], i: usize, q: &[u8]) -> (usize, usize, bool) {
-    let start = i + q.len();
-    let mut j = start;
-    while j < b.len() && j - start < MAX_VALUE {
-        if b[j..].starts_with(q) {
-            return (start, j, false);
-        }
-        match b[j] {
-            b'\\' => j += 2,
-            b'\n' => return (start, j, false),
-            _ => j += 1,
-        }
-    }
-    let j = j.min(b.len());
-    (start, j, j == b.len())
-}
-
-/// Long enough, and not a stand-in: `$TOKEN`, `${{ … }}`, `<your-key>`,
-/// `{…}`, `******`, `your_api_key`, `[REDACTED…]`, a type name.
-fn plain(v: &[u8]) -> bool {
-    if v.len() < MIN_VALUE || v.len() > MAX_VALUE {
-        return false;
-    }
-    let first = v[0];
-    let last = v[v.len() - 1];
-    let reference = (first == b'$'
-        && v[1].is_ascii_alphabetic() | matches!(v[1], b'_' | b'{' | b'('))
-        || v.starts_with(b"{{")
-        || v.starts_with(b"%(")
-        || v.starts_with(b"<%")
-        || v.starts_with(b"#{")
-        || v.starts_with(b"%{")
-        || (first == b'<' && last == b'>')
-        || matches!(first, b'{' | b'[' | b'(' | b'!' | b'&' | b'*' | b'|' | b'>')
-        || v.iter().all(|&c| c == first)
-        || (v[..4].eq_ignore_ascii_case(b"your")
-            && (matches!(v[4], b'_' | b'-' | b' ') || v[4].is_ascii_uppercase()))
-        || v.windows(2)
-            .any(|w| w == b"::" || w == b"RE" && find(v, b"REDACTED").is_some());
-    !reference && !NOT_VALUES.iter().any(|w| v.eq_ignore_ascii_case(w))
-}
-
-/// `token_value`, `passwordInput`, `getHTTPToken`: a name in code, not a
-/// value. Random letters change case too often to be one.
-fn identifier(v: &[u8]) -> bool {
-    if !v.iter().all(|&c| c.is_ascii_alphabetic() || c == b'_') {
-        return false;
-    }
-    let (mut upper_upper, mut lower_upper) = (0, 0);
-    for w in v.windows(2) {
-        if w[1].is_ascii_uppercase() {
-            upper_upper += w[0].is_ascii_uppercase() as usize;
-            lower_upper += w[0].is_ascii_lowercase() as usize;
-        }
-    }
-    upper_upper < 3 || lower_upper < 3
-}
-
-/// `config.password`, `process.env.TOKEN`: a path in code, not a value.
-fn dotted_identifier(v: &[u8]) -> bool {
-    v.contains(&b'.')
-        && v[0] != b'.'
-        && v[v.len() - 1] != b'.'
-        && v.iter()
-            .all(|&c| c.is_ascii_alphabetic() || c == b'_' || c == b'.')
-}
-
-/// `/home/alice/project` (`PWD=…`), `~/.ssh/id_rsa`: a file, not a secret.
-/// An AWS secret key may start with `/`, so its kind is exempt.
-fn path(v: &[u8]) -> bool {
-    (v.starts_with(b"/") || v.starts_with(b"~/") || v.starts_with(b"./") || v.starts_with(b"../"))
-        && v.iter()
-            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'/' | b'.' | b'_' | b'-' | b'~'))
 }

@@ -87,3 +87,48 @@ fn holds_back_what_may_continue() {
     let open = "x\n-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n";
     assert_eq!(r.hold_back_from(open), 2);
 }
+
+#[test]
+fn never_holds_back_more_than_max_hold() {
+    let r = Redactor::new(&[]);
+    let word = "a".repeat(3 * MAX_HOLD);
+    assert_eq!(r.hold_back_from(&word), 2 * MAX_HOLD);
+    let open_key = format!(
+        "-----BEGIN RSA PRIVATE KEY-----\n{}",
+        "QUJD\n".repeat(MAX_HOLD)
+    );
+    assert_eq!(r.hold_back_from(&open_key), open_key.len() - MAX_HOLD);
+}
+
+#[test]
+fn holds_back_a_name_whose_value_may_follow() {
+    let r = Redactor::new(&[]);
+    for (text, held) in [
+        ("ok. \"password\": \"hunt", "\"password\": \"hunt".len() - 1),
+        ("ok. Authorization: Bearer ", "Authorization: Bearer ".len()),
+        ("ok. password: ", "password: ".len()),
+        ("ok. postgres://app:p@ss!w0", "postgres://app:p@ss!w0".len()),
+        ("ok. AKIAIOSFODNN7EXAMPLE, ", "AKIAIOSFODNN7EXAMPLE, ".len()),
+        ("ok. line\\", 1),
+    ] {
+        assert_eq!(r.hold_back_from(text), text.len() - held, "{text}");
+    }
+    // Once the value has ended, nothing waits.
+    assert_eq!(
+        r.hold_back_from("password: \"x\" ok "),
+        "password: \"x\" ok ".len()
+    );
+}
+
+#[test]
+fn masks_are_on_char_boundaries() {
+    let r = Redactor::new(&[]);
+    let text = "Läuft: password=hünter2-ü and ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789é";
+    for f in r.find(text) {
+        assert!(text.is_char_boundary(f.start) && text.is_char_boundary(f.end));
+    }
+    assert_eq!(
+        r.redact(text),
+        "Läuft: password=[REDACTED:secret-assignment] and [REDACTED:github-token]é"
+    );
+}

@@ -1,0 +1,89 @@
+//! Secrets on command lines that no `name=value` gives away: `curl -u
+//! user:password` (also `--user`, `--proxy-user`) and MySQL's glued
+//! `-pPASSWORD`. (`--password value` is a name with its value after a blank:
+//! see [`super::long_flag`].)
+
+use super::values::{MIN_VALUE, plain, quote_at, quoted, value_byte};
+use super::{Parsed, Value};
+use crate::detect::find;
+
+/// Whether the word `[s, e)` (starting with `-`) may be one of these flags:
+/// called for every such word.
+pub(super) fn may_be(b: &[u8], s: usize, e: usize) -> bool {
+    match b.get(s + 1) {
+        Some(b'u') => e - s == 2,
+        Some(b'p') => e - s > 2,
+        Some(b'-') => matches!(&b[s..e], b"--user" | b"--proxy-user"),
+        _ => false,
+    }
+}
+
+/// The flag whose word is `[s, e)`, and its password.
+pub(super) fn flag(b: &[u8], s: usize, e: usize) -> Parsed {
+    match &b[s..e] {
+        b"-u" | b"--user" | b"--proxy-user" => user_password(b, e),
+        w if w.starts_with(b"-p") => mysql_password(b, s),
+        _ => Parsed::No,
+    }
+}
+
+/// `-u user:password`: the password, after the first `:`.
+fn user_password(b: &[u8], e: usize) -> Parsed {
+    let n = b.len();
+    if matches!(b.get(e), Some(b'=')) || e >= n {
+        return if e >= n { Parsed::Open } else { Parsed::No };
+    }
+    if b[e] != b' ' {
+        return Parsed::No;
+    }
+    let i = e + 1;
+    if i >= n {
+        return Parsed::Open;
+    }
+    let (start, end, open) = match quote_at(b, i) {
+        Some(q) => quoted(b, i, q),
+        None => {
+            let end = i + b[i..].iter().take_while(|&&c| value_byte(c)).count();
+            (i, end, end == n)
+        }
+    };
+    let Some(colon) = b[start..end].iter().position(|&c| c == b':') else {
+        return if open { Parsed::Open } else { Parsed::No };
+    };
+    let password = start + colon + 1;
+    Parsed::Value(Value {
+        start: password,
+        end,
+        open,
+        seen: end + 1,
+        secret: plain(&b[password..end]),
+        kind: "secret-assignment",
+    })
+}
+
+/// `mysql -u root -pS3cret!`: only after `mysql` (or `mariadb`, `mysqldump`,
+/// …) on the same line, where `-p` glued to a value is the password.
+fn mysql_password(b: &[u8], s: usize) -> Parsed {
+    let line = b[..s]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |p| p + 1);
+    let before = &b[line..s];
+    if find(before, b"mysql").is_none() && find(before, b"mariadb").is_none() {
+        return Parsed::No;
+    }
+    let start = s + 2;
+    let end = start
+        + b[start..]
+            .iter()
+            .take_while(|&&c| !c.is_ascii_whitespace())
+            .count();
+    Parsed::Value(Value {
+        start,
+        end,
+        open: end == b.len(),
+        seen: end + 1,
+        secret: end - start >= MIN_VALUE && plain(&b[start..end]),
+        kind: "secret-assignment",
+    })
+}

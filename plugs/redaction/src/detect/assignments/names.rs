@@ -1,0 +1,158 @@
+//! Which words name a secret: `password`, `DB_PASSWORD`, `dbPassword`,
+//! `db.password`, `x-api-key`, `client_secret`, `AccountKey`, … compared on
+//! their endings, without case and separators. Names that only end in a
+//! secret's name stay (`token_count`, `password_field`, `api_key_id`).
+
+/// What a name introduces.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Name {
+    /// `password`, `api_key`, …: the kind to report.
+    Secret(&'static str),
+    /// `Authorization` / `Proxy-Authorization`: `scheme credentials`.
+    Authorization,
+    /// `Bearer` or `Basic` before credentials.
+    Bearer,
+    Basic,
+}
+
+/// Endings of names of secrets, lower case, without separators. `true`: the
+/// ending must start a part of the name (`DB_PASS`, `dbPass`, not `bypass`).
+const NAMES: [(&[u8], bool); 24] = [
+    (b"password", false),
+    (b"passwd", false),
+    (b"passphrase", false),
+    (b"pass", true),
+    (b"pwd", true),
+    (b"secret", false),
+    (b"token", false),
+    (b"apikey", false),
+    (b"accesskey", false),
+    (b"secretkey", false),
+    (b"privatekey", false),
+    (b"accountkey", false),
+    (b"signingkey", false),
+    (b"encryptionkey", false),
+    (b"masterkey", false),
+    (b"authkey", false),
+    (b"storagekey", false),
+    (b"sharedkey", false),
+    (b"keydata", false),
+    (b"secretkeybase", false),
+    (b"mnemonic", false),
+    (b"auth", true),
+    (b"sig", true),
+    (b"signature", false),
+];
+
+const OTHER_NAMES: [&[u8]; 3] = [b"authorization", b"bearer", b"basic"];
+const AUTHORIZATION: u32 = 1 << NAMES.len();
+
+/// Per pair of last two letters (`26 * first + second`): which names end
+/// with it, bit `i` for `NAMES[i]`, then `OTHER_NAMES`.
+const fn endings() -> [u32; 26 * 26] {
+    let mut t = [0; 26 * 26];
+    let mut i = 0;
+    while i < NAMES.len() + OTHER_NAMES.len() {
+        let name: &[u8] = if i < NAMES.len() {
+            NAMES[i].0
+        } else {
+            OTHER_NAMES[i - NAMES.len()]
+        };
+        let (a, z) = (name[name.len() - 2], name[name.len() - 1]);
+        t[(a - b'a') as usize * 26 + (z - b'a') as usize] |= 1 << i;
+        i += 1;
+    }
+    t
+}
+
+static ENDINGS: [u32; 26 * 26] = endings();
+
+/// The names the key may be, from its last two letters: most keys are
+/// turned away here, before anything else is looked at.
+pub(super) fn names_ending_like(key: &[u8]) -> u32 {
+    let mut last = [0u8; 2];
+    let mut n = 0;
+    let mut i = key.len();
+    while i > 0 && n < 2 {
+        i -= 1;
+        let c = key[i];
+        if !matches!(c, b'_' | b'-' | b'.') {
+            // Lower case for letters; anything else fails the range check.
+            last[n] = c | 0x20;
+            n += 1;
+        }
+    }
+    let [z, a] = last;
+    if n == 2 && a.is_ascii_lowercase() && z.is_ascii_lowercase() {
+        ENDINGS[(a - b'a') as usize * 26 + (z - b'a') as usize]
+    } else {
+        0
+    }
+}
+
+/// The name a key is, if it names a secret; `candidates` from
+/// [`names_ending_like`].
+pub(super) fn name_of(key: &[u8], candidates: u32) -> Option<Name> {
+    match key {
+        b"Bearer" | b"BEARER" => return Some(Name::Bearer),
+        b"Basic" | b"BASIC" => return Some(Name::Basic),
+        // Test runners: `--- PASS: TestLogin2 (0.00s)`.
+        b"PASS" => return None,
+        _ => {}
+    }
+    if candidates & AUTHORIZATION != 0 && ends_with_name(key, b"authorization").is_some() {
+        return Some(Name::Authorization);
+    }
+    let mut bits = candidates & (AUTHORIZATION - 1);
+    while bits != 0 {
+        let (name, starts_part) = NAMES[bits.trailing_zeros() as usize];
+        bits &= bits - 1;
+        let Some(first) = ends_with_name(key, name) else {
+            continue;
+        };
+        if starts_part && first > 0 {
+            let (prev, cur) = (key[first - 1], key[first]);
+            let camel = prev.is_ascii_lowercase() && cur.is_ascii_uppercase();
+            if prev.is_ascii_alphanumeric() && !camel {
+                continue;
+            }
+        }
+        let aws = [&b"secretaccesskey"[..], b"awssecretkey", b"awssecret"]
+            .iter()
+            .any(|n| ends_with_name(key, n).is_some());
+        return Some(Name::Secret(if aws {
+            "aws-secret-key"
+        } else {
+            "secret-assignment"
+        }));
+    }
+    None
+}
+
+/// `DB_PASSWORD`, `apiKey`, `github.token`: a name as code and configs write
+/// it, not a word of prose.
+pub(super) fn compound(key: &[u8]) -> bool {
+    key.iter().skip(1).any(|c| matches!(c, b'_' | b'.' | b'-'))
+        || key
+            .windows(2)
+            .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+}
+
+/// Whether `key` ends with `name` (lower case), without regard to case or to
+/// the separators `_`, `-`, `.`: where the match starts.
+fn ends_with_name(key: &[u8], name: &[u8]) -> Option<usize> {
+    let mut i = key.len();
+    for &want in name.iter().rev() {
+        loop {
+            i = i.checked_sub(1)?;
+            if !matches!(key[i], b'_' | b'-' | b'.') {
+                break;
+            }
+        }
+        // Lower case for letters; nothing else can match a letter.
+        if key[i] | 0x20 != want {
+            return None;
+        }
+    }
+    Some(i)
+}

@@ -1,0 +1,192 @@
+//! What the value of a secret looks like, and what only stands in for one:
+//! `$TOKEN`, `${{ secrets.X }}`, `<your-key>`, `******`, a type name, a
+//! status word, a name in code.
+
+use crate::detect::find;
+
+/// Longest value masked as one.
+pub(super) const MAX_VALUE: usize = 4096;
+/// Shorter values are not taken for secrets (`password=short` stays).
+pub(super) const MIN_VALUE: usize = 6;
+
+/// Values that name a type or a state, not a secret (`password: string`,
+/// `token=expired`).
+static NOT_VALUES: [&[u8]; 31] = [
+    b"undefined",
+    b"string",
+    b"number",
+    b"boolean",
+    b"object",
+    b"unknown",
+    b"secretstring",
+    b"redacted",
+    b"hidden",
+    b"masked",
+    b"required",
+    b"optional",
+    b"default",
+    b"success",
+    b"succeeded",
+    b"failed",
+    b"failure",
+    b"enabled",
+    b"disabled",
+    b"invalid",
+    b"expired",
+    b"missing",
+    b"present",
+    b"revoked",
+    b"pending",
+    b"granted",
+    b"denied",
+    b"allowed",
+    b"verified",
+    b"rotated",
+    b"changed",
+];
+
+/// Values that repeat the name (`"password": "Password"`, a form label):
+/// secrets only where nothing else can be meant (`PGPASSWORD=secret`).
+static NAME_VALUES: [&[u8]; 6] = [
+    b"secret",
+    b"secrets",
+    b"password",
+    b"passwd",
+    b"passphrase",
+    b"tokens",
+];
+
+/// Bytes of an unquoted value: anything printable but quotes, brackets and
+/// the bytes that end a value in shells, URLs and connection strings.
+const fn value_table() -> [bool; 256] {
+    let mut t = [false; 256];
+    let mut c = 0x21;
+    while c < 256 {
+        t[c] = !matches!(
+            c as u8,
+            b'"' | b'\''
+                | b'`'
+                | b';'
+                | b'<'
+                | b'>'
+                | b'|'
+                | b'('
+                | b')'
+                | b'['
+                | b']'
+                | b'{'
+                | b'}'
+                | b','
+                | b'\\'
+                | 0x7f
+        );
+        c += 1;
+    }
+    t
+}
+
+static VALUE: [bool; 256] = value_table();
+
+pub(super) fn value_byte(c: u8) -> bool {
+    VALUE[c as usize]
+}
+
+/// The quote that opens a value at `i`: `"`, `'`, `` ` `` or `\"` (JSON in
+/// a JSON string).
+pub(super) fn quote_at(b: &[u8], i: usize) -> Option<&'static [u8]> {
+    match b.get(i) {
+        Some(b'"') => Some(b"\""),
+        Some(b'\'') => Some(b"'"),
+        Some(b'`') => Some(b"`"),
+        Some(b'\\') if b.get(i + 1) == Some(&b'"') => Some(b"\\\""),
+        _ => None,
+    }
+}
+
+/// The inside of the quoted value that opens at `i`: start, end, and
+/// whether the text ended before its closing quote. A value that reaches the
+/// end of its line unclosed ends there.
+pub(super) fn quoted(b: &[u8], i: usize, q: &[u8]) -> (usize, usize, bool) {
+    let start = i + q.len();
+    let mut j = start;
+    while j < b.len() && j - start < MAX_VALUE {
+        if b[j..].starts_with(q) {
+            return (start, j, false);
+        }
+        match b[j] {
+            b'\\' => j += 2,
+            b'\n' => return (start, j, false),
+            _ => j += 1,
+        }
+    }
+    let j = j.min(b.len());
+    (start, j, j == b.len())
+}
+
+/// Long enough, and not a stand-in: `$TOKEN`, `${{ … }}`, `<your-key>`,
+/// `{…}`, `******`, `your_api_key`, `[REDACTED…]`, a type or a state.
+pub(super) fn plain(v: &[u8]) -> bool {
+    if v.len() < MIN_VALUE || v.len() > MAX_VALUE {
+        return false;
+    }
+    let first = v[0];
+    let last = v[v.len() - 1];
+    let reference = (first == b'$'
+        && v[1].is_ascii_alphabetic() | matches!(v[1], b'_' | b'{' | b'('))
+        || v.starts_with(b"{{")
+        || v.starts_with(b"%(")
+        || v.starts_with(b"<%")
+        || v.starts_with(b"#{")
+        || v.starts_with(b"%{")
+        || (first == b'<' && last == b'>')
+        || matches!(first, b'{' | b'[' | b'(' | b'!' | b'&' | b'*' | b'|' | b'>')
+        || v.iter().all(|&c| c == first)
+        || (v[..4].eq_ignore_ascii_case(b"your")
+            && (matches!(v[4], b'_' | b'-' | b' ') || v[4].is_ascii_uppercase()))
+        || v.windows(2)
+            .any(|w| w == b"::" || w == b"RE" && find(v, b"REDACTED").is_some());
+    !reference && !NOT_VALUES.iter().any(|w| v.eq_ignore_ascii_case(w))
+}
+
+/// `"password": "Password"`: the value repeats the name.
+pub(super) fn name_word(v: &[u8]) -> bool {
+    NAME_VALUES.iter().any(|w| v.eq_ignore_ascii_case(w))
+}
+
+/// `token_value`, `passwordInput`, `getHTTPToken`: a name in code, not a
+/// value. Random letters change case too often to be one.
+pub(super) fn identifier(v: &[u8]) -> bool {
+    if !v.iter().all(|&c| c.is_ascii_alphabetic() || c == b'_') {
+        return false;
+    }
+    let (mut upper_upper, mut lower_upper) = (0, 0);
+    for w in v.windows(2) {
+        if w[1].is_ascii_uppercase() {
+            upper_upper += w[0].is_ascii_uppercase() as usize;
+            lower_upper += w[0].is_ascii_lowercase() as usize;
+        }
+    }
+    upper_upper < 3 || lower_upper < 3
+}
+
+/// `config.password`, `process.env.TOKEN`: a path in code, not a value.
+pub(super) fn dotted_identifier(v: &[u8]) -> bool {
+    v.contains(&b'.')
+        && v[0] != b'.'
+        && v[v.len() - 1] != b'.'
+        && v.iter()
+            .all(|&c| c.is_ascii_alphabetic() || c == b'_' || c == b'.')
+}
+
+/// `/home/alice/project` (`PWD=…`), `~/.ssh/id_rsa`: a file, not a secret.
+pub(super) fn path(v: &[u8]) -> bool {
+    (v.starts_with(b"/") || v.starts_with(b"~/") || v.starts_with(b"./") || v.starts_with(b"../"))
+        && v.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'/' | b'.' | b'_' | b'-' | b'~'))
+}
+
+/// Random-looking: long, and at least two of lower case, upper case and
+/// digits (`wJalrXUtnFEMI/K7MDENG…` after a name with no `=` between).
+pub(super) fn random(v: &[u8]) -> bool {
+    v.len() >= 16 && crate::detect::mixed(v)
+}

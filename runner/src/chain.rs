@@ -14,18 +14,21 @@ pub struct Launch {
     pub env: Vec<(String, String)>,
     /// The last plug that sets one wins.
     pub working_dir: Option<String>,
+    /// Which plug set `working_dir` (checked again at the launch).
+    pub working_dir_from: Option<String>,
     /// The first plug's prefix is outermost.
     pub command_prefix: Vec<String>,
 }
 
 impl Launch {
-    fn add(&mut self, c: Contribution) {
+    fn add(&mut self, plug: &str, c: Contribution) {
         for (key, value) in c.env {
             self.env.retain(|(k, _)| *k != key);
             self.env.push((key, value));
         }
         if c.working_dir.is_some() {
             self.working_dir = c.working_dir;
+            self.working_dir_from = Some(plug.to_owned());
         }
         self.command_prefix.extend(c.command_prefix);
     }
@@ -72,7 +75,8 @@ impl PlugChain {
     pub async fn start(&mut self) -> Result<Launch, HookError> {
         let mut launch = Launch::default();
         for plug in &mut self.plugs {
-            launch.add(plug.on_start().await?);
+            let contribution = plug.on_start().await?;
+            launch.add(plug.id(), contribution);
         }
         Ok(launch)
     }
@@ -81,7 +85,8 @@ impl PlugChain {
     pub async fn resume(&mut self) -> Result<Launch, HookError> {
         let mut launch = Launch::default();
         for plug in &mut self.plugs {
-            launch.add(plug.on_resume().await?);
+            let contribution = plug.on_resume().await?;
+            launch.add(plug.id(), contribution);
         }
         Ok(launch)
     }

@@ -218,8 +218,39 @@ async fn process_start_failed(client: &Client, run_id: &str, error: anyhow::Erro
     }
 }
 
-/// `run-one`: the process of one accepted run.
+/// `run-one`: the process of one accepted run. A failure before the run
+/// could start (blaise.yml unreadable, a plug that does not resolve) is
+/// reported to Blaise at once, so that it recovers the session without
+/// waiting for the run to time out. Nothing any program or the agent started
+/// outlives the run.
 pub async fn run_one(options: RunnerOptions, run_id: &str) -> Result<i32> {
+    if let Err(e) = crate::guard::become_subreaper() {
+        tracing::warn!("cannot become the subreaper of the run's programs: {e}");
+    }
+    let client = Client::new(&options.url, &options.token)?;
+    let prepared = match prepare_run(&options, run_id, &client).await {
+        Ok(prepared) => prepared,
+        Err(e) => {
+            let error = anyhow!("the run could not start: {e:#}");
+            process_start_failed(&client, run_id, error).await;
+            return Ok(crate::run::Outcome::Failed(String::new()).exit_code());
+        }
+    };
+    let outcome = crate::run::execute(prepared).await?;
+    crate::guard::sweep();
+    tracing::info!(run = run_id, ?outcome, "run ended");
+    if outcome == crate::run::Outcome::LostContact {
+        eprintln!("{}", crate::run::LOST_CONTACT);
+    }
+    Ok(outcome.exit_code())
+}
+
+/// Everything a run needs before it starts: blaise.yml, its plugs, the assignment.
+async fn prepare_run(
+    options: &RunnerOptions,
+    run_id: &str,
+    client: &Client,
+) -> Result<crate::run::RunContext> {
     let host = Arc::new(PlugHost::new(&crate::host::HostOptions {
         cache_dir: options.cache_dir.clone(),
         ..Default::default()
@@ -233,24 +264,17 @@ pub async fn run_one(options: RunnerOptions, run_id: &str) -> Result<i32> {
     let plugs = resolve_with(&file, &host, config_check)
         .await
         .map_err(|e| anyhow!("{e}"))?;
-    let client = Client::new(&options.url, &options.token)?;
     // Accepting again from the same instance returns the same assignment.
     let assignment = client
         .accept(run_id, &options.instance)
         .await
         .with_context(|| format!("reading the assignment of run {run_id}"))?;
-    let outcome = crate::run::execute(crate::run::RunContext {
-        client,
+    Ok(crate::run::RunContext {
+        client: client.clone(),
         assignment,
         config: file,
         plugs,
         host,
-        data_dir: options.data_dir,
+        data_dir: options.data_dir.clone(),
     })
-    .await?;
-    tracing::info!(run = run_id, ?outcome, "run ended");
-    if outcome == crate::run::Outcome::LostContact {
-        eprintln!("{}", crate::run::LOST_CONTACT);
-    }
-    Ok(outcome.exit_code())
 }

@@ -20,7 +20,11 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(blaise_runner::cli::run(cli)) {
+    let result = runtime.block_on(blaise_runner::cli::run(cli));
+    // Never wait for a blocking task a plug left stuck (a WASI open of a
+    // FIFO, abandoned at its hook's deadline): the command is over.
+    runtime.shutdown_background();
+    match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");

@@ -399,13 +399,19 @@ impl Stage {
 
     /// A `blaise-runner start` process of runner `box`.
     pub fn runner(&self, instance: &str) -> Runner {
-        Runner::start(
+        self.runner_with_env(instance, &[])
+    }
+
+    /// Like [`Stage::runner`], with more environment variables for the runner.
+    pub fn runner_with_env(&self, instance: &str, env: &[(&str, &str)]) -> Runner {
+        Runner::start_with_env(
             self.blaise.url(),
             &self.token,
             &self.config,
             &self.data,
             &self.cache,
             instance,
+            env,
         )
     }
 

@@ -40,26 +40,38 @@ async fn every_hook_round_trips_and_the_chain_keeps_its_order() {
     a["on_start"].as_array_mut().unwrap().extend([
         json!({"env": ["SHARED", "from-a"]}),
         json!({"env": ["A", "1"]}),
-        json!({"workdir": "/from-a"}),
-        json!({"prefix": ["outer", "--flag"]}),
+        json!({"workdir": w.workspace.display().to_string()}),
+        json!({"prefix": ["echo", "--flag"]}),
     ]);
     let mut b = recorder("b");
     b["on_start"].as_array_mut().unwrap().extend([
         json!({"env": ["SHARED", "from-b"]}),
-        json!({"prefix": ["inner"]}),
+        json!({"prefix": ["sh"]}),
     ]);
     b["filter_tag"] = json!("+b");
     let mut c = recorder("c");
     c["on_start"]
         .as_array_mut()
         .unwrap()
-        .push(json!({"workdir": "/from-c"}));
+        .push(json!({"workdir": w.workspace.join("sub").display().to_string()}));
     c["filter_tag"] = json!("+c");
+    // A prefix runs a program: each plug is granted the one it puts first.
+    let exec = |program: &str| Allow {
+        exec: vec![program.into()],
+        ..Allow::default()
+    };
     let setups = [
-        setup("a", &probe, a, Allow::default(), Limits::default()),
-        setup("b", &probe, b, Allow::default(), Limits::default()),
+        setup("a", &probe, a, exec("echo"), Limits::default()),
+        setup("b", &probe, b, exec("sh"), Limits::default()),
         setup("c", &probe, c, Allow::default(), Limits::default()),
     ];
+    std::fs::create_dir(w.workspace.join("sub")).unwrap();
+    let absolute = |program: &str| {
+        blaise_runner::host::grants::find_program(program)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    };
 
     let mut chain = PlugChain::new(&w.host, &setups, w.run("s1", RunKind::Start))
         .await
@@ -69,13 +81,19 @@ async fn every_hook_round_trips_and_the_chain_keeps_its_order() {
         launch,
         Launch {
             env: vec![("A".into(), "1".into()), ("SHARED".into(), "from-b".into())],
-            working_dir: Some("/from-c".into()),
-            command_prefix: vec!["outer".into(), "--flag".into(), "inner".into()],
+            working_dir: Some(w.workspace.join("sub").to_string_lossy().into_owned()),
+            working_dir_from: Some("c".into()),
+            command_prefix: vec![absolute("echo"), "--flag".into(), absolute("sh")],
         }
     );
     assert_eq!(
         launch.command(&["agent".into()]),
-        ["outer", "--flag", "inner", "agent"]
+        [
+            absolute("echo"),
+            "--flag".into(),
+            absolute("sh"),
+            "agent".into()
+        ]
     );
 
     let entry = |text: &str, kind| TranscriptEntry {

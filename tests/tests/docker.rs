@@ -148,9 +148,16 @@ async fn every_hook_tolerates_what_already_happened() {
         .await;
     let second = again.on_start().await.unwrap();
     assert_eq!(first.command_prefix, second.command_prefix);
+    // The prefix's program is the one the runner found on its own PATH.
+    let docker = blaise_runner::host::grants::find_program("docker").unwrap();
     assert_eq!(
         first.command_prefix,
-        ["docker", "exec", "--interactive", name.as_str()]
+        [
+            docker.to_str().unwrap(),
+            "exec",
+            "--interactive",
+            name.as_str()
+        ]
     );
     assert_eq!(containers_of(&session), [format!("{name} running")]);
 

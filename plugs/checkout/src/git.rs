@@ -11,6 +11,24 @@ pub const TOKEN_SECRET: &str = "git-token";
 /// Prints the credentials git asks for, from the environment of this git run.
 const HELPER: &str = "credential.helper=!f() { test \"$1\" = get || return 0; echo \"username=$BLAISE_GIT_USERNAME\"; echo \"password=$BLAISE_GIT_TOKEN\"; }; f";
 
+/// Settings that switch off every way a repository's config can name a
+/// program: hooks, the fsmonitor, askpass, ssh command, upload-pack and
+/// transports other than http(s), ssh and local files.
+const HARDENING: &[&str] = &[
+    "core.hooksPath=/dev/null",
+    "core.fsmonitor=false",
+    "core.askPass=",
+    "core.sshCommand=ssh",
+    "core.gitProxy=",
+    "remote.origin.uploadpack=git-upload-pack",
+    "remote.origin.receivepack=git-receive-pack",
+    "protocol.allow=never",
+    "protocol.https.allow=always",
+    "protocol.http.allow=always",
+    "protocol.ssh.allow=always",
+    "protocol.file.allow=always",
+];
+
 /// How git reaches the repository.
 pub struct Git {
     token: Option<String>,
@@ -53,8 +71,11 @@ impl Git {
         let mut cmd = Command::new("git")
             // No helper from the machine's git config, never a prompt.
             .args(["-c", "credential.helper="])
+            // The clone's own `.git/config` is writable by the agent: nothing
+            // in it may make this git (on the host, outside any sandbox) run
+            // a program. Command-line settings win over the repository's.
+            .args(HARDENING.iter().flat_map(|setting| ["-c", *setting]))
             .env("GIT_TERMINAL_PROMPT", "0")
-            .env("GIT_ASKPASS", "true")
             .cwd(cwd)
             .timeout_ms(30 * 60 * 1000);
         if let Some(token) = &self.token {

@@ -21,15 +21,19 @@ const STDERR_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 /// A running (or exited) agent process.
 #[derive(Debug)]
 pub(crate) struct AgentProcess {
+    /// The agent's guard (see [`crate::guard`]): its pid is the process
+    /// group of the guard and the agent.
     pid: u32,
+    _registered: crate::guard::Registered,
     exit: watch::Receiver<Option<ExitStatus>>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
     stderr_closed: watch::Receiver<bool>,
 }
 
 impl AgentProcess {
-    /// Starts `command` with piped stdio, in a process group of its own (so
-    /// that signals reach what a command prefix such as `bwrap` started).
+    /// Starts `command` with piped stdio under a guard, in a process group of
+    /// its own (so that signals reach what a command prefix such as `bwrap`
+    /// started).
     pub fn spawn(command: &AgentCommand) -> anyhow::Result<(Self, ChildStdin, ChildStdout)> {
         let Some((program, args)) = command.argv.split_first() else {
             bail!("the agent command is empty");
@@ -42,7 +46,6 @@ impl AgentProcess {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .process_group(0)
             .kill_on_drop(true);
         if !command.env.iter().any(|(name, _)| name == "PATH")
             && let Some(path) = std::env::var_os("PATH")
@@ -50,17 +53,10 @@ impl AgentProcess {
             process.env("PATH", path);
         }
         process.envs(command.env.iter().map(|(name, value)| (name, value)));
-        // If the run process dies (even by SIGKILL), its agent goes with it:
-        // a run's agent never outlives the run.
-        // SAFETY: prctl is async-signal-safe; nothing else runs between fork and exec.
-        unsafe {
-            process.pre_exec(|| {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        // Under a guard (in the agent's process group): whatever the agent
+        // starts is killed when it exits, and if the run process dies (even
+        // by SIGKILL), the agent and all it started go with it.
+        crate::guard::install(&mut process, crate::guard::OnTerm::Wait, None);
         let mut child = process.spawn().with_context(|| {
             format!(
                 "could not start the agent `{}` in {}",
@@ -71,6 +67,7 @@ impl AgentProcess {
         let pid = child
             .id()
             .context("the agent exited before it could be watched")?;
+        let registered = crate::guard::register(pid);
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -109,6 +106,7 @@ impl AgentProcess {
         Ok((
             Self {
                 pid,
+                _registered: registered,
                 exit,
                 stderr_tail,
                 stderr_closed,

@@ -81,7 +81,7 @@ fn print_table(plugs: &[ResolvedPlug]) {
             let effective = &p.grants.effective;
             let grants: Vec<String> = effective
                 .exec
-                .0
+                .names
                 .iter()
                 .map(|e| format!("exec:{e}"))
                 .chain(effective.http.0.iter().map(|h| format!("http:{h}")))

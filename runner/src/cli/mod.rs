@@ -313,13 +313,14 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     }
 }
 
-/// Logs to stderr; `RUST_LOG` filters, else `default`.
+/// Logs to stderr; `RUST_LOG` filters, else `default`. Every line is
+/// scrubbed of the secret values handed to plugs, whatever field or level.
 pub fn init_tracing(default: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(|| crate::secret_mask::ScrubbingStderr)
         .try_init();
 }
 

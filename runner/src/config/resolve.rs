@@ -142,8 +142,27 @@ pub async fn resolve_plugs(
             })
             .await
             .map_err(|LocateError { key, message }| file.plug_error(index, key, message))?;
+        let mut limits = Limits::default();
+        if let Some(memory) = entry.limits.memory {
+            if memory > host.max_memory() {
+                return Err(file.plug_error(
+                    index,
+                    "limits",
+                    format!(
+                        "limits.memory {} is above this runner's maximum of {}",
+                        format_size(memory),
+                        format_size(host.max_memory())
+                    ),
+                ));
+            }
+            limits.memory = memory;
+        }
+        if let Some(deadline) = entry.limits.hook_deadline {
+            limits.hook_deadline = deadline;
+        }
+
         let plug = host
-            .load(&located.path)
+            .load_with(&located.path, limits)
             .await
             .map_err(|e| file.plug_error(index, "source", format!("{e:#}")))?;
         let actual = Digest::from_hex(&plug.sha256);
@@ -177,25 +196,6 @@ pub async fn resolve_plugs(
         if config_check == ConfigCheck::Check {
             check_config(&plug.info.config_schema, &config)
                 .map_err(|e| file.plug_error(index, "with", e))?;
-        }
-
-        let mut limits = Limits::default();
-        if let Some(memory) = entry.limits.memory {
-            if memory > host.max_memory() {
-                return Err(file.plug_error(
-                    index,
-                    "limits",
-                    format!(
-                        "limits.memory {} is above this runner's maximum of {}",
-                        format_size(memory),
-                        format_size(host.max_memory())
-                    ),
-                ));
-            }
-            limits.memory = memory;
-        }
-        if let Some(deadline) = entry.limits.hook_deadline {
-            limits.hook_deadline = deadline;
         }
 
         let report = grants::effective(&plug.info.needs, &entry.allow);

@@ -30,8 +30,10 @@ pub struct PlugCtx {
     pub state: StateView,
     pub log: Arc<LogSink>,
     pub http: reqwest::Client,
-    /// The session workspace (the one preopen; same path inside and out).
+    /// The session workspace (a preopen; same path inside and out).
     pub workspace: String,
+    /// The plug's storage directory, when granted (a preopen too).
+    pub storage: Option<std::path::PathBuf>,
     /// When the current hook call must be over; host calls do not outlive it.
     pub deadline: Instant,
 }

@@ -27,6 +27,9 @@ pub enum Failure {
         trap: String,
         detail: Option<String>,
     },
+    /// The plug answered with something the host refuses: a contribution
+    /// beyond its grants, an oversized transcript entry.
+    Refused(String),
     /// The plug could not be instantiated or called.
     Host(String),
 }
@@ -67,6 +70,7 @@ impl fmt::Display for Failure {
                 detail: Some(d),
             } => write!(f, "crashed ({trap}): {d}"),
             Failure::Trap { trap, detail: None } => write!(f, "crashed ({trap})"),
+            Failure::Refused(why) => write!(f, "refused: {why}"),
             Failure::Host(message) => write!(f, "{message}"),
         }
     }
@@ -88,7 +92,7 @@ impl Failure {
     /// Whether the instance must be thrown away (wasmtime poisons an instance
     /// after a trap or an interrupted call).
     pub fn poisons(&self) -> bool {
-        !matches!(self, Failure::Plug { .. })
+        !matches!(self, Failure::Plug { .. } | Failure::Refused(_))
     }
 
     /// Classifies a wasmtime error from a hook call.

@@ -5,7 +5,7 @@
 //! each host capability only ever sees its own slice of it.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -32,13 +32,42 @@ pub struct Allow {
 
 /// Where the runner reads a secret's value when a plug asks for it. Values
 /// are never written into `blaise.yml`.
+///
+/// Written as a map with one key, `{ env: NAME }` or `{ file: PATH }`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase", deny_unknown_fields)]
+#[serde(rename_all = "lowercase", try_from = "SourceMap")]
 pub enum SecretSource {
     /// An environment variable of the runner.
     Env(String),
     /// A file (its content, without a trailing newline).
     File(PathBuf),
+}
+
+/// A secret's source as written: exactly one of the keys.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SourceMap {
+    env: Option<String>,
+    file: Option<PathBuf>,
+}
+
+impl TryFrom<SourceMap> for SecretSource {
+    type Error = String;
+
+    fn try_from(map: SourceMap) -> Result<Self, String> {
+        match (map.env, map.file) {
+            (Some(var), None) if !var.is_empty() => Ok(SecretSource::Env(var)),
+            (None, Some(path)) if path.is_absolute() => Ok(SecretSource::File(path)),
+            (None, Some(path)) => Err(format!(
+                "the secret's file `{}` must be an absolute path",
+                path.display()
+            )),
+            _ => Err(
+                "a secret comes from one place: `{ env: VARIABLE }` or `{ file: /absolute/path }`"
+                    .into(),
+            ),
+        }
+    }
 }
 
 /// The effective grants of one plug.
@@ -59,10 +88,16 @@ pub struct Grants {
 #[serde(transparent)]
 pub struct SecretGrant(pub BTreeMap<String, SecretSource>);
 
-/// Programs a plug may run.
+/// Programs a plug may run: each name as the operator wrote it, and where it
+/// resolved on the runner's own `PATH` when the grant was computed (never on
+/// a `PATH` a plug could set).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
-pub struct ExecGrant(pub Vec<String>);
+pub struct ExecGrant {
+    pub names: Vec<String>,
+    #[serde(skip)]
+    pub paths: BTreeMap<String, PathBuf>,
+}
 
 /// Hosts a plug may reach.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -81,17 +116,25 @@ pub struct GrantReport {
 
 pub fn effective(needs: &Needs, allow: &Allow) -> GrantReport {
     let mut report = GrantReport::default();
-    report.effective.exec.0 = intersect(&needs.exec, &allow.exec, "exec", &mut report);
-    report.effective.http.0 = intersect(&needs.http, &allow.http, "http", &mut report);
+    let exec = intersect(&needs.exec, &allow.exec, "exec", &mut report, str::eq);
+    report.effective.exec = ExecGrant::resolve(exec);
+    // Host names are not case-sensitive; everything else is compared exactly.
+    report.effective.http.0 = intersect(
+        &needs.http,
+        &allow.http,
+        "http",
+        &mut report,
+        str::eq_ignore_ascii_case,
+    );
     let granted: Vec<String> = allow.secrets.keys().cloned().collect();
-    for name in intersect(&needs.secrets, &granted, "secret", &mut report) {
+    for name in intersect(&needs.secrets, &granted, "secret", &mut report, str::eq) {
         let source = allow.secrets[&name].clone();
         report.effective.secrets.0.insert(name, source);
     }
     report.effective.secrets_declined = needs
         .secrets
         .iter()
-        .filter(|n| !granted.iter().any(|g| g.eq_ignore_ascii_case(n)))
+        .filter(|n| !granted.contains(n))
         .cloned()
         .collect();
     match (needs.storage, allow.storage) {
@@ -103,28 +146,25 @@ pub fn effective(needs: &Needs, allow: &Allow) -> GrantReport {
     report
 }
 
-/// What is both asked and granted; the rest goes into the report.
+/// What is both asked and granted, in the operator's spelling; the rest goes
+/// into the report.
 fn intersect(
     asked: &[String],
     granted: &[String],
     kind: &str,
     report: &mut GrantReport,
+    same: fn(&str, &str) -> bool,
 ) -> Vec<String> {
     let mut both = Vec::new();
     for item in asked {
-        if let Some(g) = granted.iter().find(|g| g.eq_ignore_ascii_case(item)) {
-            // Secrets are looked up by the operator's spelling.
-            both.push(if kind == "secret" {
-                g.clone()
-            } else {
-                item.clone()
-            });
-        } else {
-            report.not_granted.push(format!("{kind}: {item}"));
+        match granted.iter().find(|g| same(g, item)) {
+            Some(g) if !both.contains(g) => both.push(g.clone()),
+            Some(_) => {}
+            None => report.not_granted.push(format!("{kind}: {item}")),
         }
     }
     for item in granted {
-        if !asked.iter().any(|a| a.eq_ignore_ascii_case(item)) {
+        if !asked.iter().any(|a| same(a, item)) {
             report.not_asked.push(format!("{kind}: {item}"));
         }
     }
@@ -132,11 +172,63 @@ fn intersect(
 }
 
 impl ExecGrant {
-    /// Whether `program` (a plug's `argv[0]`) is granted. A bare name matches a
-    /// granted name; a path only matches the same granted absolute path.
-    pub fn allows(&self, program: &str) -> bool {
-        !program.is_empty() && self.0.iter().any(|g| g == program)
+    /// The grant of `names`, each resolved on the runner's own `PATH`.
+    pub fn resolve(names: Vec<String>) -> ExecGrant {
+        let paths = names
+            .iter()
+            .filter_map(|name| Some((name.clone(), find_program(name)?)))
+            .collect();
+        ExecGrant { names, paths }
     }
+
+    /// Whether `program` (a plug's `argv[0]`) is granted: exactly a granted
+    /// name, or exactly a granted absolute path.
+    pub fn allows(&self, program: &str) -> bool {
+        !program.is_empty() && self.names.iter().any(|g| g == program)
+    }
+
+    /// The absolute path to run for a granted `program`; `Err` says why not.
+    pub fn program(&self, program: &str) -> Result<&Path, ExecRefusal> {
+        if !self.allows(program) {
+            return Err(ExecRefusal::NotGranted);
+        }
+        self.paths
+            .get(program)
+            .map(PathBuf::as_path)
+            .ok_or(ExecRefusal::NotFound)
+    }
+}
+
+/// Why a program cannot run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExecRefusal {
+    /// Not in the plug's effective exec grant.
+    NotGranted,
+    /// Granted, but not an executable file on the runner's `PATH` (or at the
+    /// granted absolute path).
+    NotFound,
+}
+
+/// Where `name` is: an absolute path as is, a bare name on the runner's own
+/// `PATH` (absolute entries only: a relative entry would depend on the
+/// working directory a plug chooses). Anything else is never found.
+pub fn find_program(name: &str) -> Option<PathBuf> {
+    let executable = |path: &Path| {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if name.starts_with('/') {
+        let path = PathBuf::from(name);
+        return executable(&path).then_some(path);
+    }
+    if name.is_empty() || name.contains('/') || name == "." || name == ".." {
+        return None;
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(name))
+        .find(|candidate| executable(candidate))
 }
 
 impl HttpGrant {
@@ -193,7 +285,7 @@ mod tests {
         );
         assert!(!r.effective.storage, "storage asked but not granted");
         assert!(r.effective.secrets_declined.is_empty());
-        assert_eq!(r.effective.exec.0, vec!["git"]);
+        assert_eq!(r.effective.exec.names, vec!["git"]);
         assert!(r.effective.http.0.is_empty());
         assert_eq!(
             r.not_granted,
@@ -204,12 +296,62 @@ mod tests {
 
     #[test]
     fn exec_matches_exactly() {
-        let g = ExecGrant(vec!["git".into(), "/usr/bin/docker".into()]);
-        assert!(g.allows("git"));
-        assert!(g.allows("/usr/bin/docker"));
-        assert!(!g.allows("/usr/bin/git"), "a path is not the granted name");
-        assert!(!g.allows("docker"));
+        let g = ExecGrant::resolve(vec!["sh".into(), "/bin/echo".into()]);
+        assert!(g.allows("sh"));
+        assert!(g.allows("/bin/echo"));
+        assert!(!g.allows("/bin/sh"), "a path is not the granted name");
+        assert!(!g.allows("echo"));
+        assert!(!g.allows("SH"), "names are compared exactly");
         assert!(!g.allows(""));
+        assert!(g.program("sh").unwrap().is_absolute(), "resolved on PATH");
+        assert_eq!(g.program("/bin/echo").unwrap(), Path::new("/bin/echo"));
+        assert_eq!(g.program("cat"), Err(ExecRefusal::NotGranted));
+    }
+
+    #[test]
+    fn the_operators_spelling_is_kept_and_compared_exactly() {
+        let allow = Allow {
+            exec: vec!["git".into()],
+            http: vec!["API.example.com".into()],
+            secrets: [("token".into(), SecretSource::Env("T".into()))].into(),
+            ..Allow::default()
+        };
+        let mut asked = needs(&["GIT"], &["api.example.com"]);
+        asked.secrets = vec!["TOKEN".into()];
+        let r = effective(&asked, &allow);
+        assert!(r.effective.exec.names.is_empty(), "`GIT` is not `git`");
+        assert_eq!(r.effective.http.0, vec!["API.example.com"]);
+        assert!(r.effective.secrets.0.is_empty(), "`TOKEN` is not `token`");
+        assert_eq!(r.not_granted, vec!["exec: GIT", "secret: TOKEN", "storage"]);
+    }
+
+    #[test]
+    fn programs_are_never_found_relative_to_a_directory() {
+        assert_eq!(find_program("./sh"), None);
+        assert_eq!(find_program("bin/sh"), None);
+        assert_eq!(find_program(".."), None);
+        assert_eq!(find_program("no-such-program-here"), None);
+        assert!(find_program("sh").is_some_and(|p| p.is_absolute()));
+    }
+
+    #[test]
+    fn a_secrets_source_is_written_as_a_map() {
+        let allow: Allow =
+            serde_yaml::from_str("secrets: { a: { env: TOKEN }, b: { file: /run/secrets/b } }")
+                .unwrap();
+        assert_eq!(allow.secrets["a"], SecretSource::Env("TOKEN".into()));
+        assert_eq!(
+            allow.secrets["b"],
+            SecretSource::File("/run/secrets/b".into())
+        );
+        for bad in [
+            "secrets: { a: { env: X, file: /y } }",
+            "secrets: { a: {} }",
+            "secrets: { a: { file: relative } }",
+            "secrets: { a: { value: hunter2 } }",
+        ] {
+            assert!(serde_yaml::from_str::<Allow>(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -21,10 +21,16 @@ use super::failure::{Failure, HookError};
 use super::log::{LogSink, OutputToLog};
 use super::{Grants, Limits, LoadedPlug, PlugHost};
 use crate::state_store::StateStore;
+use crate::units::format_size;
 
-/// How long a hook may stay inside a host call past its deadline before the
-/// call is abandoned (the epoch only interrupts wasm code).
-const HOST_CALL_GRACE: Duration = Duration::from_secs(2);
+/// How long past its deadline a hook call is abandoned when it is inside a
+/// host call (a WASI file open, a program), which the epoch cannot
+/// interrupt: just long enough for an epoch trap in wasm code to win.
+const HOST_CALL_GRACE: Duration = Duration::from_millis(100);
+
+/// Largest transcript entry a filter may return (text bytes): the runner
+/// splits the agent's chunks far below it, so only a filter can exceed it.
+pub const MAX_FILTERED_ENTRY: usize = 256 << 10;
 
 /// A plug as configured in `blaise.yml`: which component, its validated
 /// config, its effective grants and its limits.
@@ -283,6 +289,30 @@ impl PlugInstance {
         }
     }
 
+    /// What the plug answered, as the host may use it: a contribution within
+    /// the plug's grants (its prefix's program made absolute), entries within
+    /// size. Checked before the hook's state writes are committed.
+    fn vet(answer: Answer, grants: &Grants, roots: &[PathBuf]) -> Result<Answer, Failure> {
+        match answer {
+            Answer::Contribution(c) => super::contribution::check(c, grants, roots)
+                .map(Answer::Contribution)
+                .map_err(Failure::Refused),
+            Answer::Entries(entries) => match entries
+                .iter()
+                .find(|e| e.text.len() > MAX_FILTERED_ENTRY || e.stream_id.len() > 256)
+            {
+                Some(e) => Err(Failure::Refused(format!(
+                    "returned an entry of {} bytes (stream id of {}); an entry may hold {} and a stream id 256",
+                    e.text.len(),
+                    e.stream_id.len(),
+                    format_size(MAX_FILTERED_ENTRY as u64)
+                ))),
+                None => Ok(Answer::Entries(entries)),
+            },
+            other => Ok(other),
+        }
+    }
+
     fn error(&self, hook: &'static str, failure: Failure) -> HookError {
         HookError {
             plug_id: self.setup.id.clone(),
@@ -346,6 +376,7 @@ impl PlugInstance {
             log: self.log.clone(),
             http: self.http.clone(),
             workspace,
+            storage: self.storage(),
             deadline: Instant::now(),
         };
         let mut store = Store::new(self.pre.engine(), ctx);
@@ -384,6 +415,13 @@ impl PlugInstance {
         self.ensure_live().await.map_err(|f| self.error(hook, f))?;
         let deadline = self.setup.limits.hook_deadline;
         let ctx = self.context();
+        // Where the plug's contribution may point (the workspace, its storage).
+        let roots: Vec<PathBuf> = self
+            .run
+            .iter()
+            .map(|r| r.workspace.clone())
+            .chain(self.storage())
+            .collect();
         let (store, plug) = self.live.as_mut().expect("instance is live");
         store.data_mut().deadline = Instant::now() + deadline;
         store.data_mut().state.pending.clear();
@@ -393,8 +431,10 @@ impl PlugInstance {
         let outcome =
             tokio::time::timeout(deadline + HOST_CALL_GRACE, invoke(plug, store, &ctx, call)).await;
         self.dropped_logs = self.log.end_call();
+        // Anything a killed guard let go of does not outlive the hook.
+        crate::guard::sweep_after_hook();
         let result = match outcome {
-            Ok(Ok(Ok(answer))) => Ok(answer),
+            Ok(Ok(Ok(answer))) => Self::vet(answer, &self.setup.grants, &roots),
             Ok(Ok(Err(plug_error))) => Err(Failure::Plug {
                 message: self.log.scrub(&plug_error.message).into_owned(),
                 field: plug_error.field,

@@ -31,15 +31,30 @@ pub struct LoadedPlug {
 }
 
 impl PlugHost {
-    /// Loads a plug from a component file.
+    /// Loads a plug from a component file (`describe` under the default limits).
     pub async fn load(&self, path: &Path) -> Result<Arc<LoadedPlug>> {
+        self.load_with(path, Limits::default()).await
+    }
+
+    /// Loads a plug, running its `describe` under `limits` (the deadline and
+    /// memory cap `blaise.yml` gives it).
+    pub async fn load_with(&self, path: &Path, limits: Limits) -> Result<Arc<LoadedPlug>> {
         let bytes =
             std::fs::read(path).with_context(|| format!("reading plug {}", path.display()))?;
-        self.load_bytes(&bytes, path).await
+        self.load_bytes_with(&bytes, path, limits).await
     }
 
     /// Loads a plug from the bytes of a component; `source` names it in errors.
     pub async fn load_bytes(&self, bytes: &[u8], source: &Path) -> Result<Arc<LoadedPlug>> {
+        self.load_bytes_with(bytes, source, Limits::default()).await
+    }
+
+    async fn load_bytes_with(
+        &self,
+        bytes: &[u8],
+        source: &Path,
+        limits: Limits,
+    ) -> Result<Arc<LoadedPlug>> {
         check_is_component(bytes, source)?;
         let sha256 = sha256_hex(bytes);
         let (component, origin) = self
@@ -53,7 +68,7 @@ impl PlugHost {
             .map_err(|e| anyhow!("{}: cannot be linked: {e:#}", source.display()))?;
         let pre = PlugPre::new(pre).map_err(|e| anyhow!("{}: {e:#}", source.display()))?;
         let info = self
-            .describe(&pre)
+            .describe(&pre, limits)
             .await
             .map_err(|e| anyhow!("{}: {e}", source.display()))?;
         Ok(Arc::new(LoadedPlug {
@@ -118,9 +133,13 @@ impl PlugHost {
         Ok((version, imports))
     }
 
-    async fn describe(&self, pre: &PlugPre<super::PlugCtx>) -> Result<PlugInfo, super::HookError> {
+    async fn describe(
+        &self,
+        pre: &PlugPre<super::PlugCtx>,
+        limits: Limits,
+    ) -> Result<PlugInfo, super::HookError> {
         // `describe` runs with no session, no workspace and no grants.
-        let setup = Arc::new(PlugSetup::for_describe(Limits::default()));
+        let setup = Arc::new(PlugSetup::for_describe(limits));
         let mut instance = PlugInstance::describe_instance(self, pre, setup).await?;
         instance.describe().await
     }

@@ -20,8 +20,6 @@ pub struct LogSink {
     max_lines: usize,
     max_line_bytes: usize,
     budget: Mutex<Budget>,
-    /// Secret values handed to the plug: masked in everything it says.
-    masked: Mutex<Vec<String>>,
 }
 
 #[derive(Default)]
@@ -39,28 +37,13 @@ impl LogSink {
             max_lines,
             max_line_bytes,
             budget: Mutex::new(Budget::default()),
-            masked: Mutex::new(Vec::new()),
         }
     }
 
-    /// Masks `secret` from now on in the plug's log lines and errors.
-    pub fn mask(&self, secret: &str) {
-        let mut masked = self.masked.lock().unwrap();
-        if !masked.iter().any(|s| s == secret) {
-            masked.push(secret.to_owned());
-        }
-    }
-
-    /// `text` with every secret handed to the plug replaced by `[REDACTED:secret]`.
+    /// `text` with every secret handed out in this process masked (see
+    /// [`crate::secret_mask`]): what a plug says never carries one.
     pub fn scrub<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
-        let masked = self.masked.lock().unwrap();
-        let mut text = std::borrow::Cow::Borrowed(text);
-        for secret in masked.iter() {
-            if text.contains(secret.as_str()) {
-                text = text.replace(secret.as_str(), "[REDACTED:secret]").into();
-            }
-        }
-        text
+        crate::secret_mask::scrub(text)
     }
 
     pub fn emit(&self, level: Level, source: &'static str, line: &str) {

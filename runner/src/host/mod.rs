@@ -8,8 +8,10 @@
 
 pub mod bindings;
 pub mod compile_cache;
+pub mod contribution;
 pub mod ctx;
 pub mod engine;
+pub mod env_policy;
 pub mod failure;
 pub mod grants;
 pub mod http;

@@ -1,9 +1,13 @@
 //! The `process` import: run a granted program on the host.
 //!
-//! The program gets only `PATH` and the environment the plug passes, its
-//! output is capped, and it is killed at its timeout or at the hook's
-//! deadline, whichever comes first.
+//! The program is the granted one, found on the runner's own `PATH`; it gets
+//! only that `PATH` and the environment the plug passes (minus what would
+//! make it load other code, see `env_policy`), runs in the workspace or the
+//! plug's storage, under a guard that kills everything it started when it
+//! exits (see [`crate::guard`]). Its output is capped, and it is killed with
+//! all it started at its timeout or at the hook's deadline, whichever comes first.
 
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -13,9 +17,15 @@ use tokio::process::Command as TokioCommand;
 
 use super::bindings::blaise::plug::process::{Command, Host, Output, ProcessError};
 use super::ctx::PlugCtx;
+use super::env_policy;
+use super::grants::ExecRefusal;
+use crate::guard::{self, OnTerm};
 
 /// Most bytes of stdout (and of stderr) kept from one program run.
 const MAX_OUTPUT: usize = 16 << 20;
+
+/// How long a guard told to stop may take before it is killed itself.
+const GUARD_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Time spent waiting for plugs' programs in this process (a run is one
 /// process): what the run's wall time owes to git, docker, bwrap… rather than
@@ -30,32 +40,61 @@ pub fn time_in_programs() -> Duration {
 impl Host for PlugCtx {
     async fn run(&mut self, cmd: Command) -> Result<Output, ProcessError> {
         let program = cmd.argv.first().cloned().unwrap_or_default();
-        if !self.grants.exec.allows(&program) {
-            tracing::warn!(
-                plug = %self.label.plug_id, session = %self.label.session_id,
-                program, "denied: exec of a program not granted"
-            );
-            return Err(ProcessError::Denied(format!(
-                "`{program}` is not granted to this plug (granted: {})",
-                list_or_none(&self.grants.exec.0)
+        let path = match self.grants.exec.program(&program) {
+            Ok(path) => path.to_path_buf(),
+            Err(ExecRefusal::NotGranted) => {
+                tracing::warn!(
+                    plug = %self.label.plug_id, session = %self.label.session_id,
+                    program, "denied: exec of a program not granted"
+                );
+                return Err(ProcessError::Denied(format!(
+                    "`{program}` is not granted to this plug (granted: {})",
+                    list_or_none(&self.grants.exec.names)
+                )));
+            }
+            Err(ExecRefusal::NotFound) => {
+                return Err(ProcessError::SpawnFailed(format!(
+                    "`{program}` is granted but is not an executable on the runner's PATH"
+                )));
+            }
+        };
+        if let Some(word) = cmd.argv.iter().find(|w| w.contains('\0')) {
+            return Err(ProcessError::SpawnFailed(format!(
+                "argument {word:?} contains a NUL byte"
             )));
         }
-        let mut child = TokioCommand::new(&program);
+        if let Err(why) = env_policy::check_all(&cmd.env) {
+            tracing::warn!(plug = %self.label.plug_id, session = %self.label.session_id, "denied: {why}");
+            return Err(ProcessError::Denied(why));
+        }
+        let cwd = cmd.cwd.as_deref().unwrap_or(&self.workspace);
+        let (cwd, _) = guard::open_dir_inside(Path::new(cwd), &self.roots()).map_err(|why| {
+            tracing::warn!(plug = %self.label.plug_id, session = %self.label.session_id, "denied: cwd {why}");
+            ProcessError::Denied(format!(
+                "cwd {why}: a program runs in the workspace or the plug's storage"
+            ))
+        })?;
+        let mut child = TokioCommand::new(&path);
         child
+            .arg0(&program)
             .args(&cmd.argv[1..])
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .envs(cmd.env.iter().map(|(k, v)| (k, v)))
-            .current_dir(cmd.cwd.as_deref().unwrap_or(self.workspace_str()))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
+            .stderr(Stdio::piped());
+        guard::install(&mut child, OnTerm::KillAll, Some(cwd));
         tracing::debug!(plug = %self.label.plug_id, session = %self.label.session_id, argv = ?cmd.argv, "exec");
         let _count = CountTime(Instant::now());
         let mut child = child
             .spawn()
             .map_err(|e| ProcessError::SpawnFailed(format!("`{program}`: {e}")))?;
+        let guard_pid = child.id().unwrap_or_default();
+        let _registered = guard::register(guard_pid);
+        // A hook stopped at its deadline drops this call: the guard is told
+        // to kill everything (not killed itself, which would orphan it all).
+        let mut stop = StopOnDrop(Some(guard_pid));
 
         let mut stdin = child.stdin.take();
         let input = cmd.stdin;
@@ -72,6 +111,8 @@ impl Host for PlugCtx {
             .timeout_ms
             .map(std::time::Duration::from_millis)
             .map_or(self.deadline, |t| (Instant::now() + t).min(self.deadline));
+        // The guard closes the pipes when the program exits (it kills what
+        // the program left running), so reading to the end is waiting for it.
         let waited = tokio::time::timeout_at(limit.into(), async {
             let (_, stdout, stderr, status) = tokio::join!(feed, out, err, child.wait());
             (stdout, stderr, status)
@@ -79,6 +120,8 @@ impl Host for PlugCtx {
         .await;
         match waited {
             Ok((stdout, stderr, status)) => {
+                // Waited for: the pid may be reused from now on.
+                stop.0 = None;
                 let status = status.map_err(|e| ProcessError::SpawnFailed(e.to_string()))?;
                 Ok(Output {
                     status: status.code(),
@@ -88,7 +131,16 @@ impl Host for PlugCtx {
                 })
             }
             Err(_) => {
-                let _ = child.kill().await;
+                // The guard kills the program and all it started; if the
+                // guard itself does not go, it is killed.
+                guard::stop(guard_pid);
+                if tokio::time::timeout(GUARD_GRACE, child.wait())
+                    .await
+                    .is_err()
+                {
+                    let _ = child.kill().await;
+                }
+                stop.0 = None;
                 Ok(Output {
                     status: None,
                     stdout: Vec::new(),
@@ -101,8 +153,11 @@ impl Host for PlugCtx {
 }
 
 impl PlugCtx {
-    fn workspace_str(&self) -> &str {
-        &self.workspace
+    /// Where the plug's programs may work: the workspace, and its storage.
+    fn roots(&self) -> Vec<PathBuf> {
+        let mut roots = vec![PathBuf::from(&self.workspace)];
+        roots.extend(self.storage.clone());
+        roots
     }
 }
 
@@ -123,6 +178,18 @@ pub(crate) fn list_or_none(items: &[String]) -> String {
         "none".into()
     } else {
         items.join(", ")
+    }
+}
+
+/// Tells a guard to stop everything when dropped before it was waited for
+/// (after that its pid may belong to another process).
+struct StopOnDrop(Option<u32>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        if let Some(pid) = self.0 {
+            guard::stop(pid);
+        }
     }
 }
 

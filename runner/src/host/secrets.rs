@@ -1,11 +1,12 @@
 //! The `secrets` import: a granted secret's value, read from where the
-//! operator said (`allow: secrets:`), and masked from then on in the plug's
-//! logs and errors.
+//! operator said (`allow: secrets:`), and masked from then on in everything
+//! that leaves the runner (see [`crate::secret_mask`]).
 
 use super::bindings::blaise::plug::secrets::{Host, SecretError};
 use super::ctx::PlugCtx;
 use super::grants::SecretSource;
 use super::process::list_or_none;
+use crate::secret_mask::MIN_SECRET;
 
 impl Host for PlugCtx {
     async fn get(&mut self, name: String) -> Result<String, SecretError> {
@@ -25,7 +26,13 @@ impl Host for PlugCtx {
             )));
         };
         let value = read(source).map_err(SecretError::Unavailable)?;
-        self.log.mask(&value);
+        if value.len() < MIN_SECRET {
+            // Masking it would mask ordinary words: fail closed.
+            return Err(SecretError::Unavailable(format!(
+                "`{name}` is shorter than {MIN_SECRET} bytes, too short to be kept out of logs and transcripts"
+            )));
+        }
+        crate::secret_mask::remember(&value);
         Ok(value)
     }
 }

@@ -1,5 +1,6 @@
 //! The `state` import: get/set/delete/list over the plug's own state, with
-//! quotas. Writes stay pending until the hook returns `ok`.
+//! quotas that count everything the hook holds pending (a delete included).
+//! Writes stay pending until the hook returns `ok`.
 
 use super::bindings::blaise::plug::state::{Host, StateError};
 use super::ctx::PlugCtx;
@@ -28,7 +29,14 @@ impl Host for PlugCtx {
     }
 
     async fn delete(&mut self, key: String) -> Result<(), StateError> {
-        self.state.pending.insert(key, None);
+        // A delete is recorded only for a key the committed state holds (so
+        // pending writes never outnumber the quota); deleting a key written in
+        // this hook just forgets the write; any other delete changes nothing.
+        if self.state.committed.contains_key(&key) {
+            self.state.pending.insert(key, None);
+        } else {
+            self.state.pending.remove(&key);
+        }
         Ok(())
     }
 

@@ -105,7 +105,19 @@ impl Client {
             .bearer_auth(&self.token)
             .timeout(timeout);
         if let Some(body) = body {
-            request = request.json(body);
+            request = if crate::secret_mask::is_active() {
+                // Nothing a plug was handed leaves in a report, a transcript
+                // entry or a permission request.
+                let mut value = serde_json::to_value(body).map_err(|e| ProtocolError {
+                    status: None,
+                    code: None,
+                    message: format!("encoding the request: {e}"),
+                })?;
+                crate::secret_mask::scrub_json(&mut value);
+                request.json(&value)
+            } else {
+                request.json(body)
+            };
         }
         let lost = |e: reqwest::Error| ProtocolError {
             status: None,

@@ -59,12 +59,19 @@ pub async fn run(ctx: RunContext) -> anyhow::Result<Outcome> {
 
     let agent_config = &ctx.config.config.agent;
     let (events_tx, mut events) = mpsc::unbounded_channel();
-    let command = agent_command(
+    let command = match agent_command(
         &launch,
         &agent_config.command,
         &agent_config.env,
         &workspace,
-    );
+        &ctx.data_dir.join("plug-storage"),
+    ) {
+        Ok(command) => command,
+        Err(e) => {
+            let torn = stop::tear_down(&mut chain, &workspace, "failed", false).await;
+            return Ok(before_agent(&reporter, e, Some(torn)).await);
+        }
+    };
     let since_accepted = std::env::var(crate::daemon::ACCEPTED_AT)
         .ok()
         .and_then(|t| t.parse::<u128>().ok())
@@ -121,27 +128,36 @@ pub async fn run(ctx: RunContext) -> anyhow::Result<Outcome> {
     Ok(stop::finish(ending, agent, &mut chain, &workspace, &reporter).await)
 }
 
-/// The agent's command line, environment and working directory under the plugs' launch.
+/// The agent's command line, environment and working directory under the
+/// plugs' launch. The working directory is checked once more (a later plug
+/// could have swapped it for a symlink): it must lie in the workspace or the
+/// storage of the plug that chose it.
 pub fn agent_command(
     launch: &Launch,
     command: &[String],
     env: &std::collections::BTreeMap<String, String>,
     workspace: &std::path::Path,
-) -> AgentCommand {
+    plug_storage: &std::path::Path,
+) -> Result<AgentCommand, String> {
     let mut vars: Vec<(String, String)> = env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     for (key, value) in &launch.env {
         vars.retain(|(k, _)| k != key);
         vars.push((key.clone(), value.clone()));
     }
-    AgentCommand {
+    let cwd = match (&launch.working_dir, &launch.working_dir_from) {
+        (Some(dir), Some(plug)) => {
+            let roots = [workspace.to_path_buf(), plug_storage.join(plug)];
+            crate::host::contribution::working_dir(dir, &roots)
+                .map_err(|why| format!("plug `{plug}`: {why}"))?
+                .into()
+        }
+        _ => workspace.to_path_buf(),
+    };
+    Ok(AgentCommand {
         argv: launch.command(command),
         env: vars,
-        cwd: launch
-            .working_dir
-            .as_ref()
-            .map(Into::into)
-            .unwrap_or_else(|| workspace.to_path_buf()),
-    }
+        cwd,
+    })
 }
 
 /// The agent's ACP session: loaded (and replayed through the plugs, not

@@ -50,7 +50,10 @@ impl Relay {
         if entries.is_empty() {
             return Ok(());
         }
-        let filtered = chain.filter(entries).await.map_err(RelayError::Filter)?;
+        let filtered = chain
+            .filter(split_long(entries))
+            .await
+            .map_err(RelayError::Filter)?;
         let records: Vec<TranscriptRecord> = filtered
             .into_iter()
             .filter(|e| !e.replay && !e.text.is_empty())
@@ -66,12 +69,69 @@ impl Relay {
         if records.is_empty() {
             return Ok(());
         }
-        // Entries carry their seq, so repeating a batch whose answer was lost is harmless.
-        repeat_while_lost(3, || self.client.transcript(&self.run_id, records.clone()))
-            .await
-            .map(drop)
-            .map_err(RelayError::Report)
+        // Entries carry their seq, so repeating a batch whose answer was lost
+        // is harmless. Requests stay well under Blaise's body limit.
+        for batch in by_size(records) {
+            repeat_while_lost(3, || self.client.transcript(&self.run_id, batch.clone()))
+                .await
+                .map_err(RelayError::Report)?;
+        }
+        Ok(())
     }
+}
+
+/// Longest chunk of the agent's text handed to the filters: the agent is not
+/// trusted to keep its chunks small, and a filter's answer is capped.
+pub const MAX_CHUNK: usize = 64 << 10;
+
+/// Most text bytes sent to Blaise in one request.
+const MAX_BATCH: usize = 512 << 10;
+
+/// Entries with their long texts cut into chunks of one stream (the pieces
+/// before the last are not `last`), on character boundaries.
+fn split_long(entries: Vec<TranscriptEntry>) -> Vec<TranscriptEntry> {
+    if entries.iter().all(|e| e.text.len() <= MAX_CHUNK) {
+        return entries;
+    }
+    let mut out = Vec::with_capacity(entries.len());
+    for entry in entries {
+        if entry.text.len() <= MAX_CHUNK {
+            out.push(entry);
+            continue;
+        }
+        let mut rest = entry.text.as_str();
+        while !rest.is_empty() {
+            let mut cut = rest.len().min(MAX_CHUNK);
+            while !rest.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let (piece, tail) = rest.split_at(cut);
+            out.push(TranscriptEntry {
+                text: piece.to_owned(),
+                last: entry.last && tail.is_empty(),
+                stream_id: entry.stream_id.clone(),
+                ..entry
+            });
+            rest = tail;
+        }
+    }
+    out
+}
+
+/// Records in consecutive batches of at most [`MAX_BATCH`] text bytes.
+fn by_size(records: Vec<TranscriptRecord>) -> Vec<Vec<TranscriptRecord>> {
+    let mut batches = vec![Vec::new()];
+    let mut size = 0;
+    for record in records {
+        let len = record.content["text"].as_str().map_or(0, str::len);
+        if size + len > MAX_BATCH && !batches.last().is_some_and(Vec::is_empty) {
+            batches.push(Vec::new());
+            size = 0;
+        }
+        size += len;
+        batches.last_mut().expect("one batch at least").push(record);
+    }
+    batches
 }
 
 /// A notice from the runner for the transcript (filtered like everything else).

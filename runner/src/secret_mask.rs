@@ -258,7 +258,8 @@ mod tests {
         let secret = "EdGe-VaLuE-98765";
         remember(secret);
         assert_eq!(scrub("chunk ends EdGe"), format!("chunk ends {MASK}"));
-        assert_eq!(scrub("765 and more"), format!("{MASK} and more"));
+        assert_eq!(scrub("98765 and more"), format!("{MASK} and more"));
+        assert_eq!(scrub("765 and more"), "765 and more", "shorter than EDGE");
     }
 
     #[test]

@@ -52,7 +52,8 @@ fn inspect_shows_the_redaction_plug() {
     assert_eq!(v["contract"], "blaise:plug@0.2.0");
     assert_eq!(v["stateful"], false);
     assert_eq!(v["can_resume"], true);
-    assert_eq!(v["hooks"], serde_json::json!([]));
+    // It checks its config on start and resume: a bad one fails closed.
+    assert_eq!(v["hooks"], serde_json::json!(["on-start", "on-resume"]));
     assert_eq!(v["filters_transcript"], true);
     assert_eq!(
         v["config_schema"]["properties"]["literals"]["type"],

@@ -14,12 +14,11 @@
 //! "value"`, headers, `.netrc`, flags), [`urls`] (credentials in URLs,
 //! webhooks) and [`private_keys`] (PEM, PuTTY).
 //!
-//! What is deliberately left alone (documented in the README): values that
-//! are only *names* of secrets or references to them (`$TOKEN`, `${{ secrets.X
-//! }}`, `os.environ["X"]`, `<your-token>`), public material (public keys,
-//! certificates, Stripe publishable `pk_` keys are masked though: see
-//! `tokens`), and random-looking strings with no name or prefix that says
-//! they are secret: git SHAs, UUIDs, `sha512-…` integrity hashes, base64 data.
+//! What is deliberately left alone (the README has the list): values that
+//! only name or refer to a secret (`$TOKEN`, `${{ secrets.X }}`,
+//! `os.environ["X"]`, `<your-token>`), public keys and certificates, and
+//! random-looking strings nothing says are secret: git SHAs, UUIDs, `sha512-…`
+//! integrity hashes, base64 data.
 
 mod assignments;
 mod private_keys;

@@ -23,8 +23,8 @@ use std::ops::Range;
 use super::{Found, TOKEN, find};
 use names::{Name, compound, name_of, names_ending_like};
 use values::{
-    MAX_VALUE, dotted_identifier, identifier, name_word, path, plain, quote_at, quoted, random,
-    value_byte,
+    MAX_VALUE, code_word, dotted_code, dotted_identifier, identifier, label, name_word, number,
+    path, plain, quote_at, quoted, random, type_name, value_byte,
 };
 
 const MAX_KEY: usize = 64;
@@ -275,8 +275,16 @@ fn name_at(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
         .rposition(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.')))
         .map_or(s, |p| s + p + 1);
     let key = &b[ks..ke];
-    // `https://x-access-token:…@`: a URL's user, read by `urls`.
-    if key.is_empty() || key.len() > MAX_KEY || (ks > 0 && b[ks - 1] == b'/') {
+    // `https://x-access-token:…@`: a URL's user, read by `urls`; and
+    // `Type::TOKEN`, a path in code.
+    if key.is_empty()
+        || key.len() > MAX_KEY
+        || (ks > 0 && matches!(b[ks - 1], b'/' | b'@'))
+        || b[..ks].ends_with(b"::")
+        // `token.` ends a sentence.
+        || key.ends_with(b".")
+        || find(&b[s..ks], b"://").is_some()
+    {
         return None;
     }
     Some((ks, name_of(key, candidates)?))
@@ -341,7 +349,7 @@ fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
             return http_auth::scheme_credentials(b, i, name == Name::Basic);
         }
         (Name::Bearer | Name::Basic, _) | (Name::Authorization, Op::Blank) => return Parsed::No,
-        (Name::Authorization, _) => {
+        (Name::Authorization, Op::Colon | Op::Xml) => {
             if op != Op::Xml {
                 blanks(b, &mut i);
             }
@@ -351,8 +359,14 @@ fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
                 http_auth::authorization(b, i)
             };
         }
+        // `authorization = …` in code: any other value.
+        (Name::Authorization, _) => "authorization",
         (Name::Secret(kind), _) => kind,
     };
+    // `{sig:0width$x}`: a format string's placeholder.
+    if op == Op::Colon && ke + 1 == i && ks > 0 && b[ks - 1] == b'{' {
+        return Parsed::No;
+    }
     if op == Op::Blank && !(long_flag(b, ks, blanks_before) || netrc(b, ks, ke).is_some()) {
         // `aws configure set aws_secret_access_key wJal…`, `git config
         // github.token 0123…`: a name from code, then something random.
@@ -429,10 +443,14 @@ fn value(
         // `KEY="correct horse"` in a shell or env file is one value;
         // `"label": "Forgot password?"` is prose.
         let spaces_ok = op == Op::Compact;
+        // In Markdown, `code` after a name is most often a name too.
+        let code = q == b"`" && (identifier(v) || dotted_identifier(v));
         let secret = plain(v)
+            && !code
             && (spaces_ok || !v.iter().any(u8::is_ascii_whitespace))
-            && (spaces_ok || !name_word(v))
-            && !file(v);
+            && (spaces_ok || !(name_word(v) || label(v)))
+            && !file(v)
+            && (kind != "signature" || op == Op::Compact);
         return Parsed::Value(Value {
             start,
             end,
@@ -476,7 +494,10 @@ fn value(
     }
     let v = &b[start..end];
     let next = b.get(i).copied();
+    // `NAME: Type = …`, `field: Type,`, `token = other;`: code goes on.
+    let code_after = matches!(b.get(j), Some(b'=' | b',' | b')' | b';' | b'{' | b'}'));
     let secret = plain(v)
+        && (kind != "signature" || op == Op::Compact)
         && (op == Op::Xml || !matches!(next, Some(b'(' | b'[' | b'<')))
         && (op == Op::Compact || !name_word(v))
         && !dotted_identifier(v)
@@ -484,8 +505,12 @@ fn value(
         && match op {
             // `f(token=token)`: a keyword argument.
             Op::Compact => !(identifier(v) && matches!(next, Some(b')' | b','))),
-            Op::Colon if config_line(b, ks, i) => true,
-            Op::Colon | Op::Spaced => !identifier(v),
+            Op::Colon if config_line(b, ks, i) => !type_name(v),
+            // `initWithToken:label:`, an Objective-C selector.
+            Op::Colon if ke + 1 == start && v.ends_with(b":") => false,
+            Op::Colon | Op::Spaced => {
+                !identifier(v) && !number(v) && !(code_after && (code_word(v) || dotted_code(v)))
+            }
             Op::Xml => next == Some(b'<'),
             // `--password x`, `.netrc`'s `password x` (after `login`, or last
             // on its line), or a name from code before something random.
@@ -497,8 +522,8 @@ fn value(
                     }
             }
         };
-    // `config_line` looks to the end of the line.
-    let seen = seen.max(if matches!(op, Op::Colon | Op::Blank) {
+    // `config_line` and `code_after` look past the blanks after the value.
+    let seen = seen.max(if matches!(op, Op::Colon | Op::Blank | Op::Spaced) {
         j + 1
     } else {
         i + 1

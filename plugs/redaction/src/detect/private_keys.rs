@@ -23,7 +23,12 @@ pub(super) fn pem(b: &[u8], s: usize, found: &mut Vec<Found>) {
         return;
     }
     // A key cut short (`head -5 id_rsa`) is masked as far as its body goes.
+    // Markers with no key between them (`starts_with("-----BEGIN PRIVATE
+    // KEY-----")`, a sentence about the format) are only names.
     let end = block_end(b, begin_end).unwrap_or_else(|| body_end(b, begin_end));
+    if !has_body(&b[begin_end..end]) {
+        return;
+    }
     found.push(Found {
         start: s,
         end,
@@ -37,6 +42,8 @@ pub(super) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
         match marker(b, begin, PEM_BEGIN) {
             Some((label, _)) if !is_private(label) => {}
             Some((_, end)) if block_end(b, end).is_some_and(|e| e <= cut) => {}
+            // No `-----END`: the body ended before the cut.
+            Some((_, end)) if block_end(b, end).is_none() && end + body_len(b, end) < cut => {}
             _ => return Some(begin),
         }
     }
@@ -62,6 +69,13 @@ pub(super) fn is_base64_private_key(t: &[u8]) -> bool {
     find(&head, b"PRIVATE KEY").is_some()
 }
 
+/// Whether a key's body is there: a run of base64 as long as a line of one.
+fn has_body(between: &[u8]) -> bool {
+    between
+        .split(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=')))
+        .any(|run| run.len() >= 16)
+}
+
 /// `-----BEGIN LABEL-----` at `at`: the label, and where the marker ends.
 fn marker<'a>(b: &'a [u8], at: usize, prefix: &[u8]) -> Option<(&'a [u8], usize)> {
     let from = at + prefix.len();
@@ -80,26 +94,56 @@ fn is_private(label: &[u8]) -> bool {
 }
 
 /// The end of the `-----END …-----` marker after `from`.
+/// The end of the `-----END …-----` marker that closes the body starting at
+/// `from` (the body runs up to it).
 fn block_end(b: &[u8], from: usize) -> Option<usize> {
-    let end = from + find(&b[from..], PEM_END)?;
+    let body = from + body_len(b, from);
+    let end = from + find(&b[from..body], PEM_END)?;
     marker(b, end, PEM_END).map(|(_, e)| e)
 }
 
-/// How far the base64 body (and armour headers) of a key runs from `from`.
-fn body_end(b: &[u8], from: usize) -> usize {
-    let n = b[from..]
+/// How many bytes from `from` may belong to a key's body: base64, armour
+/// headers (`Proc-Type: 4,ENCRYPTED`, `Comment: https://…`), line breaks,
+/// and what keeps a key in source code (`\n` escapes, quotes, `+`, comment
+/// marks).
+fn body_len(b: &[u8], from: usize) -> usize {
+    b[from..]
         .iter()
         .take_while(|&&c| {
             c.is_ascii_alphanumeric()
                 || matches!(
                     c,
-                    b'+' | b'/' | b'=' | b' ' | b'\t' | b'\r' | b'\n' | b'\\' | b':' | b'-' | b','
+                    b'+' | b'/'
+                        | b'='
+                        | b' '
+                        | b'\t'
+                        | b'\r'
+                        | b'\n'
+                        | b'\\'
+                        | b':'
+                        | b'-'
+                        | b','
+                        | b'.'
+                        | b'"'
+                        | b'\''
+                        | b'#'
+                        | b'*'
                 )
         })
-        .count();
-    // Keep the line break (or escape) that ends the body outside the mask.
-    let mut end = from + n;
-    while end > from && matches!(b[end - 1], b' ' | b'\t' | b'\r' | b'\n' | b'\\') {
+        .count()
+}
+
+/// How far the base64 body (and armour headers) of a key runs from `from`.
+fn body_end(b: &[u8], from: usize) -> usize {
+    // Keep the line break (or escape, or quote) that ends the body outside
+    // the mask.
+    let mut end = from + body_len(b, from);
+    while end > from
+        && matches!(
+            b[end - 1],
+            b' ' | b'\t' | b'\r' | b'\n' | b'\\' | b'"' | b'\'' | b',' | b'.'
+        )
+    {
         end -= 1;
     }
     end

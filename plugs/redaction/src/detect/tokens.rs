@@ -71,7 +71,7 @@ pub(super) fn at(b: &[u8], i: usize, e: usize, found: &mut Vec<Found>) {
 fn twitter_or_firebase(t: &[u8]) -> Option<(usize, &'static str)> {
     if t.len() > 21 && t[..21].iter().all(|&c| c == b'A') {
         let n = run(t, 0, |c| c.is_ascii_alphanumeric() || c == b'%');
-        return (n >= 50).then_some((n, "twitter-token"));
+        return (n >= 50 && mixed(&t[..n])).then_some((n, "twitter-token"));
     }
     if t.len() > 18 && t.starts_with(b"AAAA") && &t[11..18] == b":APA91b" {
         let n = run(t, 18, b64url);

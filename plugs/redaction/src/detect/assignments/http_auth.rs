@@ -7,7 +7,8 @@ use super::{Parsed, Value};
 use crate::detect::b64;
 
 /// `Authorization: <scheme> <credentials>` (or the credentials alone); the
-/// value starts at `i`.
+/// value starts at `i`. A link (`[Authorization]: https://…`) or code
+/// (`authorization: AuthorizationRef,`) is no header.
 pub(super) fn authorization(b: &[u8], i: usize) -> Parsed {
     let n = b.len();
     let (value_start, value_end, open) = match quote_at(b, i) {
@@ -24,7 +25,8 @@ pub(super) fn authorization(b: &[u8], i: usize) -> Parsed {
         .iter()
         .take_while(|c| c.is_ascii_alphanumeric() || **c == b'-')
         .count();
-    let start = if b.get(value_start + scheme) == Some(&b' ') {
+    let has_scheme = scheme > 0 && b.get(value_start + scheme) == Some(&b' ');
+    let start = if has_scheme {
         value_start + scheme + 1
     } else {
         value_start
@@ -36,12 +38,20 @@ pub(super) fn authorization(b: &[u8], i: usize) -> Parsed {
     if start >= end && open {
         return Parsed::Open;
     }
+    let v = &b[start..end];
+    let header = !v.is_empty()
+        && !b[value_start..].starts_with(b"http://")
+        && !b[value_start..].starts_with(b"https://")
+        && !matches!(v[0], b'=' | b'(')
+        && !matches!(v[v.len() - 1], b',' | b';' | b'(' | b'{')
+        // Without a scheme, one token; `Digest a="b", c="d"` has spaces.
+        && (has_scheme || !v.iter().any(u8::is_ascii_whitespace));
     Parsed::Value(Value {
         start,
         end,
         open,
         seen: value_end + 1,
-        secret: start < end && plain(&b[start..end]),
+        secret: header && plain(v),
         kind: "authorization",
     })
 }

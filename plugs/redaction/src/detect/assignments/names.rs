@@ -122,6 +122,10 @@ pub(super) fn name_of(key: &[u8], candidates: u32) -> Option<Name> {
             .any(|n| ends_with_name(key, n).is_some());
         return Some(Name::Secret(if aws {
             "aws-secret-key"
+        } else if name == b"sig" || name == b"signature" {
+            // Masked in query strings (SAS, presigned URLs) only: elsewhere
+            // signatures are mostly public (JWS, TUF, webhooks).
+            "signature"
         } else {
             "secret-assignment"
         }));
@@ -132,7 +136,8 @@ pub(super) fn name_of(key: &[u8], candidates: u32) -> Option<Name> {
 /// `DB_PASSWORD`, `apiKey`, `github.token`: a name as code and configs write
 /// it, not a word of prose.
 pub(super) fn compound(key: &[u8]) -> bool {
-    key.iter().skip(1).any(|c| matches!(c, b'_' | b'.' | b'-'))
+    let inside = &key[1.min(key.len())..key.len().saturating_sub(1)];
+    inside.iter().any(|c| matches!(c, b'_' | b'.' | b'-'))
         || key
             .windows(2)
             .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())

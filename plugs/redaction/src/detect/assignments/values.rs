@@ -11,7 +11,7 @@ pub(super) const MIN_VALUE: usize = 6;
 
 /// Values that name a type or a state, not a secret (`password: string`,
 /// `token=expired`).
-static NOT_VALUES: [&[u8]; 31] = [
+static NOT_VALUES: [&[u8]; 35] = [
     b"undefined",
     b"string",
     b"number",
@@ -43,17 +43,23 @@ static NOT_VALUES: [&[u8]; 31] = [
     b"verified",
     b"rotated",
     b"changed",
+    b"malformed",
+    b"unauthorized",
+    b"forbidden",
+    b"anonymous",
 ];
 
 /// Values that repeat the name (`"password": "Password"`, a form label):
 /// secrets only where nothing else can be meant (`PGPASSWORD=secret`).
-static NAME_VALUES: [&[u8]; 6] = [
+static NAME_VALUES: [&[u8]; 8] = [
     b"secret",
     b"secrets",
     b"password",
     b"passwd",
     b"passphrase",
     b"tokens",
+    b"signature",
+    b"credentials",
 ];
 
 /// Bytes of an unquoted value: anything printable but quotes, brackets and
@@ -144,8 +150,27 @@ pub(super) fn plain(v: &[u8]) -> bool {
         || (v[..4].eq_ignore_ascii_case(b"your")
             && (matches!(v[4], b'_' | b'-' | b' ') || v[4].is_ascii_uppercase()))
         || v.windows(2)
-            .any(|w| w == b"::" || w == b"RE" && find(v, b"REDACTED").is_some());
+            .any(|w| w == b"::" || w == b"RE" && find(v, b"REDACTED").is_some())
+        // `bla_…`, `sk-...`: elided in documentation.
+        || v.ends_with("…".as_bytes())
+        || v.ends_with(b"...")
+        || constant(v);
     !reference && !NOT_VALUES.iter().any(|w| v.eq_ignore_ascii_case(w))
+}
+
+/// `GITHUB_TOKEN`, `DB_PASSWORD`: the name of a variable, not its value.
+fn constant(v: &[u8]) -> bool {
+    v.contains(&b'_')
+        && v.iter().any(u8::is_ascii_uppercase)
+        && v.iter()
+            .all(|&c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
+}
+
+/// `v` without a trailing `?` or `!` (`l.signature?`, `token.unwrap()!`).
+fn unwrapped(v: &[u8]) -> &[u8] {
+    v.strip_suffix(b"?")
+        .or_else(|| v.strip_suffix(b"!"))
+        .unwrap_or(v)
 }
 
 /// `"password": "Password"`: the value repeats the name.
@@ -156,9 +181,12 @@ pub(super) fn name_word(v: &[u8]) -> bool {
 /// `token_value`, `passwordInput`, `getHTTPToken`: a name in code, not a
 /// value. Random letters change case too often to be one.
 pub(super) fn identifier(v: &[u8]) -> bool {
-    if !v.iter().all(|&c| c.is_ascii_alphabetic() || c == b'_') {
-        return false;
-    }
+    let v = unwrapped(v);
+    v.iter().all(|&c| c.is_ascii_alphabetic() || c == b'_') && !cased_randomly(v)
+}
+
+/// Whether letters change case too often for a name in code.
+fn cased_randomly(v: &[u8]) -> bool {
     let (mut upper_upper, mut lower_upper) = (0, 0);
     for w in v.windows(2) {
         if w[1].is_ascii_uppercase() {
@@ -166,12 +194,14 @@ pub(super) fn identifier(v: &[u8]) -> bool {
             lower_upper += w[0].is_ascii_lowercase() as usize;
         }
     }
-    upper_upper < 3 || lower_upper < 3
+    upper_upper >= 3 && lower_upper >= 3
 }
 
 /// `config.password`, `process.env.TOKEN`: a path in code, not a value.
 pub(super) fn dotted_identifier(v: &[u8]) -> bool {
-    v.contains(&b'.')
+    let v = unwrapped(v);
+    !v.is_empty()
+        && v.contains(&b'.')
         && v[0] != b'.'
         && v[v.len() - 1] != b'.'
         && v.iter()
@@ -188,5 +218,80 @@ pub(super) fn path(v: &[u8]) -> bool {
 /// Random-looking: long, and at least two of lower case, upper case and
 /// digits (`wJalrXUtnFEMI/K7MDENG…` after a name with no `=` between).
 pub(super) fn random(v: &[u8]) -> bool {
-    v.len() >= 16 && crate::detect::mixed(v)
+    v.len() >= 16 && crate::detect::mixed(v) && !identifier(v)
+}
+
+/// `node.colon2_token`, `self.db2.password`: a path in code (when code
+/// follows it).
+pub(super) fn dotted_code(v: &[u8]) -> bool {
+    let v = unwrapped(v);
+    v.contains(&b'.')
+        && v.split(|&c| c == b'.').all(|part| {
+            !part.is_empty()
+                && !part[0].is_ascii_digit()
+                && part.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_')
+        })
+}
+
+/// `3226494487`, `0xC004D20E_u32`, `-610i32`, `217_707`: a number in code.
+pub(super) fn number(v: &[u8]) -> bool {
+    let v = v.strip_prefix(b"-").unwrap_or(v);
+    let (digits, rest) = match v.strip_prefix(b"0x").or_else(|| v.strip_prefix(b"0X")) {
+        Some(hex) => {
+            let n = hex
+                .iter()
+                .take_while(|c| c.is_ascii_hexdigit() || **c == b'_')
+                .count();
+            (n, &hex[n..])
+        }
+        None => {
+            let n = v
+                .iter()
+                .take_while(|c| c.is_ascii_digit() || matches!(c, b'_' | b'.'))
+                .count();
+            (n, &v[n..])
+        }
+    };
+    // A type suffix: `u32`, `i64`, `usize`, `f64`, `L`, `UL`, `n`.
+    let suffix = rest.strip_prefix(b"_").unwrap_or(rest);
+    digits > 0
+        && (suffix.is_empty()
+            || matches!(suffix, b"L" | b"UL" | b"ULL" | b"u" | b"U" | b"n")
+            || (matches!(suffix[0], b'u' | b'i' | b'f')
+                && matches!(
+                    &suffix[1..],
+                    b"8" | b"16" | b"32" | b"64" | b"128" | b"size"
+                )))
+}
+
+/// `nl80211_rekey_data`, `NonZeroI32`: letters, digits and `_`, not
+/// starting with a digit: a word of code (when code follows it).
+pub(super) fn code_word(v: &[u8]) -> bool {
+    !v[0].is_ascii_digit()
+        && v.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_')
+        && !cased_randomly(v)
+}
+
+/// `PhantomData`, `SecretString`: a type's name, even alone on its line.
+pub(super) fn type_name(v: &[u8]) -> bool {
+    v[0].is_ascii_uppercase()
+        && v.iter().all(u8::is_ascii_alphabetic)
+        && v.windows(2)
+            .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+}
+
+/// `id_token`, `git-token`, `client_secret`: two words, the second the name
+/// of a secret: the name of one (an OAuth parameter, a secret's id), not its
+/// value.
+pub(super) fn label(v: &[u8]) -> bool {
+    let Some(sep) = v.iter().position(|&c| c == b'_' || c == b'-') else {
+        return false;
+    };
+    let (first, second) = (&v[..sep], &v[sep + 1..]);
+    !first.is_empty()
+        && first.iter().all(u8::is_ascii_lowercase)
+        && matches!(
+            second,
+            b"token" | b"secret" | b"password" | b"passwd" | b"key" | b"auth" | b"pass" | b"pwd"
+        )
 }

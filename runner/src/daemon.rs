@@ -15,7 +15,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use crate::config::{ConfigCheck, ConfigFile, ResolvedPlug, resolve, resolve_with};
 use crate::host::PlugHost;
 use crate::protocol::{Client, EnvironmentLeft, FailedPhase, PROTOCOL_VERSION, ReportBody};
-use crate::run::Reporter;
+use crate::run::report_once;
 
 /// The program started for each run (default: this binary, `run-one`): for
 /// packaging the runner, and for tests of what happens when it cannot start.
@@ -213,7 +213,7 @@ async fn process_start_failed(client: &Client, run_id: &str, error: anyhow::Erro
         environment: EnvironmentLeft::Intact,
         teardown_error: None,
     };
-    if let Err(e) = Reporter::new(client.clone(), run_id).send(report).await {
+    if let Err(e) = report_once(client, run_id, report).await {
         tracing::error!(run = run_id, "{e}");
     }
 }

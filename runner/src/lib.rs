@@ -11,6 +11,8 @@ pub mod contract;
 pub mod daemon;
 pub mod distribution;
 pub mod files;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod guard;
 pub mod host;
 pub mod protocol;

@@ -102,6 +102,58 @@ async fn the_clone_keeps_the_agents_work_across_a_pause_and_goes_at_teardown() {
     assert!(!clone.exists(), "the clone is removed");
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn an_agent_cannot_make_the_checkouts_git_run_its_code() {
+    if !have(&["git"]) {
+        return;
+    }
+    let s = Stage::new(settings(1_500, IdlePolicy::Pause)).await;
+    let origin = s.path().join("origin");
+    origin_repo(&origin);
+    s.configure(&checkout_entry(&origin, "      branch: main\n"));
+    let b = &s.blaise;
+    let _runner = s.runner("box-1");
+    // The agent (in a sandbox, say) plants what would make the host-side git
+    // of the next resume run its code: a hook run on every ref update, an
+    // fsmonitor, a hooks directory of its own, an upload-pack command.
+    let marker = |n: u32| s.path().join(format!("ran-{n}"));
+    let plant = format!(
+        "run printf '#!/bin/sh\\ntouch {m1}\\n' > .git/hooks/reference-transaction && chmod +x .git/hooks/reference-transaction \
+         && mkdir -p ../mine && printf '#!/bin/sh\\ntouch {m2}\\n' > ../mine/reference-transaction && chmod +x ../mine/reference-transaction \
+         && git config core.hooksPath \"$(cd .. && pwd)/mine\" \
+         && printf '#!/bin/sh\\ntouch {m3}\\n' > ../fsmon && chmod +x ../fsmon && git config core.fsmonitor \"$(cd .. && pwd)/fsmon\" \
+         && git config remote.origin.uploadpack 'touch {m4}; git-upload-pack' && echo planted",
+        m1 = marker(1).display(),
+        m2 = marker(2).display(),
+        m3 = marker(3).display(),
+        m4 = marker(4).display(),
+    );
+    let id = b.new_session("script", &plant).await;
+    b.wait_for_text(&id, "tool_output: planted", MINUTE).await;
+    b.wait_for(&id, "the pause", MINUTE, |v| v["state"] == "paused")
+        .await;
+    // Upstream moves, so that the resume's fetch updates a ref.
+    std::fs::write(origin.join("NEWS"), "third\n").unwrap();
+    git(&origin, &["add", "NEWS"]);
+    git(&origin, &["commit", "--quiet", "-m", "third"]);
+    let third = git(&origin, &["rev-parse", "HEAD"]).trim().to_owned();
+    // (The agent's own git may run the agent's code: that is the agent's business.)
+    b.send(
+        &id,
+        "run echo \"upstream=$(git -c core.fsmonitor=false -c core.hooksPath=/dev/null rev-parse origin/main)\"",
+    )
+        .await
+        .unwrap();
+    b.wait_for_text(&id, &format!("upstream={third}"), MINUTE)
+        .await;
+    for n in 1..=4 {
+        assert!(
+            !marker(n).exists(),
+            "the checkout's git ran the agent's code ({n})"
+        );
+    }
+}
+
 #[tokio::test]
 async fn a_private_repository_is_cloned_with_the_granted_token_which_appears_nowhere() {
     if !have(&["git"]) {

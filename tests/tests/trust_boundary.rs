@@ -11,7 +11,7 @@
 //! after its hook, hold the run process past its end, or get a granted
 //! secret value into any log, report or transcript entry.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use blaise_control::model::IdlePolicy;
@@ -392,6 +392,33 @@ async fn nothing_a_program_starts_outlives_it() {
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(processes_with("sleep 317"), Vec::<String>::new());
     assert_eq!(processes_with("sleep 319"), Vec::<String>::new());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn what_the_agent_starts_ends_with_its_run() {
+    let a = Attack::with_env(json!({}), json!({}), json!({}), 1_000, &[]).await;
+    let b = &a.stage.blaise;
+    let id = b
+        .new_session(
+            "script",
+            "run setsid sh -c 'sleep 331' >/dev/null 2>&1 & (setsid sh -c 'sleep 337 &' >/dev/null 2>&1 &) ; echo spawned",
+        )
+        .await;
+    b.wait_for_text(&id, "tool_output: spawned", MINUTE).await;
+    assert!(
+        !processes_with("sleep 331").is_empty(),
+        "the agent's daemon runs"
+    );
+    b.wait_for(&id, "the pause", MINUTE, |v| v["state"] == "paused")
+        .await;
+    let started = Instant::now();
+    while !(processes_with("sleep 331").is_empty() && processes_with("sleep 337").is_empty()) {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the agent's daemons outlived its run"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

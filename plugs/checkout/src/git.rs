@@ -12,22 +12,25 @@ pub const TOKEN_SECRET: &str = "git-token";
 const HELPER: &str = "credential.helper=!f() { test \"$1\" = get || return 0; echo \"username=$BLAISE_GIT_USERNAME\"; echo \"password=$BLAISE_GIT_TOKEN\"; }; f";
 
 /// Settings that switch off every way a repository's config can name a
-/// program: hooks, the fsmonitor, askpass, ssh command, upload-pack and
-/// transports other than http(s), ssh and local files.
+/// program: hooks, the fsmonitor, askpass, ssh command and transports other
+/// than http(s), ssh and local files (upload-pack: see [`UPLOAD_PACK`]).
 const HARDENING: &[&str] = &[
     "core.hooksPath=/dev/null",
     "core.fsmonitor=false",
     "core.askPass=",
     "core.sshCommand=ssh",
     "core.gitProxy=",
-    "remote.origin.uploadpack=git-upload-pack",
-    "remote.origin.receivepack=git-receive-pack",
     "protocol.allow=never",
     "protocol.https.allow=always",
     "protocol.http.allow=always",
     "protocol.ssh.allow=always",
     "protocol.file.allow=always",
 ];
+
+/// The upload-pack a fetch runs, on the command line: git takes the *first*
+/// `remote.origin.uploadpack` it reads (the repository's), so a `-c` setting
+/// would not win.
+pub const UPLOAD_PACK: &str = "--upload-pack=git-upload-pack";
 
 /// How git reaches the repository.
 pub struct Git {

@@ -14,7 +14,7 @@ use blaise_plug::{
 };
 
 use config::Config;
-use git::Git;
+use git::{Git, UPLOAD_PACK};
 
 struct Checkout;
 
@@ -56,7 +56,7 @@ impl Plug for Checkout {
         }
         // New commits become visible; the work tree, the index and the
         // checked-out branch stay exactly as the agent left them.
-        if let Err(e) = git.run(&dir, &["fetch", "--quiet", "origin"]) {
+        if let Err(e) = git.run(&dir, &["fetch", "--quiet", UPLOAD_PACK, "origin"]) {
             log::warn(format!(
                 "fetch failed, resuming with what is there: {}",
                 e.message
@@ -101,7 +101,7 @@ fn clone(git: &Git, config: &Config, ctx: &Context, dir: &str) -> Result<(), Plu
             // Fetch exactly the commit (shallow if asked), then detach on it.
             git.run(&ctx.workspace, &["init", "--quiet", dir])?;
             git.run(dir, &["remote", "add", "origin", &source])?;
-            let mut fetch = vec!["fetch", "--quiet"];
+            let mut fetch = vec!["fetch", "--quiet", UPLOAD_PACK];
             if let Some(depth) = &depth {
                 fetch.extend(["--depth", depth]);
             }

@@ -37,6 +37,8 @@ use std::path::PathBuf;
 use tokio::sync::oneshot;
 
 pub use agent::Agent;
+/// For the fuzz targets (`crate::fuzzing`).
+pub(crate) use events::Transcript;
 
 use crate::host::bindings::TranscriptEntry;
 

@@ -99,13 +99,26 @@ impl Client {
         body: Option<&B>,
         timeout: Duration,
     ) -> Result<T> {
+        self.call_scrubbed(method, path, body, timeout, true).await
+    }
+
+    /// `call`, with every string of the body scrubbed of handed-out secrets
+    /// when `scrub` (all but plug state, which is opaque bytes the plug owns).
+    async fn call_scrubbed<B: Serialize, T: DeserializeOwned>(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&B>,
+        timeout: Duration,
+        scrub: bool,
+    ) -> Result<T> {
         let mut request = self
             .http
             .request(method, format!("{}/v1/runner{path}", self.base))
             .bearer_auth(&self.token)
             .timeout(timeout);
         if let Some(body) = body {
-            request = if crate::secret_mask::is_active() {
+            request = if scrub && crate::secret_mask::is_active() {
                 // Nothing a plug was handed leaves in a report, a transcript
                 // entry or a permission request.
                 let mut value = serde_json::to_value(body).map_err(|e| ProtocolError {
@@ -252,11 +265,12 @@ impl Client {
         entries: &BTreeMap<String, String>,
     ) -> Result<()> {
         let body = serde_json::json!({ "entries": entries });
-        self.call::<_, serde_json::Value>(
+        self.call_scrubbed::<_, serde_json::Value>(
             Method::PUT,
             &format!("/runs/{run}/plug-state/{plug}"),
             Some(&body),
             Self::CALL,
+            false,
         )
         .await
         .map(drop)
@@ -295,7 +309,7 @@ impl Client {
     }
 }
 
-fn error_from(status: StatusCode, bytes: &[u8]) -> ProtocolError {
+pub(crate) fn error_from(status: StatusCode, bytes: &[u8]) -> ProtocolError {
     #[derive(serde::Deserialize)]
     struct Body {
         error: Inner,

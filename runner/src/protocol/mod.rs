@@ -4,6 +4,8 @@
 mod client;
 mod types;
 
+/// For the fuzz targets (`crate::fuzzing`).
+pub(crate) use client::error_from;
 pub use client::{Client, ProtocolError, repeat_while_lost};
 pub use types::*;
 

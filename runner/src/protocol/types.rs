@@ -110,14 +110,14 @@ pub enum DirectiveBody {
 }
 
 /// A lifecycle report. Its `report_id` makes a repeat harmless.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
     pub report_id: String,
     #[serde(flatten)]
     pub body: ReportBody,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ReportBody {
     Accepted,
@@ -147,7 +147,7 @@ pub enum ReportBody {
     },
 }
 
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum FailedPhase {
     ProcessStart,
@@ -157,7 +157,7 @@ pub enum FailedPhase {
 }
 
 /// What a run left of its environment.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum EnvironmentLeft {
     Intact,
@@ -180,7 +180,7 @@ pub struct TranscriptBatch {
 }
 
 /// One transcript entry as Blaise stores it.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct TranscriptRecord {
     pub seq: u64,
     pub kind: String,

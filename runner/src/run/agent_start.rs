@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
+use super::outbox::{Item, Outbox};
 use super::prepare::{PrepareError, Prepared, prepare};
 use super::reports::Reporter;
 use super::stop::{self, left, lost};
@@ -25,16 +26,22 @@ pub const NO_LOAD_NOTICE: &str = "The agent cannot load its earlier conversation
 
 pub async fn run(ctx: RunContext) -> anyhow::Result<Outcome> {
     let a = ctx.assignment.clone();
-    let reporter = Reporter::new(ctx.client.clone(), &a.run_id);
     let heartbeat = heartbeat::start(
         ctx.client.clone(),
         a.run_id.clone(),
         Duration::from_millis(a.heartbeat_interval_ms),
     );
+    let outbox = Outbox::start(
+        ctx.client.clone(),
+        &a.run_id,
+        heartbeat.lost.clone(),
+        ctx.run_dir(),
+    );
+    let reporter = Reporter::new(outbox.clone());
     let Prepared {
         mut chain,
         workspace,
-    } = match prepare(&ctx, &reporter).await {
+    } = match prepare(&ctx, &reporter, &heartbeat.lost).await {
         Ok(p) => p,
         Err(PrepareError::Report(e)) => return Ok(lost(e)),
         Err(e) => {
@@ -42,7 +49,7 @@ pub async fn run(ctx: RunContext) -> anyhow::Result<Outcome> {
             return Ok(before_agent(&reporter, e.to_string(), None).await);
         }
     };
-    let mut relay = Relay::new(ctx.client.clone(), &a.run_id);
+    let mut relay = Relay::new(outbox.clone());
 
     let launch = match a.kind {
         RunKindName::Resume => chain.resume().await,
@@ -102,7 +109,12 @@ pub async fn run(ctx: RunContext) -> anyhow::Result<Outcome> {
         Ok(session) => session,
         Err(error) => {
             let ending = Ending::Failed(error);
-            return Ok(stop::finish(ending, agent, &mut chain, &workspace, &reporter).await);
+            let live = stop::Live {
+                agent,
+                events: &mut events,
+                relay: &mut relay,
+            };
+            return Ok(stop::finish(ending, live, &mut chain, &workspace, &reporter).await);
         }
     };
     if let Err(e) = reporter.send(ReportBody::Started).await {
@@ -117,6 +129,7 @@ pub async fn run(ctx: RunContext) -> anyhow::Result<Outcome> {
         relay: &mut relay,
         events: &mut events,
         reporter: &reporter,
+        outbox: &outbox,
         client: &ctx.client,
         run_id: &a.run_id,
         lost: heartbeat.lost.clone(),
@@ -124,8 +137,16 @@ pub async fn run(ctx: RunContext) -> anyhow::Result<Outcome> {
     .serve()
     .await;
     tracing::info!(?ending, "the run is ending");
+    let live = stop::Live {
+        agent,
+        events: &mut events,
+        relay: &mut relay,
+    };
+    let outcome = stop::finish(ending, live, &mut chain, &workspace, &reporter).await;
+    // Heartbeats go on until the final report is in: Blaise keeps the run
+    // alive through a long pause or teardown, and contact can still be lost.
     drop(heartbeat);
-    Ok(stop::finish(ending, agent, &mut chain, &workspace, &reporter).await)
+    Ok(outcome)
 }
 
 /// The agent's command line, environment and working directory under the
@@ -198,10 +219,8 @@ async fn open_session(
         .new_session()
         .await
         .map_err(|e| format!("the agent did not open a session: {e:#}"))?;
-    ctx.client
-        .acp_session(&a.run_id, &id)
-        .await
-        .map_err(|e| format!("recording the ACP session with Blaise: {e}"))?;
+    // In order with the reports: it is in before the run pauses.
+    relay.outbox().post(Item::AcpSession(id.clone()));
     Ok(id)
 }
 

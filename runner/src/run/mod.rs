@@ -8,9 +8,12 @@
 //! - `stop`: the end of a run that had an agent: cancel, close, pause, tear down, report
 //! - `teardown`: a teardown run (no agent)
 //! - `reports`, `transcript`, `heartbeat`, `workspace`: what the phases share
+//! - `outbox`, `contact`: what the run tells Blaise, in order, until Blaise has it
 
 mod agent_start;
+mod contact;
 mod heartbeat;
+mod outbox;
 mod prepare;
 mod reports;
 mod stop;
@@ -28,8 +31,10 @@ use crate::config::{ConfigFile, ResolvedPlug};
 use crate::host::PlugHost;
 use crate::protocol::{Assignment, Client, RunKindName};
 
+pub use contact::{retryable, until_answered};
 pub use heartbeat::LOST_CONTACT;
-pub use reports::{ReportError, Reporter};
+pub use outbox::{Item, Outbox, OutboxError};
+pub use reports::{ReportError, Reporter, report_once};
 
 /// Everything a run process needs.
 pub struct RunContext {
@@ -40,6 +45,14 @@ pub struct RunContext {
     pub host: Arc<PlugHost>,
     /// Where the runner keeps its workspaces (`<data-dir>/workspaces/<environment>`).
     pub data_dir: PathBuf,
+}
+
+impl RunContext {
+    /// The run's own directory (`<data-dir>/runs/<run id>`): what the outbox
+    /// spills to disk. Removed when the run ends.
+    pub fn run_dir(&self) -> PathBuf {
+        self.data_dir.join("runs").join(&self.assignment.run_id)
+    }
 }
 
 /// How a run ended, for the process's exit status.
@@ -65,8 +78,11 @@ impl Outcome {
 
 /// Runs an accepted run to its end.
 pub async fn execute(ctx: RunContext) -> Result<Outcome> {
-    match ctx.assignment.kind {
+    let dir = ctx.run_dir();
+    let outcome = match ctx.assignment.kind {
         RunKindName::Start | RunKindName::Resume => agent_start::run(ctx).await,
         RunKindName::Teardown => teardown::run(ctx).await,
-    }
+    };
+    let _ = std::fs::remove_dir_all(dir);
+    outcome
 }

@@ -36,7 +36,11 @@ impl std::fmt::Display for PrepareError {
     }
 }
 
-pub async fn prepare(ctx: &RunContext, reporter: &Reporter) -> Result<Prepared, PrepareError> {
+pub async fn prepare(
+    ctx: &RunContext,
+    reporter: &Reporter,
+    lost: &tokio::sync::watch::Receiver<bool>,
+) -> Result<Prepared, PrepareError> {
     let a = &ctx.assignment;
     let chain_ids: Vec<String> = ctx.plugs.iter().map(|p| p.setup.id.clone()).collect();
     let cannot: Vec<String> = cannot_resume(&ctx.plugs)
@@ -70,6 +74,7 @@ pub async fn prepare(ctx: &RunContext, reporter: &Reporter) -> Result<Prepared, 
             ctx.client.clone(),
             &a.run_id,
             &a.session_id,
+            lost.clone(),
         )),
     });
     let setups: Vec<_> = ctx.plugs.iter().map(|p| p.setup.clone()).collect();

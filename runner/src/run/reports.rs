@@ -1,24 +1,22 @@
-//! Lifecycle reports: each with an id, repeated (same id) while its answer is
-//! lost; if the answer never comes, the run exits rather than send a
-//! contradictory report.
+//! Lifecycle reports: each with an id, through the run's outbox (in order
+//! with the transcript, sent again unchanged while Blaise does not answer).
+//! If contact is lost before Blaise answers, the run exits rather than send
+//! a contradictory report.
 
-use crate::protocol::{Client, ProtocolError, Report, ReportAnswer, ReportBody, repeat_while_lost};
-
-/// How often a report whose answer was lost is sent again (same id).
-const RETRIES: u32 = 5;
+use super::outbox::{Ack, Item, Outbox, OutboxError};
+use crate::protocol::{Client, ProtocolError, Report, ReportAnswer, ReportBody};
 
 #[derive(Clone)]
 pub struct Reporter {
-    client: Client,
-    run_id: String,
+    outbox: Outbox,
 }
 
 /// A report Blaise did not acknowledge.
 #[derive(Debug)]
 pub enum ReportError {
-    /// No answer, even after repeating it: whether it took effect is unknown,
+    /// No answer before contact was lost: whether it took effect is unknown,
     /// so nothing that contradicts it may follow.
-    Lost(ProtocolError),
+    Lost(OutboxError),
     /// Blaise refused it (a 4xx): it changed nothing.
     Refused(ProtocolError),
 }
@@ -33,24 +31,43 @@ impl std::fmt::Display for ReportError {
 }
 
 impl Reporter {
-    pub fn new(client: Client, run_id: &str) -> Reporter {
-        Reporter {
-            client,
-            run_id: run_id.into(),
+    pub fn new(outbox: Outbox) -> Reporter {
+        Reporter { outbox }
+    }
+
+    /// Sends a report and waits until Blaise has it (and everything the run
+    /// sent before it).
+    pub async fn send(&self, body: ReportBody) -> Result<ReportAnswer, ReportError> {
+        match self.outbox.send(Item::Report(report(body))).await {
+            Ok(Ack::Report(answer)) => Ok(answer),
+            Ok(Ack::Done) => unreachable!("a report is answered with a report ack"),
+            Err(OutboxError::Refused(e)) => Err(ReportError::Refused(e)),
+            Err(e) => Err(ReportError::Lost(e)),
         }
     }
 
-    pub async fn send(&self, body: ReportBody) -> Result<ReportAnswer, ReportError> {
-        let report = Report {
-            report_id: new_id(),
-            body,
-        };
-        match repeat_while_lost(RETRIES, || self.client.report(&self.run_id, &report)).await {
-            Ok(answer) => Ok(answer),
-            Err(e) if e.answer_lost() => Err(ReportError::Lost(e)),
-            Err(e) => Err(ReportError::Refused(e)),
-        }
+    /// Queues a report behind what the run sent before, without waiting.
+    pub fn post(&self, body: ReportBody) {
+        self.outbox.post(Item::Report(report(body)));
     }
+}
+
+fn report(body: ReportBody) -> Report {
+    Report {
+        report_id: new_id(),
+        body,
+    }
+}
+
+/// Sends one report from outside a run (the daemon, for a run whose process
+/// could not start), repeated a few times while Blaise does not answer.
+pub async fn report_once(
+    client: &Client,
+    run_id: &str,
+    body: ReportBody,
+) -> Result<ReportAnswer, ProtocolError> {
+    let report = report(body);
+    crate::protocol::repeat_while_lost(5, || client.report(run_id, &report)).await
 }
 
 /// A unique id for a report (time and randomness; Blaise only needs it unique per run).

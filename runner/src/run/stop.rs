@@ -8,7 +8,10 @@ use std::time::Duration;
 use super::reports::{ReportError, Reporter};
 use super::turns::Ending;
 use super::{Outcome, heartbeat, workspace};
-use crate::acp::Agent;
+use tokio::sync::mpsc;
+
+use super::transcript::Relay;
+use crate::acp::{Agent, AgentEvent, PermissionAnswer};
 use crate::chain::PlugChain;
 use crate::host::bindings::{PauseInfo, TeardownInfo};
 use crate::protocol::{EnvironmentLeft, FailedPhase, ReportBody};
@@ -16,16 +19,45 @@ use crate::protocol::{EnvironmentLeft, FailedPhase, ReportBody};
 /// How long the agent may take to exit once its input is closed.
 const AGENT_GRACE: Duration = Duration::from_secs(5);
 
+/// What is still live when a run with an agent ends.
+pub struct Live<'a> {
+    pub agent: Agent,
+    pub events: &'a mut mpsc::UnboundedReceiver<AgentEvent>,
+    pub relay: &'a mut Relay,
+}
+
 pub async fn finish(
     ending: Ending,
-    agent: Agent,
+    live: Live<'_>,
     chain: &mut PlugChain,
     workspace: &Path,
     reporter: &Reporter,
 ) -> Outcome {
+    let Live {
+        agent,
+        events,
+        relay,
+    } = live;
     match agent.close(AGENT_GRACE).await {
         Ok(status) => tracing::info!(?status, "the agent exited"),
         Err(e) => tracing::warn!("closing the agent: {e:#}"),
+    }
+    // What the agent said last, then every open stream closed through the
+    // filters: nothing a filter held back is lost, and it leaves masked.
+    let mut last = Vec::new();
+    while let Ok(event) = events.try_recv() {
+        match event {
+            AgentEvent::Entry(entry) => last.push(entry),
+            AgentEvent::Permission { answer, .. } => {
+                let _ = answer.send(PermissionAnswer::Cancelled);
+            }
+        }
+    }
+    if let Err(e) = relay.send(chain, last).await {
+        tracing::warn!("{e}");
+    }
+    if let Err(e) = relay.close_streams(chain).await {
+        tracing::warn!("{e}");
     }
     let (reason, may_resume) = match &ending {
         Ending::Stop { reason, may_resume } => (reason.clone(), *may_resume),

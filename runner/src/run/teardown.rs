@@ -1,6 +1,7 @@
 //! A teardown run: the session ended while paused. No agent: `on-teardown` in
 //! reverse order with each plug's persisted state, then the workspace goes.
 
+use super::outbox::Outbox;
 use super::prepare::{PrepareError, prepare};
 use super::reports::Reporter;
 use super::stop::{lost, tear_down};
@@ -9,13 +10,19 @@ use crate::protocol::{EnvironmentLeft, FailedPhase, ReportBody};
 
 pub async fn run(ctx: RunContext) -> anyhow::Result<Outcome> {
     let a = &ctx.assignment;
-    let reporter = Reporter::new(ctx.client.clone(), &a.run_id);
-    let _heartbeat = heartbeat::start(
+    let heartbeat = heartbeat::start(
         ctx.client.clone(),
         a.run_id.clone(),
         std::time::Duration::from_millis(a.heartbeat_interval_ms),
     );
-    let mut prepared = match prepare(&ctx, &reporter).await {
+    let outbox = Outbox::start(
+        ctx.client.clone(),
+        &a.run_id,
+        heartbeat.lost.clone(),
+        ctx.run_dir(),
+    );
+    let reporter = Reporter::new(outbox);
+    let mut prepared = match prepare(&ctx, &reporter, &heartbeat.lost).await {
         Ok(p) => p,
         Err(PrepareError::Report(e)) => return Ok(lost(e)),
         Err(e) => return Ok(fail(&reporter, e.to_string()).await),

@@ -1,47 +1,51 @@
 //! The transcript on its way out: every entry through the filtering plugs,
-//! replays shown to the plugs but not recorded, the rest numbered and sent.
-//! A transcript report that fails fails the run.
+//! replays shown to the plugs but not recorded, the rest numbered once and
+//! queued in the run's outbox (which sends it until Blaise has it). Streams
+//! still open get a flush hint when quiet and their `last` chunk at the end.
+
+use std::collections::HashMap;
 
 use serde_json::json;
 
+use super::outbox::{Item, Outbox};
 use crate::chain::PlugChain;
 use crate::host::HookError;
 use crate::host::bindings::{EntryKind, TranscriptEntry};
-use crate::protocol::{Client, ProtocolError, TranscriptRecord, repeat_while_lost};
+use crate::protocol::TranscriptRecord;
 
 pub struct Relay {
-    client: Client,
-    run_id: String,
+    outbox: Outbox,
     seq: u64,
+    /// Streams that had a chunk but not yet their `last` one, with their kind
+    /// and whether they have had a chunk since their last flush hint.
+    open: HashMap<String, (EntryKind, bool)>,
 }
 
 #[derive(Debug)]
 pub enum RelayError {
     /// A filter failed: the entries must not leave unfiltered.
     Filter(HookError),
-    /// Blaise did not take the entries.
-    Report(ProtocolError),
 }
 
 impl std::fmt::Display for RelayError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             RelayError::Filter(e) => write!(f, "transcript filter failed: {e}"),
-            RelayError::Report(e) => write!(f, "transcript report failed: {e}"),
         }
     }
 }
 
 impl Relay {
-    pub fn new(client: Client, run_id: &str) -> Relay {
+    pub fn new(outbox: Outbox) -> Relay {
         Relay {
-            client,
-            run_id: run_id.into(),
+            outbox,
             seq: 0,
+            open: HashMap::new(),
         }
     }
 
-    /// Filters a batch and records what is not a replay.
+    /// Filters a batch and queues what is not a replay, numbered once: the
+    /// outbox sends it in order until Blaise has it.
     pub async fn send(
         &mut self,
         chain: &mut PlugChain,
@@ -49,6 +53,14 @@ impl Relay {
     ) -> Result<(), RelayError> {
         if entries.is_empty() {
             return Ok(());
+        }
+        for entry in &entries {
+            if entry.last {
+                self.open.remove(&entry.stream_id);
+            } else {
+                self.open
+                    .insert(entry.stream_id.clone(), (entry.kind, true));
+            }
         }
         let filtered = chain
             .filter(split_long(entries))
@@ -66,17 +78,75 @@ impl Relay {
                 }
             })
             .collect();
-        if records.is_empty() {
-            return Ok(());
-        }
-        // Entries carry their seq, so repeating a batch whose answer was lost
-        // is harmless. Requests stay well under Blaise's body limit.
+        // Requests stay well under Blaise's body limit.
         for batch in by_size(records) {
-            repeat_while_lost(3, || self.client.transcript(&self.run_id, batch.clone()))
-                .await
-                .map_err(RelayError::Report)?;
+            if !batch.is_empty() {
+                self.outbox.post(Item::Transcript(batch));
+            }
         }
         Ok(())
+    }
+
+    /// The outbox the entries go to.
+    pub fn outbox(&self) -> &Outbox {
+        &self.outbox
+    }
+
+    /// Whether a stream has had a chunk since its last flush hint.
+    pub fn has_unflushed(&self) -> bool {
+        self.open.values().any(|(_, fresh)| *fresh)
+    }
+
+    /// The streams have been quiet: an empty chunk that is not `last` tells
+    /// the filters to release what they hold back (masked); the streams go on.
+    pub async fn flush_quiet(&mut self, chain: &mut PlugChain) -> Result<(), RelayError> {
+        let hints: Vec<TranscriptEntry> = self
+            .open
+            .iter_mut()
+            .filter(|(_, (_, fresh))| *fresh)
+            .map(|(stream, (kind, fresh))| {
+                *fresh = false;
+                chunk(stream, *kind, false)
+            })
+            .collect();
+        self.send_hints(chain, hints).await
+    }
+
+    /// The run ends: every open stream gets its `last` chunk through the
+    /// filters, so nothing a filter held back is lost.
+    pub async fn close_streams(&mut self, chain: &mut PlugChain) -> Result<(), RelayError> {
+        let last: Vec<TranscriptEntry> = self
+            .open
+            .drain()
+            .map(|(stream, (kind, _))| chunk(&stream, kind, true))
+            .collect();
+        self.send_hints(chain, last).await
+    }
+
+    async fn send_hints(
+        &mut self,
+        chain: &mut PlugChain,
+        entries: Vec<TranscriptEntry>,
+    ) -> Result<(), RelayError> {
+        if entries.is_empty() {
+            return Ok(());
+        }
+        // Not through `send`: these chunks do not reopen their streams.
+        let open = std::mem::take(&mut self.open);
+        let sent = self.send(chain, entries).await;
+        self.open = open;
+        sent
+    }
+}
+
+/// An empty chunk of `stream`.
+fn chunk(stream: &str, kind: EntryKind, last: bool) -> TranscriptEntry {
+    TranscriptEntry {
+        stream_id: stream.to_owned(),
+        kind,
+        text: String::new(),
+        last,
+        replay: false,
     }
 }
 

@@ -10,6 +10,8 @@ use std::time::Duration;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::{mpsc, oneshot, watch};
 
+use super::contact::until_answered;
+use super::outbox::Outbox;
 use super::reports::Reporter;
 use super::transcript::{Relay, RelayError};
 use crate::acp::{Agent, AgentEvent, PermissionAnswer};
@@ -18,6 +20,10 @@ use crate::protocol::{Client, DirectiveBody, ReportBody};
 
 /// How long a cancelled turn may take to wind down before the run goes on without it.
 const CANCEL_GRACE: Duration = Duration::from_secs(10);
+
+/// How long the agent must be silent before the filters are asked to release
+/// what they hold back of its open streams (`docs/writing-plugs.md`).
+pub const QUIET: Duration = Duration::from_secs(1);
 
 /// Why the serving ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,6 +46,7 @@ pub struct Turns<'a> {
     pub relay: &'a mut Relay,
     pub events: &'a mut mpsc::UnboundedReceiver<AgentEvent>,
     pub reporter: &'a Reporter,
+    pub outbox: &'a Outbox,
     pub client: &'a Client,
     pub run_id: &'a str,
     pub lost: watch::Receiver<bool>,
@@ -68,6 +75,8 @@ impl<'a> Turns<'a> {
                     Box::pin(async move { agent.prompt(session, &text).await }),
                 ));
             }
+            let quiet = tokio::time::sleep(QUIET);
+            tokio::pin!(quiet);
             let ending = tokio::select! {
                 directive = directives.recv() => match directive {
                     Some(DirectiveBody::Prompt { message_id, text }) => {
@@ -103,17 +112,20 @@ impl<'a> Turns<'a> {
                         Some(Ending::Failed(e.to_string()))
                     } else {
                         match result {
-                            Ok(_) => match self.reporter.send(ReportBody::TurnEnded { message_id }).await {
-                                Ok(_) => None,
-                                Err(e) => {
-                                    tracing::error!("{e}");
-                                    Some(Ending::LostContact)
-                                }
-                            },
+                            Ok(_) => {
+                                // In order behind the turn's transcript; no need to wait.
+                                self.reporter.post(ReportBody::TurnEnded { message_id });
+                                None
+                            }
                             Err(e) => Some(Ending::Failed(format!("the agent failed: {e:#}"))),
                         }
                     }
                 }
+                _ = &mut quiet, if self.relay.has_unflushed() => {
+                    // The agent has been quiet: filters release what they hold back.
+                    self.relay.flush_quiet(self.chain).await.err().map(|e| Ending::Failed(e.to_string()))
+                }
+                failure = self.outbox.failed() => Some(Ending::Failed(format!("transcript report failed: {failure}"))),
                 _ = sigterm.recv() => Some(Ending::Signal),
                 _ = sigint.recv() => Some(Ending::Signal),
                 _ = lost.changed() => (*lost.borrow()).then_some(Ending::LostContact),
@@ -143,10 +155,7 @@ impl<'a> Turns<'a> {
                     .await;
                     if wound_down.is_ok() && ending != Ending::LostContact {
                         let _ = self.drain(&mut permissions).await;
-                        let _ = self
-                            .reporter
-                            .send(ReportBody::TurnEnded { message_id })
-                            .await;
+                        self.reporter.post(ReportBody::TurnEnded { message_id });
                     }
                 }
                 return ending;
@@ -174,11 +183,12 @@ impl<'a> Turns<'a> {
                     self.relay
                         .send(self.chain, std::mem::take(&mut entries))
                         .await?;
-                    match self
-                        .client
-                        .ask_permission(self.run_id, &request_id, &request)
-                        .await
-                    {
+                    let asked = until_answered(&self.lost, "passing a permission request", || {
+                        self.client
+                            .ask_permission(self.run_id, &request_id, &request)
+                    })
+                    .await;
+                    match asked {
                         Ok(()) => {
                             permissions.insert(request_id, answer);
                         }

@@ -8,26 +8,36 @@ use anyhow::{Result, anyhow};
 use async_trait::async_trait;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use tokio::sync::Mutex;
+use tokio::sync::{Mutex, watch};
 
 use super::{PlugState, StateChanges, StateStore, apply};
 use crate::protocol::Client;
+use crate::run::until_answered;
 
 /// The plug state of one run's session, through the runner protocol.
 pub struct ControlStateStore {
     client: Client,
     run_id: String,
     session_id: String,
+    /// Turns true when the run has lost contact: calls Blaise does not answer
+    /// are made again until then.
+    lost: watch::Receiver<bool>,
     /// Every record of the session, fetched on first use.
     records: Mutex<Option<HashMap<String, PlugState>>>,
 }
 
 impl ControlStateStore {
-    pub fn new(client: Client, run_id: &str, session_id: &str) -> ControlStateStore {
+    pub fn new(
+        client: Client,
+        run_id: &str,
+        session_id: &str,
+        lost: watch::Receiver<bool>,
+    ) -> ControlStateStore {
         ControlStateStore {
             client,
             run_id: run_id.into(),
             session_id: session_id.into(),
+            lost,
             records: Mutex::new(None),
         }
     }
@@ -37,7 +47,10 @@ impl ControlStateStore {
     ) -> Result<tokio::sync::MutexGuard<'_, Option<HashMap<String, PlugState>>>> {
         let mut records = self.records.lock().await;
         if records.is_none() {
-            let fetched = self.client.plug_state(&self.run_id).await?;
+            let fetched = until_answered(&self.lost, "reading plug state", || {
+                self.client.plug_state(&self.run_id)
+            })
+            .await?;
             let mut map = HashMap::new();
             for record in fetched.records {
                 map.insert(
@@ -80,16 +93,20 @@ impl StateStore for ControlStateStore {
         let mut state = records.get(plug).cloned().unwrap_or_default();
         apply(&mut state, changes);
         if state.is_empty() {
-            self.client.delete_plug_state(&self.run_id, plug).await?;
+            until_answered(&self.lost, "removing plug state", || {
+                self.client.delete_plug_state(&self.run_id, plug)
+            })
+            .await?;
             records.remove(plug);
         } else {
             let entries = state
                 .iter()
                 .map(|(k, v)| (k.clone(), STANDARD.encode(v)))
                 .collect();
-            self.client
-                .put_plug_state(&self.run_id, plug, &entries)
-                .await?;
+            until_answered(&self.lost, "saving plug state", || {
+                self.client.put_plug_state(&self.run_id, plug, &entries)
+            })
+            .await?;
             records.insert(plug.to_string(), state);
         }
         Ok(())

@@ -552,6 +552,7 @@ const MARKED: &[&str] = &[
     "mail.smtp.password : «x9$Lm#2qVr!»",
     "PGPASSWORD=«secret» psql -h localhost -U app",
     "kubectl create secret generic db --from-literal=password=«P@ssw0rd!2024»",
+    "[client]\nuser=root\npassword=«x9$Lm#2qVr!»\n",
     // json
     "{\"password\": \"«P@ssw0rd!2024»\"}",
     "{\"installed\":{\"client_id\":\"768076680395-lnsfsx5h8iytets7wh3cr7qlzhy4zp5j.apps.googleusercontent.com\",\"project_id\":\"demo-1234\",\"client_secret\":\"«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»\",\"redirect_uris\":[\"http://localhost\"]}}",
@@ -597,6 +598,7 @@ const MARKED: &[&str] = &[
     "SECRET_KEY: str = \"«14ab8b4412767e5d4b7c8358007cf3311b254f5e5022ef79a2»\"",
     "app.config['SECRET_KEY'] = '«12ecbca20a04ae28d0a79d31»'",
     "process.env.API_KEY = \"«HKhyoazWjNRmHDfaLl8T01UXAfOOmSr4»\";",
+    "<appSettings><add key=\"StorageAccountKey\" value=\"«/KYXzX36pa+taTjOWmaIKwgJ43NPGzFunKHqXsPu8qT7HCy8Kc0kEdU9+vMh9/m2s6kimyA2A9X4SzsNeIXJNQ==»\" /></appSettings>",
     // header
     "Authorization: Bearer «5nGuXVqcq0s9TUQB2sJPazfqoWXxKt-Teo8xWZfR»",
     "curl -H \"Authorization: Bearer «5nGuXVqcq0s9TUQB2sJPazfqoWXxKt-Teo8xWZfR»\" https://api.example.com/v1/me",
@@ -609,6 +611,7 @@ const MARKED: &[&str] = &[
     "requests.get(url, headers={\"Authorization\": \"Bearer «5nGuXVqcq0s9TUQB2sJPazfqoWXxKt-Teo8xWZfR»\"})",
     "the request had Bearer «eyJhbGciOiAiSFMyNTYiLCAidHlwIjogIkpXVCJ9.eyJzdWIiOiAiNjE4MjMzODM4NSIsICJuYW1lIjogIkphbmUgRG9lIiwgImlhdCI6IDE1MTYyMzkwMjJ9.XLFC3R35zw6PbD1TJcfD-v9uho3k7eQK_uDP3ukv1d_» in it",
     "x-auth-token: «f8857f35-e968-7ae8-c3f4-7b0e77d17e0a»",
+    "Authorization: AWS4-HMAC-SHA256 «Credential=AKIAIDVWTFKTANGPVYQE/20261130/us-east-1/s3/aws4_request, SignedHeaders=host;x-amz-date, Signature=a6aafe41c999da26db6dc07acc5610036055c3c2f7e5868e69f94ac396ec7a50»",
     // url
     "DATABASE_URL=postgres://app:«s3cr3t-P4ss»@db.internal:5432/app",
     "postgresql+psycopg2://scott:«hunter2hunter2»@localhost/test",
@@ -631,9 +634,11 @@ const MARKED: &[&str] = &[
     "Server=tcp:acme.database.windows.net,1433;Initial Catalog=app;User ID=admin;Password=«P@ssw0rd!2024»;Encrypt=True;",
     "jdbc:mysql://db:3306/app?user=root&password=«s3cr3t-P4ss»&useSSL=false",
     "https://api.example.com/v1/items?api_key=«1baf31579a6e5c079a8fc9df55a1241c»",
+    "ConnectionStrings__Default=\"Server=db;Database=app;User Id=sa;Password=«YourStrong!Passw0rd»;\"",
     // netrc
     "machine api.github.com login octocat password «gho_tRBZRAJyu5BKaCKvsYFJGufE0w6HjwXmDMwm»",
     "machine example.com\n  login alice\n  password «s3cr3t-P4ss»\n",
+    "$ cat ~/.netrc\nmachine api.heroku.com\n  login me@example.com\n  password «7c0dbaf0-d0a9-1c76-a9db-0e028d9c8866»\n",
     // flag
     "docker login -u alice --password «P@ssw0rd!2024» registry.example.com",
     "mysql -h db -u root --password=«Tr0ub4dor&3» app",
@@ -643,6 +648,7 @@ const MARKED: &[&str] = &[
     "mysql -h db -u root -p«Tr0ub4dor&3» app < dump.sql",
     "aws configure set aws_secret_access_key «f5Z2v0EEJ5uMTpxe/DBDPDjAe3IkTE4yUUjg0XT3»",
     "git config --global github.token «d680562a7f67eb7e0fc8e3106397d430d85c8498»",
+    "npm config set //registry.npmjs.org/:_authToken «npm_0nqhKF0CkH1iRXyuiFZnRcP05zHK5MZ5a4dT»",
     // private-key
     "$ cat key\n«-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAIhpIwLj3jGEucdgMLwZadzJ20eC/c8K+r/quybX+cFdKnNtd\nlwldFa4vu3K5e1ZasZVhRMih6+azOiWl6RK/CVUTCJkhmM9fykBc+qcqk2CFFiT+\nAoVciH249uFDK+NMBhBxhCGxtHsOa+DW1CoMXN6T3HPuHR8izlL3vMriFOVB1pLy\nPFREpp8XBtybcptGa0b5MjLO6aPOjY2K6i3dqwrCRwiE6279/TZm19afWtR6DvVq\n/4saL7LmSFHTnAV3N349UamvrtuVvney99diUqbGwqtV99h0bxOYryIOU9L0wb/R\n2bjSiWwAnjueZSn13UIxJyVoOTSdpSBxJEHRxOkuCoo5tbCUVOhe31sQdFWI67MY\nFRTk6NtkhUSiD3rvWCeiJTR8ad5f07Mi\n-----END RSA PRIVATE KEY-----»\n$ ",
     "$ cat key\n«-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIY2HYEp6EdezT+GYTNNgkuj+jdt4//UsonN43MDkG/st9w55l5WJDjHU\nt1LcmtNHiHLHDI9U3xy+GRGfRWS1vNYiye3linbex9hhBb9Zmv+VQvwFCLcoekmv\n4\n-----END EC PRIVATE KEY-----»\n$ ",
@@ -724,6 +730,7 @@ const CLEAN: &[&str] = &[
     "API_TOKEN=YOUR_API_TOKEN",
     "DB_PASSWORD=",
     "password: ${DB_PASSWORD}",
+    "    password: ${DB_PASSWORD:defaultpw}",
     "password: \"{{ vault_db_password }}\"",
     "secret: !vault |",
     "- name: DB_PASSWORD",

@@ -165,6 +165,18 @@ pub(super) fn open_at(b: &[u8], from: usize, cut: usize) -> Option<usize> {
 /// Calls `f(where the name starts, what follows it)` for each name the word
 /// `[s, e)` of `class` may be or end the value of, until `f` says to stop.
 fn for_names(b: &[u8], class: u8, s: usize, e: usize, mut f: impl FnMut(usize, Parsed) -> bool) {
+    // `<add key="StorageAccountKey" value="…" />` (.NET settings).
+    if class & NAMED != 0 && b[s..e].eq_ignore_ascii_case(b"value=") {
+        let name = word_before(b, s);
+        if !name.is_empty()
+            && b[..name.start].ends_with(b"key=\"")
+            && b[name.end..s].starts_with(b"\" ")
+            && let Some((ks, Name::Secret(kind))) = name_at(b, name.start, name.end)
+            && f(name.start, value(b, e, Op::Compact, ks, name.end, 0, kind))
+        {
+            return;
+        }
+    }
     if class & NAMED != 0 && named_here(b, s, e) {
         if b[s] == b'-' && command_lines::may_be(b, s, e) && f(s, command_lines::flag(b, s, e)) {
             return;

@@ -147,8 +147,11 @@ pub(super) fn plain(v: &[u8]) -> bool {
         || (first == b'<' && last == b'>')
         || matches!(first, b'{' | b'[' | b'(' | b'!' | b'&' | b'*' | b'|' | b'>')
         || v.iter().all(|&c| c == first)
+        // `your-api-key-here`, `YOUR_TOKEN` (not `YourStrong!Passw0rd`).
         || (v[..4].eq_ignore_ascii_case(b"your")
-            && (matches!(v[4], b'_' | b'-' | b' ') || v[4].is_ascii_uppercase()))
+            && (matches!(v[4], b'_' | b'-' | b' ') || v[4].is_ascii_uppercase())
+            && v.iter()
+                .all(|&c| c.is_ascii_alphabetic() || matches!(c, b'_' | b'-' | b' ')))
         || v.windows(2)
             .any(|w| w == b"::" || w == b"RE" && find(v, b"REDACTED").is_some())
         // `bla_…`, `sk-...`: elided in documentation.

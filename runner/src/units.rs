@@ -11,14 +11,19 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let n: u64 = num
         .parse()
         .map_err(|_| format!("`{t}` does not start with a whole number"))?;
-    let d = match unit {
-        "ms" => Duration::from_millis(n),
-        "s" => Duration::from_secs(n),
-        "m" => Duration::from_secs(n * 60),
-        "h" => Duration::from_secs(n * 3600),
+    let millis: u64 = match unit {
+        "ms" => 1,
+        "s" => 1_000,
+        "m" => 60_000,
+        "h" => 3_600_000,
         _ => return Err(format!("`{t}`: unknown unit `{unit}` (use ms, s, m or h)")),
     };
-    Ok(d)
+    // Checked, in milliseconds: a product that wraps is another duration, and
+    // one past u64 milliseconds cannot be added to an `Instant` (a hook call's
+    // deadline is now + this).
+    n.checked_mul(millis)
+        .map(Duration::from_millis)
+        .ok_or_else(|| format!("`{t}` is too large"))
 }
 
 pub fn parse_size(text: &str) -> Result<u64, String> {
@@ -76,6 +81,27 @@ mod tests {
         }
         assert!(parse_duration("5").unwrap_err().contains("no unit"));
         assert!(parse_duration("5d").unwrap_err().contains("unknown unit"));
+    }
+
+    #[test]
+    fn durations_too_large_are_refused_not_wrapped() {
+        // Found by fuzzing (fuzz/, target blaise_yml): `m` and `h` wrapped
+        // around, and a `hook_deadline` this large made the first hook call
+        // panic adding it to now.
+        for s in [
+            "307445734561825861m",
+            "5124095576030432h",
+            "18446744073709551615s",
+        ] {
+            assert!(parse_duration(s).unwrap_err().contains("too large"), "{s}");
+        }
+        let largest = parse_duration("5124095576030h").unwrap();
+        assert_eq!(largest, Duration::from_secs(5124095576030 * 3600));
+        assert!(std::time::Instant::now().checked_add(largest).is_some());
+        assert_eq!(
+            parse_duration("18446744073709551615ms").unwrap(),
+            Duration::from_millis(u64::MAX)
+        );
     }
 
     #[test]

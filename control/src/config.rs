@@ -27,6 +27,10 @@ pub struct Config {
     pub close_wait_ms: Millis,
     /// Longest a long poll is held open.
     pub long_poll_max_ms: Millis,
+    /// When this server started: the clock counts a run's silence (and an
+    /// unreceived stop) from no earlier than this, so that a restart or an
+    /// outage of Blaise itself is never taken for the runner's silence.
+    pub started_at: Millis,
 }
 
 impl Default for Config {
@@ -43,6 +47,7 @@ impl Default for Config {
             max_failures_in_a_row: 3,
             close_wait_ms: 10_000,
             long_poll_max_ms: 30_000,
+            started_at: 0,
         }
     }
 }
@@ -54,6 +59,11 @@ impl Config {
             heartbeat_timeout_ms: self.heartbeat_timeout_ms,
             stop_grace_ms: self.stop_grace_ms,
         }
+    }
+
+    /// `t`, or this server's start if that is later (see `started_at`).
+    pub fn since_start(&self, t: Millis) -> Millis {
+        t.max(self.started_at)
     }
 
     /// Delay before teardown attempt `attempts + 1`, after `attempts` failed ones (≥ 1).

@@ -252,7 +252,7 @@ pub struct TranscriptEntry {
 }
 
 string_enum!(
-    MessageState { Waiting => "waiting", Delivered => "delivered" }
+    MessageState { Waiting => "waiting", Delivered => "delivered", Answered => "answered" }
 );
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -261,8 +261,13 @@ pub struct Message {
     pub session_id: String,
     pub text: String,
     pub state: MessageState,
+    /// The run it was last delivered to (kept when it goes back to waiting).
     pub run_id: Option<String>,
     pub created_at: Millis,
+    /// How many runs it was delivered to: more than one means a run ended
+    /// before answering it and it was sent again.
+    #[serde(default)]
+    pub deliveries: u32,
 }
 
 /// What flows to a run on its directive stream.

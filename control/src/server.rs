@@ -27,7 +27,8 @@ pub struct AppState {
 }
 
 impl AppState {
-    pub fn new(store: Arc<dyn Store>, cfg: Config) -> Self {
+    pub fn new(store: Arc<dyn Store>, mut cfg: Config) -> Self {
+        cfg.started_at = now();
         AppState {
             store,
             cfg: Arc::new(cfg),

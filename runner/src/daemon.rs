@@ -89,41 +89,56 @@ pub async fn connect(
 }
 
 /// Serves offered runs until SIGINT/SIGTERM; then passes the signal on to the
-/// runs in progress and waits for them to end.
+/// runs in progress and waits for them to end. A run process is reaped the
+/// moment it exits (no zombie waits for the next offers poll).
 pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<()> {
     let (client, file, _plugs, long_poll_ms) = connect(&options, &host).await?;
     // The digest of the blaise.yml whose plug configs were last checked here.
     let mut checked = Some(file.digest());
-    let mut runs: HashMap<String, Child> = HashMap::new();
+    // Live run processes by run id (their pids); each is waited for by a task
+    // of its own, which reports the exit here.
+    let mut runs: HashMap<String, u32> = HashMap::new();
+    let (exited_tx, mut exited) = tokio::sync::mpsc::unbounded_channel::<(String, String)>();
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sigint = signal(SignalKind::interrupt())?;
     let wait = Duration::from_millis(long_poll_ms.clamp(1000, 30_000));
+    let offers = client.offers(&options.instance, wait);
+    tokio::pin!(offers);
     loop {
-        reap(&mut runs);
         tokio::select! {
-            offers = client.offers(&options.instance, wait) => match offers {
-                Ok(offers) => {
-                    for offer in offers.offers {
-                        match client.accept(&offer.run_id, &options.instance).await {
-                            Ok(_) => {
-                                tracing::info!(run = %offer.run_id, kind = ?offer.kind, session = %offer.session_id, "accepted a run");
-                                let digest = check_config(&options, &host, &mut checked).await;
-                                match spawn_run(&options, &offer.run_id, digest.as_deref()) {
-                                    Ok(child) => {
-                                        runs.insert(offer.run_id, child);
+            polled = &mut offers => {
+                match polled {
+                    Ok(polled) => {
+                        for offer in polled.offers {
+                            match client.accept(&offer.run_id, &options.instance).await {
+                                Ok(_) => {
+                                    tracing::info!(run = %offer.run_id, kind = ?offer.kind, session = %offer.session_id, "accepted a run");
+                                    let digest = check_config(&options, &host, &mut checked).await;
+                                    match spawn_run(&options, &offer.run_id, digest.as_deref()) {
+                                        Ok(child) => {
+                                            if let Some(pid) = child.id() {
+                                                runs.insert(offer.run_id.clone(), pid);
+                                            }
+                                            watch_exit(offer.run_id, child, exited_tx.clone());
+                                        }
+                                        Err(e) => process_start_failed(&client, &offer.run_id, e).await,
                                     }
-                                    Err(e) => process_start_failed(&client, &offer.run_id, e).await,
                                 }
+                                Err(e) => tracing::info!(run = %offer.run_id, "not taken: {e}"),
                             }
-                            Err(e) => tracing::info!(run = %offer.run_id, "not taken: {e}"),
                         }
                     }
+                    Err(e) => {
+                        tracing::warn!("asking Blaise for runs: {e}");
+                        tokio::time::sleep(Duration::from_secs(1)).await;
+                    }
                 }
-                Err(e) => {
-                    tracing::warn!("asking Blaise for runs: {e}");
-                    tokio::time::sleep(Duration::from_secs(1)).await;
-                }
-            },
+                offers.set(client.offers(&options.instance, wait));
+            }
+            Some((run, status)) = exited.recv() => {
+                runs.remove(&run);
+                tracing::info!(run, %status, "run process ended");
+            }
             _ = sigterm.recv() => break,
             _ = sigint.recv() => break,
         }
@@ -132,25 +147,39 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<()> {
         runs = runs.len(),
         "stopping: the runs in progress end as cancelled"
     );
-    for child in runs.values() {
-        if let Some(pid) = child.id() {
-            // SAFETY: kill with a pid we spawned.
-            unsafe { libc::kill(pid as i32, libc::SIGTERM) };
-        }
+    // Forget the runs already reaped: their pids may belong to others now.
+    while let Ok((run, status)) = exited.try_recv() {
+        runs.remove(&run);
+        tracing::info!(run, %status, "run process ended");
     }
-    for (_, mut child) in runs {
-        let _ = child.wait().await;
+    for pid in runs.values() {
+        // SAFETY: kill with the pid of a run process that has not been reaped.
+        unsafe { libc::kill(*pid as i32, libc::SIGTERM) };
+    }
+    while !runs.is_empty() {
+        match exited.recv().await {
+            Some((run, status)) => {
+                runs.remove(&run);
+                tracing::info!(run, %status, "run process ended");
+            }
+            None => break,
+        }
     }
     Ok(())
 }
 
-fn reap(runs: &mut HashMap<String, Child>) {
-    runs.retain(|run, child| match child.try_wait() {
-        Ok(Some(status)) => {
-            tracing::info!(run, %status, "run process ended");
-            false
-        }
-        _ => true,
+/// Waits for a run's process in a task of its own and says when it exits.
+fn watch_exit(
+    run: String,
+    mut child: Child,
+    exited: tokio::sync::mpsc::UnboundedSender<(String, String)>,
+) {
+    tokio::spawn(async move {
+        let status = match child.wait().await {
+            Ok(status) => status.to_string(),
+            Err(e) => format!("could not be waited for: {e}"),
+        };
+        let _ = exited.send((run, status));
     });
 }
 

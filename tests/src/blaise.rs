@@ -37,9 +37,17 @@ pub fn settings(inactivity_ms: i64, idle_policy: IdlePolicy) -> AgentSettings {
     }
 }
 
+/// A control plane in this test process.
 pub struct Blaise {
     pub embedded: Embedded,
-    pub user: UserClient,
+    pub api: Api,
+}
+
+impl std::ops::Deref for Blaise {
+    type Target = Api;
+    fn deref(&self) -> &Api {
+        &self.api
+    }
 }
 
 impl Blaise {
@@ -47,12 +55,28 @@ impl Blaise {
         let embedded = Embedded::start(db, "127.0.0.1:0".parse().unwrap(), config)
             .await
             .expect("starting the control plane");
-        let user = UserClient::new(&embedded.url, &embedded.admin_token);
-        Blaise { embedded, user }
+        let api = Api::new(&embedded.url, &embedded.admin_token);
+        Blaise { embedded, api }
+    }
+}
+
+/// The user API of a control plane (in this process or another), with what
+/// the tests ask of it.
+pub struct Api {
+    pub user: UserClient,
+    url: String,
+}
+
+impl Api {
+    pub fn new(url: &str, admin_token: &str) -> Api {
+        Api {
+            user: UserClient::new(url, admin_token),
+            url: url.to_owned(),
+        }
     }
 
     pub fn url(&self) -> &str {
-        &self.embedded.url
+        &self.url
     }
 
     pub async fn new_session(&self, agent: &str, message: &str) -> String {

@@ -143,7 +143,9 @@ impl Default for World {
 
 pub mod blaise;
 pub mod git_http;
+pub mod proxy;
 pub mod registry;
+pub mod serve;
 pub mod tools;
 
 /// Collects what `tracing` writes on this thread while its guard lives.

@@ -193,6 +193,12 @@ pub async fn answer(
             .rev()
             .find(|p| p.request_id == request)
             .ok_or_else(|| Error::not_found("permission request", &request))?;
+        if pending.state == PermissionState::Answered
+            && pending.answer.as_deref() == Some(req.option_id.as_str())
+        {
+            // The same answer again (its response was lost): acknowledged.
+            return Ok(pending);
+        }
         if pending.state == PermissionState::Answered {
             return Err(Error::conflict(
                 "already_answered",

@@ -59,6 +59,10 @@ impl Client {
     pub async fn post(&self, path: &str, body: Value) -> Result<Value> {
         self.call(reqwest::Method::POST, path, Some(body)).await
     }
+
+    pub async fn put(&self, path: &str, body: Value) -> Result<Value> {
+        self.call(reqwest::Method::PUT, path, Some(body)).await
+    }
 }
 
 /// `value` (an id or a name someone typed) as one URL path segment: every byte but the unreserved

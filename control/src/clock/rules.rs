@@ -25,7 +25,11 @@ fn check(ctx: &mut Ctx, session: &mut Session) -> Result<bool> {
     let agent = ctx.agent(&session.agent.clone())?;
     if let Some(mut run) = ctx.current_run(session)?.filter(|r| r.status.is_live()) {
         let accepted_at = run.accepted_at.unwrap_or(run.created_at);
-        if run.first_contact_at.is_none() && accepted_at + ctx.cfg.connect_timeout_ms <= now {
+        // Silence is counted from this server's start at the earliest: while
+        // Blaise was down, no runner could reach it.
+        if run.first_contact_at.is_none()
+            && ctx.cfg.since_start(accepted_at) + ctx.cfg.connect_timeout_ms <= now
+        {
             let why = format!(
                 "no runner connected to the run within {} of accepting it",
                 Human(ctx.cfg.connect_timeout_ms)
@@ -36,7 +40,7 @@ fn check(ctx: &mut Ctx, session: &mut Session) -> Result<bool> {
         }
         if run
             .last_contact_at
-            .is_some_and(|t| t + ctx.cfg.heartbeat_timeout_ms <= now)
+            .is_some_and(|t| ctx.cfg.since_start(t) + ctx.cfg.heartbeat_timeout_ms <= now)
         {
             let why = format!(
                 "its runner was silent for {} (no heartbeat)",
@@ -53,7 +57,7 @@ fn check(ctx: &mut Ctx, session: &mut Session) -> Result<bool> {
             return Ok(true);
         }
         if let (Some(stop), Some(at)) = (run.stop, run.stop_issued_at)
-            && at + ctx.cfg.stop_grace_ms <= now
+            && ctx.cfg.since_start(at) + ctx.cfg.stop_grace_ms <= now
         {
             let why = format!(
                 "the run ignored the {} stop for {}",
@@ -61,7 +65,7 @@ fn check(ctx: &mut Ctx, session: &mut Session) -> Result<bool> {
                 Human(ctx.cfg.stop_grace_ms)
             );
             end_run(ctx, session, &mut run, RunStatus::Failed, Some(why.clone()))?;
-            ctx.end_session(session, SessionState::Failed, &why);
+            ctx.end_session(session, SessionState::Failed, &why)?;
             let environment = ctx.environment(&run.environment_id)?;
             schedule_teardown(ctx, session, environment)?;
             return Ok(true);
@@ -84,7 +88,7 @@ fn check(ctx: &mut Ctx, session: &mut Session) -> Result<bool> {
                 agent.name,
                 Human(agent.settings.timeout_ms)
             );
-            ctx.end_session(session, SessionState::TimedOut, &why);
+            ctx.end_session(session, SessionState::TimedOut, &why)?;
             return Ok(true);
         }
         if session.state == SessionState::Active
@@ -106,7 +110,7 @@ fn check(ctx: &mut Ctx, session: &mut Session) -> Result<bool> {
                 },
             )?;
             if !may_resume {
-                ctx.end_session(session, SessionState::Completed, "idle");
+                ctx.end_session(session, SessionState::Completed, "idle")?;
             }
             return Ok(true);
         }
@@ -117,7 +121,7 @@ fn check(ctx: &mut Ctx, session: &mut Session) -> Result<bool> {
             session,
             SessionState::Expired,
             "paused for longer than the agent allows",
-        );
+        )?;
         // A teardown already waiting for its retry keeps its delay.
         if let Some(environment) = ctx.session_environment(session)?
             && session.current_run_id.is_none()

@@ -50,7 +50,7 @@ pub fn begin(ctx: &mut Ctx, session_id: &str) -> Result<CloseStep> {
             }
         }
     }
-    ctx.end_session(&mut session, SessionState::Closed, "closed");
+    ctx.end_session(&mut session, SessionState::Closed, "closed")?;
     if session.current_run_id.is_none()
         && let Some(environment) = ctx.session_environment(&session)?
         && matches!(
@@ -95,8 +95,13 @@ pub fn not_received(session_id: &str, run_id: &str) -> Error {
 }
 
 /// The run has received the close stop: the session is closed from now on.
-pub fn delivered(ctx: &mut Ctx, session: &mut Session, run: &mut Run, stop: StopDirective) {
+pub fn delivered(
+    ctx: &mut Ctx,
+    session: &mut Session,
+    run: &mut Run,
+    stop: StopDirective,
+) -> Result<()> {
     run.stop = Some(stop);
     run.stop_issued_at = Some(ctx.now);
-    ctx.end_session(session, SessionState::Closed, "closed");
+    ctx.end_session(session, SessionState::Closed, "closed")
 }

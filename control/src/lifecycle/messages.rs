@@ -108,6 +108,7 @@ fn receive(ctx: &mut Ctx, session: &mut Session, text: &str) -> Result<Message> 
         state: MessageState::Waiting,
         run_id: None,
         created_at: ctx.now,
+        deliveries: 0,
     };
     ctx.tx.put_message(&message)?;
     let mut entry = TranscriptEntry {

@@ -105,10 +105,25 @@ impl Ctx<'_> {
         Ok(())
     }
 
-    /// Ends the session in `state` (no-op if it has ended already).
-    pub fn end_session(&mut self, session: &mut Session, state: SessionState, reason: &str) {
+    /// Ends the session in `state` (no-op if it has ended already). Messages
+    /// still waiting for a run are named: they will not be answered.
+    pub fn end_session(
+        &mut self,
+        session: &mut Session,
+        state: SessionState,
+        reason: &str,
+    ) -> Result<()> {
         if session.state.is_ended() {
-            return;
+            return Ok(());
+        }
+        for message in self.tx.messages(&session.id, MessageState::Waiting)? {
+            self.notice(
+                &session.id,
+                &format!(
+                    "Your message {} will not be answered: the session ended ({reason}).",
+                    runs::quote(&message.text)
+                ),
+            )?;
         }
         tracing::info!(session = %session.id, %state, reason, "session ended");
         session.state = state;
@@ -117,5 +132,6 @@ impl Ctx<'_> {
         session.run_serving = false;
         session.recreate_environment = false;
         session.expires_at = None;
+        Ok(())
     }
 }

@@ -249,7 +249,7 @@ pub fn directives(
                 Some(s) => s,
                 None => session.insert(ctx.session(&run.session_id)?),
             };
-            close::delivered(ctx, s, &mut run, stop);
+            close::delivered(ctx, s, &mut run, stop)?;
             ctx.tx.put_run(&run)?;
         }
     }

@@ -24,7 +24,7 @@ pub fn recover(ctx: &mut Ctx, session: &mut Session, run: &Run, reason: &str) ->
             "gave up after {} runs failed in a row (last: {reason})",
             session.consecutive_failures
         );
-        ctx.end_session(session, SessionState::Failed, &why);
+        ctx.end_session(session, SessionState::Failed, &why)?;
         ctx.notice(&session.id, &format!("The session failed: {why}."))?;
         return schedule_teardown(ctx, session, environment);
     }
@@ -33,7 +33,7 @@ pub fn recover(ctx: &mut Ctx, session: &mut Session, run: &Run, reason: &str) ->
             "agent {} is disabled; no new run can start ({reason})",
             agent.name
         );
-        ctx.end_session(session, SessionState::Failed, &why);
+        ctx.end_session(session, SessionState::Failed, &why)?;
         return schedule_teardown(ctx, session, environment);
     }
     ctx.notice(

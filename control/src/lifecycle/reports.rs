@@ -157,8 +157,22 @@ pub fn apply(
                 session.plug_chain = Some(chain);
             }
         }
-        LifecycleReport::TurnEnded { .. } => {
+        LifecycleReport::TurnEnded { message_id } => {
             session.open_turns = session.open_turns.saturating_sub(1);
+            // Turns are served in the order their prompts arrived: without an
+            // id, the turn ended is the oldest one the run has open.
+            let answered = match message_id {
+                Some(id) => ctx.tx.message(&id)?,
+                None => ctx
+                    .tx
+                    .messages(&session.id, MessageState::Delivered)?
+                    .into_iter()
+                    .find(|m| m.run_id.as_deref() == Some(run_id)),
+            };
+            if let Some(mut message) = answered.filter(|m| m.session_id == session.id) {
+                message.state = MessageState::Answered;
+                ctx.tx.put_message(&message)?;
+            }
         }
         LifecycleReport::Paused => paused(ctx, &mut session, &mut run)?,
         LifecycleReport::TornDown => {
@@ -282,7 +296,7 @@ fn paused(ctx: &mut Ctx, session: &mut Session, run: &mut Run) -> Result<()> {
                 session,
                 SessionState::Completed,
                 &format!("idle; the pause was overruled: {why}"),
-            );
+            )?;
             ctx.notice(&session.id, &format!("The run paused, but the session may not resume: {why}. The environment is torn down."))?;
             schedule_teardown(ctx, session, environment)?;
         }
@@ -331,7 +345,7 @@ fn failed(
             session,
             SessionState::Failed,
             &format!("run {} failed: {error}", run.id),
-        );
+        )?;
         ctx.notice(
             &session.id,
             &format!(

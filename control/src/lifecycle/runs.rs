@@ -67,8 +67,19 @@ pub fn deliver(
         },
         ctx.now,
     )?;
+    if message.deliveries > 0 {
+        ctx.notice(
+            &session.id,
+            &format!(
+                "Your message {} is sent again, to run {}.",
+                quote(&message.text),
+                run.id
+            ),
+        )?;
+    }
     message.state = MessageState::Delivered;
     message.run_id = Some(run.id.clone());
+    message.deliveries += 1;
     ctx.tx.put_message(&message)?;
     session.open_turns += 1;
     Ok(())
@@ -185,19 +196,58 @@ pub fn end_run(
         session.open_turns = 0;
     }
     for directive in ctx.tx.directives_after(&run.id, 0)? {
-        // A prompt the run never received, or received before its agent started, was not
-        // answered: it waits for the next run.
-        let unanswered = directive.delivered_at.is_none() || run.started_at.is_none();
-        if let DirectiveBody::Prompt { message_id, .. } = &directive.body
-            && unanswered
-            && let Some(mut message) = ctx.tx.message(message_id)?
-        {
-            message.state = MessageState::Waiting;
-            message.run_id = None;
-            ctx.tx.put_message(&message)?;
+        let DirectiveBody::Prompt { message_id, .. } = &directive.body else {
+            continue;
+        };
+        let Some(mut message) = ctx.tx.message(message_id)? else {
+            continue;
+        };
+        if message.state != MessageState::Delivered || message.run_id.as_deref() != Some(&run.id) {
+            continue;
+        }
+        // Not answered: it waits for the next run. A prompt the agent never
+        // saw goes back quietly; one it was working on is named, so that
+        // nobody waits for an answer that will not come from this run.
+        let seen = directive.delivered_at.is_some() && run.started_at.is_some();
+        message.state = MessageState::Waiting;
+        if !seen {
+            message.deliveries = message.deliveries.saturating_sub(1);
+        }
+        ctx.tx.put_message(&message)?;
+        if seen {
+            let why = run.error.as_deref().unwrap_or(status.as_str());
+            let next = if session.state.is_ended() {
+                format!(
+                    "it will not be answered: the session has ended ({})",
+                    session
+                        .end_reason
+                        .as_deref()
+                        .unwrap_or(session.state.as_str())
+                )
+            } else {
+                "it waits for the session's next run".to_string()
+            };
+            ctx.notice(
+                &session.id,
+                &format!(
+                    "Run {} ended ({why}) before answering your message {}: {next}.",
+                    run.id,
+                    quote(&message.text)
+                ),
+            )?;
         }
     }
     Ok(())
+}
+
+/// A message as a notice names it: its start, on one line.
+pub fn quote(text: &str) -> String {
+    let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut cut: String = line.chars().take(60).collect();
+    if cut.len() < line.len() {
+        cut.push('…');
+    }
+    format!("“{cut}”")
 }
 
 /// The session pauses: its environment stays, and it expires at a time fixed now.

@@ -217,6 +217,73 @@ async fn a_dead_runner_is_timed_out_and_another_run_starts_in_the_same_environme
     next.ok("started", json!({})).await;
 }
 
+/// A run that dies while its agent works on a prompt: the transcript names the unanswered
+/// message, and the next run gets it again (a notice says so). One already answered is not
+/// sent again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_a_dead_run_left_unanswered_is_named_and_sent_to_the_next_run() {
+    let (s, r) = setup().await;
+    let id = s.new_session("a", "hello").await;
+    let run = r.take_started("start").await;
+    run.wait_directive("prompt").await;
+    run.turn_ended().await;
+    s.send(&id, "second question").await;
+    assert_eq!(
+        run.wait_directive("prompt").await["text"],
+        "second question"
+    );
+    run.die();
+    let next = r.take("resume").await;
+    next.ok("started", json!({})).await;
+    let prompt = next.wait_directive("prompt").await;
+    assert_eq!(prompt["text"], "second question", "only the unanswered one");
+    let notices: Vec<String> = s
+        .transcript(&id)
+        .await
+        .iter()
+        .filter(|e| e["kind"] == "notice")
+        .map(|e| e["content"]["text"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        notices.iter().any(|n| n.contains(
+            "before answering your message “second question”: it waits for the session's next run"
+        )),
+        "{notices:#?}"
+    );
+    assert!(
+        notices
+            .iter()
+            .any(|n| n.contains("Your message “second question” is sent again, to run")),
+        "{notices:#?}"
+    );
+    assert!(
+        !notices.iter().any(|n| n.contains("“hello”")),
+        "{notices:#?}"
+    );
+    // The session fails for good: the message will not be answered, and it says so.
+    next.die();
+    let third = r.take("resume").await;
+    third.ok("started", json!({})).await;
+    third.wait_directive("prompt").await;
+    third.die();
+    let fourth = r.take("resume").await;
+    fourth.die();
+    let fifth = r.take("resume").await;
+    fifth.die();
+    s.wait_state(&id, "failed").await;
+    let text: Vec<String> = s
+        .transcript(&id)
+        .await
+        .iter()
+        .filter_map(|e| e["content"]["text"].as_str().map(str::to_owned))
+        .collect();
+    assert!(
+        text.iter()
+            .any(|t| t.contains("“second question” will not be answered")),
+        "{text:#?}"
+    );
+}
+
 /// "… it gives up after three failures in a row."
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn blaise_gives_up_after_three_failed_runs_in_a_row() {

@@ -31,6 +31,7 @@ pub fn fast_config() -> Config {
         max_failures_in_a_row: 3,
         close_wait_ms: 1_000,
         long_poll_max_ms: 2_000,
+        started_at: 0,
     }
 }
 

@@ -3,7 +3,9 @@
 //! held back and put before the next chunk of the same stream. What was sent
 //! of the current line is kept too and read again (never sent again): what
 //! decides whether something is a secret, like the `<` of `<password>` or the
-//! `?` before `token=`, may have left in an earlier chunk.
+//! `?` before `token=`, may have left in an earlier chunk. When the stream
+//! has been quiet a while the runner sends an empty chunk that is not `last`:
+//! then what is held back goes out, masked as it stands.
 
 use std::collections::HashMap;
 
@@ -53,7 +55,11 @@ impl Streams {
         let from = text.len();
         text.push_str(&open.held);
         text.push_str(&entry.text);
-        let cut = if entry.last {
+        // An empty chunk that is not `last` is the runner's word that the
+        // stream has been quiet: what is held back goes now, masked as it
+        // stands; the stream goes on.
+        let quiet = !entry.last && entry.text.is_empty();
+        let cut = if entry.last || quiet {
             text.len()
         } else {
             redactor.hold_back_from(&text).max(from)
@@ -148,6 +154,21 @@ mod tests {
         assert_eq!(a.text, "token ");
         assert_eq!(b.text, "[REDACTED:github-token]");
         assert_eq!(c.text, "[REDACTED:github-token]");
+    }
+
+    #[test]
+    fn a_quiet_stream_releases_what_it_holds_masked() {
+        let r = Redactor::new(&[]);
+        let mut s = Streams::default();
+        let a = s.filter(&r, chunk("export DB_PASSWORD=s3cr3t-P4ssw0rd", false));
+        assert_eq!(a.text, "export ");
+        // Quiet: the runner's empty chunk that is not `last`.
+        let b = s.filter(&r, chunk("", false));
+        assert_eq!(b.text, "DB_PASSWORD=[REDACTED:secret-assignment]");
+        assert!(!b.last, "the stream goes on");
+        let c = s.filter(&r, chunk(" and more", true));
+        assert_eq!(c.text, " and more");
+        assert!(s.open.is_empty());
     }
 
     #[test]

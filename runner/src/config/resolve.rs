@@ -229,10 +229,17 @@ fn check_config(schema: &str, config: &serde_json::Value) -> Result<(), String> 
         .map(|e| {
             let at = e.instance_path.to_string();
             let field = at.trim_start_matches('/').replace('/', ".");
+            // A config value may be a secret (the redaction plug's literals):
+            // the error says what is wrong with it, not what it is.
+            let value = e.instance.to_string();
+            let mut why = e.to_string();
+            if e.instance.is_string() && value.len() > 2 {
+                why = why.replace(&value, "the value");
+            }
             if field.is_empty() {
-                format!("with: {e}")
+                format!("with: {why}")
             } else {
-                format!("with.{field}: {e}")
+                format!("with.{field}: {why}")
             }
         })
         .collect();
@@ -240,5 +247,18 @@ fn check_config(schema: &str, config: &serde_json::Value) -> Result<(), String> 
         Ok(())
     } else {
         Err(problems.join("; "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_config;
+
+    #[test]
+    fn a_bad_config_value_is_named_not_echoed() {
+        let schema = r#"{"type":"object","properties":{"literals":{"type":"array","items":{"type":"string","minLength":8}}}}"#;
+        let err = check_config(schema, &serde_json::json!({"literals": ["hunter2"]})).unwrap_err();
+        assert!(err.starts_with("with.literals.0: "), "{err}");
+        assert!(!err.contains("hunter2"), "the value is not repeated: {err}");
     }
 }

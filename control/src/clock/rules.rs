@@ -72,7 +72,8 @@ fn check(ctx: &mut Ctx, session: &mut Session) -> Result<bool> {
         }
         if run.kind != RunKind::Teardown
             && run.stop.is_none()
-            && accepted_at + agent.settings.timeout_ms <= now
+            // Saturating: a limit near i64::MAX means never, not a sum that wraps into the past.
+            && accepted_at.saturating_add(agent.settings.timeout_ms) <= now
         {
             issue_stop(
                 ctx,
@@ -95,7 +96,10 @@ fn check(ctx: &mut Ctx, session: &mut Session) -> Result<bool> {
             && session.run_serving
             && session.open_turns == 0
             && run.stop.is_none()
-            && session.last_activity + agent.settings.inactivity_ms <= now
+            && session
+                .last_activity
+                .saturating_add(agent.settings.inactivity_ms)
+                <= now
         {
             // Pause only if the policy says so and the run's plugs can resume, whatever the policy.
             let may_resume = agent.settings.idle_policy == IdlePolicy::Pause

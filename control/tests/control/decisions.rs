@@ -190,6 +190,26 @@ async fn a_run_past_its_timeout_is_stopped() {
     assert_eq!(env_state(&s.show(&id).await), "torn_down");
 }
 
+/// A timeout as large as the API accepts means "never": an idle session is stopped as idle, not
+/// timed out because `accepted_at + timeout_ms` wrapped into the past.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timeout_of_i64_max_never_times_a_run_out() {
+    let s = Server::start().await;
+    s.agent(
+        "a",
+        json!({ "timeout_ms": i64::MAX, "inactivity_ms": 400, "idle_policy": "pause" }),
+    )
+    .await;
+    let r = s.runner("r", &["a"]).await;
+    let id = s.new_session("a", "hello").await;
+    let run = r.take_started("start").await;
+    run.wait_directive("prompt").await;
+    run.turn_ended().await;
+    let stop = run.wait_directive("stop").await;
+    assert_eq!(stop["reason"], "idle");
+    assert_eq!(s.show(&id).await["state"], "active");
+}
+
 /// "A run … that ignores a timeout stop is failed by Blaise after a minute" (here: stop_grace).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_that_ignores_a_timeout_stop_is_failed() {

@@ -209,8 +209,12 @@ pub fn binary(package: &str, name: &str) -> PathBuf {
     let mut built = BUILT.lock().unwrap();
     if !built.iter().any(|b| b == name) {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        // All the workspace's binaries, as `cargo test` resolves features for
+        // the workspace: building one package alone would resolve them
+        // differently and rebuild half the dependency tree (wasmtime too).
+        let _ = package;
         let status = std::process::Command::new(cargo)
-            .args(["build", "--release", "-p", package, "--bin", name])
+            .args(["build", "--release", "--bins"])
             .current_dir(root())
             .status()
             .unwrap();

@@ -60,8 +60,9 @@ impl Serve {
     /// until it answers (the time it took is recorded in `starts`).
     pub async fn restart(&mut self) {
         assert!(self.child.is_none(), "already running");
+        let program = blaise_binary();
         let started = Instant::now();
-        let child = tokio::process::Command::new(blaise_binary())
+        let child = tokio::process::Command::new(program)
             .arg("serve")
             .arg("--db")
             .arg(&self.db)

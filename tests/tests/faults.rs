@@ -521,6 +521,42 @@ async fn a_run_that_dies_mid_answer_names_the_message_and_the_next_run_answers_i
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn what_a_filter_holds_back_is_released_when_the_agent_is_quiet_and_at_the_end() {
+    let rig = Rig::new("1h").await;
+    let runner = rig.runner();
+    let api = rig.api();
+    // The redaction plug holds back a word at the end of a chunk that is not
+    // the stream's last (it may be the start of a secret). The agent then
+    // says nothing for 6 s: the word must not wait that long.
+    let session = rig.session("say held-word\nsleep 6000\nsay next").await;
+    let started = Instant::now();
+    api.wait_for_text(&session, "agent_message: held-word", MINUTE)
+        .await;
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "released when the stream went quiet, not with the next message: {:?}",
+        started.elapsed()
+    );
+    api.wait_for_text(&session, "agent_message: next", MINUTE)
+        .await;
+    // The agent dies right after a chunk: the run's end closes the stream
+    // through the filters, and the held-back word is not lost.
+    api.send(&session, "say last-words\ncrash").await.unwrap();
+    api.wait_for_text(&session, "agent_message: last-words", MINUTE)
+        .await;
+    // The run failed with the agent: the session says the message will not
+    // be answered.
+    let text = api
+        .wait_for_text(&session, "will not be answered", MINUTE)
+        .await;
+    assert!(
+        text.contains("before answering your message “say last-words crash”"),
+        "{text}"
+    );
+    runner.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_finished_run_process_is_reaped_at_once() {
     // Offers are long polls of 30 s here: reaping may not wait for them.
     let rig = Rig::new("1s").await;

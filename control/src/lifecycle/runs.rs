@@ -215,22 +215,25 @@ pub fn end_run(
         }
         ctx.tx.put_message(&message)?;
         if seen {
+            // What becomes of it is said when it happens: sent again to the
+            // next run, or not answered when the session ends (here, if it
+            // has ended already).
             let why = run.error.as_deref().unwrap_or(status.as_str());
             let next = if session.state.is_ended() {
                 format!(
-                    "it will not be answered: the session has ended ({})",
+                    ": it will not be answered, the session has ended ({})",
                     session
                         .end_reason
                         .as_deref()
                         .unwrap_or(session.state.as_str())
                 )
             } else {
-                "it waits for the session's next run".to_string()
+                String::new()
             };
             ctx.notice(
                 &session.id,
                 &format!(
-                    "Run {} ended ({why}) before answering your message {}: {next}.",
+                    "Run {} ended ({why}) before answering your message {}{next}.",
                     run.id,
                     quote(&message.text)
                 ),

@@ -245,9 +245,9 @@ async fn a_prompt_a_dead_run_left_unanswered_is_named_and_sent_to_the_next_run()
         .map(|e| e["content"]["text"].as_str().unwrap().to_owned())
         .collect();
     assert!(
-        notices.iter().any(|n| n.contains(
-            "before answering your message “second question”: it waits for the session's next run"
-        )),
+        notices
+            .iter()
+            .any(|n| n.contains("before answering your message “second question”.")),
         "{notices:#?}"
     );
     assert!(

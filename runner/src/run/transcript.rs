@@ -109,6 +109,10 @@ impl Relay {
                 chunk(stream, *kind, false)
             })
             .collect();
+        tracing::debug!(
+            streams = hints.len(),
+            "quiet streams: the filters release what they hold"
+        );
         self.send_hints(chain, hints).await
     }
 

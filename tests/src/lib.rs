@@ -141,6 +141,31 @@ impl Default for World {
     }
 }
 
+/// Pids of the processes whose command line contains `token` (a run id,
+/// a unique argument): what a test checks is not left running.
+pub fn processes_with(token: &str) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .chars()
+                .all(|c| c.is_ascii_digit())
+        })
+        .filter(|e| {
+            std::fs::read(e.path().join("cmdline")).is_ok_and(|c| {
+                String::from_utf8_lossy(&c)
+                    .replace('\0', " ")
+                    .contains(token)
+            })
+        })
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
 pub mod blaise;
 pub mod git_http;
 pub mod proxy;

@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use blaise_tests::blaise::{Api, Runner, script_agent};
-use blaise_tests::plug;
 use blaise_tests::proxy::{Fault, Proxy};
 use blaise_tests::serve::Serve;
+use blaise_tests::{plug, processes_with};
 use serde_json::{Value, json};
 
 const MINUTE: Duration = Duration::from_secs(60);
@@ -232,27 +232,6 @@ async fn wait_gone(token: &str) {
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-}
-
-fn processes_with(token: &str) -> Vec<String> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .chars()
-                .all(|c| c.is_ascii_digit())
-        })
-        .filter(|e| {
-            std::fs::read(e.path().join("cmdline")).is_ok_and(|c| {
-                String::from_utf8_lossy(&c)
-                    .replace('\0', " ")
-                    .contains(token)
-            })
-        })
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect()
 }
 
 /// Waits until the transcript has more entries than `before`: the run is

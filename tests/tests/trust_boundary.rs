@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use blaise_control::model::IdlePolicy;
 use blaise_tests::blaise::{Runner, Stage, runner_binary, settings};
-use blaise_tests::plug;
+use blaise_tests::{plug, processes_with};
 use serde_json::{Value, json};
 
 const MINUTE: Duration = Duration::from_secs(60);
@@ -109,28 +109,6 @@ fn errors(view: &Value) -> String {
         .filter_map(|r| r["error"].as_str())
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-/// Pids of processes whose command line contains `token`.
-fn processes_with(token: &str) -> Vec<String> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .chars()
-                .all(|c| c.is_ascii_digit())
-        })
-        .filter(|e| {
-            std::fs::read(e.path().join("cmdline")).is_ok_and(|c| {
-                String::from_utf8_lossy(&c)
-                    .replace('\0', " ")
-                    .contains(token)
-            })
-        })
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect()
 }
 
 fn assert_named(errors: &str, what: &str) {

@@ -33,7 +33,7 @@ use crate::protocol::{Assignment, Client, RunKindName};
 
 pub use contact::{retryable, until_answered};
 pub use heartbeat::LOST_CONTACT;
-pub use outbox::{Item, Outbox, OutboxError};
+pub use outbox::{Item, Limits as OutboxLimits, Outbox, OutboxError};
 pub use reports::{ReportError, Reporter, report_once};
 
 /// Everything a run process needs.

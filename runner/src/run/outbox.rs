@@ -9,9 +9,9 @@
 //! Nothing behind an unacknowledged item goes first, so the transcript never
 //! has a gap and reports never contradict each other.
 //!
-//! The queue holds up to [`MEMORY_LIMIT`] bytes in memory; beyond that items
+//! The queue holds up to 8 MiB in memory ([`Limits`]); beyond that items
 //! are appended to a file in the run's directory and read back in order.
-//! Transcript beyond [`DISK_LIMIT`] on disk is not taken: the run is told
+//! Transcript beyond 512 MiB on disk is not taken: the run is told
 //! (`OutboxError::Full`) and stops cleanly, its final report still queued
 //! behind everything else. Nothing is dropped.
 
@@ -26,10 +26,23 @@ use tokio::sync::{mpsc, oneshot, watch};
 use super::contact::{MAX_BACKOFF, changed, retryable};
 use crate::protocol::{Client, ProtocolError, Report, ReportAnswer, TranscriptRecord};
 
-/// Bytes of unacknowledged items kept in memory before the rest is spilled.
-pub const MEMORY_LIMIT: usize = 8 << 20;
-/// Bytes of spilled transcript after which the run stops taking more.
-pub const DISK_LIMIT: u64 = 512 << 20;
+/// How much the queue holds where.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Bytes of unacknowledged items kept in memory before the rest is spilled.
+    pub memory: usize,
+    /// Bytes of spilled transcript after which the run stops taking more.
+    pub disk: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            memory: 8 << 20,
+            disk: 512 << 20,
+        }
+    }
+}
 /// Most text a transcript request carries when a backlog is sent.
 const BATCH_BYTES: usize = 512 << 10;
 
@@ -61,7 +74,7 @@ pub enum OutboxError {
     /// Contact with Blaise was lost before it answered: whether it took
     /// effect is unknown, so nothing that contradicts it may follow.
     LostContact,
-    /// The backlog is full (Blaise has not acknowledged `DISK_LIMIT` bytes).
+    /// The backlog is full (Blaise has not acknowledged `Limits::disk` bytes).
     Full,
 }
 
@@ -72,8 +85,7 @@ impl std::fmt::Display for OutboxError {
             OutboxError::LostContact => write!(f, "{}", super::heartbeat::LOST_CONTACT),
             OutboxError::Full => write!(
                 f,
-                "Blaise has not acknowledged {} MiB of transcript: the run stops",
-                DISK_LIMIT >> 20
+                "Blaise has not acknowledged the run's transcript backlog (its limit on disk is full): the run stops"
             ),
         }
     }
@@ -129,6 +141,17 @@ impl Outbox {
         lost: watch::Receiver<bool>,
         dir: PathBuf,
     ) -> Outbox {
+        Self::start_with(client, run_id, lost, dir, Limits::default())
+    }
+
+    /// [`Outbox::start`] with other limits.
+    pub fn start_with(
+        client: Client,
+        run_id: &str,
+        lost: watch::Receiver<bool>,
+        dir: PathBuf,
+        limits: Limits,
+    ) -> Outbox {
         let (tx, rx) = mpsc::unbounded_channel();
         let (failed_tx, failed) = watch::channel(None);
         let task = Task {
@@ -143,6 +166,7 @@ impl Outbox {
             waiters: HashMap::new(),
             next_id: 0,
             closed: false,
+            limits,
         };
         tokio::spawn(task.run());
         Outbox { tx, failed }
@@ -191,6 +215,7 @@ struct Task {
     next_id: u64,
     /// Every `Outbox` is gone: nothing more will come.
     closed: bool,
+    limits: Limits,
 }
 
 impl Task {
@@ -241,12 +266,12 @@ impl Task {
         }
         let size = item.size();
         let transcript = matches!(item, Item::Transcript(_));
-        if self.spill.is_empty() && self.memory_bytes + size <= MEMORY_LIMIT {
+        if self.spill.is_empty() && self.memory_bytes + size <= self.limits.memory {
             self.memory_bytes += size;
             self.memory.push_back(Queued { id, item });
             return;
         }
-        if transcript && self.spill.bytes() >= DISK_LIMIT {
+        if transcript && self.spill.bytes() >= self.limits.disk {
             tracing::error!(run = %self.run_id, "{}", OutboxError::Full);
             let _ = self.failed.send(Some(OutboxError::Full));
             if let Some(waiter) = self.waiters.remove(&id) {
@@ -267,7 +292,7 @@ impl Task {
     /// merged into it (a backlog goes in few requests).
     fn next(&mut self) -> Option<Queued> {
         if self.memory.is_empty() {
-            for Spilled { id, item } in self.spill.read_some(MEMORY_LIMIT / 2) {
+            for Spilled { id, item } in self.spill.read_some(self.limits.memory / 2) {
                 self.memory_bytes += item.size();
                 self.memory.push_back(Queued { id, item });
             }

@@ -292,11 +292,20 @@ impl PlugInstance {
     /// What the plug answered, as the host may use it: a contribution within
     /// the plug's grants (its prefix's program made absolute), entries within
     /// size. Checked before the hook's state writes are committed.
-    fn vet(answer: Answer, grants: &Grants, roots: &[PathBuf]) -> Result<Answer, Failure> {
+    fn vet(answer: Answer, setup: &PlugSetup, run: Option<&RunInfo>) -> Result<Answer, Failure> {
         match answer {
-            Answer::Contribution(c) => super::contribution::check(c, grants, roots)
-                .map(Answer::Contribution)
-                .map_err(Failure::Refused),
+            Answer::Contribution(c) => {
+                // Where it may point: the workspace, and the plug's storage.
+                let mut roots: Vec<PathBuf> = run.iter().map(|r| r.workspace.clone()).collect();
+                if setup.grants.storage
+                    && let Some(run) = run
+                {
+                    roots.push(run.storage_of(&setup.id));
+                }
+                super::contribution::check(c, &setup.grants, &roots)
+                    .map(Answer::Contribution)
+                    .map_err(Failure::Refused)
+            }
             Answer::Entries(entries) => match entries
                 .iter()
                 .find(|e| e.text.len() > MAX_FILTERED_ENTRY || e.stream_id.len() > 256)
@@ -415,13 +424,6 @@ impl PlugInstance {
         self.ensure_live().await.map_err(|f| self.error(hook, f))?;
         let deadline = self.setup.limits.hook_deadline;
         let ctx = self.context();
-        // Where the plug's contribution may point (the workspace, its storage).
-        let roots: Vec<PathBuf> = self
-            .run
-            .iter()
-            .map(|r| r.workspace.clone())
-            .chain(self.storage())
-            .collect();
         let (store, plug) = self.live.as_mut().expect("instance is live");
         store.data_mut().deadline = Instant::now() + deadline;
         store.data_mut().state.pending.clear();
@@ -434,7 +436,7 @@ impl PlugInstance {
         // Anything a killed guard let go of does not outlive the hook.
         crate::guard::sweep_after_hook();
         let result = match outcome {
-            Ok(Ok(Ok(answer))) => Self::vet(answer, &self.setup.grants, &roots),
+            Ok(Ok(Ok(answer))) => Self::vet(answer, &self.setup, self.run.as_deref()),
             Ok(Ok(Err(plug_error))) => Err(Failure::Plug {
                 message: self.log.scrub(&plug_error.message).into_owned(),
                 field: plug_error.field,

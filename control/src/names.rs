@@ -118,6 +118,24 @@ pub fn check_request_id_in_path(id: &str) -> Result<()> {
     )))
 }
 
+/// A value a runner chooses (its instance name, a report id, its agent's ACP
+/// session id, a transcript entry's kind) that `field` carries: 1 to 128
+/// characters, no control characters. 400 `invalid_field` otherwise, so that
+/// nothing unbounded or line-breaking is stored or logged.
+pub fn check_token(field: &str, value: &str) -> Result<()> {
+    if is_request_id(value) {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        "invalid_field",
+        field,
+        format!(
+            "`{field}` must be 1 to {TOKEN_MAX} characters with no control characters, not {}",
+            shown(value)
+        ),
+    ))
+}
+
 /// `value` quoted for an error message or a log line: control characters escaped and cut at 64
 /// characters, so what a client sent cannot forge lines or flood the answer.
 pub fn shown(value: &str) -> String {

@@ -38,13 +38,8 @@ pub fn report(
     let mut last = ctx.tx.run_last_seq(run_id)?;
     let mut fresh = Vec::new();
     let mut duplicates = 0;
-    for entry in entries {
-        if entry.kind.trim().is_empty() {
-            return Err(Error::BadRequest(format!(
-                "entry {} has an empty kind",
-                entry.seq
-            )));
-        }
+    for (i, entry) in entries.iter().enumerate() {
+        crate::names::check_token(&format!("entries[{i}].kind"), &entry.kind)?;
         if entry.seq <= last {
             let known = match fresh.iter().find(|e: &&&ReportedEntry| e.seq == entry.seq) {
                 Some(e) => Some((e.kind.clone(), e.content.clone())),

@@ -9,6 +9,7 @@ use crate::changes::Topic;
 use crate::error::Result;
 use crate::lifecycle::offers::{self, AgentInfo, Offer};
 use crate::model::Millis;
+use crate::names::check_token;
 use crate::server::{AppState, Body, RunnerAuth};
 
 #[derive(Deserialize)]
@@ -34,6 +35,7 @@ pub async fn connect(
     RunnerAuth(runner): RunnerAuth,
     Body(req): Body<ConnectRequest>,
 ) -> Result<Json<ConnectResponse>> {
+    check_token("instance", &req.instance)?;
     let agents = state.write(|ctx| offers::connect(ctx, &runner, &req.instance, &req.agents))?;
     Ok(Json(ConnectResponse {
         protocol_version: PROTOCOL_VERSION,
@@ -62,6 +64,7 @@ pub async fn offers(
     RunnerAuth(runner): RunnerAuth,
     Query(q): Query<OffersQuery>,
 ) -> Result<Json<OffersResponse>> {
+    check_token("instance", &q.instance)?;
     let found = state
         .long_poll(Topic::Offers, q.wait_ms, |ctx| {
             let offers = offers::offers(ctx, &runner, &q.instance)?;

@@ -10,6 +10,7 @@ use crate::lifecycle::offers::{self, Assignment, own_run};
 use crate::lifecycle::reports::{self, LifecycleReport, ReportAck};
 use crate::lifecycle::transcript::{self, ReportedEntry, TranscriptAck};
 use crate::model::*;
+use crate::names::check_token;
 use crate::server::{AppState, Body, RunnerAuth};
 
 #[derive(Deserialize)]
@@ -24,6 +25,7 @@ pub async fn accept(
     Path(run): Path<String>,
     Body(req): Body<AcceptRequest>,
 ) -> Result<Json<Assignment>> {
+    check_token("instance", &req.instance)?;
     Ok(Json(state.write(|ctx| {
         offers::accept(ctx, &runner, &req.instance, &run)
     })?))
@@ -77,6 +79,7 @@ pub async fn report(
     Path(run): Path<String>,
     Body(req): Body<ReportRequest>,
 ) -> Result<Json<ReportAck>> {
+    check_token("report_id", &req.report_id)?;
     Ok(Json(state.write(|ctx| {
         reports::apply(ctx, &runner, &run, &req.report_id, req.report)
     })?))
@@ -140,9 +143,7 @@ pub async fn acp_session(
     Path(run): Path<String>,
     Body(req): Body<AcpSessionRequest>,
 ) -> Result<Json<serde_json::Value>> {
-    if req.acp_session_id.trim().is_empty() {
-        return Err(Error::BadRequest("`acp_session_id` is empty".into()));
-    }
+    check_token("acp_session_id", &req.acp_session_id)?;
     state.write(|ctx| {
         let mut run = own_run(ctx, &runner, &run)?;
         if run.status.is_finished() {

@@ -793,3 +793,49 @@ async fn login_next_stays_on_this_server() {
     let page = resp.text().await.unwrap();
     assert!(!page.contains("alert(1)"), "{page}");
 }
+
+/// What a runner chooses (its instance name, report ids, its agent's session id, entry kinds) is
+/// bounded and has no control characters: 400 `invalid_field` naming the field, nothing stored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn values_a_runner_chooses_are_bounded() {
+    let s = Server::start().await;
+    s.agent("a", json!({})).await;
+    let r = s.runner("r", &["a"]).await;
+    s.new_session("a", "hello").await;
+    let run = r.take_started("start").await;
+    let long = "x".repeat(129);
+    for bad in ["", "two\nlines", long.as_str()] {
+        let (status, body) = run.report_with_id(bad, "turn_ended", json!({})).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        assert_eq!(body["error"]["code"], "invalid_field", "{body}");
+        assert_eq!(body["error"]["field"], "report_id", "{body}");
+        let (status, body) = run
+            .transcript(json!([{ "seq": 1, "kind": bad, "content": { "text": "x" } }]))
+            .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        assert_eq!(body["error"]["field"], "entries[0].kind", "{body}");
+        let (status, body) = r
+            .call(
+                Method::PUT,
+                &format!("/v1/runner/runs/{}/acp-session", run.id),
+                Some(json!({ "acp_session_id": bad })),
+            )
+            .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        assert_eq!(body["error"]["field"], "acp_session_id", "{body}");
+        let (status, body) = r
+            .call(
+                Method::POST,
+                "/v1/runner/connect",
+                Some(json!({ "instance": bad, "agents": ["a"] })),
+            )
+            .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        assert_eq!(body["error"]["field"], "instance", "{body}");
+    }
+    // Nothing was recorded: the next entry is still number 1.
+    let (status, body) = run
+        .transcript(json!([{ "seq": 1, "kind": "agent_message", "content": { "text": "x" } }]))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+}

@@ -19,6 +19,10 @@ use crate::protocol::{EnvironmentLeft, FailedPhase, ReportBody};
 /// How long the agent may take to exit once its input is closed.
 const AGENT_GRACE: Duration = Duration::from_secs(5);
 
+/// How long a run stopped by SIGINT/SIGTERM waits for Blaise to take its
+/// last report before it exits anyway.
+const SIGNAL_REPORT_GRACE: Duration = Duration::from_secs(60);
+
 /// What is still live when a run with an agent ends.
 pub struct Live<'a> {
     pub agent: Agent,
@@ -121,6 +125,21 @@ pub async fn finish(
         ReportBody::Failed { error, .. } => Outcome::Failed(error.clone()),
         _ => unreachable!("one of the reports above"),
     };
+    if ending == Ending::Signal {
+        // The operator is stopping the runner: wait for Blaise a while, not
+        // for the whole lost-contact window. Blaise times the run out if the
+        // report never arrives.
+        return match tokio::time::timeout(SIGNAL_REPORT_GRACE, reporter.send(report)).await {
+            Ok(Ok(_)) => outcome,
+            Ok(Err(e)) => lost(e),
+            Err(_) => {
+                tracing::error!(
+                    "Blaise did not answer within {SIGNAL_REPORT_GRACE:?}: exiting without reporting the cancellation"
+                );
+                Outcome::LostContact
+            }
+        };
+    }
     match reporter.send(report).await {
         Ok(_) => outcome,
         Err(e) => lost(e),

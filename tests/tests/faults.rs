@@ -234,12 +234,17 @@ async fn wait_gone(token: &str) {
     }
 }
 
-/// Waits until the transcript has more entries than `before`: the run is
-/// back in touch after a restart.
-async fn caught_up(api: &Api, session: &str, before: usize) -> Duration {
+/// Waits until the transcript has more entries than `before` (the run is
+/// back in touch after a restart), or already holds `end` (the flood was
+/// over before the kill).
+async fn caught_up(api: &Api, session: &str, before: usize, end: &str) -> Duration {
     let started = Instant::now();
     loop {
-        if api.transcript(session).await.len() > before {
+        let entries = api.transcript(session).await;
+        let done = entries
+            .iter()
+            .any(|e| e["content"]["text"].as_str() == Some(end));
+        if entries.len() > before || done {
             return started.elapsed();
         }
         assert!(started.elapsed() < MINUTE, "the run never came back");
@@ -256,7 +261,7 @@ async fn restart_during_a_flood(rig: &mut Rig, kill_after: Duration, outage: Dur
     let before = rig.api().transcript(&session).await.len();
     rig.serve.bounce(outage).await;
     let api = rig.api();
-    let recovery = caught_up(&api, &session, before).await;
+    let recovery = caught_up(&api, &session, before, &end).await;
     let text = api
         .wait_for_text(&session, &format!("agent_message: {end}"), MINUTE)
         .await;
@@ -605,9 +610,10 @@ async fn soak() {
     let mut rig = Rig::new("1h").await;
     let _runner = rig.runner();
     let mut all = Figures::default();
-    for _ in 0..iterations {
+    for i in 0..iterations {
         let kill_after = Duration::from_millis(100 + next() % 1500);
         let outage = Duration::from_millis(100 + next() % 19_900);
+        eprintln!("soak {i}: kill after {kill_after:?}, outage {outage:?}");
         let f = restart_during_a_flood(&mut rig, kill_after, outage).await;
         all.kills += f.kills;
         all.entries += f.entries;

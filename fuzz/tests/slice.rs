@@ -61,6 +61,21 @@ fn control_requests() {
     slice("control_requests", 10_000);
 }
 
+#[test]
+fn oci_manifest() {
+    slice("oci_manifest", 20_000);
+}
+
+#[test]
+fn plug_index() {
+    slice("plug_index", 20_000);
+}
+
+#[test]
+fn blaise_lock() {
+    slice("blaise_lock", 20_000);
+}
+
 /// Each seed and saved crash replays on its own without a panic or a 5xx
 /// (control requests on a fresh control plane each time).
 #[test]

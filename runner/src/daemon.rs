@@ -63,6 +63,20 @@ pub async fn connect(
 ) -> Result<(Client, ConfigFile, Vec<ResolvedPlug>, u64)> {
     let file = ConfigFile::load(&options.config).map_err(|e| anyhow!("{e}"))?;
     let plugs = resolve(&file, host).await.map_err(|e| anyhow!("{e}"))?;
+    // Said once, here, not by every run.
+    for plug in &plugs {
+        if let Some(notice) = &plug.notice {
+            tracing::warn!(plug = %plug.setup.id, "{notice}");
+        }
+        for gap in plug
+            .grants
+            .not_granted
+            .iter()
+            .filter(|g| !g.starts_with("secret: "))
+        {
+            tracing::warn!(plug = %plug.setup.id, "the plug asks for `{gap}`, which blaise.yml does not grant: such calls will be denied");
+        }
+    }
     let client = Client::new(&options.url, &options.token)?;
     let agent = file.config.agent.name.clone();
     let connected = client

@@ -167,6 +167,7 @@ pub fn processes_with(token: &str) -> Vec<String> {
 }
 
 pub mod blaise;
+pub mod fake_registry;
 pub mod git_http;
 pub mod proxy;
 pub mod registry;

@@ -62,6 +62,28 @@ async fn the_clone_keeps_the_agents_work_across_a_pause_and_goes_at_teardown() {
         text.contains(&format!("at {} readme=second", clone.display())),
         "the agent ran in the clone of main:\n{text}"
     );
+    // The plug's optional `git-token`, left out here, is `check`'s one note
+    // and no run's business.
+    assert!(
+        !runner.stderr().contains("git-token"),
+        "{}",
+        runner.stderr()
+    );
+    let checked = std::process::Command::new(blaise_tests::blaise::runner_binary())
+        .arg("--cache-dir")
+        .arg(&s.cache)
+        .args(["check", "--config"])
+        .arg(&s.config)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&checked.stdout).into_owned()
+        + &String::from_utf8_lossy(&checked.stderr);
+    assert!(checked.status.success(), "{said}");
+    assert_eq!(said.matches("git-token").count(), 1, "one line:\n{said}");
+    assert!(
+        said.contains("note: plug `checkout` can use the secret `git-token`"),
+        "{said}"
+    );
     assert_eq!(
         std::fs::read_to_string(clone.join("wip.txt")).unwrap(),
         "wip\n"

@@ -9,6 +9,7 @@ use std::process::{Command, Output};
 use blaise_runner::chain::PlugChain;
 use blaise_runner::config::{ConfigFile, resolve};
 use blaise_runner::contract::VERSION as CONTRACT;
+use blaise_runner::distribution::download::Fetcher;
 use blaise_runner::distribution::oci;
 use blaise_runner::distribution::{Digest, OciReference};
 use blaise_runner::host::bindings::{PauseInfo, RunKind, TeardownInfo};
@@ -100,6 +101,7 @@ async fn a_pushed_plug_is_pulled_loaded_and_runs_its_hooks() {
 
     // A standard Wasm OCI artifact, annotated from the plug's describe().
     let (_, manifest) = oci::pull_manifest(
+        &Fetcher::new().unwrap(),
         &OciReference::parse(&reference).unwrap(),
         &Digest::parse(&digest).unwrap(),
     )
@@ -244,6 +246,47 @@ fn a_tag_moved_after_locking_is_refused_until_locked_again() {
     assert!(
         refused.contains("plug `other`") && refused.contains("not in"),
         "{refused}"
+    );
+}
+
+#[test]
+fn a_pinned_plug_whose_tag_moved_runs_the_pin_and_says_so_once() {
+    let registry = Registry::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, cache) = (tmp.path(), tmp.path().join("cache"));
+    let reference = registry.reference("plugs/pinned:stable");
+    let first = push(dir, &cache, &plug("tests/plugs/probe"), &reference, &[]);
+    // As `plug add` writes an entry: pinned by `digest:`.
+    let config = write_config(
+        dir,
+        &format!("plugs:\n  - id: pinned\n    source: {reference}\n    digest: {first}\n"),
+    );
+    let config = config.to_str().unwrap();
+    let checked = ok(dir, &cache, &["check", "--config", config]);
+    assert!(!checked.contains("moved"), "{checked}");
+
+    let second = push(dir, &cache, &plug("tests/plugs/noop"), &reference, &[]);
+    let notice = format!("tag moved to {second}; running the pinned {first}");
+    let checked = ok(dir, &cache, &["check", "--config", config]);
+    assert_eq!(checked.matches(&notice).count(), 1, "said once:\n{checked}");
+    assert!(
+        checked.contains("probe"),
+        "the pinned plug is what runs: {checked}"
+    );
+    assert!(!checked.contains("noop"), "{checked}");
+
+    // `plug lock` keeps the pin, and says so.
+    let locked = ok(dir, &cache, &["plug", "lock", "--config", config]);
+    assert_eq!(locked.matches(&notice).count(), 1, "said once:\n{locked}");
+    let lock = std::fs::read_to_string(dir.join("blaise.lock")).unwrap();
+    assert!(lock.contains(&first) && !lock.contains(&second), "{lock}");
+
+    // A registry that cannot be asked says nothing; the pin runs.
+    drop(registry);
+    let checked = ok(dir, &cache, &["check", "--config", config]);
+    assert!(
+        !checked.contains("moved") && checked.contains("probe"),
+        "{checked}"
     );
 }
 

@@ -58,7 +58,7 @@ async fn the_agent_runs_in_the_sessions_container_which_stops_on_pause_and_goes_
         .new_session(
             "script",
             &format!(
-                "run echo \"host=$(hostname) pwd=$(pwd)\"; cat {} || printf 'no-%s\\n' host-file; wget -q -T 2 -O- {} || printf 'no-%s\\n' network; echo kept > note.txt",
+                "run echo \"host=$(hostname) pwd=$(pwd)\"; cat {} || printf 'no-%s\\n' host-file; wget -q -T 2 -O- {} || printf 'no-%s\\n' network; echo kept > note.txt; touch \"$HOME/.history\" && echo \"home=$HOME is-writable\"",
                 outside.display(),
                 b.url()
             ),
@@ -66,6 +66,8 @@ async fn the_agent_runs_in_the_sessions_container_which_stops_on_pause_and_goes_
         .await;
     let name = format!("blaise-docker-{id}");
     b.wait_for_text(&id, "no-network", MINUTE).await;
+    // The agent has a home it can write to (its tools keep files there).
+    b.wait_for_text(&id, "home=/root is-writable", MINUTE).await;
     assert_eq!(containers_of(&id), [format!("{name} running")]);
     let view = b.show(&id).await;
     let workspace = s.workspace(&view);

@@ -1,9 +1,12 @@
 //! The fuzz targets: each takes any bytes and must never panic.
 
 pub mod acp_messages;
+pub mod blaise_lock;
 pub mod blaise_yml;
 pub mod control_requests;
 pub mod directives;
+pub mod oci_manifest;
+pub mod plug_index;
 
 use arbitrary::Unstructured;
 
@@ -33,11 +36,14 @@ pub trait Target {
 }
 
 /// Every target, by name, in the order `all` runs them.
-pub const NAMES: [&str; 4] = [
+pub const NAMES: [&str; 7] = [
     "blaise_yml",
     "directives",
     "acp_messages",
     "control_requests",
+    "oci_manifest",
+    "plug_index",
+    "blaise_lock",
 ];
 
 pub fn by_name(name: &str) -> Option<Box<dyn Target>> {
@@ -46,6 +52,9 @@ pub fn by_name(name: &str) -> Option<Box<dyn Target>> {
         "directives" => Box::new(directives::Directives),
         "acp_messages" => Box::new(acp_messages::AcpMessages),
         "control_requests" => Box::new(control_requests::ControlRequests::new()),
+        "oci_manifest" => Box::new(oci_manifest::OciManifest),
+        "plug_index" => Box::new(plug_index::PlugIndex),
+        "blaise_lock" => Box::new(blaise_lock::BlaiseLock),
         _ => return None,
     })
 }

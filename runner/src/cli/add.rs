@@ -29,6 +29,13 @@ pub async fn run(
         )
     })?;
     let chosen = pick(plug, version)?;
+    crate::distribution::Digest::parse(&chosen.digest).map_err(|e| {
+        anyhow!(
+            "the index gives `{}@{}` a digest that is not one: {e:#}",
+            plug.name,
+            chosen.version
+        )
+    })?;
     let file = ConfigFile::load(config).map_err(|e| anyhow!("{e}"))?;
     let id = id.unwrap_or_else(|| plug_id(name));
     if file.config.plugs.iter().any(|p| p.id == id) {
@@ -153,6 +160,7 @@ fn entry_lines(
             "  source: {}",
             serde_json::to_string(&version.reference).unwrap_or_default()
         ),
+        // Checked by the caller to be a digest: nothing else reaches the file.
         format!("  digest: {}", version.digest),
     ];
     if let Some(key) = key {
@@ -165,7 +173,12 @@ fn entry_lines(
     if !required.is_empty() {
         lines.push(format!(
             "  # Its config must set: {} (the schema: `blaise-runner plug inspect` on the file `plug pull` names).",
-            required.join(", ")
+            // Names from the index's schema: escaped, so none can end the comment.
+            required
+                .iter()
+                .map(|r| crate::distribution::download::shown(r))
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
         lines.push("  with: {}".into());
     }

@@ -51,13 +51,17 @@ pub fn build_plug(dir: &Path, target_dir: Option<&Path>) -> Result<PathBuf> {
         })
         .context("cargo metadata does not list the plug's package")?;
     let name = package["name"].as_str().context("package without a name")?;
+    // Components go to `<target>/plugs/`, apart from the crate's native
+    // build (which its tests use): one place for `plug build`, `dev` and the
+    // docs' examples, and no wait on the lock of a native build.
     let target_dir = match target_dir {
         Some(dir) => dir.to_path_buf(),
         None => PathBuf::from(
             meta["target_directory"]
                 .as_str()
                 .context("no target directory")?,
-        ),
+        )
+        .join("plugs"),
     };
 
     let status = Command::new(&cargo)

@@ -35,15 +35,13 @@ pub async fn run(host: &PlugHost, config: &Path, idle_policy: &str) -> Result<Ex
         IdlePolicy::End
     };
     let problems = startup_check(&plugs, policy);
-    for warning in plugs.iter().flat_map(|p| {
-        p.grants.not_granted.iter().map(move |g| {
-            format!(
-                "plug `{}` asks for `{g}`, not granted: such calls will be denied",
-                p.setup.id
-            )
-        })
-    }) {
-        println!("warning: {warning}");
+    for plug in &plugs {
+        if let Some(notice) = &plug.notice {
+            println!("note: plug `{}`: {notice}", plug.setup.id);
+        }
+        for line in grant_gaps(plug) {
+            println!("{line}");
+        }
     }
     if let Some(problem) = problems {
         eprintln!("error: {problem}");
@@ -54,6 +52,25 @@ pub async fn run(host: &PlugHost, config: &Path, idle_policy: &str) -> Result<Ex
         plugs.len()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// One line for each thing a plug asks for and blaise.yml does not grant. A
+/// secret left out is a normal setup (the plug carries on without it): a
+/// note, not a warning.
+pub fn grant_gaps(plug: &ResolvedPlug) -> Vec<String> {
+    let id = &plug.setup.id;
+    plug.grants
+        .not_granted
+        .iter()
+        .map(|gap| match gap.strip_prefix("secret: ") {
+            Some(name) => format!(
+                "note: plug `{id}` can use the secret `{name}`; blaise.yml does not grant it, so the plug runs without it"
+            ),
+            None => format!(
+                "warning: plug `{id}` asks for `{gap}`, not granted: such calls will be denied"
+            ),
+        })
+        .collect()
 }
 
 /// The runner's startup check: a chain that cannot resume is refused when the

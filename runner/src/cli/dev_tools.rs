@@ -2,6 +2,7 @@
 //! environment plugs drive work on this machine, and a local image that holds
 //! the script agent (no registry needed: it is made with `docker import`).
 
+use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -56,7 +57,9 @@ impl Tool {
 /// at their host paths), tagged by the agent's path and content (the path is
 /// where `agent.command` finds it); built unless present.
 pub fn agent_image(agent: &Path) -> Result<String> {
-    let mut bytes = agent.as_os_str().as_encoded_bytes().to_vec();
+    // The layout's version first: an image built by an older runner is not reused.
+    let mut bytes = b"layout 2\0".to_vec();
+    bytes.extend(agent.as_os_str().as_encoded_bytes());
     bytes.push(0);
     bytes.extend(std::fs::read(agent).with_context(|| format!("reading {}", agent.display()))?);
     let digest = crate::host::compile_cache::sha256_hex(&bytes);
@@ -74,9 +77,12 @@ pub fn agent_image(agent: &Path) -> Result<String> {
 fn build_agent_image(agent: &Path, tag: &str) -> Result<()> {
     let stage = tempfile::tempdir()?;
     let root = stage.path().join("rootfs");
-    for dir in ["bin", "tmp", "etc", "proc", "sys", "dev"] {
+    for dir in ["bin", "tmp", "etc", "proc", "sys", "dev", "root"] {
         std::fs::create_dir_all(root.join(dir))?;
     }
+    // The agent runs as root, whose home is /root (private); /tmp is for all.
+    std::fs::set_permissions(root.join("root"), std::fs::Permissions::from_mode(0o700))?;
+    std::fs::set_permissions(root.join("tmp"), std::fs::Permissions::from_mode(0o1777))?;
     let busybox = ["/bin/busybox", "/usr/bin/busybox"]
         .into_iter()
         .map(PathBuf::from)

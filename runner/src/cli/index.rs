@@ -33,6 +33,7 @@ pub async fn add(
     let cache = PlugCache::open(host.cache_dir())?;
     let here = std::env::current_dir()?;
     let located = Locator {
+        fetcher: Default::default(),
         cache: &cache,
         lock: None,
         lock_path: &here.join(crate::distribution::lock::FILE_NAME),

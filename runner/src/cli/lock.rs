@@ -40,6 +40,11 @@ pub async fn run(host: &PlugHost, config: &Path) -> Result<ExitCode> {
         })
         .collect();
     let path = LockFile::path_for(config);
+    for plug in &plugs {
+        if let Some(notice) = &plug.notice {
+            println!("note: plug `{}`: {notice}", plug.setup.id);
+        }
+    }
     for entry in &entries {
         println!("{}  {}  {}", entry.id, entry.digest, entry.source);
     }

@@ -12,6 +12,7 @@ pub async fn run(host: &PlugHost, source: &str) -> Result<ExitCode> {
     let cache = PlugCache::open(host.cache_dir())?;
     let here = std::env::current_dir()?;
     let locator = Locator {
+        fetcher: Default::default(),
         cache: &cache,
         lock: None,
         lock_path: &here.join(crate::distribution::lock::FILE_NAME),
@@ -26,8 +27,23 @@ pub async fn run(host: &PlugHost, source: &str) -> Result<ExitCode> {
             keys: &[],
         })
         .await
-        .map_err(|e| anyhow!("{source}: {}", e.message))?;
-    let plug = host.load(&located.path).await?;
+        .map_err(|e| {
+            if e.message.contains(source) {
+                anyhow!("{}", e.message)
+            } else {
+                anyhow!("{source}: {}", e.message)
+            }
+        })?;
+    let plug = match host.load(&located.path).await {
+        Ok(plug) => plug,
+        Err(e) => {
+            cache.forget(&located.path, located.digest.as_ref());
+            return Err(e.context(format!("{source}: not kept in the cache")));
+        }
+    };
+    if let Some(notice) = &located.notice {
+        eprintln!("note: {notice}");
+    }
     let digest = located
         .digest
         .unwrap_or_else(|| Digest::from_hex(&plug.sha256));

@@ -20,6 +20,8 @@ pub struct ResolvedPlug {
     /// What it resolved to (what `blaise.lock` records): the OCI manifest's
     /// digest for a registry plug, the component's otherwise.
     pub digest: Digest,
+    /// Said once by `check` and `plug lock`: a pinned tag that moved.
+    pub notice: Option<String>,
 }
 
 impl ResolvedPlug {
@@ -95,13 +97,15 @@ pub async fn resolve_plugs(
     };
     let cache = PlugCache::open(host.cache_dir()).map_err(|e| whole_file(format!("{e:#}")))?;
     let locator = Locator {
+        fetcher: Default::default(),
         cache: &cache,
         lock: lock.as_ref(),
         lock_path: &lock_path,
         dir: file.dir(),
-        freshness: match config_check {
-            ConfigCheck::Check => Freshness::AskRegistry,
-            ConfigCheck::AlreadyChecked => Freshness::TrustLock,
+        // `plug lock` (the lock ignored) asks what tags point to now.
+        freshness: match (config_check, lock_use) {
+            (ConfigCheck::Check, _) | (_, LockUse::Ignore) => Freshness::AskRegistry,
+            (ConfigCheck::AlreadyChecked, LockUse::Enforce) => Freshness::TrustLock,
         },
     };
     let mut keys: HashMap<String, Arc<TrustedKey>> = HashMap::new();
@@ -161,10 +165,20 @@ pub async fn resolve_plugs(
             limits.hook_deadline = deadline;
         }
 
-        let plug = host
-            .load_with(&located.path, limits)
-            .await
-            .map_err(|e| file.plug_error(index, "source", format!("{e:#}")))?;
+        let plug = match host.load_with(&located.path, limits).await {
+            Ok(plug) => plug,
+            Err(e) => {
+                // A download that is not a plug this runner can run is not
+                // kept: the cache holds what was accepted.
+                let removed = !is_path && cache.forget(&located.path, located.digest.as_ref());
+                let removed = if removed {
+                    " (removed from the cache)"
+                } else {
+                    ""
+                };
+                return Err(file.plug_error(index, "source", format!("{e:#}{removed}")));
+            }
+        };
         let actual = Digest::from_hex(&plug.sha256);
         if let Some(expected) = &located.component
             && *expected != actual
@@ -198,10 +212,9 @@ pub async fn resolve_plugs(
                 .map_err(|e| file.plug_error(index, "with", e))?;
         }
 
+        // What is not granted is `check`'s to say (and the daemon's, once, at
+        // its start): a run does not repeat it.
         let report = grants::effective(&plug.info.needs, &entry.allow);
-        for missing in &report.not_granted {
-            tracing::warn!(plug = %entry.id, "the plug asks for `{missing}`, which blaise.yml does not grant: such calls will be denied");
-        }
         let setup = PlugSetup::new(
             entry.id.clone(),
             plug,
@@ -213,6 +226,7 @@ pub async fn resolve_plugs(
             setup: Arc::new(setup),
             grants: report,
             digest,
+            notice: located.notice,
         });
     }
     Ok(resolved)

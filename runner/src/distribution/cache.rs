@@ -4,7 +4,10 @@
 //! the signatures found for an artifact.
 //!
 //! A file is only ever written whole (temp file + rename) and only after its
-//! digest was checked, so what is there is what its name says. Downloads of the
+//! digest was checked, so what is there is what its name says: a download
+//! streams into a `.download-*` file beside them, renamed when it checks out,
+//! removed when it does not (and, if the process was killed, swept by the next
+//! process to open the cache an hour later). Downloads of the
 //! same thing take a file lock first, so that runs asking at once download it
 //! once: the first downloads, the others wait and find it cached.
 
@@ -34,7 +37,30 @@ impl PlugCache {
             .with_context(|| format!("creating the plug cache {}", dir.display()))?;
         fs::set_permissions(&dir, fs::Permissions::from_mode(0o700))
             .with_context(|| format!("making {} private", dir.display()))?;
+        sweep_stale_downloads(&dir);
         Ok(PlugCache { dir })
+    }
+
+    /// A new file to download into, deleted unless committed.
+    pub fn stage(&self) -> Result<tempfile::NamedTempFile> {
+        tempfile::Builder::new()
+            .prefix(STAGING)
+            .tempfile_in(&self.dir)
+            .with_context(|| format!("creating a download file in {}", self.dir.display()))
+    }
+
+    /// Keeps a staged download whose digest the caller checked to be
+    /// `digest` (computed while it was written).
+    pub fn commit_component(
+        &self,
+        staged: tempfile::NamedTempFile,
+        digest: &Digest,
+    ) -> Result<PathBuf> {
+        let path = self.component_path(digest);
+        staged
+            .persist(&path)
+            .with_context(|| format!("caching {}", path.display()))?;
+        Ok(path)
     }
 
     pub fn dir(&self) -> &Path {
@@ -62,6 +88,19 @@ impl PlugCache {
         Ok(path)
     }
 
+    /// Removes a download the runner refused after caching it (its
+    /// component at `path`, and the manifest and signatures of `digest`);
+    /// whether anything was removed.
+    pub fn forget(&self, path: &Path, digest: Option<&Digest>) -> bool {
+        let mut removed = path.starts_with(&self.dir) && fs::remove_file(path).is_ok();
+        if let Some(d) = digest {
+            for file in [self.manifest_path(d), self.signatures_path(d)] {
+                removed |= fs::remove_file(file).is_ok();
+            }
+        }
+        removed
+    }
+
     pub fn manifest(&self, digest: &Digest) -> Option<Vec<u8>> {
         let bytes = fs::read(self.manifest_path(digest)).ok()?;
         // Cheap (a manifest is a few hundred bytes) and it keeps the rule
@@ -87,6 +126,7 @@ impl PlugCache {
         fs::read(self.signatures_path(digest)).ok()
     }
 
+    /// Keeps signatures that were verified (a refused artifact leaves nothing).
     pub fn store_signatures(&self, digest: &Digest, json: &[u8]) -> Result<()> {
         write_private(&self.signatures_path(digest), json)
     }
@@ -112,5 +152,26 @@ impl PlugCache {
             Ok(FetchLock { _file: file })
         })
         .await?
+    }
+}
+
+const STAGING: &str = ".download-";
+
+/// Removes downloads left by a process that was killed mid-way: older than an
+/// hour, so that none still being written by another process is touched.
+fn sweep_stale_downloads(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let hour = std::time::Duration::from_secs(3600);
+    for entry in entries.flatten() {
+        let stale = entry.file_name().to_string_lossy().starts_with(STAGING)
+            && entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > hour));
+        if stale {
+            let _ = fs::remove_file(entry.path());
+        }
     }
 }

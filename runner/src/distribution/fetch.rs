@@ -1,51 +1,59 @@
-//! Plugs downloaded from a URL.
+//! Plugs and indexes downloaded from a URL (`https://`, or `http://` to this
+//! machine), under the limits of [`super::download`].
 
-use anyhow::{Result, anyhow, bail};
-use sha2::{Digest as _, Sha256};
+use anyhow::{Result, anyhow};
+use reqwest::header::HeaderMap;
+use reqwest::{Method, Url};
 
-use super::oci::is_insecure;
+use super::cache::PlugCache;
+use super::download::{Fetcher, Kind, shown};
 use super::progress;
 use super::reference::Digest;
 
-/// Downloads `url`; returns the bytes and their digest. Plain `http://` is only
-/// for this machine (or `BLAISE_INSECURE_REGISTRIES`), like registries.
-pub async fn download(url: &str) -> Result<(Vec<u8>, Digest)> {
-    let parsed = reqwest::Url::parse(url).map_err(|e| anyhow!("`{url}` is not a URL: {e}"))?;
-    if parsed.scheme() == "http" {
-        let host = match (parsed.host_str(), parsed.port()) {
-            (Some(h), Some(p)) => format!("{h}:{p}"),
-            (Some(h), None) => h.to_string(),
-            _ => String::new(),
-        };
-        if !is_insecure(&host) {
-            bail!(
-                "`{url}`: plain http:// is only allowed to this machine; use https:// (or list the host in BLAISE_INSECURE_REGISTRIES)"
-            );
-        }
-    }
-    let mut response = reqwest::Client::new()
-        .get(parsed)
-        .send()
-        .await
-        .map_err(|e| anyhow!("downloading {url}: {e}"))?;
-    if !response.status().is_success() {
-        bail!(
-            "downloading {url}: the server answered {}",
-            response.status()
-        );
-    }
+/// Downloads a plug into a staged file of the cache; returns it (deleted
+/// unless the caller commits it) and its digest.
+pub async fn download_plug(
+    fetcher: &Fetcher,
+    url: &str,
+    cache: &PlugCache,
+) -> Result<(tempfile::NamedTempFile, Digest)> {
+    let response = get(fetcher, url, Kind::Content).await?;
+    let mut staged = cache.stage()?;
     let bar = progress::bar(response.content_length().unwrap_or(0), url);
-    let mut hasher = Sha256::new();
-    let mut bytes = Vec::new();
-    while let Some(chunk) = response
-        .chunk()
-        .await
-        .map_err(|e| anyhow!("downloading {url}: {e}"))?
-    {
-        hasher.update(&chunk);
-        bytes.extend_from_slice(&chunk);
-        bar.inc(chunk.len() as u64);
-    }
+    let result = fetcher
+        .stream_to(
+            response,
+            staged.as_file_mut(),
+            fetcher.limits.max_plug,
+            None,
+            &format!("downloading {}", shown(url)),
+            &bar,
+        )
+        .await;
     bar.finish_and_clear();
-    Ok((bytes, Digest::from_hex(&hex::encode(hasher.finalize()))))
+    let (digest, _) = result?;
+    Ok((staged, digest))
+}
+
+/// Downloads a document of at most `cap` bytes (an index).
+pub async fn download_document(fetcher: &Fetcher, url: &str, cap: u64) -> Result<Vec<u8>> {
+    let response = get(fetcher, url, Kind::Naming).await?;
+    fetcher
+        .read_capped(response, cap, &format!("downloading {}", shown(url)))
+        .await
+}
+
+async fn get(fetcher: &Fetcher, url: &str, kind: Kind) -> Result<reqwest::Response> {
+    let parsed = Url::parse(url).map_err(|e| anyhow!("`{}` is not a URL: {e}", shown(url)))?;
+    let response = fetcher
+        .get(Method::GET, parsed, kind, HeaderMap::new(), None)
+        .await?;
+    if !response.status().is_success() {
+        let why = fetcher.error_text(response).await;
+        return Err(anyhow!(
+            "downloading {}: the server answered {why}",
+            shown(url)
+        ));
+    }
+    Ok(response)
 }

@@ -14,14 +14,27 @@ use std::path::Path;
 use anyhow::{Context as _, Result, anyhow, bail};
 use serde::{Deserialize, Serialize};
 
+use super::download::shown;
 use crate::contract::{self, Version};
+use crate::units::format_size;
 
 pub const SCHEMA: u32 = 1;
+
+/// An index is read whole: at most this many bytes, …
+pub const MAX_BYTES: u64 = 16 << 20;
+/// … plugs, …
+pub const MAX_PLUGS: usize = 10_000;
+/// … versions of one plug, and versions in all.
+pub const MAX_VERSIONS: usize = 1_000;
+pub const MAX_ALL_VERSIONS: usize = 50_000;
+/// The longest text kept in one field (a description, a key, a schema's
+/// text is not counted: it is JSON, checked where it is used).
+const MAX_FIELD: usize = 8 << 10;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Index {
     pub schema: u32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded_plugs")]
     pub plugs: Vec<IndexPlug>,
 }
 
@@ -33,7 +46,7 @@ pub struct IndexPlug {
     /// The PEM public key the publisher signs this plug's versions with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub publisher_key: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded_versions")]
     pub versions: Vec<IndexVersion>,
 }
 
@@ -130,34 +143,93 @@ impl Index {
         }
     }
 
+    /// Reads an index; nothing in it is trusted: its counts are capped
+    /// while it is read, and every text that reaches a terminal is checked.
     pub fn parse(text: &str, from: &str) -> Result<Index> {
-        let index: Index =
-            serde_json::from_str(text).map_err(|e| anyhow!("{from}: not a plug index ({e})"))?;
+        if text.len() as u64 > MAX_BYTES {
+            bail!(
+                "{from}: the index is {}, more than the {} an index may be",
+                format_size(text.len() as u64),
+                format_size(MAX_BYTES)
+            );
+        }
+        let index: Index = serde_json::from_str(text)
+            .map_err(|e| anyhow!("{from}: not a plug index ({})", shown(&e.to_string())))?;
         if index.schema != SCHEMA {
             bail!(
                 "{from}: index schema {} is not {SCHEMA}, the one this runner reads",
                 index.schema
             );
         }
+        let all: usize = index.plugs.iter().map(|p| p.versions.len()).sum();
+        if all > MAX_ALL_VERSIONS {
+            bail!(
+                "{from}: the index lists {all} versions, more than the {MAX_ALL_VERSIONS} this runner reads"
+            );
+        }
+        index.check_texts().map_err(|e| anyhow!("{from}: {e}"))?;
         Ok(index)
+    }
+
+    /// Names, versions, references and descriptions are printed: no control
+    /// characters (terminal escapes), nothing longer than [`MAX_FIELD`].
+    fn check_texts(&self) -> Result<()> {
+        for (i, plug) in self.plugs.iter().enumerate() {
+            let at = |field: &str| format!("plugs[{i}].{field}");
+            check_text(&at("name"), &plug.name)?;
+            check_text(&at("description"), &plug.description)?;
+            if let Some(key) = &plug.publisher_key {
+                check_text(&at("publisher_key"), &key.replace('\n', ""))?;
+            }
+            for (j, v) in plug.versions.iter().enumerate() {
+                let at = |field: &str| format!("plugs[{i}].versions[{j}].{field}");
+                for (field, text) in [
+                    ("version", &v.version),
+                    ("reference", &v.reference),
+                    ("digest", &v.digest),
+                    ("contract", &v.contract),
+                    ("contract_range", &v.contract_range),
+                ] {
+                    check_text(&at(field), text)?;
+                }
+                for (kind, items) in [
+                    ("exec", &v.needs.exec),
+                    ("http", &v.needs.http),
+                    ("secrets", &v.needs.secrets),
+                ] {
+                    if items.len() > 256 {
+                        bail!("{}: more than 256 entries", at(&format!("needs.{kind}")));
+                    }
+                    for item in items {
+                        check_text(&at(&format!("needs.{kind}")), item)?;
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Reads an index from a file or an http(s) URL.
     pub async fn load(location: &str) -> Result<Index> {
-        let text = if location.starts_with("https://") || location.starts_with("http://") {
-            let (bytes, _) = super::fetch::download(location).await?;
-            String::from_utf8(bytes).map_err(|_| anyhow!("{location}: not UTF-8"))?
+        let bytes = if location.starts_with("https://") || location.starts_with("http://") {
+            let fetcher = super::download::Fetcher::new()?;
+            super::fetch::download_document(&fetcher, location, MAX_BYTES).await?
         } else {
-            std::fs::read_to_string(location)
+            read_capped(Path::new(location))
                 .with_context(|| format!("reading the index {location}"))?
         };
+        let text = String::from_utf8(bytes).map_err(|_| anyhow!("{location}: not UTF-8"))?;
         Index::parse(&text, location)
     }
 
     /// Reads the index file at `path`, or an empty one if there is none.
     pub fn read_or_empty(path: &Path) -> Result<Index> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => Index::parse(&text, &path.display().to_string()),
+        match read_capped(path) {
+            Ok(bytes) => {
+                let text = String::from_utf8(bytes)
+                    .map_err(|_| anyhow!("{}: not UTF-8", path.display()))?;
+                Index::parse(&text, &path.display().to_string())
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Index::empty()),
             Err(e) => Err(anyhow!("reading {}: {e}", path.display())),
         }
@@ -220,6 +292,74 @@ impl Index {
         plug.versions.retain(|v| v.version != version.version);
         plug.versions.push(version);
         plug.versions.sort_by_key(|v| std::cmp::Reverse(v.semver()));
+    }
+}
+
+/// A file of at most [`MAX_BYTES`] (one byte more is read, so that the
+/// parser refuses it with the reason).
+fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+fn check_text(at: &str, text: &str) -> Result<()> {
+    if text.len() > MAX_FIELD {
+        bail!("{at}: longer than {} bytes", MAX_FIELD);
+    }
+    if text.chars().any(char::is_control) {
+        bail!("{at}: has control characters (`{}`)", shown(text));
+    }
+    Ok(())
+}
+
+fn bounded_plugs<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<IndexPlug>, D::Error> {
+    d.deserialize_seq(Bounded::new(MAX_PLUGS, "plugs"))
+}
+
+fn bounded_versions<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<IndexVersion>, D::Error> {
+    d.deserialize_seq(Bounded::new(MAX_VERSIONS, "versions of one plug"))
+}
+
+/// A list read up to a count, refused past it (before it is all in memory).
+struct Bounded<T> {
+    max: usize,
+    what: &'static str,
+    _t: std::marker::PhantomData<T>,
+}
+
+impl<T> Bounded<T> {
+    fn new(max: usize, what: &'static str) -> Bounded<T> {
+        Bounded {
+            max,
+            what,
+            _t: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Bounded<T> {
+    type Value = Vec<T>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "a list of at most {} {}", self.max, self.what)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            if items.len() == self.max {
+                return Err(serde::de::Error::custom(format!(
+                    "more than {} {}: this runner reads at most {}",
+                    self.max, self.what, self.max
+                )));
+            }
+            items.push(item);
+        }
+        Ok(items)
     }
 }
 

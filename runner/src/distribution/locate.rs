@@ -4,8 +4,10 @@
 //! signatures checked against the operator's keys.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use super::cache::PlugCache;
+use super::download::Fetcher;
 use super::lock::{LockFile, Locked};
 use super::oci::{self, CONTRACT_ANNOTATION};
 use super::reference::{Digest, OciReference, Source};
@@ -32,6 +34,9 @@ pub struct Located {
     pub digest: Option<Digest>,
     /// What the component file must hash to, when known before loading it.
     pub component: Option<Digest>,
+    /// Something the operator should hear once (`check`, `plug lock`): a
+    /// pinned plug whose tag now points elsewhere.
+    pub notice: Option<String>,
 }
 
 /// An error about one key of a plug's entry.
@@ -59,6 +64,8 @@ pub struct Wanted<'a> {
 }
 
 pub struct Locator<'a> {
+    /// Made on first use (most runs never touch the network).
+    pub fetcher: OnceLock<Fetcher>,
     pub cache: &'a PlugCache,
     pub lock: Option<&'a LockFile>,
     pub lock_path: &'a Path,
@@ -69,6 +76,14 @@ pub struct Locator<'a> {
 const RELOCK: &str = "run `blaise-runner plug lock` to update blaise.lock";
 
 impl Locator<'_> {
+    fn fetcher(&self) -> Result<&Fetcher, LocateError> {
+        if let Some(fetcher) = self.fetcher.get() {
+            return Ok(fetcher);
+        }
+        let fetcher = Fetcher::new().map_err(|e| err("source", format!("{e:#}")))?;
+        Ok(self.fetcher.get_or_init(|| fetcher))
+    }
+
     pub async fn locate(&self, wanted: &Wanted<'_>) -> Result<Located, LocateError> {
         let source = Source::parse(wanted.source).map_err(|e| err("source", format!("{e:#}")))?;
         let pinned = wanted
@@ -125,6 +140,7 @@ impl Locator<'_> {
                     path: Source::path_in(&path, self.dir),
                     digest: expected.clone(),
                     component: expected,
+                    notice: None,
                 })
             }
             Source::Url(url) => self.url(&url, pinned.or(locked)).await,
@@ -159,7 +175,7 @@ impl Locator<'_> {
         {
             return Ok(located_component(cache, d, d.clone()));
         }
-        let (bytes, actual) = super::fetch::download(url)
+        let (staged, actual) = super::fetch::download_plug(self.fetcher()?, url, cache)
             .await
             .map_err(|e| err("source", format!("{e:#}")))?;
         let expected = match expected {
@@ -171,7 +187,7 @@ impl Locator<'_> {
             }
         };
         cache
-            .store_component(&expected, &bytes)
+            .commit_component(staged, &expected)
             .map_err(|e| err("source", format!("caching it: {e:#}")))?;
         Ok(located_component(cache, &expected, expected.clone()))
     }
@@ -183,10 +199,14 @@ impl Locator<'_> {
         pinned: Option<Digest>,
         locked: Option<Digest>,
     ) -> Result<Located, LocateError> {
+        let mut notice = None;
         let digest = match (pinned, locked) {
-            (Some(pin), _) => pin,
+            (Some(pin), _) => {
+                notice = self.moved_from_pin(reference, &pin).await;
+                pin
+            }
             (None, Some(lock)) if self.freshness == Freshness::TrustLock => lock,
-            (None, Some(lock)) => match oci::manifest_digest(reference).await {
+            (None, Some(lock)) => match oci::manifest_digest(self.fetcher()?, reference).await {
                 Ok(now) if now != lock => {
                     return Err(err(
                         "source",
@@ -206,16 +226,34 @@ impl Locator<'_> {
                 }
                 Err(e) => return Err(err("source", format!("{e:#}"))),
             },
-            (None, None) => oci::manifest_digest(reference)
+            (None, None) => oci::manifest_digest(self.fetcher()?, reference)
                 .await
                 .map_err(|e| err("source", format!("{e:#}")))?,
         };
-        let located = self.artifact(reference, &digest).await?;
+        // The signature names the manifest's digest: checked before anything
+        // is downloaded, so that a refused artifact leaves nothing behind.
         if !wanted.keys.is_empty() {
             self.check_signature(reference, &digest, wanted.keys)
                 .await?;
         }
+        let mut located = self.artifact(reference, &digest).await?;
+        located.notice = notice;
         Ok(located)
+    }
+
+    /// For a plug pinned by `digest:` whose source names a tag: where the tag
+    /// points now, when that is not the pin (a registry that cannot be asked
+    /// says nothing: the pin is what runs).
+    async fn moved_from_pin(&self, reference: &OciReference, pin: &Digest) -> Option<String> {
+        if self.freshness != Freshness::AskRegistry || reference.digest().is_some() {
+            return None;
+        }
+        let now = oci::manifest_digest(self.fetcher().ok()?, reference)
+            .await
+            .ok()?;
+        (now != *pin).then(|| {
+            format!("{reference}: tag moved to {now}; running the pinned {pin} (to take the new one, review it and change `digest:`)")
+        })
     }
 
     /// The cached component of the artifact `digest`, if both are cached.
@@ -243,9 +281,9 @@ impl Locator<'_> {
         if let Some(component) = self.cached_component(digest) {
             return Ok(located_component(cache, &component, digest.clone()));
         }
-        let (manifest_bytes, manifest) = oci::pull_manifest(reference, digest)
+        let (manifest_bytes, manifest) = oci::pull_manifest(self.fetcher()?, reference, digest)
             .await
-            .map_err(|e| err("source", format!("{reference}: {e:#}")))?;
+            .map_err(|e| err("source", format!("{e:#}")))?;
         if let Some(built_for) = manifest
             .annotations
             .as_ref()
@@ -269,9 +307,9 @@ impl Locator<'_> {
         let component =
             Digest::parse(&layer.digest).map_err(|e| err("source", format!("{e:#}")))?;
         if !cache.has_component(&component) {
-            let (bytes, actual) = oci::pull_component(reference, digest, layer)
+            let (staged, actual) = oci::pull_component(self.fetcher()?, reference, layer, cache)
                 .await
-                .map_err(|e| err("source", format!("{e:#}")))?;
+                .map_err(|e| err("source", format!("{reference}: {e:#}")))?;
             if actual != component {
                 return Err(mismatch(
                     &format!("{reference}@{digest}"),
@@ -280,7 +318,7 @@ impl Locator<'_> {
                 ));
             }
             cache
-                .store_component(&component, &bytes)
+                .commit_component(staged, &component)
                 .map_err(|e| err("source", format!("caching it: {e:#}")))?;
         }
         // The manifest last: a cached manifest means its component is cached.
@@ -304,19 +342,28 @@ impl Locator<'_> {
         if signature::verify(&cached, digest, keys).is_ok() {
             return Ok(());
         }
-        let found = signature::fetch(reference, digest)
+        let found = signature::fetch(self.fetcher()?, reference, digest)
             .await
             .map_err(|e| err("signed_by", format!("{e:#}")))?;
-        if let Ok(json) = serde_json::to_vec(&found) {
-            let _ = self.cache.store_signatures(digest, &json);
-        }
         let names = keys
             .iter()
             .map(|k| k.path.display().to_string())
             .collect::<Vec<_>>()
             .join(", ");
         match signature::verify(&found, digest, keys) {
-            Ok(()) => Ok(()),
+            Ok(()) => {
+                // Kept only once they sign it: evidence for the next check.
+                if let Ok(json) = serde_json::to_vec(&found) {
+                    let _ = self.cache.store_signatures(digest, &json);
+                }
+                Ok(())
+            }
+            Err(Refusal::OtherArtifact(other)) => Err(err(
+                "signed_by",
+                format!(
+                    "{reference} ({digest}) is not signed: the signatures the registry keeps for it sign another artifact ({other}). Refused; tell its publisher"
+                ),
+            )),
             Err(Refusal::Unsigned) => Err(err(
                 "signed_by",
                 format!(
@@ -338,6 +385,7 @@ fn located_component(cache: &PlugCache, component: &Digest, digest: Digest) -> L
         path: cache.component_path(component),
         digest: Some(digest),
         component: Some(component.clone()),
+        notice: None,
     }
 }
 

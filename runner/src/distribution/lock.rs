@@ -68,7 +68,12 @@ impl LockFile {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(anyhow!("reading {}: {e}", path.display())),
         };
-        let lock: LockFile = serde_yaml::from_str(&text).map_err(|e| {
+        LockFile::parse(&text, path).map(Some)
+    }
+
+    /// Reads the text of a lock file (`path` names it in errors).
+    pub fn parse(text: &str, path: &Path) -> Result<LockFile> {
+        let lock: LockFile = serde_yaml::from_str(text).map_err(|e| {
             anyhow!(
                 "{}: not a valid lock file ({e}); run `blaise-runner plug lock` to write it again",
                 path.display()
@@ -81,7 +86,7 @@ impl LockFile {
                 lock.version
             );
         }
-        Ok(Some(lock))
+        Ok(lock)
     }
 
     pub fn write(&self, path: &Path) -> Result<()> {

@@ -3,12 +3,14 @@
 //! pinned in `blaise.lock`, optionally required to carry a cosign signature,
 //! and listed in a static JSON index.
 //!
-//! One file per concern: `reference` (what a source names), `oci` (Wasm OCI
-//! artifacts in registries), `fetch` (URLs), `cache` (on disk, by digest),
+//! One file per concern: `reference` (what a source names), `download`
+//! (bounded HTTP reads from strangers), `registry` (the OCI pull protocol on
+//! it), `oci` (Wasm OCI artifacts), `fetch` (URLs), `cache` (on disk, by digest),
 //! `lock` (`blaise.lock`), `signature` (cosign), `index` (the catalogue),
 //! `locate` (from a source to a verified file), `progress` (the bar).
 
 pub mod cache;
+pub mod download;
 pub mod fetch;
 pub mod index;
 pub mod locate;
@@ -16,6 +18,7 @@ pub mod lock;
 pub mod oci;
 pub mod progress;
 pub mod reference;
+pub mod registry;
 pub mod signature;
 
 pub use cache::PlugCache;

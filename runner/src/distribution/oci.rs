@@ -1,6 +1,7 @@
 //! Wasm OCI artifacts (the layout wkg, Spin and wasmCloud read): a config of
 //! type `application/vnd.wasm.config.v0+json` and one `application/wasm`
-//! layer. Talks to registries through `oci-client`.
+//! layer. Pulls go through our bounded [`Registry`] client; pushes (to a
+//! registry the publisher chose) through `oci-client`.
 //!
 //! Plain HTTP: registries on this machine (`localhost`, `127.0.0.0/8`, `::1`)
 //! are spoken to without TLS, as `docker` does; any other registry needs
@@ -12,15 +13,17 @@ use std::collections::BTreeMap;
 use std::net::IpAddr;
 
 use anyhow::{Context as _, Result, anyhow, bail};
-use futures_util::StreamExt as _;
 use oci_client::Client;
 use oci_client::client::{ClientConfig, ClientProtocol, Config, ImageLayer};
-use oci_client::manifest::{OciDescriptor, OciImageManifest, OciManifest};
+use oci_client::manifest::{OciDescriptor, OciImageManifest};
 use oci_client::secrets::RegistryAuth;
-use sha2::{Digest as _, Sha256};
 
+use super::cache::PlugCache;
+use super::download::{Fetcher, shown};
 use super::progress;
 use super::reference::{Digest, OciReference};
+use super::registry::Registry;
+use crate::units::format_size;
 
 pub const WASM_CONFIG_MEDIA_TYPE: &str = "application/vnd.wasm.config.v0+json";
 pub const WASM_LAYER_MEDIA_TYPE: &str = "application/wasm";
@@ -82,49 +85,75 @@ pub fn auth() -> RegistryAuth {
     }
 }
 
+/// The tag or digest a reference names (`latest` when it names neither).
+pub fn tag_or_digest(reference: &OciReference) -> &str {
+    reference
+        .reference
+        .digest()
+        .or(reference.reference.tag())
+        .unwrap_or("latest")
+}
+
 /// What a tag (or digest) points to now.
-pub async fn manifest_digest(reference: &OciReference) -> Result<Digest> {
-    let client = client(reference.registry());
-    let digest = client
-        .fetch_manifest_digest(&reference.reference, &auth())
+pub async fn manifest_digest(fetcher: &Fetcher, reference: &OciReference) -> Result<Digest> {
+    Registry::new(fetcher, reference)?
+        .resolve(tag_or_digest(reference))
         .await
-        .map_err(|e| anyhow!("asking {} for {reference}: {e}", reference.registry()))?;
-    Digest::parse(&digest)
 }
 
 /// The manifest at `digest`, checked to be that digest and a Wasm artifact.
 pub async fn pull_manifest(
+    fetcher: &Fetcher,
     reference: &OciReference,
     digest: &Digest,
 ) -> Result<(Vec<u8>, OciImageManifest)> {
-    let client = client(reference.registry());
-    let (bytes, _) = client
-        .pull_manifest_raw(
-            &reference.at(digest),
-            &auth(),
-            &[oci_client::manifest::OCI_IMAGE_MEDIA_TYPE],
-        )
-        .await
-        .map_err(|e| anyhow!("fetching the manifest of {reference}@{digest}: {e}"))?;
-    let actual = Digest::of(&bytes);
-    if actual != *digest {
-        bail!("the registry sent a manifest whose digest is {actual}, not {digest}");
-    }
-    let manifest = parse_manifest(&bytes)?;
-    Ok((bytes.to_vec(), manifest))
+    let manifest = Registry::new(fetcher, reference)?
+        .manifest(digest.as_str())
+        .await?;
+    let parsed = parse_manifest(&manifest.bytes).map_err(|e| anyhow!("{reference}: {e:#}"))?;
+    Ok((manifest.bytes, parsed))
 }
 
-/// Reads a manifest and checks that it is a Wasm OCI artifact.
+const INDEX_MEDIA_TYPES: [&str; 2] = [
+    "application/vnd.oci.image.index.v1+json",
+    "application/vnd.docker.distribution.manifest.list.v2+json",
+];
+const DOCKER_MANIFEST: &str = "application/vnd.docker.distribution.manifest.v2+json";
+
+/// Reads a manifest and checks that it is a Wasm OCI artifact. Nothing in it
+/// is trusted: its sizes are checked where they are used, what is printed of
+/// it is escaped and cut.
 pub fn parse_manifest(bytes: &[u8]) -> Result<OciImageManifest> {
-    let manifest: OciManifest =
+    let value: serde_json::Value =
         serde_json::from_slice(bytes).context("the manifest is not valid JSON")?;
-    let OciManifest::Image(manifest) = manifest else {
-        bail!("the reference names an image index, not a Wasm artifact");
-    };
+    let media_type = value
+        .get("mediaType")
+        .and_then(|m| m.as_str())
+        .unwrap_or("");
+    if INDEX_MEDIA_TYPES.contains(&media_type) || value.get("manifests").is_some() {
+        bail!(
+            "the reference names an image index (a list of manifests, e.g. one per platform), not a Wasm artifact"
+        );
+    }
+    if media_type == DOCKER_MANIFEST {
+        bail!("the reference names a container image, not a Wasm artifact");
+    }
+    if !media_type.is_empty() && media_type != oci_client::manifest::OCI_IMAGE_MEDIA_TYPE {
+        bail!(
+            "the manifest is of type `{}`, not an OCI image manifest holding a Wasm artifact",
+            shown(media_type)
+        );
+    }
+    let manifest: OciImageManifest = serde_json::from_value(value).map_err(|e| {
+        anyhow!(
+            "the manifest is not an OCI image manifest: {}",
+            shown(&e.to_string())
+        )
+    })?;
     if manifest.config.media_type != WASM_CONFIG_MEDIA_TYPE {
         bail!(
             "not a Wasm artifact: its config is `{}`, not `{WASM_CONFIG_MEDIA_TYPE}` (push plugs with `blaise-runner plug push`)",
-            manifest.config.media_type
+            shown(&manifest.config.media_type)
         );
     }
     wasm_layer(&manifest)?;
@@ -135,64 +164,67 @@ pub fn parse_manifest(bytes: &[u8]) -> Result<OciImageManifest> {
 pub fn wasm_layer(manifest: &OciImageManifest) -> Result<&OciDescriptor> {
     match manifest.layers.as_slice() {
         [layer] if layer.media_type == WASM_LAYER_MEDIA_TYPE => Ok(layer),
-        layers => bail!(
-            "not a Wasm artifact: it has {} layer(s) ({}), not one `{WASM_LAYER_MEDIA_TYPE}` layer",
-            layers.len(),
-            layers
+        layers => {
+            let mut kinds: Vec<String> = layers
                 .iter()
-                .map(|l| l.media_type.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
+                .take(5)
+                .map(|l| format!("`{}`", shown(&l.media_type)))
+                .collect();
+            if layers.len() > 5 {
+                kinds.push("…".into());
+            }
+            bail!(
+                "not a Wasm artifact: it has {} layer(s) ({}), not one `{WASM_LAYER_MEDIA_TYPE}` layer",
+                layers.len(),
+                kinds.join(", ")
+            )
+        }
+    }
+}
+
+/// The component layer's size, checked: more than nothing, at most `max`.
+pub fn layer_size(layer: &OciDescriptor, max: u64) -> Result<u64> {
+    match u64::try_from(layer.size) {
+        Ok(size) if size > 0 && size <= max => Ok(size),
+        Ok(size) if size > max => bail!(
+            "its component declares {} bytes, more than the {} a plug may have (BLAISE_MAX_PLUG_SIZE): not downloaded",
+            size,
+            format_size(max)
+        ),
+        _ => bail!(
+            "its component declares a size of {} bytes: not a component; not downloaded",
+            layer.size
         ),
     }
 }
 
-/// Downloads the component layer; returns its bytes and their actual digest
-/// (the caller compares it with the expected one).
+/// Downloads the component layer into a staged file of the cache, checked
+/// against the size the manifest declares; returns it (deleted unless the
+/// caller commits it) and its actual digest, which the caller compares.
 pub async fn pull_component(
+    fetcher: &Fetcher,
     reference: &OciReference,
-    manifest_digest: &Digest,
     layer: &OciDescriptor,
-) -> Result<(Vec<u8>, Digest)> {
-    let client = client(reference.registry());
-    let image = reference.at(manifest_digest);
-    client
-        .store_auth_if_needed(image.resolve_registry(), &auth())
+    cache: &PlugCache,
+) -> Result<(tempfile::NamedTempFile, Digest)> {
+    let size = layer_size(layer, fetcher.limits.max_plug)?;
+    let digest = Digest::parse(&layer.digest)?;
+    let response = Registry::new(fetcher, reference)?.blob(&digest).await?;
+    let mut staged = cache.stage()?;
+    let bar = progress::bar(size, &format!("{reference}"));
+    let result = fetcher
+        .stream_to(
+            response,
+            staged.as_file_mut(),
+            fetcher.limits.max_plug,
+            Some(size),
+            &format!("downloading {digest}"),
+            &bar,
+        )
         .await;
-    let mut stream = client
-        .pull_blob_stream(&image, layer)
-        .await
-        .map_err(|e| anyhow!("downloading {}: {e}", layer.digest))?;
-    let total = stream.content_length.unwrap_or(layer.size.max(0) as u64);
-    let bar = progress::bar(total, &format!("{reference}"));
-    let mut hasher = Sha256::new();
-    let mut bytes = Vec::with_capacity(total as usize);
-    let mut stream_error = None;
-    while let Some(chunk) = stream.next().await {
-        match chunk {
-            Ok(chunk) => {
-                hasher.update(&chunk);
-                bytes.extend_from_slice(&chunk);
-                bar.inc(chunk.len() as u64);
-            }
-            // oci-client also checks the digest and fails the stream's end:
-            // we compare it ourselves to name both digests.
-            Err(e) => {
-                stream_error = Some(e);
-                break;
-            }
-        }
-    }
     bar.finish_and_clear();
-    let actual = Digest::from_hex(&hex::encode(hasher.finalize()));
-    // A stream cut short is a network error; whole bytes that hash wrong are
-    // reported by the caller as a digest mismatch.
-    if let Some(e) = stream_error
-        && (actual.as_str() == layer.digest || (bytes.len() as u64) < total)
-    {
-        bail!("downloading {}: {e}", layer.digest);
-    }
-    Ok((bytes, actual))
+    let (actual, _) = result?;
+    Ok((staged, actual))
 }
 
 /// What `push` puts in the artifact's annotations and config.
@@ -239,7 +271,7 @@ pub async fn push(reference: &OciReference, artifact: Artifact) -> Result<Digest
         )
         .await
         .map_err(|e| anyhow!("pushing to {reference}: {e}"))?;
-    manifest_digest(reference).await
+    manifest_digest(&Fetcher::new()?, reference).await
 }
 
 #[cfg(test)]

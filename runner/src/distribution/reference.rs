@@ -32,6 +32,8 @@ impl OciReference {
         if let Some(digest) = reference.digest() {
             Digest::parse(digest)?;
         }
+        check_registry(reference.registry())
+            .map_err(|why| anyhow!("`{text}` is not an OCI reference: {why}"))?;
         Ok(OciReference { reference })
     }
 
@@ -52,6 +54,43 @@ impl OciReference {
     pub fn registry(&self) -> &str {
         self.reference.registry()
     }
+}
+
+/// The registry part of a reference: a host name or IP address, and a port
+/// from 1 to 65535 if one is given.
+fn check_registry(registry: &str) -> Result<(), String> {
+    let (host, port) = if let Some(rest) = registry.strip_prefix('[') {
+        let (host, after) = rest
+            .split_once(']')
+            .ok_or_else(|| format!("registry `{registry}` opens `[` without closing it"))?;
+        (host, after.strip_prefix(':'))
+    } else {
+        match registry.rsplit_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (registry, None),
+        }
+    };
+    if let Some(port) = port
+        && !port.parse::<u16>().is_ok_and(|p| p > 0)
+    {
+        return Err(format!(
+            "the registry's port `{port}` is not a port (1 to 65535)"
+        ));
+    }
+    let valid_host = !host.is_empty()
+        && host.len() <= 253
+        && (host.parse::<std::net::IpAddr>().is_ok()
+            || host.split('.').all(|label| {
+                !label.is_empty()
+                    && label.len() <= 63
+                    && label
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            }));
+    if !valid_host {
+        return Err(format!("registry `{registry}` is not a host name"));
+    }
+    Ok(())
 }
 
 impl fmt::Display for OciReference {

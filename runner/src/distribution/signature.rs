@@ -20,8 +20,11 @@ use sigstore::crypto::signing_key::SigStoreKeyPair;
 use sigstore::crypto::{CosignVerificationKey, Signature, SigningScheme};
 use sigstore::registry::{Auth, ClientConfig, ClientProtocol};
 
+use super::download::{Fetcher, shown};
 use super::oci;
 use super::reference::{Digest, OciReference};
+use super::registry::Registry;
+use oci_client::manifest::OciImageManifest;
 
 /// A public key the operator trusts, with the file it came from (for messages).
 pub struct TrustedKey {
@@ -55,12 +58,15 @@ pub struct Evidence {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
     Unsigned,
+    /// Signatures are there, but they sign another artifact (this digest).
+    OtherArtifact(String),
     OtherKeys,
 }
 
 /// Checks that one of `evidence` signs `digest` with one of `keys`.
 pub fn verify(evidence: &[Evidence], digest: &Digest, keys: &[&TrustedKey]) -> Result<(), Refusal> {
     let mut signed = false;
+    let mut other = None;
     for e in evidence {
         let Ok(payload) = BASE64.decode(&e.payload) else {
             continue;
@@ -69,6 +75,7 @@ pub fn verify(evidence: &[Evidence], digest: &Digest, keys: &[&TrustedKey]) -> R
             continue;
         };
         if simple.critical.image.docker_manifest_digest != digest.as_str() {
+            other.get_or_insert_with(|| shown(&simple.critical.image.docker_manifest_digest));
             continue;
         }
         signed = true;
@@ -80,10 +87,10 @@ pub fn verify(evidence: &[Evidence], digest: &Digest, keys: &[&TrustedKey]) -> R
             return Ok(());
         }
     }
-    Err(if signed {
-        Refusal::OtherKeys
-    } else {
-        Refusal::Unsigned
+    Err(match (signed, other) {
+        (true, _) => Refusal::OtherKeys,
+        (false, Some(other)) => Refusal::OtherArtifact(other),
+        (false, None) => Refusal::Unsigned,
     })
 }
 
@@ -119,22 +126,63 @@ fn sigstore_reference(
         .map_err(|e| anyhow!("{reference}: {e}"))
 }
 
-/// The signatures the registry holds for the artifact (none when unsigned).
-pub async fn fetch(reference: &OciReference, digest: &Digest) -> Result<Vec<Evidence>> {
-    let mut client = sigstore_client(reference.registry())?;
-    let layers = client
-        .trusted_signature_layers(&auth(), &sigstore_reference(reference, digest)?)
+/// cosign's payload layers and the annotation holding each one's signature.
+const SIMPLE_SIGNING: &str = "application/vnd.dev.cosign.simplesigning.v1+json";
+const SIGNATURE_ANNOTATION: &str = "dev.cosignproject.cosign/signature";
+/// Signatures looked at for one artifact, and the size of one payload
+/// (cosign's are a few hundred bytes).
+const MAX_SIGNATURES: usize = 64;
+const MAX_PAYLOAD: u64 = 64 << 10;
+
+/// The signatures the registry holds for the artifact (none when unsigned),
+/// from cosign's `sha256-<hex>.sig` tag, read under caps.
+pub async fn fetch(
+    fetcher: &Fetcher,
+    reference: &OciReference,
+    digest: &Digest,
+) -> Result<Vec<Evidence>> {
+    let registry = Registry::new(fetcher, reference)?;
+    let tag = format!("sha256-{}.sig", digest.hex());
+    let what = format!("the signatures of {reference}@{digest}");
+    let Some(manifest) = registry
+        .manifest_if_any(&tag)
         .await
-        .map_err(|e| anyhow!("fetching the signatures of {reference}@{digest}: {e}"))?;
-    Ok(layers
-        .into_iter()
-        .filter_map(|l| {
-            Some(Evidence {
-                payload: BASE64.encode(&l.raw_data),
-                signature: l.signature?,
-            })
-        })
-        .collect())
+        .map_err(|e| anyhow!("fetching {what}: {e:#}"))?
+    else {
+        return Ok(Vec::new());
+    };
+    let manifest: OciImageManifest = serde_json::from_slice(&manifest.bytes)
+        .map_err(|_| anyhow!("{what}: the signature tag does not hold an OCI image manifest"))?;
+    let mut found = Vec::new();
+    for layer in manifest
+        .layers
+        .iter()
+        .filter(|l| l.media_type == SIMPLE_SIGNING)
+        .take(MAX_SIGNATURES)
+    {
+        let Some(signature) = layer
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get(SIGNATURE_ANNOTATION))
+        else {
+            continue;
+        };
+        let Ok(layer_digest) = Digest::parse(&layer.digest) else {
+            continue;
+        };
+        if !(0..=MAX_PAYLOAD as i64).contains(&layer.size) || signature.len() > 4096 {
+            continue;
+        }
+        let payload = registry
+            .small_blob(&layer_digest, MAX_PAYLOAD)
+            .await
+            .map_err(|e| anyhow!("fetching {what}: {e:#}"))?;
+        found.push(Evidence {
+            payload: BASE64.encode(&payload),
+            signature: signature.clone(),
+        });
+    }
+    Ok(found)
 }
 
 /// Reads a private key: PKCS#8 PEM, or cosign's encrypted format with the

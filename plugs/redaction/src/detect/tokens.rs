@@ -30,9 +30,23 @@ pub(super) fn at(b: &[u8], i: usize, e: usize, found: &mut Vec<Found>) {
         return;
     }
     let shape = match first {
-        b'A' => twitter_or_firebase(t),
+        b'A' => twitter_or_firebase(t).or_else(|| onepassword(t)),
+        b'p' => harness(t).or_else(|| airtable(t)),
+        b'a' => authress(t),
+        b's' => harness(t).or_else(|| authress(t)),
+        b'b' | b'w' | b'_' => {
+            // The secret is the rest of a URL or cookie: what names it stays.
+            if let Some((from, n, kind)) = after_marker(t) {
+                found.push(Found {
+                    start: i + from,
+                    end: i + from + n,
+                    kind,
+                });
+            }
+            return;
+        }
         b'S' => sendgrid(t),
-        b'e' => jwt(t),
+        b'e' => jwt(t).or_else(|| authress(t)),
         b'L' if t.starts_with(b"LS0tLS1CRUdJTi") => {
             // A PEM private key, base64-encoded once more (kubeconfig
             // `client-key-data`, Kubernetes secrets).
@@ -61,6 +75,8 @@ pub(super) fn at(b: &[u8], i: usize, e: usize, found: &mut Vec<Found>) {
     if let Some((n, kind)) = shape
         .or_else(|| azure_client_secret(t))
         .or_else(|| terraform(t))
+        .or_else(|| maxmind(t))
+        .or_else(|| facebook_app_secret(b, i, t))
     {
         push(n, kind);
     }
@@ -211,6 +227,143 @@ fn discord_bot(t: &[u8]) -> Option<usize> {
     let mac = run(t, id + 2 + ts, b64url);
     let n = id + 2 + ts + mac;
     ((27..=40).contains(&mac) && mixed(&t[..n])).then_some(n)
+}
+
+/// 1Password account secret keys: `A3-`, then groups of capitals and
+/// digits, 6, 11 (or 6 and 5), 5, 5, 5.
+fn onepassword(t: &[u8]) -> Option<(usize, &'static str)> {
+    if !t.starts_with(b"A3-") {
+        return None;
+    }
+    let group = |c: u8| c.is_ascii_uppercase() || c.is_ascii_digit();
+    let (mut lens, mut k, mut i) = ([0usize; 6], 0, 3);
+    loop {
+        let n = run(t, i, group);
+        if k == lens.len() || n == 0 {
+            return None;
+        }
+        lens[k] = n;
+        k += 1;
+        i += n;
+        if t.get(i) == Some(&b'-') && t.get(i + 1).is_some_and(|&c| group(c)) {
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    let shaped = matches!(&lens[..k], [6, 11, 5, 5, 5] | [6, 6, 5, 5, 5, 5]);
+    (shaped && !alnum_at(t, i) && mixed(&t[..i])).then_some((i, "1password-secret-key"))
+}
+
+/// Harness API keys and service account tokens: `pat.` or `sat.`, then an
+/// account id (22), a token id (24) and the secret (20), dot-separated.
+fn harness(t: &[u8]) -> Option<(usize, &'static str)> {
+    if !(t.starts_with(b"pat.") || t.starts_with(b"sat.")) {
+        return None;
+    }
+    let alnum = |c: u8| c.is_ascii_alphanumeric();
+    let shaped = run(t, 4, b64url) == 22
+        && t.get(26) == Some(&b'.')
+        && run(t, 27, alnum) == 24
+        && t.get(51) == Some(&b'.')
+        && run(t, 52, alnum) == 20
+        && !alnum_at(t, 72);
+    shaped.then_some((72, "harness-token"))
+}
+
+/// Airtable personal access tokens: `pat`, a 14-character id, `.`, 64 hex.
+fn airtable(t: &[u8]) -> Option<(usize, &'static str)> {
+    let shaped = t.starts_with(b"pat")
+        && run(t, 3, |c| c.is_ascii_alphanumeric()) == 14
+        && t.get(17) == Some(&b'.')
+        && run(t, 18, hex) == 64
+        && !alnum_at(t, 82);
+    shaped.then_some((82, "airtable-token"))
+}
+
+/// Authress service client access keys: `sc_` (or `ext_`, `scauth_`,
+/// `authress_`), client id, `.`, key id, `.acc_` account, `.`, the secret.
+fn authress(t: &[u8]) -> Option<(usize, &'static str)> {
+    let prefixes: [&[u8]; 4] = [b"sc_", b"ext_", b"scauth_", b"authress_"];
+    let i = prefixes.iter().find(|p| t.starts_with(p))?.len();
+    let alnum = |c: u8| c.is_ascii_alphanumeric();
+    // Each part: its bytes, its lengths, the separator after it.
+    let part =
+        |i: usize, ok: &dyn Fn(u8) -> bool, lens: std::ops::RangeInclusive<usize>, sep: &[u8]| {
+            let n = run(t, i, ok);
+            (lens.contains(&n) && t[i + n..].starts_with(sep)).then_some(i + n + sep.len())
+        };
+    let i = part(i, &alnum, 5..=30, b".")?;
+    let i = part(i, &alnum, 4..=6, b".acc")?;
+    if !matches!(t.get(i), Some(b'_' | b'-')) {
+        return None;
+    }
+    let i = part(i + 1, &|c| alnum(c) || c == b'-', 10..=32, b".")?;
+    let n = run(t, i, |c| super::b64(c) || c == b'_' || c == b'-');
+    (30..=120).contains(&n).then_some((i + n, "authress-key"))
+}
+
+/// A secret that is the rest of a URL path or a cookie: a Telegram bot's
+/// token in `…/bot<token>/`, a Teams webhook's ids and key after
+/// `webhookb2/`, GitLab's `_gitlab_session=` cookie. Where it starts (in `t`),
+/// its length and kind.
+fn after_marker(t: &[u8]) -> Option<(usize, usize, &'static str)> {
+    if let Some(rest) = t.strip_prefix(b"bot") {
+        return match digits_first(rest) {
+            Some((n, kind @ "telegram-token")) => Some((3, n, kind)),
+            _ => None,
+        };
+    }
+    if t.starts_with(b"webhookb2/") {
+        let n = run(t, 10, |c| b64url(c) || c == b'/' || c == b'@');
+        let ids = &t[10..10 + n];
+        return (n >= 70 && ids.contains(&b'@')).then_some((10, n, "teams-webhook"));
+    }
+    if t.starts_with(b"_gitlab_session=") {
+        let n = run(t, 16, |c| c.is_ascii_lowercase() || c.is_ascii_digit());
+        return (n == 32 && !alnum_at(t, 48) && mixed(&t[16..48])).then_some((
+            16,
+            32,
+            "gitlab-session",
+        ));
+    }
+    None
+}
+
+/// MaxMind license keys: 6 characters, `_`, 29, `_mmk`.
+fn maxmind(t: &[u8]) -> Option<(usize, &'static str)> {
+    let alnum = |c: u8| c.is_ascii_alphanumeric();
+    let shaped = t.len() >= 40
+        && t[6] == b'_'
+        && &t[36..40] == b"_mmk"
+        && run(t, 0, alnum) == 6
+        && run(t, 7, alnum) == 29
+        && !alnum_at(t, 40);
+    shaped.then_some((40, "maxmind-key"))
+}
+
+/// The secret of a Facebook app access token, `<app id>|<secret>`: the word
+/// after a `|` that follows 15 or 16 digits (the id is public and stays).
+fn facebook_app_secret(b: &[u8], i: usize, t: &[u8]) -> Option<(usize, &'static str)> {
+    if i < 16 || b[i - 1] != b'|' {
+        return None;
+    }
+    let digits = b[..i - 1]
+        .iter()
+        .rev()
+        .take_while(|c| c.is_ascii_digit())
+        .count();
+    let from = i - 1 - digits;
+    let alone = from == 0 || !b[from - 1].is_ascii_alphanumeric();
+    let n = run(t, 0, b64url);
+    ((15..=16).contains(&digits) && alone && (27..=40).contains(&n) && mixed(&t[..n]))
+        .then_some((n, "facebook-token"))
+}
+
+/// Whether `t` has a letter or digit at `i`: a token that runs on is not the
+/// fixed-length format it starts like.
+fn alnum_at(t: &[u8], i: usize) -> bool {
+    t.get(i).is_some_and(|c| c.is_ascii_alphanumeric())
 }
 
 /// Formats that start with a digit: Telegram bot tokens (`123456789:AA…`),

@@ -16,6 +16,9 @@ struct Rule {
     min: usize,
     max: usize,
     mixed: bool,
+    /// The run of `body` bytes must be exactly `min` long (`LTAI` and 20, not
+    /// the start of a longer identifier).
+    exact: bool,
     kind: &'static str,
 }
 
@@ -28,6 +31,7 @@ const fn rule(prefix: &'static [u8], body: fn(u8) -> bool, min: usize, kind: &'s
         min,
         max: ANY,
         mixed: false,
+        exact: false,
         kind,
     }
 }
@@ -55,6 +59,21 @@ const fn fixed(
     Rule {
         max: len,
         ..rule(prefix, body, len, kind)
+    }
+}
+
+/// A rule for a short prefix whose body has a fixed length and looks random:
+/// a longer run is an identifier that happens to start the same way.
+const fn exact(
+    prefix: &'static [u8],
+    body: fn(u8) -> bool,
+    len: usize,
+    kind: &'static str,
+) -> Rule {
+    Rule {
+        exact: true,
+        mixed: true,
+        ..fixed(prefix, body, len, kind)
     }
 }
 
@@ -89,6 +108,9 @@ fn b64_word(c: u8) -> bool {
 /// Sorted by first byte (a test checks it); a longer prefix before a
 /// shorter one it starts with.
 const RULES: &[Rule] = &[
+    exact(b"4b1d", alnum, 38, "clickhouse-key"),
+    rule(b"ABSK", b64, 109, "aws-bedrock-key"),
+    exact(b"API-", upper_digit, 26, "octopus-key"),
     rule(b"AGE-SECRET-KEY-1", upper_digit, 50, "age-secret-key"),
     rule(b"ATATT", b64url_padded, 50, "atlassian-token"),
     rule(b"ATCTT", b64url_padded, 50, "atlassian-token"),
@@ -107,20 +129,31 @@ const RULES: &[Rule] = &[
     rule(b"EZTK", alnum, 50, "easypost-key"),
     random(b"EAAA", b64url, 60, "square-token"),
     random(b"EAA", alnum, 60, "facebook-token"),
+    rule(b"FLWPUBK_TEST-", alnum_dash, 30, "flutterwave-key"),
+    rule(b"FLWPUBK-", alnum_dash, 30, "flutterwave-key"),
     rule(b"FLWSECK_TEST-", alnum_dash, 30, "flutterwave-key"),
     rule(b"FLWSECK-", alnum_dash, 30, "flutterwave-key"),
     rule(b"GOCSPX-", b64url, 24, "google-oauth-secret"),
     rule(b"GR1348941", b64url, 20, "gitlab-token"),
     rule(b"HRKU-", b64url, 30, "heroku-key"),
+    exact(b"LTAI", alnum, 20, "alibaba-key"),
     rule(b"NRAK-", upper_digit, 27, "newrelic-key"),
     rule(b"NRII-", b64url, 32, "newrelic-key"),
     rule(b"NRJS-", hex, 19, "newrelic-key"),
     rule(b"PMAK-", alnum_dash, 50, "postman-key"),
     fixed(b"SK", lower_hex, 32, "twilio-key"),
+    // A JWT, base64-encoded once more (`eyJ` → `ZXlK`).
+    random(b"ZXlK", b64, 80, "jwt"),
     rule(b"api_org_", alnum, 30, "huggingface-token"),
     rule(b"access-sandbox-", hex_dash, 36, "plaid-token"),
     rule(b"access-development-", hex_dash, 36, "plaid-token"),
     rule(b"access-production-", hex_dash, 36, "plaid-token"),
+    rule(
+        b"bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t",
+        b64,
+        20,
+        "aws-bedrock-key",
+    ),
     rule(b"bkua_", alnum, 40, "buildkite-token"),
     rule(b"cmVmdGtuOjAxOjE", b64url_padded, 40, "jfrog-token"),
     rule(b"dop_v1_", hex, 64, "digitalocean-token"),
@@ -130,6 +163,7 @@ const RULES: &[Rule] = &[
     rule(b"dckr_pat_", b64url, 20, "docker-hub-token"),
     rule(b"dckr_oat_", b64url, 20, "docker-hub-token"),
     rule(b"dapi", hex_dash, 32, "databricks-token"),
+    rule(b"dnkey-", alnum_dash, 40, "defined-networking-token"),
     rule(b"dp.st.", alnum, 40, "doppler-token"),
     rule(b"dp.pt.", alnum, 40, "doppler-token"),
     rule(b"dp.ct.", alnum, 40, "doppler-token"),
@@ -141,6 +175,8 @@ const RULES: &[Rule] = &[
     rule(b"duffel_live_", b64url, 40, "duffel-token"),
     rule(b"fio-u-", b64url, 60, "frameio-token"),
     rule(b"figd_", b64url, 40, "figma-token"),
+    rule(b"fm1a_", b64, 100, "fly-token"),
+    rule(b"fm1r_", b64, 100, "fly-token"),
     rule(b"fm2_", b64url_padded, 50, "fly-token"),
     rule(b"fo1_", b64url, 40, "fly-token"),
     rule(b"github_pat_", word, 22, "github-token"),
@@ -149,9 +185,9 @@ const RULES: &[Rule] = &[
     rule(b"ghu_", alnum, 36, "github-token"),
     rule(b"ghs_", alnum, 36, "github-token"),
     rule(b"ghr_", alnum, 36, "github-token"),
-    rule(b"glpat-", b64url, 20, "gitlab-token"),
+    rule(b"glpat-", b64url_dotted, 20, "gitlab-token"),
     rule(b"gldt-", b64url, 20, "gitlab-token"),
-    rule(b"glrt-", b64url, 20, "gitlab-token"),
+    rule(b"glrt-", b64url_dotted, 20, "gitlab-token"),
     rule(b"glrtr-", b64url, 20, "gitlab-token"),
     rule(b"glptt-", b64url, 20, "gitlab-token"),
     rule(b"glsoat-", b64url, 20, "gitlab-token"),
@@ -186,6 +222,7 @@ const RULES: &[Rule] = &[
     rule(b"pk_live_", alnum, 16, "stripe-key"),
     rule(b"pk_test_", alnum, 16, "stripe-key"),
     rule(b"pk.eyJ", b64url_dotted, 40, "mapbox-token"),
+    fixed(b"pubkey-", hex, 32, "mailgun-key"),
     rule(b"pul-", hex, 40, "pulumi-token"),
     rule(b"pscale_tkn_", b64url, 32, "planetscale-token"),
     rule(b"pscale_pw_", b64url, 32, "planetscale-token"),
@@ -201,18 +238,25 @@ const RULES: &[Rule] = &[
     rule(b"rdme_", alnum, 60, "readme-key"),
     rule(b"rnd_", alnum, 30, "render-key"),
     rule(b"r8_", alnum, 36, "replicate-token"),
+    rule(b"s-s4t2ud-", hex, 64, "intra42-secret"),
+    rule(b"s-s4t2af-", hex, 64, "intra42-secret"),
     rule(b"sk-ant-", b64url, 20, "anthropic-key"),
     random(b"sk-", b64url, 20, "openai-key"),
     rule(b"sk_live_", alnum, 16, "stripe-key"),
     rule(b"sk_test_", alnum, 16, "stripe-key"),
     rule(b"sk_prod_", alnum, 16, "stripe-key"),
     rule(b"sk.eyJ", b64url_dotted, 40, "mapbox-token"),
+    rule(b"sha256~", b64url, 43, "openshift-token"),
     rule(b"shpat_", hex, 32, "shopify-token"),
     rule(b"shpca_", hex, 32, "shopify-token"),
     rule(b"shppa_", hex, 32, "shopify-token"),
     rule(b"shpss_", hex, 32, "shopify-token"),
     rule(b"shippo_live_", hex, 40, "shippo-token"),
     rule(b"shippo_test_", hex, 40, "shippo-token"),
+    rule(b"sgp_", word, 40, "sourcegraph-token"),
+    exact(b"sm_aat_", alnum, 16, "settlemint-token"),
+    exact(b"sm_pat_", alnum, 16, "settlemint-token"),
+    exact(b"sm_sat_", alnum, 16, "settlemint-token"),
     rule(b"sq0atp-", b64url, 22, "square-token"),
     rule(b"sq0csp-", b64url, 40, "square-token"),
     rule(b"squ_", hex, 40, "sonarqube-token"),
@@ -226,10 +270,12 @@ const RULES: &[Rule] = &[
     rule(b"tskey-auth-", b64url, 20, "tailscale-key"),
     rule(b"tskey-api-", b64url, 20, "tailscale-key"),
     rule(b"tskey-client-", b64url, 20, "tailscale-key"),
+    rule(b"tk-us-", b64url, 48, "scalingo-token"),
     rule(b"tfp_", b64url, 40, "typeform-token"),
     rule(b"v1.0-", hex_dash, 100, "cloudflare-key"),
     rule(b"whsec_", b64, 24, "stripe-key"),
     rule(b"xoxe.xoxp-", alnum_dash, 10, "slack-token"),
+    rule(b"xoxe.xoxb-", alnum_dash, 10, "slack-token"),
     rule(b"xoxb-", alnum_dash, 10, "slack-token"),
     rule(b"xoxp-", alnum_dash, 10, "slack-token"),
     rule(b"xoxa-", alnum_dash, 10, "slack-token"),
@@ -295,7 +341,7 @@ pub(super) fn at(t: &[u8]) -> Option<(usize, &'static str)> {
         while n > 0 && t[r.prefix.len() + n - 1] == b'.' {
             n -= 1;
         }
-        if n < r.min {
+        if n < r.min || (r.exact && n != r.min) {
             continue;
         }
         let n = n.min(r.max);

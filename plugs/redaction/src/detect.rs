@@ -328,6 +328,10 @@ fn word(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
                 if w[p..].starts_with(b"://") {
                     has_scheme = true;
                 } else {
+                    // `KEY=-----BEGIN … PRIVATE KEY-----`: a key glued to its name.
+                    if w[p + 1..].starts_with(b"-----") {
+                        private_keys::pem(b, s + p + 1, found);
+                    }
                     assignments::at_operator(b, s, s + p, found);
                 }
             }

@@ -34,9 +34,16 @@ impl Rng {
         let mut rest = format;
         while let Some(open) = rest.find('{') {
             out.push_str(&rest[..open]);
-            let close = rest[open..].find('}').expect("closed") + open;
-            let (class, n) = rest[open + 1..close].split_once(':').expect("class:n");
-            let n: usize = n.parse().expect("count");
+            // Only `{x:n}` is a shape; any other brace is text (JSON, code).
+            let spec = rest[open..].find('}').and_then(|close| {
+                let (class, n) = rest[open + 1..open + close].split_once(':')?;
+                Some((class, n.parse::<usize>().ok()?, open + close))
+            });
+            let Some((class, n, close)) = spec.filter(|(class, _, _)| class.len() == 1) else {
+                out.push('{');
+                rest = &rest[open + 1..];
+                continue;
+            };
             let alphabet = match class {
                 "a" => ALNUM,
                 "l" => "abcdefghijklmnopqrstuvwxyz0123456789",
@@ -364,4 +371,195 @@ fn vendor_secrets_stream_the_same() {
         }
     }
     report(&failures, samples.len());
+}
+
+/// Texts whose secrets are given away by their names: each `«…»` masked,
+/// nothing else changed. `{x:n}` are random characters, as in [`VENDORS`].
+const NAMED: &[&str] = &[
+    // `aws sts assume-role` / `get-session-token` output.
+    "{\n    \"Credentials\": {\n        \"AccessKeyId\": \"«ASIA{u:16}»\",\n        \"SecretAccessKey\": \"«{b:40}»\",\n        \"SessionToken\": \"«IQoJb3JpZ2luX2VjE{b:300}»\",\n        \"Expiration\": \"2026-11-30T20:12:59+00:00\"\n    },\n    \"AssumedRoleUser\": {\n        \"AssumedRoleId\": \"AROA3XFRBF23EXAMPLE:s3-access\"\n    }\n}",
+    "{\"Credentials\":{\"AccessKeyId\":\"«ASIA{u:16}»\",\"SecretAccessKey\":\"«{b:40}»\",\"SessionToken\":\"«FwoGZXIvYXdzE{b:200}»\"}}",
+    "[default]\naws_access_key_id = «AKIA{u:16}»\naws_secret_access_key = «{b:40}»\naws_session_token = «IQoJb3JpZ2luX2VjE{b:180}»\nregion = eu-west-1\n",
+    "[profile ci]\naws_access_key_id=«AKIA{u:16}»\naws_secret_access_key=«{b:40}»\n",
+    "AWS_SECRET_ACCESS_KEY=«{b:40}»",
+    "export AWS_SECRET_ACCESS_KEY=\"«{b:40}»\"\nexport AWS_SESSION_TOKEN=\"«FwoGZXIvYXdzE{b:120}»\"",
+    "docker run -e AWS_SECRET_ACCESS_KEY=«{b:40}» -e AWS_REGION=us-east-1 app",
+    "aws:\n  access_key_id: «AKIA{u:16}»\n  secret_access_key: «{b:40}»\n",
+    "  secret_access_key: '«{b:40}»'\n",
+    "aws configure set aws_secret_access_key «{b:40}»",
+    "my-tool --access-key-id «AKIA{u:16}» --secret-access-key «{b:40}» --region eu-west-1",
+    "my-tool --secret-access-key=«{b:40}»",
+    "SecretAccessKey : «{b:40}»",
+    "provider \"aws\" {\n  access_key = \"«AKIA{u:16}»\"\n  secret_key = \"«{b:40}»\"\n}",
+    "s3 = Aws::S3::Client.new(:secret_access_key => '«{b:40}»')",
+    "{\"aws_session_token\": \"«{b:64}»\"}",
+    // Unknown vendors, named by their keys.
+    "{\"client_id\": \"app-1234\", \"client_secret\": \"«{a:40}»\"}",
+    "{\"client_secret\" : \"«{a:32}»\"}",
+    "{\"api_key\"  :  \"«{a:32}»\"}",
+    "const config = { clientSecret: \"«{a:40}»\", region: \"eu\" };",
+    "{\"clientSecret\":\"«{w:40}»\"}",
+    "apiKey = '«{a:32}»'",
+    "this.apiKey = \"«{a:32}»\";",
+    "curl -H 'x-api-key: «{a:40}»' https://api.example.com/v1",
+    "X-Api-Key: «{a:40}»\r\nAccept: */*\r\n",
+    "Ocp-Apim-Subscription-Key: «{h:32}»",
+    "X-Auth-Token: «{a:40}»",
+    "my-cli --api-key=«{a:32}» --verbose",
+    "my-cli --api-key «{a:32}» --verbose",
+    "my-cli --client-secret «{a:32}»",
+    "[stripe]\nsecret = \"«{a:32}»\"\n",
+    "[database]\nhost = \"db\"\npassword = \"«{a:20}»\"\n",
+    "[auth]\nprivate_key = «{b:44}»\naccess_key = «{a:24}»\nauth_key = «{a:32}»\n",
+    "DJANGO_SECRET_KEY='«{w:50}»'",
+    "access_key: «{a:24}»",
+    "token: «{h:40}»",
+    "secret: «{h:8}-{h:4}-{h:4}-{h:4}-{h:12}»",
+    "<add key=\"ApiKey\" value=\"«{a:32}»\" />",
+    "\"password\" : \"«{a:12}!{d:3}»\"",
+    // A private key glued to its name.
+    "KEY=«-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA{b:60}\n{b:64}\n{b:64}\n-----END RSA PRIVATE KEY-----»",
+    "PRIVATE_KEY=\"«-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC{b:40}\\n{b:64}\\n-----END PRIVATE KEY-----\\n»\"",
+    "ssh_key:«-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ{b:40}\n{b:64}\n-----END OPENSSH PRIVATE KEY-----»",
+];
+
+/// The text, with its shapes filled, and what it must become.
+fn unmark(rng: &mut Rng, marked: &str) -> (String, String) {
+    let filled = rng.shape(marked);
+    let input = filled.replace(['«', '»'], "");
+    let mut want = String::new();
+    let mut rest = filled.as_str();
+    while let Some(open) = rest.find('«') {
+        want.push_str(&rest[..open]);
+        want.push_str("[REDACTED]");
+        let close = rest[open..].find('»').expect("every « has its »");
+        rest = &rest[open + close + '»'.len_utf8()..];
+    }
+    want.push_str(rest);
+    (input, want)
+}
+
+/// `[REDACTED:kind]` → `[REDACTED]`.
+fn without_kinds(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("[REDACTED:") {
+        out.push_str(&rest[..at]);
+        out.push_str("[REDACTED]");
+        let close = rest[at..].find(']').expect("closed");
+        rest = &rest[at + close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn secrets_named_by_their_keys_are_masked() {
+    let r = redactor();
+    let mut rng = Rng(0x5eed_0000_aa55_0002);
+    let mut failures = Vec::new();
+    for marked in NAMED {
+        // Three samples of each.
+        for _ in 0..3 {
+            let (input, want) = unmark(&mut rng, marked);
+            let got = without_kinds(&r.redact(&input));
+            if got != want {
+                failures.push(format!("{input:?}\n   got {got:?}\n  want {want:?}"));
+            }
+            streams_the_same(&r, &input, &mut failures);
+        }
+    }
+    report(&failures, NAMED.len() * 3);
+}
+
+/// Look-alikes: random strings nothing says are secret, and prose about
+/// the formats. Each format is filled several times.
+const LOOK_ALIKES: &[&str] = &[
+    // git
+    "commit {h:40}",
+    "{h:40}",
+    "\"sha\": \"{h:40}\", \"parent\": \"{h:40}\"",
+    "git checkout {h:7} && git cherry-pick {h:40}",
+    "Merge pull request #1234 from acme/fix-{l:8} at {h:40}",
+    // UUIDs
+    "request_id={h:8}-{h:4}-{h:4}-{h:4}-{h:12} status=200",
+    "{\"id\": \"{h:8}-{h:4}-{h:4}-{h:4}-{h:12}\"}",
+    "X-Request-Id: {h:8}-{h:4}-{h:4}-{h:4}-{h:12}",
+    // hashes and digests
+    "checksum = \"{h:64}\"",
+    "{h:64}  blaise-1.2.0-x86_64.tar.gz",
+    "sha512sum: {h:128}",
+    "\"integrity\": \"sha512-{b:86}==\"",
+    "  integrity sha512-{b:86}==\n",
+    "image: nginx@sha256:{h:64}",
+    "\"digest\": \"sha256:{h:64}\"",
+    "golang.org/x/text v0.3.7 h1:{b:43}=",
+    "github.com/acme/lib v1.2.3/go.mod h1:{b:43}=",
+    "\"etag\": \"W/\\\"{h:32}\\\"\"",
+    // encoded data
+    "<img src=\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAA{b:240}==\">",
+    "background: url(data:image/gif;base64,R0lGODlhAQABAIAAAP{b:60}=);",
+    // public keys and certificates
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI{b:43} alice@laptop",
+    "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ{b:300} bob@ci",
+    "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA{b:20}\n{b:64}\n{b:64}\n-----END PUBLIC KEY-----",
+    "-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIE{b:44}\n{b:64}\n{b:64}\n-----END CERTIFICATE-----",
+    "\"public_key\": \"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI{b:43}\"",
+    // code
+    "var e=function(t,n){return t.{L:6}(n)},r=e(o,{d:3}),i=r.{L:8};",
+    "!function(e){var t={};function n(r){if(t[r])return t[r].exports}}({d:4});",
+    "let userAccountSettings = fetchSettings(accountId, {d:2});",
+    "fn parse_header(input: &[u8]) -> Result<Header, Error> { todo_{l:6}(input) }",
+    "token_count = {d:3}",
+    "\"token_type\": \"Bearer\", \"expires_in\": {d:4}",
+    "{\"key\": \"user.settings.theme\", \"value\": \"dark\"}",
+    "\"api_key_id\": \"{h:8}-{h:4}-{h:4}-{h:4}-{h:12}\"",
+    "\"client_secret\": \"${CLIENT_SECRET}\"",
+    "password: <your-password>",
+    "api_key = os.environ[\"API_KEY\"]",
+    "primary_key = \"id\"",
+    "cache_key = \"user:{d:6}:profile\"",
+    "public_key: \"{h:64}\"",
+    // prose about the formats
+    "GitHub tokens start with ghp_ and are 40 characters long.",
+    "npm tokens look like npm_ followed by 36 letters and digits.",
+    "A SendGrid key has the form SG.<id>.<secret>.",
+    "Slack bot tokens begin with xoxb- and webhooks with https://hooks.slack.com/services/.",
+    "Set AWS_SECRET_ACCESS_KEY in your environment, never in the code.",
+    "Telegram bot tokens look like 123456789:AA… and go after /bot in the URL.",
+    "age keys start with AGE-SECRET-KEY-1; public ones with age1.",
+    "Shopify access tokens start with shpat_, shared secrets with shpss_.",
+    "Docker Hub personal access tokens start with dckr_pat_.",
+    "Linear API keys start with lin_api_ and Hugging Face tokens with hf_.",
+    "DigitalOcean tokens start with dop_v1_; PyPI tokens with pypi-AgEIcHlwaS5vcmc.",
+    // identifiers that start like tokens
+    "API-GATEWAY-DEPLOYMENT-STAGE-PROD",
+    "LTAICONFIGURATIONMANAGERS",
+    "sm_pat_config and sgp_local settings",
+    "patch.{L:10}.ts and pat.id",
+    "sha256~ is not a token",
+    "https://example.webhook.office.com/webhookb2/ alone",
+    "https://api.telegram.org/bot<token>/getMe",
+];
+
+#[test]
+fn look_alikes_stay() {
+    let r = redactor();
+    let mut rng = Rng(0x5eed_1111_2222_0003);
+    let (mut failures, mut count) = (Vec::new(), 0);
+    for format in LOOK_ALIKES {
+        // Formats with random parts are filled five times.
+        let times = if format.contains('{') { 5 } else { 1 };
+        for _ in 0..times {
+            count += 1;
+            let text = rng.shape(format);
+            let got = r.redact(&text);
+            if got != text {
+                failures.push(format!("{text:?}\n   got {got:?}"));
+            }
+            streams_the_same(&r, &text, &mut failures);
+        }
+    }
+    report(&failures, count);
+    assert!(count >= 200, "{count}");
 }

@@ -17,7 +17,7 @@ pub(super) enum Name {
 
 /// Endings of names of secrets, lower case, without separators. `true`: the
 /// ending must start a part of the name (`DB_PASS`, `dbPass`, not `bypass`).
-const NAMES: [(&[u8], bool); 24] = [
+const NAMES: [(&[u8], bool); 26] = [
     (b"password", false),
     (b"passwd", false),
     (b"passphrase", false),
@@ -39,6 +39,10 @@ const NAMES: [(&[u8], bool); 24] = [
     (b"keydata", false),
     (b"secretkeybase", false),
     (b"mnemonic", false),
+    // Azure API Management's `Ocp-Apim-Subscription-Key` header.
+    (b"subscriptionkey", false),
+    // Sidekiq Enterprise credentials, `BUNDLE_GEMS__CONTRIBSYS__COM=user:pass`.
+    (b"contribsyscom", false),
     (b"auth", true),
     (b"sig", true),
     (b"signature", false),

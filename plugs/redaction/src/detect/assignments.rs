@@ -21,10 +21,10 @@ mod values;
 use std::ops::Range;
 
 use super::{Found, TOKEN, find};
-use names::{Name, compound, name_of, names_ending_like};
+use names::{NAMED_KEY, Name, compound, name_of, names_ending_like};
 use values::{
-    MAX_VALUE, code_word, dotted_code, dotted_identifier, identifier, label, name_word, number,
-    path, plain, quote_at, quoted, random, type_name, value_byte,
+    MAX_VALUE, code_word, dotted_code, dotted_identifier, identifier, keylike, label, name_word,
+    number, path, plain, quote_at, quoted, random, type_name, value_byte,
 };
 
 const MAX_KEY: usize = 64;
@@ -462,14 +462,15 @@ fn value(
             && (spaces_ok || !v.iter().any(u8::is_ascii_whitespace))
             && (spaces_ok || !(name_word(v) || label(v)))
             && !file(v)
-            && (kind != "signature" || op == Op::Compact);
+            && (kind != "signature" || op == Op::Compact)
+            && (kind != NAMED_KEY || keylike(v));
         return Parsed::Value(Value {
             start,
             end,
             open,
             seen: end + q.len(),
             secret,
-            kind,
+            kind: reported(kind),
         });
     }
     if op == Op::Blank && b[i] == b'-' {
@@ -510,6 +511,7 @@ fn value(
     let code_after = matches!(b.get(j), Some(b'=' | b',' | b')' | b';' | b'{' | b'}'));
     let secret = plain(v)
         && (kind != "signature" || op == Op::Compact)
+        && (kind != NAMED_KEY || keylike(v))
         && (op == Op::Xml || !matches!(next, Some(b'(' | b'[' | b'<')))
         && (op == Op::Compact || !name_word(v))
         && !dotted_identifier(v)
@@ -546,8 +548,17 @@ fn value(
         open,
         seen,
         secret,
-        kind,
+        kind: reported(kind),
     })
+}
+
+/// The kind a value is masked as: a `…_key` is one more secret assignment.
+fn reported(kind: &'static str) -> &'static str {
+    if kind == NAMED_KEY {
+        "secret-assignment"
+    } else {
+        kind
+    }
 }
 
 /// `--password value` on a command line.

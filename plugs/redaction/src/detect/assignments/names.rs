@@ -17,7 +17,7 @@ pub(super) enum Name {
 
 /// Endings of names of secrets, lower case, without separators. `true`: the
 /// ending must start a part of the name (`DB_PASS`, `dbPass`, not `bypass`).
-const NAMES: [(&[u8], bool); 26] = [
+const NAMES: [(&[u8], bool); 27] = [
     (b"password", false),
     (b"passwd", false),
     (b"passphrase", false),
@@ -46,7 +46,32 @@ const NAMES: [(&[u8], bool); 26] = [
     (b"auth", true),
     (b"sig", true),
     (b"signature", false),
+    // Any other `…_key` (`ADAFRUIT_IO_KEY`, `licenseKey`): last, so that the
+    // names above come first; its value must look like a key.
+    (b"key", true),
 ];
+
+/// Names ending in `key` whose values are public or not keys at all.
+const NOT_KEYS: [&[u8]; 14] = [
+    b"publickey",
+    b"pubkey",
+    b"primarykey",
+    b"foreignkey",
+    b"sortkey",
+    b"partitionkey",
+    b"rangekey",
+    b"hashkey",
+    b"cachekey",
+    b"idempotencykey",
+    b"hostkey",
+    b"routingkey",
+    b"objectkey",
+    b"translationkey",
+];
+
+/// The kind of a name that is only `…_key`: [`super::value`] asks more of
+/// its value, and reports it as `secret-assignment`.
+pub(super) const NAMED_KEY: &str = "named-key";
 
 const OTHER_NAMES: [&[u8]; 3] = [b"authorization", b"bearer", b"basic"];
 const AUTHORIZATION: u32 = 1 << NAMES.len();
@@ -114,6 +139,12 @@ pub(super) fn name_of(key: &[u8], candidates: u32) -> Option<Name> {
         let Some(first) = ends_with_name(key, name) else {
             continue;
         };
+        if name == b"key"
+            && (!compound(key) || NOT_KEYS.iter().any(|n| ends_with_name(key, n).is_some()))
+        {
+            // A bare `key` is too common a name (`"key": "theme"`).
+            continue;
+        }
         if starts_part && first > 0 {
             let (prev, cur) = (key[first - 1], key[first]);
             let camel = prev.is_ascii_lowercase() && cur.is_ascii_uppercase();
@@ -126,6 +157,8 @@ pub(super) fn name_of(key: &[u8], candidates: u32) -> Option<Name> {
             .any(|n| ends_with_name(key, n).is_some());
         return Some(Name::Secret(if aws {
             "aws-secret-key"
+        } else if name == b"key" {
+            NAMED_KEY
         } else if name == b"sig" || name == b"signature" {
             // Masked in query strings (SAS, presigned URLs) only: elsewhere
             // signatures are mostly public (JWS, TUF, webhooks).

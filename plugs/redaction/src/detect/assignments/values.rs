@@ -298,3 +298,27 @@ pub(super) fn label(v: &[u8]) -> bool {
             b"token" | b"secret" | b"password" | b"passwd" | b"key" | b"auth" | b"pass" | b"pwd"
         )
 }
+
+/// The value of a name that is only `…_key` (`ADAFRUIT_IO_KEY`): one run of
+/// key bytes, long, and random (letters and digits alternate often), not
+/// hex (hashes, git SHAs, UUIDs), not an identifier, a path or a version.
+pub(super) fn keylike(v: &[u8]) -> bool {
+    let class = |c: u8| match c {
+        b'a'..=b'z' => 1,
+        b'A'..=b'Z' => 2,
+        b'0'..=b'9' => 3,
+        _ => 0,
+    };
+    let changes = v
+        .windows(2)
+        .filter(|w| class(w[0]) != 0 && class(w[1]) != 0 && class(w[0]) != class(w[1]))
+        .count();
+    (16..=512).contains(&v.len())
+        && v.iter().all(|&c| {
+            c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'+' | b'/' | b'=' | b'.' | b'~')
+        })
+        && !v.iter().all(|&c| c.is_ascii_hexdigit() || c == b'-')
+        && !path(v)
+        && !dotted_identifier(v)
+        && changes >= (v.len() / 5).max(4)
+}

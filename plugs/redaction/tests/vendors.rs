@@ -226,6 +226,8 @@ const VENDORS: &[(&str, &str, &[&str])] = &[
         ],
     ),
     ("facebook-token", "", &["EAAC{a:120}"]),
+    ("twitter-token", "", &["{d:18}-{a:40}", "{d:19}-{a:31}"]),
+    ("dropbox-token", "", &["{a:11}AAAAAAAAAA{w:43}"]),
     ("jwt", "", &["ZXlKaGJHY2lPaUpJVXpJMU5pSjk{b:100}"]),
 ];
 
@@ -552,6 +554,7 @@ const LOOK_ALIKES: &[&str] = &[
     "DigitalOcean tokens start with dop_v1_; PyPI tokens with pypi-AgEIcHlwaS5vcmc.",
     // identifiers that start like tokens
     "API-GATEWAY-DEPLOYMENT-STAGE-PROD",
+    "call +1-555-0100 or 4155550100-ext or order 123456789012345-00000000000000000000",
     "LTAICONFIGURATIONMANAGERS",
     "sm_pat_config and sgp_local settings",
     "patch.{L:10}.ts and pat.id",

@@ -67,8 +67,9 @@ pub(super) fn at(b: &[u8], i: usize, e: usize, found: &mut Vec<Found>) {
                     end: i + from + n,
                     kind,
                 });
+                return;
             }
-            return;
+            None
         }
         _ => None,
     };
@@ -76,6 +77,7 @@ pub(super) fn at(b: &[u8], i: usize, e: usize, found: &mut Vec<Found>) {
         .or_else(|| azure_client_secret(t))
         .or_else(|| terraform(t))
         .or_else(|| maxmind(t))
+        .or_else(|| dropbox_long_lived(t))
         .or_else(|| facebook_app_secret(b, i, t))
     {
         push(n, kind);
@@ -330,6 +332,17 @@ fn after_marker(t: &[u8]) -> Option<(usize, usize, &'static str)> {
     None
 }
 
+/// Dropbox long-lived tokens: 11 characters, ten `A`s, 43 more.
+fn dropbox_long_lived(t: &[u8]) -> Option<(usize, &'static str)> {
+    if t.len() < 64 || &t[11..21] != b"AAAAAAAAAA" {
+        return None;
+    }
+    let shaped = run(t, 0, |c| c.is_ascii_alphanumeric()) >= 21
+        && run(t, 21, |c| b64url(c) || c == b'=') == 43
+        && mixed(&t[..11]);
+    shaped.then_some((64, "dropbox-token"))
+}
+
 /// MaxMind license keys: 6 characters, `_`, 29, `_mmk`.
 fn maxmind(t: &[u8]) -> Option<(usize, &'static str)> {
     let alnum = |c: u8| c.is_ascii_alphanumeric();
@@ -374,6 +387,18 @@ fn digits_first(t: &[u8]) -> Option<(usize, &'static str)> {
         let n = run(t, digits + 1, b64url);
         if n == 35 {
             return Some((digits + 36, "telegram-token"));
+        }
+    }
+    // Twitter access tokens: the user's id, `-`, 40 random characters.
+    if (15..=25).contains(&digits) && t.get(digits) == Some(&b'-') {
+        let n = run(t, digits + 1, |c| c.is_ascii_alphanumeric());
+        let body = &t[digits + 1..digits + 1 + n];
+        if (20..=40).contains(&n)
+            && !alnum_at(t, digits + 1 + n)
+            && mixed(body)
+            && !body.iter().all(u8::is_ascii_digit)
+        {
+            return Some((digits + 1 + n, "twitter-token"));
         }
     }
     if t.starts_with(b"1//0") {

@@ -346,7 +346,8 @@ fn vendor_secrets_are_masked_in_every_context() {
             // of its name (`token = "https://hooks…"`).
             let whole = |kind| context.replace("@@", &format!("[REDACTED:{kind}]"));
             let generic = got == whole("secret-assignment") || got == whole("authorization");
-            if got != want && !(!lead.is_empty() && generic) {
+            let accepted = got == want || (!lead.is_empty() && generic);
+            if !accepted {
                 failures.push(format!(
                     "{kind}: {input:?}\n   got {got:?}\n  want {want:?}"
                 ));

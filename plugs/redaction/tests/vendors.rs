@@ -256,6 +256,13 @@ const CONTEXTS: &[&str] = &[
     "- @@",
     "x @@; y",
     "key:@@",
+    "| prod | @@ |",
+    "[\"@@\", \"x\"]",
+    "{\"body\": \"{\\\"k\\\":\\\"@@\\\"}\"}",
+    "<input value=\"@@\"/>",
+    "q=%22@@%22",
+    "@@: rejected",
+    "{'k': '@@', 'n': 1}",
 ];
 
 fn samples() -> Vec<(&'static str, String, String)> {

@@ -11,6 +11,11 @@ use super::{Found, b64url, hex, mixed, private_keys, run, urls};
 
 /// The known formats that can start at `i` (the word ends at `e`).
 pub(super) fn at(b: &[u8], i: usize, e: usize, found: &mut Vec<Found>) {
+    // URL-encoded quotes or brackets before it (`q=%22npm_…%22`).
+    let mut i = i;
+    while e - i > 3 && b[i] == b'%' && hex(b[i + 1]) && hex(b[i + 2]) {
+        i += 3;
+    }
     let t = &b[i..e];
     let Some(&first) = t.first() else { return };
     let mut push = |len: usize, kind: &'static str| {
@@ -364,6 +369,7 @@ fn facebook_app_secret(b: &[u8], i: usize, t: &[u8]) -> Option<(usize, &'static 
     let digits = b[..i - 1]
         .iter()
         .rev()
+        .take(17)
         .take_while(|c| c.is_ascii_digit())
         .count();
     let from = i - 1 - digits;

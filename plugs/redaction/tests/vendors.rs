@@ -562,6 +562,10 @@ const LOOK_ALIKES: &[&str] = &[
     "DigitalOcean tokens start with dop_v1_; PyPI tokens with pypi-AgEIcHlwaS5vcmc.",
     // identifiers that start like tokens
     "API-GATEWAY-DEPLOYMENT-STAGE-PROD",
+    "job {d:16}-{h:24} done",
+    "trace_id={d:17}-{h:32}",
+    "\"publicKey\": \"{b:44}\"",
+    "ssh_public_key = \"{b:68}\"",
     "call +1-555-0100 or 4155550100-ext or order 123456789012345-00000000000000000000",
     "LTAICONFIGURATIONMANAGERS",
     "sm_pat_config and sgp_local settings",

@@ -395,14 +395,14 @@ fn digits_first(t: &[u8]) -> Option<(usize, &'static str)> {
             return Some((digits + 36, "telegram-token"));
         }
     }
-    // Twitter access tokens: the user's id, `-`, 40 random characters.
+    // Twitter access tokens: the user's id, `-`, 40 random characters of
+    // both cases (a timestamp and a lower-case hash is an id).
     if (15..=25).contains(&digits) && t.get(digits) == Some(&b'-') {
         let n = run(t, digits + 1, |c| c.is_ascii_alphanumeric());
         let body = &t[digits + 1..digits + 1 + n];
         if (20..=40).contains(&n)
-            && !alnum_at(t, digits + 1 + n)
-            && mixed(body)
-            && !body.iter().all(u8::is_ascii_digit)
+            && body.iter().any(u8::is_ascii_uppercase)
+            && body.iter().any(u8::is_ascii_lowercase)
         {
             return Some((digits + 1 + n, "twitter-token"));
         }

@@ -226,6 +226,15 @@ const VENDORS: &[(&str, &str, &[&str])] = &[
         ],
     ),
     ("facebook-token", "", &["EAAC{a:120}"]),
+    (
+        "azure-client-secret",
+        "",
+        &[
+            "b{a:2}{d:1}Q~{a:34}",
+            "w{a:2}{d:1}Q~{a:31}",
+            "d{a:2}{d:1}Q~{a:33}",
+        ],
+    ),
     ("twitter-token", "", &["{d:18}-{a:40}", "{d:19}-{a:31}"]),
     ("dropbox-token", "", &["{a:11}AAAAAAAAAA{w:43}"]),
     ("jwt", "", &["ZXlKaGJHY2lPaUpJVXpJMU5pSjk{b:100}"]),

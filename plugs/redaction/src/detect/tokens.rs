@@ -47,8 +47,9 @@ pub(super) fn at(b: &[u8], i: usize, e: usize, found: &mut Vec<Found>) {
                     end: i + from + n,
                     kind,
                 });
+                return;
             }
-            return;
+            None
         }
         b'S' => sendgrid(t),
         b'e' => jwt(t).or_else(|| authress(t)),
@@ -259,7 +260,7 @@ fn onepassword(t: &[u8]) -> Option<(usize, &'static str)> {
         }
     }
     let shaped = matches!(&lens[..k], [6, 11, 5, 5, 5] | [6, 6, 5, 5, 5, 5]);
-    (shaped && !alnum_at(t, i) && mixed(&t[..i])).then_some((i, "1password-secret-key"))
+    (shaped && !alnum_at(t, i) && mixed(&t[3..i])).then_some((i, "1password-secret-key"))
 }
 
 /// Harness API keys and service account tokens: `pat.` or `sat.`, then an

@@ -326,7 +326,7 @@ fn main() {
     let (n_tuning, n_held, n_neg, size) = if a.quick {
         (150, 50, 200, 1_000_000)
     } else {
-        (2_040, 1_020, 2_016, 50_000_000)
+        (2_040, 1_020, 2_020, 50_000_000)
     };
     let held_seed = a.seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x0048_454c_444f_5554;
     let load_start = loadavg();

@@ -24,6 +24,8 @@ pub const NEGATIVES: &[(&str, Neg)] = &[
     ("asset-hashes", asset_hashes),
     ("trace-ids", trace_ids),
     ("object-ids", object_ids),
+    ("public-named-values", public_named),
+    ("base64-payloads", base64_payloads),
 ];
 
 fn uuid_str(r: &mut Rng) -> String {
@@ -358,4 +360,45 @@ fn object_ids(r: &mut Rng) -> String {
         r.chars(ALNUM, 24),
         r.chars(b"abcdefghijklmnopqrstuvwxyz234567", 52)
     )
+}
+
+/// Values whose names sound close to a secret's but are public.
+fn public_named(r: &mut Rng) -> String {
+    match r.below(4) {
+        0 => format!(
+            "[Peer]\nPublicKey = {}\nAllowedIPs = 10.0.0.{}/32\nEndpoint = vpn.example.com:51820\n",
+            b64(&r.bytes(32)),
+            r.range(2, 250)
+        ),
+        1 => format!(
+            "{{\"client_id\": \"{}-{}.apps.googleusercontent.com\", \"project_id\": \"acme-{}\"}}",
+            r.chars(DIGITS, 12),
+            r.chars(LOWER_NUM, 32),
+            r.range(100000, 999999)
+        ),
+        2 => format!(
+            "{{\"signatures\": [{{\"keyid\": \"{}\", \"sig\": \"{}\"}}], \"signed\": {{\"_type\": \"targets\", \"version\": {}}}}}",
+            r.chars(HEX, 64),
+            r.chars(HEX, 128),
+            r.range(1, 400)
+        ),
+        _ => format!(
+            "The server's host key fingerprint is SHA256:{}.\nkey_id: {}\ntoken_type: Bearer\nexpires_in: 3600\n",
+            &b64(&r.bytes(32))[..43],
+            r.chars(HEX, 40)
+        ),
+    }
+}
+
+/// Random base64 under names that say nothing of secrets.
+fn base64_payloads(r: &mut Rng) -> String {
+    let n = r.range(24, 300);
+    let data = b64(&r.bytes(n));
+    match r.below(3) {
+        0 => format!("{{\"event\":\"upload\",\"payload\":\"{data}\",\"encoding\":\"base64\"}}"),
+        1 => format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: assets\nbinaryData:\n  logo.png: {data}\n"
+        ),
+        _ => format!("$ base64 < /dev/urandom | head -c {}\n{data}\n", data.len()),
+    }
 }

@@ -17,7 +17,9 @@
 //! false positive.
 //!
 //! `--quick` (200 positives, 200 negatives, 1 MB, no peers) is the short
-//! fixed-seed slice for CI: it prints figures and asserts nothing.
+//! fixed-seed slice for CI: it prints figures and asserts nothing. Run
+//! without `--bench` (`cargo test --benches`), it does the same and writes
+//! no files.
 
 #[path = "recall/contexts.rs"]
 mod contexts;
@@ -52,6 +54,9 @@ struct Args {
     seed: u64,
     quick: bool,
     peers: bool,
+    /// Run by `cargo test --benches` (no `--bench`): a quick smoke run that
+    /// writes nothing under `target/`.
+    smoke: bool,
 }
 
 fn args() -> Args {
@@ -59,7 +64,12 @@ fn args() -> Args {
         seed: DEFAULT_SEED,
         quick: false,
         peers: true,
+        smoke: !std::env::args().any(|a| a == "--bench"),
     };
+    if a.smoke {
+        a.quick = true;
+        a.peers = false;
+    }
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -68,7 +78,8 @@ fn args() -> Args {
                 a.peers = false;
             }
             "--no-peers" => a.peers = false,
-            "--peers" => a.peers = true,
+            "--peers" => a.peers = !a.smoke,
+            "--list" => std::process::exit(0), // `cargo test --list`
             "--seed" => {
                 a.seed = it
                     .next()
@@ -321,7 +332,6 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let root = root.canonicalize().unwrap_or(root);
     let work = std::env::temp_dir().join(format!("redaction-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&work).unwrap();
 
     let (n_tuning, n_held, n_neg, size) = if a.quick {
         (150, 50, 200, 1_000_000)
@@ -351,6 +361,7 @@ fn main() {
     eprintln!("ours: {:.1} s", t.elapsed().as_secs_f64());
 
     if a.peers {
+        std::fs::create_dir_all(&work).unwrap();
         let corpus_dir = work.join("corpus");
         peers::write_corpus(&rows, &corpus_dir).unwrap();
         let venv = std::env::var_os("REDACTION_BENCH_VENV")
@@ -376,6 +387,9 @@ fn main() {
         loadavg()
     );
     println!("{md}");
+    if a.smoke {
+        return;
+    }
     let out = root.join("target/redaction-bench.md");
     std::fs::create_dir_all(out.parent().unwrap()).unwrap();
     std::fs::write(&out, &md).unwrap();

@@ -205,6 +205,8 @@ const VENDORS: &[(&str, &str, &[&str])] = &[
     ("alibaba-key", "", &["LTAI{a:20}"]),
     ("defined-networking-token", "", &["dnkey-{U:26}-{U:52}"]),
     ("mailgun-key", "", &["pubkey-{h:32}", "key-{h:32}"]),
+    // Mailgun's private API and webhook signing keys as issued now.
+    ("mailgun-key", "", &["{h:32}-{h:8}-{h:8}"]),
     (
         "authress-key",
         "",
@@ -444,6 +446,23 @@ const NAMED: &[&str] = &[
     "spring.datasource.password=«{a:20}»",
     "BUNDLE_GEMS__CONTRIBSYS__COM=«{h:8}:{h:8}»",
     "Password = «{a:20}»",
+    // The name in one field, the value in the next: Kubernetes env lists,
+    // ECS task definitions, SSM parameters, Helm, CloudFormation, HCL.
+    "env:\n  - name: LOG_LEVEL\n    value: info\n  - name: AWS_SECRET_ACCESS_KEY\n    value: \"«{b:40}»\"\n  - name: DB_PASSWORD\n    valueFrom:\n      secretKeyRef:\n        name: db\n        key: password\n  - name: PORT\n    value: \"8080\"\n",
+    "        - name: API_TOKEN\n          value: «{a:32}»\n        - name: REGION\n          value: eu-west-1\n",
+    "- name: SENTRY_AUTH\n  # rotated monthly\n  value: '«{a:24}»'\n",
+    "\"environment\": [{\"name\": \"STAGE\", \"value\": \"prod\"}, {\"name\": \"API_TOKEN\", \"value\": \"«{a:40}»\"}]",
+    "[{\"name\":\"GITHUB_TOKEN\",\"value\":\"«{a:40}»\"},{\"name\":\"CI\",\"value\":\"true\"}]",
+    "{\n    \"Parameter\": {\n        \"Name\": \"/prod/db/password\",\n        \"Type\": \"SecureString\",\n        \"Value\": \"«{a:24}»\",\n        \"Version\": 3\n    }\n}",
+    "\"environment\": [\n    {\n        \"name\": \"STRIPE_SECRET\",\n        \"value\": \"«{a:32}»\"\n    },\n    {\n        \"name\": \"PORT\",\n        \"value\": \"8080\"\n    }\n]",
+    "{\"name\": \"DB_PASSWORD\", \"slotSetting\": false, \"value\": \"«{a:16}!{d:2}»\"}",
+    "set:\n  - key: PASSWORD\n    value: «{a:20}»\n",
+    "[{\"ParameterKey\": \"DBPassword\", \"ParameterValue\": \"«{a:20}»\"}]",
+    "environment = [\n  { name = \"DB_PASSWORD\", value = \"«{a:20}»\" },\n]",
+    "{\"stdout\": \"[{\\\"name\\\":\\\"API_KEY\\\",\\\"value\\\":\\\"«{a:32}»\\\"}]\"}",
+    "env: [{name: SLACK_TOKEN, value: \"«{a:32}»\"}]",
+    // Mailgun's private key, with no name near it.
+    "mg.messages.create(domain, {key: '«{h:32}-{h:8}-{h:8}»'})",
     // A private key glued to its name.
     "KEY=«-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA{b:60}\n{b:64}\n{b:64}\n-----END RSA PRIVATE KEY-----»",
     "PRIVATE_KEY=\"«-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC{b:40}\\n{b:64}\\n-----END PRIVATE KEY-----\\n»\"",
@@ -582,6 +601,25 @@ const LOOK_ALIKES: &[&str] = &[
     "sha256~ is not a token",
     "https://example.webhook.office.com/webhookb2/ alone",
     "https://api.telegram.org/bot<token>/getMe",
+    // A secret's name in one field and no value of it in the next.
+    "env:\n  - name: DB_PASSWORD\n    valueFrom:\n      secretKeyRef:\n        name: db-credentials\n        key: password\n  - name: LOG_LEVEL\n    value: {a:24}\n",
+    "- name: REQUIRE_AUTH\n  value: true\n- name: API_TOKEN\n  value: \"3\"\n",
+    "- name: API_TOKEN\n  value: $(API_TOKEN_FROM_FILE)\n- name: DB_PASSWORD\n  value: ${DB_PASSWORD}\n",
+    "- name: GITHUB_TOKEN\n  value: \"{{ .Values.github.token }}\"\n",
+    "{\"name\": \"DB_PASSWORD\", \"valueFrom\": \"arn:aws:ssm:eu-west-1:123456789012:parameter/prod/db/password\"}",
+    "[{\"name\": \"API_TOKEN\", \"valueFrom\": \"x\"}, {\"name\": \"REGION\", \"value\": \"{a:24}\"}]",
+    "- name: API_TOKEN\n  valueFrom: x\nother:\n  value: {a:24}\n",
+    "- name: API_TOKEN\n  valueFrom:\n    secretKeyRef: {name: api, key: token}\n  value: {a:24}\n",
+    "{\"Key\": \"Name\", \"Value\": \"web-{l:8}\"}",
+    "{\"key\": \"password_min_length\", \"value\": \"{d:8}\"}",
+    "- name: TENANT_ID\n  value: {h:8}-{h:4}-{h:4}-{h:4}-{h:12}\n",
+    // Hex groups that are not Mailgun's: UUIDs, and other counts of groups.
+    "{h:8}-{h:4}-{h:4}-{h:4}-{h:12}",
+    "id {h:8}-{h:4}-{h:4}-{h:4}-{h:12}-{h:8}-{h:8}",
+    "{h:32}-{h:8}",
+    "{h:32}-{h:8}-{h:8}-{h:4}",
+    "{h:32}-{h:8}-{h:7}",
+    "{d:32}-{d:8}-{d:8}",
 ];
 
 #[test]

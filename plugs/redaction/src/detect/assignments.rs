@@ -16,6 +16,7 @@
 mod command_lines;
 mod http_auth;
 mod names;
+mod siblings;
 mod values;
 
 use std::ops::Range;
@@ -28,6 +29,9 @@ use values::{
 };
 
 const MAX_KEY: usize = 64;
+/// As `detect::OPEN_LOOKBACK`: how far back a name whose value reaches a cut
+/// is looked for on its line.
+const OPEN_LOOKBACK: usize = 4 << 10;
 /// Longest type between a name and its `=` (`token: Option<&str> = …`).
 const MAX_TYPE: usize = 48;
 
@@ -126,6 +130,31 @@ pub(super) fn at_operator(b: &[u8], s: usize, op: usize, found: &mut Vec<Found>)
 /// what decides whether it is one, reaches `cut` (`"password": "hunt`,
 /// `Authorization: Bearer `).
 pub(super) fn open_at(b: &[u8], from: usize, cut: usize) -> Option<usize> {
+    // A name on an earlier line is [`open_before_line`]'s.
+    open_on_line(b, from, cut).map(|start| start.max(from))
+}
+
+/// Where a name starts on a line before the one of `cut` whose value, or
+/// what decides whether it is one, reaches `cut` or may come after it: `-
+/// name: DB_PASSWORD` with its `value:` on the next line. The stream keeps
+/// only the current line, so the cut must move before the name.
+pub(super) fn open_before_line(b: &[u8], cut: usize) -> Option<usize> {
+    let line = b[..cut]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |p| p + 1);
+    let from = line.max(cut.saturating_sub(OPEN_LOOKBACK));
+    let on_line = open_on_line(b, from, cut).filter(|&start| start < from);
+    let sibling = siblings::open_at(b, cut).filter(|&start| start < from);
+    match (on_line, sibling) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
+    }
+}
+
+/// Where a name starts (at or after `from`, before `cut`, or before `from`
+/// for the value field of an earlier name field) whose value reaches `cut`.
+fn open_on_line(b: &[u8], from: usize, cut: usize) -> Option<usize> {
     let reaches = |p: &Parsed| match p {
         Parsed::Open => true,
         Parsed::Value(v) => v.open || v.seen > cut,
@@ -188,6 +217,12 @@ fn for_names(b: &[u8], class: u8, s: usize, e: usize, mut f: impl FnMut(usize, P
         if ke > s && f(s, parse(b, s, ke)) {
             return;
         }
+        // `value:` after `- name: DB_PASSWORD`.
+        if let Some((name, parsed)) = siblings::value_of(b, s, ke)
+            && f(name, parsed)
+        {
+            return;
+        }
     }
     if class & (AFTER_NAME | OPERATOR) == 0 {
         return;
@@ -201,6 +236,12 @@ fn for_names(b: &[u8], class: u8, s: usize, e: usize, mut f: impl FnMut(usize, P
     }
     if class & OPERATOR != 0 {
         if f(one.start, parse(b, one.start, one.end)) {
+            return;
+        }
+        // `"value": …` after `"name": "API_TOKEN",`.
+        if let Some((name, parsed)) = siblings::value_of(b, one.start, one.end)
+            && f(name, parsed)
+        {
             return;
         }
         let two = word_before(b, one.start);

@@ -85,6 +85,7 @@ pub(super) fn at(b: &[u8], i: usize, e: usize, found: &mut Vec<Found>) {
         .or_else(|| maxmind(t))
         .or_else(|| dropbox_long_lived(t))
         .or_else(|| facebook_app_secret(b, i, t))
+        .or_else(|| mailgun_private(t))
     {
         push(n, kind);
     }
@@ -177,8 +178,19 @@ fn is_aws_key_id(t: &[u8]) -> bool {
 }
 
 /// Where an AWS key id starts that ends right before `at` (but for up to
-/// four separators): its secret may come next.
+/// four separators): its secret may come next. Also where a name field on an
+/// earlier line starts whose value field may come after `at` (`- name:
+/// DB_PASSWORD`, then `value: …`): the hold-back's one look before the
+/// current line, so it is asked here.
 pub(super) fn aws_key_id_before(b: &[u8], at: usize) -> Option<usize> {
+    let id = aws_key_id_ending(b, at);
+    match (id, super::assignments::open_before_line(b, at)) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
+    }
+}
+
+fn aws_key_id_ending(b: &[u8], at: usize) -> Option<usize> {
     let mut end = at;
     while end > 0
         && at - end < 4
@@ -378,6 +390,23 @@ fn facebook_app_secret(b: &[u8], i: usize, t: &[u8]) -> Option<(usize, &'static 
     let n = run(t, 0, b64url);
     ((15..=16).contains(&digits) && alone && (27..=40).contains(&n) && mixed(&t[..n]))
         .then_some((n, "facebook-token"))
+}
+
+/// Mailgun private API keys and webhook signing keys as Mailgun issues them
+/// now: 32, 8 and 8 lower-case hex digits, dash-separated. A UUID (8-4-4-4-12)
+/// never has this shape, nor does a longer run of hex groups.
+fn mailgun_private(t: &[u8]) -> Option<(usize, &'static str)> {
+    if t.len() < 50 || t[32] != b'-' || t[41] != b'-' {
+        return None;
+    }
+    let lower_hex = |c: u8| c.is_ascii_digit() || (b'a'..=b'f').contains(&c);
+    let shaped = run(t, 0, lower_hex) == 32
+        && run(t, 33, lower_hex) == 8
+        && run(t, 42, lower_hex) == 8
+        && !alnum_at(t, 50)
+        && !(t.get(50) == Some(&b'-') && alnum_at(t, 51))
+        && mixed(&t[..32]);
+    shaped.then_some((50, "mailgun-key"))
 }
 
 /// Whether `t` has a letter or digit at `i`: a token that runs on is not the

@@ -38,8 +38,11 @@ pub struct Found {
     pub kind: &'static str,
 }
 
-/// Most bytes a non-final chunk may hold back waiting for its next chunk.
-pub const MAX_HOLD: usize = 16 << 10;
+/// Most bytes a non-final chunk may hold back waiting for its next chunk:
+/// room for a whole private key block ([`MAX_PEM`]) with the line before it.
+pub const MAX_HOLD: usize = 32 << 10;
+
+pub use private_keys::MAX_PEM;
 
 /// Words shorter than this are never secrets (literals and the names of
 /// secrets, `pwd:`, are matched apart).
@@ -311,6 +314,11 @@ fn word(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     if w.starts_with(b"-----") {
         private_keys::pem(b, s, found);
         return;
+    }
+    // `KEY=-----BEGIN RSA PRIVATE KEY-----`: a marker glued to what comes
+    // before it ends its word (a space follows `BEGIN`).
+    if w.ends_with(b"-----BEGIN") {
+        private_keys::pem(b, e - 10, found);
     }
     let mut has_scheme = false;
     let mut at = 0;

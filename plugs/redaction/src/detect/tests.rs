@@ -93,11 +93,18 @@ fn never_holds_back_more_than_max_hold() {
     let r = Redactor::new(&[]);
     let word = "a".repeat(3 * MAX_HOLD);
     assert_eq!(r.hold_back_from(&word), 2 * MAX_HOLD);
+    // A key is paired with its END only within MAX_PEM (< MAX_HOLD): an
+    // open one is held whole, a longer run of base64 lines no more.
     let open_key = format!(
         "-----BEGIN RSA PRIVATE KEY-----\n{}",
-        "QUJD\n".repeat(MAX_HOLD)
+        "QUJDQUJDQUJDQUJD\n".repeat(MAX_PEM / 20)
     );
-    assert_eq!(r.hold_back_from(&open_key), open_key.len() - MAX_HOLD);
+    assert_eq!(r.hold_back_from(&open_key), 0);
+    let too_long = format!(
+        "-----BEGIN RSA PRIVATE KEY-----\n{}",
+        "QUJDQUJDQUJDQUJD\n".repeat(MAX_HOLD)
+    );
+    assert_eq!(r.hold_back_from(&too_long), too_long.len());
 }
 
 #[test]

@@ -21,6 +21,7 @@
 //! integrity hashes, base64 data.
 
 mod assignments;
+mod decode;
 mod private_keys;
 mod tokens;
 mod urls;
@@ -68,12 +69,13 @@ const fn token_table() -> [bool; 256] {
 }
 
 /// Bytes that can be part of a token-like word.
-static TOKEN: [bool; 256] = token_table();
+pub(crate) static TOKEN: [bool; 256] = token_table();
 
 /// In a redactor's byte classes: the byte can be part of a token.
 const TOKEN_BIT: u8 = 1;
 /// In a redactor's byte classes: a literal starts with this byte.
 const LITERAL_BIT: u8 = 2;
+
 
 /// Finds and masks secrets: well-known formats and the operator's literals.
 #[derive(Debug, Clone)]
@@ -99,6 +101,7 @@ impl Redactor {
         for l in &literals {
             class[l[0] as usize] |= LITERAL_BIT;
         }
+
         Redactor { literals, class }
     }
 
@@ -144,6 +147,11 @@ impl Redactor {
     /// Every secret in the text, in order, not overlapping, each on char
     /// boundaries.
     pub fn find(&self, text: &str) -> Vec<Found> {
+        self.find_at_depth(text, 0)
+    }
+
+    /// [`Redactor::find`] in text decoded `depth` times already.
+    fn find_at_depth(&self, text: &str, depth: u8) -> Vec<Found> {
         let b = text.as_bytes();
         let mut found = Vec::new();
         let mut i = 0;
@@ -158,10 +166,16 @@ impl Redactor {
             if i - start >= MIN_WORD {
                 word(b, start, i, &mut found);
                 class |= assignments::after_name(b, start, i);
+                if i - start >= decode::MIN_BASE64 && depth < decode::MAX_DEPTH {
+                    self.base64_word(b, start, i, depth, &mut found);
+                }
             }
             if class != 0 {
                 assignments::at_word(b, class, start, i, &mut found);
             }
+        }
+        if depth < decode::MAX_DEPTH {
+            decode::escaped(self, text, depth, &mut found);
         }
         let mut found = resolve_overlaps(found);
         // Values end where bytes say so; a mask must not split a character.
@@ -213,6 +227,22 @@ impl Redactor {
             i += 1;
         }
         i
+    }
+
+    /// A base64 word whose decoded text holds a secret is masked whole, as
+    /// the kind found inside.
+    #[inline(never)]
+    fn base64_word(&self, b: &[u8], s: usize, e: usize, depth: u8, found: &mut Vec<Found>) {
+        let Some(text) = decode::base64_text(&b[s..e]) else {
+            return;
+        };
+        if let Some(f) = self.find_at_depth(&text, depth + 1).first() {
+            found.push(Found {
+                start: s,
+                end: e,
+                kind: f.kind,
+            });
+        }
     }
 
     fn literal_at(&self, b: &[u8], i: usize, found: &mut Vec<Found>) {
@@ -284,6 +314,10 @@ impl Redactor {
         // password of a URL (`"password": "hunt`, `Authorization: Bearer `).
         if let Some(begin) = private_keys::open_at(b, cut) {
             cut = cut.min(begin);
+        }
+        // A field with escapes is decoded whole.
+        if let Some(field) = decode::open_at(b, cut) {
+            cut = cut.min(field);
         }
         let line = b[..cut]
             .iter()

@@ -77,10 +77,23 @@ const TOKEN_BIT: u8 = 1;
 const LITERAL_BIT: u8 = 2;
 
 
+/// Longest match of an operator's pattern that is masked: a stream holds
+/// this much back when patterns are configured, so a match cut in two is
+/// still found.
+pub const MAX_PATTERN_MATCH: usize = 1 << 10;
+
+/// An operator's pattern: masked as `[REDACTED:name]`.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    pub name: &'static str,
+    pub regex: regex::Regex,
+}
+
 /// Finds and masks secrets: well-known formats and the operator's literals.
 #[derive(Debug, Clone)]
 pub struct Redactor {
     literals: Vec<Vec<u8>>,
+    patterns: Vec<Pattern>,
     /// Per byte value: `TOKEN_BIT`, and `LITERAL_BIT` where a literal starts.
     class: [u8; 256],
 }
@@ -102,7 +115,18 @@ impl Redactor {
             class[l[0] as usize] |= LITERAL_BIT;
         }
 
-        Redactor { literals, class }
+        Redactor {
+            literals,
+            patterns: Vec::new(),
+            class,
+        }
+    }
+
+    /// Also masks what the operator's patterns match (at most
+    /// [`MAX_PATTERN_MATCH`] bytes per match).
+    pub fn with_patterns(mut self, patterns: Vec<Pattern>) -> Redactor {
+        self.patterns = patterns;
+        self
     }
 
     /// The text with every secret replaced by `[REDACTED:kind]`; borrowed
@@ -176,6 +200,18 @@ impl Redactor {
         }
         if depth < decode::MAX_DEPTH {
             decode::escaped(self, text, depth, &mut found);
+        }
+        for p in &self.patterns {
+            found.extend(
+                p.regex
+                    .find_iter(text)
+                    .filter(|m| !m.is_empty() && m.len() <= MAX_PATTERN_MATCH)
+                    .map(|m| Found {
+                        start: m.start(),
+                        end: m.end(),
+                        kind: p.name,
+                    }),
+            );
         }
         let mut found = resolve_overlaps(found);
         // Values end where bytes say so; a mask must not split a character.
@@ -286,6 +322,11 @@ impl Redactor {
     /// comes after it.
     fn before_straddling(&self, b: &[u8], mut cut: usize) -> usize {
         let n = b.len();
+        // An operator's pattern may match across the cut: its whole longest
+        // match waits.
+        if !self.patterns.is_empty() {
+            cut = cut.min(n.saturating_sub(MAX_PATTERN_MATCH));
+        }
         // A word through the cut, or running to the end, may continue.
         if cut == n || TOKEN[b[cut] as usize] {
             while cut > 0 && TOKEN[b[cut - 1] as usize] {

@@ -269,6 +269,13 @@ impl Redactor {
     /// the kind found inside.
     #[inline(never)]
     fn base64_word(&self, b: &[u8], s: usize, e: usize, depth: u8, found: &mut Vec<Found>) {
+        // Or the value after `t=` or `auth:` inside the word.
+        let w = &b[s..e];
+        let unpadded = w.len() - w.iter().rev().take_while(|&&c| c == b'=').count();
+        let s = match w[..unpadded].iter().rposition(|&c| c == b'=' || c == b':') {
+            Some(p) => s + p + 1,
+            None => s,
+        };
         let Some(text) = decode::base64_text(&b[s..e]) else {
             return;
         };

@@ -92,6 +92,10 @@ fn scan_body(b: &[u8], from: usize) -> (Body, bool) {
         let core = &b[line.start..line.end];
         // The text ends in this line: it may still become key-shaped.
         let open = line.next == b.len() && !line.terminated;
+        if !line.terminated && !open {
+            // The line runs past MAX_PEM: the block is not paired over it.
+            return (Body::Short(last), body);
+        }
         if core.starts_with(PEM_END) {
             return match marker(b, line.start, PEM_END) {
                 Some((_, end)) => (Body::Closed(end), body),
@@ -125,13 +129,8 @@ fn scan_body(b: &[u8], from: usize) -> (Body, bool) {
         } else {
             return (Body::Short(last), body);
         }
-        if !line.terminated {
-            return if line.next == b.len() {
-                (Body::Open(last), body)
-            } else {
-                // Past MAX_PEM.
-                (Body::Short(last), body)
-            };
+        if open {
+            return (Body::Open(last), body);
         }
         i = line.next;
     }
@@ -188,7 +187,7 @@ fn next_line(b: &[u8], i: usize, limit: usize) -> Option<Line> {
     while s < e
         && matches!(
             b[s],
-            b' ' | b'\t' | b'"' | b'\'' | b'+' | b'#' | b'*' | b'(' | b'\r'
+            b' ' | b'\t' | b'"' | b'\'' | b'+' | b'#' | b'*' | b'\r'
         )
     {
         s += 1;

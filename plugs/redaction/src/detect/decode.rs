@@ -242,19 +242,24 @@ fn decode(t: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Where a field with escapes begins that reaches `cut`: it is decoded whole,
-/// so it waits for its end.
+/// Where a field with escapes begins that reaches `cut`: it is decoded
+/// whole, so it waits for its end.
 pub(super) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
-    if cut < b.len() && space(b[cut]) {
-        return None;
-    }
     let lo = cut.saturating_sub(MAX_FIELD);
     let s = b[lo..cut]
         .iter()
         .rposition(|&c| space(c))
         .map_or(lo, |p| lo + p + 1);
-    // `\` or `%` at the very end may be the start of an escape.
-    b[s..cut]
+    let hi = (cut + MAX_FIELD).min(b.len());
+    let e = b[cut..hi]
+        .iter()
+        .position(|&c| space(c))
+        .map_or(hi, |p| cut + p);
+    if s == cut && e == cut {
+        return None;
+    }
+    // A `\` or `%` at the very end may be the start of an escape.
+    b[s..e]
         .iter()
         .any(|&c| c == b'\\' || c == b'%')
         .then_some(s)

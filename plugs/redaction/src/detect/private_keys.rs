@@ -55,17 +55,25 @@ pub(super) fn pem(b: &[u8], s: usize, found: &mut Vec<Found>) {
     });
 }
 
-/// Where a block begins that is not complete before `cut`.
+/// Where a block begins that reaches `cut` (the end of the text, or a point
+/// a stream's hold-back moved to): it is read whole or not at all.
 pub(super) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
     let from = cut.saturating_sub(MAX_PEM);
-    if let Some(begin) = rfind(&b[from..cut], PEM_BEGIN).map(|p| from + p) {
-        match marker(&b[..cut], begin, PEM_BEGIN) {
-            Some((label, _)) if !is_private(label) => {}
-            Some((_, end)) if !matches!(scan_body(&b[..cut], end).0, Body::Open(_)) => {}
-            Some(_) => return Some(begin),
-            // A marker cut in two may still close (its label is short).
-            None if cut - begin <= PEM_BEGIN.len() + 80 => return Some(begin),
-            None => {}
+    // A marker that starts before the cut, maybe cut itself.
+    let to = (cut + PEM_BEGIN.len() - 1).min(b.len());
+    if let Some(begin) = rfind(&b[from..to], PEM_BEGIN).map(|p| from + p) {
+        if begin < cut {
+            match marker(b, begin, PEM_BEGIN) {
+                Some((label, _)) if !is_private(label) => {}
+                Some((_, end)) => match scan_body(b, end).0 {
+                    Body::Open(_) => return Some(begin),
+                    Body::Closed(e) | Body::Short(e) if e.max(end) > cut => return Some(begin),
+                    _ => {}
+                },
+                // A marker cut in two may still close (its label is short).
+                None if b.len() - begin <= PEM_BEGIN.len() + 80 => return Some(begin),
+                None => {}
+            }
         }
     }
     let at = rfind(&b[..cut], PUTTY)?;

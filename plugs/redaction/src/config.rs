@@ -207,7 +207,10 @@ fn check_patterns(patterns: &serde_json::Value) -> Result<(), PlugError> {
             ));
         }
         if !names.insert(name.clone()) {
-            return Err(PlugError::field(field("name"), "is the name of an earlier pattern"));
+            return Err(PlugError::field(
+                field("name"),
+                "is the name of an earlier pattern",
+            ));
         }
         let chars = regex.chars().count();
         if chars == 0 || chars > MAX_REGEX_CHARS {
@@ -229,7 +232,10 @@ fn check_patterns(patterns: &serde_json::Value) -> Result<(), PlugError> {
             ));
         }
         if test.is_empty() {
-            return Err(PlugError::field(field("test"), "is empty: give a sample of the secret"));
+            return Err(PlugError::field(
+                field("test"),
+                "is empty: give a sample of the secret",
+            ));
         }
         match compiled.find(&test) {
             None => {
@@ -356,10 +362,19 @@ mod tests {
             (pattern("ok", "a*", "aaa"), "patterns.1.regex"),
             (pattern("ok", "(a{1000}){1000}", "a"), "patterns.1.regex"),
             (pattern("ok", "acme_[a-z]{4}", "nope"), "patterns.1.test"),
-            (pattern("ok", "xy{1100}", &format!("x{}", "y".repeat(1100))), "patterns.1.test"),
+            (
+                pattern("ok", "xy{1100}", &format!("x{}", "y".repeat(1100))),
+                "patterns.1.test",
+            ),
             (pattern("ok", "", "x"), "patterns.1.regex"),
-            (r#"{"patterns":[{"name":"a","regex":"a+"}]}"#.into(), "patterns.0.test"),
-            (r#"{"patterns":[{"name":"a","regex":"a+","test":"a","x":1}]}"#.into(), "patterns.0.x"),
+            (
+                r#"{"patterns":[{"name":"a","regex":"a+"}]}"#.into(),
+                "patterns.0.test",
+            ),
+            (
+                r#"{"patterns":[{"name":"a","regex":"a+","test":"a","x":1}]}"#.into(),
+                "patterns.0.x",
+            ),
             (r#"{"patterns":["a+"]}"#.into(), "patterns.0"),
             (r#"{"patterns":{"a":"b"}}"#.into(), "patterns"),
         ] {
@@ -389,6 +404,9 @@ mod tests {
         let item = &schema["properties"]["patterns"]["items"];
         assert_eq!(item["properties"]["name"]["maxLength"], MAX_NAME_CHARS);
         assert_eq!(item["properties"]["regex"]["maxLength"], MAX_REGEX_CHARS);
-        assert_eq!(item["required"], serde_json::json!(["name", "regex", "test"]));
+        assert_eq!(
+            item["required"],
+            serde_json::json!(["name", "regex", "test"])
+        );
     }
 }

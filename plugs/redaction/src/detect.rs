@@ -76,7 +76,6 @@ const TOKEN_BIT: u8 = 1;
 /// In a redactor's byte classes: a literal starts with this byte.
 const LITERAL_BIT: u8 = 2;
 
-
 /// Longest match of an operator's pattern that is masked: a stream holds
 /// this much back when patterns are configured, so a match cut in two is
 /// still found.

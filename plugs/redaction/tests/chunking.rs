@@ -148,7 +148,9 @@ fn random_multi_cut_splits_mask_the_same() {
             cuts.dedup();
             let got = streamed(&r, &text, &cuts);
             if got != whole {
-                failures.push(format!("{text:?} cut at {cuts:?}\n   got {got:?}\n  want {whole:?}"));
+                failures.push(format!(
+                    "{text:?} cut at {cuts:?}\n   got {got:?}\n  want {whole:?}"
+                ));
                 break;
             }
         }
@@ -195,7 +197,10 @@ fn small_and_large_chunks_of_a_large_text_mask_the_same() {
     let small = streamed(&r, &big, &every(&big, 4 << 10));
     let large = streamed(&r, &big, &every(&big, 64 << 10));
     assert!(small == large, "4 KiB and 64 KiB chunks differ");
-    assert!(small == whole, "chunked output differs from the whole text's");
+    assert!(
+        small == whole,
+        "chunked output differs from the whole text's"
+    );
 }
 
 #[test]
@@ -205,9 +210,16 @@ fn what_is_held_back_stays_bounded() {
     for text in [
         "a".repeat(200 << 10),
         "x%3D".repeat(50 << 10),
-        format!("-----BEGIN RSA PRIVATE KEY-----\n{}", "QUJDREVG\n".repeat(20 << 10)),
+        format!(
+            "-----BEGIN RSA PRIVATE KEY-----\n{}",
+            "QUJDREVG\n".repeat(20 << 10)
+        ),
     ] {
         let cut = r.hold_back_from(&text);
-        assert!(text.len() - cut <= redaction::detect::MAX_HOLD, "{}", text.len() - cut);
+        assert!(
+            text.len() - cut <= redaction::detect::MAX_HOLD,
+            "{}",
+            text.len() - cut
+        );
     }
 }

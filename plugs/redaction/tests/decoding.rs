@@ -69,11 +69,11 @@ fn json_escapes_hide_nothing() {
             r#"{"dsn":"postgres:\/\/admin:S3cretPassw0rd@db.example.com:5432\/app"}"#,
             r#"{"dsn":"postgres:\/\/admin:[REDACTED:connection-password]@db.example.com:5432\/app"}"#,
         ),
+        (&token, r#"{"body":"\u003c[REDACTED:github-token]\u003e"}"#),
         (
-            &token,
-            r#"{"body":"\u003c[REDACTED:github-token]\u003e"}"#,
+            &token_amp,
+            r#"{"q":"a=1\u0026token=[REDACTED:github-token]"}"#,
         ),
-        (&token_amp, r#"{"q":"a=1\u0026token=[REDACTED:github-token]"}"#),
         (
             r#""{\"db\": {\"password\": \"hunter2secretX\"}}""#,
             r#""{\"db\": {\"password\": \"[REDACTED:secret-assignment]\"}}""#,
@@ -125,7 +125,10 @@ fn base64_text_hides_nothing() {
     let env = base64(b"DB_HOST=db\nDB_PASSWORD=hunter2secretX\n", false);
     let token = base64(GHP.as_bytes(), false);
     let token_url = base64(GHP.as_bytes(), true);
-    let json = base64(br#"{"auths":{"r.example.com":{"auth":"dXNlcjpodW50ZXIyc2VjcmV0"}}}"#, false);
+    let json = base64(
+        br#"{"auths":{"r.example.com":{"auth":"dXNlcjpodW50ZXIyc2VjcmV0"}}}"#,
+        false,
+    );
     // Base64 of JSON whose string holds an escaped URL: two levels.
     let nested = base64(
         br#"{"dsn":"postgres:\/\/admin:S3cretPassw0rd@db.example.com\/app"}"#,
@@ -137,9 +140,18 @@ fn base64_text_hides_nothing() {
     let want = "apiVersion: v1\nkind: Secret\ndata:\n  password: [REDACTED:secret-assignment]\n  .env: [REDACTED:secret-assignment]\n  token: [REDACTED:github-token]\n  .dockerconfigjson: [REDACTED:secret-assignment]\n";
     check(&[
         (&secret, want),
-        (&format!("echo {token} | base64 -d"), "echo [REDACTED:github-token] | base64 -d"),
-        (&format!("t={token_url}&x=1"), "t=[REDACTED:github-token]&x=1"),
-        (&format!("DSN_B64 {nested}"), "DSN_B64 [REDACTED:connection-password]"),
+        (
+            &format!("echo {token} | base64 -d"),
+            "echo [REDACTED:github-token] | base64 -d",
+        ),
+        (
+            &format!("t={token_url}&x=1"),
+            "t=[REDACTED:github-token]&x=1",
+        ),
+        (
+            &format!("DSN_B64 {nested}"),
+            "DSN_B64 [REDACTED:connection-password]",
+        ),
         (
             "Authorization: Basic dXNlcjpodW50ZXIyc2VjcmV0",
             "Authorization: Basic [REDACTED:authorization]",
@@ -149,9 +161,14 @@ fn base64_text_hides_nothing() {
 
 #[test]
 fn base64_without_secrets_stays() {
-    let prose = base64(b"The quick brown fox jumps over the lazy dog again and again.", false);
+    let prose = base64(
+        b"The quick brown fox jumps over the lazy dog again and again.",
+        false,
+    );
     let config = base64(b"server:\n  port: 8080\n  host: example.com\n", false);
-    let binary: Vec<u8> = (0u32..300).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+    let binary: Vec<u8> = (0u32..300)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+        .collect();
     let binary = base64(&binary, false);
     let texts = [
         format!("msg {prose}"),
@@ -215,7 +232,8 @@ fn keys_in_their_usual_wrappings_are_masked_whole() {
     let encrypted = format!(
         "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,5EDAC8AB06A49880FCC14B2F6923F3A0\n\n{KEY_BODY}-----END RSA PRIVATE KEY-----\nok"
     );
-    let glued = format!("KEY=-----BEGIN RSA PRIVATE KEY-----\n{KEY_BODY}-----END RSA PRIVATE KEY-----\n");
+    let glued =
+        format!("KEY=-----BEGIN RSA PRIVATE KEY-----\n{KEY_BODY}-----END RSA PRIVATE KEY-----\n");
     let glued_json = format!(
         "PRIVATE_KEY=-----BEGIN RSA PRIVATE KEY-----\\n{}-----END RSA PRIVATE KEY-----",
         KEY_BODY.replace('\n', "\\n")
@@ -245,7 +263,11 @@ fn a_key_is_paired_only_within_its_maximum_size() {
         body.repeat(lines)
     );
     let out = redact(&huge);
-    assert!(out.starts_with("[REDACTED:private-key]\n"), "{}", &out[..80]);
+    assert!(
+        out.starts_with("[REDACTED:private-key]\n"),
+        "{}",
+        &out[..80]
+    );
     assert!(out.ends_with("-----END RSA PRIVATE KEY-----\n"));
     assert!(out.len() > huge.len() - MAX_PEM - 100);
 }

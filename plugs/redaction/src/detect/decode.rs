@@ -146,18 +146,16 @@ fn unescape(t: &[u8]) -> Option<(String, Vec<u32>)> {
                 }
                 _ => (&t[i..i + 1], 1),
             },
-            b'%' if i + 2 < t.len() => {
-                match (hexval(t[i + 1]), hexval(t[i + 2])) {
-                    (Some(h), Some(l)) => {
-                        out.push((h * 16 + l) as u8);
-                        map.push(i as u32);
-                        i += 3;
-                        changed = true;
-                        continue;
-                    }
-                    _ => (&t[i..i + 1], 1),
+            b'%' if i + 2 < t.len() => match (hexval(t[i + 1]), hexval(t[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push((h * 16 + l) as u8);
+                    map.push(i as u32);
+                    i += 3;
+                    changed = true;
+                    continue;
                 }
-            }
+                _ => (&t[i..i + 1], 1),
+            },
             _ => (&t[i..i + 1], 1),
         };
         if len == 2 {
@@ -182,7 +180,10 @@ pub(super) fn base64_text(w: &[u8]) -> Option<String> {
     if !(MIN_BASE64..=MAX_BASE64).contains(&w.len()) {
         return None;
     }
-    let body = w.strip_suffix(b"==").or_else(|| w.strip_suffix(b"=")).unwrap_or(w);
+    let body = w
+        .strip_suffix(b"==")
+        .or_else(|| w.strip_suffix(b"="))
+        .unwrap_or(w);
     let (mut std, mut url) = (true, true);
     let (mut upper, mut lower) = (false, false);
     for (k, &c) in body.iter().enumerate() {
@@ -207,7 +208,10 @@ pub(super) fn base64_text(w: &[u8]) -> Option<String> {
         }
     }
     // Unpadded base64 can't be one character past a group.
-    if body.len() % 4 == 1 || (body.len() != w.len() && w.len() % 4 != 0) || !(upper && lower) {
+    if body.len() % 4 == 1
+        || (body.len() != w.len() && !w.len().is_multiple_of(4))
+        || !(upper && lower)
+    {
         return None;
     }
     let bytes = decode(body);

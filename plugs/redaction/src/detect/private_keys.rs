@@ -61,19 +61,20 @@ pub(super) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
     let from = cut.saturating_sub(MAX_PEM);
     // A marker that starts before the cut, maybe cut itself.
     let to = (cut + PEM_BEGIN.len() - 1).min(b.len());
-    if let Some(begin) = rfind(&b[from..to], PEM_BEGIN).map(|p| from + p) {
-        if begin < cut {
-            match marker(b, begin, PEM_BEGIN) {
-                Some((label, _)) if !is_private(label) => {}
-                Some((_, end)) => match scan_body(b, end).0 {
-                    Body::Open(_) => return Some(begin),
-                    Body::Closed(e) | Body::Short(e) if e.max(end) > cut => return Some(begin),
-                    _ => {}
-                },
-                // A marker cut in two may still close (its label is short).
-                None if b.len() - begin <= PEM_BEGIN.len() + 80 => return Some(begin),
-                None => {}
-            }
+    if let Some(begin) = rfind(&b[from..to], PEM_BEGIN)
+        .map(|p| from + p)
+        .filter(|&begin| begin < cut)
+    {
+        match marker(b, begin, PEM_BEGIN) {
+            Some((label, _)) if !is_private(label) => {}
+            Some((_, end)) => match scan_body(b, end).0 {
+                Body::Open(_) => return Some(begin),
+                Body::Closed(e) | Body::Short(e) if e.max(end) > cut => return Some(begin),
+                _ => {}
+            },
+            // A marker cut in two may still close (its label is short).
+            None if b.len() - begin <= PEM_BEGIN.len() + 80 => return Some(begin),
+            None => {}
         }
     }
     let at = rfind(&b[..cut], PUTTY)?;
@@ -232,7 +233,6 @@ fn next_line(b: &[u8], i: usize, limit: usize) -> Option<Line> {
         terminated,
     })
 }
-
 
 /// A line of a key's base64 body, or a PGP checksum line (`=JvqY`).
 fn is_base64_line(core: &[u8]) -> bool {

@@ -35,7 +35,7 @@ struct Redaction;
 impl Plug for Redaction {
     fn describe() -> PlugInfo {
         PlugInfo::builder("redaction", env!("CARGO_PKG_VERSION"))
-            .description("Masks secrets (cloud keys, VCS and API tokens, private keys, JWTs, connection-string passwords, your literals) in every transcript entry")
+            .description("Masks secrets (cloud keys, VCS and API tokens, private keys, JWTs, connection-string passwords, secrets hidden by JSON, URL or base64 encoding, your literals and patterns) in every transcript entry")
             .stateful(false)
             .can_resume(true)
             // Only to check the config before the agent can print anything.

@@ -67,6 +67,15 @@ fn texts() -> Vec<String> {
     let mut all = short.clone();
     // Long ones: everything together, and a key past a lot of prose.
     all.push(short.join("\n"));
+    // Fields without whitespace around the bound of what is decoded (4 KiB):
+    // decoded or not, the same whatever the cuts.
+    for len in [3000, 5000] {
+        all.push(format!(
+            "pre {}\\u003c{GHP}\\u003e%3Dpassword%3Dhunter2secret{} post",
+            "ab".repeat(len / 2),
+            "cd".repeat(200)
+        ));
+    }
     all.push(format!(
         "{}\n{KEY}\n{}",
         "Some prose about keys and tokens. ".repeat(60),

@@ -49,6 +49,7 @@ fn texts() -> Vec<String> {
         "export DB_PASSWORD=s3cr3t-P4ssw0rd && run".to_string(),
         format!("$ cat id_rsa\n{KEY}\n$ "),
         format!("KEY={KEY}\nNEXT=1"),
+        format!("KEY=\"{}\" next", KEY.replace('\n', " ")),
         format!(r#"{{"private_key": "{json_key}\n", "id": 1}}"#),
         format!("{}\n(truncated)", &KEY[..200]),
         "The file starts with `-----BEGIN RSA PRIVATE KEY-----` and then\nprose, then much later -----END RSA PRIVATE KEY----- ends.".to_string(),

@@ -205,6 +205,8 @@ fn a_header_with_no_body_is_not_a_key() {
         "-----BEGIN RSA PRIVATE KEY-----\n\nThat is all the file had.",
         "key := \"-----BEGIN EC PRIVATE KEY-----\"\nfmt.Println(key)",
         "-----BEGIN RSA PRIVATE KEY-----\nMIIE...\n-----END RSA PRIVATE KEY-----",
+        "The file starts with -----BEGIN RSA PRIVATE KEY----- and ends with -----END RSA PRIVATE KEY-----.",
+        "-----BEGIN RSA PRIVATE KEY----- is the header; the body follows\nMIIEowIBAAKCAQEAIhpIwLj3jGEucdgMLwZadzJ20eC/c8K+r/quybX+cFdKnNtd",
     ]);
 }
 
@@ -238,7 +240,12 @@ fn keys_in_their_usual_wrappings_are_masked_whole() {
         "PRIVATE_KEY=-----BEGIN RSA PRIVATE KEY-----\\n{}-----END RSA PRIVATE KEY-----",
         KEY_BODY.replace('\n', "\\n")
     );
+    let one_line = format!(
+        "KEY=\"-----BEGIN RSA PRIVATE KEY----- {} -----END RSA PRIVATE KEY-----\" next",
+        KEY_BODY.trim_end().replace('\n', " ")
+    );
     check(&[
+        (&one_line, "KEY=\"[REDACTED:private-key]\" next"),
         (&json, r#"{"private_key": "[REDACTED:private-key]\n"}"#),
         (&encrypted, "[REDACTED:private-key]\nok"),
         (&glued, "KEY=[REDACTED:private-key]\n"),

@@ -113,13 +113,28 @@ fn scan_body(b: &[u8], from: usize) -> (Body, bool) {
             };
         }
         if i == from {
-            // What follows the marker on its own line: only line-ending marks.
-            if !core.is_empty() {
-                return if open && PEM_END.starts_with(core) {
-                    (Body::Open(last), body)
-                } else {
-                    (Body::Short(last), body)
-                };
+            // What follows the marker on its own line: line-ending marks, or
+            // a key flattened onto one line, its lines joined by spaces.
+            let mut at = line.start;
+            for word in core.split(|&c| c == b' ') {
+                if word.starts_with(b"-----END") {
+                    return match marker(b, at, PEM_END) {
+                        Some((_, end)) => (Body::Closed(end), body),
+                        None if open => (Body::Open(last), body),
+                        None => (Body::Short(last), body),
+                    };
+                }
+                if is_base64_line(word) {
+                    body |= word.len() >= 16;
+                    last = at + word.len();
+                } else if !word.is_empty() {
+                    return if open && at + word.len() == line.end {
+                        (Body::Open(last), body)
+                    } else {
+                        (Body::Short(last), body)
+                    };
+                }
+                at += word.len() + 1;
             }
         } else if core.is_empty() {
             blank += 1;

@@ -48,7 +48,7 @@ pub fn compile(p: &PatternConfig) -> Result<regex::Regex, String> {
             ),
             // The syntax error would quote the pattern, which may hold part
             // of a secret.
-            _ => "is not a valid regular expression (Rust `regex` syntax; no look-around or backreferences)".to_string(),
+            _ => "is not a valid regular expression (Rust `regex` syntax; no look-around, backreferences or `\\p{…}` classes)".to_string(),
         })
 }
 
@@ -350,6 +350,14 @@ mod tests {
         let compiled = c.compiled_patterns();
         assert_eq!(compiled.len(), 2);
         assert_eq!(compiled[1].name, "acme-key");
+        // What the plug's lean regex build still has.
+        for (regex, test) in [
+            (r"(?i)acme_\w{8}", "ACME_abcd1234"),
+            (r"\bkey-\d{6}\b", "a key-123456 b"),
+            (r"(?-u:\x00)?tok_[[:alnum:]]{10}", "tok_abcdefghij"),
+        ] {
+            assert!(Config::parse(&pattern("p", regex, test)).is_ok(), "{regex}");
+        }
     }
 
     #[test]

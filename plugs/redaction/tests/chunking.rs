@@ -13,15 +13,20 @@ use redaction::stream::Streams;
 const GHP: &str = "ghp_d0WpixpxbB4r6bSr0pFBOPCWBRDFOxEzf5FJ";
 const KEY: &str = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAIhpIwLj3jGEucdgMLwZadzJ20eC/c8K+r/quybX+cFdKnNtd\nlwldFa4vu3K5e1ZasZVhRMih6+azOiWl6RK/CVUTCJkhmM9fykBc+qcqk2CFFiT+\nAoVciH249uFDK+NMBhBxhCGxtHsOa+DW1CoMXN6T3HPuHR8izlL3vMriFOVB1pLy\n-----END RSA PRIVATE KEY-----";
 
-/// A redactor with a literal and an operator pattern, built as the plug
-/// builds it.
-fn redactor() -> Redactor {
-    let config = Config::parse(
+/// Redactors built as the plug builds them: with a literal, and with or
+/// without an operator pattern (whose 1 KiB hold-back would hide a shorter
+/// one that is missing).
+fn redactors() -> [Redactor; 2] {
+    let with = Config::parse(
         r#"{"literals":["correct-horse-battery-staple"],
             "patterns":[{"name":"acme-key","regex":"acme_[a-z0-9]{32}","test":"acme_0123456789abcdef0123456789abcdef"}]}"#,
     )
     .unwrap();
-    Redactor::new(&config.literals).with_patterns(config.compiled_patterns())
+    let without = Config::parse(r#"{"literals":["correct-horse-battery-staple"]}"#).unwrap();
+    [
+        Redactor::new(&with.literals).with_patterns(with.compiled_patterns()),
+        Redactor::new(&without.literals),
+    ]
 }
 
 /// xorshift64*: a fixed seed gives the same splits on every run.
@@ -116,14 +121,16 @@ fn boundaries(text: &str) -> Vec<usize> {
 
 #[test]
 fn every_single_cut_masks_the_same() {
-    let r = redactor();
     let mut failures = Vec::new();
     let mut count = 0;
-    for text in texts() {
+    for (r, text) in redactors()
+        .iter()
+        .flat_map(|r| texts().into_iter().map(move |t| (r, t)))
+    {
         let whole = r.redact(&text);
         for cut in boundaries(&text) {
             count += 1;
-            let got = streamed(&r, &text, &[cut]);
+            let got = streamed(r, &text, &[cut]);
             if got != whole {
                 failures.push(format!(
                     "cut at {cut}: {:?} | {:?}\n   got {got:?}\n  want {whole:?}",
@@ -140,10 +147,12 @@ fn every_single_cut_masks_the_same() {
 
 #[test]
 fn random_multi_cut_splits_mask_the_same() {
-    let r = redactor();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let mut failures = Vec::new();
-    for text in texts() {
+    for (r, text) in redactors()
+        .iter()
+        .flat_map(|r| texts().into_iter().map(move |t| (r, t)))
+    {
         let whole = r.redact(&text);
         let points = boundaries(&text);
         for _ in 0..300 {
@@ -156,7 +165,7 @@ fn random_multi_cut_splits_mask_the_same() {
             // the stream went quiet (what is held goes out): not a cut.
             cuts.sort_unstable();
             cuts.dedup();
-            let got = streamed(&r, &text, &cuts);
+            let got = streamed(r, &text, &cuts);
             if got != whole {
                 failures.push(format!(
                     "{text:?} cut at {cuts:?}\n   got {got:?}\n  want {whole:?}"
@@ -170,10 +179,12 @@ fn random_multi_cut_splits_mask_the_same() {
 
 #[test]
 fn char_by_char_masks_the_same() {
-    let r = redactor();
-    for text in texts() {
+    for (r, text) in redactors()
+        .iter()
+        .flat_map(|r| texts().into_iter().map(move |t| (r, t)))
+    {
         let cuts: Vec<usize> = text.char_indices().map(|(i, _)| i).skip(1).collect();
-        assert_eq!(streamed(&r, &text, &cuts), r.redact(&text), "{text:?}");
+        assert_eq!(streamed(r, &text, &cuts), r.redact(&text), "{text:?}");
     }
 }
 
@@ -194,7 +205,12 @@ fn every(text: &str, size: usize) -> Vec<usize> {
 
 #[test]
 fn small_and_large_chunks_of_a_large_text_mask_the_same() {
-    let r = redactor();
+    for r in &redactors() {
+        large_text_chunks(r);
+    }
+}
+
+fn large_text_chunks(r: &Redactor) {
     let mut rng = Rng(42);
     let texts = texts();
     let mut big = String::new();
@@ -204,8 +220,8 @@ fn small_and_large_chunks_of_a_large_text_mask_the_same() {
     }
     let whole = r.redact(&big);
     assert_ne!(whole, big, "the text holds secrets");
-    let small = streamed(&r, &big, &every(&big, 4 << 10));
-    let large = streamed(&r, &big, &every(&big, 64 << 10));
+    let small = streamed(r, &big, &every(&big, 4 << 10));
+    let large = streamed(r, &big, &every(&big, 64 << 10));
     assert!(small == large, "4 KiB and 64 KiB chunks differ");
     assert!(
         small == whole,
@@ -215,7 +231,7 @@ fn small_and_large_chunks_of_a_large_text_mask_the_same() {
 
 #[test]
 fn what_is_held_back_stays_bounded() {
-    let r = redactor();
+    let [r, _] = redactors();
     // A word that never ends, escapes, an open key: never more than MAX_HOLD.
     for text in [
         "a".repeat(200 << 10),

@@ -370,10 +370,12 @@ mod tests {
             (pattern("ok", "a*", "aaa"), "patterns.1.regex"),
             (pattern("ok", "(a{1000}){1000}", "a"), "patterns.1.regex"),
             (pattern("ok", "acme_[a-z]{4}", "nope"), "patterns.1.test"),
+            // A match longer than what a stream holds back.
             (
-                pattern("ok", "xy{1100}", &format!("x{}", "y".repeat(1100))),
+                pattern("ok", "xé{600}", &format!("x{}", "é".repeat(600))),
                 "patterns.1.test",
             ),
+            (pattern("ok", "x", &"x".repeat(1025)), "patterns.1.test"),
             (pattern("ok", "", "x"), "patterns.1.regex"),
             (
                 r#"{"patterns":[{"name":"a","regex":"a+"}]}"#.into(),

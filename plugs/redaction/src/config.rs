@@ -231,10 +231,10 @@ fn check_patterns(patterns: &serde_json::Value) -> Result<(), PlugError> {
                 "matches the empty text: it would mask nothing useful and everything in between",
             ));
         }
-        if test.is_empty() {
+        if test.is_empty() || test.chars().count() > MAX_REGEX_CHARS {
             return Err(PlugError::field(
                 field("test"),
-                "is empty: give a sample of the secret",
+                format!("needs 1 to {MAX_REGEX_CHARS} characters: a sample of the secret"),
             ));
         }
         match compiled.find(&test) {

@@ -271,7 +271,7 @@ impl Redactor {
         // Or the value after `t=` or `auth:` inside the word.
         let w = &b[s..e];
         let unpadded = w.len() - w.iter().rev().take_while(|&&c| c == b'=').count();
-        let s = match w[..unpadded].iter().rposition(|&c| c == b'=' || c == b':') {
+        let s = match memchr::memrchr2(b'=', b':', &w[..unpadded]) {
             Some(p) => s + p + 1,
             None => s,
         };

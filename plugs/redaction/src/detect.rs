@@ -113,7 +113,6 @@ impl Redactor {
         for l in &literals {
             class[l[0] as usize] |= LITERAL_BIT;
         }
-
         Redactor {
             literals,
             patterns: Vec::new(),

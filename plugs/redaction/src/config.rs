@@ -10,6 +10,62 @@ pub struct Config {
     /// Exact values to mask wherever they appear.
     #[serde(default)]
     pub literals: Vec<String>,
+    /// The operator's own formats, each named and with a sample it must match.
+    #[serde(default)]
+    pub patterns: Vec<PatternConfig>,
+}
+
+/// One of `with.patterns`.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PatternConfig {
+    /// Shown as `[REDACTED:name]`.
+    pub name: String,
+    /// A `regex`-crate regular expression.
+    pub regex: String,
+    /// A sample the regex must match: checked when the config is.
+    pub test: String,
+}
+
+/// Most characters of a pattern's name.
+pub const MAX_NAME_CHARS: usize = 40;
+/// Most characters of a pattern's regex.
+pub const MAX_REGEX_CHARS: usize = 1024;
+/// Most bytes a compiled pattern (and each of its lazy DFAs) may take: a
+/// pathological pattern (`(a{1000}){1000}`) is refused instead of eating the
+/// plug's memory.
+pub const REGEX_SIZE_LIMIT: usize = 1 << 20;
+
+/// Compiles one checked pattern.
+pub fn compile(p: &PatternConfig) -> Result<regex::Regex, String> {
+    regex::RegexBuilder::new(&p.regex)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .dfa_size_limit(REGEX_SIZE_LIMIT)
+        .build()
+        .map_err(|e| match e {
+            regex::Error::CompiledTooBig(limit) => format!(
+                "compiles to more than {limit} bytes; simplify it (bounded repeats multiply)"
+            ),
+            // The syntax error would quote the pattern, which may hold part
+            // of a secret.
+            _ => "is not a valid regular expression (Rust `regex` syntax; no look-around, backreferences or `\\p{…}` classes)".to_string(),
+        })
+}
+
+impl Config {
+    /// The patterns, compiled, for the redactor. Their names live as long as
+    /// the plug: a redactor is built once per config.
+    pub fn compiled_patterns(&self) -> Vec<crate::detect::Pattern> {
+        self.patterns
+            .iter()
+            .filter_map(|p| {
+                Some(crate::detect::Pattern {
+                    name: Box::leak(p.name.clone().into_boxed_str()),
+                    regex: compile(p).ok()?,
+                })
+            })
+            .collect()
+    }
 }
 
 /// Shorter literals would mask ordinary words.
@@ -26,6 +82,20 @@ pub const CONFIG_SCHEMA: &str = r#"{
       "description": "Exact values to mask wherever they appear, shown as [REDACTED:literal]",
       "type": "array",
       "items": { "type": "string", "minLength": 4, "maxLength": 1024 }
+    },
+    "patterns": {
+      "description": "Your own formats: each masked as [REDACTED:name]; its test must match its regex (checked in on-start and on-resume)",
+      "type": "array",
+      "items": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["name", "regex", "test"],
+        "properties": {
+          "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$", "minLength": 1, "maxLength": 40 },
+          "regex": { "type": "string", "minLength": 1, "maxLength": 1024 },
+          "test": { "type": "string", "minLength": 1, "maxLength": 1024 }
+        }
+      }
     }
   }
 }"#;
@@ -41,11 +111,14 @@ impl Config {
                 "`with:` must be a mapping, e.g. `with: { literals: [\"…\"] }`",
             ));
         };
-        if let Some(key) = map.keys().find(|k| *k != "literals") {
+        if let Some(key) = map.keys().find(|k| *k != "literals" && *k != "patterns") {
             return Err(PlugError::field(
                 key.clone(),
-                "unknown key: the only key is `literals`",
+                "unknown key: the keys are `literals` and `patterns`",
             ));
+        }
+        if let Some(patterns) = map.get("patterns") {
+            check_patterns(patterns)?;
         }
         if let Some(literals) = map.get("literals") {
             let Some(items) = literals.as_array() else {
@@ -81,6 +154,107 @@ impl Config {
         serde_json::from_value(value)
             .map_err(|e| PlugError::new(format!("the `with:` config cannot be read: {e}")))
     }
+}
+
+/// Checks `with.patterns`: shape, names, that each regex compiles within the
+/// size limit, matches no empty text and matches its test. Errors name the
+/// field and never repeat a regex or a test (they may hold part of a secret).
+fn check_patterns(patterns: &serde_json::Value) -> Result<(), PlugError> {
+    let Some(items) = patterns.as_array() else {
+        return Err(PlugError::field(
+            "patterns",
+            "must be a list of `{name, regex, test}`",
+        ));
+    };
+    let mut names = std::collections::HashSet::new();
+    for (i, item) in items.iter().enumerate() {
+        let field = |key: &str| format!("patterns.{i}.{key}");
+        let Some(map) = item.as_object() else {
+            return Err(PlugError::field(
+                format!("patterns.{i}"),
+                "must be a mapping `{name, regex, test}`",
+            ));
+        };
+        if let Some(key) = map
+            .keys()
+            .find(|k| !matches!(k.as_str(), "name" | "regex" | "test"))
+        {
+            return Err(PlugError::field(
+                field(key),
+                "unknown key: the keys are `name`, `regex` and `test`",
+            ));
+        }
+        let string = |key: &str| -> Result<String, PlugError> {
+            match map.get(key) {
+                Some(serde_json::Value::String(s)) => Ok(s.clone()),
+                Some(_) => Err(PlugError::field(field(key), "must be a string")),
+                None => Err(PlugError::field(field(key), "is missing")),
+            }
+        };
+        let (name, regex, test) = (string("name")?, string("regex")?, string("test")?);
+        if name.is_empty()
+            || name.chars().count() > MAX_NAME_CHARS
+            || !name
+                .bytes()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+            || name.starts_with('-')
+        {
+            return Err(PlugError::field(
+                field("name"),
+                format!(
+                    "must be 1 to {MAX_NAME_CHARS} characters of a-z, 0-9 and `-` (it is shown as [REDACTED:name])"
+                ),
+            ));
+        }
+        if !names.insert(name.clone()) {
+            return Err(PlugError::field(
+                field("name"),
+                "is the name of an earlier pattern",
+            ));
+        }
+        let chars = regex.chars().count();
+        if chars == 0 || chars > MAX_REGEX_CHARS {
+            return Err(PlugError::field(
+                field("regex"),
+                format!("is {chars} characters long; a regex needs 1 to {MAX_REGEX_CHARS}"),
+            ));
+        }
+        let compiled = compile(&PatternConfig {
+            name,
+            regex,
+            test: String::new(),
+        })
+        .map_err(|e| PlugError::field(field("regex"), e))?;
+        if compiled.is_match("") {
+            return Err(PlugError::field(
+                field("regex"),
+                "matches the empty text: it would mask nothing useful and everything in between",
+            ));
+        }
+        if test.is_empty() || test.chars().count() > MAX_REGEX_CHARS {
+            return Err(PlugError::field(
+                field("test"),
+                format!("needs 1 to {MAX_REGEX_CHARS} characters: a sample of the secret"),
+            ));
+        }
+        match compiled.find(&test) {
+            None => {
+                return Err(PlugError::field(field("test"), "does not match the regex"));
+            }
+            Some(m) if m.len() > crate::detect::MAX_PATTERN_MATCH => {
+                return Err(PlugError::field(
+                    field("test"),
+                    format!(
+                        "matches {} bytes; a match is masked only up to {} bytes",
+                        m.len(),
+                        crate::detect::MAX_PATTERN_MATCH
+                    ),
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
 }
 
 /// `with.field: message`, as the runner shows a plug error.
@@ -157,6 +331,75 @@ mod tests {
         assert!(!describe_error(&e).contains("s3c"));
     }
 
+    fn pattern(name: &str, regex: &str, test: &str) -> String {
+        serde_json::json!({ "patterns": [
+            { "name": "fine", "regex": "fine_[0-9]{8}", "test": "fine_12345678" },
+            { "name": name, "regex": regex, "test": test }
+        ] })
+        .to_string()
+    }
+
+    #[test]
+    fn accepts_patterns_and_compiles_them() {
+        let c = Config::parse(&pattern(
+            "acme-key",
+            "acme_[a-z0-9]{32}",
+            "acme_0123456789abcdef0123456789abcdef",
+        ))
+        .unwrap();
+        let compiled = c.compiled_patterns();
+        assert_eq!(compiled.len(), 2);
+        assert_eq!(compiled[1].name, "acme-key");
+        // What the plug's lean regex build still has.
+        for (regex, test) in [
+            (r"(?i)acme_\w{8}", "ACME_abcd1234"),
+            (r"\bkey-\d{6}\b", "a key-123456 b"),
+            (r"(?-u:\x00)?tok_[[:alnum:]]{10}", "tok_abcdefghij"),
+        ] {
+            assert!(Config::parse(&pattern("p", regex, test)).is_ok(), "{regex}");
+        }
+    }
+
+    #[test]
+    fn refuses_bad_patterns_naming_the_field() {
+        for (json, want) in [
+            (pattern("Bad Name", "x[0-9]+", "x1"), "patterns.1.name"),
+            (pattern("fine", "x[0-9]+", "x1"), "patterns.1.name"),
+            (pattern("ok", "acme_(", "acme_"), "patterns.1.regex"),
+            (pattern("ok", "(?=lookahead)x", "x"), "patterns.1.regex"),
+            (pattern("ok", "a*", "aaa"), "patterns.1.regex"),
+            (pattern("ok", "(a{1000}){1000}", "a"), "patterns.1.regex"),
+            (pattern("ok", "acme_[a-z]{4}", "nope"), "patterns.1.test"),
+            // A match longer than what a stream holds back.
+            (
+                pattern("ok", "xé{600}", &format!("x{}", "é".repeat(600))),
+                "patterns.1.test",
+            ),
+            (pattern("ok", "x", &"x".repeat(1025)), "patterns.1.test"),
+            (pattern("ok", "", "x"), "patterns.1.regex"),
+            (
+                r#"{"patterns":[{"name":"a","regex":"a+"}]}"#.into(),
+                "patterns.0.test",
+            ),
+            (
+                r#"{"patterns":[{"name":"a","regex":"a+","test":"a","x":1}]}"#.into(),
+                "patterns.0.x",
+            ),
+            (r#"{"patterns":["a+"]}"#.into(), "patterns.0"),
+            (r#"{"patterns":{"a":"b"}}"#.into(), "patterns"),
+        ] {
+            assert_eq!(field_of(&json).as_deref(), Some(want), "{json}");
+        }
+    }
+
+    #[test]
+    fn pattern_errors_never_repeat_the_regex_or_the_test() {
+        let e = Config::parse(&pattern("ok", "s3cr3t-prefix_(", "s3cr3t-sample")).unwrap_err();
+        assert!(!describe_error(&e).contains("s3cr3t"), "{}", e.message);
+        let e = Config::parse(&pattern("ok", "s3cr3t_[0-9]+", "s3cr3t-sample")).unwrap_err();
+        assert!(!describe_error(&e).contains("s3cr3t"), "{}", e.message);
+    }
+
     #[test]
     fn the_schema_is_json() {
         let schema: serde_json::Value = serde_json::from_str(CONFIG_SCHEMA).unwrap();
@@ -167,6 +410,13 @@ mod tests {
         assert_eq!(
             schema["properties"]["literals"]["items"]["maxLength"],
             MAX_LITERAL_CHARS
+        );
+        let item = &schema["properties"]["patterns"]["items"];
+        assert_eq!(item["properties"]["name"]["maxLength"], MAX_NAME_CHARS);
+        assert_eq!(item["properties"]["regex"]["maxLength"], MAX_REGEX_CHARS);
+        assert_eq!(
+            item["required"],
+            serde_json::json!(["name", "regex", "test"])
         );
     }
 }

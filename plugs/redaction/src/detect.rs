@@ -21,6 +21,7 @@
 //! integrity hashes, base64 data.
 
 mod assignments;
+mod decode;
 mod private_keys;
 mod tokens;
 mod urls;
@@ -38,8 +39,11 @@ pub struct Found {
     pub kind: &'static str,
 }
 
-/// Most bytes a non-final chunk may hold back waiting for its next chunk.
-pub const MAX_HOLD: usize = 16 << 10;
+/// Most bytes a non-final chunk may hold back waiting for its next chunk:
+/// room for a whole private key block ([`MAX_PEM`]) with the line before it.
+pub const MAX_HOLD: usize = 32 << 10;
+
+pub use private_keys::MAX_PEM;
 
 /// Words shorter than this are never secrets (literals and the names of
 /// secrets, `pwd:`, are matched apart).
@@ -65,17 +69,30 @@ const fn token_table() -> [bool; 256] {
 }
 
 /// Bytes that can be part of a token-like word.
-static TOKEN: [bool; 256] = token_table();
+pub(crate) static TOKEN: [bool; 256] = token_table();
 
 /// In a redactor's byte classes: the byte can be part of a token.
 const TOKEN_BIT: u8 = 1;
 /// In a redactor's byte classes: a literal starts with this byte.
 const LITERAL_BIT: u8 = 2;
 
+/// Longest match of an operator's pattern that is masked: a stream holds
+/// this much back when patterns are configured, so a match cut in two is
+/// still found.
+pub const MAX_PATTERN_MATCH: usize = 1 << 10;
+
+/// An operator's pattern: masked as `[REDACTED:name]`.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    pub name: &'static str,
+    pub regex: regex::Regex,
+}
+
 /// Finds and masks secrets: well-known formats and the operator's literals.
 #[derive(Debug, Clone)]
 pub struct Redactor {
     literals: Vec<Vec<u8>>,
+    patterns: Vec<Pattern>,
     /// Per byte value: `TOKEN_BIT`, and `LITERAL_BIT` where a literal starts.
     class: [u8; 256],
 }
@@ -96,7 +113,18 @@ impl Redactor {
         for l in &literals {
             class[l[0] as usize] |= LITERAL_BIT;
         }
-        Redactor { literals, class }
+        Redactor {
+            literals,
+            patterns: Vec::new(),
+            class,
+        }
+    }
+
+    /// Also masks what the operator's patterns match (at most
+    /// [`MAX_PATTERN_MATCH`] bytes per match).
+    pub fn with_patterns(mut self, patterns: Vec<Pattern>) -> Redactor {
+        self.patterns = patterns;
+        self
     }
 
     /// The text with every secret replaced by `[REDACTED:kind]`; borrowed
@@ -141,6 +169,11 @@ impl Redactor {
     /// Every secret in the text, in order, not overlapping, each on char
     /// boundaries.
     pub fn find(&self, text: &str) -> Vec<Found> {
+        self.find_at_depth(text, 0)
+    }
+
+    /// [`Redactor::find`] in text decoded `depth` times already.
+    fn find_at_depth(&self, text: &str, depth: u8) -> Vec<Found> {
         let b = text.as_bytes();
         let mut found = Vec::new();
         let mut i = 0;
@@ -155,10 +188,28 @@ impl Redactor {
             if i - start >= MIN_WORD {
                 word(b, start, i, &mut found);
                 class |= assignments::after_name(b, start, i);
+                if i - start >= decode::MIN_BASE64 && depth < decode::MAX_DEPTH {
+                    self.base64_word(b, start, i, depth, &mut found);
+                }
             }
             if class != 0 {
                 assignments::at_word(b, class, start, i, &mut found);
             }
+        }
+        if depth < decode::MAX_DEPTH {
+            decode::escaped(self, text, depth, &mut found);
+        }
+        for p in &self.patterns {
+            found.extend(
+                p.regex
+                    .find_iter(text)
+                    .filter(|m| !m.is_empty() && m.len() <= MAX_PATTERN_MATCH)
+                    .map(|m| Found {
+                        start: m.start(),
+                        end: m.end(),
+                        kind: p.name,
+                    }),
+            );
         }
         let mut found = resolve_overlaps(found);
         // Values end where bytes say so; a mask must not split a character.
@@ -212,6 +263,29 @@ impl Redactor {
         i
     }
 
+    /// A base64 word whose decoded text holds a secret is masked whole, as
+    /// the kind found inside.
+    #[inline(never)]
+    fn base64_word(&self, b: &[u8], s: usize, e: usize, depth: u8, found: &mut Vec<Found>) {
+        // Or the value after `t=` or `auth:` inside the word.
+        let w = &b[s..e];
+        let unpadded = w.len() - w.iter().rev().take_while(|&&c| c == b'=').count();
+        let s = match memchr::memrchr2(b'=', b':', &w[..unpadded]) {
+            Some(p) => s + p + 1,
+            None => s,
+        };
+        let Some(text) = decode::base64_text(&b[s..e]) else {
+            return;
+        };
+        if let Some(f) = self.find_at_depth(&text, depth + 1).first() {
+            found.push(Found {
+                start: s,
+                end: e,
+                kind: f.kind,
+            });
+        }
+    }
+
     fn literal_at(&self, b: &[u8], i: usize, found: &mut Vec<Found>) {
         for l in &self.literals {
             if b[i..].starts_with(l) {
@@ -253,6 +327,11 @@ impl Redactor {
     /// comes after it.
     fn before_straddling(&self, b: &[u8], mut cut: usize) -> usize {
         let n = b.len();
+        // An operator's pattern may match across the cut: its whole longest
+        // match waits.
+        if !self.patterns.is_empty() {
+            cut = cut.min(n.saturating_sub(MAX_PATTERN_MATCH));
+        }
         // A word through the cut, or running to the end, may continue.
         if cut == n || TOKEN[b[cut] as usize] {
             while cut > 0 && TOKEN[b[cut - 1] as usize] {
@@ -281,6 +360,10 @@ impl Redactor {
         // password of a URL (`"password": "hunt`, `Authorization: Bearer `).
         if let Some(begin) = private_keys::open_at(b, cut) {
             cut = cut.min(begin);
+        }
+        // A field with escapes is decoded whole.
+        if let Some(field) = decode::open_at(b, cut) {
+            cut = cut.min(field);
         }
         let line = b[..cut]
             .iter()
@@ -311,6 +394,11 @@ fn word(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     if w.starts_with(b"-----") {
         private_keys::pem(b, s, found);
         return;
+    }
+    // `KEY=-----BEGIN RSA PRIVATE KEY-----`: a marker glued to what comes
+    // before it ends its word (a space follows `BEGIN`).
+    if w.ends_with(b"-----BEGIN") {
+        private_keys::pem(b, e - 10, found);
     }
     let mut has_scheme = false;
     let mut at = 0;

@@ -35,7 +35,7 @@ struct Redaction;
 impl Plug for Redaction {
     fn describe() -> PlugInfo {
         PlugInfo::builder("redaction", env!("CARGO_PKG_VERSION"))
-            .description("Masks secrets (cloud keys, VCS and API tokens, private keys, JWTs, connection-string passwords, your literals) in every transcript entry")
+            .description("Masks secrets (cloud keys, VCS and API tokens, private keys, JWTs, connection-string passwords, secrets hidden by JSON, URL or base64 encoding, your literals and patterns) in every transcript entry")
             .stateful(false)
             .can_resume(true)
             // Only to check the config before the agent can print anything.
@@ -69,7 +69,9 @@ impl Plug for Redaction {
                         config::describe_error(&e)
                     )
                 });
-                *slot = Some((ctx.config.clone(), Redactor::new(&config.literals)));
+                let redactor =
+                    Redactor::new(&config.literals).with_patterns(config.compiled_patterns());
+                *slot = Some((ctx.config.clone(), redactor));
             }
             let redactor = &slot.as_ref().expect("set above").1;
             STREAMS.with_borrow_mut(|streams| streams.filter(redactor, entry))
@@ -134,6 +136,22 @@ mod tests {
             out.text,
             "pw [REDACTED:literal] and [REDACTED:github-token]"
         );
+    }
+
+    #[test]
+    fn filter_masks_the_operators_patterns() {
+        let config = r#"{"patterns":[{"name":"acme-key","regex":"acme_[a-z0-9]{32}","test":"acme_0123456789abcdef0123456789abcdef"}]}"#;
+        assert!(Redaction::on_start(&ctx(config)).is_ok());
+        let out = Redaction::filter(
+            &ctx(config),
+            entry("key acme_a1b2c3d4e5f6a7b8c9d0a1b2c3d4e5f6 here"),
+        );
+        assert_eq!(out.text, "key [REDACTED:acme-key] here");
+        let e = Redaction::on_resume(&ctx(
+            r#"{"patterns":[{"name":"acme-key","regex":"acme_(","test":"acme_"}]}"#,
+        ))
+        .unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("patterns.0.regex"));
     }
 
     #[test]

@@ -11,6 +11,25 @@ const PEM_END: &[u8] = b"-----END ";
 const DASHES: &[u8] = b"-----";
 const PUTTY: &[u8] = b"Private-Lines:";
 
+/// Most bytes from a `-----BEGIN` marker to the end of its block: an
+/// RSA-8192 key in PEM is about 6.5 KB, escaped in JSON or quoted line by line
+/// in code a little more. Past this nothing is paired with the header, so
+/// prose between a quoted header and a distant footer is never masked.
+pub const MAX_PEM: usize = 16 << 10;
+
+/// How the body of a PEM block ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Body {
+    /// At its `-----END …-----` marker, which ends here.
+    Closed(usize),
+    /// Cut short: the last key line ends here (the BEGIN marker's end when
+    /// there was none), and what follows is not key-shaped.
+    Short(usize),
+    /// The text ends inside the body (the last key line so far ends here):
+    /// what comes next may continue it.
+    Open(usize),
+}
+
 /// A PEM block whose first marker starts at `s`.
 pub(super) fn pem(b: &[u8], s: usize, found: &mut Vec<Found>) {
     if !b[s..].starts_with(PEM_BEGIN) {
@@ -25,8 +44,8 @@ pub(super) fn pem(b: &[u8], s: usize, found: &mut Vec<Found>) {
     // A key cut short (`head -5 id_rsa`) is masked as far as its body goes.
     // Markers with no key between them (`starts_with("-----BEGIN PRIVATE
     // KEY-----")`, a sentence about the format) are only names.
-    let end = block_end(b, begin_end).unwrap_or_else(|| body_end(b, begin_end));
-    if !has_body(&b[begin_end..end]) {
+    let (Body::Closed(end) | Body::Short(end) | Body::Open(end), body) = scan_body(b, begin_end);
+    if !body {
         return;
     }
     found.push(Found {
@@ -36,20 +55,218 @@ pub(super) fn pem(b: &[u8], s: usize, found: &mut Vec<Found>) {
     });
 }
 
-/// Where a block begins that is not complete before `cut`.
+/// Where a block begins that reaches `cut` (the end of the text, or a point
+/// a stream's hold-back moved to): it is read whole or not at all.
 pub(super) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
-    if let Some(begin) = rfind(&b[..cut], PEM_BEGIN) {
+    let from = cut.saturating_sub(MAX_PEM);
+    // A marker that starts before the cut, maybe cut itself.
+    let to = (cut + PEM_BEGIN.len() - 1).min(b.len());
+    if let Some(begin) = rfind(&b[from..to], PEM_BEGIN)
+        .map(|p| from + p)
+        .filter(|&begin| begin < cut)
+    {
         match marker(b, begin, PEM_BEGIN) {
             Some((label, _)) if !is_private(label) => {}
-            Some((_, end)) if block_end(b, end).is_some_and(|e| e <= cut) => {}
-            // No `-----END`: the body ended before the cut.
-            Some((_, end)) if block_end(b, end).is_none() && end + body_len(b, end) < cut => {}
-            _ => return Some(begin),
+            Some((_, end)) => match scan_body(b, end).0 {
+                Body::Open(_) => return Some(begin),
+                Body::Closed(e) | Body::Short(e) if e.max(end) > cut => return Some(begin),
+                _ => {}
+            },
+            // A marker cut in two may still close (its label is short).
+            None if b.len() - begin <= PEM_BEGIN.len() + 80 => return Some(begin),
+            None => {}
         }
     }
     let at = rfind(&b[..cut], PUTTY)?;
     let (end, complete) = putty_extent(b, at);
     (end > cut || !complete).then_some(at)
+}
+
+/// Reads the body of a key from `from` (just after its BEGIN marker), line by
+/// line (real line breaks and `\n` escapes alike), within [`MAX_PEM`]: armour
+/// headers first (`Proc-Type:`, `DEK-Info:`, `Comment:`), then base64 lines,
+/// each maybe wrapped in quotes, `+`, comment marks or indentation; then the
+/// END marker. Also whether a line of body (16 base64 characters or more) was
+/// seen: a header with no body is not a key.
+fn scan_body(b: &[u8], from: usize) -> (Body, bool) {
+    let limit = (from + MAX_PEM).min(b.len());
+    let mut last = from;
+    let mut body = false;
+    let mut blank = 0;
+    let mut i = from;
+    while i < limit || i == from {
+        let Some(line) = next_line(b, i, limit) else {
+            break;
+        };
+        let core = &b[line.start..line.end];
+        // The text ends in this line: it may still become key-shaped.
+        let open = line.next == b.len() && !line.terminated;
+        if !line.terminated && !open {
+            // The line runs past MAX_PEM: the block is not paired over it.
+            return (Body::Short(last), body);
+        }
+        if core.starts_with(PEM_END) {
+            return match marker(b, line.start, PEM_END) {
+                Some((_, end)) => (Body::Closed(end), body),
+                None if open => (Body::Open(last), body),
+                None => (Body::Short(last), body),
+            };
+        }
+        if i == from {
+            // What follows the marker on its own line: line-ending marks, or
+            // a key flattened onto one line, its lines joined by spaces.
+            let mut at = line.start;
+            for word in core.split(|&c| c == b' ') {
+                if word.starts_with(b"-----END") {
+                    return match marker(b, at, PEM_END) {
+                        Some((_, end)) => (Body::Closed(end), body),
+                        None if open => (Body::Open(last), body),
+                        None => (Body::Short(last), body),
+                    };
+                }
+                if is_base64_line(word) {
+                    body |= word.len() >= 16;
+                    last = at + word.len();
+                } else if !word.is_empty() {
+                    return if open && at + word.len() == line.end {
+                        (Body::Open(last), body)
+                    } else {
+                        (Body::Short(last), body)
+                    };
+                }
+                at += word.len() + 1;
+            }
+        } else if core.is_empty() {
+            blank += 1;
+            if blank > 4 {
+                return (Body::Short(last), body);
+            }
+        } else if is_base64_line(core) {
+            blank = 0;
+            body |= core.len() >= 16;
+            last = line.end;
+        } else if !body && is_armour_header(core) {
+            blank = 0;
+            last = line.end;
+        } else if open {
+            return (Body::Open(last), body);
+        } else {
+            return (Body::Short(last), body);
+        }
+        if open {
+            return (Body::Open(last), body);
+        }
+        i = line.next;
+    }
+    if i >= b.len() {
+        (Body::Open(last), body)
+    } else {
+        (Body::Short(last), body)
+    }
+}
+
+/// One line of a key's body: its core, without indentation, quotes,
+/// concatenation and comment marks around it.
+struct Line {
+    start: usize,
+    end: usize,
+    /// Where the next line starts.
+    next: usize,
+    /// Whether a line break ended it (not the text or the limit).
+    terminated: bool,
+}
+
+/// The line from `i`, up to `limit`. A line ends at a line break or a `\n`
+/// (or `\r\n`) escape.
+fn next_line(b: &[u8], i: usize, limit: usize) -> Option<Line> {
+    if i > limit {
+        return None;
+    }
+    let mut e = i;
+    let mut next = limit;
+    let mut terminated = false;
+    while e < limit {
+        match b[e] {
+            b'\n' => {
+                (next, terminated) = (e + 1, true);
+                break;
+            }
+            b'\\' if matches!(b.get(e + 1), Some(b'n')) => {
+                (next, terminated) = (e + 2, true);
+                break;
+            }
+            b'\\' if b.get(e + 1..e + 4) == Some(b"r\\n") => {
+                (next, terminated) = (e + 4, true);
+                break;
+            }
+            // A lone `\` at the text's end may be the start of an escape.
+            b'\\' if e + 1 == b.len() => {
+                next = b.len();
+                break;
+            }
+            _ => e += 1,
+        }
+    }
+    let mut s = i;
+    while s < e
+        && matches!(
+            b[s],
+            b' ' | b'\t' | b'"' | b'\'' | b'+' | b'#' | b'*' | b'\r'
+        )
+    {
+        s += 1;
+    }
+    if b[s..e].starts_with(b"//") {
+        s += 2;
+        while s < e && matches!(b[s], b' ' | b'\t') {
+            s += 1;
+        }
+    }
+    let mut ce = e;
+    loop {
+        let before = ce;
+        while ce > s
+            && matches!(
+                b[ce - 1],
+                b' ' | b'\t' | b'\r' | b'"' | b'\'' | b',' | b';' | b')'
+            )
+        {
+            ce -= 1;
+        }
+        // `"…" +` concatenation, not a base64 `+` ending the line.
+        if ce > s + 1 && b[ce - 1] == b'+' && matches!(b[ce - 2], b' ' | b'"' | b'\'') {
+            ce -= 1;
+        }
+        if ce == before {
+            break;
+        }
+    }
+    Some(Line {
+        start: s,
+        end: ce,
+        next,
+        terminated,
+    })
+}
+
+/// A line of a key's base64 body, or a PGP checksum line (`=JvqY`).
+fn is_base64_line(core: &[u8]) -> bool {
+    !core.is_empty()
+        && core
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'='))
+}
+
+/// `Proc-Type: 4,ENCRYPTED`, `DEK-Info: …`, `Comment: …`, `Version: …`.
+fn is_armour_header(core: &[u8]) -> bool {
+    let Some(colon) = core.iter().position(|&c| c == b':') else {
+        return false;
+    };
+    let name = &core[..colon];
+    (2..=24).contains(&name.len())
+        && name[0].is_ascii_uppercase()
+        && name.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'-')
+        && core.get(colon + 1) == Some(&b' ')
 }
 
 /// PuTTY `.ppk`: the `Private-Lines: N` header, its N lines and the MAC line.
@@ -69,13 +286,6 @@ pub(super) fn is_base64_private_key(t: &[u8]) -> bool {
     find(&head, b"PRIVATE KEY").is_some()
 }
 
-/// Whether a key's body is there: a run of base64 as long as a line of one.
-fn has_body(between: &[u8]) -> bool {
-    between
-        .split(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=')))
-        .any(|run| run.len() >= 16)
-}
-
 /// `-----BEGIN LABEL-----` at `at`: the label, and where the marker ends.
 fn marker<'a>(b: &'a [u8], at: usize, prefix: &[u8]) -> Option<(&'a [u8], usize)> {
     let from = at + prefix.len();
@@ -91,62 +301,6 @@ fn marker<'a>(b: &'a [u8], at: usize, prefix: &[u8]) -> Option<(&'a [u8], usize)
 
 fn is_private(label: &[u8]) -> bool {
     find(label, b"PRIVATE KEY").is_some()
-}
-
-/// The end of the `-----END …-----` marker after `from`.
-/// The end of the `-----END …-----` marker that closes the body starting at
-/// `from` (the body runs up to it).
-fn block_end(b: &[u8], from: usize) -> Option<usize> {
-    let body = from + body_len(b, from);
-    let end = from + find(&b[from..body], PEM_END)?;
-    marker(b, end, PEM_END).map(|(_, e)| e)
-}
-
-/// How many bytes from `from` may belong to a key's body: base64, armour
-/// headers (`Proc-Type: 4,ENCRYPTED`, `Comment: https://…`), line breaks,
-/// and what keeps a key in source code (`\n` escapes, quotes, `+`, comment
-/// marks).
-fn body_len(b: &[u8], from: usize) -> usize {
-    b[from..]
-        .iter()
-        .take_while(|&&c| {
-            c.is_ascii_alphanumeric()
-                || matches!(
-                    c,
-                    b'+' | b'/'
-                        | b'='
-                        | b' '
-                        | b'\t'
-                        | b'\r'
-                        | b'\n'
-                        | b'\\'
-                        | b':'
-                        | b'-'
-                        | b','
-                        | b'.'
-                        | b'"'
-                        | b'\''
-                        | b'#'
-                        | b'*'
-                )
-        })
-        .count()
-}
-
-/// How far the base64 body (and armour headers) of a key runs from `from`.
-fn body_end(b: &[u8], from: usize) -> usize {
-    // Keep the line break (or escape, or quote) that ends the body outside
-    // the mask.
-    let mut end = from + body_len(b, from);
-    while end > from
-        && matches!(
-            b[end - 1],
-            b' ' | b'\t' | b'\r' | b'\n' | b'\\' | b'"' | b'\'' | b',' | b'.'
-        )
-    {
-        end -= 1;
-    }
-    end
 }
 
 /// The end of a PuTTY private block starting at `s`, and whether it is

@@ -99,8 +99,23 @@ fn check_text(text: &str) -> Result<()> {
     Ok(())
 }
 
-/// Records the message (waiting) and shows it in the transcript.
+/// A user's message with the secrets in it masked, as the redaction plug
+/// masks what agents say (vendor tokens, named values, private keys, URL
+/// credentials; not a runner's own literals, which Blaise does not know).
+/// Blaise never stores the secret: the transcript is read by everyone with
+/// the session, and runs get the message as stored. A secret the agent
+/// needs is given through a plug's grant, not the chat (docs/security.md).
+pub fn masked(text: &str) -> std::borrow::Cow<'_, str> {
+    static DETECTOR: std::sync::OnceLock<redaction_detect::Redactor> = std::sync::OnceLock::new();
+    DETECTOR
+        .get_or_init(|| redaction_detect::Redactor::new(&[]))
+        .redact(text)
+}
+
+/// Records the message (waiting), masked, and shows it in the transcript.
 fn receive(ctx: &mut Ctx, session: &mut Session, text: &str) -> Result<Message> {
+    let text = masked(text);
+    let text = text.as_ref();
     let message = Message {
         id: new_id("msg"),
         session_id: session.id.clone(),

@@ -488,3 +488,50 @@ async fn closing_while_the_run_pauses_closes_the_paused_session() {
     assert_eq!(s.show(&id).await["state"], "closed");
     r.take("teardown").await.ok("torn_down", json!({})).await;
 }
+
+/// A secret pasted into a message is masked before Blaise stores it: the
+/// transcript, the message's answer and the prompt a run gets never hold it;
+/// the rest of the text is as typed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_secret_pasted_into_a_message_is_masked_before_it_is_stored() {
+    let s = Server::start().await;
+    s.agent("a", json!({})).await;
+    let r = s.runner("r", &["a"]).await;
+    let token = "ghp_d0WpixpxbB4r6bSr0pFBOPCWBRDFOxEzf5FJ";
+    let id = s
+        .new_session("a", &format!("push with {token} please"))
+        .await;
+    let run = r.take("start").await;
+    run.ok("started", json!({})).await;
+    let prompt = run.wait_directive("prompt").await;
+    assert_eq!(prompt["text"], "push with [REDACTED:github-token] please");
+    run.turn_ended().await;
+
+    let key = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZWQyNTUxOQAAACDx\n-----END OPENSSH PRIVATE KEY-----";
+    let (status, answer) = s
+        .send(
+            &id,
+            &format!("and AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMIK7MDENGbPxRfiCYzEXAMPLEKEY\n{key}"),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let prompt = run.wait_directive("prompt").await;
+    let text = prompt["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("and AWS_SECRET_ACCESS_KEY=[REDACTED:"),
+        "{text}"
+    );
+    let stored = serde_json::to_string(&s.transcript(&id).await).unwrap() + &answer.to_string();
+    for secret in [
+        token,
+        "wJalrXUtnFEMIK7MDENG",
+        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUA",
+    ] {
+        assert!(!stored.contains(secret), "{secret} stored: {stored}");
+        assert!(!text.contains(secret), "{secret} sent to the run: {text}");
+    }
+    assert!(
+        stored.contains("push with [REDACTED:github-token] please"),
+        "{stored}"
+    );
+}

@@ -11,7 +11,7 @@
 //! unmasked.
 
 pub mod config;
-pub mod detect;
+pub use redaction_detect as detect;
 pub mod stream;
 
 use std::cell::RefCell;

@@ -4,7 +4,7 @@
 
 use super::values::{plain, quote_at, quoted};
 use super::{Parsed, Value};
-use crate::detect::b64;
+use crate::b64;
 
 /// `Authorization: <scheme> <credentials>` (or the credentials alone); the
 /// value starts at `i`. A link (`[Authorization]: https://…`) or code

@@ -5,7 +5,7 @@
 
 use super::values::{MIN_VALUE, plain, quote_at, quoted, value_byte};
 use super::{Parsed, Value};
-use crate::detect::find;
+use crate::find;
 
 /// Whether the word `[s, e)` (starting with `-`) may be one of these flags:
 /// called for every such word.

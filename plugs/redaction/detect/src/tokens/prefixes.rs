@@ -5,7 +5,7 @@
 //! tokens (`pk.eyJ…`) are masked too: they are public by design, but they
 //! name the account, and masking one costs only readability.
 
-use crate::detect::{b64, b64url, hex, mixed, run};
+use crate::{b64, b64url, hex, mixed, run};
 
 /// A token: `prefix`, then at least `min` bytes that satisfy `body` (at most
 /// `max` of them are masked), with at least two of lower case, upper case

@@ -2,7 +2,7 @@
 //! `$TOKEN`, `${{ secrets.X }}`, `<your-key>`, `******`, a type name, a
 //! status word, a name in code.
 
-use crate::detect::find;
+use crate::find;
 
 /// Longest value masked as one.
 pub(super) const MAX_VALUE: usize = 4096;
@@ -221,7 +221,7 @@ pub(super) fn path(v: &[u8]) -> bool {
 /// Random-looking: long, and at least two of lower case, upper case and
 /// digits (`wJalrXUtnFEMI/K7MDENG…` after a name with no `=` between).
 pub(super) fn random(v: &[u8]) -> bool {
-    v.len() >= 16 && crate::detect::mixed(v) && !identifier(v)
+    v.len() >= 16 && crate::mixed(v) && !identifier(v)
 }
 
 /// `node.colon2_token`, `self.db2.password`: a path in code (when code

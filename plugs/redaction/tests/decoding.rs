@@ -278,3 +278,40 @@ fn a_key_is_paired_only_within_its_maximum_size() {
     assert!(out.ends_with("-----END RSA PRIVATE KEY-----\n"));
     assert!(out.len() > huge.len() - MAX_PEM - 100);
 }
+
+/// A GCP service-account file read by a tool whose result is JSON: the key's
+/// `\n` escapes are escaped again (`\\n`). The whole key is masked, whole or
+/// streamed, and nothing after it.
+#[test]
+fn a_key_in_json_inside_a_json_string_is_masked_whole() {
+    let body: Vec<String> = (0..20)
+        .map(|i| format!("MIIEv{i:02}QIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQZ/D6GCwjem5t"))
+        .collect();
+    let key = format!(
+        "-----BEGIN PRIVATE KEY-----\\\\n{}\\\\n-----END PRIVATE KEY-----\\\\n",
+        body.join("\\\\n")
+    );
+    let text = format!(
+        r#"{{"tool":"read_file","content":"{{\n  \"type\": \"service_account\",\n  \"private_key\": \"{key}\",\n  \"client_email\": \"ci@build.iam.gserviceaccount.com\"\n}}"}}"#
+    );
+    let got = redact(&text);
+    assert!(!got.contains("QIBADANBgkqhkiG9w0"), "{got}");
+    assert!(got.contains("ci@build.iam.gserviceaccount.com"), "{got}");
+    let mut streams = redaction::stream::Streams::default();
+    let mut out = String::new();
+    let cut = text.len() / 2;
+    let cut = (cut..text.len())
+        .find(|&c| text.is_char_boundary(c))
+        .unwrap();
+    for (i, part) in [&text[..cut], &text[cut..]].into_iter().enumerate() {
+        let entry = blaise_plug::TranscriptEntry {
+            stream_id: "s".into(),
+            kind: blaise_plug::EntryKind::AgentMessage,
+            text: part.into(),
+            last: i == 1,
+            replay: false,
+        };
+        out.push_str(&streams.filter(&Redactor::new(&[]), entry).text);
+    }
+    assert_eq!(out, got);
+}

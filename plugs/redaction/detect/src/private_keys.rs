@@ -177,7 +177,7 @@ struct Line {
 }
 
 /// The line from `i`, up to `limit`. A line ends at a line break or a `\n`
-/// (or `\r\n`) escape.
+/// (or `\r\n`, or doubly escaped `\\n`) escape.
 fn next_line(b: &[u8], i: usize, limit: usize) -> Option<Line> {
     if i > limit {
         return None;
@@ -197,6 +197,15 @@ fn next_line(b: &[u8], i: usize, limit: usize) -> Option<Line> {
             }
             b'\\' if b.get(e + 1..e + 4) == Some(b"r\\n") => {
                 (next, terminated) = (e + 4, true);
+                break;
+            }
+            // JSON inside a JSON string: the key's `\n` is written `\\n`.
+            b'\\' if b.get(e + 1..e + 3) == Some(b"\\n") => {
+                (next, terminated) = (e + 3, true);
+                break;
+            }
+            b'\\' if e + 2 == b.len() && b[e + 1] == b'\\' => {
+                next = b.len();
                 break;
             }
             // A lone `\` at the text's end may be the start of an escape.

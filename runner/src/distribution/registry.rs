@@ -45,7 +45,8 @@ pub struct Manifest {
 
 impl<'a> Registry<'a> {
     pub fn new(fetcher: &'a Fetcher, reference: &'a OciReference) -> Result<Registry<'a>> {
-        let registry = reference.registry();
+        // `docker.io` is served from `index.docker.io`.
+        let registry = reference.reference.resolve_registry();
         let scheme = if is_insecure(registry) {
             "http"
         } else {
@@ -411,6 +412,23 @@ fn parse_challenge(header: &str) -> (String, Vec<(String, String)>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn docker_hub_references_go_to_its_registry_host() {
+        let fetcher = Fetcher::new().unwrap();
+        let reference = OciReference::parse("docker.io/acme/hello:1").unwrap();
+        let registry = Registry::new(&fetcher, &reference).unwrap();
+        assert_eq!(
+            registry.url("manifests", "1").unwrap().as_str(),
+            "https://index.docker.io/v2/acme/hello/manifests/1"
+        );
+        let reference = OciReference::parse("127.0.0.1:5000/plugs/x:1").unwrap();
+        let registry = Registry::new(&fetcher, &reference).unwrap();
+        assert_eq!(
+            registry.url("blobs", "sha256:ab").unwrap().as_str(),
+            "http://127.0.0.1:5000/v2/plugs/x/blobs/sha256:ab"
+        );
+    }
 
     #[test]
     fn challenges_are_read_with_quotes_and_commas() {

@@ -18,6 +18,8 @@ struct Cli {
 
 impl Cli {
     fn new() -> Cli {
+        // Built (once) before anything is timed.
+        blaise_tests::blaise::runner_binary();
         Cli {
             dir: tempfile::tempdir().unwrap(),
         }
@@ -246,6 +248,18 @@ fn a_slow_body_is_cut_at_the_download_deadline() {
     contains_all(&err, &["took longer than 2s", "BLAISE_DOWNLOAD_TIMEOUT"]);
     assert!(
         started.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
+
+    // Without a deadline of the operator's: a byte every 100 ms is never
+    // silent long enough for the idle timeout, and is cut for its pace
+    // within two 30 s windows, not after the 10 minutes a download may take.
+    let started = Instant::now();
+    let err = cli.refused(&["plug", "pull", &registry.reference("plugs/slow:1")], &[]);
+    contains_all(&err, &["slower than 1KiB a second", "cut"]);
+    assert!(
+        started.elapsed() < Duration::from_secs(65),
         "{:?}",
         started.elapsed()
     );

@@ -12,7 +12,7 @@
 
 use std::io::Write as _;
 use std::net::IpAddr;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow, bail};
 use reqwest::header::{HeaderMap, LOCATION};
@@ -189,8 +189,11 @@ impl Fetcher {
             );
         }
         let deadline = tokio::time::Instant::now() + self.limits.timeout;
+        let mut pace = Pace::new(IDLE_TIMEOUT, Instant::now());
         let mut bytes = Vec::new();
         while let Some(chunk) = self.chunk(&mut response, deadline, what).await? {
+            pace.add(chunk.len(), Instant::now())
+                .map_err(|why| anyhow!("{what}: {why}: cut"))?;
             if bytes.len() as u64 + chunk.len() as u64 > cap {
                 bail!(
                     "{what}: the server sent more than the {} allowed",
@@ -229,7 +232,10 @@ impl Fetcher {
         let deadline = tokio::time::Instant::now() + self.limits.timeout;
         let mut hasher = Sha256::new();
         let mut length = 0u64;
+        let mut pace = Pace::new(IDLE_TIMEOUT, Instant::now());
         while let Some(chunk) = self.chunk(&mut response, deadline, what).await? {
+            pace.add(chunk.len(), Instant::now())
+                .map_err(|why| anyhow!("{what}: {why}: cut"))?;
             length += chunk.len() as u64;
             if length > limit {
                 match expected {
@@ -323,6 +329,46 @@ impl Fetcher {
             .await
             .ok()?;
         Some(bytes)
+    }
+}
+
+/// The slowest a download may go: on average over each window of
+/// [`IDLE_TIMEOUT`] (30 s), at least this many bytes a second. A server that trickles
+/// (a byte now and then, never silent long enough for the idle timeout) is
+/// cut within two windows, not at the whole-download deadline.
+pub const MIN_RATE: u64 = 1 << 10;
+
+/// Counts a download's bytes per window against [`MIN_RATE`].
+struct Pace {
+    window: Duration,
+    since: Instant,
+    bytes: u64,
+}
+
+impl Pace {
+    fn new(window: Duration, now: Instant) -> Pace {
+        Pace {
+            window,
+            since: now,
+            bytes: 0,
+        }
+    }
+
+    fn add(&mut self, n: usize, now: Instant) -> Result<(), String> {
+        self.bytes += n as u64;
+        let elapsed = now.saturating_duration_since(self.since);
+        if elapsed < self.window {
+            return Ok(());
+        }
+        if (self.bytes as u128) * 1000 < (MIN_RATE as u128) * elapsed.as_millis() {
+            return Err(format!(
+                "slower than {} a second for {}",
+                format_size(MIN_RATE),
+                format_duration(elapsed)
+            ));
+        }
+        (self.since, self.bytes) = (now, 0);
+        Ok(())
     }
 }
 
@@ -491,6 +537,25 @@ mod tests {
         assert!(
             redirect_allowed(&remote, &url("http://cdn.example.com/x"), Kind::Content).is_err()
         );
+    }
+
+    #[test]
+    fn a_trickle_is_cut_and_a_slow_but_steady_download_is_not() {
+        let t0 = Instant::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        let window = Duration::from_secs(30);
+        // A byte every second: fine until the window ends, then cut.
+        let mut trickle = Pace::new(window, t0);
+        for s in 1..30 {
+            assert!(trickle.add(1, at(s * 1000)).is_ok());
+        }
+        let why = trickle.add(1, at(30_000)).unwrap_err();
+        assert!(why.contains("slower than 1KiB a second"), "{why}");
+        // 2 KiB a second for ten minutes: never cut.
+        let mut steady = Pace::new(window, t0);
+        for s in 1..600 {
+            assert!(steady.add(2048, at(s * 1000)).is_ok(), "{s}");
+        }
     }
 
     #[test]

@@ -55,6 +55,10 @@ impl RunnerOptions {
     }
 }
 
+/// How long a starting runner keeps trying to reach a Blaise that does not
+/// answer before it gives up.
+pub const CONNECT_PATIENCE: Duration = Duration::from_secs(600);
+
 /// Loads `blaise.yml` and its plugs, connects, and refuses to start when the
 /// agent's idle policy is to pause and a plug cannot resume.
 pub async fn connect(
@@ -79,10 +83,22 @@ pub async fn connect(
     }
     let client = Client::new(&options.url, &options.token)?;
     let agent = file.config.agent.name.clone();
-    let connected = client
-        .connect(&options.instance, std::slice::from_ref(&agent))
-        .await
-        .with_context(|| format!("connecting to Blaise at {}", options.url))?;
+    // Blaise may be restarting (or not up yet) when the runner starts: a
+    // connect it does not answer is made again, for up to CONNECT_PATIENCE;
+    // a refusal (a revoked token, a bad request) is final at once.
+    let (give_up, patience) = tokio::sync::watch::channel(false);
+    let timer = tokio::spawn(async move {
+        tokio::time::sleep(CONNECT_PATIENCE).await;
+        let _ = give_up.send(true);
+    });
+    let agents = std::slice::from_ref(&agent);
+    let connected = crate::run::contact::until_answered(&patience, "connecting to Blaise", || {
+        client.connect(&options.instance, agents)
+    })
+    .await;
+    timer.abort();
+    let connected =
+        connected.with_context(|| format!("connecting to Blaise at {}", options.url))?;
     if connected.protocol_version != PROTOCOL_VERSION {
         bail!(
             "Blaise speaks runner protocol {}, this runner speaks {PROTOCOL_VERSION}",

@@ -466,6 +466,28 @@ async fn network_faults_lose_no_word() {
     }
 }
 
+/// A runner that starts while Blaise is down (an upgrade, a reboot in the
+/// wrong order) keeps trying to connect and serves once Blaise is back,
+/// instead of exiting.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_runner_started_while_blaise_is_down_connects_when_it_is_back() {
+    let mut rig = Rig::new("1h").await;
+    rig.serve.kill().await;
+    let runner = rig.runner();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    rig.serve.restart().await;
+    let api = rig.api();
+    let session = rig.session("say hello").await;
+    api.wait_for_text(&session, "agent_message: hello", MINUTE)
+        .await;
+    assert!(
+        runner.stderr().contains("no answer from Blaise"),
+        "it said it was waiting: {}",
+        runner.stderr()
+    );
+    runner.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_run_that_dies_mid_answer_names_the_message_and_the_next_run_answers_it() {
     let rig = Rig::new("1h").await;

@@ -535,3 +535,21 @@ async fn a_secret_pasted_into_a_message_is_masked_before_it_is_stored() {
         "{stored}"
     );
 }
+
+/// What users type to an agent every day is stored as typed: shell with
+/// variables and substitutions, names of secrets without values, prose.
+#[test]
+fn ordinary_messages_are_stored_as_typed() {
+    use blaise_control::lifecycle::messages::masked;
+    for text in [
+        "run echo \"pwd=$(pwd) home=$HOME pid1=$(cat /proc/1/comm) host=$(hostname)\"",
+        "env AGENT_TOKEN\nrun echo \"$AGENT_TOKEN\" | cut -c1-12; echo \"$AGENT_TOKEN\" | cut -c13-\nsay end",
+        "say hello from the agent\nenv DEPLOY_TOKEN",
+        "run echo \"wip=$(cat wip.txt) readme=$(tr '\\n' ' ' < README.md) upstream=$(git rev-parse origin/main)\"",
+        "Please rotate the API key and set password: <the new one> in the vault",
+        "git checkout 4f9c2e1b8a7d6c5e4f3a2b1c0d9e8f7a6b5c4d3e && cargo test --release",
+        "the request id was 123e4567-e89b-12d3-a456-426614174000, see sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    ] {
+        assert_eq!(masked(text), text);
+    }
+}

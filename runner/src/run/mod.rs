@@ -11,7 +11,7 @@
 //! - `outbox`, `contact`: what the run tells Blaise, in order, until Blaise has it
 
 mod agent_start;
-mod contact;
+pub(crate) mod contact;
 mod heartbeat;
 mod outbox;
 mod prepare;

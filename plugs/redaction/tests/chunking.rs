@@ -5,10 +5,12 @@
 //! The values are random, shaped like the real formats: none is a live
 //! credential.
 
-use blaise_plug::{EntryKind, TranscriptEntry};
+mod support;
+
+use support::streamed;
+
 use redaction::Config;
 use redaction::detect::Redactor;
-use redaction::stream::Streams;
 
 const GHP: &str = "ghp_d0WpixpxbB4r6bSr0pFBOPCWBRDFOxEzf5FJ";
 const KEY: &str = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAIhpIwLj3jGEucdgMLwZadzJ20eC/c8K+r/quybX+cFdKnNtd\nlwldFa4vu3K5e1ZasZVhRMih6+azOiWl6RK/CVUTCJkhmM9fykBc+qcqk2CFFiT+\nAoVciH249uFDK+NMBhBxhCGxtHsOa+DW1CoMXN6T3HPuHR8izlL3vMriFOVB1pLy\n-----END RSA PRIVATE KEY-----";
@@ -88,29 +90,6 @@ fn texts() -> Vec<String> {
         short[8..13].join(" ")
     ));
     all
-}
-
-fn chunk(text: &str, last: bool) -> TranscriptEntry {
-    TranscriptEntry {
-        stream_id: "m".into(),
-        kind: EntryKind::AgentMessage,
-        text: text.into(),
-        last,
-        replay: false,
-    }
-}
-
-/// The text sent as one stream, cut at `cuts` (ascending char boundaries).
-fn streamed(r: &Redactor, text: &str, cuts: &[usize]) -> String {
-    let mut streams = Streams::default();
-    let mut out = String::new();
-    let mut from = 0;
-    for &cut in cuts {
-        out.push_str(&streams.filter(r, chunk(&text[from..cut], false)).text);
-        from = cut;
-    }
-    out.push_str(&streams.filter(r, chunk(&text[from..], true)).text);
-    out
 }
 
 fn boundaries(text: &str) -> Vec<usize> {

@@ -5,9 +5,11 @@
 //! The values are random, shaped like the real formats: none is a live
 //! credential.
 
-use blaise_plug::{EntryKind, TranscriptEntry};
+mod support;
+
+use support::streamed;
+
 use redaction::detect::Redactor;
-use redaction::stream::Streams;
 
 /// Secrets that say what they are by their shape, with the kind they are
 /// masked as.
@@ -902,29 +904,6 @@ fn leaves_near_misses_untouched() {
         })
         .collect();
     report(&failures, CLEAN.len());
-}
-
-fn chunk(text: &str, last: bool) -> TranscriptEntry {
-    TranscriptEntry {
-        stream_id: "m".into(),
-        kind: EntryKind::AgentMessage,
-        text: text.into(),
-        last,
-        replay: false,
-    }
-}
-
-/// The text sent as one stream, cut at `cuts`.
-fn streamed(r: &Redactor, text: &str, cuts: &[usize]) -> String {
-    let mut streams = Streams::default();
-    let mut out = String::new();
-    let mut from = 0;
-    for &cut in cuts {
-        out.push_str(&streams.filter(r, chunk(&text[from..cut], false)).text);
-        from = cut;
-    }
-    out.push_str(&streams.filter(r, chunk(&text[from..], true)).text);
-    out
 }
 
 #[test]

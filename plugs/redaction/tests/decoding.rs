@@ -6,6 +6,8 @@
 //! The values are random, shaped like the real formats: none is a live
 //! credential.
 
+mod support;
+
 use redaction::detect::{MAX_PEM, Redactor};
 
 const GHP: &str = "ghp_d0WpixpxbB4r6bSr0pFBOPCWBRDFOxEzf5FJ";
@@ -297,21 +299,10 @@ fn a_key_in_json_inside_a_json_string_is_masked_whole() {
     let got = redact(&text);
     assert!(!got.contains("QIBADANBgkqhkiG9w0"), "{got}");
     assert!(got.contains("ci@build.iam.gserviceaccount.com"), "{got}");
-    let mut streams = redaction::stream::Streams::default();
-    let mut out = String::new();
     let cut = text.len() / 2;
     let cut = (cut..text.len())
         .find(|&c| text.is_char_boundary(c))
         .unwrap();
-    for (i, part) in [&text[..cut], &text[cut..]].into_iter().enumerate() {
-        let entry = blaise_plug::TranscriptEntry {
-            stream_id: "s".into(),
-            kind: blaise_plug::EntryKind::AgentMessage,
-            text: part.into(),
-            last: i == 1,
-            replay: false,
-        };
-        out.push_str(&streams.filter(&Redactor::new(&[]), entry).text);
-    }
+    let out = support::streamed(&Redactor::new(&[]), &text, &[cut]);
     assert_eq!(out, got);
 }

@@ -5,9 +5,11 @@
 //! The samples are generated from each vendor's published format with a
 //! seeded generator: random, never live credentials.
 
-use blaise_plug::{EntryKind, TranscriptEntry};
+mod support;
+
+use support::streamed;
+
 use redaction::detect::Redactor;
-use redaction::stream::Streams;
 
 /// A small deterministic generator (xorshift64*): the same samples each run.
 struct Rng(u64);
@@ -302,29 +304,6 @@ fn report(failures: &[String], of: usize) {
         failures.len(),
         failures[..failures.len().min(4000)].join("\n")
     );
-}
-
-fn chunk(text: &str, last: bool) -> TranscriptEntry {
-    TranscriptEntry {
-        stream_id: "v".into(),
-        kind: EntryKind::ToolOutput,
-        text: text.into(),
-        last,
-        replay: false,
-    }
-}
-
-/// The text sent as one stream, cut at `cuts`.
-fn streamed(r: &Redactor, text: &str, cuts: &[usize]) -> String {
-    let mut streams = Streams::default();
-    let mut out = String::new();
-    let mut from = 0;
-    for &cut in cuts {
-        out.push_str(&streams.filter(r, chunk(&text[from..cut], false)).text);
-        from = cut;
-    }
-    out.push_str(&streams.filter(r, chunk(&text[from..], true)).text);
-    out
 }
 
 /// Cut in two at every byte, and one character at a time: the same as whole.

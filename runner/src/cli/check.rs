@@ -62,6 +62,8 @@ pub fn grant_gaps(plug: &ResolvedPlug) -> Vec<String> {
     plug.grants
         .not_granted
         .iter()
+        // What a plug asks for is its author's text.
+        .map(|gap| crate::distribution::download::printable(gap))
         .map(|gap| match gap.strip_prefix("secret: ") {
             Some(name) => format!(
                 "note: plug `{id}` can use the secret `{name}`; blaise.yml does not grant it, so the plug runs without it"

@@ -6,8 +6,8 @@
 //! A file is only ever written whole (temp file + rename) and only after its
 //! digest was checked, so what is there is what its name says: a download
 //! streams into a `.download-*` file beside them, renamed when it checks out,
-//! removed when it does not (and, if the process was killed, swept by the next
-//! process to open the cache an hour later). Downloads of the
+//! removed when it does not (and, if the process was killed, swept an hour later
+//! by the next download). Downloads of the
 //! same thing take a file lock first, so that runs asking at once download it
 //! once: the first downloads, the others wait and find it cached.
 
@@ -37,12 +37,13 @@ impl PlugCache {
             .with_context(|| format!("creating the plug cache {}", dir.display()))?;
         fs::set_permissions(&dir, fs::Permissions::from_mode(0o700))
             .with_context(|| format!("making {} private", dir.display()))?;
-        sweep_stale_downloads(&dir);
         Ok(PlugCache { dir })
     }
 
     /// A new file to download into, deleted unless committed.
     pub fn stage(&self) -> Result<tempfile::NamedTempFile> {
+        // Here, not in `open`: a run's start opens the cache and downloads nothing.
+        sweep_stale_downloads(&self.dir);
         tempfile::Builder::new()
             .prefix(STAGING)
             .tempfile_in(&self.dir)

@@ -489,12 +489,16 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 /// escaped (no terminal escape sequences reach the operator's screen) and cut
 /// to 200 characters.
 pub fn shown(text: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in text.chars().enumerate() {
-        if i == 200 {
-            out.push('…');
-            break;
-        }
+    match text.char_indices().nth(200) {
+        Some((at, _)) => printable(&text[..at]) + "…",
+        None => printable(text),
+    }
+}
+
+/// A stranger's text with its control characters escaped, whole.
+pub fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
         if c.is_control() {
             out.extend(c.escape_default());
         } else {
@@ -562,6 +566,9 @@ mod tests {
     fn network_text_is_printable_and_short() {
         assert_eq!(shown("a\x1b[31mb\n"), "a\\u{1b}[31mb\\n");
         assert_eq!(shown(&"x".repeat(500)).chars().count(), 201);
+        // Tables print whole cells, escaped.
+        let cell = printable(&format!("{}\u{1b}]0;x\u{7}", "y".repeat(300)));
+        assert_eq!(cell, format!("{}\\u{{1b}}]0;x\\u{{7}}", "y".repeat(300)));
     }
 
     #[test]

@@ -76,12 +76,9 @@ pub fn client(registry: &str) -> Client {
 }
 
 pub fn auth() -> RegistryAuth {
-    match (
-        std::env::var("BLAISE_REGISTRY_USERNAME"),
-        std::env::var("BLAISE_REGISTRY_PASSWORD"),
-    ) {
-        (Ok(user), Ok(password)) => RegistryAuth::Basic(user, password),
-        _ => RegistryAuth::Anonymous,
+    match super::registry::credentials() {
+        Some((user, password)) => RegistryAuth::Basic(user, password),
+        None => RegistryAuth::Anonymous,
     }
 }
 

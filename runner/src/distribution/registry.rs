@@ -353,7 +353,8 @@ pub fn explain(status: StatusCode, why: &str) -> String {
     }
 }
 
-fn credentials() -> Option<(String, String)> {
+/// `BLAISE_REGISTRY_USERNAME` and `BLAISE_REGISTRY_PASSWORD`, when both are set.
+pub fn credentials() -> Option<(String, String)> {
     match (
         std::env::var("BLAISE_REGISTRY_USERNAME"),
         std::env::var("BLAISE_REGISTRY_PASSWORD"),

@@ -74,6 +74,20 @@ impl Cli {
         String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
 
+    /// `check` of a blaise.yml with one plug, `id`, from `source` (plus
+    /// `extra` lines of its entry); must be refused. Returns stderr.
+    fn check_refused(&self, id: &str, source: &str, extra: &str) -> String {
+        let config = self.dir.path().join("blaise.yml");
+        std::fs::write(
+            &config,
+            format!(
+                "agent:\n  command: [my-agent]\nplugs:\n  - id: {id}\n    source: {source}\n{extra}"
+            ),
+        )
+        .unwrap();
+        self.refused(&["check", "--config", config.to_str().unwrap()], &[])
+    }
+
     /// The files of the plug cache (fetch locks aside).
     fn cached(&self) -> Vec<String> {
         cached_in(&self.cache())
@@ -399,16 +413,7 @@ fn what_is_not_a_wasm_artifact_is_named_and_not_kept() {
     );
 
     // The same through `check` of a blaise.yml.
-    let config = cli.dir.path().join("blaise.yml");
-    std::fs::write(
-        &config,
-        format!(
-            "agent:\n  command: [my-agent]\nplugs:\n  - id: text\n    source: {}\n",
-            registry.reference("plugs/text:1")
-        ),
-    )
-    .unwrap();
-    let err = cli.refused(&["check", "--config", config.to_str().unwrap()], &[]);
+    let err = cli.check_refused("text", &registry.reference("plugs/text:1"), "");
     contains_all(
         &err,
         &[
@@ -475,16 +480,11 @@ fn a_signature_of_another_artifact_does_not_sign_this_one() {
         "{}",
         String::from_utf8_lossy(&keys.stderr)
     );
-    let config = cli.dir.path().join("blaise.yml");
-    std::fs::write(
-        &config,
-        format!(
-            "agent:\n  command: [my-agent]\nplugs:\n  - id: signed\n    source: {}\n    signed_by: [publisher.pub]\n",
-            registry.reference("plugs/signed:1")
-        ),
-    )
-    .unwrap();
-    let err = cli.refused(&["check", "--config", config.to_str().unwrap()], &[]);
+    let err = cli.check_refused(
+        "signed",
+        &registry.reference("plugs/signed:1"),
+        "    signed_by: [publisher.pub]\n",
+    );
     contains_all(
         &err,
         &[
@@ -504,15 +504,11 @@ fn a_signature_of_another_artifact_does_not_sign_this_one() {
     // No signature at all: refused the same way, nothing downloaded or kept.
     let registry = FakeRegistry::start();
     let artifact = registry.artifact("plugs/signed", "1", &wasm, |_| {});
-    std::fs::write(
-        &config,
-        format!(
-            "agent:\n  command: [my-agent]\nplugs:\n  - id: signed\n    source: {}\n    signed_by: [publisher.pub]\n",
-            registry.reference("plugs/signed:1")
-        ),
-    )
-    .unwrap();
-    let err = cli.refused(&["check", "--config", config.to_str().unwrap()], &[]);
+    let err = cli.check_refused(
+        "signed",
+        &registry.reference("plugs/signed:1"),
+        "    signed_by: [publisher.pub]\n",
+    );
     contains_all(&err, &["is not signed"]);
     assert_eq!(
         registry.requests_for(&artifact.layer_digest),

@@ -6,13 +6,7 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = blaise_runner::cli::Cli::parse();
-    // `dev` talks to a person on the terminal: only warnings unless RUST_LOG says otherwise.
-    let quiet = matches!(cli.command, blaise_runner::cli::Command::Dev { .. });
-    blaise_runner::cli::init_tracing(if quiet {
-        "warn"
-    } else {
-        "warn,blaise_runner=info,sigstore=error"
-    });
+    blaise_runner::cli::init_tracing_for(&cli.command);
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
         Err(e) => {

@@ -1,6 +1,11 @@
-//! Test a compiled plug through scripted lifecycles, in the real plug host,
+//! Test a compiled plug through scripted lifecycles in the real plug host,
 //! with an in-memory state store, a temporary workspace and the grants you
 //! choose.
+//!
+//! The harness drives `blaise-runner plug test --serve` (the runner you run
+//! plugs with, found on `PATH` or at `$BLAISE_RUNNER`), so a plug's tests
+//! build no plug host of their own. It blocks, and works in plain `#[test]`s
+//! and in `#[tokio::test]`s alike.
 //!
 //! ```no_run
 //! use blaise_plug::harness::Harness;
@@ -24,202 +29,371 @@
 //! run with a fresh instance, as in the runner; `pause` and a `teardown` right
 //! after it share their run.
 
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
-use anyhow::{Context as _, Result};
-use blaise_runner::host::bindings::{EntryKind, PauseInfo, RunKind, TeardownInfo, TranscriptEntry};
-use blaise_runner::host::{
-    Allow, HostOptions, LoadedPlug, PlugHost, PlugInstance, PlugSetup, RunInfo, grants,
-};
-use blaise_runner::state_store::{MemoryStateStore, PlugState};
+use serde_json::{Value, json};
 
-pub use blaise_runner::chain::Launch;
-pub use blaise_runner::host::bindings::Contribution;
-pub use blaise_runner::host::{Failure, HookError, Limits};
+use crate::{Contribution, Hook, Needs, PlugInfo};
 
-const SESSION: &str = "harness-session";
-const PLUG_ID: &str = "plug";
+/// A hook that failed, or a step the harness could not run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookError {
+    /// `on-start`, `on-resume`, `on-pause`, `on-teardown`, `transcript filter`,
+    /// `instantiate`, or `harness` for a failure of the harness itself.
+    pub hook: String,
+    pub message: String,
+    /// The `with:` field the plug blamed, if any.
+    pub field: Option<String>,
+}
+
+impl fmt::Display for HookError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} failed: {}", self.hook, self.message)?;
+        if let Some(field) = &self.field {
+            write!(f, " (with.{field})")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for HookError {}
+
+/// A log line the plug wrote (or the host wrote about it) during a step.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogLine {
+    pub level: String,
+    /// `log`, `stdout`, `stderr`, or empty for the host's own lines.
+    pub source: String,
+    pub message: String,
+}
 
 /// A compiled plug in a test host.
 pub struct Harness {
-    runtime: tokio::runtime::Runtime,
-    host: Arc<PlugHost>,
-    plug: Arc<LoadedPlug>,
-    config: serde_json::Value,
-    allow: Allow,
-    limits: Limits,
-    state: Arc<MemoryStateStore>,
-    workspace: tempfile::TempDir,
-    storage: tempfile::TempDir,
-    _cache: tempfile::TempDir,
-    runs: u64,
-    /// The run in progress: its instance, and whether it has been paused.
-    current: Option<(PlugInstance, bool)>,
+    child: Child,
+    input: ChildStdin,
+    output: BufReader<ChildStdout>,
+    info: PlugInfo,
+    workspace: PathBuf,
+    setup: Value,
+    sent_setup: Value,
+    state: BTreeMap<String, Vec<u8>>,
+    logs: Vec<LogLine>,
 }
 
 impl Harness {
-    /// Builds the plug crate in `crate_dir` to a component (release, wasm32-wasip2).
-    pub fn build(crate_dir: impl AsRef<Path>) -> Result<PathBuf> {
-        let dir = crate_dir.as_ref();
-        // A separate target directory: the build that runs the tests holds the lock of its own.
-        blaise_runner::cli::build_plug(dir, Some(&dir.join("target").join("plug")))
+    /// Builds the plug crate in `crate_dir` to a component with
+    /// `blaise-runner plug build` and returns its path.
+    pub fn build(crate_dir: impl AsRef<Path>) -> std::io::Result<PathBuf> {
+        let out = Command::new(runner())
+            .args(["plug", "build"])
+            .arg(crate_dir.as_ref())
+            .stderr(Stdio::inherit())
+            .output()
+            .map_err(not_found)?;
+        if !out.status.success() {
+            return Err(std::io::Error::other(format!(
+                "building the plug in {} failed (see above)",
+                crate_dir.as_ref().display()
+            )));
+        }
+        Ok(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
     }
 
-    /// Loads a compiled plug.
-    pub fn load(component: impl AsRef<Path>) -> Result<Harness> {
-        let runtime = tokio::runtime::Runtime::new()?;
-        let cache = tempfile::tempdir()?;
-        let host = Arc::new(PlugHost::new(&HostOptions {
-            cache_dir: cache.path().to_path_buf(),
-            max_memory: 1 << 30,
-        })?);
-        let plug = runtime
-            .block_on(host.load(component.as_ref()))
-            .with_context(|| format!("loading {}", component.as_ref().display()))?;
+    /// Loads a compiled plug (a component built in any language) into a
+    /// test host: its description is checked as the runner checks it.
+    pub fn load(component: impl AsRef<Path>) -> std::io::Result<Harness> {
+        let mut child = Command::new(runner())
+            .args(["plug", "test", "--serve"])
+            .arg(component.as_ref())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(not_found)?;
+        let input = child.stdin.take().expect("piped");
+        let mut output = BufReader::new(child.stdout.take().expect("piped"));
+        let hello = read_line(&mut output)?;
+        if let Some(error) = hello.get("error") {
+            return Err(std::io::Error::other(format!(
+                "loading {}: {}",
+                component.as_ref().display(),
+                error.as_str().unwrap_or_default()
+            )));
+        }
         Ok(Harness {
-            runtime,
-            host,
-            plug,
-            config: serde_json::json!({}),
-            allow: Allow::default(),
-            limits: Limits::default(),
-            state: Arc::new(MemoryStateStore::default()),
-            workspace: tempfile::tempdir()?,
-            storage: tempfile::tempdir()?,
-            _cache: cache,
-            runs: 0,
-            current: None,
+            child,
+            input,
+            output,
+            info: plug_info(&hello["plug"]),
+            workspace: PathBuf::from(hello["workspace"].as_str().unwrap_or_default()),
+            setup: json!({}),
+            sent_setup: json!({}),
+            state: BTreeMap::new(),
+            logs: Vec::new(),
         })
     }
 
-    /// The plug's `with:` config.
-    pub fn with_config(mut self, config: serde_json::Value) -> Self {
-        self.config = config;
+    /// The plug's `with:` config (checked against its schema at the next run).
+    pub fn with_config(mut self, config: Value) -> Self {
+        self.setup["with"] = config;
         self
     }
 
     /// Grants programs, as `allow.exec` in `blaise.yml` would.
     pub fn allow_exec(mut self, programs: &[&str]) -> Self {
-        self.allow.exec = programs.iter().map(|s| s.to_string()).collect();
+        self.setup["allow"]["exec"] = json!(programs);
         self
     }
 
     /// Grants HTTP hosts, as `allow.http` in `blaise.yml` would.
     pub fn allow_http(mut self, hosts: &[&str]) -> Self {
-        self.allow.http = hosts.iter().map(|s| s.to_string()).collect();
+        self.setup["allow"]["http"] = json!(hosts);
         self
     }
 
-    pub fn limits(mut self, limits: Limits) -> Self {
-        self.limits = limits;
+    /// Grants the secret `name`, read from the environment variable `var`
+    /// (of the test process), as `allow.secrets` in `blaise.yml` would.
+    pub fn allow_secret_from_env(mut self, name: &str, var: &str) -> Self {
+        self.setup["allow"]["secrets"][name] = json!({ "env": var });
+        self
+    }
+
+    /// Grants the plug a storage directory, as `allow.storage` would.
+    pub fn allow_storage(mut self) -> Self {
+        self.setup["allow"]["storage"] = json!(true);
+        self
+    }
+
+    /// The plug's limits, as `limits:` in `blaise.yml` (`"64MiB"`, `"5s"`).
+    pub fn limits(mut self, memory: Option<&str>, hook_deadline: Option<&str>) -> Self {
+        if let Some(memory) = memory {
+            self.setup["limits"]["memory"] = json!(memory);
+        }
+        if let Some(deadline) = hook_deadline {
+            self.setup["limits"]["hook_deadline"] = json!(deadline);
+        }
         self
     }
 
     /// What the plug describes itself as.
-    pub fn info(&self) -> &blaise_runner::host::bindings::PlugInfo {
-        &self.plug.info
+    pub fn info(&self) -> &PlugInfo {
+        &self.info
     }
 
     /// The session's workspace directory.
     pub fn workspace(&self) -> &Path {
-        self.workspace.path()
+        &self.workspace
     }
 
-    /// The plug's committed state.
-    pub fn state(&self) -> PlugState {
-        self.state.snapshot(SESSION, PLUG_ID)
+    /// The plug's committed state after the last step.
+    pub fn state(&self) -> &BTreeMap<String, Vec<u8>> {
+        &self.state
     }
 
     /// One value of the committed state, decoded as the SDK's `state::set` wrote it.
     pub fn state_json<T: serde::de::DeserializeOwned>(&self, key: &str) -> Option<T> {
-        self.state()
+        self.state
             .get(key)
             .and_then(|v| serde_json::from_slice(v).ok())
     }
 
+    /// The log lines of the last step.
+    pub fn logs(&self) -> &[LogLine] {
+        &self.logs
+    }
+
     /// A start run: `on-start`.
     pub fn start(&mut self) -> Result<Contribution, HookError> {
-        let mut instance = self.new_run(RunKind::Start)?;
-        let result = self.runtime.block_on(instance.on_start());
-        self.current = Some((instance, false));
-        result
+        let answer = self.step(json!({ "step": "start" }))?;
+        Ok(contribution(&answer["contribution"]))
     }
 
     /// A resume run: `on-resume`.
     pub fn resume(&mut self) -> Result<Contribution, HookError> {
-        let mut instance = self.new_run(RunKind::Resume)?;
-        let result = self.runtime.block_on(instance.on_resume());
-        self.current = Some((instance, false));
-        result
+        let answer = self.step(json!({ "step": "resume" }))?;
+        Ok(contribution(&answer["contribution"]))
     }
 
     /// `on-pause` in the current run (reason `idle`).
     pub fn pause(&mut self, may_resume: bool) -> Result<(), HookError> {
-        let (instance, paused) = self
-            .current
-            .as_mut()
-            .expect("pause needs a run: call start or resume first");
-        *paused = true;
-        let info = PauseInfo {
-            reason: "idle".into(),
-            may_resume,
-        };
-        self.runtime.block_on(instance.on_pause(info))
+        self.step(json!({ "step": "pause", "may_resume": may_resume }))
+            .map(drop)
     }
 
     /// `on-teardown`: right after a pause in the same run, or else in a
     /// teardown run of its own (reason `closed`).
     pub fn teardown(&mut self) -> Result<(), HookError> {
-        let (mut instance, right_after_pause) = match self.current.take() {
-            Some((instance, true)) => (instance, true),
-            _ => (self.new_run(RunKind::Teardown)?, false),
-        };
-        let info = TeardownInfo {
-            reason: "closed".into(),
-            right_after_pause,
-        };
-        self.runtime.block_on(instance.on_teardown(info))
+        self.step(json!({ "step": "teardown" })).map(drop)
     }
 
     /// Passes text through the plug's transcript filter as one chunk of the
-    /// stream `stream`; `last` ends the stream.
+    /// stream `stream` (an agent message); `last` ends the stream.
     pub fn filter(&mut self, stream: &str, text: &str, last: bool) -> Result<String, HookError> {
-        if self.current.is_none() {
-            let instance = self.new_run(RunKind::Start)?;
-            self.current = Some((instance, false));
-        }
-        let (instance, _) = self.current.as_mut().expect("set above");
-        let entry = TranscriptEntry {
-            stream_id: stream.into(),
-            kind: EntryKind::AgentMessage,
-            text: text.into(),
-            last,
-            replay: false,
-        };
-        let mut out = self.runtime.block_on(instance.filter(vec![entry]))?;
-        Ok(out.remove(0).text)
+        let entry = json!({ "text": text, "stream": stream, "last": last });
+        let answer = self.step(json!({ "step": "filter", "entries": [entry] }))?;
+        Ok(answer["entries"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned())
     }
 
-    fn new_run(&mut self, kind: RunKind) -> Result<PlugInstance, HookError> {
-        self.runs += 1;
-        let report = grants::effective(&self.plug.info.needs, &self.allow);
-        let setup = Arc::new(PlugSetup::new(
-            PLUG_ID,
-            self.plug.clone(),
-            self.config.to_string(),
-            report.effective,
-            self.limits,
+    fn step(&mut self, step: Value) -> Result<Value, HookError> {
+        if self.setup != self.sent_setup {
+            let answer = self.ask(&json!({ "configure": self.setup }))?;
+            if answer["ok"] != json!(true) {
+                return Err(error("configure", &answer["error"]));
+            }
+            self.sent_setup = self.setup.clone();
+        }
+        let answer = self.ask(&step)?;
+        if let Some(state) = answer["state"].as_object() {
+            self.state = state
+                .iter()
+                .map(|(k, v)| (k.clone(), state_bytes(v)))
+                .collect();
+        }
+        self.logs = answer["logs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|l| LogLine {
+                level: l["level"].as_str().unwrap_or_default().into(),
+                source: l["source"].as_str().unwrap_or_default().into(),
+                message: l["message"].as_str().unwrap_or_default().into(),
+            })
+            .collect();
+        if answer["error"].is_object() {
+            return Err(error("harness", &answer["error"]));
+        }
+        Ok(answer)
+    }
+
+    fn ask(&mut self, request: &Value) -> Result<Value, HookError> {
+        let io = |e: std::io::Error| HookError {
+            hook: "harness".into(),
+            message: format!("the plug test host stopped: {e}"),
+            field: None,
+        };
+        writeln!(self.input, "{request}").map_err(io)?;
+        self.input.flush().map_err(io)?;
+        read_line(&mut self.output).map_err(io)
+    }
+}
+
+impl Drop for Harness {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The runner binary: `$BLAISE_RUNNER`, else `blaise-runner` on `PATH`.
+fn runner() -> PathBuf {
+    std::env::var_os("BLAISE_RUNNER")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("blaise-runner"))
+}
+
+fn not_found(e: std::io::Error) -> std::io::Error {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        std::io::Error::new(
+            e.kind(),
+            format!(
+                "the harness runs plugs with `{}`, which is not there: install blaise-runner on PATH or set BLAISE_RUNNER to it",
+                runner().display()
+            ),
+        )
+    } else {
+        e
+    }
+}
+
+fn read_line(output: &mut impl BufRead) -> std::io::Result<Value> {
+    let mut line = String::new();
+    if output.read_line(&mut line)? == 0 {
+        return Err(std::io::Error::other(
+            "blaise-runner plug test ended without an answer (see its errors above)",
         ));
-        let run = Arc::new(RunInfo {
-            session_id: SESSION.into(),
-            run_id: format!("harness-run-{}", self.runs),
-            run_kind: kind,
-            workspace: self.workspace.path().to_path_buf(),
-            plug_storage: self.storage.path().to_path_buf(),
-            state: self.state.clone(),
-        });
-        self.runtime
-            .block_on(PlugInstance::new(&self.host, setup, run))
+    }
+    serde_json::from_str(&line)
+        .map_err(|e| std::io::Error::other(format!("blaise-runner answered `{line}`: {e}")))
+}
+
+fn error(hook: &str, error: &Value) -> HookError {
+    HookError {
+        hook: error["hook"].as_str().unwrap_or(hook).into(),
+        message: error["message"].as_str().unwrap_or_default().into(),
+        field: error["field"].as_str().map(Into::into),
+    }
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s.as_str().map(Into::into))
+        .collect()
+}
+
+fn contribution(c: &Value) -> Contribution {
+    Contribution {
+        env: c["env"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|pair| {
+                let s = |i: usize| pair[i].as_str().unwrap_or_default().to_owned();
+                (s(0), s(1))
+            })
+            .collect(),
+        working_dir: c["working_dir"].as_str().map(Into::into),
+        command_prefix: strings(&c["command_prefix"]),
+    }
+}
+
+fn state_bytes(v: &Value) -> Vec<u8> {
+    match v {
+        Value::String(text) => text.clone().into_bytes(),
+        // Not UTF-8: the host sends `{ "base64": … }`.
+        other => {
+            use base64::Engine as _;
+            let text = other["base64"].as_str().unwrap_or_default();
+            base64::engine::general_purpose::STANDARD
+                .decode(text)
+                .unwrap_or_default()
+        }
+    }
+}
+
+fn plug_info(v: &Value) -> PlugInfo {
+    let hook = |name: &str| match name {
+        "on-start" => Some(Hook::OnStart),
+        "on-resume" => Some(Hook::OnResume),
+        "on-pause" => Some(Hook::OnPause),
+        "on-teardown" => Some(Hook::OnTeardown),
+        _ => None,
+    };
+    PlugInfo {
+        name: v["name"].as_str().unwrap_or_default().into(),
+        version: v["version"].as_str().unwrap_or_default().into(),
+        description: v["description"].as_str().unwrap_or_default().into(),
+        stateful: v["stateful"] == json!(true),
+        can_resume: v["can_resume"] == json!(true),
+        hooks: strings(&v["hooks"])
+            .iter()
+            .filter_map(|h| hook(h))
+            .collect(),
+        filters_transcript: v["filters_transcript"] == json!(true),
+        config_schema: v["config_schema"].to_string(),
+        needs: Needs {
+            exec: strings(&v["needs"]["exec"]),
+            http: strings(&v["needs"]["http"]),
+            secrets: strings(&v["needs"]["secrets"]),
+            storage: v["needs"]["storage"] == json!(true),
+        },
     }
 }

@@ -1,8 +1,9 @@
-use crate::{Hook, Needs, PlugInfo};
+use crate::{Needs, PlugInfo};
 
 impl PlugInfo {
-    /// Starts describing a plug: stateless, cannot resume, no hooks, no
-    /// config, asks for nothing.
+    /// Starts describing a plug: stateless, cannot resume, no config, asks
+    /// for nothing. The hooks are filled in from the `impl` by
+    /// `#[blaise_plug::plug]`.
     pub fn builder(name: &str, version: &str) -> PlugInfoBuilder {
         PlugInfoBuilder(PlugInfo {
             name: name.into(),
@@ -39,17 +40,14 @@ impl PlugInfoBuilder {
         self.0.can_resume = yes;
         self
     }
-    pub fn hooks(mut self, hooks: &[Hook]) -> Self {
-        self.0.hooks = hooks.to_vec();
-        self
-    }
-    pub fn filters_transcript(mut self, yes: bool) -> Self {
-        self.0.filters_transcript = yes;
-        self
-    }
-    /// The JSON Schema of the `with:` config, as JSON text.
-    pub fn config_schema(mut self, schema: &str) -> Self {
-        self.0.config_schema = schema.into();
+    /// The `with:` config is a `C`: its JSON Schema, derived from the type
+    /// (`#[derive(schemars::JsonSchema)]`; doc comments become descriptions,
+    /// `#[serde(deny_unknown_fields)]` refuses unknown keys), is what the
+    /// runner checks `with:` against before any hook runs. Without it the
+    /// plug takes no config (`with:` must be absent or `{}`).
+    pub fn config<C: schemars::JsonSchema>(mut self) -> Self {
+        let schema = schemars::SchemaGenerator::default().into_root_schema_for::<C>();
+        self.0.config_schema = serde_json::to_string(&schema).expect("a JSON Schema is JSON");
         self
     }
     /// Programs the plug asks to run.

@@ -2,28 +2,33 @@
 //!
 //! A plug is a WebAssembly component that helps the runner set up, pause,
 //! resume and tear down the environment of a coding-agent session. Implement
-//! [`Plug`] (every hook has a default), export it with [`export_plug!`], and
-//! build with `cargo build --release --target wasm32-wasip2` (or
-//! `blaise-runner plug build`).
+//! [`Plug`] (every hook has a default) and put `#[blaise_plug::plug]` on the
+//! `impl`: it exports the type as the component's plug and declares exactly
+//! the hooks the `impl` defines, so the runner calls what the plug does and
+//! nothing else. The `with:` schema comes from the config type
+//! ([`PlugInfoBuilder::config`]). Build with `blaise-runner plug build`.
 //!
 //! ```no_run
-//! use blaise_plug::{Context, Contribution, Hook, Plug, PlugError, PlugInfo, export_plug, state};
+//! use blaise_plug::{Context, Contribution, Plug, PlugError, PlugInfo, state};
 //!
-//! #[derive(serde::Deserialize)]
+//! /// The `with:` config; its JSON Schema is derived from it.
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! #[serde(deny_unknown_fields)]
 //! struct Config {
+//!     /// What the agent is greeted with.
 //!     greeting: String,
 //! }
 //!
 //! struct Hello;
 //!
+//! #[blaise_plug::plug]
 //! impl Plug for Hello {
 //!     fn describe() -> PlugInfo {
 //!         PlugInfo::builder("hello", env!("CARGO_PKG_VERSION"))
 //!             .description("Greets the agent")
 //!             .stateful(true)
 //!             .can_resume(true)
-//!             .hooks(&[Hook::OnStart, Hook::OnResume])
-//!             .config_schema(r#"{"type":"object","properties":{"greeting":{"type":"string"}},"required":["greeting"]}"#)
+//!             .config::<Config>()
 //!             .build()
 //!     }
 //!
@@ -40,16 +45,15 @@
 //!         Ok(Contribution::default().env("GREETING", &config.greeting))
 //!     }
 //! }
-//!
-//! export_plug!(Hello);
 //! ```
 //!
-//! Test the compiled plug with the `harness` feature (see `harness`).
+//! Test the compiled plug with the `harness` feature (see `harness`), or run
+//! its hooks from the command line with `blaise-runner plug test`.
 
 #[doc(hidden)]
 pub mod bindings {
     wit_bindgen::generate!({
-        path: "../wit",
+        path: "wit",
         world: "plug",
         pub_export_macro: true,
         default_bindings_module: "blaise_plug::bindings",
@@ -74,10 +78,13 @@ pub use bindings::blaise::plug::types::{
     Context, Contribution, EntryKind, Hook, Needs, PauseInfo, PlugError, PlugInfo, RunKind,
     TeardownInfo, TranscriptEntry,
 };
+pub use blaise_plug_macros::plug;
 pub use info::PlugInfoBuilder;
 
-/// A plug. Every hook has a default that does nothing and succeeds; list the
-/// hooks you implement in [`PlugInfo`] so the runner calls them.
+/// A plug. Every hook has a default that does nothing and succeeds. Put
+/// `#[blaise_plug::plug]` on the `impl`: the hooks it defines are the ones the
+/// runner calls (`describe` declares them), and the transcript filter is
+/// called when it defines `filter`.
 pub trait Plug {
     /// What the plug is and needs. Called once when the plug is loaded, with
     /// no session: do not use state, process or http here.
@@ -103,7 +110,7 @@ pub trait Plug {
         Ok(())
     }
 
-    /// Filter one transcript entry (only called with `filters_transcript`).
+    /// Filter one transcript entry (called when the `impl` defines it).
     /// Entries arrive in order; a batch from the runner is handed over one
     /// entry at a time.
     fn filter(_ctx: &Context, entry: TranscriptEntry) -> TranscriptEntry {
@@ -119,16 +126,31 @@ impl Context {
     }
 }
 
-/// Exports a type implementing [`Plug`] as the plug of this component.
+#[doc(hidden)]
+pub mod __private {
+    /// What `#[blaise_plug::plug]` read from the `impl`: the hooks it defines.
+    pub trait Implemented {
+        const HOOKS: &'static [crate::Hook];
+        const FILTERS_TRANSCRIPT: bool;
+    }
+}
+
+/// Exports a type as the plug of this component; `#[blaise_plug::plug]` calls it.
+#[doc(hidden)]
 #[macro_export]
-macro_rules! export_plug {
+macro_rules! __export_plug {
     ($plug:ty) => {
         #[doc(hidden)]
         pub struct __BlaisePlugExport;
 
         impl $crate::bindings::exports::blaise::plug::hooks::Guest for __BlaisePlugExport {
             fn describe() -> $crate::PlugInfo {
-                <$plug as $crate::Plug>::describe()
+                let mut info = <$plug as $crate::Plug>::describe();
+                // What the runner calls is what the `impl` defines.
+                info.hooks = <$plug as $crate::__private::Implemented>::HOOKS.to_vec();
+                info.filters_transcript =
+                    <$plug as $crate::__private::Implemented>::FILTERS_TRANSCRIPT;
+                info
             }
             fn on_start(ctx: $crate::Context) -> Result<$crate::Contribution, $crate::PlugError> {
                 <$plug as $crate::Plug>::on_start(&ctx)

@@ -2,32 +2,32 @@
 //! express.
 
 use blaise_plug::{Context, PlugError};
+use schemars::JsonSchema;
 use serde::Deserialize;
 
-pub const SCHEMA: &str = r#"{
-  "type": "object",
-  "properties": {
-    "repo": {"type": "string", "minLength": 1, "description": "URL (https://, ssh://, git@host:path, file://) or absolute local path of the repository"},
-    "branch": {"type": "string", "minLength": 1, "description": "branch or tag to check out (default: the remote's default branch)"},
-    "commit": {"type": "string", "minLength": 4, "description": "commit to check out, detached (instead of a branch)"},
-    "depth": {"type": "integer", "minimum": 1, "description": "shallow clone of this many commits"},
-    "path": {"type": "string", "minLength": 1, "description": "directory of the clone inside the workspace (default: repo)"},
-    "username": {"type": "string", "minLength": 1, "description": "user name sent with the git-token secret (default: x-access-token)"}
-  },
-  "required": ["repo"],
-  "additionalProperties": false
-}"#;
-
-#[derive(Debug, Deserialize)]
+/// The `with:` config; its JSON Schema is derived from it.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
+    /// URL (https://, ssh://, git@host:path, file://) or absolute local path of the repository
+    #[schemars(length(min = 1))]
     pub repo: String,
+    /// branch or tag to check out (default: the remote's default branch)
+    #[schemars(length(min = 1))]
     pub branch: Option<String>,
+    /// commit to check out, detached (instead of a branch)
+    #[schemars(length(min = 4))]
     pub commit: Option<String>,
+    /// shallow clone of this many commits
+    #[schemars(range(min = 1))]
     pub depth: Option<u32>,
+    /// directory of the clone inside the workspace (default: repo)
     #[serde(default = "default_path")]
+    #[schemars(length(min = 1))]
     pub path: String,
+    /// user name sent with the git-token secret (default: x-access-token)
     #[serde(default = "default_username")]
+    #[schemars(length(min = 1))]
     pub username: String,
 }
 

@@ -8,24 +8,21 @@
 mod config;
 mod git;
 
-use blaise_plug::{
-    Context, Contribution, Hook, PauseInfo, Plug, PlugError, PlugInfo, TeardownInfo, export_plug,
-    log,
-};
+use blaise_plug::{Context, Contribution, Plug, PlugError, PlugInfo, TeardownInfo, log};
 
 use config::Config;
 use git::{Git, UPLOAD_PACK};
 
 struct Checkout;
 
+#[blaise_plug::plug]
 impl Plug for Checkout {
     fn describe() -> PlugInfo {
         PlugInfo::builder("checkout", env!("CARGO_PKG_VERSION"))
             .description("Clones the session's repository into its workspace; fetches on resume; removes it on teardown")
             .stateful(false)
             .can_resume(true)
-            .hooks(&[Hook::OnStart, Hook::OnResume, Hook::OnTeardown])
-            .config_schema(config::SCHEMA)
+            .config::<config::Config>()
             .exec(&["git"])
             .secrets(&[git::TOKEN_SECRET])
             .build()
@@ -63,10 +60,6 @@ impl Plug for Checkout {
             ));
         }
         Ok(Contribution::default().working_dir(dir))
-    }
-
-    fn on_pause(_ctx: &Context, _info: &PauseInfo) -> Result<(), PlugError> {
-        Ok(())
     }
 
     fn on_teardown(ctx: &Context, _info: &TeardownInfo) -> Result<(), PlugError> {
@@ -137,5 +130,3 @@ fn remove(dir: &str) -> Result<(), PlugError> {
         _ => Ok(()),
     }
 }
-
-export_plug!(Checkout);

@@ -1,44 +1,48 @@
 //! The `with:` config of the docker plug, and the checks the schema cannot express.
 
 use blaise_plug::{Context, PlugError};
+use schemars::JsonSchema;
 use serde::Deserialize;
 
-pub const SCHEMA: &str = r#"{
-  "type": "object",
-  "properties": {
-    "image": {"type": "string", "minLength": 1, "description": "image of the container; it must already be on the Docker host (it is never pulled by a run)"},
-    "network": {"type": "string", "minLength": 1, "description": "network mode: none (default), bridge, host, or a network's name"},
-    "memory": {"type": "string", "pattern": "^[0-9]+[bkmgBKMG]?$", "description": "memory limit, e.g. 2g"},
-    "cpus": {"type": "number", "exclusiveMinimum": 0, "description": "CPU limit, e.g. 1.5"},
-    "pids_limit": {"type": "integer", "minimum": 1, "description": "most processes in the container"},
-    "mounts": {"type": "array", "items": {"type": "string", "pattern": "^/[^:]*:/[^:]*(:(ro|rw))?$"}, "description": "extra bind mounts, SOURCE:TARGET[:ro]"},
-    "env": {"type": "array", "items": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}, "description": "names of the agent's environment variables to pass into the container"},
-    "user": {"type": "string", "minLength": 1, "description": "user (name or uid[:gid]) the agent runs as"},
-    "host": {"type": "string", "minLength": 1, "description": "Docker host (e.g. unix:///run/docker.sock); default: the docker CLI's"},
-    "command": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "what keeps the container alive between agent launches (default: sleep infinity)"},
-    "stop_timeout": {"type": "integer", "minimum": 0, "description": "seconds docker waits on pause before killing (default 5)"}
-  },
-  "required": ["image"],
-  "additionalProperties": false
-}"#;
-
-#[derive(Debug, Deserialize)]
+/// The `with:` config; its JSON Schema is derived from it.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
+    /// image of the container; it must already be on the Docker host (it is never pulled by a run)
+    #[schemars(length(min = 1))]
     pub image: String,
+    /// network mode: none (default), bridge, host, or a network's name
     #[serde(default = "default_network")]
+    #[schemars(length(min = 1))]
     pub network: String,
+    /// memory limit, e.g. 2g
+    #[schemars(regex(pattern = r"^[0-9]+[bkmgBKMG]?$"))]
     pub memory: Option<String>,
+    /// CPU limit, e.g. 1.5
+    #[schemars(extend("exclusiveMinimum" = 0))]
     pub cpus: Option<f64>,
+    /// most processes in the container
+    #[schemars(range(min = 1))]
     pub pids_limit: Option<u64>,
+    /// extra bind mounts, SOURCE:TARGET[:ro]
     #[serde(default)]
+    #[schemars(inner(regex(pattern = r"^/[^:]*:/[^:]*(:(ro|rw))?$")))]
     pub mounts: Vec<String>,
+    /// names of the agent's environment variables to pass into the container
     #[serde(default)]
+    #[schemars(inner(regex(pattern = r"^[A-Za-z_][A-Za-z0-9_]*$")))]
     pub env: Vec<String>,
+    /// user (name or uid[:gid]) the agent runs as
+    #[schemars(length(min = 1))]
     pub user: Option<String>,
+    /// Docker host (e.g. unix:///run/docker.sock); default: the docker CLI's
+    #[schemars(length(min = 1))]
     pub host: Option<String>,
+    /// what keeps the container alive between agent launches (default: sleep infinity)
     #[serde(default = "default_command")]
+    #[schemars(length(min = 1))]
     pub command: Vec<String>,
+    /// seconds docker waits on pause before killing (default 5)
     #[serde(default = "default_stop_timeout")]
     pub stop_timeout: u64,
 }

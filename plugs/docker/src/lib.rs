@@ -8,24 +8,21 @@
 mod config;
 mod docker;
 
-use blaise_plug::{
-    Context, Contribution, Hook, PauseInfo, Plug, PlugError, PlugInfo, TeardownInfo, export_plug,
-    log,
-};
+use blaise_plug::{Context, Contribution, PauseInfo, Plug, PlugError, PlugInfo, TeardownInfo, log};
 
 use config::Config;
 use docker::{Docker, is_missing, strings};
 
 struct DockerPlug;
 
+#[blaise_plug::plug]
 impl Plug for DockerPlug {
     fn describe() -> PlugInfo {
         PlugInfo::builder("docker", env!("CARGO_PKG_VERSION"))
             .description("A container per session, named from the session id, with the workspace mounted; the agent runs inside it")
             .stateful(false)
             .can_resume(true)
-            .hooks(&[Hook::OnStart, Hook::OnResume, Hook::OnPause, Hook::OnTeardown])
-            .config_schema(config::SCHEMA)
+            .config::<config::Config>()
             .exec(&["docker"])
             .build()
     }
@@ -230,5 +227,3 @@ fn launch(docker: &Docker, config: &Config, name: &str) -> Contribution {
     prefix.push(name.into());
     Contribution::default().command_prefix(prefix)
 }
-
-export_plug!(DockerPlug);

@@ -3,27 +3,32 @@
 
 use blaise_plug::PlugError;
 
-/// The `with:` config.
-#[derive(Debug, Default, serde::Deserialize)]
+/// The `with:` config; its JSON Schema is derived from it (the descriptions
+/// are the doc comments), and [`Config::parse`] checks what a schema cannot.
+#[derive(Debug, Default, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
-    /// Exact values to mask wherever they appear.
+    /// Exact values to mask wherever they appear, shown as [REDACTED:literal]
     #[serde(default)]
+    #[schemars(inner(length(min = MIN_LITERAL_CHARS, max = MAX_LITERAL_CHARS)))]
     pub literals: Vec<String>,
-    /// The operator's own formats, each named and with a sample it must match.
+    /// Your own formats: each masked as [REDACTED:name]; its test must match its regex (checked in on-start and on-resume)
     #[serde(default)]
     pub patterns: Vec<PatternConfig>,
 }
 
 /// One of `with.patterns`.
-#[derive(Debug, Clone, serde::Deserialize)]
+#[derive(Debug, Clone, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PatternConfig {
     /// Shown as `[REDACTED:name]`.
+    #[schemars(length(min = 1, max = MAX_NAME_CHARS), regex(pattern = "^[a-z0-9][a-z0-9-]*$"))]
     pub name: String,
     /// A `regex`-crate regular expression.
+    #[schemars(length(min = 1, max = MAX_REGEX_CHARS))]
     pub regex: String,
     /// A sample the regex must match: checked when the config is.
+    #[schemars(length(min = 1, max = MAX_REGEX_CHARS))]
     pub test: String,
 }
 
@@ -73,32 +78,6 @@ pub const MIN_LITERAL_CHARS: usize = 4;
 /// Longer literals could be cut between two chunks further back than a
 /// stream holds back ([`crate::detect::MAX_HOLD`]: 4 bytes per char at most).
 pub const MAX_LITERAL_CHARS: usize = 1024;
-
-pub const CONFIG_SCHEMA: &str = r#"{
-  "type": "object",
-  "additionalProperties": false,
-  "properties": {
-    "literals": {
-      "description": "Exact values to mask wherever they appear, shown as [REDACTED:literal]",
-      "type": "array",
-      "items": { "type": "string", "minLength": 4, "maxLength": 1024 }
-    },
-    "patterns": {
-      "description": "Your own formats: each masked as [REDACTED:name]; its test must match its regex (checked in on-start and on-resume)",
-      "type": "array",
-      "items": {
-        "type": "object",
-        "additionalProperties": false,
-        "required": ["name", "regex", "test"],
-        "properties": {
-          "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$", "minLength": 1, "maxLength": 40 },
-          "regex": { "type": "string", "minLength": 1, "maxLength": 1024 },
-          "test": { "type": "string", "minLength": 1, "maxLength": 1024 }
-        }
-      }
-    }
-  }
-}"#;
 
 impl Config {
     /// Reads and checks the `with:` config (JSON). The error names the field
@@ -401,8 +380,8 @@ mod tests {
     }
 
     #[test]
-    fn the_schema_is_json() {
-        let schema: serde_json::Value = serde_json::from_str(CONFIG_SCHEMA).unwrap();
+    fn the_schema_is_derived_with_the_limits_the_parser_checks() {
+        let schema = serde_json::to_value(schemars::schema_for!(Config)).unwrap();
         assert_eq!(
             schema["properties"]["literals"]["items"]["minLength"],
             MIN_LITERAL_CHARS
@@ -411,7 +390,7 @@ mod tests {
             schema["properties"]["literals"]["items"]["maxLength"],
             MAX_LITERAL_CHARS
         );
-        let item = &schema["properties"]["patterns"]["items"];
+        let item = &schema["$defs"]["PatternConfig"];
         assert_eq!(item["properties"]["name"]["maxLength"], MAX_NAME_CHARS);
         assert_eq!(item["properties"]["regex"]["maxLength"], MAX_REGEX_CHARS);
         assert_eq!(

@@ -16,11 +16,9 @@ pub mod stream;
 
 use std::cell::RefCell;
 
-use blaise_plug::{
-    Context, Contribution, Hook, Plug, PlugError, PlugInfo, TranscriptEntry, export_plug,
-};
+use blaise_plug::{Context, Contribution, Plug, PlugError, PlugInfo, TranscriptEntry};
 
-pub use config::{CONFIG_SCHEMA, Config};
+pub use config::Config;
 use detect::Redactor;
 use stream::Streams;
 
@@ -32,16 +30,14 @@ thread_local! {
 
 struct Redaction;
 
+#[blaise_plug::plug]
 impl Plug for Redaction {
     fn describe() -> PlugInfo {
         PlugInfo::builder("redaction", env!("CARGO_PKG_VERSION"))
             .description("Masks secrets (cloud keys, VCS and API tokens, private keys, JWTs, connection-string passwords, secrets hidden by JSON, URL or base64 encoding, your literals and patterns) in every transcript entry")
             .stateful(false)
             .can_resume(true)
-            // Only to check the config before the agent can print anything.
-            .hooks(&[Hook::OnStart, Hook::OnResume])
-            .filters_transcript(true)
-            .config_schema(CONFIG_SCHEMA)
+            .config::<Config>()
             .build()
     }
 
@@ -79,8 +75,6 @@ impl Plug for Redaction {
     }
 }
 
-export_plug!(Redaction);
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,10 +103,13 @@ mod tests {
     }
 
     #[test]
-    fn describes_the_hooks_that_check_the_config() {
-        let info = Redaction::describe();
-        assert_eq!(info.hooks, vec![Hook::OnStart, Hook::OnResume]);
-        assert!(info.filters_transcript);
+    fn declares_the_hooks_that_check_the_config_and_the_filter() {
+        use blaise_plug::__private::Implemented;
+        assert_eq!(
+            <Redaction as Implemented>::HOOKS,
+            [blaise_plug::Hook::OnStart, blaise_plug::Hook::OnResume]
+        );
+        assert!(<Redaction as Implemented>::FILTERS_TRANSCRIPT);
     }
 
     #[test]

@@ -1,29 +1,27 @@
 //! The `with:` config of the sandbox plug, and the checks the schema cannot express.
 
 use blaise_plug::{Context, PlugError};
+use schemars::JsonSchema;
 use serde::Deserialize;
 
-pub const SCHEMA: &str = r#"{
-  "type": "object",
-  "properties": {
-    "network": {"type": "boolean", "description": "share the host's network (default: false, only loopback)"},
-    "read_only": {"type": "array", "items": {"type": "string", "pattern": "^/"}, "description": "more host paths the agent may read (e.g. where it is installed)"},
-    "read_write": {"type": "array", "items": {"type": "string", "pattern": "^/"}, "description": "more host paths the agent may write"},
-    "hostname": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9.-]{0,62}$", "description": "host name inside the sandbox (default: sandbox)"}
-  },
-  "additionalProperties": false
-}"#;
-
-#[derive(Debug, Deserialize)]
+/// The `with:` config; its JSON Schema is derived from it.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
+    /// share the host's network (default: false, only loopback)
     #[serde(default)]
     pub network: bool,
+    /// more host paths the agent may read (e.g. where it is installed)
     #[serde(default)]
+    #[schemars(inner(regex(pattern = "^/")))]
     pub read_only: Vec<String>,
+    /// more host paths the agent may write
     #[serde(default)]
+    #[schemars(inner(regex(pattern = "^/")))]
     pub read_write: Vec<String>,
+    /// host name inside the sandbox (default: sandbox)
     #[serde(default = "default_hostname")]
+    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9.-]{0,62}$"))]
     pub hostname: String,
 }
 

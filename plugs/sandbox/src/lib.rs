@@ -11,9 +11,7 @@ mod config;
 mod home;
 
 use blaise_plug::process::Command;
-use blaise_plug::{
-    Context, Contribution, Hook, Plug, PlugError, PlugInfo, TeardownInfo, export_plug, log, state,
-};
+use blaise_plug::{Context, Contribution, Plug, PlugError, PlugInfo, TeardownInfo, log, state};
 
 use config::Config;
 use home::Homes;
@@ -29,14 +27,14 @@ const SYSTEM: [&str; 8] = [
 
 struct Sandbox;
 
+#[blaise_plug::plug]
 impl Plug for Sandbox {
     fn describe() -> PlugInfo {
         PlugInfo::builder("sandbox", env!("CARGO_PKG_VERSION"))
             .description("Wraps the agent in bubblewrap: read-only system, writable workspace, a private home kept across pauses, no network by default")
             .stateful(true)
             .can_resume(true)
-            .hooks(&[Hook::OnStart, Hook::OnResume, Hook::OnTeardown])
-            .config_schema(config::SCHEMA)
+            .config::<config::Config>()
             .exec(&["bwrap"])
             .storage(true)
             .build()
@@ -147,5 +145,3 @@ fn launch(ctx: &Context, config: &Config, home: &str) -> Contribution {
     args.push("--".into());
     Contribution::default().command_prefix(args)
 }
-
-export_plug!(Sandbox);

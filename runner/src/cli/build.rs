@@ -101,25 +101,3 @@ pub fn build_plug(dir: &Path, target_dir: Option<&Path>) -> Result<PathBuf> {
     }
     Ok(wasm)
 }
-
-/// Runs a plug crate's own tests in release mode (the harness compiles and
-/// runs the plug in the real host; debug builds of wasmtime are ~50x slower).
-pub fn test_plug(dir: &Path) -> Result<std::process::ExitCode> {
-    if !dir.join("Cargo.toml").is_file() {
-        bail!(
-            "{} has no Cargo.toml: give the plug crate's directory",
-            dir.display()
-        );
-    }
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
-        .args(["test", "--release"])
-        .current_dir(dir)
-        .status()
-        .context("running cargo test")?;
-    Ok(if status.success() {
-        std::process::ExitCode::SUCCESS
-    } else {
-        std::process::ExitCode::FAILURE
-    })
-}

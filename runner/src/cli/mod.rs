@@ -10,6 +10,7 @@ mod inspect;
 mod keygen;
 mod lock;
 mod new;
+mod plug_test;
 mod pull;
 mod push;
 mod search;
@@ -117,12 +118,24 @@ pub enum PlugCommand {
         #[arg(default_value = ".")]
         dir: PathBuf,
     },
-    /// Run a plug crate's tests (the SDK harness runs the compiled plug in the
-    /// real plug host): `cargo test --release` in its directory.
+    /// Run a plug's hooks in the real plug host through a lifecycle (start,
+    /// filter, pause, resume, teardown, or the steps of a script) and show
+    /// what each did; exits non-zero when a step fails.
     Test {
-        /// The plug crate's directory.
+        /// A component (`.wasm`, from any language) or a Rust plug crate's
+        /// directory (built first).
         #[arg(default_value = ".")]
-        dir: PathBuf,
+        plug: PathBuf,
+        /// A YAML script: the plug's `with:`, `allow:` and `limits:` as in
+        /// blaise.yml, and its `steps:` (docs/writing-plugs.md).
+        #[arg(long)]
+        script: Option<PathBuf>,
+        /// Print the whole report as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Answer JSON lines on stdin, one step each (the SDK harness's mode).
+        #[arg(long, conflicts_with_all = ["script", "json"])]
+        serve: bool,
     },
     /// Create a new plug crate from the SDK template.
     New {
@@ -265,7 +278,25 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
                 println!("{}", wasm.display());
                 Ok(ExitCode::SUCCESS)
             }
-            PlugCommand::Test { dir } => build::test_plug(&dir),
+            PlugCommand::Test {
+                plug,
+                script,
+                json,
+                serve,
+            } => {
+                let args = plug_test::TestArgs {
+                    plug,
+                    script,
+                    json,
+                    serve,
+                };
+                plug_test::run(
+                    PlugHost::new(&options)?,
+                    args,
+                    plug_test::LogCapture::installed(),
+                )
+                .await
+            }
             PlugCommand::New { name } => new::run(&name),
             PlugCommand::Push {
                 file,
@@ -310,6 +341,19 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             }
             PlugCommand::Keygen { name } => keygen::run(&name),
         },
+    }
+}
+
+/// Logging for a command: `dev` talks to a person on the terminal (only
+/// warnings unless `RUST_LOG` says otherwise), `plug test` shows the plug's
+/// lines with its steps, the rest log the runner's work.
+pub fn init_tracing_for(command: &Command) {
+    match command {
+        Command::Dev { .. } => init_tracing("warn"),
+        Command::Plug {
+            command: PlugCommand::Test { .. },
+        } => plug_test::init_tracing(),
+        _ => init_tracing("warn,blaise_runner=info,sigstore=error"),
     }
 }
 

@@ -9,30 +9,53 @@ use anyhow::{Context as _, Result, bail};
 const CARGO_TOML: &str = include_str!("template/Cargo.toml.tmpl");
 const LIB_RS: &str = include_str!("template/lib.rs.tmpl");
 const LIFECYCLE_RS: &str = include_str!("template/lifecycle.rs.tmpl");
-/// The versions the SDK was built and tested with, so that a new plug
-/// resolves to the same ones.
-const CARGO_LOCK: &str = include_str!("../../../Cargo.lock");
+const PLUG_TEST_YML: &str = include_str!("template/plug-test.yml.tmpl");
+/// The SDK version a new plug asks for: the one this runner was built with.
+const SDK_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// Where the SDK crate is: `BLAISE_SDK`, or the SDK this runner was built beside.
-fn sdk_dir() -> Result<PathBuf> {
-    let dir = std::env::var_os("BLAISE_SDK")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../sdk"));
-    dir.canonicalize().with_context(|| {
+/// A local SDK to use instead of the published one (`BLAISE_SDK`: the `sdk`
+/// directory of a checkout), written as a `[patch.crates-io]`.
+fn sdk_patch() -> Result<String> {
+    let Some(dir) = std::env::var_os("BLAISE_SDK") else {
+        return Ok(String::new());
+    };
+    let dir = PathBuf::from(dir);
+    let dir = dir.canonicalize().with_context(|| {
         format!(
-            "the blaise-plug SDK is not at {}: set BLAISE_SDK to its directory",
+            "BLAISE_SDK is {}, which is not there: set it to the `sdk` directory of a Blaise checkout",
             dir.display()
         )
-    })
+    })?;
+    if !dir.join("Cargo.toml").is_file() {
+        bail!(
+            "BLAISE_SDK is {}, which has no Cargo.toml: set it to the `sdk` directory of a Blaise checkout",
+            dir.display()
+        );
+    }
+    let path: String = dir
+        .to_string_lossy()
+        .chars()
+        .map(|c| match c {
+            // What a TOML basic string must escape.
+            '"' | '\\' => format!("\\{c}"),
+            c if c.is_control() => format!("\\u{:04X}", c as u32),
+            c => c.to_string(),
+        })
+        .collect();
+    Ok(format!(
+        "\n# The SDK from a local checkout (BLAISE_SDK), instead of crates.io.\n[patch.crates-io]\nblaise-plug = {{ path = \"{path}\" }}\n"
+    ))
 }
 
 pub fn run(name: &str) -> Result<ExitCode> {
     let dir = create(Path::new("."), name)?;
     println!("created plug `{name}` in {}", dir.display());
     println!(
-        "  cd {name} && cargo test --release      # builds the component and runs its lifecycle test"
+        "  blaise-runner plug test {name}        # builds it and runs its hooks in the plug host"
     );
-    println!("  blaise-runner plug build {name}       # builds the component");
+    println!(
+        "  cd {name} && cargo test --release      # its lifecycle test (drives the blaise-runner on PATH)"
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -51,17 +74,18 @@ pub fn create(parent: &Path, name: &str) -> Result<PathBuf> {
     if dir.exists() {
         bail!("{} already exists", dir.display());
     }
-    let sdk = sdk_dir()?;
+    let patch = sdk_patch()?;
     let fill = |t: &str| {
         t.replace("{{name}}", name)
-            .replace("{{sdk}}", &sdk.to_string_lossy())
+            .replace("{{sdk_version}}", SDK_VERSION)
+            .replace("{{sdk_patch}}", &patch)
     };
     std::fs::create_dir_all(dir.join("src"))?;
     std::fs::create_dir_all(dir.join("tests"))?;
     std::fs::write(dir.join("Cargo.toml"), fill(CARGO_TOML))?;
     std::fs::write(dir.join("src/lib.rs"), fill(LIB_RS))?;
     std::fs::write(dir.join("tests/lifecycle.rs"), fill(LIFECYCLE_RS))?;
-    std::fs::write(dir.join("Cargo.lock"), CARGO_LOCK)?;
+    std::fs::write(dir.join("plug-test.yml"), fill(PLUG_TEST_YML))?;
     std::fs::write(dir.join(".gitignore"), "target/\n")?;
     Ok(dir)
 }

@@ -31,5 +31,6 @@ mod timing;
 pub use error::ConfigError;
 pub use parse::{AgentConfig, Config, ConfigFile, LimitOverrides, PlugEntry};
 pub use resolve::{
-    ConfigCheck, LockUse, ResolvedPlug, cannot_resume, resolve, resolve_plugs, resolve_with,
+    ConfigCheck, LockUse, ResolvedPlug, cannot_resume, check_config, resolve, resolve_plugs,
+    resolve_with,
 };

@@ -233,7 +233,7 @@ pub async fn resolve_plugs(
 }
 
 /// Checks a plug's `with:` config against the JSON Schema it describes.
-fn check_config(schema: &str, config: &serde_json::Value) -> Result<(), String> {
+pub fn check_config(schema: &str, config: &serde_json::Value) -> Result<(), String> {
     let schema: serde_json::Value = serde_json::from_str(schema)
         .map_err(|e| format!("the plug describes an invalid config schema (not JSON: {e})"))?;
     let validator = jsonschema::validator_for(&schema)

@@ -4,17 +4,23 @@
 
 use blaise_plug::process::Command;
 use blaise_plug::{
-    Context, Contribution, EntryKind, Hook, PauseInfo, Plug, PlugError, PlugInfo, TeardownInfo,
-    TranscriptEntry, export_plug, http, log, state,
+    Context, Contribution, EntryKind, PauseInfo, Plug, PlugError, PlugInfo, TeardownInfo,
+    TranscriptEntry, http, log, state,
 };
 use serde::Deserialize;
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 struct Config {
+    // The actions are the tests' to choose, hostile ones included: the schema
+    // leaves them open and the hook reads them.
+    #[schemars(with = "Vec<serde_json::Value>")]
     on_start: Vec<Action>,
+    #[schemars(with = "Vec<serde_json::Value>")]
     on_resume: Vec<Action>,
+    #[schemars(with = "Vec<serde_json::Value>")]
     on_pause: Vec<Action>,
+    #[schemars(with = "Vec<serde_json::Value>")]
     on_teardown: Vec<Action>,
     /// Appended to every transcript entry's text.
     filter_tag: Option<String>,
@@ -168,20 +174,14 @@ fn config(ctx: &Context) -> Result<Config, PlugError> {
     ctx.config()
 }
 
+#[blaise_plug::plug]
 impl Plug for Probe {
     fn describe() -> PlugInfo {
         PlugInfo::builder("probe", env!("CARGO_PKG_VERSION"))
             .description("test plug")
             .stateful(true)
             .can_resume(true)
-            .hooks(&[
-                Hook::OnStart,
-                Hook::OnResume,
-                Hook::OnPause,
-                Hook::OnTeardown,
-            ])
-            .filters_transcript(true)
-            .config_schema(r#"{"type":"object","properties":{"filter_tag":{"type":"string"},"filter_log":{"type":"boolean"},"filter_panic_on":{"type":"string"}}}"#)
+            .config::<Config>()
             .exec(&["echo", "sh"])
             .http(&["127.0.0.1"])
             .secrets(&["probe-secret", "missing-secret"])
@@ -231,5 +231,3 @@ impl Plug for Probe {
         entry
     }
 }
-
-export_plug!(Probe);

@@ -1,0 +1,216 @@
+//! A plug author's tools, used as a third-party author uses them: `plug new`
+//! in a directory outside this repository, the new plug's own tests (the SDK
+//! harness drives the real `blaise-runner`), and `plug test` running a plug's
+//! hooks from a script.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn runner(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_blaise-runner"))
+        .args(args)
+        .current_dir(dir)
+        .env("BLAISE_CACHE_DIR", dir.join("cache"))
+        // The new plug resolves the SDK from this checkout (the documented override).
+        .env("BLAISE_SDK", root().join("sdk"))
+        .env_remove("RUST_LOG")
+        .output()
+        .unwrap()
+}
+
+fn text(out: &[u8]) -> String {
+    String::from_utf8_lossy(out).into_owned()
+}
+
+fn redaction_wasm() -> PathBuf {
+    blaise_runner::cli::build_plug(
+        &root().join("plugs/redaction"),
+        Some(&root().join("target/plugs")),
+    )
+    .expect("building the redaction plug")
+}
+
+#[test]
+fn a_new_plug_made_outside_the_repository_passes_its_own_tests() {
+    let tmp = tempfile::tempdir().unwrap();
+    assert!(!tmp.path().starts_with(root()));
+    let out = runner(&["plug", "new", "hello-plug"], tmp.path());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let dir = tmp.path().join("hello-plug");
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    // A dependency a stranger can resolve: a version, never a path into
+    // this runner's build; the checkout only through the written override.
+    assert!(
+        manifest.contains(&format!("blaise-plug = \"{}\"", env!("CARGO_PKG_VERSION"))),
+        "{manifest}"
+    );
+    assert!(
+        manifest.contains("[patch.crates-io]") && manifest.contains("BLAISE_SDK"),
+        "{manifest}"
+    );
+    assert!(!dir.join("Cargo.lock").exists(), "no lock file is copied");
+
+    // Its tests, as its author runs them, with a cold target directory: the
+    // harness drives the `blaise-runner` binary, so no plug host is built.
+    let runner_bin = Path::new(env!("CARGO_BIN_EXE_blaise-runner"));
+    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["test", "--release"])
+        .current_dir(&dir)
+        .env("BLAISE_RUNNER", runner_bin)
+        .env("BLAISE_CACHE_DIR", tmp.path().join("cache"))
+        .env_remove("CARGO_TARGET_DIR")
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the new plug's tests failed:\n{}\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    assert!(
+        text(&out.stdout).contains("test start_pause_resume_teardown ... ok"),
+        "{}",
+        text(&out.stdout)
+    );
+
+    // `plug test DIR` builds it and runs the crate's own script.
+    let out = runner(&["plug", "test", "hello-plug"], tmp.path());
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(stdout.contains("env GREETING=hello"), "{stdout}");
+    assert!(stdout.contains("state set runs = 2"), "{stdout}");
+    assert!(stdout.contains("state deleted runs"), "{stdout}");
+    assert!(stdout.contains("all 5 steps as expected"), "{stdout}");
+
+    // What the plug declares is what it implements (no `on-pause` here).
+    let out = runner(&["plug", "build", "hello-plug"], tmp.path());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let wasm = text(&out.stdout).trim().to_string();
+    let out = runner(&["plug", "inspect", &wasm, "--json"], tmp.path());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["name"], "hello-plug");
+    assert_eq!(
+        v["hooks"],
+        serde_json::json!(["on-start", "on-resume", "on-teardown"])
+    );
+    assert_eq!(v["filters_transcript"], false);
+    // The schema is derived from the `Config` type, doc comment included.
+    let greeting = &v["config_schema"]["properties"]["greeting"];
+    assert_eq!(greeting["type"], "string");
+    assert_eq!(greeting["description"], "What the agent is greeted with.");
+    assert_eq!(v["config_schema"]["additionalProperties"], false);
+
+    // A second `new` with the same name refuses to overwrite it.
+    let out = runner(&["plug", "new", "hello-plug"], tmp.path());
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("already exists"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn plug_test_runs_a_scripted_lifecycle_and_reports_each_hook() {
+    let tmp = tempfile::tempdir().unwrap();
+    let wasm = redaction_wasm();
+    let script = tmp.path().join("script.yml");
+    std::fs::write(
+        &script,
+        "with: { literals: [hunter2-literal] }\n\
+         steps:\n\
+         \x20 - start\n\
+         \x20 - filter: [\"the password is hunter2-literal\", { text: \"ok\", kind: tool-output, stream: s2 }]\n\
+         \x20 - pause\n\
+         \x20 - resume\n\
+         \x20 - teardown\n",
+    )
+    .unwrap();
+    let out = runner(
+        &[
+            "plug",
+            "test",
+            wasm.to_str().unwrap(),
+            "--script",
+            script.to_str().unwrap(),
+            "--json",
+        ],
+        tmp.path(),
+    );
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["ok"], true);
+    assert_eq!(report["plug"]["name"], "redaction");
+    let steps = report["steps"].as_array().unwrap();
+    let names: Vec<&str> = steps.iter().map(|s| s["step"].as_str().unwrap()).collect();
+    assert_eq!(names, ["start", "filter", "pause", "resume", "teardown"]);
+    let entries = &steps[1]["entries"];
+    assert_eq!(entries[0]["text"], "the password is [REDACTED:literal]");
+    assert_eq!(entries[1]["text"], "ok");
+    assert_eq!(entries[1]["kind"], "tool-output");
+    assert!(steps.iter().all(|s| s["millis"].as_f64().is_some()));
+
+    // A config the plug refuses fails its hook and the command, naming the field.
+    std::fs::write(
+        &script,
+        "with: { patterns: [{ name: mine, regex: 'x[', test: x }] }\nsteps: [start, teardown]\n",
+    )
+    .unwrap();
+    let args = [
+        "plug",
+        "test",
+        wasm.to_str().unwrap(),
+        "--script",
+        script.to_str().unwrap(),
+    ];
+    let out = runner(&args, tmp.path());
+    let stdout = text(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    assert!(stdout.contains("start      FAILED"), "{stdout}");
+    assert!(stdout.contains("(with.patterns.0.regex)"), "{stdout}");
+    assert!(stdout.contains("1 of 2 steps failed"), "{stdout}");
+
+    // ... unless the script expects it to.
+    std::fs::write(
+        &script,
+        "with: { patterns: [{ name: mine, regex: 'x[', test: x }] }\n\
+         steps: [{ start: { expect_error: 'not a valid regular expression' } }]\n",
+    )
+    .unwrap();
+    let out = runner(&args, tmp.path());
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(stdout.contains("failed as expected"), "{stdout}");
+
+    // A config the schema refuses is an error before any hook, naming the field.
+    std::fs::write(&script, "with: { literals: [abc] }\nsteps: [start]\n").unwrap();
+    let out = runner(&args, tmp.path());
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("with.literals.0"), "{stderr}");
+    assert!(
+        !stderr.contains("abc"),
+        "a config value may be a secret: {stderr}"
+    );
+
+    // A misspelt step is named with where it is.
+    std::fs::write(&script, "steps: [start, paws]\n").unwrap();
+    let out = runner(&args, tmp.path());
+    let stderr = text(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("steps[1]: unknown step `paws`"), "{stderr}");
+}

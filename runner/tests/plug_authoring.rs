@@ -214,3 +214,100 @@ fn plug_test_runs_a_scripted_lifecycle_and_reports_each_hook() {
     assert!(!out.status.success());
     assert!(stderr.contains("steps[1]: unknown step `paws`"), "{stderr}");
 }
+
+/// `COMPONENTIZE_PY` and `COMPONENTIZE_JS` from `scripts/plug-toolchains`
+/// (which installs them from PyPI and npm, once), or `None` when this machine
+/// has no python3 or node and the tools are not required.
+fn foreign_toolchains() -> Option<Vec<(String, String)>> {
+    let out = Command::new(root().join("scripts/plug-toolchains"))
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .unwrap();
+    if !out.status.success() {
+        let required = std::env::var_os("BLAISE_REQUIRE_TOOLS").is_some_and(|v| v != "0");
+        assert!(
+            !required,
+            "scripts/plug-toolchains failed (BLAISE_REQUIRE_TOOLS is set)"
+        );
+        eprintln!("SKIPPED: scripts/plug-toolchains could not install componentize-py/-js here");
+        return None;
+    }
+    Some(
+        text(&out.stdout)
+            .lines()
+            .filter_map(|l| l.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    )
+}
+
+#[test]
+fn python_and_javascript_plugs_run_their_whole_lifecycle_in_the_real_host() {
+    let Some(toolchains) = foreign_toolchains() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    for lang in ["python", "js"] {
+        let name = format!("hello-{lang}");
+        let out = runner(&["plug", "new", &name, "--lang", lang], tmp.path());
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        // `plug test DIR` builds it with its build.sh and runs its own script:
+        // start, a filter over a word cut between two chunks, pause, resume,
+        // the last pause and the teardown.
+        let out = Command::new(env!("CARGO_BIN_EXE_blaise-runner"))
+            .args(["plug", "test", &name, "--json"])
+            .current_dir(tmp.path())
+            .env("BLAISE_CACHE_DIR", tmp.path().join("cache"))
+            .envs(toolchains.iter().map(|(k, v)| (k, v)))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{lang}: {}\n{}",
+            text(&out.stdout),
+            text(&out.stderr)
+        );
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{lang}: {e}: {}", text(&out.stdout)));
+        assert_eq!(report["plug"]["name"], name.as_str());
+        assert_eq!(report["plug"]["filters_transcript"], true, "{lang}");
+        assert_eq!(
+            report["plug"]["hooks"],
+            serde_json::json!(["on-start", "on-resume", "on-pause", "on-teardown"]),
+            "{lang}"
+        );
+        let steps = report["steps"].as_array().unwrap();
+        let names: Vec<&str> = steps.iter().map(|s| s["step"].as_str().unwrap()).collect();
+        assert_eq!(
+            names,
+            ["start", "filter", "pause", "resume", "pause", "teardown"],
+            "{lang}"
+        );
+        assert_eq!(
+            steps[0]["contribution"]["env"],
+            serde_json::json!([["GREETING", "hello"]]),
+            "{lang}"
+        );
+        assert_eq!(steps[0]["state"]["runs"], "1", "{lang}");
+        let filtered: String = steps[1]["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["text"].as_str().unwrap())
+            .collect();
+        assert_eq!(filtered, "my [hidden] is safe", "{lang}");
+        assert!(
+            steps[2]["logs"][0]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("pausing (idle")),
+            "{lang}: {}",
+            steps[2]
+        );
+        assert_eq!(steps[3]["state"]["runs"], "2", "{lang}");
+        assert_eq!(steps[5]["state"], serde_json::json!({}), "{lang}");
+        assert_eq!(
+            steps[5]["state_changes"]["deleted"],
+            serde_json::json!(["runs"])
+        );
+    }
+}

@@ -1,6 +1,8 @@
-//! `blaise-runner plug build`: a plug crate to a component.
+//! `blaise-runner plug build`: a plug's sources to a component.
 //!
-//! Equivalent to `cargo rustc --lib --release --target wasm32-wasip2 --crate-type cdylib`.
+//! A Rust crate: `cargo rustc --lib --release --target wasm32-wasip2 --crate-type cdylib`.
+//! Any other language: the plug's `build.sh` (as `plug new --lang` writes
+//! it), which builds the component and prints its path last.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,8 +18,11 @@ pub const TARGET: &str = "wasm32-wasip2";
 pub fn build_plug(dir: &Path, target_dir: Option<&Path>) -> Result<PathBuf> {
     let manifest = dir.join("Cargo.toml");
     if !manifest.is_file() {
+        if dir.join(BUILD_SCRIPT).is_file() {
+            return build_with_script(dir);
+        }
         bail!(
-            "{} has no Cargo.toml: give the plug crate's directory",
+            "{} has neither a Cargo.toml nor a {BUILD_SCRIPT}: give the plug's directory",
             dir.display()
         );
     }
@@ -98,6 +103,37 @@ pub fn build_plug(dir: &Path, target_dir: Option<&Path>) -> Result<PathBuf> {
         .join(format!("{}.wasm", name.replace('-', "_")));
     if !wasm.is_file() {
         bail!("cargo built `{name}` but {} is missing", wasm.display());
+    }
+    Ok(wasm)
+}
+
+/// The build script of a plug in another language.
+const BUILD_SCRIPT: &str = "build.sh";
+
+/// Runs the plug's `build.sh`; the last line it prints is the component.
+fn build_with_script(dir: &Path) -> Result<PathBuf> {
+    let output = Command::new("sh")
+        .arg(BUILD_SCRIPT)
+        .current_dir(dir)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .with_context(|| format!("running {}", dir.join(BUILD_SCRIPT).display()))?;
+    if !output.status.success() {
+        bail!(
+            "{} failed ({}; its errors are above)",
+            dir.join(BUILD_SCRIPT).display(),
+            output.status
+        );
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let last = stdout.lines().last().unwrap_or_default().trim();
+    let wasm = dir.join(last);
+    if last.is_empty() || !wasm.is_file() {
+        bail!(
+            "{} must print the path of the component it built as its last line; it printed `{}`",
+            dir.join(BUILD_SCRIPT).display(),
+            crate::distribution::download::shown(last)
+        );
     }
     Ok(wasm)
 }

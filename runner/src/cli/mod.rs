@@ -137,10 +137,14 @@ pub enum PlugCommand {
         #[arg(long, conflicts_with_all = ["script", "json"])]
         serve: bool,
     },
-    /// Create a new plug crate from the SDK template.
+    /// Create a new plug from a template: a small stateful plug that builds,
+    /// with a `plug-test.yml` that `plug test` runs.
     New {
-        /// The plug's name; the crate is created in a directory of that name.
+        /// The plug's name; it is created in a directory of that name.
         name: String,
+        /// The language it is written in.
+        #[arg(long, value_enum, default_value = "rust")]
+        lang: new::Lang,
     },
     /// Publish a built plug to an OCI registry as a Wasm artifact; prints its digest.
     Push {
@@ -297,7 +301,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
                 )
                 .await
             }
-            PlugCommand::New { name } => new::run(&name),
+            PlugCommand::New { name, lang } => new::run(&name, lang),
             PlugCommand::Push {
                 file,
                 reference,

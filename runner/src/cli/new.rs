@@ -47,20 +47,48 @@ fn sdk_patch() -> Result<String> {
     ))
 }
 
-pub fn run(name: &str) -> Result<ExitCode> {
-    let dir = create(Path::new("."), name)?;
+/// The language of a new plug.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Lang {
+    /// A Rust crate on the `blaise-plug` SDK.
+    Rust,
+    /// A Python module built with componentize-py.
+    Python,
+    /// A JavaScript module built with componentize-js.
+    Js,
+}
+
+/// The contract, for the plugs whose toolchains read WIT.
+const PLUG_WIT: &str = include_str!("../../../wit/plug.wit");
+const PYTHON_APP: &str = include_str!("template/python/app.py.tmpl");
+const PYTHON_BUILD: &str = include_str!("template/python/build.sh.tmpl");
+const JS_PLUG: &str = include_str!("template/js/plug.js.tmpl");
+const JS_BUILD: &str = include_str!("template/js/build.sh.tmpl");
+const PLUG_TEST_FILTER_YML: &str = include_str!("template/plug-test-filter.yml.tmpl");
+
+pub fn run(name: &str, lang: Lang) -> Result<ExitCode> {
+    let dir = create(Path::new("."), name, lang)?;
     println!("created plug `{name}` in {}", dir.display());
     println!(
         "  blaise-runner plug test {name}        # builds it and runs its hooks in the plug host"
     );
-    println!(
-        "  cd {name} && cargo test --release      # its lifecycle test (drives the blaise-runner on PATH)"
-    );
+    match lang {
+        Lang::Rust => println!(
+            "  cd {name} && cargo test --release      # its lifecycle test (drives the blaise-runner on PATH)"
+        ),
+        Lang::Python => println!(
+            "  (needs componentize-py: `pip install componentize-py==0.25.1`, or COMPONENTIZE_PY)"
+        ),
+        Lang::Js => println!(
+            "  (needs componentize-js: `npm install @bytecodealliance/componentize-js@0.23.0`, or COMPONENTIZE_JS)"
+        ),
+    }
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes the plug crate `name` under `parent`; fails if it exists.
-pub fn create(parent: &Path, name: &str) -> Result<PathBuf> {
+/// Writes the plug `name` under `parent`; fails if it exists. The files are
+/// written beside it and moved into place whole: a failure leaves nothing.
+pub fn create(parent: &Path, name: &str, lang: Lang) -> Result<PathBuf> {
     let valid = name.starts_with(|c: char| c.is_ascii_lowercase())
         && name
             .chars()
@@ -74,18 +102,58 @@ pub fn create(parent: &Path, name: &str) -> Result<PathBuf> {
     if dir.exists() {
         bail!("{} already exists", dir.display());
     }
-    let patch = sdk_patch()?;
+    let patch = match lang {
+        Lang::Rust => sdk_patch()?,
+        _ => String::new(),
+    };
     let fill = |t: &str| {
         t.replace("{{name}}", name)
             .replace("{{sdk_version}}", SDK_VERSION)
             .replace("{{sdk_patch}}", &patch)
     };
-    std::fs::create_dir_all(dir.join("src"))?;
-    std::fs::create_dir_all(dir.join("tests"))?;
-    std::fs::write(dir.join("Cargo.toml"), fill(CARGO_TOML))?;
-    std::fs::write(dir.join("src/lib.rs"), fill(LIB_RS))?;
-    std::fs::write(dir.join("tests/lifecycle.rs"), fill(LIFECYCLE_RS))?;
-    std::fs::write(dir.join("plug-test.yml"), fill(PLUG_TEST_YML))?;
-    std::fs::write(dir.join(".gitignore"), "target/\n")?;
+    let files: Vec<(&str, String)> = match lang {
+        Lang::Rust => vec![
+            ("Cargo.toml", fill(CARGO_TOML)),
+            ("src/lib.rs", fill(LIB_RS)),
+            ("tests/lifecycle.rs", fill(LIFECYCLE_RS)),
+            ("plug-test.yml", fill(PLUG_TEST_YML)),
+            (".gitignore", "target/\n".into()),
+        ],
+        Lang::Python => vec![
+            ("src/app.py", fill(PYTHON_APP)),
+            ("build.sh", fill(PYTHON_BUILD)),
+            ("wit/plug.wit", PLUG_WIT.into()),
+            ("plug-test.yml", fill(PLUG_TEST_FILTER_YML)),
+            (".gitignore", "*.wasm\nbindings/\n__pycache__/\n".into()),
+        ],
+        Lang::Js => vec![
+            ("src/plug.js", fill(JS_PLUG)),
+            ("build.sh", fill(JS_BUILD)),
+            ("wit/plug.wit", PLUG_WIT.into()),
+            ("plug-test.yml", fill(PLUG_TEST_FILTER_YML)),
+            (".gitignore", "*.wasm\n".into()),
+        ],
+    };
+    let staging = tempfile::Builder::new()
+        .prefix(&format!(".{name}.new-"))
+        .tempdir_in(parent)
+        .with_context(|| format!("creating a directory in {}", parent.display()))?;
+    for (path, text) in &files {
+        let file = staging.path().join(path);
+        std::fs::create_dir_all(file.parent().expect("files are in the plug's directory"))?;
+        std::fs::write(&file, text).with_context(|| format!("writing {}", file.display()))?;
+        if path.ends_with(".sh") {
+            use std::os::unix::fs::PermissionsExt as _;
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755))?;
+        }
+    }
+    // Not `rename` over an existing directory: a plug made meanwhile is kept.
+    if dir.exists() {
+        bail!("{} already exists", dir.display());
+    }
+    std::fs::rename(staging.path(), &dir)
+        .with_context(|| format!("moving the new plug to {}", dir.display()))?;
+    // The staging directory is now the plug: do not remove it on drop.
+    let _ = staging.keep();
     Ok(dir)
 }

@@ -4,19 +4,18 @@
 //! CLI does is reachable from here (see `cli`).
 
 pub mod acp;
-pub mod chain;
 pub mod cli;
 pub mod config;
-pub mod contract;
 pub mod daemon;
 pub mod distribution;
 pub mod files;
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod guard;
-pub mod host;
 pub mod protocol;
 pub mod run;
-pub mod secret_mask;
 pub mod state_store;
-pub mod units;
+
+/// The plug host (crate `blaise-host`), and the parts of it the runner's
+/// modules use by their old names.
+pub use blaise_host as host;
+pub use blaise_host::{chain, contract, guard, secret_mask, units};

@@ -3,6 +3,7 @@
 mod add;
 mod build;
 mod check;
+#[cfg(feature = "embedded-control")]
 mod dev;
 pub mod dev_tools;
 mod index;
@@ -42,6 +43,7 @@ pub struct Cli {
 pub enum Command {
     /// The embedded default: the control plane, one runner, the plugs and the
     /// script agent in one process, with the dashboard on 127.0.0.1.
+    #[cfg(feature = "embedded-control")]
     Dev {
         /// A runner configuration to use instead of the generated one.
         #[arg(long)]
@@ -225,6 +227,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         ..HostOptions::default()
     };
     match cli.command {
+        #[cfg(feature = "embedded-control")]
         Command::Dev {
             config,
             data_dir,
@@ -353,6 +356,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
 /// lines with its steps, the rest log the runner's work.
 pub fn init_tracing_for(command: &Command) {
     match command {
+        #[cfg(feature = "embedded-control")]
         Command::Dev { .. } => init_tracing("warn"),
         Command::Plug {
             command: PlugCommand::Test { .. },

@@ -10,18 +10,18 @@ use wasmtime::Store;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
-use super::bindings::blaise::plug::log::Level;
-use super::bindings::{
+use crate::bindings::blaise::plug::log::Level;
+use crate::bindings::{
     Context, Contribution, Hook, PauseInfo, Plug, PlugError, PlugInfo, PlugPre, RunKind,
     TeardownInfo, TranscriptEntry,
 };
-use super::ctx::{PlugCtx, PlugLabel, StateView};
-use super::engine::PlugEngine;
-use super::failure::{Failure, HookError};
-use super::log::{LogSink, OutputToLog};
-use super::{Grants, Limits, LoadedPlug, PlugHost};
+use crate::ctx::{PlugCtx, PlugLabel, StateView};
+use crate::engine::PlugEngine;
+use crate::failure::{Failure, HookError};
+use crate::log::{LogSink, OutputToLog};
 use crate::state_store::StateStore;
 use crate::units::format_size;
+use crate::{Grants, Limits, LoadedPlug, PlugHost};
 
 /// How long past its deadline a hook call is abandoned when it is inside a
 /// host call (a WASI file open, a program), which the epoch cannot
@@ -302,7 +302,7 @@ impl PlugInstance {
                 {
                     roots.push(run.storage_of(&setup.id));
                 }
-                super::contribution::check(c, &setup.grants, &roots)
+                crate::contribution::check(c, &setup.grants, &roots)
                     .map(Answer::Contribution)
                     .map_err(Failure::Refused)
             }
@@ -374,7 +374,7 @@ impl PlugInstance {
         let ctx = PlugCtx {
             wasi: wasi.build(),
             table: ResourceTable::new(),
-            memory: super::limits::MemoryLimiter::new(limits.memory),
+            memory: crate::limits::MemoryLimiter::new(limits.memory),
             label: self.log.label().clone(),
             grants: self.setup.grants.clone(),
             limits,

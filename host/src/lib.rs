@@ -1,27 +1,35 @@
-//! The plug host: one engine, plugs loaded once (compile cache, contract
-//! check, `InstancePre`), and instances that run hooks under a deadline and a
-//! memory cap with only their granted capabilities.
+//! The Blaise plug host: one engine, plugs loaded once (compile cache,
+//! contract check, `InstancePre`), and instances that run hooks under a
+//! deadline and a memory cap with only their granted capabilities; the chain
+//! of a run's plugs; where plug state lives. It knows nothing of the control
+//! plane or of plug distribution: the runner, `plug test` and the SDK's
+//! harness (through `plug test`) all run plugs with it.
 //!
 //! One file per concern: `engine`, `compile_cache`, `load` (a plug from a
-//! file), `instance` (hook calls and their failures), and one file per host
-//! capability of `wit/`: `state`, `log`, `process`, `http`.
+//! file), `instance` (hook calls and their failures), `grants`, `limits`,
+//! and one file per host capability of `wit/` under `capability/`, each
+//! linked with a view of only its own slice of the store (`ctx`).
 
 pub mod bindings;
+pub mod capability;
+pub mod chain;
 pub mod compile_cache;
+pub mod contract;
 pub mod contribution;
 pub mod ctx;
 pub mod engine;
 pub mod env_policy;
 pub mod failure;
 pub mod grants;
-pub mod http;
+pub mod guard;
 pub mod instance;
 pub mod limits;
 pub mod load;
-pub mod log;
-pub mod process;
-pub mod secrets;
-pub mod state;
+pub mod secret_mask;
+pub mod state_store;
+pub mod units;
+
+pub use capability::{http, log, process, secrets, state};
 
 use std::path::PathBuf;
 

@@ -12,4 +12,4 @@ pub use blaise::plug::types::{
     TeardownInfo, TranscriptEntry,
 };
 
-impl blaise::plug::types::Host for crate::host::PlugCtx {}
+impl blaise::plug::types::Host for crate::PlugCtx {}

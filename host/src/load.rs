@@ -7,11 +7,11 @@ use std::sync::Arc;
 use anyhow::{Context as _, Result, anyhow, bail};
 use wasmtime::component::Component;
 
-use super::bindings::{PlugInfo, PlugPre};
-use super::compile_cache::{Origin, check_is_component, sha256_hex};
-use super::instance::{PlugInstance, PlugSetup};
-use super::{Limits, PlugHost};
+use crate::bindings::{PlugInfo, PlugPre};
+use crate::compile_cache::{Origin, check_is_component, sha256_hex};
 use crate::contract::{self, Version};
+use crate::instance::{PlugInstance, PlugSetup};
+use crate::{Limits, PlugHost};
 
 /// A plug ready to be instantiated for runs.
 pub struct LoadedPlug {
@@ -27,7 +27,7 @@ pub struct LoadedPlug {
     pub imports: Vec<String>,
     /// Whether it came from the compile cache.
     pub origin: Origin,
-    pub(crate) pre: PlugPre<super::PlugCtx>,
+    pub(crate) pre: PlugPre<crate::PlugCtx>,
 }
 
 impl PlugHost {
@@ -135,9 +135,9 @@ impl PlugHost {
 
     async fn describe(
         &self,
-        pre: &PlugPre<super::PlugCtx>,
+        pre: &PlugPre<crate::PlugCtx>,
         limits: Limits,
-    ) -> Result<PlugInfo, super::HookError> {
+    ) -> Result<PlugInfo, crate::HookError> {
         // `describe` runs with no session, no workspace and no grants.
         let setup = Arc::new(PlugSetup::for_describe(limits));
         let mut instance = PlugInstance::describe_instance(self, pre, setup).await?;

@@ -96,12 +96,12 @@ impl CompileCache {
     }
 }
 
-pub(crate) fn dir_is_private(dir: &Path, me: u32) -> bool {
+pub fn dir_is_private(dir: &Path, me: u32) -> bool {
     fs::metadata(dir).is_ok_and(|m| m.uid() == me && m.mode() & 0o077 == 0)
 }
 
 /// Writes a file atomically (temp file + rename) with mode 0600.
-pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
+pub fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().context("cache path has no parent")?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     tmp.write_all(bytes)?;

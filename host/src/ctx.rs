@@ -8,9 +8,9 @@ use std::time::Instant;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use super::grants::Grants;
-use super::limits::{Limits, MemoryLimiter};
-use super::log::LogSink;
+use crate::grants::Grants;
+use crate::limits::{Limits, MemoryLimiter};
+use crate::log::LogSink;
 use crate::state_store::{PlugState, StateChanges};
 
 /// Who is calling, for logs and errors.

@@ -15,10 +15,10 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command as TokioCommand;
 
-use super::bindings::blaise::plug::process::{Command, Host, Output, ProcessError};
-use super::ctx::PlugCtx;
-use super::env_policy;
-use super::grants::ExecRefusal;
+use crate::bindings::blaise::plug::process::{Command, Host, Output, ProcessError};
+use crate::ctx::PlugCtx;
+use crate::env_policy;
+use crate::grants::ExecRefusal;
 use crate::guard::{self, OnTerm};
 
 /// Most bytes of stdout (and of stderr) kept from one program run.

@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use crate::host::bindings::{Contribution, PauseInfo, TeardownInfo, TranscriptEntry};
-use crate::host::{HookError, PlugHost, PlugInstance, PlugSetup, RunInfo};
+use crate::bindings::{Contribution, PauseInfo, TeardownInfo, TranscriptEntry};
+use crate::{HookError, PlugHost, PlugInstance, PlugSetup, RunInfo};
 
 /// What the plugs add to the agent's launch, combined.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::bindings::Needs;
+use crate::bindings::Needs;
 
 /// What the operator grants a plug in `blaise.yml`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -11,8 +11,8 @@ use tokio::io::AsyncWrite;
 use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
 use wasmtime_wasi::p2::{OutputStream, Pollable, StreamResult};
 
-use super::bindings::blaise::plug::log::{Host, Level};
-use super::ctx::{PlugCtx, PlugLabel};
+use crate::bindings::blaise::plug::log::{Host, Level};
+use crate::ctx::{PlugCtx, PlugLabel};
 
 /// Where a plug's log lines go, with the budget of the current hook call.
 pub struct LogSink {

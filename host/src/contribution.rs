@@ -11,9 +11,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::bindings::Contribution;
-use super::env_policy;
-use super::grants::{ExecRefusal, Grants};
+use crate::bindings::Contribution;
+use crate::env_policy;
+use crate::grants::{ExecRefusal, Grants};
 use crate::guard;
 
 /// Most words a plug may put before the agent's command line.
@@ -54,7 +54,7 @@ pub fn check(
             Err(ExecRefusal::NotGranted) => {
                 return Err(format!(
                     "command-prefix: it runs `{program}`, which is not in this plug's exec grant (granted: {}); a prefix is an exec",
-                    super::process::list_or_none(&grants.exec.names)
+                    crate::process::list_or_none(&grants.exec.names)
                 ));
             }
             Err(ExecRefusal::NotFound) => {

@@ -5,9 +5,9 @@ use std::time::{Duration, Instant};
 
 use reqwest::{Method, Url};
 
-use super::bindings::blaise::plug::http::{Host, HttpError, Request, Response};
-use super::ctx::PlugCtx;
-use super::process::list_or_none;
+use crate::bindings::blaise::plug::http::{Host, HttpError, Request, Response};
+use crate::ctx::PlugCtx;
+use crate::process::list_or_none;
 
 /// Most bytes of a response body handed to a plug.
 const MAX_BODY: usize = 16 << 20;

@@ -2,10 +2,10 @@
 //! operator said (`allow: secrets:`), and masked from then on in everything
 //! that leaves the runner (see [`crate::secret_mask`]).
 
-use super::bindings::blaise::plug::secrets::{Host, SecretError};
-use super::ctx::PlugCtx;
-use super::grants::SecretSource;
-use super::process::list_or_none;
+use crate::bindings::blaise::plug::secrets::{Host, SecretError};
+use crate::ctx::PlugCtx;
+use crate::grants::SecretSource;
+use crate::process::list_or_none;
 use crate::secret_mask::MIN_SECRET;
 
 impl Host for PlugCtx {

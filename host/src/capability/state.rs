@@ -2,8 +2,8 @@
 //! quotas that count everything the hook holds pending (a delete included).
 //! Writes stay pending until the hook returns `ok`.
 
-use super::bindings::blaise::plug::state::{Host, StateError};
-use super::ctx::PlugCtx;
+use crate::bindings::blaise::plug::state::{Host, StateError};
+use crate::ctx::PlugCtx;
 use crate::units::format_size;
 
 impl Host for PlugCtx {

@@ -77,6 +77,23 @@ impl Default for HostOptions {
     }
 }
 
+/// Links each interface of the contract to the capability that serves it,
+/// with a view of only that capability's slice of the store.
+fn link_capabilities(linker: &mut Linker<PlugCtx>) -> wasmtime::Result<()> {
+    use bindings::blaise::plug as contract;
+    // `types` holds only types: nothing of the store is reachable through it.
+    contract::types::add_to_linker::<PlugCtx, wasmtime::component::HasSelf<PlugCtx>>(
+        linker,
+        |ctx| ctx,
+    )?;
+    contract::state::add_to_linker::<PlugCtx, state::State>(linker, state::view)?;
+    contract::log::add_to_linker::<PlugCtx, log::Log>(linker, log::view)?;
+    contract::secrets::add_to_linker::<PlugCtx, secrets::Secrets>(linker, secrets::view)?;
+    contract::process::add_to_linker::<PlugCtx, process::Process>(linker, process::view)?;
+    contract::http::add_to_linker::<PlugCtx, http::Http>(linker, http::view)?;
+    Ok(())
+}
+
 /// Hosts plugs. One per runner process; cheap to share behind an `Arc`.
 pub struct PlugHost {
     engine: PlugEngine,
@@ -94,12 +111,9 @@ impl PlugHost {
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)
             .map_err(anyhow::Error::from)
             .context("linking WASI")?;
-        bindings::Plug::add_to_linker::<PlugCtx, wasmtime::component::HasSelf<PlugCtx>>(
-            &mut linker,
-            |ctx| ctx,
-        )
-        .map_err(anyhow::Error::from)
-        .context("linking the plug contract")?;
+        link_capabilities(&mut linker)
+            .map_err(anyhow::Error::from)
+            .context("linking the plug contract")?;
         let cache = CompileCache::open(&options.cache_dir.join("compiled"), &engine.engine)?;
         Ok(PlugHost {
             engine,

@@ -6,13 +6,39 @@ use std::time::{Duration, Instant};
 use reqwest::{Method, Url};
 
 use crate::bindings::blaise::plug::http::{Host, HttpError, Request, Response};
-use crate::ctx::PlugCtx;
+use crate::ctx::{PlugCtx, PlugLabel};
+use crate::grants::HttpGrant;
 use crate::process::list_or_none;
 
 /// Most bytes of a response body handed to a plug.
 const MAX_BODY: usize = 16 << 20;
 
-impl Host for PlugCtx {
+/// What the `http` import sees of the store: the plug's HTTP grant, the
+/// client, and the hook's deadline.
+pub struct HttpCap<'a> {
+    pub grant: &'a HttpGrant,
+    pub client: &'a reqwest::Client,
+    pub deadline: Instant,
+    pub label: &'a PlugLabel,
+}
+
+/// Links `http` with [`HttpCap`].
+pub struct Http;
+
+impl wasmtime::component::HasData for Http {
+    type Data<'a> = HttpCap<'a>;
+}
+
+pub fn view(ctx: &mut PlugCtx) -> HttpCap<'_> {
+    HttpCap {
+        grant: &ctx.grants.http,
+        client: &ctx.http,
+        deadline: ctx.deadline,
+        label: &ctx.label,
+    }
+}
+
+impl Host for HttpCap<'_> {
     async fn send(&mut self, req: Request) -> Result<Response, HttpError> {
         let url =
             Url::parse(&req.url).map_err(|e| HttpError::InvalidUrl(format!("{}: {e}", req.url)))?;
@@ -24,14 +50,14 @@ impl Host for PlugCtx {
         }
         let host = url.host_str().unwrap_or_default().to_string();
         let port = url.port_or_known_default().unwrap_or(0);
-        if !self.grants.http.allows(&host, port) {
+        if !self.grant.allows(&host, port) {
             tracing::warn!(
                 plug = %self.label.plug_id, session = %self.label.session_id,
                 host, port, "denied: HTTP to a host not granted"
             );
             return Err(HttpError::Denied(format!(
                 "{host}:{port} is not granted to this plug (granted: {})",
-                list_or_none(&self.grants.http.0)
+                list_or_none(&self.grant.0)
             )));
         }
         let method = Method::from_bytes(req.method.as_bytes())
@@ -41,7 +67,7 @@ impl Host for PlugCtx {
             .timeout_ms
             .map_or(left, |ms| Duration::from_millis(ms).min(left));
         let mut builder = self
-            .http
+            .client
             .request(method, url)
             .timeout(timeout)
             .body(req.body);

@@ -113,10 +113,26 @@ fn truncate(line: &str, max: usize) -> std::borrow::Cow<'_, str> {
     format!("{}… [{} bytes cut]", &line[..end], line.len() - end).into()
 }
 
-impl Host for PlugCtx {
+/// What the `log` import sees of the store: the plug's log sink.
+pub struct LogCap<'a> {
+    pub sink: &'a LogSink,
+}
+
+/// Links `log` with [`LogCap`].
+pub struct Log;
+
+impl wasmtime::component::HasData for Log {
+    type Data<'a> = LogCap<'a>;
+}
+
+pub fn view(ctx: &mut PlugCtx) -> LogCap<'_> {
+    LogCap { sink: &ctx.log }
+}
+
+impl Host for LogCap<'_> {
     async fn log(&mut self, level: Level, message: String) {
         for line in message.lines() {
-            self.log.emit(level, "log", line);
+            self.sink.emit(level, "log", line);
         }
     }
 }

@@ -16,9 +16,9 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command as TokioCommand;
 
 use crate::bindings::blaise::plug::process::{Command, Host, Output, ProcessError};
-use crate::ctx::PlugCtx;
+use crate::ctx::{PlugCtx, PlugLabel};
 use crate::env_policy;
-use crate::grants::ExecRefusal;
+use crate::grants::{ExecGrant, ExecRefusal};
 use crate::guard::{self, OnTerm};
 
 /// Most bytes of stdout (and of stderr) kept from one program run.
@@ -37,10 +37,39 @@ pub fn time_in_programs() -> Duration {
     Duration::from_micros(IN_PROGRAMS_US.load(Ordering::Relaxed))
 }
 
-impl Host for PlugCtx {
+/// What the `process` import sees of the store: the plug's exec grant,
+/// where its programs may work, and the hook's deadline.
+pub struct ProcessCap<'a> {
+    pub exec: &'a ExecGrant,
+    /// The session workspace.
+    pub workspace: &'a str,
+    /// The plug's storage directory, when granted.
+    pub storage: Option<&'a Path>,
+    pub deadline: Instant,
+    pub label: &'a PlugLabel,
+}
+
+/// Links `process` with [`ProcessCap`].
+pub struct Process;
+
+impl wasmtime::component::HasData for Process {
+    type Data<'a> = ProcessCap<'a>;
+}
+
+pub fn view(ctx: &mut PlugCtx) -> ProcessCap<'_> {
+    ProcessCap {
+        exec: &ctx.grants.exec,
+        workspace: &ctx.workspace,
+        storage: ctx.storage.as_deref(),
+        deadline: ctx.deadline,
+        label: &ctx.label,
+    }
+}
+
+impl Host for ProcessCap<'_> {
     async fn run(&mut self, cmd: Command) -> Result<Output, ProcessError> {
         let program = cmd.argv.first().cloned().unwrap_or_default();
-        let path = match self.grants.exec.program(&program) {
+        let path = match self.exec.program(&program) {
             Ok(path) => path.to_path_buf(),
             Err(ExecRefusal::NotGranted) => {
                 tracing::warn!(
@@ -49,7 +78,7 @@ impl Host for PlugCtx {
                 );
                 return Err(ProcessError::Denied(format!(
                     "`{program}` is not granted to this plug (granted: {})",
-                    list_or_none(&self.grants.exec.names)
+                    list_or_none(&self.exec.names)
                 )));
             }
             Err(ExecRefusal::NotFound) => {
@@ -67,7 +96,7 @@ impl Host for PlugCtx {
             tracing::warn!(plug = %self.label.plug_id, session = %self.label.session_id, "denied: {why}");
             return Err(ProcessError::Denied(why));
         }
-        let cwd = cmd.cwd.as_deref().unwrap_or(&self.workspace);
+        let cwd = cmd.cwd.as_deref().unwrap_or(self.workspace);
         let (cwd, _) = guard::open_dir_inside(Path::new(cwd), &self.roots()).map_err(|why| {
             tracing::warn!(plug = %self.label.plug_id, session = %self.label.session_id, "denied: cwd {why}");
             ProcessError::Denied(format!(
@@ -152,11 +181,11 @@ impl Host for PlugCtx {
     }
 }
 
-impl PlugCtx {
+impl ProcessCap<'_> {
     /// Where the plug's programs may work: the workspace, and its storage.
     fn roots(&self) -> Vec<PathBuf> {
-        let mut roots = vec![PathBuf::from(&self.workspace)];
-        roots.extend(self.storage.clone());
+        let mut roots = vec![PathBuf::from(self.workspace)];
+        roots.extend(self.storage.map(Path::to_path_buf));
         roots
     }
 }

@@ -3,23 +3,46 @@
 //! that leaves the runner (see [`crate::secret_mask`]).
 
 use crate::bindings::blaise::plug::secrets::{Host, SecretError};
-use crate::ctx::PlugCtx;
-use crate::grants::SecretSource;
+use crate::ctx::{PlugCtx, PlugLabel};
+use crate::grants::{SecretGrant, SecretSource};
 use crate::process::list_or_none;
 use crate::secret_mask::MIN_SECRET;
 
-impl Host for PlugCtx {
+/// What the `secrets` import sees of the store: the plug's secret grant and
+/// the secrets the operator declined.
+pub struct SecretsCap<'a> {
+    pub grant: &'a SecretGrant,
+    pub declined: &'a [String],
+    pub label: &'a PlugLabel,
+}
+
+/// Links `secrets` with [`SecretsCap`].
+pub struct Secrets;
+
+impl wasmtime::component::HasData for Secrets {
+    type Data<'a> = SecretsCap<'a>;
+}
+
+pub fn view(ctx: &mut PlugCtx) -> SecretsCap<'_> {
+    SecretsCap {
+        grant: &ctx.grants.secrets,
+        declined: &ctx.grants.secrets_declined,
+        label: &ctx.label,
+    }
+}
+
+impl Host for SecretsCap<'_> {
     async fn get(&mut self, name: String) -> Result<String, SecretError> {
-        let Some(source) = self.grants.secrets.0.get(&name) else {
+        let Some(source) = self.grant.0.get(&name) else {
             let (plug, session) = (&self.label.plug_id, &self.label.session_id);
-            if self.grants.secrets_declined.contains(&name) {
+            if self.declined.contains(&name) {
                 // Declared and left out by the operator (`check` said so): the
                 // plug carries on without it.
                 tracing::debug!(%plug, %session, secret = %name, "a secret not granted");
             } else {
                 tracing::warn!(%plug, %session, secret = %name, "denied: a secret the plug did not ask for");
             }
-            let granted: Vec<String> = self.grants.secrets.0.keys().cloned().collect();
+            let granted: Vec<String> = self.grant.0.keys().cloned().collect();
             return Err(SecretError::Denied(format!(
                 "`{name}` is not granted to this plug (granted: {})",
                 list_or_none(&granted)

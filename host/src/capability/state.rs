@@ -2,18 +2,44 @@
 //! quotas that count everything the hook holds pending (a delete included).
 //! Writes stay pending until the hook returns `ok`.
 
+use wasmtime::component::HasData;
+
 use crate::bindings::blaise::plug::state::{Host, StateError};
-use crate::ctx::PlugCtx;
+use crate::ctx::{PlugCtx, PlugLabel, StateView};
+use crate::limits::Limits;
 use crate::units::format_size;
 
-impl Host for PlugCtx {
+/// What the `state` import sees of the store: the plug's state and its
+/// quotas, nothing of its grants.
+pub struct StateCap<'a> {
+    pub state: &'a mut StateView,
+    pub limits: &'a Limits,
+    pub label: &'a PlugLabel,
+}
+
+/// Links `state` with [`StateCap`].
+pub struct State;
+
+impl HasData for State {
+    type Data<'a> = StateCap<'a>;
+}
+
+pub fn view(ctx: &mut PlugCtx) -> StateCap<'_> {
+    StateCap {
+        state: &mut ctx.state,
+        limits: &ctx.limits,
+        label: &ctx.label,
+    }
+}
+
+impl Host for StateCap<'_> {
     async fn get(&mut self, key: String) -> Result<Option<Vec<u8>>, StateError> {
         Ok(self.state.get(&key).cloned())
     }
 
     async fn set(&mut self, key: String, value: Vec<u8>) -> Result<(), StateError> {
         let (keys, bytes) = self.state.usage_with(&key, value.len());
-        let limits = self.limits;
+        let limits = *self.limits;
         if keys > limits.state_keys || bytes > limits.state_bytes {
             let why = format!(
                 "state quota exceeded: {keys} keys / {} (limits: {} keys / {})",

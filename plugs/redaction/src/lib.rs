@@ -109,7 +109,7 @@ mod tests {
             <Redaction as Implemented>::HOOKS,
             [blaise_plug::Hook::OnStart, blaise_plug::Hook::OnResume]
         );
-        assert!(<Redaction as Implemented>::FILTERS_TRANSCRIPT);
+        const { assert!(<Redaction as Implemented>::FILTERS_TRANSCRIPT) };
     }
 
     #[test]

@@ -35,7 +35,7 @@ pub struct Allow {
 ///
 /// Written as a map with one key, `{ env: NAME }` or `{ file: PATH }`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase", try_from = "SourceMap")]
+#[serde(rename_all = "lowercase", try_from = "serde_yaml::Value")]
 pub enum SecretSource {
     /// An environment variable of the runner.
     Env(String),
@@ -43,7 +43,7 @@ pub enum SecretSource {
     File(PathBuf),
 }
 
-/// A secret's source as written: exactly one of the keys.
+/// The map: exactly one of the keys.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SourceMap {
@@ -51,10 +51,32 @@ struct SourceMap {
     file: Option<PathBuf>,
 }
 
-impl TryFrom<SourceMap> for SecretSource {
+/// A secret's source as written (any YAML or JSON): the map, or something
+/// refused with the map it should have been.
+impl TryFrom<serde_yaml::Value> for SecretSource {
     type Error = String;
 
-    fn try_from(map: SourceMap) -> Result<Self, String> {
+    fn try_from(written: serde_yaml::Value) -> Result<Self, String> {
+        let map: SourceMap = match written {
+            serde_yaml::Value::Mapping(_) => {
+                serde_yaml::from_value(written).map_err(|e| e.to_string())?
+            }
+            // YAML's tag syntax, `!env VAR`, once parsed here: say how it is written now.
+            serde_yaml::Value::Tagged(tagged) => {
+                let value = tagged.value.as_str().unwrap_or("…");
+                let key = tagged.tag.to_string().trim_start_matches('!').to_owned();
+                return Err(format!(
+                    "a secret's source is a map: write `{{ {key}: {value} }}`, not `{} {value}`",
+                    tagged.tag
+                ));
+            }
+            _ => {
+                return Err(
+                    "a secret comes from one place: `{ env: VARIABLE }` or `{ file: /absolute/path }`"
+                        .into(),
+                );
+            }
+        };
         match (map.env, map.file) {
             (Some(var), None) if !var.is_empty() => Ok(SecretSource::Env(var)),
             (None, Some(path)) if path.is_absolute() => Ok(SecretSource::File(path)),
@@ -349,9 +371,20 @@ mod tests {
             "secrets: { a: {} }",
             "secrets: { a: { file: relative } }",
             "secrets: { a: { value: hunter2 } }",
+            "secrets: { a: TOKEN }",
         ] {
-            assert!(serde_yaml::from_str::<Allow>(bad).is_err(), "{bad}");
+            let err = serde_yaml::from_str::<Allow>(bad).unwrap_err().to_string();
+            assert!(
+                err.contains("env") || err.contains("absolute"),
+                "{bad}: {err}"
+            );
+            assert!(!err.contains("hunter2"), "{err}");
         }
+        // The tag syntax of an earlier version is refused with the map to write.
+        let err = serde_yaml::from_str::<Allow>("secrets: { a: !env TOKEN }")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("write `{ env: TOKEN }`"), "{err}");
     }
 
     #[test]

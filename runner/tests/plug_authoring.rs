@@ -57,6 +57,35 @@ fn a_new_plug_made_outside_the_repository_passes_its_own_tests() {
     );
     assert!(!dir.join("Cargo.lock").exists(), "no lock file is copied");
 
+    // The harness blocks, and works inside an async test too (it makes no
+    // runtime of its own): the author's second test file is a tokio one.
+    let manifest = manifest.replace(
+        "[dev-dependencies]\n",
+        "[dev-dependencies]\ntokio = { version = \"1\", features = [\"macros\", \"rt\"] }\n",
+    );
+    std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
+    std::fs::write(
+        dir.join("tests/in_tokio.rs"),
+        r#"use blaise_plug::harness::Harness;
+
+#[tokio::test]
+async fn the_harness_runs_inside_a_tokio_test() {
+    let wasm = Harness::build(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let mut plug = Harness::load(&wasm)
+        .unwrap()
+        .with_config(serde_json::json!({ "greeting": "from tokio" }));
+    let launch = plug.start().unwrap();
+    assert_eq!(launch.env, [("GREETING".to_string(), "from tokio".to_string())]);
+    assert_eq!(plug.logs()[0].message, "run 1 of session plug-test-session");
+    // A config the schema refuses fails the next run, naming the field.
+    let mut bad = Harness::load(&wasm).unwrap().with_config(serde_json::json!({ "greeting": 1 }));
+    let err = bad.start().unwrap_err();
+    assert!(err.message.contains("with.greeting"), "{err}");
+}
+"#,
+    )
+    .unwrap();
+
     // Its tests, as its author runs them, with a cold target directory: the
     // harness drives the `blaise-runner` binary, so no plug host is built.
     let runner_bin = Path::new(env!("CARGO_BIN_EXE_blaise-runner"));
@@ -76,11 +105,12 @@ fn a_new_plug_made_outside_the_repository_passes_its_own_tests() {
         text(&out.stdout),
         text(&out.stderr)
     );
-    assert!(
-        text(&out.stdout).contains("test start_pause_resume_teardown ... ok"),
-        "{}",
-        text(&out.stdout)
-    );
+    for test in [
+        "test start_pause_resume_teardown ... ok",
+        "test the_harness_runs_inside_a_tokio_test ... ok",
+    ] {
+        assert!(text(&out.stdout).contains(test), "{}", text(&out.stdout));
+    }
 
     // `plug test DIR` builds it and runs the crate's own script.
     let out = runner(&["plug", "test", "hello-plug"], tmp.path());

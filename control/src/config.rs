@@ -31,6 +31,9 @@ pub struct Config {
     /// unreceived stop) from no earlier than this, so that a restart or an
     /// outage of Blaise itself is never taken for the runner's silence.
     pub started_at: Millis,
+    /// How long an ended session's transcript, directives and reports are
+    /// kept; `None` keeps everything (the default: the operator opts in).
+    pub retain_ended_ms: Option<Millis>,
 }
 
 impl Default for Config {
@@ -48,6 +51,7 @@ impl Default for Config {
             close_wait_ms: 10_000,
             long_poll_max_ms: 30_000,
             started_at: 0,
+            retain_ended_ms: None,
         }
     }
 }

@@ -132,6 +132,10 @@ pub struct Session {
     pub expires_at: Option<Millis>,
     pub ended_at: Option<Millis>,
     pub end_reason: Option<String>,
+    /// When the retention pruned the session's transcript, directives and
+    /// reports (the session itself is kept).
+    #[serde(default)]
+    pub pruned_at: Option<Millis>,
     /// Runs that failed in a row without the agent starting; three and Blaise gives up.
     pub consecutive_failures: u32,
     /// A fresh start run follows once the current environment is torn down.

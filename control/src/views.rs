@@ -49,6 +49,9 @@ pub struct SessionView {
     pub open_turns: u32,
     pub expires_at: Option<Millis>,
     pub end_reason: Option<String>,
+    /// When the retention deleted its transcript, directives and reports.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pruned_at: Option<Millis>,
     pub environment: Option<EnvironmentView>,
     pub runs: Vec<RunView>,
     pub plug_records: Vec<PlugRecordView>,
@@ -127,6 +130,7 @@ pub fn session_view(ctx: &mut Ctx, id: &str) -> Result<SessionView> {
         open_turns: session.open_turns,
         expires_at: session.expires_at,
         end_reason: session.end_reason,
+        pruned_at: session.pruned_at,
         environment,
         runs,
         plug_records,

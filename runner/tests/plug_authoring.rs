@@ -341,3 +341,45 @@ fn python_and_javascript_plugs_run_their_whole_lifecycle_in_the_real_host() {
         );
     }
 }
+
+#[test]
+fn plug_test_never_prints_a_secret_the_plug_was_given() {
+    let tmp = tempfile::tempdir().unwrap();
+    let probe = blaise_runner::cli::build_plug(
+        &root().join("tests/plugs/probe"),
+        Some(&root().join("target/plugs")),
+    )
+    .expect("building the probe plug");
+    let script = tmp.path().join("script.yml");
+    // The probe logs the secret and fails with it in its error.
+    std::fs::write(
+        &script,
+        "with: { on_start: [{ secret: probe-secret }] }\n\
+         allow: { secrets: { probe-secret: { env: PROBE_SECRET_FOR_TEST } } }\n\
+         steps: [{ start: { expect_error: 'failing with' } }]\n",
+    )
+    .unwrap();
+    let secret = "s3cr3t-7f1e9c2ab44d";
+    for json in [false, true] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_blaise-runner"));
+        cmd.args(["plug", "test"])
+            .arg(&probe)
+            .arg("--script")
+            .arg(&script)
+            .env("BLAISE_CACHE_DIR", tmp.path().join("cache"))
+            .env("PROBE_SECRET_FOR_TEST", secret);
+        if json {
+            cmd.arg("--json");
+        }
+        let out = cmd.output().unwrap();
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        assert!(out.status.success(), "{stdout}\n{stderr}");
+        assert!(stdout.contains("[REDACTED:secret]"), "{stdout}");
+        for piece in [secret, &secret[..8], &secret[8..16]] {
+            assert!(
+                !stdout.contains(piece) && !stderr.contains(piece),
+                "`{piece}` printed:\n{stdout}\n{stderr}"
+            );
+        }
+    }
+}

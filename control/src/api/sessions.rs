@@ -141,12 +141,21 @@ pub struct TranscriptQuery {
     pub after: i64,
     #[serde(default)]
     pub wait_ms: Option<Millis>,
+    /// Most entries in the page (1 to [`MAX_PAGE`]; default [`MAX_PAGE`]).
+    #[serde(default)]
+    pub limit: Option<usize>,
 }
+
+/// The largest transcript page: a long session is read page by page, never whole.
+pub const MAX_PAGE: usize = 1000;
 
 #[derive(Serialize)]
 pub struct TranscriptPage {
     pub session_state: SessionState,
     pub entries: Vec<TranscriptEntry>,
+    /// When the retention deleted the session's transcript (it ended long ago).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pruned_at: Option<Millis>,
 }
 
 pub async fn transcript(
@@ -155,12 +164,22 @@ pub async fn transcript(
     Path(id): Path<String>,
     Query(q): Query<TranscriptQuery>,
 ) -> Result<Json<TranscriptPage>> {
+    let limit = q.limit.unwrap_or(MAX_PAGE);
+    if !(1..=MAX_PAGE).contains(&limit) {
+        return Err(Error::invalid(
+            "invalid_field",
+            "limit",
+            format!("`limit` is {limit}: a page holds 1 to {MAX_PAGE} entries"),
+        ));
+    }
     let mut session_state = SessionState::Active;
+    let mut pruned_at = None;
     let entries = state
         .long_poll(Topic::Session(id.clone()), q.wait_ms, |ctx| {
             let session = ctx.session(&id)?;
             session_state = session.state;
-            let entries = ctx.tx.transcript(&id, q.after, 1000)?;
+            pruned_at = session.pruned_at;
+            let entries = ctx.tx.transcript(&id, q.after, limit)?;
             Ok((!entries.is_empty() || session.state.is_ended()).then_some(entries))
         })
         .await?
@@ -168,6 +187,7 @@ pub async fn transcript(
     Ok(Json(TranscriptPage {
         session_state,
         entries,
+        pruned_at,
     }))
 }
 

@@ -83,6 +83,10 @@ pub struct ServeArgs {
     /// Teardown attempts before the environment is orphaned.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..))]
     pub teardown_attempts: u32,
+    /// Prune an ended session's transcript, directives and reports this long
+    /// after it ended (e.g. `30d`); without it everything is kept.
+    #[arg(long, value_parser = parse_duration)]
+    pub retain_ended: Option<i64>,
 }
 
 impl ServeArgs {
@@ -96,6 +100,7 @@ impl ServeArgs {
             stop_grace_ms: self.stop_grace,
             teardown_backoff_ms: self.teardown_backoff,
             teardown_attempts: self.teardown_attempts,
+            retain_ended_ms: self.retain_ended,
             ..crate::config::Config::default()
         }
     }

@@ -181,7 +181,13 @@ pub async fn session(
         }
         body.push_str("</ul>");
     }
-    body.push_str("<h2>Transcript</h2><div class=\"transcript\" id=\"transcript\">");
+    body.push_str("<h2>Transcript</h2>");
+    if v.pruned_at.is_some() {
+        body.push_str(
+            "<p>Pruned: the session ended longer ago than the server keeps transcripts (<code>--retain-ended</code>).</p>",
+        );
+    }
+    body.push_str("<div class=\"transcript\" id=\"transcript\">");
     for e in &transcript {
         let text = e
             .content

@@ -32,6 +32,7 @@ pub fn new_session(ctx: &mut Ctx, agent_name: &str, text: &str) -> Result<Sessio
         expires_at: None,
         ended_at: None,
         end_reason: None,
+        pruned_at: None,
         consecutive_failures: 0,
         recreate_environment: false,
         plug_chain: None,

@@ -21,6 +21,7 @@ fn session(id: &str, state: SessionState, last_activity: Millis) -> Session {
         expires_at: None,
         ended_at: None,
         end_reason: None,
+        pruned_at: None,
         consecutive_failures: 0,
         recreate_environment: false,
         plug_chain: None,
@@ -299,4 +300,83 @@ pub fn check(store: &dyn Store) {
         tx.session("ghost").unwrap().is_none(),
         "a dropped transaction rolls back"
     );
+    drop(tx);
+    check_retention(store, now);
+}
+
+/// What the retention may prune, and that pruning takes one session's
+/// records in batches and nothing else.
+fn check_retention(store: &dyn Store, now: Millis) {
+    let mut tx = store.begin().unwrap();
+    let ended = |id: &str, at: Millis| Session {
+        ended_at: Some(at),
+        run_serving: false,
+        ..session(id, SessionState::Closed, 0)
+    };
+    tx.put_session(&ended("old-1", now - 2_000)).unwrap();
+    tx.put_session(&ended("old-2", now - 3_000)).unwrap();
+    tx.put_session(&ended("recent", now - 10)).unwrap();
+    tx.put_session(&Session {
+        pruned_at: Some(now - 1),
+        ..ended("done", now - 5_000)
+    })
+    .unwrap();
+    // Ended, but a teardown run is still going: not yet.
+    tx.put_session(&ended("tearing-down", now - 5_000)).unwrap();
+    tx.put_run(&run("td", "tearing-down", RunStatus::Running))
+        .unwrap();
+    // Active: never, however old.
+    tx.put_session(&session("alive", SessionState::Active, 0))
+        .unwrap();
+    for (session_id, run_id) in [("old-1", "old-run"), ("alive", "alive-run")] {
+        tx.put_run(&run(run_id, session_id, RunStatus::TornDown))
+            .unwrap();
+        for seq in 1..=3 {
+            tx.add_directive(run_id, &DirectiveBody::Cancel, now)
+                .unwrap();
+            tx.add_report(run_id, &format!("rep-{seq}"), "started", now)
+                .unwrap();
+            let mut e = TranscriptEntry {
+                index: 0,
+                session_id: session_id.into(),
+                run_id: Some(run_id.into()),
+                seq: Some(seq),
+                kind: "agent_message".into(),
+                content: serde_json::json!({ "text": "t" }),
+                at: now,
+            };
+            tx.append_transcript(&mut e).unwrap();
+        }
+    }
+    assert_eq!(
+        tx.sessions_to_prune(now - 1_000, 10).unwrap(),
+        ["old-2", "old-1"],
+        "ended long enough ago, oldest first; not pruned, not with a run going, not active"
+    );
+    assert_eq!(
+        tx.sessions_to_prune(now - 1_000, 1).unwrap(),
+        ["old-2"],
+        "limit"
+    );
+    // 9 records (3 entries, 3 directives, 3 reports), in batches of 4.
+    assert_eq!(tx.prune_session_records("old-1", 4).unwrap(), 4);
+    assert_eq!(tx.prune_session_records("old-1", 4).unwrap(), 4);
+    assert_eq!(tx.prune_session_records("old-1", 4).unwrap(), 1, "the rest");
+    assert_eq!(tx.prune_session_records("old-1", 4).unwrap(), 0);
+    assert!(tx.transcript("old-1", 0, 100).unwrap().is_empty());
+    assert!(tx.directives_after("old-run", 0).unwrap().is_empty());
+    assert_eq!(tx.report("old-run", "rep-1").unwrap(), None);
+    // Nothing of another session.
+    assert_eq!(tx.transcript("alive", 0, 100).unwrap().len(), 3);
+    assert_eq!(tx.directives_after("alive-run", 0).unwrap().len(), 3);
+    assert_eq!(
+        tx.report("alive-run", "rep-1").unwrap().as_deref(),
+        Some("started")
+    );
+    // Marked pruned, it is not found again.
+    let mut old = tx.session("old-1").unwrap().unwrap();
+    old.pruned_at = Some(now);
+    tx.put_session(&old).unwrap();
+    assert_eq!(tx.sessions_to_prune(now - 1_000, 10).unwrap(), ["old-2"]);
+    tx.commit().unwrap();
 }

@@ -116,6 +116,16 @@ pub trait Tx {
         limit: usize,
     ) -> StoreResult<Vec<TranscriptEntry>>;
 
+    /// Ended sessions whose records the retention may prune: ended at or
+    /// before `ended_before`, not pruned yet, no run of theirs unfinished.
+    /// Oldest ending first, at most `limit`.
+    fn sessions_to_prune(&mut self, ended_before: Millis, limit: usize)
+    -> StoreResult<Vec<String>>;
+    /// Deletes at most `limit` of the session's transcript entries,
+    /// directives and reports; returns how many it deleted (fewer than
+    /// `limit`: none are left).
+    fn prune_session_records(&mut self, session_id: &str, limit: usize) -> StoreResult<usize>;
+
     fn message(&mut self, id: &str) -> StoreResult<Option<Message>>;
     fn put_message(&mut self, message: &Message) -> StoreResult<()>;
     /// Oldest first.

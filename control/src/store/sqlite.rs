@@ -11,7 +11,7 @@ use super::{DueLimits, Store, StoreResult, Tx};
 use crate::model::*;
 
 /// Migrations, in order; `PRAGMA user_version` records how many have run.
-const MIGRATIONS: &[&str] = &[include_str!("schema.sql")];
+const MIGRATIONS: &[&str] = &[include_str!("schema.sql"), include_str!("retention.sql")];
 
 pub struct SqliteStore {
     conn: Mutex<rusqlite::Connection>,
@@ -194,8 +194,8 @@ impl Tx for SqliteTx<'_> {
 
     fn put_session(&mut self, s: &Session) -> StoreResult<()> {
         self.exec(
-            "INSERT OR REPLACE INTO sessions (id, agent, state, created_at, last_activity, open_turns, run_serving, expires_at, data)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            "INSERT OR REPLACE INTO sessions (id, agent, state, created_at, last_activity, open_turns, run_serving, expires_at, data, ended_at, pruned_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             params![
                 s.id,
                 s.agent,
@@ -205,7 +205,9 @@ impl Tx for SqliteTx<'_> {
                 s.open_turns,
                 s.run_serving,
                 s.expires_at,
-                to_json(s)?
+                to_json(s)?,
+                s.ended_at.filter(|_| s.state.is_ended()),
+                s.pruned_at
             ],
         )
     }
@@ -414,6 +416,48 @@ impl Tx for SqliteTx<'_> {
             "SELECT data FROM transcript WHERE session_id = ?1 AND idx > ?2 ORDER BY idx LIMIT ?3",
             params![session_id, after, limit as i64],
         )
+    }
+
+    fn sessions_to_prune(
+        &mut self,
+        ended_before: Millis,
+        limit: usize,
+    ) -> StoreResult<Vec<String>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT s.id FROM sessions s
+               WHERE s.pruned_at IS NULL AND s.ended_at <= ?1
+                 AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id
+                                   AND r.status IN ('offered', 'accepted', 'running'))
+               ORDER BY s.ended_at, s.id LIMIT ?2",
+        )?;
+        let rows = stmt.query_map(params![ended_before, limit as i64], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn prune_session_records(&mut self, session_id: &str, limit: usize) -> StoreResult<usize> {
+        // Each statement deletes at most what is left of the batch: one
+        // transaction never holds the lock for a long delete.
+        let mut left = limit as i64;
+        for sql in [
+            "DELETE FROM transcript WHERE rowid IN
+               (SELECT rowid FROM transcript WHERE session_id = ?1 LIMIT ?2)",
+            "DELETE FROM directives WHERE rowid IN
+               (SELECT d.rowid FROM directives d JOIN runs r ON r.id = d.run_id
+                 WHERE r.session_id = ?1 LIMIT ?2)",
+            "DELETE FROM reports WHERE rowid IN
+               (SELECT p.rowid FROM reports p JOIN runs r ON r.id = p.run_id
+                 WHERE r.session_id = ?1 LIMIT ?2)",
+        ] {
+            if left == 0 {
+                break;
+            }
+            let deleted = self
+                .conn
+                .prepare_cached(sql)?
+                .execute(params![session_id, left])?;
+            left -= deleted as i64;
+        }
+        Ok(limit - left as usize)
     }
 
     fn message(&mut self, id: &str) -> StoreResult<Option<Message>> {

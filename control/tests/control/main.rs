@@ -7,5 +7,6 @@ mod dashboard;
 mod decisions;
 mod failures;
 mod lifecycle;
+mod retention;
 mod support;
 mod walkthrough;

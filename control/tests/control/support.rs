@@ -32,6 +32,7 @@ pub fn fast_config() -> Config {
         close_wait_ms: 1_000,
         long_poll_max_ms: 2_000,
         started_at: 0,
+        retain_ended_ms: None,
     }
 }
 

@@ -177,6 +177,24 @@ impl TestSession {
                 field,
             });
         }
+        // What leaves the host is scrubbed of the secrets handed out so far,
+        // here as in a run: a script's output ends up in CI logs.
+        for value in [
+            outcome.contribution.as_mut(),
+            Some(&mut outcome.state_changes),
+            Some(&mut outcome.state),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            crate::secret_mask::scrub_json(value);
+        }
+        for entry in outcome.entries.iter_mut().flatten() {
+            crate::secret_mask::scrub_json(entry);
+        }
+        if let Some(error) = outcome.error.as_mut() {
+            error.message = crate::secret_mask::scrub(&error.message).into_owned();
+        }
         outcome.ok = match (step.expect_error(), &outcome.error) {
             (None, None) => true,
             (None, Some(_)) | (Some(_), None) => false,

@@ -209,6 +209,17 @@ impl Tx for RecordingTx<'_> {
     ) -> StoreResult<Vec<TranscriptEntry>> {
         self.inner.transcript(session_id, after_index, limit)
     }
+    fn sessions_to_prune(
+        &mut self,
+        ended_before: Millis,
+        limit: usize,
+    ) -> StoreResult<Vec<String>> {
+        self.inner.sessions_to_prune(ended_before, limit)
+    }
+    fn prune_session_records(&mut self, session_id: &str, limit: usize) -> StoreResult<usize> {
+        self.touch(Topic::Session(session_id.to_string()));
+        self.inner.prune_session_records(session_id, limit)
+    }
     fn message(&mut self, id: &str) -> StoreResult<Option<Message>> {
         self.inner.message(id)
     }

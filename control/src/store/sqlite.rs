@@ -552,6 +552,32 @@ mod tests {
     }
 
     #[test]
+    fn a_database_of_the_first_schema_is_migrated_with_its_ended_sessions() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("blaise.db");
+        {
+            // The database as the first schema left it: one ended session.
+            let conn = rusqlite::Connection::open(&path).unwrap();
+            conn.execute_batch(&format!(
+                "BEGIN; {}; PRAGMA user_version = 1; COMMIT;",
+                MIGRATIONS[0]
+            ))
+            .unwrap();
+            conn.execute(
+                "INSERT INTO sessions (id, agent, state, created_at, last_activity, open_turns, run_serving, expires_at, data)
+                 VALUES ('old', 'a', 'closed', 0, 0, 0, 0, NULL, ?1)",
+                params![r#"{"id":"old","agent":"a","state":"closed","created_at":0,"last_activity":0,"open_turns":0,"run_serving":false,"environment_id":null,"current_run_id":null,"paused_at":null,"expires_at":null,"ended_at":1000,"end_reason":"closed","consecutive_failures":0,"recreate_environment":false,"plug_chain":null,"acp_session_id":null}"#],
+            )
+            .unwrap();
+        }
+        let store = SqliteStore::open(&path).unwrap();
+        let mut tx = store.begin().unwrap();
+        assert_eq!(tx.sessions_to_prune(1000, 10).unwrap(), ["old"]);
+        assert_eq!(tx.sessions_to_prune(999, 10).unwrap(), Vec::<String>::new());
+        assert_eq!(tx.session("old").unwrap().unwrap().pruned_at, None);
+    }
+
+    #[test]
     fn conforms() {
         super::super::conformance::check(&SqliteStore::in_memory().unwrap());
     }

@@ -22,6 +22,9 @@ use std::time::{Duration, Instant};
 use reqwest::{Client, Method, StatusCode};
 use serde_json::{Value, json};
 
+/// A session that makes no progress this long fails the run instead of hanging it.
+const STUCK: Duration = Duration::from_secs(60);
+
 const ADMIN: &str = "bla_load_admin_token_0123456789";
 
 struct Options {
@@ -117,8 +120,9 @@ struct Api {
 }
 
 impl Api {
-    /// One call, timed under `name`; retried on a connection error (the
-    /// server is on loopback: an error is a bug, but must not hang the run).
+    /// One call, timed under `name`. A GET is retried on a connection error;
+    /// anything else is not (a retried POST could make a second session),
+    /// so the run stops there: on loopback such an error is a finding.
     async fn call(
         &self,
         name: &'static str,
@@ -126,7 +130,8 @@ impl Api {
         path: &str,
         body: Option<Value>,
     ) -> (StatusCode, Value) {
-        for _ in 0..3 {
+        let tries = if method == Method::GET { 3 } else { 1 };
+        for _ in 0..tries {
             let mut req = self
                 .http
                 .request(method.clone(), format!("{}{path}", self.url))
@@ -313,7 +318,12 @@ async fn run(api: Api, assignment: Value, entries: usize) {
 /// Returns the last index seen.
 async fn reply_after(api: &Api, id: &str, after: i64) -> i64 {
     let mut seen = after;
+    let deadline = Instant::now() + STUCK;
     loop {
+        assert!(
+            Instant::now() < deadline,
+            "session {id}: no answer within {STUCK:?}"
+        );
         let (_, v) = api
             .call(
                 "user transcript (long poll)",
@@ -334,7 +344,12 @@ async fn reply_after(api: &Api, id: &str, after: i64) -> i64 {
 }
 
 async fn state_is(api: &Api, id: &str, state: &str) {
+    let deadline = Instant::now() + STUCK;
     loop {
+        assert!(
+            Instant::now() < deadline,
+            "session {id}: not {state} within {STUCK:?}"
+        );
         let (_, v) = api
             .call(
                 "user session view",

@@ -59,15 +59,25 @@ impl TryFrom<serde_yaml::Value> for SecretSource {
     fn try_from(written: serde_yaml::Value) -> Result<Self, String> {
         let map: SourceMap = match written {
             serde_yaml::Value::Mapping(_) => {
-                serde_yaml::from_value(written).map_err(|e| e.to_string())?
+                serde_yaml::from_value(written).map_err(|e| {
+                    // serde's "invalid type" quotes the value: it may be a secret.
+                    let text = e.to_string();
+                    if text.starts_with("invalid type") {
+                        "a secret's `env` is a variable's name and its `file` an absolute path (strings)"
+                            .to_string()
+                    } else {
+                        text
+                    }
+                })?
             }
             // YAML's tag syntax, `!env VAR`, once parsed here: say how it is written now.
-            serde_yaml::Value::Tagged(tagged) => {
-                let value = tagged.value.as_str().unwrap_or("…");
+            // Only the two tags that name a place are echoed (a variable's
+            // name, a path); any other tag's value may be the secret itself.
+            serde_yaml::Value::Tagged(tagged) if tagged.tag == "env" || tagged.tag == "file" => {
                 let key = tagged.tag.to_string().trim_start_matches('!').to_owned();
+                let value = tagged.value.as_str().unwrap_or("…");
                 return Err(format!(
-                    "a secret's source is a map: write `{{ {key}: {value} }}`, not `{} {value}`",
-                    tagged.tag
+                    "a secret's source is a map: write `{{ {key}: {value} }}`, not `!{key} {value}`"
                 ));
             }
             _ => {
@@ -372,6 +382,9 @@ mod tests {
             "secrets: { a: { file: relative } }",
             "secrets: { a: { value: hunter2 } }",
             "secrets: { a: TOKEN }",
+            "secrets: { a: !value hunter2 }",
+            "secrets: { a: !secret hunter2 }",
+            "secrets: { a: { env: [hunter2] } }",
         ] {
             let err = serde_yaml::from_str::<Allow>(bad).unwrap_err().to_string();
             assert!(

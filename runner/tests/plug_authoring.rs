@@ -243,6 +243,29 @@ fn plug_test_runs_a_scripted_lifecycle_and_reports_each_hook() {
     let stderr = text(&out.stderr);
     assert!(!out.status.success());
     assert!(stderr.contains("steps[1]: unknown step `paws`"), "{stderr}");
+
+    // A script that is not YAML of the right shape is named with its line
+    // and column, once.
+    std::fs::write(&script, "steps: [start]\nwith: [unclosed\n").unwrap();
+    let out = runner(&args, tmp.path());
+    let stderr = text(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("script.yml:"), "{stderr}");
+    assert!(!stderr.contains(" at line "), "{stderr}");
+
+    // An entry kind is one of the contract's, spelt as there.
+    std::fs::write(
+        &script,
+        "with: { literals: [hunter2-literal] }\nsteps: [{ filter: [{ text: x, kind: agent_message }] }]\n",
+    )
+    .unwrap();
+    let out = runner(&args, tmp.path());
+    let stdout = text(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("unknown entry kind `agent_message`") && stdout.contains("agent-message"),
+        "{stdout}"
+    );
 }
 
 /// `COMPONENTIZE_PY` and `COMPONENTIZE_JS` from `scripts/plug-toolchains`

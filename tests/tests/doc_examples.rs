@@ -202,9 +202,7 @@ fn every_blaise_yml_in_the_docs_passes_check() {
 
 #[test]
 fn every_plug_test_script_in_the_docs_runs() {
-    if !tools::have(&["git"]) {
-        return;
-    }
+    let have_git = tools::have(&["git"]);
     let mut ran = Vec::new();
     for snippet in snippets() {
         if !snippet.text.lines().any(|l| l.starts_with("steps:")) {
@@ -215,6 +213,9 @@ fn every_plug_test_script_in_the_docs_runs() {
         // The plug a script is for: the checkout plug's names a repository;
         // the others are the template's (the probe stands in for it).
         let component = if text.contains("repo:") {
+            if !have_git {
+                continue;
+            }
             // No internet here: the repository is a local one.
             let repo = dir.path().join("origin");
             tools::origin_repo(&repo);
@@ -250,7 +251,7 @@ fn every_plug_test_script_in_the_docs_runs() {
         ran.push(snippet.at);
     }
     assert!(
-        ran.len() >= 2,
+        ran.len() >= if have_git { 2 } else { 1 },
         "the scripts of docs/writing-plugs.md: {ran:?}"
     );
 }

@@ -20,6 +20,8 @@ pub struct TickReport {
     pub acted: usize,
     /// Records (transcript entries, directives, reports) the retention pruned.
     pub pruned: usize,
+    /// Sessions the retention finished pruning (marked `pruned_at`).
+    pub pruned_sessions: usize,
 }
 
 /// Most records one transaction of the retention deletes: short enough that
@@ -27,6 +29,8 @@ pub struct TickReport {
 pub const PRUNE_BATCH: usize = 500;
 /// Most records one tick prunes; what is left waits for the next tick.
 pub const PRUNE_PER_TICK: usize = 10_000;
+/// Most sessions one tick looks at for pruning.
+pub const PRUNE_SESSIONS_PER_TICK: usize = 100;
 
 /// Checks every session that may be due at `now`, each in its own transaction.
 pub fn tick(store: &dyn Store, cfg: &Config, now: Millis) -> Result<TickReport> {
@@ -46,7 +50,15 @@ pub fn tick(store: &dyn Store, cfg: &Config, now: Millis) -> Result<TickReport> 
             Err(e) => tracing::error!(session = %session_id, "clock: {e}"),
         }
     }
-    report.pruned = prune(store, cfg, now)?;
+    // The retention's failure is logged, not returned: it must not hide what
+    // the rules did.
+    match prune(store, cfg, now) {
+        Ok((records, sessions)) => {
+            report.pruned = records;
+            report.pruned_sessions = sessions;
+        }
+        Err(e) => tracing::error!("clock: retention: {e}"),
+    }
     Ok(report)
 }
 
@@ -54,23 +66,21 @@ pub fn tick(store: &dyn Store, cfg: &Config, now: Millis) -> Result<TickReport> 
 /// of sessions ended longer ago than that are deleted, in batches of
 /// [`PRUNE_BATCH`] (each its own transaction), at most [`PRUNE_PER_TICK`]
 /// per tick; a session whose records are all gone is marked pruned.
-/// Returns how many records it deleted.
-pub fn prune(store: &dyn Store, cfg: &Config, now: Millis) -> Result<usize> {
+/// Returns how many records it deleted and how many sessions it marked.
+pub fn prune(store: &dyn Store, cfg: &Config, now: Millis) -> Result<(usize, usize)> {
     let Some(retain) = cfg.retain_ended_ms else {
-        return Ok(0);
+        return Ok((0, 0));
     };
     let cutoff = now.saturating_sub(retain);
     let sessions = transact(store, cfg, now, |ctx| {
-        Ok(ctx
-            .tx
-            .sessions_to_prune(cutoff, PRUNE_PER_TICK / PRUNE_BATCH)?)
+        Ok(ctx.tx.sessions_to_prune(cutoff, PRUNE_SESSIONS_PER_TICK)?)
     })?;
-    let mut pruned = 0;
+    let (mut pruned, mut marked) = (0, 0);
     for session_id in sessions {
         loop {
             let batch = PRUNE_BATCH.min(PRUNE_PER_TICK - pruned);
             if batch == 0 {
-                return Ok(pruned);
+                return Ok((pruned, marked));
             }
             let (deleted, done) = transact(store, cfg, now, |ctx| {
                 let deleted = ctx.tx.prune_session_records(&session_id, batch)?;
@@ -84,11 +94,12 @@ pub fn prune(store: &dyn Store, cfg: &Config, now: Millis) -> Result<usize> {
             })?;
             pruned += deleted;
             if done {
+                marked += 1;
                 break;
             }
         }
     }
-    Ok(pruned)
+    Ok((pruned, marked))
 }
 
 /// Runs the clock every `check_interval`; `on_change` is called after a tick that acted.
@@ -106,7 +117,7 @@ pub fn spawn(
             // The tick is blocking store work: keep it off the threads that serve requests.
             let (store, cfg) = (store.clone(), cfg.clone());
             match tokio::task::spawn_blocking(move || tick(&*store, &cfg, now())).await {
-                Ok(Ok(r)) if r.acted > 0 || r.pruned > 0 => {
+                Ok(Ok(r)) if r.acted > 0 || r.pruned > 0 || r.pruned_sessions > 0 => {
                     tracing::debug!(acted = r.acted, pruned = r.pruned, "clock tick");
                     on_change();
                 }
@@ -116,4 +127,112 @@ pub fn spawn(
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::*;
+    use crate::store::conformance::{run, session};
+    use crate::store::sqlite::SqliteStore;
+
+    const NOW: Millis = 10_000_000;
+    // Session ids of the shape Blaise makes (others are refused as unknown).
+    // big: more than a batch; exact: a batch; recent: too recent; huge: a tick's budget.
+
+    /// A session that ended at `ended_at` with `entries` transcript entries.
+    fn ended(store: &dyn Store, id: &str, ended_at: Millis, entries: usize) {
+        let mut tx = store.begin().unwrap();
+        tx.put_session(&Session {
+            ended_at: Some(ended_at),
+            ..session(id, SessionState::Closed, 0)
+        })
+        .unwrap();
+        tx.put_run(&run(&format!("{id}-run"), id, RunStatus::TornDown))
+            .unwrap();
+        for seq in 0..entries {
+            let mut e = TranscriptEntry {
+                index: 0,
+                session_id: id.into(),
+                run_id: Some(format!("{id}-run")),
+                seq: Some(seq as i64 + 1),
+                kind: "agent_message".into(),
+                content: serde_json::json!({ "text": "t" }),
+                at: 0,
+            };
+            tx.append_transcript(&mut e).unwrap();
+        }
+        tx.commit().unwrap();
+    }
+
+    fn pruned_at(store: &dyn Store, id: &str) -> Option<Millis> {
+        store
+            .begin()
+            .unwrap()
+            .session(id)
+            .unwrap()
+            .unwrap()
+            .pruned_at
+    }
+
+    fn config() -> Config {
+        Config {
+            retain_ended_ms: Some(1_000),
+            ..Config::default()
+        }
+    }
+
+    #[test]
+    fn prune_goes_in_batches_marks_what_it_finished_and_keeps_the_rest_for_later() {
+        let store = SqliteStore::in_memory().unwrap();
+        // "exact": the last batch is full and the next one finds nothing.
+        ended(
+            &store,
+            "ses_00000000000000b1",
+            NOW - 5_000,
+            PRUNE_BATCH * 2 + 7,
+        );
+        ended(&store, "ses_00000000000000e1", NOW - 4_000, PRUNE_BATCH);
+        ended(&store, "ses_00000000000000a1", NOW - 10, 3);
+        ended(&store, "ses_00000000000000c1", NOW - 3_000, PRUNE_PER_TICK);
+        let cfg = config();
+
+        let (records, sessions) = prune(&store, &cfg, NOW).unwrap();
+        assert_eq!(records, PRUNE_PER_TICK, "one tick's budget");
+        assert_eq!(sessions, 2, "big and exact are done");
+        assert_eq!(pruned_at(&store, "ses_00000000000000b1"), Some(NOW));
+        assert_eq!(pruned_at(&store, "ses_00000000000000e1"), Some(NOW));
+        assert_eq!(
+            pruned_at(&store, "ses_00000000000000c1"),
+            None,
+            "not finished this tick"
+        );
+        assert_eq!(pruned_at(&store, "ses_00000000000000a1"), None);
+        let left = |id: &str| {
+            store
+                .begin()
+                .unwrap()
+                .transcript(id, 0, PRUNE_PER_TICK * 2)
+                .unwrap()
+                .len()
+        };
+        assert_eq!(left("ses_00000000000000b1"), 0);
+        assert_eq!(left("ses_00000000000000a1"), 3);
+        assert_eq!(
+            left("ses_00000000000000c1"),
+            PRUNE_BATCH * 3 + 7,
+            "what the budget left waits"
+        );
+
+        // The next tick finishes it; without a retention nothing happens.
+        assert_eq!(
+            prune(&store, &cfg, NOW + 1).unwrap(),
+            (PRUNE_BATCH * 3 + 7, 1)
+        );
+        assert_eq!(left("ses_00000000000000c1"), 0);
+        assert_eq!(prune(&store, &cfg, NOW + 2).unwrap(), (0, 0));
+        let keep = Config::default();
+        assert_eq!(prune(&store, &keep, NOW * 10).unwrap(), (0, 0));
+        assert_eq!(left("ses_00000000000000a1"), 3);
+    }
 }

@@ -93,9 +93,19 @@ pub fn send(ctx: &mut Ctx, session_id: &str, text: &str) -> Result<Message> {
     Ok(ctx.tx.message(&message.id)?.unwrap_or(message))
 }
 
+/// The longest message Blaise takes: it is masked (a scan of its text)
+/// and stored whole.
+pub const MAX_MESSAGE: usize = 1 << 20;
+
 fn check_text(text: &str) -> Result<()> {
     if text.trim().is_empty() {
         return Err(Error::BadRequest("the message is empty".into()));
+    }
+    if text.len() > MAX_MESSAGE {
+        return Err(Error::BadRequest(format!(
+            "the message is {} bytes; at most {MAX_MESSAGE} are taken (attach large text through the workspace)",
+            text.len()
+        )));
     }
     Ok(())
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use super::{DueLimits, Store};
 use crate::model::*;
 
-fn session(id: &str, state: SessionState, last_activity: Millis) -> Session {
+pub(crate) fn session(id: &str, state: SessionState, last_activity: Millis) -> Session {
     Session {
         id: id.into(),
         agent: "a".into(),
@@ -29,7 +29,7 @@ fn session(id: &str, state: SessionState, last_activity: Millis) -> Session {
     }
 }
 
-fn run(id: &str, session_id: &str, status: RunStatus) -> Run {
+pub(crate) fn run(id: &str, session_id: &str, status: RunStatus) -> Run {
     Run {
         id: id.into(),
         session_id: session_id.into(),

@@ -4,4 +4,4 @@ ALTER TABLE sessions ADD COLUMN ended_at INTEGER;
 ALTER TABLE sessions ADD COLUMN pruned_at INTEGER;
 UPDATE sessions SET ended_at = json_extract(data, '$.ended_at')
   WHERE state NOT IN ('active', 'paused');
-CREATE INDEX sessions_to_prune ON sessions (ended_at) WHERE pruned_at IS NULL;
+CREATE INDEX sessions_to_prune ON sessions (ended_at, id) WHERE pruned_at IS NULL;

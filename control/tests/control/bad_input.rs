@@ -839,3 +839,26 @@ async fn values_a_runner_chooses_are_bounded() {
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
 }
+
+/// A message is masked and stored whole: one larger than Blaise takes is
+/// refused, saying the limit, and nothing is created.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oversized_message_is_refused_before_anything_is_stored() {
+    let s = Server::start().await;
+    s.agent("a", json!({})).await;
+    let big = "password=".repeat(blaise_control::lifecycle::messages::MAX_MESSAGE / 9 + 1);
+    let (status, v) = s
+        .admin(
+            Method::POST,
+            "/v1/sessions",
+            Some(json!({ "agent": "a", "message": big })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{v}");
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains("at most"),
+        "{v}"
+    );
+    let (_, list) = s.admin(Method::GET, "/v1/sessions", None).await;
+    assert_eq!(list["sessions"], json!([]), "{list}");
+}

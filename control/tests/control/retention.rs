@@ -44,12 +44,14 @@ async fn ended_sessions_are_pruned_after_the_retention_and_only_then() {
     })
     .await;
     s.agent("a", json!({})).await;
+    // A session that stays active (no runner serves its agent), older than
+    // the ended one: only ended sessions are pruned.
+    s.agent("b", json!({})).await;
+    let alive = s.new_session("b", "still here").await;
     let r = s.runner("r", &["a"]).await;
     let id = ended_session(&s, &r, 3).await;
     // Within the retention, all is there: the message, the three lines, the ending.
     assert!(s.transcript(&id).await.len() >= 4);
-    // An active session is never pruned, however long the retention has run.
-    let alive = s.new_session("a", "still here").await;
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     let pruned = loop {
         let v = page(&s, &id, "after=0").await;
@@ -65,7 +67,11 @@ async fn ended_sessions_are_pruned_after_the_retention_and_only_then() {
     let view = s.show(&id).await;
     assert_eq!(view["state"], "closed");
     assert_eq!(view["pruned_at"], pruned["pruned_at"]);
+    // Well past the retention for the active session too.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(s.show(&alive).await["state"], "active");
     assert_eq!(s.transcript(&alive).await.len(), 1);
+    assert!(page(&s, &alive, "after=0").await.get("pruned_at").is_none());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

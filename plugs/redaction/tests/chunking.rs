@@ -7,7 +7,7 @@
 
 mod support;
 
-use support::streamed;
+use support::{Rng, streamed};
 
 use redaction::Config;
 use redaction::detect::Redactor;
@@ -29,22 +29,6 @@ fn redactors() -> [Redactor; 2] {
         Redactor::new(&with.literals).with_patterns(with.compiled_patterns()),
         Redactor::new(&without.literals),
     ]
-}
-
-/// xorshift64*: a fixed seed gives the same splits on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
 }
 
 fn texts() -> Vec<String> {

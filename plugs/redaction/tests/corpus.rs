@@ -7,7 +7,7 @@
 
 mod support;
 
-use support::streamed;
+use support::{streamed, without_kinds};
 
 use redaction::detect::Redactor;
 
@@ -802,20 +802,6 @@ const LITERAL: &str = "correct-horse-battery";
 
 fn redactor() -> Redactor {
     Redactor::new(&[LITERAL.into()])
-}
-
-/// `[REDACTED:kind]` → `[REDACTED]`.
-fn without_kinds(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find("[REDACTED:") {
-        out.push_str(&rest[..at]);
-        out.push_str("[REDACTED]");
-        let close = rest[at..].find(']').expect("closed");
-        rest = &rest[at + close + 1..];
-    }
-    out.push_str(rest);
-    out
 }
 
 /// The text without its marks, and what it must become.

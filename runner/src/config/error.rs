@@ -30,3 +30,19 @@ impl fmt::Display for ConfigError {
 }
 
 impl std::error::Error for ConfigError {}
+
+impl ConfigError {
+    /// A YAML file's parse error at its line and column (serde_yaml's own
+    /// " at line L column C" suffix dropped: the location is printed first).
+    pub fn from_yaml(path: &std::path::Path, err: &serde_yaml::Error) -> ConfigError {
+        let (line, column) = err.location().map_or((0, 0), |l| (l.line(), l.column()));
+        let text = err.to_string();
+        let message = text.split(" at line ").next().unwrap_or(&text).to_string();
+        ConfigError {
+            file: path.to_path_buf(),
+            line,
+            column,
+            message,
+        }
+    }
+}

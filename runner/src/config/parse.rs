@@ -162,20 +162,13 @@ impl ConfigFile {
 }
 
 fn yaml_error(path: &Path, err: &serde_yaml::Error) -> ConfigError {
-    let (line, column) = err.location().map_or((0, 0), |l| (l.line(), l.column()));
-    let text = err.to_string();
-    // serde_yaml appends " at line L column C"; we print the location ourselves.
-    let message = text.split(" at line ").next().unwrap_or(&text).to_string();
-    let message = match unknown_field(&message) {
-        Some(key) if timing::is_timing_key(key) => timing::timing_message(key),
-        _ => message,
-    };
-    ConfigError {
-        file: path.to_path_buf(),
-        line,
-        column,
-        message,
+    let mut located = ConfigError::from_yaml(path, err);
+    if let Some(key) = unknown_field(&located.message)
+        && timing::is_timing_key(key)
+    {
+        located.message = timing::timing_message(key);
     }
+    located
 }
 
 /// The key of an "unknown field `key`, expected …" error.

@@ -495,11 +495,16 @@ pub fn shown(text: &str) -> String {
     }
 }
 
-/// A stranger's text with its control characters escaped, whole.
+/// A stranger's text with its control characters escaped, whole; so are the
+/// invisible characters that reorder or hide what a terminal shows (bidi
+/// embeddings, overrides and isolates, zero-width marks, the BOM).
 pub fn printable(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        if c.is_control() {
+        let invisible = matches!(c,
+            '\u{061C}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{2069}' | '\u{FEFF}');
+        if c.is_control() || invisible {
             out.extend(c.escape_default());
         } else {
             out.push(c);
@@ -565,6 +570,11 @@ mod tests {
     #[test]
     fn network_text_is_printable_and_short() {
         assert_eq!(shown("a\x1b[31mb\n"), "a\\u{1b}[31mb\\n");
+        // A right-to-left override would make `evil.txt` read as `txt.live`.
+        assert_eq!(
+            printable("a\u{202E}b\u{2066}c\u{200B}"),
+            "a\\u{202e}b\\u{2066}c\\u{200b}"
+        );
         assert_eq!(shown(&"x".repeat(500)).chars().count(), 201);
         // Tables print whole cells, escaped.
         let cell = printable(&format!("{}\u{1b}]0;x\u{7}", "y".repeat(300)));

@@ -18,7 +18,7 @@ mod prepare;
 mod reports;
 mod stop;
 mod teardown;
-mod transcript;
+pub(crate) mod transcript;
 mod turns;
 mod workspace;
 

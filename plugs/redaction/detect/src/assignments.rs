@@ -29,6 +29,8 @@ use values::{
 };
 
 const MAX_KEY: usize = 64;
+/// How far before a name a `scheme://` makes it part of a URL (`urls` reads those).
+const URL_LOOKBACK: usize = 2048;
 /// As `detect::OPEN_LOOKBACK`: how far back a name whose value reaches a cut
 /// is looked for on its line.
 const OPEN_LOOKBACK: usize = 4 << 10;
@@ -336,7 +338,9 @@ fn name_at(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
         || b[..ks].ends_with(b"::")
         // `token.` ends a sentence.
         || key.ends_with(b".")
-        || find(&b[s..ks], b"://").is_some()
+        // Bounded: a word of many operators must not be rescanned from its
+        // start at each (a user's message is masked by Blaise too).
+        || find(&b[s.max(ks.saturating_sub(URL_LOOKBACK))..ks], b"://").is_some()
     {
         return None;
     }

@@ -28,3 +28,37 @@ pub fn streamed(r: &Redactor, text: &str, cuts: &[usize]) -> String {
     out.push_str(&streams.filter(r, chunk(&text[from..], true)).text);
     out
 }
+
+/// A small deterministic generator (xorshift64*): a fixed seed gives the
+/// same samples and splits on every run.
+pub struct Rng(pub u64);
+
+#[allow(dead_code)] // each test file uses what it needs
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// The text with each `[REDACTED:kind]` as `[REDACTED]`: what was masked,
+/// whatever kind the detector named it.
+#[allow(dead_code)]
+pub fn without_kinds(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("[REDACTED:") {
+        out.push_str(&rest[..at]);
+        out.push_str("[REDACTED]");
+        let close = rest[at..].find(']').expect("closed");
+        rest = &rest[at + close + 1..];
+    }
+    out.push_str(rest);
+    out
+}

@@ -35,15 +35,6 @@ pub struct TestArgs {
 
 pub async fn run(host: PlugHost, args: TestArgs, capture: LogCapture) -> Result<ExitCode> {
     let component = component(&args.plug)?;
-    // A crate's own script, when it has one and no other is given.
-    let script_path = args.script.clone().or_else(|| {
-        let own = args.plug.join(OWN_SCRIPT);
-        own.is_file().then_some(own)
-    });
-    let script = match &script_path {
-        Some(path) => read_script(path)?,
-        None => Script::default(),
-    };
     let host = Arc::new(host);
     let plug = match host.load(&component).await {
         Ok(plug) => plug,
@@ -57,6 +48,15 @@ pub async fn run(host: PlugHost, args: TestArgs, capture: LogCapture) -> Result<
     if args.serve {
         return serve(&mut session, &plug).await;
     }
+    // A crate's own script, when it has one and no other is given.
+    let script_path = args.script.clone().or_else(|| {
+        let own = args.plug.join(OWN_SCRIPT);
+        own.is_file().then_some(own)
+    });
+    let script = match &script_path {
+        Some(path) => read_script(path)?,
+        None => Script::default(),
+    };
     let steps = match &script.steps {
         Some(written) => written
             .iter()
@@ -134,10 +134,7 @@ fn component(plug: &Path) -> Result<PathBuf> {
 fn read_script(path: &Path) -> Result<Script> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("reading the script {}", path.display()))?;
-    serde_yaml::from_str(&text).map_err(|e| match e.location() {
-        Some(at) => anyhow::anyhow!("{}:{}:{}: {e}", path.display(), at.line(), at.column()),
-        None => anyhow::anyhow!("{}: {e}", path.display()),
-    })
+    serde_yaml::from_str(&text).map_err(|e| crate::config::ConfigError::from_yaml(path, &e).into())
 }
 
 /// The harness's mode: JSON lines in, JSON lines out.

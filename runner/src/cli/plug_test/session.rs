@@ -289,15 +289,21 @@ fn contribution(c: &Contribution) -> Value {
     })
 }
 
-const KINDS: [(&str, EntryKind); 7] = [
-    ("user-message", EntryKind::UserMessage),
-    ("agent-message", EntryKind::AgentMessage),
-    ("agent-thought", EntryKind::AgentThought),
-    ("tool-call", EntryKind::ToolCall),
-    ("tool-output", EntryKind::ToolOutput),
-    ("permission-request", EntryKind::PermissionRequest),
-    ("notice", EntryKind::Notice),
+const KINDS: [EntryKind; 7] = [
+    EntryKind::UserMessage,
+    EntryKind::AgentMessage,
+    EntryKind::AgentThought,
+    EntryKind::ToolCall,
+    EntryKind::ToolOutput,
+    EntryKind::PermissionRequest,
+    EntryKind::Notice,
 ];
+
+/// An entry kind as the contract spells it (`agent-message`): the
+/// transcript's name with `-` for `_`.
+fn kind_wit_name(kind: EntryKind) -> String {
+    crate::run::transcript::kind_name(kind).replace('_', "-")
+}
 
 fn transcript_entry(entry: &Entry) -> Result<TranscriptEntry, String> {
     Ok(match entry {
@@ -317,11 +323,10 @@ fn transcript_entry(entry: &Entry) -> Result<TranscriptEntry, String> {
         } => TranscriptEntry {
             stream_id: stream.clone(),
             kind: KINDS
-                .iter()
-                .find(|(name, _)| name == kind)
-                .map(|(_, k)| *k)
+                .into_iter()
+                .find(|k| kind_wit_name(*k) == *kind)
                 .ok_or_else(|| {
-                    let names: Vec<&str> = KINDS.iter().map(|(n, _)| *n).collect();
+                    let names: Vec<String> = KINDS.into_iter().map(kind_wit_name).collect();
                     format!(
                         "unknown entry kind `{kind}`: the kinds are {}",
                         names.join(", ")
@@ -335,10 +340,7 @@ fn transcript_entry(entry: &Entry) -> Result<TranscriptEntry, String> {
 }
 
 fn entry_json(entry: &TranscriptEntry) -> Value {
-    let kind = KINDS
-        .iter()
-        .find(|(_, k)| *k == entry.kind)
-        .map_or("?", |(n, _)| n);
+    let kind = kind_wit_name(entry.kind);
     json!({
         "text": entry.text,
         "kind": kind,

@@ -1,5 +1,6 @@
 # The real tools the environment plugs drive: git, bubblewrap, a Docker daemon
-# (and busybox for the locally built test image: no registry is reachable).
+# (and busybox for the locally built test image: no registry is reachable),
+# and PostgreSQL for the control plane's second store.
 # Sourced by .ci/run. Idempotent: a daemon already answering is used as is, and
 # only a daemon started here is stopped (with what it left: docker0, iptables).
 
@@ -14,6 +15,9 @@ tools_install() {
   command -v bwrap >/dev/null || missing+=(bubblewrap)
   command -v dockerd >/dev/null || missing+=(docker.io)
   command -v busybox >/dev/null || missing+=(busybox-static)
+  # The control plane's PostgreSQL pass starts its own server from these
+  # programs (control/tests/control/pg.rs); the package's own cluster is unused.
+  compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
   if [ ${#missing[@]} -gt 0 ]; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -51,6 +51,23 @@ impl Changes {
         }
     }
 
+    /// Wakes the polls waiting on what another instance announced (see [`announcement`]).
+    pub fn deliver(&self, what: &str) {
+        if what == "*" {
+            return self.notify_all();
+        }
+        let topics: Vec<Topic> = what
+            .split(' ')
+            .filter_map(|t| match t.split_once(':') {
+                None if t == "offers" => Some(Topic::Offers),
+                Some(("run", id)) => Some(Topic::Run(id.to_string())),
+                Some(("session", id)) => Some(Topic::Session(id.to_string())),
+                _ => None,
+            })
+            .collect();
+        self.notify(&topics);
+    }
+
     /// Wakes every poll (after the clock acted: it writes without recording).
     pub fn notify_all(&self) {
         let topics = self.topics.lock().unwrap_or_else(|p| p.into_inner());
@@ -58,6 +75,20 @@ impl Changes {
             tx.send_modify(|n| *n += 1);
         }
     }
+}
+
+/// What a transaction that touched `topics` tells the other instances (read by
+/// [`Changes::deliver`]): the topics, space-separated. Ids are Blaise's own (no spaces).
+pub fn announcement(topics: &[Topic]) -> String {
+    let words: Vec<String> = topics
+        .iter()
+        .map(|t| match t {
+            Topic::Offers => "offers".to_string(),
+            Topic::Run(id) => format!("run:{id}"),
+            Topic::Session(id) => format!("session:{id}"),
+        })
+        .collect();
+    words.join(" ")
 }
 
 /// A [`Tx`] that passes everything through and notes the topics its writes touch.
@@ -77,6 +108,9 @@ impl RecordingTx<'_> {
 impl Tx for RecordingTx<'_> {
     fn commit(self: Box<Self>) -> StoreResult<()> {
         unreachable!("the owner of the inner transaction commits it")
+    }
+    fn announce(&mut self, what: &str) -> StoreResult<()> {
+        self.inner.announce(what)
     }
     fn admin_token_hash(&mut self) -> StoreResult<Option<String>> {
         self.inner.admin_token_hash()

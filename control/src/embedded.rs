@@ -63,7 +63,7 @@ impl Embedded {
             let disabled = ctx.tx.agent(name)?.is_some_and(|a| a.disabled);
             Ok(ctx.tx.put_agent(&Agent {
                 name: name.to_string(),
-                settings,
+                settings: settings.clone(),
                 disabled,
                 updated_at: now(),
             })?)

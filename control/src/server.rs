@@ -3,6 +3,7 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use axum::Router;
@@ -11,7 +12,7 @@ use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
 use crate::auth::{bearer, hash_token};
-use crate::changes::{Changes, RecordingTx, Topic};
+use crate::changes::{Changes, RecordingTx, Topic, announcement};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::lifecycle::{Ctx, transact};
@@ -24,43 +25,63 @@ pub struct AppState {
     pub cfg: Arc<Config>,
     /// Wakes the long polls a transaction concerns.
     changes: Arc<Changes>,
+    /// Whether this instance runs the clock (see [`Store::hold_clock`]).
+    pub clock_held: Arc<AtomicBool>,
 }
 
 impl AppState {
+    /// The state of one instance; with a store other instances share, their changes wake this
+    /// one's long polls.
     pub fn new(store: Arc<dyn Store>, mut cfg: Config) -> Self {
         cfg.started_at = now();
+        let changes = Arc::new(Changes::default());
+        let hears = changes.clone();
+        store.listen(Arc::new(move |what| hears.deliver(what)));
         AppState {
             store,
             cfg: Arc::new(cfg),
-            changes: Arc::new(Changes::default()),
+            changes,
+            clock_held: Arc::default(),
         }
     }
 
     /// One read-only transaction.
-    pub fn read<T>(&self, f: impl FnOnce(&mut Ctx) -> Result<T>) -> Result<T> {
+    pub fn read<T>(&self, f: impl FnMut(&mut Ctx) -> Result<T>) -> Result<T> {
         transact(&*self.store, &self.cfg, now(), f)
     }
 
     /// Runs `f` in one transaction, noting the topics it touches; commits if it succeeds.
-    fn recorded<T>(&self, f: impl FnOnce(&mut Ctx) -> Result<T>) -> Result<(T, Vec<Topic>)> {
-        let mut tx = self.store.begin()?;
-        let mut recording = RecordingTx {
-            inner: &mut *tx,
-            touched: Vec::new(),
-        };
-        let out = f(&mut Ctx {
-            tx: &mut recording,
-            cfg: &self.cfg,
-            now: now(),
-        })?;
-        let touched = recording.touched;
-        tx.commit()?;
-        Ok((out, touched))
+    /// Runs `f` in one transaction, noting the topics it touches; commits if it succeeds. When
+    /// `wakes(&out)`, what it touched is announced to the other instances with the commit.
+    fn recorded<T>(
+        &self,
+        mut f: impl FnMut(&mut Ctx) -> Result<T>,
+        wakes: impl Fn(&T) -> bool,
+    ) -> Result<(T, Vec<Topic>)> {
+        crate::lifecycle::retrying(|| {
+            let mut tx = self.store.begin()?;
+            let mut recording = RecordingTx {
+                inner: &mut *tx,
+                touched: Vec::new(),
+            };
+            let out = f(&mut Ctx {
+                tx: &mut recording,
+                cfg: &self.cfg,
+                now: now(),
+            })?;
+            let touched = recording.touched;
+            if !touched.is_empty() && wakes(&out) {
+                tx.announce(&announcement(&touched))?;
+            }
+            tx.commit()?;
+            Ok((out, touched))
+        })
     }
 
-    /// One transaction that may change state; wakes the long polls waiting on what it touched.
-    pub fn write<T>(&self, f: impl FnOnce(&mut Ctx) -> Result<T>) -> Result<T> {
-        let (out, touched) = self.recorded(f)?;
+    /// One transaction that may change state; wakes the long polls waiting on what it touched,
+    /// here and in the other instances.
+    pub fn write<T>(&self, f: impl FnMut(&mut Ctx) -> Result<T>) -> Result<T> {
+        let (out, touched) = self.recorded(f, |_| true)?;
         self.changes.notify(&touched);
         Ok(out)
     }
@@ -79,7 +100,7 @@ impl AppState {
             rx.borrow_and_update();
             // Only an answer wakes others: a check that found nothing changed nothing anyone
             // waits for (else polls on one topic would wake each other forever).
-            let (found, touched) = self.recorded(&mut f)?;
+            let (found, touched) = self.recorded(&mut f, Option::is_some)?;
             if let Some(v) = found {
                 self.changes.notify(&touched);
                 return Ok(Some(v));
@@ -94,9 +115,12 @@ impl AppState {
     /// Starts the clock on this state.
     pub fn spawn_clock(&self) -> tokio::task::JoinHandle<()> {
         let changes = self.changes.clone();
-        crate::clock::spawn(self.store.clone(), self.cfg.clone(), move || {
-            changes.notify_all()
-        })
+        crate::clock::spawn(
+            self.store.clone(),
+            self.cfg.clone(),
+            self.clock_held.clone(),
+            move || changes.notify_all(),
+        )
     }
 }
 
@@ -196,8 +220,33 @@ pub fn router(state: AppState) -> Router {
         .merge(crate::protocol::routes())
         .merge(crate::api::routes())
         .merge(crate::dashboard::routes())
+        .route("/v1/health", axum::routing::get(health))
         .fallback(|| async { Error::NotFound("no such endpoint".into()) })
         .with_state(state)
+}
+
+/// For load balancers and operators: answers 200 while the store answers (503 otherwise), and
+/// says which store this instance uses and whether it runs the clock. Needs no token.
+async fn health(
+    axum::extract::State(state): axum::extract::State<AppState>,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let store = state.store.clone();
+    let reachable =
+        tokio::task::spawn_blocking(move || store.begin().and_then(|tx| tx.commit()).is_ok())
+            .await
+            .unwrap_or(false);
+    let status = if reachable {
+        axum::http::StatusCode::OK
+    } else {
+        axum::http::StatusCode::SERVICE_UNAVAILABLE
+    };
+    let body = serde_json::json!({
+        "ok": reachable,
+        "store": state.store.kind(),
+        "clock": state.clock_held.load(std::sync::atomic::Ordering::Relaxed),
+    });
+    (status, axum::Json(body)).into_response()
 }
 
 /// Serves on `listener` with the clock running, until the future is dropped (the clock stops

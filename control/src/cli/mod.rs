@@ -7,7 +7,6 @@ mod serve;
 
 use std::io::Write;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
@@ -57,9 +56,16 @@ pub enum Command {
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
-    /// The SQLite file (created and migrated on start).
-    #[arg(long, default_value = "blaise.db")]
-    pub db: PathBuf,
+    /// Where state is kept: a SQLite file (one instance), or a PostgreSQL URL
+    /// (`postgres://user:password@host/database`; several instances may share it). Created or
+    /// migrated on start. Give a URL with a password through `BLAISE_DB`, not the command line.
+    #[arg(
+        long,
+        env = "BLAISE_DB",
+        default_value = "blaise.db",
+        hide_env_values = true
+    )]
+    pub db: String,
     #[arg(long, default_value = "127.0.0.1:7777")]
     pub listen: SocketAddr,
     /// How often the clock checks every limit.

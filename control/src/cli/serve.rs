@@ -1,7 +1,6 @@
 //! `blaise serve`: the control plane with its dashboard, and the admin token's bootstrap.
 
 use std::io::Write;
-use std::sync::Arc;
 
 use anyhow::{Context, Result};
 
@@ -10,7 +9,6 @@ use crate::auth::{hash_token, new_token};
 use crate::config::Config;
 use crate::server::AppState;
 use crate::store::Store;
-use crate::store::sqlite::SqliteStore;
 
 /// The admin token: `BLAISE_TOKEN` if set (its hash replaces the stored one), else the stored
 /// one, else a new one printed once.
@@ -48,10 +46,15 @@ fn bootstrap_admin_token(
 }
 
 pub async fn serve(args: ServeArgs, out: &mut (dyn Write + Send)) -> Result<()> {
-    let store = SqliteStore::open(&args.db)
-        .with_context(|| format!("cannot open the database {}", args.db.display()))?;
-    bootstrap_admin_token(&store, std::env::var("BLAISE_TOKEN").ok(), out)?;
-    let state = AppState::new(Arc::new(store), args.config());
+    let shown = if crate::store::is_postgres_url(&args.db) {
+        crate::store::postgres::redacted(&args.db)
+    } else {
+        args.db.clone()
+    };
+    let store = crate::store::open(&args.db)
+        .with_context(|| format!("cannot open the database {shown}"))?;
+    bootstrap_admin_token(&*store, std::env::var("BLAISE_TOKEN").ok(), out)?;
+    let state = AppState::new(store, args.config());
     writeln!(
         out,
         "dashboard: http://{}/ (log in with /login?token=$BLAISE_TOKEN)",

@@ -3,6 +3,8 @@
 pub mod rules;
 
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
 use crate::config::Config;
@@ -102,26 +104,62 @@ pub fn prune(store: &dyn Store, cfg: &Config, now: Millis) -> Result<(usize, usi
     Ok((pruned, marked))
 }
 
-/// Runs the clock every `check_interval`; `on_change` is called after a tick that acted.
+/// Runs the clock every `check_interval` while this instance holds the store's clock lease
+/// (`held` says whether it does); `on_change` is called after a tick that acted, and the other
+/// instances are told everything may have changed.
 pub fn spawn(
     store: Arc<dyn Store>,
     cfg: Arc<Config>,
+    held: Arc<AtomicBool>,
     on_change: impl Fn() + Send + 'static,
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let mut interval =
             tokio::time::interval(Duration::from_millis(cfg.check_interval_ms.max(1) as u64));
         interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut cfg = cfg;
         loop {
             interval.tick().await;
             // The tick is blocking store work: keep it off the threads that serve requests.
-            let (store, cfg) = (store.clone(), cfg.clone());
-            match tokio::task::spawn_blocking(move || tick(&*store, &cfg, now())).await {
-                Ok(Ok(r)) if r.acted > 0 || r.pruned > 0 || r.pruned_sessions > 0 => {
-                    tracing::debug!(acted = r.acted, pruned = r.pruned, "clock tick");
-                    on_change();
+            let (store, was_held) = (store.clone(), held.load(Relaxed));
+            let mut tick_cfg = cfg.clone();
+            let ticked = tokio::task::spawn_blocking(move || -> Result<Option<_>> {
+                if !store.hold_clock()? {
+                    return Ok(None);
                 }
-                Ok(Ok(_)) => {}
+                if !was_held {
+                    // Taking the clock counts as a start of Blaise: runs that were talking to
+                    // an instance that died get their limits again from now.
+                    tick_cfg = Arc::new(Config {
+                        started_at: now(),
+                        ..(*tick_cfg).clone()
+                    });
+                }
+                let r = tick(&*store, &tick_cfg, now())?;
+                if r.acted > 0 || r.pruned_sessions > 0 {
+                    transact(&*store, &tick_cfg, now(), |ctx| Ok(ctx.tx.announce("*")?))?;
+                }
+                Ok(Some((r, tick_cfg)))
+            })
+            .await;
+            match ticked {
+                Ok(Ok(Some((r, tick_cfg)))) => {
+                    if !was_held {
+                        tracing::info!("this instance runs the clock");
+                        held.store(true, Relaxed);
+                    }
+                    cfg = tick_cfg;
+                    if r.acted > 0 || r.pruned > 0 || r.pruned_sessions > 0 {
+                        tracing::debug!(acted = r.acted, pruned = r.pruned, "clock tick");
+                        on_change();
+                    }
+                }
+                Ok(Ok(None)) => {
+                    if was_held {
+                        tracing::warn!("another instance runs the clock now");
+                    }
+                    held.store(false, Relaxed);
+                }
                 Ok(Err(e)) => tracing::error!("clock tick failed: {e}"),
                 Err(e) => tracing::error!("clock tick panicked: {e}"),
             }

@@ -28,21 +28,48 @@ pub struct Ctx<'a> {
     pub now: Millis,
 }
 
-/// Runs `f` in one transaction; commits only if it succeeds.
+/// Runs `f` in one transaction; commits only if it succeeds. A transaction that lost a race
+/// with another (see [`retrying`]) runs again from the start, so `f` may run more than once.
 pub fn transact<T>(
     store: &dyn Store,
     cfg: &Config,
     now: Millis,
-    f: impl FnOnce(&mut Ctx) -> Result<T>,
+    mut f: impl FnMut(&mut Ctx) -> Result<T>,
 ) -> Result<T> {
-    let mut tx = store.begin()?;
-    let out = f(&mut Ctx {
-        tx: &mut *tx,
-        cfg,
-        now,
-    })?;
-    tx.commit()?;
-    Ok(out)
+    retrying(|| {
+        let mut tx = store.begin()?;
+        let out = f(&mut Ctx {
+            tx: &mut *tx,
+            cfg,
+            now,
+        })?;
+        tx.commit()?;
+        Ok(out)
+    })
+}
+
+/// Most times one transaction is attempted.
+const ATTEMPTS: u32 = 20;
+
+/// Runs `attempt` again while it fails with a [`StoreError::Conflict`](crate::store::StoreError):
+/// PostgreSQL runs transactions `SERIALIZABLE` and aborts one of two that raced, so the one
+/// aborted must start again and see what the other did. SQLite never conflicts (its writers take
+/// turns). The wait between attempts is short, random and growing, so racers part.
+pub fn retrying<T>(mut attempt: impl FnMut() -> Result<T>) -> Result<T> {
+    let mut tries = 1;
+    loop {
+        match attempt() {
+            Err(Error::Store(e)) if e.is_conflict() && tries < ATTEMPTS => {
+                let cap_us = 200u64 << tries.min(8);
+                let mut r = [0u8; 2];
+                let _ = getrandom::fill(&mut r);
+                let jitter = u16::from_le_bytes(r) as u64 % cap_us;
+                std::thread::sleep(std::time::Duration::from_micros(jitter));
+                tries += 1;
+            }
+            out => return out,
+        }
+    }
 }
 
 impl Ctx<'_> {

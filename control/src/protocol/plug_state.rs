@@ -78,7 +78,7 @@ pub async fn put(
         ctx.tx.put_plug_record(&PlugRecord {
             session_id: run.session_id,
             plug_id: plug.clone(),
-            entries: req.entries,
+            entries: req.entries.clone(),
             updated_at: ctx.now,
         })?;
         Ok(())

@@ -81,7 +81,7 @@ pub async fn report(
 ) -> Result<Json<ReportAck>> {
     check_token("report_id", &req.report_id)?;
     Ok(Json(state.write(|ctx| {
-        reports::apply(ctx, &runner, &run, &req.report_id, req.report)
+        reports::apply(ctx, &runner, &run, &req.report_id, req.report.clone())
     })?))
 }
 

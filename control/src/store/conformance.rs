@@ -70,7 +70,7 @@ pub fn check(store: &dyn Store) {
     };
     tx.put_agent(&Agent {
         name: "a".into(),
-        settings,
+        settings: settings.clone(),
         disabled: false,
         updated_at: 0,
     })
@@ -186,6 +186,27 @@ pub fn check(store: &dyn Store) {
     ];
     expected.sort();
     assert_eq!(due, expected, "due_sessions");
+
+    // A limit of i64::MAX means "never": nothing is due by it, and the query does not fail
+    // (one agent's setting must not stop the clock for every session).
+    let never = DueLimits {
+        connect_timeout_ms: Millis::MAX,
+        heartbeat_timeout_ms: Millis::MAX,
+        stop_grace_ms: Millis::MAX,
+    };
+    let mut patient = tx.agent("a").unwrap().unwrap();
+    patient.settings.inactivity_ms = Millis::MAX;
+    patient.settings.timeout_ms = Millis::MAX;
+    tx.put_agent(&patient).unwrap();
+    let mut due = tx.due_sessions(now, &never).unwrap();
+    due.sort();
+    assert_eq!(
+        due,
+        ["expired", "retry-due"],
+        "due_sessions with limits of i64::MAX"
+    );
+    patient.settings = settings.clone();
+    tx.put_agent(&patient).unwrap();
 
     // Records read back as written; later puts replace.
     assert_eq!(

@@ -1,28 +1,43 @@
 //! Where the control plane keeps its state.
 //!
 //! The domain logic talks to a [`Store`] only through [`Tx`]: narrow, record-level reads and
-//! writes inside one transaction. SQLite ([`sqlite::SqliteStore`]) is the default; a Postgres
-//! backend implements the same two traits (`begin` takes a connection and opens a
-//! `SERIALIZABLE` transaction, `session_for_update` becomes `SELECT … FOR UPDATE`).
+//! writes inside one transaction. SQLite ([`sqlite::SqliteStore`]) is the default, for one
+//! instance; PostgreSQL ([`postgres::PostgresStore`]) serves several instances at once. Both
+//! pass [`conformance::check`].
 
 pub mod conformance;
+pub mod postgres;
 pub mod sqlite;
+
+use std::sync::Arc;
 
 use crate::model::*;
 
 #[derive(Debug, thiserror::Error)]
-#[error("store: {0}")]
-pub struct StoreError(pub String);
+pub enum StoreError {
+    #[error("store: {0}")]
+    Failed(String),
+    /// The transaction lost a race with another one (PostgreSQL's serialization failure or
+    /// deadlock): nothing it did is kept, and running it again from the start is safe.
+    #[error("store: a concurrent transaction conflicted: {0}")]
+    Conflict(String),
+}
+
+impl StoreError {
+    pub fn is_conflict(&self) -> bool {
+        matches!(self, StoreError::Conflict(_))
+    }
+}
 
 impl From<rusqlite::Error> for StoreError {
     fn from(e: rusqlite::Error) -> Self {
-        StoreError(e.to_string())
+        StoreError::Failed(e.to_string())
     }
 }
 
 impl From<serde_json::Error> for StoreError {
     fn from(e: serde_json::Error) -> Self {
-        StoreError(format!("corrupt record: {e}"))
+        StoreError::Failed(format!("corrupt record: {e}"))
     }
 }
 
@@ -36,15 +51,58 @@ pub struct DueLimits {
     pub stop_grace_ms: Millis,
 }
 
+/// Opens the store `db` names: a `postgres://` or `postgresql://` URL, else a SQLite file.
+pub fn open(db: &str) -> StoreResult<Arc<dyn Store>> {
+    if is_postgres_url(db) {
+        Ok(Arc::new(postgres::PostgresStore::open(db)?))
+    } else {
+        Ok(Arc::new(sqlite::SqliteStore::open(std::path::Path::new(
+            db,
+        ))?))
+    }
+}
+
+pub fn is_postgres_url(db: &str) -> bool {
+    db.starts_with("postgres://") || db.starts_with("postgresql://")
+}
+
+/// Called with what another instance announced (see [`Tx::announce`]); `"*"` means anything
+/// may have changed (the listener was away and may have missed announcements).
+pub type Deliver = Arc<dyn Fn(&str) + Send + Sync>;
+
 pub trait Store: Send + Sync {
     /// Opens a transaction. Transactions are serialized with respect to each other for the same
     /// session (SQLite: all of them), so a session's transitions never interleave.
     fn begin(&self) -> StoreResult<Box<dyn Tx + '_>>;
+
+    /// `"sqlite"` or `"postgres"`, for the health answer and the logs.
+    fn kind(&self) -> &'static str;
+
+    /// Hands every announcement other instances sharing this store commit to `deliver`, from
+    /// now on, for as long as the store lives. A store only one process can open has no others
+    /// to hear from.
+    fn listen(&self, deliver: Deliver) {
+        let _ = deliver;
+    }
+
+    /// Whether this instance may run the clock now: takes the store's clock lease when it is
+    /// free, and says whether it holds it. Exactly one instance holds it at a time; when that
+    /// instance dies, the lease is free again. A store only one process can open always says yes.
+    fn hold_clock(&self) -> StoreResult<bool> {
+        Ok(true)
+    }
 }
 
 /// One transaction. Dropped without [`Tx::commit`], it rolls back.
 pub trait Tx {
     fn commit(self: Box<Self>) -> StoreResult<()>;
+
+    /// Tells the other instances sharing the store `what` changed, when (and only if) this
+    /// transaction commits. Nothing to do where no other instance can be.
+    fn announce(&mut self, what: &str) -> StoreResult<()> {
+        let _ = what;
+        Ok(())
+    }
 
     fn admin_token_hash(&mut self) -> StoreResult<Option<String>>;
     fn set_admin_token_hash(&mut self, hash: &str) -> StoreResult<()>;

@@ -1,12 +1,19 @@
 //! The control plane driven over HTTP, with a protocol client standing in for the runner.
 //! Each test names the seed sentence or table row it checks (see docs/control-plane.md).
 
+/// This binary runs on SQLite; `control_postgres` runs the same tests on PostgreSQL.
+mod backend {
+    pub const POSTGRES: bool = false;
+}
+
 mod bad_input;
 mod cli;
 mod dashboard;
 mod decisions;
 mod failures;
 mod lifecycle;
+mod pg;
 mod retention;
+mod store;
 mod support;
 mod walkthrough;

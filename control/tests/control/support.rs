@@ -11,6 +11,7 @@ use blaise_control::auth::hash_token;
 use blaise_control::config::Config;
 use blaise_control::server::AppState;
 use blaise_control::store::Store;
+use blaise_control::store::postgres::PostgresStore;
 use blaise_control::store::sqlite::SqliteStore;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -36,17 +37,50 @@ pub fn fast_config() -> Config {
     }
 }
 
-pub struct Server {
+/// The HTTP API of a server, as the admin sees it: of one started here ([`Server`] derefs to
+/// it) or of a `blaise serve` process ([`Api::at`]).
+pub struct Api {
     pub url: String,
     pub http: reqwest::Client,
+}
+
+pub struct Server {
+    pub api: Api,
     pub state: AppState,
     task: tokio::task::JoinHandle<()>,
     _dir: tempfile::TempDir,
+    /// The PostgreSQL pass's database (dropped after the server).
+    pub db: Option<crate::pg::TestDb>,
+}
+
+/// The store this test binary runs on: a SQLite file (`control`), or a database of its own on
+/// the test PostgreSQL server (`control_postgres`).
+pub fn open_store(dir: &std::path::Path) -> (Arc<dyn Store>, Option<crate::pg::TestDb>) {
+    if !crate::backend::POSTGRES {
+        return (
+            Arc::new(SqliteStore::open(&dir.join("blaise.db")).unwrap()),
+            None,
+        );
+    }
+    let Some(db) = crate::pg::database() else {
+        // No PostgreSQL on this machine (and it is not required): the whole pass is skipped.
+        eprintln!("skipped: the PostgreSQL pass: {}", crate::pg::unavailable());
+        std::process::exit(0);
+    };
+    let store = PostgresStore::open(&db.url).unwrap();
+    (Arc::new(store), Some(db))
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
         self.task.abort();
+    }
+}
+
+impl std::ops::Deref for Server {
+    type Target = Api;
+    fn deref(&self) -> &Api {
+        &self.api
     }
 }
 
@@ -57,13 +91,13 @@ impl Server {
 
     pub async fn with_config(cfg: Config) -> Server {
         let dir = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(&dir.path().join("blaise.db")).unwrap();
+        let (store, db) = open_store(dir.path());
         {
             let mut tx = store.begin().unwrap();
             tx.set_admin_token_hash(&hash_token(ADMIN)).unwrap();
             tx.commit().unwrap();
         }
-        let state = AppState::new(Arc::new(store), cfg);
+        let state = AppState::new(store, cfg);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let serving = state.clone();
@@ -73,11 +107,20 @@ impl Server {
                 .unwrap();
         });
         Server {
-            url,
-            http: reqwest::Client::new(),
+            api: Api::at(&url),
             state,
             task,
             _dir: dir,
+            db,
+        }
+    }
+}
+
+impl Api {
+    pub fn at(url: &str) -> Api {
+        Api {
+            url: url.to_string(),
+            http: reqwest::Client::new(),
         }
     }
 
@@ -134,7 +177,7 @@ impl Server {
 
     pub async fn runner(&self, name: &str, agents: &[&str]) -> FakeRunner {
         let token = self.add_runner(name).await;
-        let r = FakeRunner::new(self, &token, &format!("{name}-1"));
+        let r = FakeRunner::at(&self.url, &token, &format!("{name}-1"));
         r.connect(agents).await;
         r
     }

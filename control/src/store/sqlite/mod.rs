@@ -47,6 +47,10 @@ impl SqliteStore {
 }
 
 impl Store for SqliteStore {
+    fn kind(&self) -> &'static str {
+        "sqlite"
+    }
+
     fn begin(&self) -> StoreResult<Box<dyn Tx + '_>> {
         let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
         conn.execute_batch("BEGIN IMMEDIATE")?;
@@ -220,23 +224,25 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn due_sessions(&mut self, now: Millis, l: &DueLimits) -> StoreResult<Vec<String>> {
+        // `at <= now - limit`, never `at + limit <= now`: a limit may be i64::MAX ("never"),
+        // and PostgreSQL fails a whole query on an overflowing sum (SQLite turns it to a float).
         let mut stmt = self.conn.prepare_cached(
             "SELECT s.id FROM sessions s JOIN agents a ON a.name = s.agent
                WHERE s.state = 'active' AND s.run_serving = 1 AND s.open_turns = 0
-                 AND s.last_activity + a.inactivity_ms <= ?1
+                 AND s.last_activity <= ?1 - a.inactivity_ms
              UNION
              SELECT id FROM sessions WHERE state = 'paused' AND expires_at <= ?1
              UNION
              SELECT r.session_id FROM runs r
                WHERE r.status IN ('accepted', 'running') AND (
-                    (r.first_contact_at IS NULL AND r.accepted_at + ?2 <= ?1)
-                 OR (r.last_contact_at + ?3 <= ?1)
-                 OR (r.stop_issued_at + ?4 <= ?1))
+                    (r.first_contact_at IS NULL AND r.accepted_at <= ?1 - ?2)
+                 OR (r.last_contact_at <= ?1 - ?3)
+                 OR (r.stop_issued_at <= ?1 - ?4))
              UNION
              SELECT r.session_id FROM runs r JOIN sessions s ON s.id = r.session_id
                                              JOIN agents a ON a.name = s.agent
                WHERE r.status IN ('accepted', 'running') AND r.kind != 'teardown'
-                 AND r.stop_issued_at IS NULL AND r.accepted_at + a.timeout_ms <= ?1
+                 AND r.stop_issued_at IS NULL AND r.accepted_at <= ?1 - a.timeout_ms
              UNION
              SELECT session_id FROM environments
                WHERE state = 'tearing_down' AND next_teardown_at <= ?1",

@@ -1,0 +1,685 @@
+//! The PostgreSQL store, for a fleet: several `blaise serve` instances share one database.
+//!
+//! Every transaction is `SERIALIZABLE`: two instances racing on the same records cannot both
+//! act on what they read, one of them gets [`StoreError::Conflict`] and runs again from the
+//! start (`crate::lifecycle::retrying`). Reading a session locks its row (`FOR UPDATE`), so two
+//! transitions of one session never run at the same time on any instance: the second waits for
+//! the first and then starts over on what it wrote.
+//!
+//! The domain logic is synchronous; the connections are not. Each connection's socket is driven
+//! by a task on the store's own small runtime, and a transaction waits on its client's requests
+//! from whatever thread it runs on (`futures_executor::block_on`: a request only crosses a
+//! channel to that task). So the store works the same from a request handler, the clock's
+//! blocking thread or a plain test, and never starves the runtime that drives it.
+
+mod lease;
+mod listen;
+mod pool;
+
+use futures_executor::block_on;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tokio_postgres::error::SqlState;
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{Row, Statement};
+
+use super::{DueLimits, Store, StoreError, StoreResult, Tx};
+use crate::model::*;
+use pool::{Conn, Pool};
+
+pub use pool::redacted;
+
+/// Migrations, in order; `blaise_migrations` records the ones that ran.
+const MIGRATIONS: &[&str] = &[include_str!("schema.sql")];
+
+/// Any number, the same in every instance: the advisory lock migrations run under, so two
+/// instances starting at once do not both migrate.
+const MIGRATION_LOCK: i64 = 0x626c_6169_7365_0001;
+
+pub struct PostgresStore {
+    pool: Pool,
+    /// Names this process in its announcements, so it skips its own.
+    instance: String,
+    lease: lease::Lease,
+}
+
+impl From<tokio_postgres::Error> for StoreError {
+    fn from(e: tokio_postgres::Error) -> Self {
+        match e.code() {
+            Some(c) if *c == SqlState::T_R_SERIALIZATION_FAILURE => StoreError::Conflict(
+                e.as_db_error()
+                    .map_or(e.to_string(), |d| d.message().into()),
+            ),
+            Some(c) if *c == SqlState::T_R_DEADLOCK_DETECTED => {
+                StoreError::Conflict("deadlock detected".into())
+            }
+            _ => StoreError::Failed(match e.as_db_error() {
+                Some(db) => format!("postgres: {} ({})", db.message(), db.code().code()),
+                None => format!("postgres: {e}"),
+            }),
+        }
+    }
+}
+
+impl PostgresStore {
+    /// Connects to `url` (`postgres://user:password@host:port/database`, or the key=value form)
+    /// and runs the migrations this database has not had.
+    pub fn open(url: &str) -> StoreResult<Self> {
+        let pool = Pool::new(url)?;
+        let mut id = [0u8; 8];
+        getrandom::fill(&mut id)
+            .map_err(|e| StoreError::Failed(format!("the system's random source: {e}")))?;
+        let store = PostgresStore {
+            pool,
+            instance: hex::encode(id),
+            lease: lease::Lease::default(),
+        };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    fn migrate(&self) -> StoreResult<()> {
+        let conn = self.pool.get()?;
+        let client = conn.client();
+        block_on(client.batch_execute(&format!(
+            "BEGIN; SELECT pg_advisory_xact_lock({MIGRATION_LOCK});
+             CREATE TABLE IF NOT EXISTS blaise_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL);"
+        )))?;
+        let done: i32 = block_on(client.query_one(
+            "SELECT COALESCE(MAX(version), 0) FROM blaise_migrations",
+            &[],
+        ))?
+        .get(0);
+        for (i, migration) in MIGRATIONS.iter().enumerate().skip(done as usize) {
+            block_on(client.batch_execute(migration))?;
+            block_on(client.execute(
+                "INSERT INTO blaise_migrations (version, applied_at) VALUES ($1, $2)",
+                &[&(i as i32 + 1), &now()],
+            ))?;
+        }
+        block_on(client.batch_execute("COMMIT"))?;
+        Ok(())
+    }
+}
+
+impl Store for PostgresStore {
+    fn begin(&self) -> StoreResult<Box<dyn Tx + '_>> {
+        let conn = self.pool.get()?;
+        block_on(
+            conn.client()
+                .batch_execute("BEGIN ISOLATION LEVEL SERIALIZABLE"),
+        )?;
+        Ok(Box::new(PostgresTx {
+            conn,
+            done: false,
+            instance: &self.instance,
+        }))
+    }
+
+    fn kind(&self) -> &'static str {
+        "postgres"
+    }
+
+    fn listen(&self, deliver: super::Deliver) {
+        self.pool.driver.handle().spawn(listen::run(
+            self.pool.config.clone(),
+            self.instance.clone(),
+            deliver,
+        ));
+    }
+
+    fn hold_clock(&self) -> StoreResult<bool> {
+        self.lease.hold(&self.pool.driver, &self.pool.config)
+    }
+}
+
+struct PostgresTx<'a> {
+    conn: Conn,
+    done: bool,
+    instance: &'a str,
+}
+
+impl Drop for PostgresTx<'_> {
+    fn drop(&mut self) {
+        if !self.done && !self.conn.client().is_closed() {
+            // A connection whose rollback fails is broken; the pool drops broken ones.
+            let _ = block_on(self.conn.client().batch_execute("ROLLBACK"));
+        }
+    }
+}
+
+fn to_json<T: Serialize>(value: &T) -> StoreResult<String> {
+    Ok(serde_json::to_string(value)?)
+}
+
+type Params<'a> = &'a [&'a (dyn ToSql + Sync)];
+
+impl PostgresTx<'_> {
+    fn statement(&mut self, sql: &'static str) -> StoreResult<Statement> {
+        self.conn.statement(sql)
+    }
+
+    fn rows(&mut self, sql: &'static str, params: Params) -> StoreResult<Vec<Row>> {
+        let stmt = self.statement(sql)?;
+        Ok(block_on(self.conn.client().query(&stmt, params))?)
+    }
+
+    fn one<T: DeserializeOwned>(
+        &mut self,
+        sql: &'static str,
+        params: Params,
+    ) -> StoreResult<Option<T>> {
+        match self.rows(sql, params)?.first() {
+            Some(row) => Ok(Some(serde_json::from_str(row.get::<_, &str>(0))?)),
+            None => Ok(None),
+        }
+    }
+
+    fn many<T: DeserializeOwned>(
+        &mut self,
+        sql: &'static str,
+        params: Params,
+    ) -> StoreResult<Vec<T>> {
+        let rows = self.rows(sql, params)?;
+        let mut out = Vec::with_capacity(rows.len());
+        for row in rows {
+            out.push(serde_json::from_str(row.get::<_, &str>(0))?);
+        }
+        Ok(out)
+    }
+
+    fn ids(&mut self, sql: &'static str, params: Params) -> StoreResult<Vec<String>> {
+        Ok(self.rows(sql, params)?.iter().map(|r| r.get(0)).collect())
+    }
+
+    fn exec(&mut self, sql: &'static str, params: Params) -> StoreResult<u64> {
+        let stmt = self.statement(sql)?;
+        Ok(block_on(self.conn.client().execute(&stmt, params))?)
+    }
+
+    fn int(&mut self, sql: &'static str, params: Params) -> StoreResult<i64> {
+        let stmt = self.statement(sql)?;
+        Ok(block_on(self.conn.client().query_one(&stmt, params))?.get(0))
+    }
+}
+
+impl Tx for PostgresTx<'_> {
+    fn commit(mut self: Box<Self>) -> StoreResult<()> {
+        // Marked done first: a failed COMMIT has ended the transaction all the same.
+        self.done = true;
+        block_on(self.conn.client().batch_execute("COMMIT"))?;
+        Ok(())
+    }
+
+    fn announce(&mut self, what: &str) -> StoreResult<()> {
+        let what = if what.len() > listen::MAX_PAYLOAD {
+            "*"
+        } else {
+            what
+        };
+        let payload = format!("{} {what}", self.instance);
+        self.exec("SELECT pg_notify('blaise_changes', $1)", &[&payload])?;
+        Ok(())
+    }
+
+    fn admin_token_hash(&mut self) -> StoreResult<Option<String>> {
+        let rows = self.rows("SELECT value FROM meta WHERE key = 'admin_token_hash'", &[])?;
+        Ok(rows.first().map(|r| r.get(0)))
+    }
+
+    fn set_admin_token_hash(&mut self, hash: &str) -> StoreResult<()> {
+        self.exec(
+            "INSERT INTO meta (key, value) VALUES ('admin_token_hash', $1)
+             ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+            &[&hash],
+        )?;
+        Ok(())
+    }
+
+    fn agent(&mut self, name: &str) -> StoreResult<Option<Agent>> {
+        self.one("SELECT data FROM agents WHERE name = $1", &[&name])
+    }
+
+    fn put_agent(&mut self, a: &Agent) -> StoreResult<()> {
+        self.exec(
+            "INSERT INTO agents (name, inactivity_ms, timeout_ms, data) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (name) DO UPDATE SET inactivity_ms = EXCLUDED.inactivity_ms,
+               timeout_ms = EXCLUDED.timeout_ms, data = EXCLUDED.data",
+            &[
+                &a.name,
+                &a.settings.inactivity_ms,
+                &a.settings.timeout_ms,
+                &to_json(a)?,
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn agents(&mut self) -> StoreResult<Vec<Agent>> {
+        self.many("SELECT data FROM agents ORDER BY name", &[])
+    }
+
+    fn runner(&mut self, id: &str) -> StoreResult<Option<Runner>> {
+        self.one("SELECT data FROM runners WHERE id = $1", &[&id])
+    }
+
+    fn runner_by_name(&mut self, name: &str) -> StoreResult<Option<Runner>> {
+        self.one("SELECT data FROM runners WHERE name = $1", &[&name])
+    }
+
+    fn runner_by_token_hash(&mut self, hash: &str) -> StoreResult<Option<Runner>> {
+        self.one("SELECT data FROM runners WHERE token_hash = $1", &[&hash])
+    }
+
+    fn put_runner(&mut self, r: &Runner) -> StoreResult<()> {
+        self.exec(
+            "INSERT INTO runners (id, name, token_hash, data) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name,
+               token_hash = EXCLUDED.token_hash, data = EXCLUDED.data",
+            &[&r.id, &r.name, &r.token_hash, &to_json(r)?],
+        )?;
+        Ok(())
+    }
+
+    fn runners(&mut self) -> StoreResult<Vec<Runner>> {
+        self.many("SELECT data FROM runners ORDER BY name", &[])
+    }
+
+    fn connection(&mut self, runner_id: &str, instance: &str) -> StoreResult<Option<Connection>> {
+        self.one(
+            "SELECT data FROM connections WHERE runner_id = $1 AND instance = $2",
+            &[&runner_id, &instance],
+        )
+    }
+
+    fn put_connection(&mut self, c: &Connection) -> StoreResult<()> {
+        self.exec(
+            "INSERT INTO connections (runner_id, instance, data) VALUES ($1, $2, $3)
+             ON CONFLICT (runner_id, instance) DO UPDATE SET data = EXCLUDED.data",
+            &[&c.runner_id, &c.instance, &to_json(c)?],
+        )?;
+        Ok(())
+    }
+
+    fn session(&mut self, id: &str) -> StoreResult<Option<Session>> {
+        // The row lock is what keeps one session's transitions apart across instances.
+        self.one("SELECT data FROM sessions WHERE id = $1 FOR UPDATE", &[&id])
+    }
+
+    fn put_session(&mut self, s: &Session) -> StoreResult<()> {
+        self.exec(
+            "INSERT INTO sessions (id, agent, state, created_at, last_activity, open_turns,
+               run_serving, expires_at, data, ended_at, pruned_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+             ON CONFLICT (id) DO UPDATE SET agent = EXCLUDED.agent, state = EXCLUDED.state,
+               created_at = EXCLUDED.created_at, last_activity = EXCLUDED.last_activity,
+               open_turns = EXCLUDED.open_turns, run_serving = EXCLUDED.run_serving,
+               expires_at = EXCLUDED.expires_at, data = EXCLUDED.data,
+               ended_at = EXCLUDED.ended_at, pruned_at = EXCLUDED.pruned_at",
+            &[
+                &s.id,
+                &s.agent,
+                &s.state.as_str(),
+                &s.created_at,
+                &s.last_activity,
+                &(s.open_turns as i64),
+                &s.run_serving,
+                &s.expires_at,
+                &to_json(s)?,
+                &s.ended_at.filter(|_| s.state.is_ended()),
+                &s.pruned_at,
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn sessions(&mut self) -> StoreResult<Vec<Session>> {
+        self.many(
+            "SELECT data FROM sessions ORDER BY created_at DESC, id DESC",
+            &[],
+        )
+    }
+
+    fn due_sessions(&mut self, now: Millis, l: &DueLimits) -> StoreResult<Vec<String>> {
+        // `at <= now - limit`, never `at + limit <= now`: a limit may be i64::MAX ("never"),
+        // and PostgreSQL fails a whole query on an overflowing sum (SQLite turns it to a float).
+        self.ids(
+            "SELECT s.id FROM sessions s JOIN agents a ON a.name = s.agent
+               WHERE s.state = 'active' AND s.run_serving AND s.open_turns = 0
+                 AND s.last_activity <= $1 - a.inactivity_ms
+             UNION
+             SELECT id FROM sessions WHERE state = 'paused' AND expires_at <= $1
+             UNION
+             SELECT r.session_id FROM runs r
+               WHERE r.status IN ('accepted', 'running') AND (
+                    (r.first_contact_at IS NULL AND r.accepted_at <= $1 - $2)
+                 OR (r.last_contact_at <= $1 - $3)
+                 OR (r.stop_issued_at <= $1 - $4))
+             UNION
+             SELECT r.session_id FROM runs r JOIN sessions s ON s.id = r.session_id
+                                             JOIN agents a ON a.name = s.agent
+               WHERE r.status IN ('accepted', 'running') AND r.kind != 'teardown'
+                 AND r.stop_issued_at IS NULL AND r.accepted_at <= $1 - a.timeout_ms
+             UNION
+             SELECT session_id FROM environments
+               WHERE state = 'tearing_down' AND next_teardown_at <= $1",
+            &[
+                &now,
+                &l.connect_timeout_ms,
+                &l.heartbeat_timeout_ms,
+                &l.stop_grace_ms,
+            ],
+        )
+    }
+
+    fn run(&mut self, id: &str) -> StoreResult<Option<Run>> {
+        self.one("SELECT data FROM runs WHERE id = $1", &[&id])
+    }
+
+    fn put_run(&mut self, r: &Run) -> StoreResult<()> {
+        self.exec(
+            "INSERT INTO runs (id, session_id, kind, status, created_at, accepted_at,
+               first_contact_at, last_contact_at, stop_issued_at, data)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+             ON CONFLICT (id) DO UPDATE SET session_id = EXCLUDED.session_id,
+               kind = EXCLUDED.kind, status = EXCLUDED.status, created_at = EXCLUDED.created_at,
+               accepted_at = EXCLUDED.accepted_at, first_contact_at = EXCLUDED.first_contact_at,
+               last_contact_at = EXCLUDED.last_contact_at,
+               stop_issued_at = EXCLUDED.stop_issued_at, data = EXCLUDED.data",
+            &[
+                &r.id,
+                &r.session_id,
+                &r.kind.as_str(),
+                &r.status.as_str(),
+                &r.created_at,
+                &r.accepted_at,
+                &r.first_contact_at,
+                &r.last_contact_at,
+                &r.stop_issued_at,
+                &to_json(r)?,
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn runs_of_session(&mut self, session_id: &str) -> StoreResult<Vec<Run>> {
+        self.many(
+            "SELECT data FROM runs WHERE session_id = $1 ORDER BY created_at, n",
+            &[&session_id],
+        )
+    }
+
+    fn offered_runs(&mut self) -> StoreResult<Vec<Run>> {
+        self.many(
+            "SELECT data FROM runs WHERE status = 'offered' ORDER BY created_at, n",
+            &[],
+        )
+    }
+
+    fn environment(&mut self, id: &str) -> StoreResult<Option<Environment>> {
+        self.one("SELECT data FROM environments WHERE id = $1", &[&id])
+    }
+
+    fn put_environment(&mut self, e: &Environment) -> StoreResult<()> {
+        self.exec(
+            "INSERT INTO environments (id, session_id, state, next_teardown_at, data)
+             VALUES ($1, $2, $3, $4, $5)
+             ON CONFLICT (id) DO UPDATE SET session_id = EXCLUDED.session_id,
+               state = EXCLUDED.state, next_teardown_at = EXCLUDED.next_teardown_at,
+               data = EXCLUDED.data",
+            &[
+                &e.id,
+                &e.session_id,
+                &e.state.as_str(),
+                &e.next_teardown_at,
+                &to_json(e)?,
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn environments_in(&mut self, state: EnvironmentState) -> StoreResult<Vec<Environment>> {
+        self.many(
+            "SELECT data FROM environments WHERE state = $1 ORDER BY n",
+            &[&state.as_str()],
+        )
+    }
+
+    fn add_directive(
+        &mut self,
+        run_id: &str,
+        body: &DirectiveBody,
+        now: Millis,
+    ) -> StoreResult<i64> {
+        let seq = self.int(
+            "SELECT COALESCE(MAX(seq), 0) + 1 FROM directives WHERE run_id = $1",
+            &[&run_id],
+        )?;
+        self.put_directive(&Directive {
+            run_id: run_id.to_string(),
+            seq,
+            body: body.clone(),
+            created_at: now,
+            delivered_at: None,
+        })?;
+        Ok(seq)
+    }
+
+    fn directives_after(&mut self, run_id: &str, after: i64) -> StoreResult<Vec<Directive>> {
+        self.many(
+            "SELECT data FROM directives WHERE run_id = $1 AND seq > $2 ORDER BY seq",
+            &[&run_id, &after],
+        )
+    }
+
+    fn put_directive(&mut self, d: &Directive) -> StoreResult<()> {
+        self.exec(
+            "INSERT INTO directives (run_id, seq, data) VALUES ($1, $2, $3)
+             ON CONFLICT (run_id, seq) DO UPDATE SET data = EXCLUDED.data",
+            &[&d.run_id, &d.seq, &to_json(d)?],
+        )?;
+        Ok(())
+    }
+
+    fn delete_directive(&mut self, run_id: &str, seq: i64) -> StoreResult<()> {
+        self.exec(
+            "DELETE FROM directives WHERE run_id = $1 AND seq = $2",
+            &[&run_id, &seq],
+        )?;
+        Ok(())
+    }
+
+    fn report(&mut self, run_id: &str, report_id: &str) -> StoreResult<Option<String>> {
+        let rows = self.rows(
+            "SELECT kind FROM reports WHERE run_id = $1 AND report_id = $2",
+            &[&run_id, &report_id],
+        )?;
+        Ok(rows.first().map(|r| r.get(0)))
+    }
+
+    fn add_report(
+        &mut self,
+        run_id: &str,
+        report_id: &str,
+        kind: &str,
+        now: Millis,
+    ) -> StoreResult<()> {
+        self.exec(
+            "INSERT INTO reports (run_id, report_id, kind, at) VALUES ($1, $2, $3, $4)",
+            &[&run_id, &report_id, &kind, &now],
+        )?;
+        Ok(())
+    }
+
+    fn run_transcript_entry(
+        &mut self,
+        run_id: &str,
+        seq: i64,
+    ) -> StoreResult<Option<TranscriptEntry>> {
+        self.one(
+            "SELECT data FROM transcript WHERE run_id = $1 AND seq = $2",
+            &[&run_id, &seq],
+        )
+    }
+
+    fn run_last_seq(&mut self, run_id: &str) -> StoreResult<i64> {
+        self.int(
+            "SELECT COALESCE(MAX(seq), 0) FROM transcript WHERE run_id = $1",
+            &[&run_id],
+        )
+    }
+
+    fn append_transcript(&mut self, e: &mut TranscriptEntry) -> StoreResult<()> {
+        e.index = self.int(
+            "SELECT COALESCE(MAX(idx), 0) + 1 FROM transcript WHERE session_id = $1",
+            &[&e.session_id],
+        )?;
+        self.exec(
+            "INSERT INTO transcript (session_id, idx, run_id, seq, data) VALUES ($1, $2, $3, $4, $5)",
+            &[&e.session_id, &e.index, &e.run_id, &e.seq, &to_json(e)?],
+        )?;
+        Ok(())
+    }
+
+    fn transcript(
+        &mut self,
+        session_id: &str,
+        after: i64,
+        limit: usize,
+    ) -> StoreResult<Vec<TranscriptEntry>> {
+        self.many(
+            "SELECT data FROM transcript WHERE session_id = $1 AND idx > $2 ORDER BY idx LIMIT $3",
+            &[&session_id, &after, &(limit as i64)],
+        )
+    }
+
+    fn sessions_to_prune(
+        &mut self,
+        ended_before: Millis,
+        limit: usize,
+    ) -> StoreResult<Vec<String>> {
+        self.ids(
+            "SELECT s.id FROM sessions s
+               WHERE s.pruned_at IS NULL AND s.ended_at <= $1
+                 AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id
+                                   AND r.status IN ('offered', 'accepted', 'running'))
+               ORDER BY s.ended_at, s.id LIMIT $2",
+            &[&ended_before, &(limit as i64)],
+        )
+    }
+
+    fn prune_session_records(&mut self, session_id: &str, limit: usize) -> StoreResult<usize> {
+        // Each statement deletes at most what is left of the batch: one transaction never
+        // holds its locks for a long delete.
+        let mut left = limit as i64;
+        for sql in [
+            "DELETE FROM transcript WHERE (session_id, idx) IN
+               (SELECT session_id, idx FROM transcript WHERE session_id = $1 LIMIT $2)",
+            "DELETE FROM directives WHERE (run_id, seq) IN
+               (SELECT d.run_id, d.seq FROM directives d JOIN runs r ON r.id = d.run_id
+                 WHERE r.session_id = $1 LIMIT $2)",
+            "DELETE FROM reports WHERE (run_id, report_id) IN
+               (SELECT p.run_id, p.report_id FROM reports p JOIN runs r ON r.id = p.run_id
+                 WHERE r.session_id = $1 LIMIT $2)",
+        ] {
+            if left == 0 {
+                break;
+            }
+            left -= self.exec(sql, &[&session_id, &left])? as i64;
+        }
+        Ok(limit - left as usize)
+    }
+
+    fn message(&mut self, id: &str) -> StoreResult<Option<Message>> {
+        self.one("SELECT data FROM messages WHERE id = $1", &[&id])
+    }
+
+    fn put_message(&mut self, m: &Message) -> StoreResult<()> {
+        self.exec(
+            "INSERT INTO messages (id, session_id, state, created_at, data) VALUES ($1, $2, $3, $4, $5)
+             ON CONFLICT (id) DO UPDATE SET session_id = EXCLUDED.session_id,
+               state = EXCLUDED.state, created_at = EXCLUDED.created_at, data = EXCLUDED.data",
+            &[
+                &m.id,
+                &m.session_id,
+                &m.state.as_str(),
+                &m.created_at,
+                &to_json(m)?,
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn messages(&mut self, session_id: &str, state: MessageState) -> StoreResult<Vec<Message>> {
+        self.many(
+            "SELECT data FROM messages WHERE session_id = $1 AND state = $2 ORDER BY created_at, n",
+            &[&session_id, &state.as_str()],
+        )
+    }
+
+    fn plug_records(&mut self, session_id: &str) -> StoreResult<Vec<PlugRecord>> {
+        self.many(
+            "SELECT data FROM plug_records WHERE session_id = $1 ORDER BY plug_id",
+            &[&session_id],
+        )
+    }
+
+    fn all_plug_records(&mut self) -> StoreResult<Vec<PlugRecord>> {
+        self.many(
+            "SELECT data FROM plug_records ORDER BY session_id, plug_id",
+            &[],
+        )
+    }
+
+    fn put_plug_record(&mut self, p: &PlugRecord) -> StoreResult<()> {
+        self.exec(
+            "INSERT INTO plug_records (session_id, plug_id, data) VALUES ($1, $2, $3)
+             ON CONFLICT (session_id, plug_id) DO UPDATE SET data = EXCLUDED.data",
+            &[&p.session_id, &p.plug_id, &to_json(p)?],
+        )?;
+        Ok(())
+    }
+
+    fn delete_plug_record(&mut self, session_id: &str, plug_id: &str) -> StoreResult<()> {
+        self.exec(
+            "DELETE FROM plug_records WHERE session_id = $1 AND plug_id = $2",
+            &[&session_id, &plug_id],
+        )?;
+        Ok(())
+    }
+
+    fn permission(
+        &mut self,
+        run_id: &str,
+        request_id: &str,
+    ) -> StoreResult<Option<PermissionRequest>> {
+        self.one(
+            "SELECT data FROM permissions WHERE run_id = $1 AND request_id = $2",
+            &[&run_id, &request_id],
+        )
+    }
+
+    fn put_permission(&mut self, p: &PermissionRequest) -> StoreResult<()> {
+        self.exec(
+            "INSERT INTO permissions (run_id, request_id, session_id, created_at, data)
+             VALUES ($1, $2, $3, $4, $5)
+             ON CONFLICT (run_id, request_id) DO UPDATE SET session_id = EXCLUDED.session_id,
+               created_at = EXCLUDED.created_at, data = EXCLUDED.data",
+            &[
+                &p.run_id,
+                &p.request_id,
+                &p.session_id,
+                &p.created_at,
+                &to_json(p)?,
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn permissions(&mut self, session_id: &str) -> StoreResult<Vec<PermissionRequest>> {
+        self.many(
+            "SELECT data FROM permissions WHERE session_id = $1 ORDER BY created_at, n",
+            &[&session_id],
+        )
+    }
+}

@@ -1,0 +1,120 @@
+//! The store itself, on this binary's backend: the conformance suite, and transactions of one
+//! session racing from two store handles (two instances' worth of connections on one database).
+
+use std::sync::Arc;
+
+use blaise_control::config::Config;
+use blaise_control::lifecycle::transact;
+use blaise_control::model::*;
+use blaise_control::store::{Store, conformance};
+
+use crate::support::open_store;
+
+#[test]
+fn the_store_conforms() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _db) = open_store(dir.path());
+    conformance::check(&*store);
+}
+
+/// Every transition reads the session, changes it and appends to its transcript: run from
+/// several threads on two handles at once, none may be lost or see another half-done (a
+/// transaction that loses a race runs again from the start).
+#[test]
+fn racing_transitions_of_one_session_all_land_once_and_in_turn() {
+    const THREADS: usize = 6;
+    const EACH: usize = 25;
+    let dir = tempfile::tempdir().unwrap();
+    let (first, db) = open_store(dir.path());
+    // A second handle on the same database, as a second instance would have.
+    let second: Arc<dyn Store> = match &db {
+        Some(db) => {
+            Arc::new(blaise_control::store::postgres::PostgresStore::open(&db.url).unwrap())
+        }
+        None => Arc::new(
+            blaise_control::store::sqlite::SqliteStore::open(&dir.path().join("blaise.db"))
+                .unwrap(),
+        ),
+    };
+    let id = "ses_00000000000000aa";
+    let cfg = Config::default();
+    transact(&*first, &cfg, 0, |ctx| {
+        let mut s = conformance_session(id);
+        s.open_turns = 0;
+        Ok(ctx.tx.put_session(&s)?)
+    })
+    .unwrap();
+
+    std::thread::scope(|scope| {
+        for t in 0..THREADS {
+            let store = if t % 2 == 0 {
+                first.clone()
+            } else {
+                second.clone()
+            };
+            let cfg = &cfg;
+            scope.spawn(move || {
+                for i in 0..EACH {
+                    transact(&*store, cfg, 0, |ctx| {
+                        let mut s = ctx.session(id)?;
+                        let turn = s.open_turns;
+                        s.open_turns += 1;
+                        let mut entry = TranscriptEntry {
+                            index: 0,
+                            session_id: id.into(),
+                            run_id: None,
+                            seq: None,
+                            kind: "notice".into(),
+                            content: serde_json::json!({ "turn": turn, "by": [t, i] }),
+                            at: 0,
+                        };
+                        ctx.tx.append_transcript(&mut entry)?;
+                        ctx.tx.put_session(&s)?;
+                        Ok(())
+                    })
+                    .unwrap_or_else(|e| panic!("thread {t}, transition {i}: {e}"));
+                }
+            });
+        }
+    });
+
+    let (session, entries) = transact(&*first, &cfg, 0, |ctx| {
+        Ok((ctx.session(id)?, ctx.tx.transcript(id, 0, 10_000)?))
+    })
+    .unwrap();
+    let n = THREADS * EACH;
+    assert_eq!(session.open_turns as usize, n, "no transition was lost");
+    assert_eq!(entries.len(), n);
+    for (k, e) in entries.iter().enumerate() {
+        assert_eq!(e.index, k as i64 + 1, "indices run without gaps");
+        // Each transition saw the one before it whole: the turn it read is its place.
+        assert_eq!(
+            e.content["turn"], k,
+            "entry {k} read a stale session: {}",
+            e.content
+        );
+    }
+}
+
+fn conformance_session(id: &str) -> Session {
+    Session {
+        id: id.into(),
+        agent: "a".into(),
+        state: SessionState::Active,
+        created_at: 0,
+        last_activity: 0,
+        open_turns: 0,
+        run_serving: false,
+        environment_id: None,
+        current_run_id: None,
+        paused_at: None,
+        expires_at: None,
+        ended_at: None,
+        end_reason: None,
+        pruned_at: None,
+        consecutive_failures: 0,
+        recreate_environment: false,
+        plug_chain: None,
+        acp_session_id: None,
+    }
+}

@@ -38,7 +38,11 @@ fn populate(store: &dyn Store, cfg: &Config, now: Millis) -> Runner {
             updated_at: now,
         })?;
         let (runner, _) = runners::add(ctx, "bench")?;
-        offers::connect(ctx, &runner, "i", &["a".to_string()])?;
+        offers::connect(
+            ctx,
+            &runner,
+            &offers::Hello::serving("i", &["a".to_string()]),
+        )?;
         for i in 0..SESSIONS {
             let session = messages::new_session(ctx, "a", "hello")?;
             let run_id = session.current_run_id.clone().unwrap();
@@ -115,7 +119,7 @@ fn bench_transcript_report(streams: usize) {
         let (token, run_ids) = transact(&store, &cfg, now, |ctx| {
             ctx.tx.put_agent(&Agent { name: "a".into(), settings: AgentSettings::default(), disabled: false, updated_at: now })?;
             let (runner, token) = runners::add(ctx, "bench")?;
-            offers::connect(ctx, &runner, "i", &["a".to_string()])?;
+            offers::connect(ctx, &runner, &offers::Hello::serving("i", &["a".to_string()]))?;
             let mut run_ids = Vec::new();
             for _ in 0..=streams {
                 let session = messages::new_session(ctx, "a", "hello")?;

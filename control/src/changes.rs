@@ -150,8 +150,17 @@ impl Tx for RecordingTx<'_> {
     fn put_connection(&mut self, connection: &Connection) -> StoreResult<()> {
         self.inner.put_connection(connection)
     }
+    fn connections(&mut self) -> StoreResult<Vec<Connection>> {
+        self.inner.connections()
+    }
+    fn live_runs_of_instance(&mut self, runner_id: &str, instance: &str) -> StoreResult<usize> {
+        self.inner.live_runs_of_instance(runner_id, instance)
+    }
     fn session(&mut self, id: &str) -> StoreResult<Option<Session>> {
         self.inner.session(id)
+    }
+    fn read_session(&mut self, id: &str) -> StoreResult<Option<Session>> {
+        self.inner.read_session(id)
     }
     fn put_session(&mut self, session: &Session) -> StoreResult<()> {
         self.touch(Topic::Session(session.id.clone()));

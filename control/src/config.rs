@@ -34,6 +34,9 @@ pub struct Config {
     /// How long an ended session's transcript, directives and reports are
     /// kept; `None` keeps everything (the default: the operator opts in).
     pub retain_ended_ms: Option<Millis>,
+    /// A start run that no connected runner can take (none serves its agent, or none has the
+    /// labels it requires) fails after waiting this long.
+    pub runner_wait_ms: Millis,
 }
 
 impl Default for Config {
@@ -52,6 +55,7 @@ impl Default for Config {
             long_poll_max_ms: 30_000,
             started_at: 0,
             retain_ended_ms: None,
+            runner_wait_ms: 10 * 60_000,
         }
     }
 }
@@ -63,6 +67,13 @@ impl Config {
             heartbeat_timeout_ms: self.heartbeat_timeout_ms,
             stop_grace_ms: self.stop_grace_ms,
         }
+    }
+
+    /// A runner instance that polled within this is connected: it is always either in a long
+    /// poll (at most `long_poll_max_ms`) or about to start the next one.
+    pub fn connection_fresh_ms(&self) -> Millis {
+        self.long_poll_max_ms
+            .saturating_add(self.heartbeat_timeout_ms)
     }
 
     /// `t`, or this server's start if that is later (see `started_at`).

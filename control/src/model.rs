@@ -45,6 +45,9 @@ pub struct AgentSettings {
     pub idle_policy: IdlePolicy,
     pub paused_lifetime_ms: Millis,
     pub timeout_ms: Millis,
+    /// Labels a runner must have (all of them) to take this agent's runs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub requires_labels: Vec<String>,
 }
 
 impl Default for AgentSettings {
@@ -54,6 +57,7 @@ impl Default for AgentSettings {
             idle_policy: IdlePolicy::Pause,
             paused_lifetime_ms: 24 * 3_600_000,
             timeout_ms: 2 * 3_600_000,
+            requires_labels: Vec::new(),
         }
     }
 }
@@ -91,6 +95,19 @@ pub struct Connection {
     pub instance: String,
     pub agents: Vec<String>,
     pub last_seen: Millis,
+    /// Most runs this instance takes at once (`None`: it did not say, no limit).
+    #[serde(default)]
+    pub capacity: Option<u32>,
+    /// What this instance offers that an agent may require (`gpu`, `region-eu`, …).
+    #[serde(default)]
+    pub labels: Vec<String>,
+}
+
+impl Connection {
+    /// Whether it has every label in `required`.
+    pub fn has_labels(&self, required: &[String]) -> bool {
+        required.iter().all(|l| self.labels.contains(l))
+    }
 }
 
 string_enum!(
@@ -215,6 +232,10 @@ pub struct Run {
     pub acp_session_id: Option<String>,
     /// The environment was recreated for this run (a notice is in the transcript).
     pub fresh_environment: bool,
+    /// Since when no connected runner could take this offered run (the clock keeps it; a start
+    /// run fails after `runner_wait_ms` of it).
+    #[serde(default)]
+    pub unmatched_since: Option<Millis>,
 }
 
 string_enum!(

@@ -57,6 +57,9 @@ pub struct SessionView {
     pub plug_records: Vec<PlugRecordView>,
     pub waiting_messages: usize,
     pub permission_requests: Vec<PermissionRequest>,
+    /// The current run waits for a runner: why, and when it fails if none comes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waiting_for_runner: Option<crate::lifecycle::waiting::WaitingView>,
 }
 
 #[derive(Serialize, Debug, Clone)]
@@ -120,6 +123,7 @@ pub fn session_view(ctx: &mut Ctx, id: &str) -> Result<SessionView> {
         })
         .collect();
     Ok(SessionView {
+        waiting_for_runner: crate::lifecycle::waiting::view(ctx, &session)?,
         waiting_messages: ctx.tx.messages(id, MessageState::Waiting)?.len(),
         permission_requests: ctx.tx.permissions(id)?,
         id: session.id,
@@ -178,6 +182,25 @@ pub fn unowned_records(ctx: &mut Ctx) -> Result<Vec<UnownedRecord>> {
                 plug_id: r.plug_id,
                 updated_at: r.updated_at,
             });
+        }
+    }
+    Ok(out)
+}
+
+/// Sessions whose current run waits for a runner, oldest offer first, with why.
+pub fn waiting_sessions(
+    ctx: &mut Ctx,
+) -> Result<Vec<(String, crate::lifecycle::waiting::WaitingView)>> {
+    let mut out = Vec::new();
+    for run in ctx.tx.offered_runs()? {
+        let Some(session) = ctx.tx.read_session(&run.session_id)? else {
+            continue;
+        };
+        if session.current_run_id.as_deref() != Some(&run.id) {
+            continue;
+        }
+        if let Some(w) = crate::lifecycle::waiting::view(ctx, &session)? {
+            out.push((session.id, w));
         }
     }
     Ok(out)

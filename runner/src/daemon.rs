@@ -44,6 +44,40 @@ pub struct RunnerOptions {
     pub cache_dir: PathBuf,
     /// This process's name among the runner's instances.
     pub instance: String,
+    /// Most runs this instance takes at once (see [`default_capacity`]).
+    pub capacity: u32,
+    /// What this instance offers that an agent may require (`gpu`, `region-eu`, …).
+    pub labels: Vec<String>,
+}
+
+/// Memory one live run is counted at when the capacity is not given: the run process is about
+/// 25 MiB, the agent it starts (a Node or Python CLI) several hundred.
+pub const MEMORY_PER_RUN: u64 = 512 << 20;
+/// Runs per core when the capacity is not given: a live run mostly waits on its agent's model.
+pub const RUNS_PER_CORE: u64 = 4;
+
+/// The capacity an instance says when none is given: 4 runs per core, and no more than one per
+/// 512 MiB of the machine's memory; at least 1.
+pub fn default_capacity() -> u32 {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
+    let memory = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| mem_total(&m))
+        .unwrap_or(MEMORY_PER_RUN);
+    capacity_for(cores, memory)
+}
+
+fn capacity_for(cores: u64, memory: u64) -> u32 {
+    (cores * RUNS_PER_CORE)
+        .min(memory / MEMORY_PER_RUN)
+        .clamp(1, 100_000) as u32
+}
+
+/// `MemTotal` of `/proc/meminfo`, in bytes.
+fn mem_total(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 impl RunnerOptions {
@@ -93,7 +127,7 @@ pub async fn connect(
     });
     let agents = std::slice::from_ref(&agent);
     let connected = crate::run::contact::until_answered(&patience, "connecting to Blaise", || {
-        client.connect(&options.instance, agents)
+        client.connect(&options.instance, agents, options.capacity, &options.labels)
     })
     .await;
     timer.abort();
@@ -114,7 +148,7 @@ pub async fn connect(
     if let Some(problem) = crate::cli::startup_check(&plugs, policy) {
         bail!("startup check: {problem}");
     }
-    tracing::info!(runner = %connected.runner, agent, ?policy, plugs = plugs.len(), "connected to Blaise");
+    tracing::info!(runner = %connected.runner, agent, ?policy, plugs = plugs.len(), capacity = options.capacity, labels = ?options.labels, "connected to Blaise");
     Ok((client, file, plugs, connected.long_poll_max_ms))
 }
 
@@ -336,4 +370,23 @@ async fn prepare_run(
         host,
         data_dir: options.data_dir.clone(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_capacity_is_four_runs_per_core_within_the_memory() {
+        const GIB: u64 = 1 << 30;
+        assert_eq!(capacity_for(2, 24 * GIB), 8, "this machine: cores decide");
+        assert_eq!(capacity_for(64, 8 * GIB), 16, "memory decides");
+        assert_eq!(capacity_for(1, 100 << 20), 1, "never below one");
+        assert_eq!(
+            mem_total("MemTotal:       24589104 kB\nMemFree: 1 kB\n"),
+            Some(24589104 * 1024)
+        );
+        assert_eq!(mem_total("nothing"), None);
+        assert!(default_capacity() >= 1);
+    }
 }

@@ -34,6 +34,7 @@ pub fn settings(inactivity_ms: i64, idle_policy: IdlePolicy) -> AgentSettings {
         idle_policy,
         paused_lifetime_ms: 3_600_000,
         timeout_ms: 3_600_000,
+        requires_labels: Vec::new(),
     }
 }
 

@@ -18,6 +18,8 @@ pub struct AgentPatch {
     pub paused_lifetime_ms: Option<Millis>,
     pub timeout_ms: Option<Millis>,
     pub disabled: Option<bool>,
+    /// Labels a runner must have to take this agent's runs (`[]` requires none).
+    pub requires_labels: Option<Vec<String>>,
 }
 
 pub async fn set(
@@ -36,6 +38,18 @@ pub async fn set(
             return Err(Error::BadRequest(format!("`{field}` must be positive")));
         }
     }
+    if let Some(labels) = &patch.requires_labels {
+        if labels.len() > 64 {
+            return Err(Error::invalid(
+                "invalid_field",
+                "requires_labels",
+                format!("at most 64 labels, not {}", labels.len()),
+            ));
+        }
+        for (i, label) in labels.iter().enumerate() {
+            check_name(&format!("requires_labels[{i}]"), label)?;
+        }
+    }
     Ok(Json(state.write(|ctx| {
         let mut agent = ctx.tx.agent(&name)?.unwrap_or_else(|| Agent {
             name: name.clone(),
@@ -48,6 +62,12 @@ pub async fn set(
         s.idle_policy = patch.idle_policy.unwrap_or(s.idle_policy);
         s.paused_lifetime_ms = patch.paused_lifetime_ms.unwrap_or(s.paused_lifetime_ms);
         s.timeout_ms = patch.timeout_ms.unwrap_or(s.timeout_ms);
+        if let Some(labels) = &patch.requires_labels {
+            let mut labels = labels.clone();
+            labels.sort();
+            labels.dedup();
+            s.requires_labels = labels;
+        }
         agent.disabled = patch.disabled.unwrap_or(agent.disabled);
         agent.updated_at = ctx.now;
         ctx.tx.put_agent(&agent)?;

@@ -30,6 +30,7 @@ pub async fn client_command(
             timeout,
             disable,
             enable,
+            requires_labels,
         }) => {
             let disabled = if disable {
                 Some(true)
@@ -41,6 +42,9 @@ pub async fn client_command(
             let body = json!({
                 "inactivity_ms": inactivity, "idle_policy": idle_policy, "paused_lifetime_ms": paused_lifetime,
                 "timeout_ms": timeout, "disabled": disabled,
+                "requires_labels": requires_labels.map(|l| {
+                    l.split(',').map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect::<Vec<_>>()
+                }),
             });
             let agent = client
                 .call(
@@ -52,12 +56,22 @@ pub async fn client_command(
             let s = &agent["settings"];
             writeln!(
                 out,
-                "agent {}: inactivity {}, idle policy {}, paused lifetime {}, timeout {}{}",
+                "agent {}: inactivity {}, idle policy {}, paused lifetime {}, timeout {}{}{}",
                 agent["name"].as_str().unwrap_or(&name),
                 Human(s["inactivity_ms"].as_i64().unwrap_or(0)),
                 s["idle_policy"].as_str().unwrap_or("?"),
                 Human(s["paused_lifetime_ms"].as_i64().unwrap_or(0)),
                 Human(s["timeout_ms"].as_i64().unwrap_or(0)),
+                match s["requires_labels"].as_array() {
+                    Some(l) if !l.is_empty() => format!(
+                        ", requires runner labels {}",
+                        l.iter()
+                            .filter_map(|l| l.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                    _ => String::new(),
+                },
                 if agent["disabled"].as_bool() == Some(true) {
                     ", disabled"
                 } else {

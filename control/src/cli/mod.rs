@@ -93,6 +93,10 @@ pub struct ServeArgs {
     /// after it ended (e.g. `30d`); without it everything is kept.
     #[arg(long, value_parser = parse_duration)]
     pub retain_ended: Option<i64>,
+    /// A new session's first run fails when no connected runner can take it (none serves its
+    /// agent or has the labels the agent requires) for this long.
+    #[arg(long, default_value = "10m", value_parser = parse_duration)]
+    pub runner_wait: i64,
 }
 
 impl ServeArgs {
@@ -107,6 +111,7 @@ impl ServeArgs {
             teardown_backoff_ms: self.teardown_backoff,
             teardown_attempts: self.teardown_attempts,
             retain_ended_ms: self.retain_ended,
+            runner_wait_ms: self.runner_wait,
             ..crate::config::Config::default()
         }
     }
@@ -131,6 +136,10 @@ pub enum AgentCommand {
         /// Enable a disabled agent.
         #[arg(long)]
         enable: bool,
+        /// Labels a runner must have to take this agent's runs, comma-separated
+        /// (`--requires-labels gpu,region-eu`; `""` requires none).
+        #[arg(long)]
+        requires_labels: Option<String>,
     },
 }
 

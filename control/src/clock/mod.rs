@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::config::Config;
 use crate::error::Result;
-use crate::lifecycle::transact;
+use crate::lifecycle::{transact, waiting};
 use crate::model::{Millis, now};
 use crate::store::Store;
 
@@ -50,6 +50,15 @@ pub fn tick(store: &dyn Store, cfg: &Config, now: Millis) -> Result<TickReport> 
             Ok(true) => report.acted += 1,
             Ok(false) => {}
             Err(e) => tracing::error!(session = %session_id, "clock: {e}"),
+        }
+    }
+    // Runs waiting for a runner: noted, forgotten, or (a new session's first) failed.
+    let offered = transact(store, cfg, now, |ctx| Ok(ctx.tx.offered_runs()?))?;
+    for run in offered {
+        match transact(store, cfg, now, |ctx| waiting::check_offered(ctx, &run.id)) {
+            Ok(true) => report.acted += 1,
+            Ok(false) => {}
+            Err(e) => tracing::error!(run = %run.id, "clock: waiting for a runner: {e}"),
         }
     }
     // The retention's failure is logged, not returned: it must not hide what

@@ -12,6 +12,7 @@ use crate::model::EnvironmentState;
 use crate::server::AppState;
 use crate::views::{
     EnvironmentView, environment_view, session_summaries, session_view, unowned_records,
+    waiting_sessions,
 };
 
 fn retry_button(environment_id: &str) -> String {
@@ -22,15 +23,33 @@ fn retry_button(environment_id: &str) -> String {
 }
 
 pub async fn sessions(State(app): State<AppState>, _: Viewer) -> Result<Response> {
-    let (sessions, orphaned, unowned) = app.read(|ctx| {
+    let (sessions, orphaned, unowned, waiting) = app.read(|ctx| {
         let sessions = session_summaries(ctx)?;
         let mut orphaned: Vec<(String, EnvironmentView)> = Vec::new();
         for e in ctx.tx.environments_in(EnvironmentState::Orphaned)? {
             orphaned.push((e.session_id.clone(), environment_view(ctx, &e)?));
         }
-        Ok((sessions, orphaned, unowned_records(ctx)?))
+        Ok((
+            sessions,
+            orphaned,
+            unowned_records(ctx)?,
+            waiting_sessions(ctx)?,
+        ))
     })?;
     let mut body = String::from("<h1>Sessions</h1>");
+    if !waiting.is_empty() {
+        body.push_str("<section id=\"waiting\"><h2>Waiting for a runner</h2><table><tr><th>Session</th><th>Why</th><th>Fails</th></tr>");
+        for (session_id, w) in &waiting {
+            let _ = write!(
+                body,
+                "<tr class=\"waiting-session\" data-session=\"{0}\"><td><a href=\"/sessions/{0}\">{0}</a></td><td class=\"waiting-reason\">{1}</td><td>{2}</td></tr>",
+                esc(session_id),
+                esc(&w.reason),
+                w.fails_at.map(time).unwrap_or_else(|| "-".into())
+            );
+        }
+        body.push_str("</table></section>");
+    }
     if !orphaned.is_empty() {
         body.push_str("<section id=\"orphaned\"><h2>Orphaned environments</h2><p>Blaise stopped trying to tear these down; what their plugs created may still be running. Fix the cause, then retry.</p><table><tr><th>Environment</th><th>Session</th><th>Runner</th><th>Last error</th><th></th></tr>");
         for (session_id, e) in &orphaned {
@@ -100,6 +119,16 @@ pub async fn session(
         let _ = write!(body, " · expires {}", time(expires));
     }
     body.push_str("</p>");
+    if let Some(w) = &v.waiting_for_runner {
+        let _ = write!(
+            body,
+            "<p id=\"waiting-for-runner\">Waiting for a runner: <span class=\"waiting-reason\">{}</span>{}</p>",
+            esc(&w.reason),
+            w.fails_at
+                .map(|t| format!(" · fails {} if none comes", time(t)))
+                .unwrap_or_default()
+        );
+    }
     if !v.state.is_ended() {
         let _ = write!(
             body,

@@ -14,6 +14,7 @@ pub mod reports;
 pub mod runners;
 pub mod runs;
 pub mod transcript;
+pub mod waiting;
 
 use crate::config::Config;
 use crate::error::{Error, Result};

@@ -17,12 +17,37 @@ pub struct AgentInfo {
     pub disabled: bool,
 }
 
-pub fn connect(
-    ctx: &mut Ctx,
-    runner: &Runner,
-    instance: &str,
-    agents: &[String],
-) -> Result<Vec<AgentInfo>> {
+/// What a runner instance says about itself when it connects.
+pub struct Hello<'a> {
+    pub instance: &'a str,
+    pub agents: &'a [String],
+    /// Most runs it takes at once (`None`: no limit).
+    pub capacity: Option<u32>,
+    pub labels: &'a [String],
+}
+
+impl<'a> Hello<'a> {
+    /// An instance serving `agents`, with no limit and no labels.
+    pub fn serving(instance: &'a str, agents: &'a [String]) -> Self {
+        Hello {
+            instance,
+            agents,
+            capacity: None,
+            labels: &[],
+        }
+    }
+}
+
+/// The most runs one instance may say it takes at once.
+pub const MAX_CAPACITY: u32 = 100_000;
+
+pub fn connect(ctx: &mut Ctx, runner: &Runner, hello: &Hello) -> Result<Vec<AgentInfo>> {
+    let Hello {
+        instance,
+        agents,
+        capacity,
+        labels,
+    } = *hello;
     if instance.trim().is_empty() {
         return Err(Error::BadRequest(
             "`instance` must name this runner process".into(),
@@ -35,6 +60,25 @@ pub fn connect(
     }
     for (i, name) in agents.iter().enumerate() {
         check_name(&format!("agents[{i}]"), name)?;
+    }
+    if let Some(c) = capacity
+        && !(1..=MAX_CAPACITY).contains(&c)
+    {
+        return Err(Error::invalid(
+            "invalid_field",
+            "capacity",
+            format!("`capacity` must be 1 to {MAX_CAPACITY} runs, not {c}"),
+        ));
+    }
+    if labels.len() > 64 {
+        return Err(Error::invalid(
+            "invalid_field",
+            "labels",
+            format!("at most 64 labels, not {}", labels.len()),
+        ));
+    }
+    for (i, label) in labels.iter().enumerate() {
+        check_name(&format!("labels[{i}]"), label)?;
     }
     let mut infos = Vec::new();
     for name in agents {
@@ -50,6 +94,8 @@ pub fn connect(
         instance: instance.to_string(),
         agents: agents.to_vec(),
         last_seen: ctx.now,
+        capacity,
+        labels: labels.to_vec(),
     })?;
     Ok(infos)
 }
@@ -64,32 +110,54 @@ pub struct Offer {
     pub environment_id: String,
 }
 
-/// Whether `runner` may take `run`: the agent is one it serves; resume and teardown runs only go
-/// to the runner that holds the environment, unless that runner was revoked.
-fn may_take(
+/// Whether the instance `connection` of `runner` may take `run` of `session`: the agent is one
+/// it serves and it has every label the agent requires; resume and teardown runs only go to the
+/// runner that holds the environment, unless that runner was revoked. (Room is checked apart:
+/// see [`has_room`].)
+pub fn may_take(
     ctx: &mut Ctx,
-    runner: &Runner,
-    agents: &[String],
+    runner_id: &str,
+    connection: &Connection,
     run: &Run,
-) -> Result<Option<Session>> {
-    let session = ctx.session(&run.session_id)?;
-    if !agents.contains(&session.agent) {
-        return Ok(None);
+    session: &Session,
+) -> Result<bool> {
+    if !connection.agents.contains(&session.agent) {
+        return Ok(false);
     }
-    let agent = ctx.agent(&session.agent.clone())?;
+    let agent = ctx.agent(&session.agent)?;
     if agent.disabled && run.kind != RunKind::Teardown {
+        return Ok(false);
+    }
+    if !connection.has_labels(&agent.settings.requires_labels) {
+        return Ok(false);
+    }
+    Ok(environment_owner(ctx, run)?.is_none_or(|owner| owner == runner_id))
+}
+
+/// The runner a run must go to: the one holding its environment (for a resume or a teardown),
+/// unless that runner was revoked; `None` when any runner may take it.
+pub fn environment_owner(ctx: &mut Ctx, run: &Run) -> Result<Option<String>> {
+    if run.kind == RunKind::Start {
         return Ok(None);
     }
-    if run.kind != RunKind::Start {
-        let environment = ctx.environment(&run.environment_id)?;
-        if let Some(owner_id) = environment.runner_id.filter(|id| *id != runner.id) {
-            let owner_revoked = ctx.tx.runner(&owner_id)?.is_none_or(|o| o.revoked());
-            if !owner_revoked {
-                return Ok(None);
-            }
+    let environment = ctx.environment(&run.environment_id)?;
+    let Some(owner_id) = environment.runner_id else {
+        return Ok(None);
+    };
+    let owner_revoked = ctx.tx.runner(&owner_id)?.is_none_or(|o| o.revoked());
+    Ok((!owner_revoked).then_some(owner_id))
+}
+
+/// Whether the instance takes another run: fewer live runs than the capacity it gave.
+pub fn has_room(ctx: &mut Ctx, connection: &Connection) -> Result<bool> {
+    Ok(match connection.capacity {
+        None => true,
+        Some(c) => {
+            ctx.tx
+                .live_runs_of_instance(&connection.runner_id, &connection.instance)?
+                < c as usize
         }
-    }
-    Ok(Some(session))
+    })
 }
 
 fn connection(ctx: &mut Ctx, runner: &Runner, instance: &str) -> Result<Connection> {
@@ -107,8 +175,15 @@ fn connection(ctx: &mut Ctx, runner: &Runner, instance: &str) -> Result<Connecti
 pub fn offers(ctx: &mut Ctx, runner: &Runner, instance: &str) -> Result<Vec<Offer>> {
     let connection = connection(ctx, runner, instance)?;
     let mut out = Vec::new();
+    if !has_room(ctx, &connection)? {
+        return Ok(out);
+    }
     for run in ctx.tx.offered_runs()? {
-        if let Some(session) = may_take(ctx, runner, &connection.agents, &run)? {
+        // Read without a lock: an offer changes nothing, and the accept checks again.
+        let Some(session) = ctx.tx.read_session(&run.session_id)? else {
+            continue;
+        };
+        if may_take(ctx, &runner.id, &connection, &run, &session)? {
             out.push(Offer {
                 run_id: run.id,
                 kind: run.kind,
@@ -144,8 +219,20 @@ pub fn accept(ctx: &mut Ctx, runner: &Runner, instance: &str, run_id: &str) -> R
     let mut session = match run.status {
         RunStatus::Offered => {
             let connection = connection(ctx, runner, instance)?;
-            may_take(ctx, runner, &connection.agents, &run)?
-                .ok_or_else(|| Error::not_found("run", run_id))?
+            let session = ctx.session(&run.session_id)?;
+            if !may_take(ctx, &runner.id, &connection, &run, &session)? {
+                return Err(Error::not_found("run", run_id));
+            }
+            if !has_room(ctx, &connection)? {
+                return Err(Error::conflict(
+                    "at_capacity",
+                    format!(
+                        "instance {instance:?} already has the {} runs it said it takes at once",
+                        connection.capacity.unwrap_or_default()
+                    ),
+                ));
+            }
+            session
         }
         _ if run.runner_id.as_deref() == Some(&runner.id)
             && run.instance.as_deref() == Some(instance) =>

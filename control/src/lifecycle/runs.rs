@@ -19,6 +19,7 @@ pub fn offer_run(
 ) -> Result<Run> {
     debug_assert!(session.current_run_id.is_none(), "one run at a time");
     let run = Run {
+        unmatched_since: None,
         id: new_id(RUN.prefix),
         session_id: session.id.clone(),
         environment_id: environment_id.to_string(),

@@ -19,6 +19,12 @@ pub struct ConnectRequest {
     pub instance: String,
     /// The agents this runner serves.
     pub agents: Vec<String>,
+    /// Most runs this instance takes at once; without it, no limit.
+    #[serde(default)]
+    pub capacity: Option<u32>,
+    /// What this instance offers that an agent may require (`gpu`, `region-eu`, …).
+    #[serde(default)]
+    pub labels: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -36,7 +42,13 @@ pub async fn connect(
     Body(req): Body<ConnectRequest>,
 ) -> Result<Json<ConnectResponse>> {
     check_token("instance", &req.instance)?;
-    let agents = state.write(|ctx| offers::connect(ctx, &runner, &req.instance, &req.agents))?;
+    let hello = offers::Hello {
+        instance: &req.instance,
+        agents: &req.agents,
+        capacity: req.capacity,
+        labels: &req.labels,
+    };
+    let agents = state.write(|ctx| offers::connect(ctx, &runner, &hello))?;
     Ok(Json(ConnectResponse {
         protocol_version: PROTOCOL_VERSION,
         runner: runner.name,

@@ -31,6 +31,7 @@ pub(crate) fn session(id: &str, state: SessionState, last_activity: Millis) -> S
 
 pub(crate) fn run(id: &str, session_id: &str, status: RunStatus) -> Run {
     Run {
+        unmatched_since: None,
         id: id.into(),
         session_id: session_id.into(),
         environment_id: "e".into(),
@@ -323,6 +324,7 @@ pub fn check(store: &dyn Store) {
     );
     drop(tx);
     check_retention(store, now);
+    check_connections(store);
 }
 
 /// What the retention may prune, and that pruning takes one session's
@@ -399,5 +401,55 @@ fn check_retention(store: &dyn Store, now: Millis) {
     old.pruned_at = Some(now);
     tx.put_session(&old).unwrap();
     assert_eq!(tx.sessions_to_prune(now - 1_000, 10).unwrap(), ["old-2"]);
+    tx.commit().unwrap();
+}
+
+/// Runner instances, and the live runs each holds (what capacity counts).
+fn check_connections(store: &dyn Store) {
+    let mut tx = store.begin().unwrap();
+    let connection = |runner: &str, instance: &str| Connection {
+        runner_id: runner.into(),
+        instance: instance.into(),
+        agents: vec!["a".into()],
+        last_seen: 5,
+        capacity: Some(3),
+        labels: vec!["gpu".into()],
+    };
+    tx.put_connection(&connection("rb", "i1")).unwrap();
+    tx.put_connection(&connection("ra", "i2")).unwrap();
+    tx.put_connection(&connection("ra", "i1")).unwrap();
+    let mut again = connection("ra", "i1");
+    again.last_seen = 9;
+    tx.put_connection(&again).unwrap();
+    let all = tx.connections().unwrap();
+    let keys: Vec<(&str, &str, Millis)> = all
+        .iter()
+        .map(|c| (c.runner_id.as_str(), c.instance.as_str(), c.last_seen))
+        .collect();
+    assert_eq!(keys, [("ra", "i1", 9), ("ra", "i2", 5), ("rb", "i1", 5)]);
+    assert_eq!(all[0], again, "connection round trip");
+
+    for (id, status, instance) in [
+        ("c-accepted", RunStatus::Accepted, "i1"),
+        ("c-running", RunStatus::Running, "i1"),
+        ("c-done", RunStatus::TornDown, "i1"),
+        ("c-offered", RunStatus::Offered, "i1"),
+        ("c-other", RunStatus::Running, "i2"),
+    ] {
+        let mut r = run(id, "capacity-session", status);
+        if status != RunStatus::Offered {
+            r.runner_id = Some("ra".into());
+            r.instance = Some(instance.into());
+        }
+        tx.put_run(&r).unwrap();
+    }
+    assert_eq!(tx.live_runs_of_instance("ra", "i1").unwrap(), 2);
+    assert_eq!(tx.live_runs_of_instance("ra", "i2").unwrap(), 1);
+    assert_eq!(tx.live_runs_of_instance("rb", "i1").unwrap(), 0);
+    // A run that ends leaves the count.
+    let mut r = tx.run("c-running").unwrap().unwrap();
+    r.status = RunStatus::Failed;
+    tx.put_run(&r).unwrap();
+    assert_eq!(tx.live_runs_of_instance("ra", "i1").unwrap(), 1);
     tx.commit().unwrap();
 }

@@ -118,8 +118,18 @@ pub trait Tx {
     fn runners(&mut self) -> StoreResult<Vec<Runner>>;
     fn connection(&mut self, runner_id: &str, instance: &str) -> StoreResult<Option<Connection>>;
     fn put_connection(&mut self, connection: &Connection) -> StoreResult<()>;
+    /// Every runner instance that ever connected.
+    fn connections(&mut self) -> StoreResult<Vec<Connection>>;
+    /// How many runs the instance has accepted and not finished.
+    fn live_runs_of_instance(&mut self, runner_id: &str, instance: &str) -> StoreResult<usize>;
 
+    /// The session, locked until the transaction ends where other transactions could change it
+    /// at the same time (PostgreSQL: `FOR UPDATE`): what a transition reads before it writes.
     fn session(&mut self, id: &str) -> StoreResult<Option<Session>>;
+    /// The session as it is, without a lock: for reads that change nothing in it (offers).
+    fn read_session(&mut self, id: &str) -> StoreResult<Option<Session>> {
+        self.session(id)
+    }
     fn put_session(&mut self, session: &Session) -> StoreResult<()>;
     /// Newest first.
     fn sessions(&mut self) -> StoreResult<Vec<Session>>;

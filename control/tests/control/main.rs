@@ -7,6 +7,7 @@ mod backend {
 }
 
 mod bad_input;
+mod capacity;
 mod cli;
 mod dashboard;
 mod decisions;

@@ -34,6 +34,7 @@ pub fn fast_config() -> Config {
         long_poll_max_ms: 2_000,
         started_at: 0,
         retain_ended_ms: None,
+        runner_wait_ms: 60_000,
     }
 }
 
@@ -335,12 +336,14 @@ impl FakeRunner {
     }
 
     pub async fn connect(&self, agents: &[&str]) -> Value {
+        self.connect_with(json!({ "agents": agents })).await
+    }
+
+    /// Connects with `hello`'s fields (`agents`, `capacity`, `labels`) and this instance.
+    pub async fn connect_with(&self, mut hello: Value) -> Value {
+        hello["instance"] = json!(self.instance);
         let (s, v) = self
-            .call(
-                Method::POST,
-                "/v1/runner/connect",
-                Some(json!({ "instance": self.instance, "agents": agents })),
-            )
+            .call(Method::POST, "/v1/runner/connect", Some(hello))
             .await;
         assert_eq!(s, StatusCode::OK, "connect: {v}");
         v

@@ -11,6 +11,8 @@ mod backend {
 
 #[path = "../control/bad_input.rs"]
 mod bad_input;
+#[path = "../control/capacity.rs"]
+mod capacity;
 #[path = "../control/decisions.rs"]
 mod decisions;
 #[path = "../control/failures.rs"]

@@ -59,6 +59,8 @@ pub async fn run(
         data_dir: data_dir.clone(),
         cache_dir: options.cache_dir.clone(),
         instance: "dev".into(),
+        capacity: daemon::default_capacity(),
+        labels: Vec::new(),
     };
     let host = Arc::new(PlugHost::new(&options)?);
     let mut serving = tokio::spawn(daemon::serve(runner, host));

@@ -74,6 +74,14 @@ pub enum Command {
         /// The runner token (`blaise runner add NAME`).
         #[arg(long, env = "BLAISE_RUNNER_TOKEN", hide_env_values = true)]
         token: String,
+        /// Most runs this instance takes at once [default: 4 per core, at most one per
+        /// 512 MiB of memory].
+        #[arg(long, env = "BLAISE_RUNNER_CAPACITY", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+        capacity: Option<u32>,
+        /// Labels this instance offers, comma-separated (an agent may require some:
+        /// `blaise agent set NAME --requires-labels gpu`).
+        #[arg(long, env = "BLAISE_RUNNER_LABELS", value_delimiter = ',')]
+        labels: Vec<String>,
     },
     /// The process of one accepted run (started by `start`).
     #[command(hide = true)]
@@ -240,6 +248,8 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             data_dir,
             instance,
             token,
+            capacity,
+            labels,
         } => {
             let runner = crate::daemon::RunnerOptions {
                 url,
@@ -248,6 +258,8 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
                 data_dir: absolute(&data_dir)?,
                 cache_dir: options.cache_dir.clone(),
                 instance: instance.unwrap_or_else(crate::daemon::RunnerOptions::default_instance),
+                capacity: capacity.unwrap_or_else(crate::daemon::default_capacity),
+                labels: labels.into_iter().filter(|l| !l.is_empty()).collect(),
             };
             let host = std::sync::Arc::new(PlugHost::new(&options)?);
             crate::daemon::serve(runner, host).await?;
@@ -268,6 +280,9 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
                 data_dir,
                 cache_dir: options.cache_dir.clone(),
                 instance,
+                // A run process does not connect: what its daemon said holds.
+                capacity: 1,
+                labels: Vec::new(),
             };
             let code = crate::daemon::run_one(runner, &run).await?;
             Ok(ExitCode::from(code as u8))

@@ -156,10 +156,18 @@ impl Client {
 
     const CALL: Duration = Duration::from_secs(30);
 
-    pub async fn connect(&self, instance: &str, agents: &[String]) -> Result<Connected> {
+    pub async fn connect(
+        &self,
+        instance: &str,
+        agents: &[String],
+        capacity: u32,
+        labels: &[String],
+    ) -> Result<Connected> {
         let body = ConnectRequest {
             instance: instance.into(),
             agents: agents.to_vec(),
+            capacity,
+            labels: labels.to_vec(),
         };
         self.call(Method::POST, "/connect", Some(&body), Self::CALL)
             .await

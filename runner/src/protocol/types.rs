@@ -8,6 +8,10 @@ use serde::{Deserialize, Serialize};
 pub struct ConnectRequest {
     pub instance: String,
     pub agents: Vec<String>,
+    /// Most runs this instance takes at once.
+    pub capacity: u32,
+    /// What this instance offers that an agent may require.
+    pub labels: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

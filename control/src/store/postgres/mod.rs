@@ -301,6 +301,25 @@ impl Tx for PostgresTx<'_> {
         Ok(())
     }
 
+    fn connections(&mut self) -> StoreResult<Vec<Connection>> {
+        self.many(
+            "SELECT data FROM connections ORDER BY runner_id, instance",
+            &[],
+        )
+    }
+
+    fn live_runs_of_instance(&mut self, runner_id: &str, instance: &str) -> StoreResult<usize> {
+        Ok(self.int(
+            "SELECT COUNT(*) FROM runs WHERE runner_id = $1 AND instance = $2
+               AND status IN ('accepted', 'running')",
+            &[&runner_id, &instance],
+        )? as usize)
+    }
+
+    fn read_session(&mut self, id: &str) -> StoreResult<Option<Session>> {
+        self.one("SELECT data FROM sessions WHERE id = $1", &[&id])
+    }
+
     fn session(&mut self, id: &str) -> StoreResult<Option<Session>> {
         // The row lock is what keeps one session's transitions apart across instances.
         self.one("SELECT data FROM sessions WHERE id = $1 FOR UPDATE", &[&id])
@@ -379,13 +398,14 @@ impl Tx for PostgresTx<'_> {
     fn put_run(&mut self, r: &Run) -> StoreResult<()> {
         self.exec(
             "INSERT INTO runs (id, session_id, kind, status, created_at, accepted_at,
-               first_contact_at, last_contact_at, stop_issued_at, data)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+               first_contact_at, last_contact_at, stop_issued_at, data, runner_id, instance)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
              ON CONFLICT (id) DO UPDATE SET session_id = EXCLUDED.session_id,
                kind = EXCLUDED.kind, status = EXCLUDED.status, created_at = EXCLUDED.created_at,
                accepted_at = EXCLUDED.accepted_at, first_contact_at = EXCLUDED.first_contact_at,
                last_contact_at = EXCLUDED.last_contact_at,
-               stop_issued_at = EXCLUDED.stop_issued_at, data = EXCLUDED.data",
+               stop_issued_at = EXCLUDED.stop_issued_at, data = EXCLUDED.data,
+               runner_id = EXCLUDED.runner_id, instance = EXCLUDED.instance",
             &[
                 &r.id,
                 &r.session_id,
@@ -397,6 +417,8 @@ impl Tx for PostgresTx<'_> {
                 &r.last_contact_at,
                 &r.stop_issued_at,
                 &to_json(r)?,
+                &r.runner_id,
+                &r.instance,
             ],
         )?;
         Ok(())

@@ -1,4 +1,4 @@
--- Migration 1: the schema of SQLite's migrations 1 and 2, in PostgreSQL's
+-- Migration 1: the schema of SQLite's migrations 1 to 3, in PostgreSQL's
 -- types. Each record is kept whole as JSON in `data`; the columns beside it
 -- are the ones queries filter on, written from the same record on every put.
 -- `n` keeps the order records were first written in (SQLite's rowid).
@@ -48,9 +48,13 @@ CREATE TABLE runs (
     first_contact_at BIGINT,
     last_contact_at BIGINT,
     stop_issued_at BIGINT,
+    runner_id TEXT,
+    instance TEXT,
     data TEXT NOT NULL
 );
 CREATE INDEX runs_by_session ON runs (session_id, created_at, n);
+CREATE INDEX runs_live_by_instance ON runs (runner_id, instance)
+    WHERE status IN ('accepted', 'running');
 CREATE INDEX runs_by_status ON runs (status);
 CREATE TABLE environments (
     n BIGINT GENERATED ALWAYS AS IDENTITY,

@@ -11,7 +11,11 @@ use super::{DueLimits, Store, StoreResult, Tx};
 use crate::model::*;
 
 /// Migrations, in order; `PRAGMA user_version` records how many have run.
-const MIGRATIONS: &[&str] = &[include_str!("schema.sql"), include_str!("retention.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("schema.sql"),
+    include_str!("retention.sql"),
+    include_str!("capacity.sql"),
+];
 
 pub struct SqliteStore {
     conn: Mutex<rusqlite::Connection>,
@@ -192,6 +196,24 @@ impl Tx for SqliteTx<'_> {
         )
     }
 
+    fn connections(&mut self) -> StoreResult<Vec<Connection>> {
+        self.many(
+            "SELECT data FROM connections ORDER BY runner_id, instance",
+            [],
+        )
+    }
+
+    fn live_runs_of_instance(&mut self, runner_id: &str, instance: &str) -> StoreResult<usize> {
+        let n: i64 = self
+            .conn
+            .prepare_cached(
+                "SELECT COUNT(*) FROM runs WHERE runner_id = ?1 AND instance = ?2
+                   AND status IN ('accepted', 'running')",
+            )?
+            .query_row(params![runner_id, instance], |r| r.get(0))?;
+        Ok(n as usize)
+    }
+
     fn session(&mut self, id: &str) -> StoreResult<Option<Session>> {
         self.one("SELECT data FROM sessions WHERE id = ?1", params![id])
     }
@@ -269,8 +291,8 @@ impl Tx for SqliteTx<'_> {
 
     fn put_run(&mut self, r: &Run) -> StoreResult<()> {
         self.exec(
-            "INSERT OR REPLACE INTO runs (id, session_id, kind, status, created_at, accepted_at, first_contact_at, last_contact_at, stop_issued_at, data)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            "INSERT OR REPLACE INTO runs (id, session_id, kind, status, created_at, accepted_at, first_contact_at, last_contact_at, stop_issued_at, data, runner_id, instance)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             params![
                 r.id,
                 r.session_id,
@@ -281,7 +303,9 @@ impl Tx for SqliteTx<'_> {
                 r.first_contact_at,
                 r.last_contact_at,
                 r.stop_issued_at,
-                to_json(r)?
+                to_json(r)?,
+                r.runner_id,
+                r.instance
             ],
         )
     }
@@ -558,7 +582,7 @@ mod tests {
     }
 
     #[test]
-    fn a_database_of_the_first_schema_is_migrated_with_its_ended_sessions() {
+    fn a_database_of_the_first_schema_is_migrated_with_its_ended_sessions_and_held_runs() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("blaise.db");
         {
@@ -576,8 +600,33 @@ mod tests {
             )
             .unwrap();
         }
+        {
+            // And a run a runner holds, as the first schema kept it (no runner columns).
+            let conn = rusqlite::Connection::open(&path).unwrap();
+            let mut run = crate::store::conformance::run("r1", "old", RunStatus::Running);
+            run.runner_id = Some("ra".into());
+            run.instance = Some("i1".into());
+            conn.execute(
+                "INSERT INTO runs (id, session_id, kind, status, created_at, data)
+                 VALUES ('r1', 'old', 'start', 'running', 0, ?1)",
+                params![serde_json::to_string(&run).unwrap()],
+            )
+            .unwrap();
+        }
         let store = SqliteStore::open(&path).unwrap();
         let mut tx = store.begin().unwrap();
+        assert_eq!(
+            tx.live_runs_of_instance("ra", "i1").unwrap(),
+            1,
+            "the runner columns are filled from the records"
+        );
+        assert_eq!(
+            tx.sessions_to_prune(1000, 10).unwrap(),
+            Vec::<String>::new()
+        );
+        let mut run = tx.run("r1").unwrap().unwrap();
+        run.status = RunStatus::TornDown;
+        tx.put_run(&run).unwrap();
         assert_eq!(tx.sessions_to_prune(1000, 10).unwrap(), ["old"]);
         assert_eq!(tx.sessions_to_prune(999, 10).unwrap(), Vec::<String>::new());
         assert_eq!(tx.session("old").unwrap().unwrap().pruned_at, None);

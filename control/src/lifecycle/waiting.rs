@@ -1,0 +1,186 @@
+//! Offered runs that wait for a runner: why (shown in the session view and the dashboard), and
+//! a new session's first run failing when no connected runner can take it for
+//! `runner_wait_ms`, instead of waiting forever.
+
+use serde::Serialize;
+
+use super::Ctx;
+use super::environment::schedule_teardown;
+use super::offers::{environment_owner, has_room, may_take};
+use super::runs::end_run;
+use crate::duration::Human;
+use crate::error::Result;
+use crate::model::*;
+
+/// Why an offered run is not taken.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Wait {
+    /// No connected runner can take it (none serves the agent, has its labels, or holds its
+    /// environment): it waits for one to connect.
+    NoRunner(String),
+    /// Runners that can take it are connected, all at their capacity.
+    Busy(String),
+}
+
+impl Wait {
+    pub fn reason(&self) -> &str {
+        match self {
+            Wait::NoRunner(r) | Wait::Busy(r) => r,
+        }
+    }
+}
+
+/// What the session view says about a run waiting for a runner.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct WaitingView {
+    pub run_id: String,
+    pub reason: String,
+    /// Since when no connected runner could take it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since: Option<Millis>,
+    /// When it fails if no runner that can take it connects by then.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fails_at: Option<Millis>,
+}
+
+/// Why no connected runner takes the offered `run` now; `None` when one can and has room.
+pub fn why_waiting(ctx: &mut Ctx, run: &Run, session: &Session) -> Result<Option<Wait>> {
+    let fresh = ctx.now.saturating_sub(ctx.cfg.connection_fresh_ms());
+    let connected: Vec<Connection> = ctx
+        .tx
+        .connections()?
+        .into_iter()
+        .filter(|c| c.last_seen >= fresh)
+        .collect();
+    let agent = ctx.agent(&session.agent)?;
+    if agent.disabled && run.kind != RunKind::Teardown {
+        return Ok(Some(Wait::NoRunner(format!(
+            "agent {} is disabled: no new run starts for it",
+            agent.name
+        ))));
+    }
+    let owner = environment_owner(ctx, run)?;
+    let mut serving = Vec::new();
+    for c in &connected {
+        let runner_ok = owner.as_ref().is_none_or(|o| *o == c.runner_id);
+        if runner_ok && c.agents.contains(&session.agent) {
+            serving.push(c);
+        }
+    }
+    if serving.is_empty() {
+        return Ok(Some(Wait::NoRunner(match &owner {
+            Some(owner) => {
+                let name = ctx.tx.runner(owner)?.map_or(owner.clone(), |r| r.name);
+                format!(
+                    "runner {name} holds this session's environment and is not connected (serving agent {})",
+                    agent.name
+                )
+            }
+            None => format!("no runner serving agent {} is connected", agent.name),
+        })));
+    }
+    let mut able = Vec::new();
+    for c in serving {
+        if may_take(ctx, &c.runner_id, c, run, session)? {
+            able.push(c);
+        }
+    }
+    if able.is_empty() {
+        return Ok(Some(Wait::NoRunner(format!(
+            "no runner with labels {} is connected (serving agent {})",
+            agent.settings.requires_labels.join(", "),
+            agent.name
+        ))));
+    }
+    for c in &able {
+        if has_room(ctx, c)? {
+            return Ok(None);
+        }
+    }
+    Ok(Some(Wait::Busy(format!(
+        "every runner that can take it is busy ({} connected, each at its capacity)",
+        able.len()
+    ))))
+}
+
+/// Whether waiting too long fails the run: only a new session's first run (its environment
+/// belongs to no runner yet). A resume waits for the runner that holds its environment.
+fn fails_when_unmatched(ctx: &mut Ctx, run: &Run) -> Result<bool> {
+    Ok(run.kind == RunKind::Start && ctx.environment(&run.environment_id)?.runner_id.is_none())
+}
+
+/// The view of the session's current run when it waits for a runner.
+pub fn view(ctx: &mut Ctx, session: &Session) -> Result<Option<WaitingView>> {
+    let Some(run) = ctx.current_run(session)? else {
+        return Ok(None);
+    };
+    if run.status != RunStatus::Offered {
+        return Ok(None);
+    }
+    let Some(wait) = why_waiting(ctx, &run, session)? else {
+        return Ok(None);
+    };
+    let fails_at = match (&wait, run.unmatched_since) {
+        (Wait::NoRunner(_), Some(since)) if fails_when_unmatched(ctx, &run)? => Some(
+            ctx.cfg
+                .since_start(since)
+                .saturating_add(ctx.cfg.runner_wait_ms),
+        ),
+        _ => None,
+    };
+    Ok(Some(WaitingView {
+        run_id: run.id,
+        reason: wait.reason().to_string(),
+        since: run.unmatched_since,
+        fails_at,
+    }))
+}
+
+/// The clock's look at one offered run: notes since when no runner could take it, forgets it
+/// when one can, and fails a new session's first run that waited `runner_wait_ms` (counted from
+/// this server's start at the earliest). Returns whether the session changed.
+pub fn check_offered(ctx: &mut Ctx, run_id: &str) -> Result<bool> {
+    let mut run = ctx.run(run_id)?;
+    if run.status != RunStatus::Offered {
+        return Ok(false);
+    }
+    let mut session = ctx.session(&run.session_id)?;
+    let unmatched = match why_waiting(ctx, &run, &session)? {
+        Some(Wait::NoRunner(reason)) => Some(reason),
+        Some(Wait::Busy(_)) | None => None,
+    };
+    match (unmatched, run.unmatched_since) {
+        (None, None) => Ok(false),
+        (None, Some(_)) => {
+            run.unmatched_since = None;
+            ctx.tx.put_run(&run)?;
+            Ok(false)
+        }
+        (Some(_), None) => {
+            run.unmatched_since = Some(ctx.now);
+            ctx.tx.put_run(&run)?;
+            Ok(false)
+        }
+        (Some(reason), Some(since)) => {
+            let waited = ctx.now - ctx.cfg.since_start(since);
+            if waited < ctx.cfg.runner_wait_ms || !fails_when_unmatched(ctx, &run)? {
+                return Ok(false);
+            }
+            let why = format!("{reason}; waited {}", Human(ctx.cfg.runner_wait_ms));
+            end_run(
+                ctx,
+                &mut session,
+                &mut run,
+                RunStatus::Failed,
+                Some(why.clone()),
+            )?;
+            ctx.end_session(&mut session, SessionState::Failed, &why)?;
+            ctx.notice(&session.id, &format!("The session failed: {why}."))?;
+            if let Some(environment) = ctx.session_environment(&session)? {
+                schedule_teardown(ctx, &mut session, environment)?;
+            }
+            ctx.tx.put_session(&session)?;
+            Ok(true)
+        }
+    }
+}

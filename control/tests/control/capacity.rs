@@ -1,0 +1,222 @@
+//! Runner capacity and labels: a runner instance says at connect how many runs it takes at once
+//! and which labels it has; an agent may require labels; offers respect both. A start run no
+//! connected runner can take says why, and fails after the server's `runner_wait`.
+
+use std::time::Duration;
+
+use reqwest::{Method, StatusCode};
+use serde_json::json;
+
+use crate::support::*;
+
+/// An instance at its capacity is offered nothing and cannot accept; when a run ends, it is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runner_at_its_capacity_takes_no_more_runs_until_one_ends() {
+    let s = Server::start().await;
+    s.agent("a", json!({ "inactivity_ms": 60_000 })).await;
+    let token = s.add_runner("box").await;
+    let runner = FakeRunner::at(&s.url, &token, "box-1");
+    runner
+        .connect_with(json!({ "agents": ["a"], "capacity": 2 }))
+        .await;
+    let first = s.new_session("a", "one").await;
+    let run1 = runner.take("start").await;
+    let _second = s.new_session("a", "two").await;
+    let run2 = runner.take("start").await;
+    let third = s.new_session("a", "three").await;
+
+    assert!(
+        runner.offers(300).await.is_empty(),
+        "two live runs: the instance is offered nothing"
+    );
+    let view = s.show(&third).await;
+    let offered = last_run(&view)["id"].as_str().unwrap().to_string();
+    let (status, body) = runner.accept(&offered).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(body["error"]["code"], "at_capacity", "{body}");
+    let waiting = &view["waiting_for_runner"];
+    assert!(
+        waiting["reason"].as_str().unwrap().contains("busy"),
+        "{view:#}"
+    );
+    assert!(
+        waiting.get("fails_at").is_none(),
+        "a busy runner will take it: it does not fail: {view:#}"
+    );
+
+    // Another instance of the same runner has its own capacity.
+    let other = runner.instance("box-2", &["a"]).await;
+    assert_eq!(other.offers(300).await.len(), 1);
+
+    // When a run ends, the first instance has room again.
+    run1.ok("started", json!({})).await;
+    run1.ok("failed", json!({ "phase": "agent", "error": "done here" }))
+        .await;
+    s.wait_for(&first, "the first run to end", |v| {
+        runs(v)[0]["status"] != "accepted" && runs(v)[0]["status"] != "running"
+    })
+    .await;
+    let offers = runner.offers(1_000).await;
+    assert!(!offers.is_empty(), "room again");
+    drop(run2);
+}
+
+/// Labels: a run of an agent that requires labels goes only to an instance that has all of them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_that_requires_labels_runs_only_on_runners_with_all_of_them() {
+    let s = Server::start().await;
+    let agent = s
+        .agent(
+            "gpu",
+            json!({ "requires_labels": ["region-eu", "gpu", "gpu"] }),
+        )
+        .await;
+    assert_eq!(
+        agent["settings"]["requires_labels"],
+        json!(["gpu", "region-eu"]),
+        "kept sorted, once each"
+    );
+    let token = s.add_runner("fleet").await;
+    let plain = FakeRunner::at(&s.url, &token, "plain");
+    plain.connect_with(json!({ "agents": ["gpu"] })).await;
+    let half = FakeRunner::at(&s.url, &token, "half");
+    half.connect_with(json!({ "agents": ["gpu"], "labels": ["gpu"] }))
+        .await;
+    let id = s.new_session("gpu", "train it").await;
+    let view = s.show(&id).await;
+    let reason = view["waiting_for_runner"]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("no runner with labels gpu, region-eu is connected"),
+        "{view:#}"
+    );
+    assert!(plain.offers(200).await.is_empty());
+    assert!(half.offers(200).await.is_empty());
+    let run_id = last_run(&view)["id"].as_str().unwrap().to_string();
+    let (status, _) = half.accept(&run_id).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "not for this instance");
+
+    let full = FakeRunner::at(&s.url, &token, "full");
+    full.connect_with(json!({ "agents": ["gpu"], "labels": ["region-eu", "gpu", "ssd"] }))
+        .await;
+    let run = full.take("start").await;
+    assert_eq!(run.id, run_id);
+    assert!(s.show(&id).await.get("waiting_for_runner").is_none());
+}
+
+/// "A start run that no connected runner can take is shown … as waiting for a runner, and
+/// fails after a configurable time with that reason instead of waiting forever."
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_start_run_no_runner_can_take_fails_after_the_runner_wait_with_the_reason() {
+    let s = Server::with_config(blaise_control::config::Config {
+        runner_wait_ms: 1_000,
+        ..fast_config()
+    })
+    .await;
+    s.agent("gpu", json!({ "requires_labels": ["gpu"] })).await;
+    s.runner("cpu-box", &["gpu"]).await;
+    let id = s.new_session("gpu", "hello").await;
+    let view = s
+        .wait_for(&id, "the clock to note the wait", |v| {
+            v["waiting_for_runner"]["fails_at"].is_i64()
+        })
+        .await;
+    assert!(
+        view["waiting_for_runner"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("no runner with labels gpu"),
+        "{view:#}"
+    );
+    let (status, page) = s.admin(Method::GET, "/", None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        page.as_str().unwrap().contains("no runner with labels gpu"),
+        "the dashboard's list says why"
+    );
+
+    let view = s.wait_state(&id, "failed").await;
+    let reason = view["end_reason"].as_str().unwrap();
+    assert!(
+        reason.contains("no runner with labels gpu is connected") && reason.contains("waited"),
+        "{reason}"
+    );
+    assert_eq!(last_run(&view)["status"], "failed");
+    assert_eq!(
+        view["environment"]["state"], "torn_down",
+        "nothing was created"
+    );
+    let transcript = s.transcript(&id).await;
+    assert!(
+        transcript.iter().any(|e| e["content"]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("no runner with labels gpu"))),
+        "{transcript:#?}"
+    );
+}
+
+/// A runner that connects in time takes the run, and the wait is forgotten.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runner_that_connects_in_time_takes_the_waiting_run() {
+    let s = Server::with_config(blaise_control::config::Config {
+        runner_wait_ms: 2_500,
+        ..fast_config()
+    })
+    .await;
+    s.agent("a", json!({})).await;
+    let id = s.new_session("a", "hello").await;
+    let view = s
+        .wait_for(&id, "the clock to note the wait", |v| {
+            v["waiting_for_runner"]["fails_at"].is_i64()
+        })
+        .await;
+    assert!(
+        view["waiting_for_runner"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("no runner serving agent a is connected"),
+        "{view:#}"
+    );
+    let runner = s.runner("late", &["a"]).await;
+    let run = runner.take("start").await;
+    run.ok("started", json!({})).await;
+    tokio::time::sleep(Duration::from_millis(3_000)).await;
+    let view = s.show(&id).await;
+    assert_eq!(view["state"], "active", "{view:#}");
+    assert!(view.get("waiting_for_runner").is_none());
+}
+
+/// Capacity and labels are checked: out of range or not a name is a 400 naming the field.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_capacity_and_labels_are_refused_naming_the_field() {
+    let s = Server::start().await;
+    s.agent("a", json!({})).await;
+    let token = s.add_runner("box").await;
+    let runner = FakeRunner::at(&s.url, &token, "box-1");
+    for (hello, field) in [
+        (json!({ "agents": ["a"], "capacity": 0 }), "capacity"),
+        (json!({ "agents": ["a"], "capacity": 100_001 }), "capacity"),
+        (json!({ "agents": ["a"], "labels": ["GPU"] }), "labels[0]"),
+        (
+            json!({ "agents": ["a"], "labels": ["ok", "a b"] }),
+            "labels[1]",
+        ),
+        (json!({ "agents": ["a"], "labels": ["x\n"] }), "labels[0]"),
+    ] {
+        let mut hello = hello;
+        hello["instance"] = json!("box-1");
+        let (status, body) = runner
+            .call(Method::POST, "/v1/runner/connect", Some(hello.clone()))
+            .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{hello}: {body}");
+        assert_eq!(body["error"]["field"], field, "{hello}: {body}");
+    }
+    let (status, body) = s
+        .admin(
+            Method::PUT,
+            "/v1/agents/a",
+            Some(json!({ "requires_labels": ["fine", "Not Fine"] })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert_eq!(body["error"]["field"], "requires_labels[1]", "{body}");
+}

@@ -1,0 +1,115 @@
+//! A fleet of real runners: each `blaise-runner start` says at connect how many runs it takes at
+//! once (`--capacity` / `BLAISE_RUNNER_CAPACITY`) and which labels it has (`--labels` /
+//! `BLAISE_RUNNER_LABELS`); an agent that requires labels runs only where they are, and a
+//! runner at its capacity takes nothing more until a run ends. The agent is the script agent.
+
+use std::time::Duration;
+
+use blaise_tests::blaise::{Runner, script_agent};
+use blaise_tests::serve::Serve;
+use serde_json::json;
+
+const MINUTE: Duration = Duration::from_secs(60);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_runners_say_their_capacity_and_labels_and_offers_respect_both() {
+    let tmp = tempfile::tempdir().unwrap();
+    let serve = Serve::start(
+        &tmp.path().join("blaise.db"),
+        &["--check-interval", "100ms", "--runner-wait", "1h"],
+    )
+    .await;
+    let api = serve.api();
+    api.user
+        .put(
+            "/v1/agents/script",
+            json!({ "inactivity_ms": 3_600_000, "requires_labels": ["gpu"] }),
+        )
+        .await
+        .unwrap();
+    let token = api
+        .user
+        .post("/v1/runners", json!({ "name": "fleet" }))
+        .await
+        .unwrap()["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let config = tmp.path().join("blaise.yml");
+    std::fs::write(
+        &config,
+        format!(
+            "agent:\n  name: script\n  command: [{}]\n",
+            serde_json::to_string(&script_agent()).unwrap()
+        ),
+    )
+    .unwrap();
+    let start = |instance: &str, env: &[(&str, &str)]| {
+        Runner::start_with_env(
+            &serve.url(),
+            &token,
+            &config,
+            &tmp.path().join(instance),
+            &tmp.path().join("cache"),
+            instance,
+            env,
+        )
+    };
+
+    // A runner without the label: the session waits, and says why.
+    let plain = start("plain", &[("BLAISE_RUNNER_CAPACITY", "4")]);
+    plain.wait_for_stderr("connected to Blaise", MINUTE).await;
+    let first = api.new_session("script", "say one").await;
+    let view = api
+        .wait_for(&first, "the wait to be explained", MINUTE, |v| {
+            v["waiting_for_runner"]["reason"]
+                .as_str()
+                .is_some_and(|r| r.contains("no runner with labels gpu is connected"))
+        })
+        .await;
+    assert_eq!(view["runs"][0]["status"], "offered", "{view:#}");
+
+    // A runner with it (and room for one run) answers; a second session waits for room.
+    let gpu = start(
+        "gpu-box",
+        &[
+            ("BLAISE_RUNNER_LABELS", "ssd,gpu"),
+            ("BLAISE_RUNNER_CAPACITY", "1"),
+        ],
+    );
+    api.wait_for_text(&first, "one", MINUTE).await;
+    let second = api.new_session("script", "say two").await;
+    let view = api
+        .wait_for(
+            &second,
+            "the second session to wait for room",
+            MINUTE,
+            |v| {
+                v["waiting_for_runner"]["reason"]
+                    .as_str()
+                    .is_some_and(|r| r.contains("busy"))
+            },
+        )
+        .await;
+    assert_eq!(view["runs"][0]["status"], "offered", "{view:#}");
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(
+        api.show(&second).await["runs"][0]["status"],
+        "offered",
+        "a runner at its capacity takes nothing more"
+    );
+
+    // The first session ends: its run ends, and the second gets the room.
+    api.close(&first).await.unwrap();
+    api.wait_for_text(&second, "two", MINUTE).await;
+    let stderr = gpu.stderr();
+    assert!(
+        stderr.contains("capacity=1") && stderr.contains("gpu"),
+        "the runner logs what it said: {stderr}"
+    );
+    assert!(
+        !plain.stderr().contains("accepted a run"),
+        "the runner without the label took nothing"
+    );
+    api.close(&second).await.unwrap();
+}

@@ -28,6 +28,17 @@ pub struct TestDb {
     name: String,
 }
 
+impl TestDb {
+    /// Ends every connection to this database, as an administrator or a failover would.
+    pub fn terminate_connections(&self) {
+        psql(&format!(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{}'",
+            self.name
+        ))
+        .expect("ending the connections");
+    }
+}
+
 impl Drop for TestDb {
     fn drop(&mut self) {
         let _ = psql(&format!(

@@ -118,3 +118,31 @@ fn conformance_session(id: &str) -> Session {
         acp_session_id: None,
     }
 }
+
+/// PostgreSQL ends every connection of the store (an administrator, a failover, a restart): the
+/// next transactions open new ones instead of failing on the dead.
+#[test]
+fn transactions_go_on_after_postgresql_ends_the_stores_connections() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, db) = open_store(dir.path());
+    let Some(db) = db else {
+        return; // SQLite has no connections to lose.
+    };
+    let cfg = Config::default();
+    let write = |hash: &str| {
+        transact(&*store, &cfg, 0, |ctx| Ok(ctx.tx.set_admin_token_hash(hash)?)).unwrap()
+    };
+    // Several connections in the pool, idle.
+    std::thread::scope(|s| {
+        for i in 0..4 {
+            let write = &write;
+            s.spawn(move || write(&format!("h{i}")));
+        }
+    });
+    db.terminate_connections();
+    for i in 0..20 {
+        write(&format!("after{i}"));
+    }
+    let hash = transact(&*store, &cfg, 0, |ctx| Ok(ctx.tx.admin_token_hash()?)).unwrap();
+    assert_eq!(hash.as_deref(), Some("after19"));
+}

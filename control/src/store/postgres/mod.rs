@@ -104,16 +104,27 @@ impl PostgresStore {
 
 impl Store for PostgresStore {
     fn begin(&self) -> StoreResult<Box<dyn Tx + '_>> {
-        let conn = self.pool.get()?;
-        block_on(
-            conn.client()
-                .batch_execute("BEGIN ISOLATION LEVEL SERIALIZABLE"),
-        )?;
-        Ok(Box::new(PostgresTx {
-            conn,
-            done: false,
-            instance: &self.instance,
-        }))
+        // A pooled connection may have died while idle (the server restarted, or ended it):
+        // such a one is dropped (the pool does not take it back) and another tried. Nothing was
+        // sent on it, so trying again is safe.
+        let mut attempts = 0;
+        loop {
+            let conn = self.pool.get()?;
+            match block_on(
+                conn.client()
+                    .batch_execute("BEGIN ISOLATION LEVEL SERIALIZABLE"),
+            ) {
+                Ok(()) => {
+                    return Ok(Box::new(PostgresTx {
+                        conn,
+                        done: false,
+                        instance: &self.instance,
+                    }));
+                }
+                Err(_) if conn.client().is_closed() && attempts < pool::POOL_SIZE => attempts += 1,
+                Err(e) => return Err(e.into()),
+            }
+        }
     }
 
     fn kind(&self) -> &'static str {

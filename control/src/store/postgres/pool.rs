@@ -12,7 +12,7 @@ use tokio_postgres::{Client, NoTls, Statement};
 use crate::store::{StoreError, StoreResult};
 
 /// Most connections one instance holds: a transaction holds one while it runs.
-const POOL_SIZE: u32 = 16;
+pub const POOL_SIZE: u32 = 16;
 /// How long a transaction waits for a free connection before it fails.
 const CHECKOUT_TIMEOUT: Duration = Duration::from_secs(10);
 

@@ -236,6 +236,12 @@ pub struct Run {
     /// run fails after `runner_wait_ms` of it).
     #[serde(default)]
     pub unmatched_since: Option<Millis>,
+    /// The instance (`runner_id/instance`) this offered run is shown to alone until
+    /// `reserved_until`, so that runners do not all race to accept one run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserved_for: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserved_until: Option<Millis>,
 }
 
 string_enum!(

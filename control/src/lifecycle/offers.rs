@@ -160,6 +160,10 @@ pub fn has_room(ctx: &mut Ctx, connection: &Connection) -> Result<bool> {
     })
 }
 
+/// How often an instance's `last_seen` is written: "connected" is judged over tens of seconds,
+/// and a write on every poll would make every offers poll a write.
+const LAST_SEEN_EVERY_MS: Millis = 1_000;
+
 fn connection(ctx: &mut Ctx, runner: &Runner, instance: &str) -> Result<Connection> {
     let mut connection = ctx.tx.connection(&runner.id, instance)?.ok_or_else(|| {
         Error::conflict(
@@ -167,23 +171,56 @@ fn connection(ctx: &mut Ctx, runner: &Runner, instance: &str) -> Result<Connecti
             format!("instance {instance:?} has not connected; POST /v1/runner/connect first"),
         )
     })?;
-    connection.last_seen = ctx.now;
-    ctx.tx.put_connection(&connection)?;
+    if ctx.now - connection.last_seen >= LAST_SEEN_EVERY_MS {
+        connection.last_seen = ctx.now;
+        ctx.tx.put_connection(&connection)?;
+    }
     Ok(connection)
 }
 
+/// How long an offered run shown to one instance is kept from the others. It accepts at once;
+/// if it does not (it died, or it was at capacity meanwhile), the others see the run after this.
+pub const RESERVATION_MS: Millis = 5_000;
+/// Most runs one poll shows an instance that gave no capacity.
+pub const OFFERS_PER_POLL: usize = 8;
+
+/// The runs this instance may take now, each reserved for it for [`RESERVATION_MS`]: an offer
+/// goes to one instance at a time, so runners do not all race to accept the same run (the
+/// first instance to poll after it is offered gets it), and an instance is shown no more than
+/// it has room for.
 pub fn offers(ctx: &mut Ctx, runner: &Runner, instance: &str) -> Result<Vec<Offer>> {
     let connection = connection(ctx, runner, instance)?;
     let mut out = Vec::new();
-    if !has_room(ctx, &connection)? {
-        return Ok(out);
-    }
-    for run in ctx.tx.offered_runs()? {
-        // Read without a lock: an offer changes nothing, and the accept checks again.
+    let mut room = match connection.capacity {
+        Some(c) => (c as usize).saturating_sub(ctx.tx.live_runs_of_instance(&runner.id, instance)?),
+        None => OFFERS_PER_POLL,
+    };
+    let me = format!("{}/{instance}", runner.id);
+    for mut run in ctx.tx.offered_runs()? {
+        if room == 0 {
+            break;
+        }
+        let mine = run.reserved_for.as_deref() == Some(me.as_str());
+        let until = run.reserved_until.unwrap_or(Millis::MIN);
+        let renew = match (mine, until > ctx.now) {
+            (true, true) => false,
+            (false, true) => continue,
+            // Its reservation ran out unaccepted: the others get the next turn.
+            (true, false) if ctx.now < until.saturating_add(RESERVATION_MS) => continue,
+            _ => true,
+        };
+        // Read without a lock: an offer changes nothing in the session, and the accept checks
+        // again.
         let Some(session) = ctx.tx.read_session(&run.session_id)? else {
             continue;
         };
         if may_take(ctx, &runner.id, &connection, &run, &session)? {
+            room -= 1;
+            if renew {
+                run.reserved_for = Some(me.clone());
+                run.reserved_until = Some(ctx.now + RESERVATION_MS);
+                ctx.tx.reserve_offer(&run)?;
+            }
             out.push(Offer {
                 run_id: run.id,
                 kind: run.kind,

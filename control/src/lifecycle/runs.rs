@@ -20,6 +20,8 @@ pub fn offer_run(
     debug_assert!(session.current_run_id.is_none(), "one run at a time");
     let run = Run {
         unmatched_since: None,
+        reserved_for: None,
+        reserved_until: None,
         id: new_id(RUN.prefix),
         session_id: session.id.clone(),
         environment_id: environment_id.to_string(),

@@ -32,6 +32,8 @@ pub(crate) fn session(id: &str, state: SessionState, last_activity: Millis) -> S
 pub(crate) fn run(id: &str, session_id: &str, status: RunStatus) -> Run {
     Run {
         unmatched_since: None,
+        reserved_for: None,
+        reserved_until: None,
         id: id.into(),
         session_id: session_id.into(),
         environment_id: "e".into(),

@@ -139,6 +139,11 @@ pub trait Tx {
 
     fn run(&mut self, id: &str) -> StoreResult<Option<Run>>;
     fn put_run(&mut self, run: &Run) -> StoreResult<()>;
+    /// Writes an offered run whose reservation changed (see `lifecycle::offers`): the same as
+    /// [`Tx::put_run`], except that no long poll waits for it.
+    fn reserve_offer(&mut self, run: &Run) -> StoreResult<()> {
+        self.put_run(run)
+    }
     /// Oldest first.
     fn runs_of_session(&mut self, session_id: &str) -> StoreResult<Vec<Run>>;
     /// Runs waiting for a runner, oldest first.

@@ -220,3 +220,37 @@ async fn bad_capacity_and_labels_are_refused_naming_the_field() {
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
     assert_eq!(body["error"]["field"], "requires_labels[1]", "{body}");
 }
+
+/// An offered run is shown to one instance at a time: runners do not all race to accept it. One
+/// that does not accept it in time loses it to the others for a turn.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_offer_goes_to_one_instance_at_a_time() {
+    let s = Server::start().await;
+    s.agent("a", json!({})).await;
+    let token = s.add_runner("box").await;
+    let first = FakeRunner::at(&s.url, &token, "first");
+    first.connect(&["a"]).await;
+    let second = FakeRunner::at(&s.url, &token, "second");
+    second.connect(&["a"]).await;
+    s.new_session("a", "hello").await;
+
+    let seen = first.offers(1_000).await;
+    assert_eq!(seen.len(), 1);
+    assert!(
+        second.offers(300).await.is_empty(),
+        "reserved for the instance that saw it"
+    );
+    assert_eq!(first.offers(0).await, seen, "still its own");
+
+    // It does not accept: after the reservation, the other instance gets it.
+    tokio::time::sleep(Duration::from_millis(
+        blaise_control::lifecycle::offers::RESERVATION_MS as u64,
+    ))
+    .await;
+    let theirs = second.offers(1_000).await;
+    assert_eq!(theirs, seen);
+    assert!(first.offers(0).await.is_empty());
+    // Accepting is still open to any instance that may take it (what an old poll showed).
+    let (status, body) = first.accept(seen[0]["run_id"].as_str().unwrap()).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+}

@@ -130,7 +130,10 @@ fn transactions_go_on_after_postgresql_ends_the_stores_connections() {
     };
     let cfg = Config::default();
     let write = |hash: &str| {
-        transact(&*store, &cfg, 0, |ctx| Ok(ctx.tx.set_admin_token_hash(hash)?)).unwrap()
+        transact(&*store, &cfg, 0, |ctx| {
+            Ok(ctx.tx.set_admin_token_hash(hash)?)
+        })
+        .unwrap()
     };
     // Several connections in the pool, idle.
     std::thread::scope(|s| {

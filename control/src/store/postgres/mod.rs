@@ -121,7 +121,7 @@ impl Store for PostgresStore {
                         instance: &self.instance,
                     }));
                 }
-                Err(_) if conn.client().is_closed() && attempts < pool::POOL_SIZE => attempts += 1,
+                Err(e) if lost(&e, &conn) && attempts < pool::POOL_SIZE => attempts += 1,
                 Err(e) => return Err(e.into()),
             }
         }
@@ -142,6 +142,18 @@ impl Store for PostgresStore {
     fn hold_clock(&self) -> StoreResult<bool> {
         self.lease.hold(&self.pool.driver, &self.pool.config)
     }
+}
+
+/// Whether `e` says the connection is gone (closed, or the server is ending it) rather than
+/// that the statement failed.
+fn lost(e: &tokio_postgres::Error, conn: &Conn) -> bool {
+    e.is_closed()
+        || conn.client().is_closed()
+        || e.code().is_some_and(|c| {
+            *c == SqlState::ADMIN_SHUTDOWN
+                || *c == SqlState::CRASH_SHUTDOWN
+                || *c == SqlState::CANNOT_CONNECT_NOW
+        })
 }
 
 struct PostgresTx<'a> {

@@ -1,18 +1,28 @@
-//! The load generator: a real `blaise serve` process, simulated runners
+//! The load generator: real `blaise serve` processes, simulated runners
 //! speaking protocol v1 over HTTP (no real agents, no plugs), and users
 //! driving sessions through start → turns with transcript → idle pause →
 //! resume → close at a fixed rate. Prints the latency percentiles of every
 //! protocol and user call, of each session transition, the throughput, and
-//! the server's CPU time and memory.
+//! the servers' CPU time and memory; then a transcript ingest phase (runs
+//! posting entries as fast as the server takes them). Each backend in turn,
+//! side by side.
 //!
 //! ```sh
-//! cargo bench -p blaise-control --bench load -- --sessions 1000 --runners 20 --rate 100
+//! cargo bench -p blaise-control --bench load -- --sessions 1000 --runners 20 --rate 100 --backend both
+//! cargo bench -p blaise-control --bench load -- --backend postgres --instances 2 --kill-at 5
 //! ```
 //!
 //! Options: `--sessions N` (default 200), `--runners R` (10), `--rate S`
 //! sessions started per second (50), `--turns T` turns before the idle pause
 //! (2), `--entries E` transcript entries per answer (5), `--inactivity MS`
-//! (300), `--db PATH` (a temporary SQLite file).
+//! (300), `--backend sqlite|postgres|both` (sqlite), `--instances I`
+//! `blaise serve` processes on one PostgreSQL database (1; users and runners
+//! are spread over them, and move to another when theirs stops answering, as
+//! behind a load balancer), `--kill-at SECS` (SIGKILL the instance that runs
+//! the clock that long into the run), `--ingest-runs R` runs posting
+//! transcript batches of `--ingest-batch B` entries for `--ingest-secs S`
+//! (20, 10, 5; 0 runs skips it). PostgreSQL: a private server started from
+//! Debian's programs (`BLAISE_TEST_POSTGRES` to use a running one).
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -27,6 +37,9 @@ const STUCK: Duration = Duration::from_secs(60);
 
 const ADMIN: &str = "bla_load_admin_token_0123456789";
 
+#[path = "../tests/control/pg.rs"]
+mod pg;
+
 struct Options {
     sessions: usize,
     runners: usize,
@@ -34,7 +47,12 @@ struct Options {
     turns: usize,
     entries: usize,
     inactivity_ms: u64,
-    db: Option<String>,
+    backends: Vec<&'static str>,
+    instances: usize,
+    kill_at: Option<Duration>,
+    ingest_runs: usize,
+    ingest_batch: usize,
+    ingest_secs: u64,
 }
 
 fn options() -> Options {
@@ -45,7 +63,12 @@ fn options() -> Options {
         turns: 2,
         entries: 5,
         inactivity_ms: 300,
-        db: None,
+        backends: vec!["sqlite"],
+        instances: 1,
+        kill_at: None,
+        ingest_runs: 20,
+        ingest_batch: 10,
+        ingest_secs: 5,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -63,7 +86,19 @@ fn options() -> Options {
             "--turns" => o.turns = number() as usize,
             "--entries" => o.entries = number() as usize,
             "--inactivity" => o.inactivity_ms = number() as u64,
-            "--db" => o.db = Some(value),
+            "--backend" => {
+                o.backends = match value.as_str() {
+                    "sqlite" => vec!["sqlite"],
+                    "postgres" => vec!["postgres"],
+                    "both" => vec!["sqlite", "postgres"],
+                    other => panic!("--backend: sqlite, postgres or both, not {other}"),
+                }
+            }
+            "--instances" => o.instances = (number() as usize).max(1),
+            "--kill-at" => o.kill_at = Some(Duration::from_secs_f64(number())),
+            "--ingest-runs" => o.ingest_runs = number() as usize,
+            "--ingest-batch" => o.ingest_batch = (number() as usize).max(1),
+            "--ingest-secs" => o.ingest_secs = number() as u64,
             // `cargo bench` passes `--bench`.
             _ => {
                 i += 1;
@@ -114,15 +149,31 @@ impl Stats {
 #[derive(Clone)]
 struct Api {
     http: Client,
-    url: String,
+    /// Every instance; this client talks to `urls[home]` until it stops answering, then to the
+    /// next, as a load balancer would send it.
+    urls: Arc<Vec<String>>,
+    home: Arc<AtomicUsize>,
     token: String,
     stats: Arc<Stats>,
+    /// Calls sent again to another instance after theirs stopped answering.
+    failovers: Arc<AtomicUsize>,
 }
 
 impl Api {
-    /// One call, timed under `name`. A GET is retried on a connection error;
-    /// anything else is not (a retried POST could make a second session),
-    /// so the run stops there: on loopback such an error is a finding.
+    /// The same client, talking first to instance `home`.
+    fn at(&self, home: usize, token: &str) -> Api {
+        Api {
+            home: Arc::new(AtomicUsize::new(home % self.urls.len())),
+            token: token.to_string(),
+            ..self.clone()
+        }
+    }
+
+    /// One call, timed under `name`. When the instance does not answer, the call goes to the
+    /// next one (a request it may have committed is sent again: reports, transcript entries,
+    /// accepts and heartbeats are idempotent; a user's message may arrive twice, which the
+    /// generator tolerates). With one instance, a GET is retried and anything else stops the
+    /// run: on loopback such an error is a finding.
     async fn call(
         &self,
         name: &'static str,
@@ -130,11 +181,19 @@ impl Api {
         path: &str,
         body: Option<Value>,
     ) -> (StatusCode, Value) {
-        let tries = if method == Method::GET { 3 } else { 1 };
-        for _ in 0..tries {
+        let n = self.urls.len();
+        let tries = if n > 1 {
+            4 * n
+        } else if method == Method::GET {
+            3
+        } else {
+            1
+        };
+        for attempt in 0..tries {
+            let home = self.home.load(Ordering::Relaxed) % n;
             let mut req = self
                 .http
-                .request(method.clone(), format!("{}{path}", self.url))
+                .request(method.clone(), format!("{}{path}", self.urls[home]))
                 .bearer_auth(&self.token);
             if let Some(b) = &body {
                 req = req.json(b);
@@ -150,10 +209,23 @@ impl Api {
                         serde_json::from_str(&text).unwrap_or(Value::String(text)),
                     );
                 }
+                Err(e) if n > 1 => {
+                    if attempt == 0 {
+                        self.failovers.fetch_add(1, Ordering::Relaxed);
+                    }
+                    let _ = self.home.compare_exchange(
+                        home,
+                        (home + 1) % n,
+                        Ordering::Relaxed,
+                        Ordering::Relaxed,
+                    );
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    let _ = e;
+                }
                 Err(e) => eprintln!("{name}: {e}"),
             }
         }
-        panic!("{name}: the server does not answer");
+        panic!("{name}: no instance answers");
     }
 }
 
@@ -365,8 +437,8 @@ async fn state_is(api: &Api, id: &str, state: &str) {
     }
 }
 
-/// One user's session: start, turns, idle pause, resume, close.
-async fn session(api: Api, turns: usize, inactivity: Duration) {
+/// One user's session: start, turns, idle pause, resume, close. Returns its id.
+async fn session(api: Api, turns: usize, inactivity: Duration) -> String {
     let t = Instant::now();
     let (s, v) = api
         .call(
@@ -421,8 +493,36 @@ async fn session(api: Api, turns: usize, inactivity: Duration) {
             Some(json!({})),
         )
         .await;
-    assert!(s.is_success(), "close: {v}");
+    // A close sent again after its instance died may find the session closed already.
+    let closed_before = s == StatusCode::CONFLICT && v["error"]["code"] == "session_ended";
+    assert!(s.is_success() || closed_before, "close: {v}");
     api.stats.add("close (stop received)", t.elapsed());
+    id
+}
+
+/// How many `agent_message` entries the session's transcript holds (read page by page).
+async fn answers(api: &Api, id: &str) -> usize {
+    let (mut after, mut n) = (0i64, 0);
+    loop {
+        let (s, v) = api
+            .call(
+                "user transcript page",
+                Method::GET,
+                &format!("/v1/sessions/{id}/transcript?after={after}&limit=1000"),
+                None,
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "transcript: {v}");
+        let entries = v["entries"].as_array().cloned().unwrap_or_default();
+        let Some(last) = entries.last() else {
+            return n;
+        };
+        after = last["index"].as_i64().unwrap();
+        n += entries
+            .iter()
+            .filter(|e| e["kind"] == "agent_message")
+            .count();
+    }
 }
 
 /// The server's CPU time (s) and resident memory (current, peak; KiB) from /proc.
@@ -451,58 +551,199 @@ fn usage(pid: u32) -> (f64, u64, u64) {
     (ticks / 100.0, kib("VmRSS:"), kib("VmHWM:"))
 }
 
-#[tokio::main]
-async fn main() {
-    let o = options();
-    let dir = tempfile::tempdir().unwrap();
-    let db =
-        o.db.clone()
-            .unwrap_or_else(|| dir.path().join("load.db").display().to_string());
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_blaise"))
+/// The transcript ingest phase: `runs` live runs each post batches of `batch` entries, one after
+/// the other, for `secs` seconds. Returns the entries taken.
+async fn ingest(admin: &Api, runs: usize, batch: usize, secs: u64) -> usize {
+    let (s, v) = admin
+        .call(
+            "admin",
+            Method::PUT,
+            "/v1/agents/ingest",
+            Some(json!({ "inactivity_ms": 3_600_000, "idle_policy": "pause" })),
+        )
+        .await;
+    assert!(s.is_success(), "agent: {v}");
+    let (s, v) = admin
+        .call(
+            "admin",
+            Method::POST,
+            "/v1/runners",
+            Some(json!({ "name": "ingest" })),
+        )
+        .await;
+    assert!(s.is_success(), "runner: {v}");
+    let runner = admin.at(0, v["token"].as_str().unwrap());
+    let (s, v) = runner
+        .call(
+            "admin",
+            Method::POST,
+            "/v1/runner/connect",
+            Some(json!({ "instance": "ingest-1", "agents": ["ingest"] })),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "connect: {v}");
+    for _ in 0..runs {
+        let (s, v) = admin
+            .call(
+                "admin",
+                Method::POST,
+                "/v1/sessions",
+                Some(json!({ "agent": "ingest", "message": "go" })),
+            )
+            .await;
+        assert!(s.is_success(), "session: {v}");
+    }
+    let mut accepted = Vec::new();
+    let deadline = Instant::now() + STUCK;
+    while accepted.len() < runs {
+        assert!(Instant::now() < deadline, "ingest: runs not offered");
+        let (_, v) = runner
+            .call(
+                "admin",
+                Method::GET,
+                "/v1/runner/offers?instance=ingest-1&wait_ms=1000",
+                None,
+            )
+            .await;
+        for offer in v["offers"].as_array().into_iter().flatten() {
+            let run_id = offer["run_id"].as_str().unwrap().to_string();
+            let (s, _) = runner
+                .call(
+                    "admin",
+                    Method::POST,
+                    &format!("/v1/runner/runs/{run_id}/accept"),
+                    Some(json!({ "instance": "ingest-1" })),
+                )
+                .await;
+            if s == StatusCode::OK {
+                let mut n = 0;
+                report(&runner, &run_id, &mut n, "started", json!({})).await;
+                accepted.push(run_id);
+            }
+        }
+    }
+    let taken = Arc::new(AtomicUsize::new(0));
+    let end = Instant::now() + Duration::from_secs(secs);
+    let mut tasks = Vec::new();
+    for run_id in accepted {
+        let (runner, taken) = (runner.clone(), taken.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut seq = 0u64;
+            while Instant::now() < end {
+                let entries: Vec<Value> = (0..batch)
+                    .map(|i| {
+                        seq += 1;
+                        json!({ "seq": seq, "kind": "agent_message", "content": { "text": format!("line {i} of the output") } })
+                    })
+                    .collect();
+                let (s, v) = runner
+                    .call(
+                        "ingest transcript",
+                        Method::POST,
+                        &format!("/v1/runner/runs/{run_id}/transcript"),
+                        Some(json!({ "entries": entries })),
+                    )
+                    .await;
+                assert_eq!(s, StatusCode::OK, "ingest: {v}");
+                taken.fetch_add(batch, Ordering::Relaxed);
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.expect("an ingest run failed");
+    }
+    taken.load(Ordering::Relaxed)
+}
+
+/// `blaise serve` on `db` at `port`.
+fn serve(db: &str, port: u16) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_blaise"))
         .args([
             "serve",
-            "--db",
-            &db,
             "--listen",
             &format!("127.0.0.1:{port}"),
             "--check-interval",
             "100ms",
         ])
+        .env("BLAISE_DB", db)
         .env("BLAISE_TOKEN", ADMIN)
-        .env("RUST_LOG", "error")
+        .env("BLAISE_LOG", "error")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
-        .expect("starting blaise serve");
-    let url = format!("http://127.0.0.1:{port}");
+        .expect("starting blaise serve")
+}
+
+/// `GET /v1/health` of `url`: whether it answers, and whether it runs the clock.
+async fn health(http: &Client, url: &str) -> Option<bool> {
+    let v: Value = http
+        .get(format!("{url}/v1/health"))
+        .timeout(Duration::from_secs(2))
+        .send()
+        .await
+        .ok()?
+        .json()
+        .await
+        .ok()?;
+    Some(v["clock"] == true)
+}
+
+#[tokio::main]
+async fn main() {
+    let o = options();
+    for backend in o.backends.clone() {
+        measure(&o, backend).await;
+    }
+}
+
+async fn measure(o: &Options, backend: &'static str) {
+    let dir = tempfile::tempdir().unwrap();
+    let _pg;
+    let (db, instances) = match backend {
+        "postgres" => {
+            let Some(db) = pg::database() else {
+                println!("\npostgres: skipped ({})", pg::unavailable());
+                return;
+            };
+            let url = db.url.clone();
+            _pg = db;
+            (url, o.instances)
+        }
+        _ => (dir.path().join("load.db").display().to_string(), 1),
+    };
     let http = Client::builder()
         .pool_max_idle_per_host(1024)
         .build()
         .unwrap();
+    // The first instance starts alone, so that it takes the clock.
+    let mut children = Vec::new();
+    let mut urls = Vec::new();
+    for i in 0..instances {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        children.push(serve(&db, port));
+        let url = format!("http://127.0.0.1:{port}");
+        for _ in 0..200 {
+            match health(&http, &url).await {
+                Some(clock) if clock || i > 0 => break,
+                _ => tokio::time::sleep(Duration::from_millis(50)).await,
+            }
+        }
+        urls.push(url);
+    }
+    let pids: Vec<u32> = children.iter().map(|c| c.id()).collect();
     let stats = Arc::new(Stats::default());
     let admin = Api {
         http: http.clone(),
-        url: url.clone(),
+        urls: Arc::new(urls.clone()),
+        home: Arc::new(AtomicUsize::new(0)),
         token: ADMIN.into(),
         stats: stats.clone(),
+        failovers: Arc::new(AtomicUsize::new(0)),
     };
-    for _ in 0..100 {
-        if http
-            .get(format!("{url}/v1/agents"))
-            .bearer_auth(ADMIN)
-            .send()
-            .await
-            .is_ok()
-        {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
     let (s, v) = admin
         .call(
             "admin",
@@ -524,10 +765,7 @@ async fn main() {
             )
             .await;
         assert!(s.is_success(), "runner: {v}");
-        let api = Api {
-            token: v["token"].as_str().unwrap().into(),
-            ..admin.clone()
-        };
+        let api = admin.at(i, v["token"].as_str().unwrap());
         runners.push(tokio::spawn(runner(
             api,
             format!("load-{i}-1"),
@@ -536,43 +774,133 @@ async fn main() {
             o.sessions,
         )));
     }
-    let (cpu_before, _, _) = usage(server.id());
+    let cpu_before: f64 = pids.iter().map(|p| usage(*p).0).sum();
     let started = Instant::now();
+    // The kill: SIGKILL to the instance that runs the clock, then how long until another does.
+    let killed = match o.kill_at.filter(|_| instances > 1) {
+        Some(at) => {
+            let (http, urls, pid) = (http.clone(), urls.clone(), pids[0]);
+            Some(tokio::spawn(async move {
+                tokio::time::sleep_until((started + at).into()).await;
+                let cpu = usage(pid).0;
+                std::process::Command::new("kill")
+                    .args(["-KILL", &pid.to_string()])
+                    .status()
+                    .unwrap();
+                let t = Instant::now();
+                loop {
+                    for url in &urls[1..] {
+                        if health(&http, url).await == Some(true) {
+                            return (t.elapsed(), cpu);
+                        }
+                    }
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+            }))
+        }
+        None => None,
+    };
     let mut users = Vec::new();
     let gap = Duration::from_secs_f64(1.0 / o.rate.max(0.001));
     for i in 0..o.sessions {
         tokio::time::sleep_until((started + gap * i as u32).into()).await;
-        let api = admin.clone();
+        let api = admin.at(i, ADMIN);
         let done = done.clone();
         let (turns, inactivity) = (o.turns.max(1), Duration::from_millis(o.inactivity_ms));
         users.push(tokio::spawn(async move {
-            session(api, turns, inactivity).await;
+            let id = session(api, turns, inactivity).await;
             done.fetch_add(1, Ordering::Relaxed);
+            id
         }));
     }
+    let mut ids = Vec::new();
+    let mut failed = 0;
     for u in users {
-        u.await.expect("a session failed");
+        match u.await {
+            Ok(id) => ids.push(id),
+            Err(_) => failed += 1,
+        }
     }
     let wall = started.elapsed();
-    let (cpu_after, rss, peak) = usage(server.id());
+    // Stops the runners even when a session failed.
+    done.fetch_add(o.sessions, Ordering::Relaxed);
+    let takeover = match killed {
+        Some(k) => Some(k.await.unwrap()),
+        None => None,
+    };
+    let (mut cpu_after, mut rss, mut peak) = (takeover.map_or(0.0, |t| t.1), 0, 0);
+    for (i, pid) in pids.iter().enumerate() {
+        if i == 0 && takeover.is_some() {
+            continue;
+        }
+        let (cpu, r, p) = usage(*pid);
+        cpu_after += cpu;
+        rss += r;
+        peak += p;
+    }
     for r in runners {
         let _ = r.await;
     }
-    let _ = server.kill();
-    let _ = server.wait();
+    // Every answer of every session is in its transcript: (turns + 1) answers of `entries`.
+    let expected = (o.turns.max(1) + 1) * o.entries;
+    let mut lost = 0;
+    for id in &ids {
+        lost += expected.saturating_sub(answers(&admin, id).await);
+    }
+    let ingest_stats = Arc::new(Stats::default());
+    let ingest_wall = Instant::now();
+    let ingested = if o.ingest_runs > 0 {
+        let api = Api {
+            stats: ingest_stats.clone(),
+            ..admin.clone()
+        };
+        ingest(&api, o.ingest_runs, o.ingest_batch, o.ingest_secs).await
+    } else {
+        0
+    };
+    let ingest_wall = ingest_wall.elapsed();
+    let mut retried = 0;
+    for url in &urls {
+        if let Ok(resp) = http.get(format!("{url}/v1/health")).send().await
+            && let Ok(v) = resp.json::<Value>().await
+        {
+            retried += v["conflicts_retried"].as_u64().unwrap_or(0);
+        }
+    }
+    for mut c in children {
+        let _ = c.kill();
+        let _ = c.wait();
+    }
 
+    let store = match backend {
+        "postgres" => format!("PostgreSQL, {instances} instance(s)"),
+        _ => "SQLite".to_string(),
+    };
     println!(
-        "load: {} sessions at {}/s, {} runners, {} turns of {} entries, inactivity {} ms; SQLite",
+        "\n== {store}: {} sessions at {}/s, {} runners, {} turns of {} entries, inactivity {} ms",
         o.sessions, o.rate, o.runners, o.turns, o.entries, o.inactivity_ms
     );
     println!(
-        "wall {:.1} s; server CPU {:.1} s ({:.0}% of one core); RSS {} MiB (peak {} MiB)",
+        "wall {:.1} s; sessions failed {failed}, answer entries lost {lost}; transactions run again after a conflict {retried}; server CPU {:.1} s ({:.0}% of one core); RSS {} MiB (peak {} MiB){}",
         wall.as_secs_f64(),
         cpu_after - cpu_before,
         100.0 * (cpu_after - cpu_before) / wall.as_secs_f64(),
         rss / 1024,
-        peak / 1024
+        peak / 1024,
+        if instances > 1 {
+            " (summed over the instances alive at the end)"
+        } else {
+            ""
+        }
     );
+    if let Some((took, _)) = takeover {
+        println!(
+            "killed the clock's instance at {:.1} s: another ran the clock {:.0} ms later (check interval 100 ms); {} calls moved to another instance",
+            o.kill_at.unwrap().as_secs_f64(),
+            took.as_secs_f64() * 1000.0,
+            admin.failovers.load(Ordering::Relaxed)
+        );
+    }
     stats.print(
         "protocol calls (simulated runners)",
         |n| n.starts_with("runner") || n.starts_with("report"),
@@ -589,4 +917,18 @@ async fn main() {
         },
         wall,
     );
+    if ingested > 0 {
+        println!(
+            "\ntranscript ingest: {} runs, batches of {}: {ingested} entries in {:.1} s = {:.0} entries/s",
+            o.ingest_runs,
+            o.ingest_batch,
+            ingest_wall.as_secs_f64(),
+            ingested as f64 / o.ingest_secs as f64
+        );
+        ingest_stats.print(
+            "",
+            |n| n == "ingest transcript",
+            Duration::from_secs(o.ingest_secs),
+        );
+    }
 }

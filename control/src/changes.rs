@@ -182,9 +182,9 @@ impl Tx for RecordingTx<'_> {
         self.touch(Topic::Run(run.id.clone()));
         self.inner.put_run(run)
     }
-    fn reserve_offer(&mut self, run: &Run) -> StoreResult<()> {
+    fn reserve_offer(&mut self, before: &Run, run: &Run) -> StoreResult<bool> {
         // Wakes nobody: the other runners must not race for what is now reserved.
-        self.inner.put_run(run)
+        self.inner.reserve_offer(before, run)
     }
     fn runs_of_session(&mut self, session_id: &str) -> StoreResult<Vec<Run>> {
         self.inner.runs_of_session(session_id)

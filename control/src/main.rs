@@ -2,8 +2,29 @@
 
 use clap::Parser;
 
-#[tokio::main]
-async fn main() {
+fn main() {
+    let cli = blaise_control::cli::Cli::parse();
+    // A transaction holds the thread it runs on while it waits: on SQLite for microseconds, on
+    // PostgreSQL for network round trips. Serving on PostgreSQL, enough threads that the
+    // store's connections (16), not the threads, bound how many transactions run at once.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let workers = match &cli.command {
+        blaise_control::cli::Command::Serve(args)
+            if blaise_control::store::is_postgres_url(&args.db) =>
+        {
+            cores + blaise_control::store::postgres::POOL_SIZE as usize
+        }
+        _ => cores,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
+        .enable_all()
+        .build()
+        .expect("starting the runtime");
+    runtime.block_on(run(cli));
+}
+
+async fn run(cli: blaise_control::cli::Cli) {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("BLAISE_LOG")
@@ -11,7 +32,6 @@ async fn main() {
         )
         .with_writer(std::io::stderr)
         .init();
-    let cli = blaise_control::cli::Cli::parse();
     let mut out = std::io::stdout();
     if let Err(e) = blaise_control::cli::run(cli, &mut out).await {
         eprintln!("error: {e:#}");

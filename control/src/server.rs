@@ -15,7 +15,7 @@ use crate::auth::{bearer, hash_token};
 use crate::changes::{Changes, RecordingTx, Topic, announcement};
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::lifecycle::{Ctx, transact};
+use crate::lifecycle::{Ctx, transact_read};
 use crate::model::{Millis, Runner, now};
 use crate::store::Store;
 
@@ -47,10 +47,11 @@ impl AppState {
 
     /// One read-only transaction.
     pub fn read<T>(&self, f: impl FnMut(&mut Ctx) -> Result<T>) -> Result<T> {
-        transact(&*self.store, &self.cfg, now(), f)
+        transact_read(&*self.store, &self.cfg, now(), f)
     }
 
-    /// Runs `f` in one transaction, noting the topics it touches; commits if it succeeds.
+    /// Runs `f` in one transaction, noting the topics it touches; commits if it succeeds. When
+    /// `wakes(&out)`, what it touched is announced to the other instances with the commit.
     /// Runs `f` in one transaction, noting the topics it touches; commits if it succeeds. When
     /// `wakes(&out)`, what it touched is announced to the other instances with the commit.
     fn recorded<T>(
@@ -245,6 +246,7 @@ async fn health(
         "ok": reachable,
         "store": state.store.kind(),
         "clock": state.clock_held.load(std::sync::atomic::Ordering::Relaxed),
+        "conflicts_retried": crate::lifecycle::conflicts_retried(),
     });
     (status, axum::Json(body)).into_response()
 }

@@ -49,18 +49,46 @@ pub fn transact<T>(
     })
 }
 
+/// Runs `f` in one transaction that only reads ([`Store::begin_read`]).
+pub fn transact_read<T>(
+    store: &dyn Store,
+    cfg: &Config,
+    now: Millis,
+    mut f: impl FnMut(&mut Ctx) -> Result<T>,
+) -> Result<T> {
+    retrying(|| {
+        let mut tx = store.begin_read()?;
+        let out = f(&mut Ctx {
+            tx: &mut *tx,
+            cfg,
+            now,
+        })?;
+        tx.commit()?;
+        Ok(out)
+    })
+}
+
 /// Most times one transaction is attempted.
 const ATTEMPTS: u32 = 20;
 
+/// Transactions run again after a conflict, since this process started (`GET /v1/health`).
+static RETRIED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+pub fn conflicts_retried() -> u64 {
+    RETRIED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Runs `attempt` again while it fails with a [`StoreError::Conflict`](crate::store::StoreError):
-/// PostgreSQL runs transactions `SERIALIZABLE` and aborts one of two that raced, so the one
-/// aborted must start again and see what the other did. SQLite never conflicts (its writers take
-/// turns). The wait between attempts is short, random and growing, so racers part.
+/// with PostgreSQL, two transactions that slipped past the session locks (two new records racing
+/// for one number, a deadlock between instances) fail one of them, which must start again and
+/// see what the other did. SQLite never conflicts (its writers take turns). The wait between
+/// attempts is short, random and growing, so racers part.
 pub fn retrying<T>(mut attempt: impl FnMut() -> Result<T>) -> Result<T> {
     let mut tries = 1;
     loop {
         match attempt() {
             Err(Error::Store(e)) if e.is_conflict() && tries < ATTEMPTS => {
+                RETRIED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let cap_us = 200u64 << tries.min(8);
                 let mut r = [0u8; 2];
                 let _ = getrandom::fill(&mut r);

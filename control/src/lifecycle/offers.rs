@@ -215,12 +215,15 @@ pub fn offers(ctx: &mut Ctx, runner: &Runner, instance: &str) -> Result<Vec<Offe
             continue;
         };
         if may_take(ctx, &runner.id, &connection, &run, &session)? {
-            room -= 1;
             if renew {
+                let before = run.clone();
                 run.reserved_for = Some(me.clone());
                 run.reserved_until = Some(ctx.now + RESERVATION_MS);
-                ctx.tx.reserve_offer(&run)?;
+                if !ctx.tx.reserve_offer(&before, &run)? {
+                    continue; // another instance reserved it, or it was taken, meanwhile
+                }
             }
+            room -= 1;
             out.push(Offer {
                 run_id: run.id,
                 kind: run.kind,

@@ -431,6 +431,9 @@ fn check_connections(store: &dyn Store) {
     assert_eq!(keys, [("ra", "i1", 9), ("ra", "i2", 5), ("rb", "i1", 5)]);
     assert_eq!(all[0], again, "connection round trip");
 
+    // Runs belong to a session (a store may reach a run through it).
+    tx.put_session(&session("capacity-session", SessionState::Active, 0))
+        .unwrap();
     for (id, status, instance) in [
         ("c-accepted", RunStatus::Accepted, "i1"),
         ("c-running", RunStatus::Running, "i1"),
@@ -453,5 +456,39 @@ fn check_connections(store: &dyn Store) {
     r.status = RunStatus::Failed;
     tx.put_run(&r).unwrap();
     assert_eq!(tx.live_runs_of_instance("ra", "i1").unwrap(), 1);
+
+    // A reservation is written only over the one it was read with, and only while offered.
+    let before = tx.run("c-offered").unwrap().unwrap();
+    let mine = Run {
+        reserved_for: Some("ra/i1".into()),
+        reserved_until: Some(100),
+        ..before.clone()
+    };
+    assert!(tx.reserve_offer(&before, &mine).unwrap());
+    assert_eq!(tx.run("c-offered").unwrap().unwrap(), mine);
+    let theirs = Run {
+        reserved_for: Some("rb/i1".into()),
+        ..before.clone()
+    };
+    assert!(
+        !tx.reserve_offer(&before, &theirs).unwrap(),
+        "read before the other reservation: not written"
+    );
+    assert_eq!(tx.run("c-offered").unwrap().unwrap(), mine);
+    let mut taken = mine.clone();
+    taken.status = RunStatus::Accepted;
+    tx.put_run(&taken).unwrap();
+    let late = Run {
+        reserved_until: Some(200),
+        ..mine.clone()
+    };
+    assert!(
+        !tx.reserve_offer(&mine, &late).unwrap(),
+        "accepted meanwhile"
+    );
+    assert_eq!(
+        tx.run("c-offered").unwrap().unwrap().status,
+        RunStatus::Accepted
+    );
     tx.commit().unwrap();
 }

@@ -75,6 +75,12 @@ pub trait Store: Send + Sync {
     /// session (SQLite: all of them), so a session's transitions never interleave.
     fn begin(&self) -> StoreResult<Box<dyn Tx + '_>>;
 
+    /// Opens a transaction that only reads: a consistent view that locks nothing and never
+    /// waits for a transition (views, the dashboard). Writing in it fails.
+    fn begin_read(&self) -> StoreResult<Box<dyn Tx + '_>> {
+        self.begin()
+    }
+
     /// `"sqlite"` or `"postgres"`, for the health answer and the logs.
     fn kind(&self) -> &'static str;
 
@@ -139,11 +145,10 @@ pub trait Tx {
 
     fn run(&mut self, id: &str) -> StoreResult<Option<Run>>;
     fn put_run(&mut self, run: &Run) -> StoreResult<()>;
-    /// Writes an offered run whose reservation changed (see `lifecycle::offers`): the same as
-    /// [`Tx::put_run`], except that no long poll waits for it.
-    fn reserve_offer(&mut self, run: &Run) -> StoreResult<()> {
-        self.put_run(run)
-    }
+    /// Reserves an offered run (see `lifecycle::offers`): writes `run`, whose reservation
+    /// changed, only if the run is still offered and its reservation is still what it was when
+    /// read (`before`); returns whether it wrote. No long poll waits for it.
+    fn reserve_offer(&mut self, before: &Run, run: &Run) -> StoreResult<bool>;
     /// Oldest first.
     fn runs_of_session(&mut self, session_id: &str) -> StoreResult<Vec<Run>>;
     /// Runs waiting for a runner, oldest first.

@@ -254,3 +254,81 @@ async fn an_offer_goes_to_one_instance_at_a_time() {
     let (status, body) = first.accept(seen[0]["run_id"].as_str().unwrap()).await;
     assert_eq!(status, StatusCode::OK, "{body}");
 }
+
+/// Runners racing to accept the same runs: each run is accepted exactly once, and the run
+/// then belongs to the runner whose accept succeeded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runners_racing_for_the_same_runs_each_get_a_run_once() {
+    let s = Server::start().await;
+    s.agent("a", json!({})).await;
+    let mut racers = Vec::new();
+    for name in ["r1", "r2", "r3", "r4"] {
+        racers.push(s.runner(name, &["a"]).await);
+    }
+    let mut sessions = Vec::new();
+    for i in 0..12 {
+        sessions.push(s.new_session("a", &format!("hello {i}")).await);
+    }
+    let mut runs = Vec::new();
+    for id in &sessions {
+        runs.push(
+            last_run(&s.show(id).await)["id"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+        );
+    }
+    // Half of the racers accept what their offers poll shows them (and so write reservations),
+    // the others accept every run blindly, at the same time.
+    let mut tasks = Vec::new();
+    for (i, racer) in racers.iter().enumerate() {
+        let (racer, runs) = (racer.clone(), runs.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut won = Vec::new();
+            for _ in 0..3 {
+                let shown: Vec<String> = if i % 2 == 0 {
+                    racer
+                        .offers(0)
+                        .await
+                        .iter()
+                        .map(|o| o["run_id"].as_str().unwrap().to_string())
+                        .collect()
+                } else {
+                    runs.clone()
+                };
+                for run in &shown {
+                    let (status, body) = racer.accept(run).await;
+                    if status == StatusCode::OK {
+                        if !won.contains(run) {
+                            won.push(run.clone());
+                        }
+                    } else {
+                        assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+                    }
+                }
+            }
+            (racer, won)
+        }));
+    }
+    let mut winners = std::collections::BTreeMap::new();
+    for t in tasks {
+        let (racer, won) = t.await.unwrap();
+        for run in won {
+            assert!(
+                winners.insert(run.clone(), racer.clone()).is_none(),
+                "run {run} was accepted twice"
+            );
+        }
+    }
+    assert_eq!(winners.len(), runs.len(), "every run was taken");
+    for (run, racer) in winners {
+        let (status, body) = racer
+            .call(
+                Method::POST,
+                &format!("/v1/runner/runs/{run}/heartbeat"),
+                Some(json!({})),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "the winner owns {run}: {body}");
+    }
+}

@@ -149,3 +149,69 @@ fn transactions_go_on_after_postgresql_ends_the_stores_connections() {
     let hash = transact(&*store, &cfg, 0, |ctx| Ok(ctx.tx.admin_token_hash()?)).unwrap();
     assert_eq!(hash.as_deref(), Some("after19"));
 }
+
+/// Reading a run in a transition waits while another transition holds its session, and then
+/// sees what that one wrote.
+#[test]
+fn reading_a_run_waits_for_the_transition_that_holds_its_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, db) = open_store(dir.path());
+    let second: Arc<dyn Store> = match &db {
+        Some(db) => {
+            Arc::new(blaise_control::store::postgres::PostgresStore::open(&db.url).unwrap())
+        }
+        None => Arc::new(
+            blaise_control::store::sqlite::SqliteStore::open(&dir.path().join("blaise.db"))
+                .unwrap(),
+        ),
+    };
+    let id = "ses_00000000000000bb";
+    {
+        let mut tx = store.begin().unwrap();
+        tx.put_session(&conformance_session(id)).unwrap();
+        let mut run = blaise_control_run("run_00000000000000bb", id);
+        run.status = RunStatus::Offered;
+        tx.put_run(&run).unwrap();
+        tx.commit().unwrap();
+    }
+    let (held, release) = std::sync::mpsc::channel::<()>();
+    let holder = {
+        let store = store.clone();
+        std::thread::spawn(move || {
+            let mut tx = store.begin().unwrap();
+            let mut run = tx.run("run_00000000000000bb").unwrap().unwrap();
+            held.send(()).unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(400));
+            run.status = RunStatus::Accepted;
+            tx.put_run(&run).unwrap();
+            tx.commit().unwrap();
+        })
+    };
+    release.recv().unwrap();
+    let started = std::time::Instant::now();
+    let mut tx = second.begin().unwrap();
+    let run = tx.run("run_00000000000000bb").unwrap().unwrap();
+    let waited = started.elapsed();
+    holder.join().unwrap();
+    assert_eq!(
+        run.status,
+        RunStatus::Accepted,
+        "it read what the holder wrote"
+    );
+    assert!(
+        waited.as_millis() >= 300,
+        "it waited for the holder: {waited:?}"
+    );
+}
+
+fn blaise_control_run(id: &str, session: &str) -> Run {
+    serde_json::from_value(serde_json::json!({
+        "id": id, "session_id": session, "environment_id": "env_00000000000000bb",
+        "kind": "start", "status": "offered", "runner_id": null, "instance": null,
+        "created_at": 0, "accepted_at": null, "first_contact_at": null, "last_contact_at": null,
+        "started_at": null, "ended_at": null, "stop": null, "stop_issued_at": null,
+        "plugs_can_resume": null, "plugs_that_cannot_resume": [], "error": null,
+        "acp_session_id": null, "fresh_environment": false
+    }))
+    .unwrap()
+}

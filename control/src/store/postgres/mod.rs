@@ -1,10 +1,16 @@
 //! The PostgreSQL store, for a fleet: several `blaise serve` instances share one database.
 //!
-//! Every transaction is `SERIALIZABLE`: two instances racing on the same records cannot both
-//! act on what they read, one of them gets [`StoreError::Conflict`] and runs again from the
-//! start (`crate::lifecycle::retrying`). Reading a session locks its row (`FOR UPDATE`), so two
-//! transitions of one session never run at the same time on any instance: the second waits for
-//! the first and then starts over on what it wrote.
+//! **Locking, not retrying.** A transition is a `READ COMMITTED` transaction that locks the
+//! session it concerns before it reads anything of it: reading a session takes its row lock
+//! (`SELECT … FOR UPDATE`), and reading a run, an environment, a message or a permission request
+//! takes the lock of the session it belongs to, then reads the record again (a statement of a
+//! `READ COMMITTED` transaction sees what was committed before it started). So two
+//! transitions of one session never run at the same time, on any instance: the second waits,
+//! then reads what the first wrote. Transitions of different sessions do not wait for each other.
+//! What slips past the locks (two new records racing for one number, a deadlock between two
+//! instances) fails with [`StoreError::Conflict`] and runs again (`crate::lifecycle::retrying`).
+//! Reads that change nothing (`Store::begin_read`: views, the dashboard) run in a
+//! `REPEATABLE READ READ ONLY` snapshot and lock nothing.
 //!
 //! The domain logic is synchronous; the connections are not. Each connection's socket is driven
 //! by a task on the store's own small runtime, and a transaction waits on its client's requests
@@ -27,7 +33,7 @@ use super::{DueLimits, Store, StoreError, StoreResult, Tx};
 use crate::model::*;
 use pool::{Conn, Pool};
 
-pub use pool::redacted;
+pub use pool::{POOL_SIZE, redacted};
 
 /// Migrations, in order; `blaise_migrations` records the ones that ran.
 const MIGRATIONS: &[&str] = &[include_str!("schema.sql")];
@@ -53,6 +59,12 @@ impl From<tokio_postgres::Error> for StoreError {
             Some(c) if *c == SqlState::T_R_DEADLOCK_DETECTED => {
                 StoreError::Conflict("deadlock detected".into())
             }
+            // Two transactions numbered a new record alike (the next transcript index, the
+            // next directive) or wrote the same new key: the one that lost starts over.
+            Some(c) if *c == SqlState::UNIQUE_VIOLATION => StoreError::Conflict(
+                e.as_db_error()
+                    .map_or(e.to_string(), |d| d.message().into()),
+            ),
             _ => StoreError::Failed(match e.as_db_error() {
                 Some(db) => format!("postgres: {} ({})", db.message(), db.code().code()),
                 None => format!("postgres: {e}"),
@@ -102,22 +114,22 @@ impl PostgresStore {
     }
 }
 
-impl Store for PostgresStore {
-    fn begin(&self) -> StoreResult<Box<dyn Tx + '_>> {
+impl PostgresStore {
+    fn open_tx(&self, begin: &str, locking: bool) -> StoreResult<Box<dyn Tx + '_>> {
         // A pooled connection may have died while idle (the server restarted, or ended it):
         // such a one is dropped (the pool does not take it back) and another tried. Nothing was
         // sent on it, so trying again is safe.
         let mut attempts = 0;
         loop {
             let conn = self.pool.get()?;
-            match block_on(
-                conn.client()
-                    .batch_execute("BEGIN ISOLATION LEVEL SERIALIZABLE"),
-            ) {
+            match block_on(conn.client().batch_execute(begin)) {
                 Ok(()) => {
                     return Ok(Box::new(PostgresTx {
                         conn,
                         done: false,
+                        failed: None,
+                        locked: Default::default(),
+                        locking,
                         instance: &self.instance,
                     }));
                 }
@@ -125,6 +137,16 @@ impl Store for PostgresStore {
                 Err(e) => return Err(e.into()),
             }
         }
+    }
+}
+
+impl Store for PostgresStore {
+    fn begin(&self) -> StoreResult<Box<dyn Tx + '_>> {
+        self.open_tx("BEGIN ISOLATION LEVEL READ COMMITTED", true)
+    }
+
+    fn begin_read(&self) -> StoreResult<Box<dyn Tx + '_>> {
+        self.open_tx("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", false)
     }
 
     fn kind(&self) -> &'static str {
@@ -159,6 +181,12 @@ fn lost(e: &tokio_postgres::Error, conn: &Conn) -> bool {
 struct PostgresTx<'a> {
     conn: Conn,
     done: bool,
+    /// The first statement that failed (PostgreSQL refuses the rest of the transaction).
+    failed: Option<String>,
+    /// A transition: reads lock the session they concern (see the module's note).
+    locking: bool,
+    /// The sessions this transaction holds the lock of.
+    locked: std::collections::HashSet<String>,
     instance: &'a str,
 }
 
@@ -179,12 +207,56 @@ type Params<'a> = &'a [&'a (dyn ToSql + Sync)];
 
 impl PostgresTx<'_> {
     fn statement(&mut self, sql: &'static str) -> StoreResult<Statement> {
-        self.conn.statement(sql)
+        let prepared = self.conn.statement(sql);
+        self.note(prepared)
+    }
+
+    /// Notes a failed statement (see `commit`).
+    fn note<T, E: Into<StoreError>>(&mut self, result: Result<T, E>) -> StoreResult<T> {
+        result.map_err(|e| {
+            let e = e.into();
+            if self.failed.is_none() {
+                self.failed = Some(e.to_string());
+            }
+            e
+        })
     }
 
     fn rows(&mut self, sql: &'static str, params: Params) -> StoreResult<Vec<Row>> {
         let stmt = self.statement(sql)?;
-        Ok(block_on(self.conn.client().query(&stmt, params))?)
+        let rows = block_on(self.conn.client().query(&stmt, params));
+        self.note(rows)
+    }
+
+    /// A record of a session: `read` returns the session's id and the record's data. In a
+    /// transition, the first read of a session's record takes the session's lock (`FOR UPDATE`)
+    /// and reads the record again: each statement of a `READ COMMITTED` transaction sees what
+    /// was committed before it started, so the second read sees what the last holder of the
+    /// lock left.
+    fn owned<T: DeserializeOwned>(
+        &mut self,
+        read: &'static str,
+        params: Params,
+    ) -> StoreResult<Option<T>> {
+        let rows = self.rows(read, params)?;
+        let Some(row) = rows.first() else {
+            return Ok(None);
+        };
+        let session: String = row.get(0);
+        let row = if self.locking && !self.locked.contains(&session) {
+            self.exec(
+                "SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE",
+                &[&session],
+            )?;
+            self.locked.insert(session);
+            match self.rows(read, params)?.into_iter().next() {
+                Some(row) => row,
+                None => return Ok(None),
+            }
+        } else {
+            rows.into_iter().next().expect("one row")
+        };
+        Ok(Some(serde_json::from_str(row.get::<_, &str>(1))?))
     }
 
     fn one<T: DeserializeOwned>(
@@ -217,17 +289,27 @@ impl PostgresTx<'_> {
 
     fn exec(&mut self, sql: &'static str, params: Params) -> StoreResult<u64> {
         let stmt = self.statement(sql)?;
-        Ok(block_on(self.conn.client().execute(&stmt, params))?)
+        let done = block_on(self.conn.client().execute(&stmt, params));
+        self.note(done)
     }
 
     fn int(&mut self, sql: &'static str, params: Params) -> StoreResult<i64> {
         let stmt = self.statement(sql)?;
-        Ok(block_on(self.conn.client().query_one(&stmt, params))?.get(0))
+        let row = block_on(self.conn.client().query_one(&stmt, params));
+        Ok(self.note(row)?.get(0))
     }
 }
 
 impl Tx for PostgresTx<'_> {
     fn commit(mut self: Box<Self>) -> StoreResult<()> {
+        // PostgreSQL answers COMMIT of a transaction a statement failed in with ROLLBACK, not
+        // an error: such a transaction must not pass for committed (the one who swallowed the
+        // statement's error would believe its writes were kept).
+        if let Some(failed) = self.failed.take() {
+            return Err(StoreError::Failed(format!(
+                "not committed: a statement of the transaction failed ({failed})"
+            )));
+        }
         // Marked done first: a failed COMMIT has ended the transaction all the same.
         self.done = true;
         block_on(self.conn.client().batch_execute("COMMIT"))?;
@@ -345,7 +427,14 @@ impl Tx for PostgresTx<'_> {
 
     fn session(&mut self, id: &str) -> StoreResult<Option<Session>> {
         // The row lock is what keeps one session's transitions apart across instances.
-        self.one("SELECT data FROM sessions WHERE id = $1 FOR UPDATE", &[&id])
+        if !self.locking || self.locked.contains(id) {
+            return self.one("SELECT data FROM sessions WHERE id = $1", &[&id]);
+        }
+        let session = self.one("SELECT data FROM sessions WHERE id = $1 FOR UPDATE", &[&id])?;
+        if session.is_some() {
+            self.locked.insert(id.to_string());
+        }
+        Ok(session)
     }
 
     fn put_session(&mut self, s: &Session) -> StoreResult<()> {
@@ -415,20 +504,22 @@ impl Tx for PostgresTx<'_> {
     }
 
     fn run(&mut self, id: &str) -> StoreResult<Option<Run>> {
-        self.one("SELECT data FROM runs WHERE id = $1", &[&id])
+        self.owned("SELECT session_id, data FROM runs WHERE id = $1", &[&id])
     }
 
     fn put_run(&mut self, r: &Run) -> StoreResult<()> {
         self.exec(
             "INSERT INTO runs (id, session_id, kind, status, created_at, accepted_at,
-               first_contact_at, last_contact_at, stop_issued_at, data, runner_id, instance)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+               first_contact_at, last_contact_at, stop_issued_at, data, runner_id, instance,
+               reserved_for, reserved_until)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
              ON CONFLICT (id) DO UPDATE SET session_id = EXCLUDED.session_id,
                kind = EXCLUDED.kind, status = EXCLUDED.status, created_at = EXCLUDED.created_at,
                accepted_at = EXCLUDED.accepted_at, first_contact_at = EXCLUDED.first_contact_at,
                last_contact_at = EXCLUDED.last_contact_at,
                stop_issued_at = EXCLUDED.stop_issued_at, data = EXCLUDED.data,
-               runner_id = EXCLUDED.runner_id, instance = EXCLUDED.instance",
+               runner_id = EXCLUDED.runner_id, instance = EXCLUDED.instance,
+               reserved_for = EXCLUDED.reserved_for, reserved_until = EXCLUDED.reserved_until",
             &[
                 &r.id,
                 &r.session_id,
@@ -442,9 +533,32 @@ impl Tx for PostgresTx<'_> {
                 &to_json(r)?,
                 &r.runner_id,
                 &r.instance,
+                &r.reserved_for,
+                &r.reserved_until,
             ],
         )?;
         Ok(())
+    }
+
+    fn reserve_offer(&mut self, before: &Run, r: &Run) -> StoreResult<bool> {
+        // Written without the session's lock (offers lock nothing), so only while the run is
+        // still offered and still reserved as it was read: a reservation never undoes an
+        // accept or a withdrawal, and two instances polling at once do not both get the run.
+        let n = self.exec(
+            "UPDATE runs SET data = $2, reserved_for = $3, reserved_until = $4
+               WHERE id = $1 AND status = 'offered'
+                 AND reserved_for IS NOT DISTINCT FROM $5
+                 AND reserved_until IS NOT DISTINCT FROM $6",
+            &[
+                &r.id,
+                &to_json(r)?,
+                &r.reserved_for,
+                &r.reserved_until,
+                &before.reserved_for,
+                &before.reserved_until,
+            ],
+        )?;
+        Ok(n == 1)
     }
 
     fn runs_of_session(&mut self, session_id: &str) -> StoreResult<Vec<Run>> {
@@ -462,7 +576,10 @@ impl Tx for PostgresTx<'_> {
     }
 
     fn environment(&mut self, id: &str) -> StoreResult<Option<Environment>> {
-        self.one("SELECT data FROM environments WHERE id = $1", &[&id])
+        self.owned(
+            "SELECT session_id, data FROM environments WHERE id = $1",
+            &[&id],
+        )
     }
 
     fn put_environment(&mut self, e: &Environment) -> StoreResult<()> {
@@ -636,7 +753,10 @@ impl Tx for PostgresTx<'_> {
     }
 
     fn message(&mut self, id: &str) -> StoreResult<Option<Message>> {
-        self.one("SELECT data FROM messages WHERE id = $1", &[&id])
+        self.owned(
+            "SELECT session_id, data FROM messages WHERE id = $1",
+            &[&id],
+        )
     }
 
     fn put_message(&mut self, m: &Message) -> StoreResult<()> {
@@ -698,8 +818,8 @@ impl Tx for PostgresTx<'_> {
         run_id: &str,
         request_id: &str,
     ) -> StoreResult<Option<PermissionRequest>> {
-        self.one(
-            "SELECT data FROM permissions WHERE run_id = $1 AND request_id = $2",
+        self.owned(
+            "SELECT session_id, data FROM permissions WHERE run_id = $1 AND request_id = $2",
             &[&run_id, &request_id],
         )
     }

@@ -50,6 +50,8 @@ CREATE TABLE runs (
     stop_issued_at BIGINT,
     runner_id TEXT,
     instance TEXT,
+    reserved_for TEXT,
+    reserved_until BIGINT,
     data TEXT NOT NULL
 );
 CREATE INDEX runs_by_session ON runs (session_id, created_at, n);

@@ -291,8 +291,8 @@ impl Tx for SqliteTx<'_> {
 
     fn put_run(&mut self, r: &Run) -> StoreResult<()> {
         self.exec(
-            "INSERT OR REPLACE INTO runs (id, session_id, kind, status, created_at, accepted_at, first_contact_at, last_contact_at, stop_issued_at, data, runner_id, instance)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            "INSERT OR REPLACE INTO runs (id, session_id, kind, status, created_at, accepted_at, first_contact_at, last_contact_at, stop_issued_at, data, runner_id, instance, reserved_for, reserved_until)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
             params![
                 r.id,
                 r.session_id,
@@ -305,9 +305,30 @@ impl Tx for SqliteTx<'_> {
                 r.stop_issued_at,
                 to_json(r)?,
                 r.runner_id,
-                r.instance
+                r.instance,
+                r.reserved_for,
+                r.reserved_until
             ],
         )
+    }
+
+    fn reserve_offer(&mut self, before: &Run, r: &Run) -> StoreResult<bool> {
+        let n = self
+            .conn
+            .prepare_cached(
+                "UPDATE runs SET data = ?2, reserved_for = ?3, reserved_until = ?4
+               WHERE id = ?1 AND status = 'offered'
+                 AND reserved_for IS ?5 AND reserved_until IS ?6",
+            )?
+            .execute(params![
+                r.id,
+                to_json(r)?,
+                r.reserved_for,
+                r.reserved_until,
+                before.reserved_for,
+                before.reserved_until
+            ])?;
+        Ok(n == 1)
     }
 
     fn runs_of_session(&mut self, session_id: &str) -> StoreResult<Vec<Run>> {

@@ -3,8 +3,9 @@
 //! or the server's keepalive gives up on a vanished host) the next instance to ask takes it.
 //!
 //! The lease keeps the clock's work in one place; it is not what keeps that work correct. Each
-//! rule runs in a serializable transaction on a locked session, so if two instances ever both
-//! ticked (a holder cut off before it noticed), a session would still change once.
+//! rule runs in a transaction that holds its session's lock and reads the session afresh, so if
+//! two instances ever both ticked (a holder cut off before it noticed), a session would still
+//! change once.
 
 use std::sync::Mutex;
 

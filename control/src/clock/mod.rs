@@ -130,12 +130,14 @@ pub fn spawn(
         loop {
             interval.tick().await;
             // The tick is blocking store work: keep it off the threads that serve requests.
-            let (store, was_held) = (store.clone(), held.load(Relaxed));
+            let (store, was_held, holds) = (store.clone(), held.load(Relaxed), held.clone());
             let mut tick_cfg = cfg.clone();
             let ticked = tokio::task::spawn_blocking(move || -> Result<Option<_>> {
                 if !store.hold_clock()? {
                     return Ok(None);
                 }
+                // Said at once: the first tick after a takeover may have much to do.
+                holds.store(true, Relaxed);
                 if !was_held {
                     // Taking the clock counts as a start of Blaise: runs that were talking to
                     // an instance that died get their limits again from now.
@@ -155,7 +157,6 @@ pub fn spawn(
                 Ok(Ok(Some((r, tick_cfg)))) => {
                     if !was_held {
                         tracing::info!("this instance runs the clock");
-                        held.store(true, Relaxed);
                     }
                     cfg = tick_cfg;
                     if r.acted > 0 || r.pruned > 0 || r.pruned_sessions > 0 {

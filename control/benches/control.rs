@@ -15,7 +15,13 @@ use blaise_control::server::AppState;
 use blaise_control::store::Store;
 use blaise_control::store::sqlite::SqliteStore;
 
-const SESSIONS: usize = 10_000;
+/// Sessions in the clock benchmark: `BLAISE_BENCH_SESSIONS`, default 10,000.
+fn sessions() -> usize {
+    std::env::var("BLAISE_BENCH_SESSIONS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(10_000)
+}
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
@@ -43,7 +49,7 @@ fn populate(store: &dyn Store, cfg: &Config, now: Millis) -> Runner {
             &runner,
             &offers::Hello::serving("i", &["a".to_string()]),
         )?;
-        for i in 0..SESSIONS {
+        for i in 0..sessions() {
             let session = messages::new_session(ctx, "a", "hello")?;
             let run_id = session.current_run_id.clone().unwrap();
             offers::accept(ctx, &runner, "i", &run_id)?;
@@ -73,7 +79,8 @@ fn bench_clock_tick() {
     let setup = Instant::now();
     populate(&store, &cfg, t0);
     println!(
-        "clock tick: {SESSIONS} sessions (half running, half paused) created in {:.1}s",
+        "clock tick: {} sessions (half running, half paused) created in {:.1}s",
+        sessions(),
         setup.elapsed().as_secs_f64()
     );
     let mut quiet = Vec::new();

@@ -96,6 +96,36 @@ pub fn check(store: &dyn Store) {
     .unwrap();
     tx.put_session(&session("ended", SessionState::Closed, 0))
         .unwrap();
+    // Each agent's own limits: a quicker agent's session is idle sooner, and its shorter
+    // timeout does not make another agent's run due.
+    tx.put_agent(&Agent {
+        name: "quick".into(),
+        settings: AgentSettings {
+            inactivity_ms: 100,
+            timeout_ms: 10,
+            ..AgentSettings::default()
+        },
+        disabled: false,
+        updated_at: 0,
+    })
+    .unwrap();
+    tx.put_session(&Session {
+        agent: "quick".into(),
+        ..session("idle-quick", SessionState::Active, now - 500)
+    })
+    .unwrap();
+    tx.put_session(&Session {
+        run_serving: false,
+        ..session("patient-run", SessionState::Active, now)
+    })
+    .unwrap();
+    tx.put_run(&Run {
+        accepted_at: Some(now - 50_000),
+        first_contact_at: Some(now - 50_000),
+        last_contact_at: Some(now),
+        ..run("r-patient", "patient-run", RunStatus::Running)
+    })
+    .unwrap();
     // Paused past / before its expiry.
     tx.put_session(&Session {
         expires_at: Some(now),
@@ -181,6 +211,7 @@ pub fn check(store: &dyn Store) {
     let mut expected = vec![
         "expired",
         "idle",
+        "idle-quick",
         "never-connected",
         "retry-due",
         "silent",
@@ -205,8 +236,8 @@ pub fn check(store: &dyn Store) {
     due.sort();
     assert_eq!(
         due,
-        ["expired", "retry-due"],
-        "due_sessions with limits of i64::MAX"
+        ["expired", "idle-quick", "retry-due"],
+        "due_sessions with limits of i64::MAX (agent quick keeps its own)"
     );
     patient.settings = settings.clone();
     tx.put_agent(&patient).unwrap();

@@ -475,22 +475,27 @@ impl Tx for PostgresTx<'_> {
         // `at <= now - limit`, never `at + limit <= now`: a limit may be i64::MAX ("never"),
         // and PostgreSQL fails a whole query on an overflowing sum (SQLite turns it to a float).
         self.ids(
-            "SELECT s.id FROM sessions s JOIN agents a ON a.name = s.agent
+            "SELECT s.id FROM agents a JOIN sessions s ON s.agent = a.name
                WHERE s.state = 'active' AND s.run_serving AND s.open_turns = 0
                  AND s.last_activity <= $1 - a.inactivity_ms
              UNION
              SELECT id FROM sessions WHERE state = 'paused' AND expires_at <= $1
              UNION
-             SELECT r.session_id FROM runs r
-               WHERE r.status IN ('accepted', 'running') AND (
-                    (r.first_contact_at IS NULL AND r.accepted_at <= $1 - $2)
-                 OR (r.last_contact_at <= $1 - $3)
-                 OR (r.stop_issued_at <= $1 - $4))
+             SELECT session_id FROM runs WHERE status IN ('accepted', 'running')
+               AND first_contact_at IS NULL AND accepted_at <= $1 - $2
+             UNION
+             SELECT session_id FROM runs WHERE status IN ('accepted', 'running')
+               AND last_contact_at <= $1 - $3
+             UNION
+             SELECT session_id FROM runs WHERE status IN ('accepted', 'running')
+               AND stop_issued_at <= $1 - $4
              UNION
              SELECT r.session_id FROM runs r JOIN sessions s ON s.id = r.session_id
                                              JOIN agents a ON a.name = s.agent
                WHERE r.status IN ('accepted', 'running') AND r.kind != 'teardown'
-                 AND r.stop_issued_at IS NULL AND r.accepted_at <= $1 - a.timeout_ms
+                 AND r.stop_issued_at IS NULL
+                 AND r.accepted_at <= $1 - (SELECT COALESCE(MIN(timeout_ms), 0) FROM agents)
+                 AND r.accepted_at <= $1 - a.timeout_ms
              UNION
              SELECT session_id FROM environments
                WHERE state = 'tearing_down' AND next_teardown_at <= $1",

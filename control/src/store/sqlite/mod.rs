@@ -15,6 +15,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("schema.sql"),
     include_str!("retention.sql"),
     include_str!("capacity.sql"),
+    include_str!("clock.sql"),
 ];
 
 pub struct SqliteStore {
@@ -220,8 +221,15 @@ impl Tx for SqliteTx<'_> {
 
     fn put_session(&mut self, s: &Session) -> StoreResult<()> {
         self.exec(
-            "INSERT OR REPLACE INTO sessions (id, agent, state, created_at, last_activity, open_turns, run_serving, expires_at, data, ended_at, pruned_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            // An upsert, not INSERT OR REPLACE: the row is updated in place, and only the
+            // indexes whose columns changed are rewritten.
+            "INSERT INTO sessions (id, agent, state, created_at, last_activity, open_turns, run_serving, expires_at, data, ended_at, pruned_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+             ON CONFLICT (id) DO UPDATE SET agent = excluded.agent, state = excluded.state,
+               created_at = excluded.created_at, last_activity = excluded.last_activity,
+               open_turns = excluded.open_turns, run_serving = excluded.run_serving,
+               expires_at = excluded.expires_at, data = excluded.data,
+               ended_at = excluded.ended_at, pruned_at = excluded.pruned_at",
             params![
                 s.id,
                 s.agent,
@@ -248,23 +256,33 @@ impl Tx for SqliteTx<'_> {
     fn due_sessions(&mut self, now: Millis, l: &DueLimits) -> StoreResult<Vec<String>> {
         // `at <= now - limit`, never `at + limit <= now`: a limit may be i64::MAX ("never"),
         // and PostgreSQL fails a whole query on an overflowing sum (SQLite turns it to a float).
+        // Each branch reads one of the clock's partial indexes (clock.sql) from its oldest
+        // entry up to the limit: only records past a limit are read. `INDEXED BY`, because
+        // without statistics SQLite prefers the equality on `state`/`status`, which reads every
+        // active session and every live run.
         let mut stmt = self.conn.prepare_cached(
-            "SELECT s.id FROM sessions s JOIN agents a ON a.name = s.agent
+            "SELECT s.id FROM agents a CROSS JOIN sessions s INDEXED BY sessions_idle ON s.agent = a.name
                WHERE s.state = 'active' AND s.run_serving = 1 AND s.open_turns = 0
                  AND s.last_activity <= ?1 - a.inactivity_ms
              UNION
-             SELECT id FROM sessions WHERE state = 'paused' AND expires_at <= ?1
+             SELECT id FROM sessions INDEXED BY sessions_expiring
+               WHERE state = 'paused' AND expires_at <= ?1
              UNION
-             SELECT r.session_id FROM runs r
-               WHERE r.status IN ('accepted', 'running') AND (
-                    (r.first_contact_at IS NULL AND r.accepted_at <= ?1 - ?2)
-                 OR (r.last_contact_at <= ?1 - ?3)
-                 OR (r.stop_issued_at <= ?1 - ?4))
+             SELECT session_id FROM runs INDEXED BY runs_unconnected
+               WHERE status IN ('accepted', 'running') AND first_contact_at IS NULL AND accepted_at <= ?1 - ?2
              UNION
-             SELECT r.session_id FROM runs r JOIN sessions s ON s.id = r.session_id
+             SELECT session_id FROM runs INDEXED BY runs_silent
+               WHERE status IN ('accepted', 'running') AND last_contact_at <= ?1 - ?3
+             UNION
+             SELECT session_id FROM runs INDEXED BY runs_stopping
+               WHERE status IN ('accepted', 'running') AND stop_issued_at <= ?1 - ?4
+             UNION
+             SELECT r.session_id FROM runs r INDEXED BY runs_timing JOIN sessions s ON s.id = r.session_id
                                              JOIN agents a ON a.name = s.agent
                WHERE r.status IN ('accepted', 'running') AND r.kind != 'teardown'
-                 AND r.stop_issued_at IS NULL AND r.accepted_at <= ?1 - a.timeout_ms
+                 AND r.stop_issued_at IS NULL
+                 AND r.accepted_at <= ?1 - (SELECT COALESCE(MIN(timeout_ms), 0) FROM agents)
+                 AND r.accepted_at <= ?1 - a.timeout_ms
              UNION
              SELECT session_id FROM environments
                WHERE state = 'tearing_down' AND next_teardown_at <= ?1",
@@ -291,8 +309,15 @@ impl Tx for SqliteTx<'_> {
 
     fn put_run(&mut self, r: &Run) -> StoreResult<()> {
         self.exec(
-            "INSERT OR REPLACE INTO runs (id, session_id, kind, status, created_at, accepted_at, first_contact_at, last_contact_at, stop_issued_at, data, runner_id, instance, reserved_for, reserved_until)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+            "INSERT INTO runs (id, session_id, kind, status, created_at, accepted_at, first_contact_at, last_contact_at, stop_issued_at, data, runner_id, instance, reserved_for, reserved_until)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+             ON CONFLICT (id) DO UPDATE SET session_id = excluded.session_id,
+               kind = excluded.kind, status = excluded.status, created_at = excluded.created_at,
+               accepted_at = excluded.accepted_at, first_contact_at = excluded.first_contact_at,
+               last_contact_at = excluded.last_contact_at,
+               stop_issued_at = excluded.stop_issued_at, data = excluded.data,
+               runner_id = excluded.runner_id, instance = excluded.instance,
+               reserved_for = excluded.reserved_for, reserved_until = excluded.reserved_until",
             params![
                 r.id,
                 r.session_id,

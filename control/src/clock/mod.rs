@@ -34,6 +34,9 @@ pub const PRUNE_PER_TICK: usize = 10_000;
 /// Most sessions one tick looks at for pruning.
 pub const PRUNE_SESSIONS_PER_TICK: usize = 100;
 
+/// How long a run is offered before the clock looks at why it waits.
+pub const WAITING_AFTER_MS: Millis = 1_000;
+
 /// Most due sessions one transaction of the clock checks: a transaction costs more than a rule
 /// (stopping 5,000 idle runs one transaction each took seconds), and a batch still holds its
 /// locks only for a few milliseconds.
@@ -73,9 +76,14 @@ pub fn tick(store: &dyn Store, cfg: &Config, now: Millis) -> Result<TickReport> 
             }
         }
     }
-    // Runs waiting for a runner: noted, forgotten, or (a new session's first) failed.
+    // Runs waiting for a runner: noted, forgotten, or (a new session's first) failed. A run
+    // offered less than a second ago is about to be taken: under load, looking at each one on
+    // every tick would cost more than everything else the tick does.
     let offered = transact(store, cfg, now, |ctx| Ok(ctx.tx.offered_runs()?))?;
-    for run in offered {
+    for run in offered
+        .into_iter()
+        .filter(|r| now - r.created_at >= WAITING_AFTER_MS)
+    {
         match transact(store, cfg, now, |ctx| waiting::check_offered(ctx, &run.id)) {
             Ok(true) => report.acted += 1,
             Ok(false) => {}

@@ -691,7 +691,7 @@ impl Tx for PostgresTx<'_> {
 
     fn run_last_seq(&mut self, run_id: &str) -> StoreResult<i64> {
         self.int(
-            "SELECT COALESCE(MAX(seq), 0) FROM transcript WHERE run_id = $1",
+            "SELECT COALESCE(MAX(seq), 0) FROM transcript WHERE run_id = $1 AND seq IS NOT NULL",
             &[&run_id],
         )
     }

@@ -18,6 +18,42 @@ const MIGRATIONS: &[&str] = &[
     include_str!("clock.sql"),
 ];
 
+/// `seq IS NOT NULL` is what lets SQLite read `transcript_by_run` (a partial index): without
+/// it, every transcript report scanned the whole transcript table.
+const RUN_LAST_SEQ: &str =
+    "SELECT COALESCE(MAX(seq), 0) FROM transcript WHERE run_id = ?1 AND seq IS NOT NULL";
+
+/// Each branch reads one of the clock's partial indexes (clock.sql) from its oldest entry up to
+/// the limit: only records past a limit are read. `INDEXED BY`, because without statistics
+/// SQLite prefers the equality on `state`/`status`, which reads every active session and every
+/// live run; `CROSS JOIN` keeps the agents outside, so each agent's limit bounds its range.
+const DUE_SESSIONS: &str =
+    "SELECT s.id FROM agents a CROSS JOIN sessions s INDEXED BY sessions_idle ON s.agent = a.name
+   WHERE s.state = 'active' AND s.run_serving = 1 AND s.open_turns = 0
+     AND s.last_activity <= ?1 - a.inactivity_ms
+ UNION
+ SELECT id FROM sessions INDEXED BY sessions_expiring
+   WHERE state = 'paused' AND expires_at <= ?1
+ UNION
+ SELECT session_id FROM runs INDEXED BY runs_unconnected
+   WHERE status IN ('accepted', 'running') AND first_contact_at IS NULL AND accepted_at <= ?1 - ?2
+ UNION
+ SELECT session_id FROM runs INDEXED BY runs_silent
+   WHERE status IN ('accepted', 'running') AND last_contact_at <= ?1 - ?3
+ UNION
+ SELECT session_id FROM runs INDEXED BY runs_stopping
+   WHERE status IN ('accepted', 'running') AND stop_issued_at <= ?1 - ?4
+ UNION
+ SELECT r.session_id FROM runs r INDEXED BY runs_timing JOIN sessions s ON s.id = r.session_id
+                                 JOIN agents a ON a.name = s.agent
+   WHERE r.status IN ('accepted', 'running') AND r.kind != 'teardown'
+     AND r.stop_issued_at IS NULL
+     AND r.accepted_at <= ?1 - (SELECT COALESCE(MIN(timeout_ms), 0) FROM agents)
+     AND r.accepted_at <= ?1 - a.timeout_ms
+ UNION
+ SELECT session_id FROM environments
+   WHERE state = 'tearing_down' AND next_teardown_at <= ?1";
+
 pub struct SqliteStore {
     conn: Mutex<rusqlite::Connection>,
 }
@@ -38,6 +74,12 @@ impl SqliteStore {
 
     fn with_connection(conn: rusqlite::Connection) -> StoreResult<Self> {
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        // Room for every statement the store prepares (about 60): with rusqlite's default of
+        // 16 they pushed each other out and were parsed and planned again on most calls.
+        conn.set_prepared_statement_cache_capacity(128);
+        // 32 MiB of pages in memory (the default is 2 MiB): a busy server reads its indexes
+        // from here, not with a system call per page.
+        conn.pragma_update(None, "cache_size", -32_768)?;
         let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
         for (i, migration) in MIGRATIONS.iter().enumerate().skip(version as usize) {
             conn.execute_batch(&format!(
@@ -256,37 +298,7 @@ impl Tx for SqliteTx<'_> {
     fn due_sessions(&mut self, now: Millis, l: &DueLimits) -> StoreResult<Vec<String>> {
         // `at <= now - limit`, never `at + limit <= now`: a limit may be i64::MAX ("never"),
         // and PostgreSQL fails a whole query on an overflowing sum (SQLite turns it to a float).
-        // Each branch reads one of the clock's partial indexes (clock.sql) from its oldest
-        // entry up to the limit: only records past a limit are read. `INDEXED BY`, because
-        // without statistics SQLite prefers the equality on `state`/`status`, which reads every
-        // active session and every live run.
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT s.id FROM agents a CROSS JOIN sessions s INDEXED BY sessions_idle ON s.agent = a.name
-               WHERE s.state = 'active' AND s.run_serving = 1 AND s.open_turns = 0
-                 AND s.last_activity <= ?1 - a.inactivity_ms
-             UNION
-             SELECT id FROM sessions INDEXED BY sessions_expiring
-               WHERE state = 'paused' AND expires_at <= ?1
-             UNION
-             SELECT session_id FROM runs INDEXED BY runs_unconnected
-               WHERE status IN ('accepted', 'running') AND first_contact_at IS NULL AND accepted_at <= ?1 - ?2
-             UNION
-             SELECT session_id FROM runs INDEXED BY runs_silent
-               WHERE status IN ('accepted', 'running') AND last_contact_at <= ?1 - ?3
-             UNION
-             SELECT session_id FROM runs INDEXED BY runs_stopping
-               WHERE status IN ('accepted', 'running') AND stop_issued_at <= ?1 - ?4
-             UNION
-             SELECT r.session_id FROM runs r INDEXED BY runs_timing JOIN sessions s ON s.id = r.session_id
-                                             JOIN agents a ON a.name = s.agent
-               WHERE r.status IN ('accepted', 'running') AND r.kind != 'teardown'
-                 AND r.stop_issued_at IS NULL
-                 AND r.accepted_at <= ?1 - (SELECT COALESCE(MIN(timeout_ms), 0) FROM agents)
-                 AND r.accepted_at <= ?1 - a.timeout_ms
-             UNION
-             SELECT session_id FROM environments
-               WHERE state = 'tearing_down' AND next_teardown_at <= ?1",
-        )?;
+        let mut stmt = self.conn.prepare_cached(DUE_SESSIONS)?;
         let rows = stmt.query_map(
             params![
                 now,
@@ -465,7 +477,7 @@ impl Tx for SqliteTx<'_> {
     fn run_last_seq(&mut self, run_id: &str) -> StoreResult<i64> {
         Ok(self
             .conn
-            .prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM transcript WHERE run_id = ?1")?
+            .prepare_cached(RUN_LAST_SEQ)?
             .query_row(params![run_id], |r| r.get(0))?)
     }
 
@@ -676,6 +688,30 @@ mod tests {
         assert_eq!(tx.sessions_to_prune(1000, 10).unwrap(), ["old"]);
         assert_eq!(tx.sessions_to_prune(999, 10).unwrap(), Vec::<String>::new());
         assert_eq!(tx.session("old").unwrap().unwrap().pruned_at, None);
+    }
+
+    /// The statements run on every report and every clock tick read an index, never a whole
+    /// table.
+    #[test]
+    fn hot_statements_read_indexes() {
+        let store = SqliteStore::in_memory().unwrap();
+        let conn = store.conn.lock().unwrap();
+        for (sql, n) in [(RUN_LAST_SEQ, 1), (DUE_SESSIONS, 4)] {
+            let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+            let args: Vec<i64> = (0..n).collect();
+            let plan: Vec<String> = stmt
+                .query_map(rusqlite::params_from_iter(args), |r| r.get::<_, String>(3))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect();
+            for line in &plan {
+                let whole_table = (line.starts_with("SCAN ") || line.starts_with("SEARCH "))
+                    && !line.contains("INDEX")
+                    && !line.ends_with(" a")
+                    && line != "SEARCH agents";
+                assert!(!whole_table, "{sql}\nreads a whole table: {plan:#?}");
+            }
+        }
     }
 
     #[test]

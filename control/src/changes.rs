@@ -2,10 +2,10 @@
 //! through [`RecordingTx`] notes the topics its writes touch, so a change wakes only the polls
 //! that care (a transcript report does not wake every run's directive stream).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
-use tokio::sync::watch;
+use tokio::sync::{oneshot, watch};
 
 use crate::model::*;
 use crate::store::{DueLimits, StoreResult, Tx};
@@ -13,8 +13,11 @@ use crate::store::{DueLimits, StoreResult, Tx};
 /// What a long poll waits for.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Topic {
-    /// Runs offered (or an agent or runner changed, which changes who may take them).
+    /// Who may take the offered runs changed (an agent or a runner changed): every offers poll
+    /// looks again.
     Offers,
+    /// A run was offered: one offers poll looks (see [`Changes::wake_offer`]).
+    Offered,
     /// A run's directives or status.
     Run(String),
     /// A session's transcript or state.
@@ -24,7 +27,14 @@ pub enum Topic {
 #[derive(Default)]
 pub struct Changes {
     topics: Mutex<HashMap<Topic, watch::Sender<u64>>>,
+    /// Offers polls waiting for a run to be offered, longest waiting first. A new run wakes one
+    /// of them, not all: an offer is reserved for the instance it is shown to, so every other
+    /// poll would look for nothing (with 100 runners, 99 wasted checks per run).
+    offer_waiters: Mutex<VecDeque<oneshot::Sender<u32>>>,
 }
+
+/// Past this many waiters, the ones that left are swept out.
+const OFFER_WAITERS_SWEEP: usize = 1024;
 
 impl Changes {
     pub fn subscribe(&self, topic: &Topic) -> watch::Receiver<u64> {
@@ -38,9 +48,48 @@ impl Changes {
             .subscribe()
     }
 
+    /// Queues an offers poll for the next run offered; the receiver gets how many polls the
+    /// wake has been passed through before (see [`Changes::pass_offer`]).
+    pub fn wait_offer(&self) -> oneshot::Receiver<u32> {
+        let (tx, rx) = oneshot::channel();
+        let mut waiters = self.offer_waiters.lock().unwrap_or_else(|p| p.into_inner());
+        if waiters.len() > OFFER_WAITERS_SWEEP {
+            waiters.retain(|w| !w.is_closed());
+        }
+        waiters.push_back(tx);
+        rx
+    }
+
+    /// Wakes the offers poll that has waited longest (skipping those that left).
+    pub fn wake_offer(&self, hops: u32) {
+        let mut waiters = self.offer_waiters.lock().unwrap_or_else(|p| p.into_inner());
+        while let Some(w) = waiters.pop_front() {
+            if w.send(hops).is_ok() {
+                return;
+            }
+        }
+    }
+
+    /// A poll woken for an offer found nothing it may take (another agent, labels, room): the
+    /// next one looks, until every waiting poll has (`hops` counts those that did).
+    pub fn pass_offer(&self, hops: u32) {
+        let waiting = self
+            .offer_waiters
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .len();
+        if (hops as usize) < waiting {
+            self.wake_offer(hops);
+        }
+    }
+
     pub fn notify<'a>(&self, touched: impl IntoIterator<Item = &'a Topic>) {
         let mut topics = self.topics.lock().unwrap_or_else(|p| p.into_inner());
         for topic in touched {
+            if *topic == Topic::Offered {
+                self.wake_offer(0);
+                continue;
+            }
             if let Some(tx) = topics.get(topic) {
                 if tx.receiver_count() == 0 {
                     topics.remove(topic);
@@ -60,6 +109,7 @@ impl Changes {
             .split(' ')
             .filter_map(|t| match t.split_once(':') {
                 None if t == "offers" => Some(Topic::Offers),
+                None if t == "offered" => Some(Topic::Offered),
                 Some(("run", id)) => Some(Topic::Run(id.to_string())),
                 Some(("session", id)) => Some(Topic::Session(id.to_string())),
                 _ => None,
@@ -84,6 +134,7 @@ pub fn announcement(topics: &[Topic]) -> String {
         .iter()
         .map(|t| match t {
             Topic::Offers => "offers".to_string(),
+            Topic::Offered => "offered".to_string(),
             Topic::Run(id) => format!("run:{id}"),
             Topic::Session(id) => format!("session:{id}"),
         })
@@ -177,7 +228,7 @@ impl Tx for RecordingTx<'_> {
     }
     fn put_run(&mut self, run: &Run) -> StoreResult<()> {
         if run.status == RunStatus::Offered {
-            self.touch(Topic::Offers);
+            self.touch(Topic::Offered);
         }
         self.touch(Topic::Run(run.id.clone()));
         self.inner.put_run(run)
@@ -318,5 +369,43 @@ mod tests {
         a.borrow_and_update();
         changes.notify_all();
         assert!(a.has_changed().unwrap() && b.has_changed().unwrap());
+    }
+
+    /// A run offered wakes the offers poll that waited longest, one only; one that left is
+    /// skipped; a wake passed on goes round the waiting polls once, not forever.
+    #[test]
+    fn an_offer_wakes_one_poll_and_a_passed_wake_goes_round_once() {
+        let changes = Changes::default();
+        let mut first = changes.wait_offer();
+        let gone = changes.wait_offer();
+        let mut second = changes.wait_offer();
+        let mut third = changes.wait_offer();
+        drop(gone);
+        changes.notify(&[Topic::Offered]);
+        assert_eq!(first.try_recv(), Ok(0));
+        assert!(second.try_recv().is_err() && third.try_recv().is_err());
+        // The first could not take it: the wake goes on, skipping the poll that left.
+        changes.pass_offer(1);
+        assert_eq!(second.try_recv(), Ok(1));
+        assert!(third.try_recv().is_err());
+        // Every waiting poll has looked (2 passes, 1 waiting): it stops.
+        changes.pass_offer(2);
+        assert!(third.try_recv().is_err());
+        // Who may take offers changed: every poll looks (through the topic, not the queue).
+        let mut all = changes.subscribe(&Topic::Offers);
+        changes.notify(&[Topic::Offers]);
+        assert!(all.has_changed().unwrap());
+        assert_eq!(
+            announcement(&[Topic::Offered, Topic::Offers]),
+            "offered offers"
+        );
+        let mut fourth = changes.wait_offer();
+        changes.deliver("offered");
+        assert_eq!(
+            third.try_recv(),
+            Ok(0),
+            "another instance's offer wakes one poll here"
+        );
+        assert!(fourth.try_recv().is_err());
     }
 }

@@ -97,17 +97,36 @@ impl AppState {
         let wait = wait_ms.unwrap_or(0).clamp(0, self.cfg.long_poll_max_ms);
         let deadline = tokio::time::Instant::now() + Duration::from_millis(wait as u64);
         let mut rx = self.changes.subscribe(&topic);
+        // An offers poll is also woken alone when a run is offered (`Changes::wake_offer`).
+        let offers = topic == Topic::Offers;
+        let mut woken_for_offer: Option<u32> = None;
         loop {
             rx.borrow_and_update();
+            // Queued before the check, so that a run offered during it is not missed.
+            let mut next_offer = offers.then(|| self.changes.wait_offer());
             // Only an answer wakes others: a check that found nothing changed nothing anyone
             // waits for (else polls on one topic would wake each other forever).
             let (found, touched) = self.recorded(&mut f, Option::is_some)?;
             if let Some(v) = found {
                 self.changes.notify(&touched);
+                // A wake that came during the check may be for a run this poll did not take.
+                if let Some(Ok(hops)) = next_offer.as_mut().map(|r| r.try_recv()) {
+                    self.changes.wake_offer(hops);
+                }
                 return Ok(Some(v));
             }
+            if let Some(hops) = woken_for_offer.take() {
+                self.changes.pass_offer(hops + 1);
+            }
+            let offered = async {
+                match next_offer {
+                    Some(r) => r.await.ok(),
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
                 _ = rx.changed() => {}
+                Some(hops) = offered => woken_for_offer = Some(hops),
                 _ = tokio::time::sleep_until(deadline) => return Ok(None),
             }
         }

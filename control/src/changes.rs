@@ -392,7 +392,7 @@ mod tests {
         changes.pass_offer(2);
         assert!(third.try_recv().is_err());
         // Who may take offers changed: every poll looks (through the topic, not the queue).
-        let mut all = changes.subscribe(&Topic::Offers);
+        let all = changes.subscribe(&Topic::Offers);
         changes.notify(&[Topic::Offers]);
         assert!(all.has_changed().unwrap());
         assert_eq!(

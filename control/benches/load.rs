@@ -209,7 +209,8 @@ impl Api {
                         serde_json::from_str(&text).unwrap_or(Value::String(text)),
                     );
                 }
-                Err(e) if n > 1 => {
+                Err(_) if n > 1 => {
+                    // Its instance stopped answering: on to the next, as a load balancer would.
                     if attempt == 0 {
                         self.failovers.fetch_add(1, Ordering::Relaxed);
                     }
@@ -220,7 +221,6 @@ impl Api {
                         Ordering::Relaxed,
                     );
                     tokio::time::sleep(Duration::from_millis(20)).await;
-                    let _ = e;
                 }
                 Err(e) => eprintln!("{name}: {e}"),
             }

@@ -112,9 +112,7 @@ impl PostgresStore {
         block_on(client.batch_execute("COMMIT"))?;
         Ok(())
     }
-}
 
-impl PostgresStore {
     fn open_tx(&self, begin: &str, locking: bool) -> StoreResult<Box<dyn Tx + '_>> {
         // A pooled connection may have died while idle (the server restarted, or ended it):
         // such a one is dropped (the pool does not take it back) and another tried. Nothing was

@@ -5,6 +5,7 @@
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::support::*;
@@ -131,21 +132,62 @@ async fn two_instances_serve_one_session_and_the_clock_moves_when_its_holder_die
         waited < Duration::from_secs(10),
         "an offer made on A woke the poll on B only after {waited:?}"
     );
-    let run = runner.take("start").await;
+    let run = std::sync::Arc::new(runner.take("start").await);
     run.ok("started", json!({})).await;
-    run.say("hi from the agent").await;
-    a.api
-        .wait_for(&id, "the agent's answer, read on A", |v| {
-            v["state"] == "active"
+    assert_eq!(run.wait_directive("prompt").await["text"], "hello");
+
+    // The user's follow of the transcript on A wakes when the runner's report lands on B.
+    let after = a.api.transcript(&id).await.last().unwrap()["index"]
+        .as_i64()
+        .unwrap();
+    let follow = {
+        let (api, id) = (Api::at(&a.api.url), id.clone());
+        tokio::spawn(async move {
+            let start = Instant::now();
+            let (_, page) = api
+                .admin(
+                    Method::GET,
+                    &format!("/v1/sessions/{id}/transcript?after={after}&wait_ms=20000"),
+                    None,
+                )
+                .await;
+            (page, start.elapsed())
         })
-        .await;
-    let transcript = a.api.transcript(&id).await;
-    assert!(
-        transcript
-            .iter()
-            .any(|e| e["content"]["text"] == "hi from the agent"),
-        "{transcript:?}"
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    run.say("hi from the agent").await;
+    let (page, waited) = follow.await.unwrap();
+    assert_eq!(
+        page["entries"][0]["content"]["text"], "hi from the agent",
+        "{page}"
     );
+    assert!(
+        waited < Duration::from_secs(10),
+        "a report on B woke the follow on A only after {waited:?}"
+    );
+    run.turn_ended().await;
+
+    // A message sent on A wakes the run's directive stream on B.
+    let prompt = {
+        let run = run.clone();
+        tokio::spawn(async move {
+            let start = Instant::now();
+            (run.directives(20_000).await, start.elapsed())
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (status, body) = a.api.send(&id, "and a second thing").await;
+    assert!(status.is_success(), "{body}");
+    let (directives, waited) = prompt.await.unwrap();
+    assert_eq!(
+        directives[0]["text"], "and a second thing",
+        "{directives:?}"
+    );
+    assert!(
+        waited < Duration::from_secs(10),
+        "a message on A woke the directives on B only after {waited:?}"
+    );
+    run.say("the second answer").await;
     run.turn_ended().await;
 
     // The instance that runs the clock dies; the other takes the clock within about one
@@ -191,7 +233,14 @@ async fn two_instances_serve_one_session_and_the_clock_moves_when_its_holder_die
         .map(|e| e["index"].as_i64().unwrap())
         .collect();
     assert_eq!(indices, (1..=indices.len() as i64).collect::<Vec<_>>());
-    for text in ["hello", "hi from the agent", "and now?", "resumed"] {
+    for text in [
+        "hello",
+        "hi from the agent",
+        "and a second thing",
+        "the second answer",
+        "and now?",
+        "resumed",
+    ] {
         let n = transcript
             .iter()
             .filter(|e| e["content"]["text"] == text)

@@ -3,7 +3,8 @@
 //!
 //! The server is stopped, and its directory removed, when the test process ends however it ends:
 //! a shell holds the server and waits on a pipe only this process writes to; the pipe closes
-//! with the process. `BLAISE_TEST_POSTGRES` (a URL) uses a server that is already running.
+//! with the process. `BLAISE_TEST_POSTGRES` (a URL) uses a server that is already running (its
+//! role must be allowed to create databases).
 
 #![allow(dead_code)]
 
@@ -17,6 +18,8 @@ struct PgServer {
     host: String,
     port: u16,
     user: String,
+    /// `BLAISE_TEST_POSTGRES`'s password, if it has one (for `psql` and the test URLs).
+    password: Option<String>,
     /// Kept open for the life of the process (see the module's note); the shell is never
     /// waited for, it ends after this process.
     _lifeline: Option<Mutex<(Child, ChildStdin)>>,
@@ -71,8 +74,12 @@ pub fn database() -> Option<TestDb> {
     );
     psql(&format!("CREATE DATABASE {name}")).expect("creating a test database");
     let s = server().unwrap();
+    let login = match &s.password {
+        Some(p) => format!("{}:{p}", s.user),
+        None => s.user.clone(),
+    };
     Some(TestDb {
-        url: format!("postgres://{}@{}:{}/{name}", s.user, s.host, s.port),
+        url: format!("postgres://{login}@{}:{}/{name}", s.host, s.port),
         name,
     })
 }
@@ -102,6 +109,9 @@ fn server() -> Option<&'static PgServer> {
                     host,
                     port: config.get_ports().first().copied().unwrap_or(5432),
                     user: config.get_user().unwrap_or("postgres").to_string(),
+                    password: config
+                        .get_password()
+                        .map(|p| String::from_utf8_lossy(p).into_owned()),
                     _lifeline: None,
                 });
             }
@@ -196,6 +206,7 @@ fn start(bin: &Path) -> PgServer {
         host: "127.0.0.1".into(),
         port,
         user: "postgres".into(),
+        password: None,
         _lifeline: Some(Mutex::new((child, lifeline))),
     };
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -220,7 +231,11 @@ fn psql_on(s: &PgServer, sql: &str) -> Result<(), String> {
     let psql = bin_dir()
         .map(|b| b.join("psql"))
         .unwrap_or_else(|| "psql".into());
-    let out = Command::new(psql)
+    let mut command = Command::new(psql);
+    if let Some(password) = &s.password {
+        command.env("PGPASSWORD", password);
+    }
+    let out = command
         .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", &s.host, "-p"])
         .arg(s.port.to_string())
         .args(["-U", &s.user, "-d", "postgres", "-c", sql])

@@ -41,6 +41,25 @@ pub fn check_name(field: &str, value: &str) -> Result<()> {
     ))
 }
 
+/// The most labels a runner instance may have or an agent may require.
+pub const MAX_LABELS: usize = 64;
+
+/// Runner labels (what an instance offers, what an agent requires): at most [`MAX_LABELS`],
+/// each following the name rule; an error names `field[i]`.
+pub fn check_labels(field: &str, labels: &[String]) -> Result<()> {
+    if labels.len() > MAX_LABELS {
+        return Err(Error::invalid(
+            "invalid_field",
+            field,
+            format!("at most {MAX_LABELS} labels, not {}", labels.len()),
+        ));
+    }
+    for (i, label) in labels.iter().enumerate() {
+        check_name(&format!("{field}[{i}]"), label)?;
+    }
+    Ok(())
+}
+
 /// A kind of id that requests carry: what it names and the prefix [`crate::auth::new_id`] gives it.
 pub struct IdKind {
     pub what: &'static str,

@@ -101,6 +101,17 @@ impl Api {
             .await
     }
 
+    /// Adds a runner named `name`; its token.
+    pub async fn runner_token(&self, name: &str) -> String {
+        self.user
+            .post("/v1/runners", json!({ "name": name }))
+            .await
+            .unwrap()["token"]
+            .as_str()
+            .expect("a runner token")
+            .to_owned()
+    }
+
     pub async fn close(&self, session: &str) -> anyhow::Result<Value> {
         self.user
             .post(&format!("/v1/sessions/{session}/close"), json!({}))

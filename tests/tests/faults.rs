@@ -57,14 +57,7 @@ impl Rig {
             )
             .await
             .unwrap();
-        let token = api
-            .user
-            .post("/v1/runners", json!({"name": "box"}))
-            .await
-            .unwrap()["token"]
-            .as_str()
-            .unwrap()
-            .to_owned();
+        let token = api.runner_token("box").await;
         let config = tmp.path().join("blaise.yml");
         std::fs::write(
             &config,

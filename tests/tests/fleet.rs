@@ -27,14 +27,7 @@ async fn real_runners_say_their_capacity_and_labels_and_offers_respect_both() {
         )
         .await
         .unwrap();
-    let token = api
-        .user
-        .post("/v1/runners", json!({ "name": "fleet" }))
-        .await
-        .unwrap()["token"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let token = api.runner_token("fleet").await;
     let config = tmp.path().join("blaise.yml");
     std::fs::write(
         &config,

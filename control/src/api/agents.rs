@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::model::*;
-use crate::names::check_name;
+use crate::names::{check_labels, check_name};
 use crate::server::{AdminAuth, AppState, Body};
 
 /// Fields left out keep their value (or the default, for a new agent).
@@ -39,16 +39,7 @@ pub async fn set(
         }
     }
     if let Some(labels) = &patch.requires_labels {
-        if labels.len() > 64 {
-            return Err(Error::invalid(
-                "invalid_field",
-                "requires_labels",
-                format!("at most 64 labels, not {}", labels.len()),
-            ));
-        }
-        for (i, label) in labels.iter().enumerate() {
-            check_name(&format!("requires_labels[{i}]"), label)?;
-        }
+        check_labels("requires_labels", labels)?;
     }
     Ok(Json(state.write(|ctx| {
         let mut agent = ctx.tx.agent(&name)?.unwrap_or_else(|| Agent {

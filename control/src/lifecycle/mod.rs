@@ -35,18 +35,9 @@ pub fn transact<T>(
     store: &dyn Store,
     cfg: &Config,
     now: Millis,
-    mut f: impl FnMut(&mut Ctx) -> Result<T>,
+    f: impl FnMut(&mut Ctx) -> Result<T>,
 ) -> Result<T> {
-    retrying(|| {
-        let mut tx = store.begin()?;
-        let out = f(&mut Ctx {
-            tx: &mut *tx,
-            cfg,
-            now,
-        })?;
-        tx.commit()?;
-        Ok(out)
-    })
+    run_in(|| store.begin(), cfg, now, f)
 }
 
 /// Runs `f` in one transaction that only reads ([`Store::begin_read`]).
@@ -54,10 +45,19 @@ pub fn transact_read<T>(
     store: &dyn Store,
     cfg: &Config,
     now: Millis,
+    f: impl FnMut(&mut Ctx) -> Result<T>,
+) -> Result<T> {
+    run_in(|| store.begin_read(), cfg, now, f)
+}
+
+fn run_in<'s, T>(
+    begin: impl Fn() -> crate::store::StoreResult<Box<dyn Tx + 's>>,
+    cfg: &Config,
+    now: Millis,
     mut f: impl FnMut(&mut Ctx) -> Result<T>,
 ) -> Result<T> {
     retrying(|| {
-        let mut tx = store.begin_read()?;
+        let mut tx = begin()?;
         let out = f(&mut Ctx {
             tx: &mut *tx,
             cfg,

@@ -6,7 +6,7 @@ use super::Ctx;
 use super::close;
 use crate::error::{Error, Result};
 use crate::model::*;
-use crate::names::check_name;
+use crate::names::{check_labels, check_name};
 
 /// What a runner learns for each agent it serves when it connects.
 #[derive(Serialize, Clone, Debug)]
@@ -70,16 +70,7 @@ pub fn connect(ctx: &mut Ctx, runner: &Runner, hello: &Hello) -> Result<Vec<Agen
             format!("`capacity` must be 1 to {MAX_CAPACITY} runs, not {c}"),
         ));
     }
-    if labels.len() > 64 {
-        return Err(Error::invalid(
-            "invalid_field",
-            "labels",
-            format!("at most 64 labels, not {}", labels.len()),
-        ));
-    }
-    for (i, label) in labels.iter().enumerate() {
-        check_name(&format!("labels[{i}]"), label)?;
-    }
+    check_labels("labels", labels)?;
     let mut infos = Vec::new();
     for name in agents {
         let agent = ctx.agent(name)?;
@@ -114,7 +105,7 @@ pub struct Offer {
 /// it serves and it has every label the agent requires; resume and teardown runs only go to the
 /// runner that holds the environment, unless that runner was revoked. (Room is checked apart:
 /// see [`has_room`].)
-pub fn may_take(
+fn may_take(
     ctx: &mut Ctx,
     runner_id: &str,
     connection: &Connection,

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::Ctx;
 use super::environment::schedule_teardown;
-use super::offers::{environment_owner, has_room, may_take};
+use super::offers::{environment_owner, has_room};
 use super::runs::end_run;
 use crate::duration::Human;
 use crate::error::Result;
@@ -79,12 +79,12 @@ pub fn why_waiting(ctx: &mut Ctx, run: &Run, session: &Session) -> Result<Option
             None => format!("no runner serving agent {} is connected", agent.name),
         })));
     }
-    let mut able = Vec::new();
-    for c in serving {
-        if may_take(ctx, &c.runner_id, c, run, session)? {
-            able.push(c);
-        }
-    }
+    // What `offers::may_take` checks, with the agent and the environment's owner read once
+    // above rather than once per connected instance.
+    let able: Vec<&Connection> = serving
+        .into_iter()
+        .filter(|c| c.has_labels(&agent.settings.requires_labels))
+        .collect();
     if able.is_empty() {
         return Ok(Some(Wait::NoRunner(format!(
             "no runner with labels {} is connected (serving agent {})",

@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use super::{DueLimits, Store};
 use crate::model::*;
 
-pub(crate) fn session(id: &str, state: SessionState, last_activity: Millis) -> Session {
+/// A session record for tests: agent `a`, serving, no run.
+pub fn session(id: &str, state: SessionState, last_activity: Millis) -> Session {
     Session {
         id: id.into(),
         agent: "a".into(),
@@ -29,7 +30,8 @@ pub(crate) fn session(id: &str, state: SessionState, last_activity: Millis) -> S
     }
 }
 
-pub(crate) fn run(id: &str, session_id: &str, status: RunStatus) -> Run {
+/// A start run record for tests, in environment `e`.
+pub fn run(id: &str, session_id: &str, status: RunStatus) -> Run {
     Run {
         unmatched_since: None,
         reserved_for: None,

@@ -192,6 +192,7 @@ async fn bad_capacity_and_labels_are_refused_naming_the_field() {
     s.agent("a", json!({})).await;
     let token = s.add_runner("box").await;
     let runner = FakeRunner::at(&s.url, &token, "box-1");
+    let too_many: Vec<String> = (0..65).map(|i| format!("l{i}")).collect();
     for (hello, field) in [
         (json!({ "agents": ["a"], "capacity": 0 }), "capacity"),
         (json!({ "agents": ["a"], "capacity": 100_001 }), "capacity"),
@@ -201,6 +202,10 @@ async fn bad_capacity_and_labels_are_refused_naming_the_field() {
             "labels[1]",
         ),
         (json!({ "agents": ["a"], "labels": ["x\n"] }), "labels[0]"),
+        (
+            json!({ "agents": ["a"], "labels": too_many.clone() }),
+            "labels",
+        ),
     ] {
         let mut hello = hello;
         hello["instance"] = json!("box-1");
@@ -219,6 +224,15 @@ async fn bad_capacity_and_labels_are_refused_naming_the_field() {
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
     assert_eq!(body["error"]["field"], "requires_labels[1]", "{body}");
+    let (status, body) = s
+        .admin(
+            Method::PUT,
+            "/v1/agents/a",
+            Some(json!({ "requires_labels": too_many })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert_eq!(body["error"]["field"], "requires_labels", "{body}");
 }
 
 /// An offered run is shown to one instance at a time: runners do not all race to accept it. One

@@ -26,22 +26,13 @@ fn racing_transitions_of_one_session_all_land_once_and_in_turn() {
     const EACH: usize = 25;
     let dir = tempfile::tempdir().unwrap();
     let (first, db) = open_store(dir.path());
-    // A second handle on the same database, as a second instance would have.
-    let second: Arc<dyn Store> = match &db {
-        Some(db) => {
-            Arc::new(blaise_control::store::postgres::PostgresStore::open(&db.url).unwrap())
-        }
-        None => Arc::new(
-            blaise_control::store::sqlite::SqliteStore::open(&dir.path().join("blaise.db"))
-                .unwrap(),
-        ),
-    };
+    let second = second_handle(dir.path(), &db);
     let id = "ses_00000000000000aa";
     let cfg = Config::default();
     transact(&*first, &cfg, 0, |ctx| {
-        let mut s = conformance_session(id);
-        s.open_turns = 0;
-        Ok(ctx.tx.put_session(&s)?)
+        Ok(ctx
+            .tx
+            .put_session(&conformance::session(id, SessionState::Active, 0))?)
     })
     .unwrap();
 
@@ -96,29 +87,6 @@ fn racing_transitions_of_one_session_all_land_once_and_in_turn() {
     }
 }
 
-fn conformance_session(id: &str) -> Session {
-    Session {
-        id: id.into(),
-        agent: "a".into(),
-        state: SessionState::Active,
-        created_at: 0,
-        last_activity: 0,
-        open_turns: 0,
-        run_serving: false,
-        environment_id: None,
-        current_run_id: None,
-        paused_at: None,
-        expires_at: None,
-        ended_at: None,
-        end_reason: None,
-        pruned_at: None,
-        consecutive_failures: 0,
-        recreate_environment: false,
-        plug_chain: None,
-        acp_session_id: None,
-    }
-}
-
 /// PostgreSQL ends every connection of the store (an administrator, a failover, a restart): the
 /// next transactions open new ones instead of failing on the dead.
 #[test]
@@ -156,22 +124,18 @@ fn transactions_go_on_after_postgresql_ends_the_stores_connections() {
 fn reading_a_run_waits_for_the_transition_that_holds_its_session() {
     let dir = tempfile::tempdir().unwrap();
     let (store, db) = open_store(dir.path());
-    let second: Arc<dyn Store> = match &db {
-        Some(db) => {
-            Arc::new(blaise_control::store::postgres::PostgresStore::open(&db.url).unwrap())
-        }
-        None => Arc::new(
-            blaise_control::store::sqlite::SqliteStore::open(&dir.path().join("blaise.db"))
-                .unwrap(),
-        ),
-    };
+    let second = second_handle(dir.path(), &db);
     let id = "ses_00000000000000bb";
     {
         let mut tx = store.begin().unwrap();
-        tx.put_session(&conformance_session(id)).unwrap();
-        let mut run = blaise_control_run("run_00000000000000bb", id);
-        run.status = RunStatus::Offered;
-        tx.put_run(&run).unwrap();
+        tx.put_session(&conformance::session(id, SessionState::Active, 0))
+            .unwrap();
+        tx.put_run(&conformance::run(
+            "run_00000000000000bb",
+            id,
+            RunStatus::Offered,
+        ))
+        .unwrap();
         tx.commit().unwrap();
     }
     let (held, release) = std::sync::mpsc::channel::<()>();
@@ -204,14 +168,14 @@ fn reading_a_run_waits_for_the_transition_that_holds_its_session() {
     );
 }
 
-fn blaise_control_run(id: &str, session: &str) -> Run {
-    serde_json::from_value(serde_json::json!({
-        "id": id, "session_id": session, "environment_id": "env_00000000000000bb",
-        "kind": "start", "status": "offered", "runner_id": null, "instance": null,
-        "created_at": 0, "accepted_at": null, "first_contact_at": null, "last_contact_at": null,
-        "started_at": null, "ended_at": null, "stop": null, "stop_issued_at": null,
-        "plugs_can_resume": null, "plugs_that_cannot_resume": [], "error": null,
-        "acp_session_id": null, "fresh_environment": false
-    }))
-    .unwrap()
+/// A second handle on the test's database, as a second instance would have.
+fn second_handle(dir: &std::path::Path, db: &Option<crate::pg::TestDb>) -> Arc<dyn Store> {
+    match db {
+        Some(db) => {
+            Arc::new(blaise_control::store::postgres::PostgresStore::open(&db.url).unwrap())
+        }
+        None => Arc::new(
+            blaise_control::store::sqlite::SqliteStore::open(&dir.join("blaise.db")).unwrap(),
+        ),
+    }
 }

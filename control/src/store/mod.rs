@@ -140,7 +140,9 @@ pub trait Tx {
     /// Newest first.
     fn sessions(&mut self) -> StoreResult<Vec<Session>>;
     /// Sessions the clock must look at now: possibly idle, paused past their expiry, with a run
-    /// past a limit, or with a teardown retry due.
+    /// past a limit, or with a teardown retry due. Always in one order, the store's choice:
+    /// SQLite's is where the sessions are stored (sessions created together, which tend to fall
+    /// due together, are then checked in one batch that rewrites neighbouring pages).
     fn due_sessions(&mut self, now: Millis, limits: &DueLimits) -> StoreResult<Vec<String>>;
 
     fn run(&mut self, id: &str) -> StoreResult<Option<Run>>;

@@ -496,7 +496,8 @@ impl Tx for PostgresTx<'_> {
                  AND r.accepted_at <= $1 - a.timeout_ms
              UNION
              SELECT session_id FROM environments
-               WHERE state = 'tearing_down' AND next_teardown_at <= $1",
+               WHERE state = 'tearing_down' AND next_teardown_at <= $1
+             ORDER BY 1",
             &[
                 &now,
                 &l.connect_timeout_ms,

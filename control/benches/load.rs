@@ -415,25 +415,36 @@ async fn reply_after(api: &Api, id: &str, after: i64) -> i64 {
     }
 }
 
-async fn state_is(api: &Api, id: &str, state: &str) {
+/// Waits for the session to be in `state`, following its transcript from index `after` with
+/// the state last seen (the follow answers as soon as the state changes).
+async fn state_is(api: &Api, id: &str, state: &str, mut after: i64) {
     let deadline = Instant::now() + STUCK;
+    let mut seen = String::new();
     loop {
         assert!(
             Instant::now() < deadline,
             "session {id}: not {state} within {STUCK:?}"
         );
+        let follow = if seen.is_empty() {
+            String::new()
+        } else {
+            format!("&wait_ms=5000&state={seen}")
+        };
         let (_, v) = api
             .call(
-                "user session view",
+                "user transcript (long poll)",
                 Method::GET,
-                &format!("/v1/sessions/{id}"),
+                &format!("/v1/sessions/{id}/transcript?after={after}{follow}"),
                 None,
             )
             .await;
-        if v["state"] == state {
+        if v["session_state"] == state {
             return;
         }
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        if let Some(last) = v["entries"].as_array().and_then(|e| e.last()) {
+            after = last["index"].as_i64().unwrap_or(after);
+        }
+        seen = v["session_state"].as_str().unwrap_or_default().to_string();
     }
 }
 
@@ -467,7 +478,7 @@ async fn session(api: Api, turns: usize, inactivity: Duration) -> String {
         api.stats.add("turn → answer", t.elapsed());
     }
     let t = Instant::now();
-    state_is(&api, &id, "paused").await;
+    state_is(&api, &id, "paused", last).await;
     api.stats.add(
         "idle → paused (minus inactivity)",
         t.elapsed().saturating_sub(inactivity),

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use tokio::sync::{oneshot, watch};
 
 use crate::model::*;
-use crate::store::{DueLimits, StoreResult, Tx};
+use crate::store::{DueLimits, Store, StoreResult, Tx};
 
 /// What a long poll waits for.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -18,6 +18,9 @@ pub enum Topic {
     Offers,
     /// A run was offered: one offers poll looks (see [`Changes::wake_offer`]).
     Offered,
+    /// A run that held room on this runner ended: the runner's offers polls look again (a run
+    /// may be waiting for that room).
+    Room(String),
     /// A run's directives or status.
     Run(String),
     /// A session's transcript or state.
@@ -30,8 +33,19 @@ pub struct Changes {
     /// Offers polls waiting for a run to be offered, longest waiting first. A new run wakes one
     /// of them, not all: an offer is reserved for the instance it is shown to, so every other
     /// poll would look for nothing (with 100 runners, 99 wasted checks per run).
-    offer_waiters: Mutex<VecDeque<oneshot::Sender<u32>>>,
+    offer_waiters: Mutex<VecDeque<OfferWaiter>>,
+    /// Told when a session or a run changed, here or in another instance: the change may have
+    /// set a limit that falls due before the clock's next tick.
+    clock: tokio::sync::Notify,
 }
+
+struct OfferWaiter {
+    runner_id: String,
+    wake: oneshot::Sender<u32>,
+}
+
+/// What a poll woken because its runner has room again is told: it is the only one to look.
+pub const ROOM: u32 = u32::MAX;
 
 /// Past this many waiters, the ones that left are swept out.
 const OFFER_WAITERS_SWEEP: usize = 1024;
@@ -50,21 +64,35 @@ impl Changes {
 
     /// Queues an offers poll for the next run offered; the receiver gets how many polls the
     /// wake has been passed through before (see [`Changes::pass_offer`]).
-    pub fn wait_offer(&self) -> oneshot::Receiver<u32> {
-        let (tx, rx) = oneshot::channel();
+    pub fn wait_offer(&self, runner_id: &str) -> oneshot::Receiver<u32> {
+        let (wake, rx) = oneshot::channel();
         let mut waiters = self.offer_waiters.lock().unwrap_or_else(|p| p.into_inner());
         if waiters.len() > OFFER_WAITERS_SWEEP {
-            waiters.retain(|w| !w.is_closed());
+            waiters.retain(|w| !w.wake.is_closed());
         }
-        waiters.push_back(tx);
+        waiters.push_back(OfferWaiter {
+            runner_id: runner_id.to_string(),
+            wake,
+        });
         rx
+    }
+
+    /// Wakes the waiting offers polls of one runner, told [`ROOM`]: it has room again.
+    pub fn wake_room(&self, runner_id: &str) {
+        let mut waiters = self.offer_waiters.lock().unwrap_or_else(|p| p.into_inner());
+        let (theirs, others): (VecDeque<_>, VecDeque<_>) =
+            waiters.drain(..).partition(|w| w.runner_id == runner_id);
+        *waiters = others;
+        for w in theirs {
+            let _ = w.wake.send(ROOM);
+        }
     }
 
     /// Wakes the offers poll that has waited longest (skipping those that left).
     pub fn wake_offer(&self, hops: u32) {
         let mut waiters = self.offer_waiters.lock().unwrap_or_else(|p| p.into_inner());
         while let Some(w) = waiters.pop_front() {
-            if w.send(hops).is_ok() {
+            if w.wake.send(hops).is_ok() {
                 return;
             }
         }
@@ -83,11 +111,23 @@ impl Changes {
         }
     }
 
+    /// Resolves after a session or a run changed (at once if one changed since the last call).
+    pub async fn limits_moved(&self) {
+        self.clock.notified().await
+    }
+
     pub fn notify<'a>(&self, touched: impl IntoIterator<Item = &'a Topic>) {
         let mut topics = self.topics.lock().unwrap_or_else(|p| p.into_inner());
         for topic in touched {
+            if matches!(topic, Topic::Session(_) | Topic::Run(_)) {
+                self.clock.notify_one();
+            }
             if *topic == Topic::Offered {
                 self.wake_offer(0);
+                continue;
+            }
+            if let Topic::Room(runner_id) = topic {
+                self.wake_room(runner_id);
                 continue;
             }
             if let Some(tx) = topics.get(topic) {
@@ -112,14 +152,16 @@ impl Changes {
                 None if t == "offered" => Some(Topic::Offered),
                 Some(("run", id)) => Some(Topic::Run(id.to_string())),
                 Some(("session", id)) => Some(Topic::Session(id.to_string())),
+                Some(("room", id)) => Some(Topic::Room(id.to_string())),
                 _ => None,
             })
             .collect();
         self.notify(&topics);
     }
 
-    /// Wakes every poll (after the clock acted: it writes without recording).
+    /// Wakes every poll (another instance's announcements may have been missed).
     pub fn notify_all(&self) {
+        self.clock.notify_one();
         let topics = self.topics.lock().unwrap_or_else(|p| p.into_inner());
         for tx in topics.values() {
             tx.send_modify(|n| *n += 1);
@@ -137,6 +179,7 @@ pub fn announcement(topics: &[Topic]) -> String {
             Topic::Offered => "offered".to_string(),
             Topic::Run(id) => format!("run:{id}"),
             Topic::Session(id) => format!("session:{id}"),
+            Topic::Room(id) => format!("room:{id}"),
         })
         .collect();
     words.join(" ")
@@ -144,11 +187,23 @@ pub fn announcement(topics: &[Topic]) -> String {
 
 /// A [`Tx`] that passes everything through and notes the topics its writes touch.
 pub struct RecordingTx<'a> {
-    pub inner: &'a mut dyn Tx,
+    pub inner: Box<dyn Tx + 'a>,
     pub touched: Vec<Topic>,
+    /// Set when the recording commits itself ([`Notifying`]): what it touched is announced
+    /// with the commit and woken here after it.
+    changes: Option<&'a Changes>,
 }
 
-impl RecordingTx<'_> {
+impl<'a> RecordingTx<'a> {
+    /// Records `inner`; its owner commits `inner` and wakes what it touched.
+    pub fn new(inner: Box<dyn Tx + 'a>) -> Self {
+        RecordingTx {
+            inner,
+            touched: Vec::new(),
+            changes: None,
+        }
+    }
+
     fn touch(&mut self, topic: Topic) {
         if !self.touched.contains(&topic) {
             self.touched.push(topic);
@@ -156,9 +211,48 @@ impl RecordingTx<'_> {
     }
 }
 
+/// A store whose transactions wake, when they commit, the long polls waiting on what they
+/// wrote, here and in the other instances: for writers outside a request (the clock), which
+/// would otherwise have to wake every poll.
+pub struct Notifying {
+    pub store: std::sync::Arc<dyn Store>,
+    pub changes: std::sync::Arc<Changes>,
+}
+
+impl Store for Notifying {
+    fn begin(&self) -> StoreResult<Box<dyn Tx + '_>> {
+        Ok(Box::new(RecordingTx {
+            changes: Some(&self.changes),
+            ..RecordingTx::new(self.store.begin()?)
+        }))
+    }
+    fn begin_read(&self) -> StoreResult<Box<dyn Tx + '_>> {
+        self.store.begin_read()
+    }
+    fn kind(&self) -> &'static str {
+        self.store.kind()
+    }
+    fn hold_clock(&self) -> StoreResult<bool> {
+        self.store.hold_clock()
+    }
+}
+
 impl Tx for RecordingTx<'_> {
     fn commit(self: Box<Self>) -> StoreResult<()> {
-        unreachable!("the owner of the inner transaction commits it")
+        let RecordingTx {
+            mut inner,
+            touched,
+            changes,
+        } = *self;
+        let Some(changes) = changes else {
+            unreachable!("the owner of the inner transaction commits it")
+        };
+        if !touched.is_empty() {
+            inner.announce(&announcement(&touched))?;
+        }
+        inner.commit()?;
+        changes.notify(&touched);
+        Ok(())
     }
     fn announce(&mut self, what: &str) -> StoreResult<()> {
         self.inner.announce(what)
@@ -223,12 +317,20 @@ impl Tx for RecordingTx<'_> {
     fn due_sessions(&mut self, now: Millis, limits: &DueLimits) -> StoreResult<Vec<String>> {
         self.inner.due_sessions(now, limits)
     }
+    fn oldest(&mut self) -> StoreResult<crate::store::Oldest> {
+        self.inner.oldest()
+    }
     fn run(&mut self, id: &str) -> StoreResult<Option<Run>> {
         self.inner.run(id)
     }
     fn put_run(&mut self, run: &Run) -> StoreResult<()> {
         if run.status == RunStatus::Offered {
             self.touch(Topic::Offered);
+        }
+        if run.status.is_finished()
+            && let Some(runner_id) = &run.runner_id
+        {
+            self.touch(Topic::Room(runner_id.clone()));
         }
         self.touch(Topic::Run(run.id.clone()));
         self.inner.put_run(run)
@@ -242,6 +344,9 @@ impl Tx for RecordingTx<'_> {
     }
     fn offered_runs(&mut self) -> StoreResult<Vec<Run>> {
         self.inner.offered_runs()
+    }
+    fn offerable_runs(&mut self, instance: &str, now: Millis) -> StoreResult<Vec<Run>> {
+        self.inner.offerable_runs(instance, now)
     }
     fn environment(&mut self, id: &str) -> StoreResult<Option<Environment>> {
         self.inner.environment(id)
@@ -376,10 +481,10 @@ mod tests {
     #[test]
     fn an_offer_wakes_one_poll_and_a_passed_wake_goes_round_once() {
         let changes = Changes::default();
-        let mut first = changes.wait_offer();
-        let gone = changes.wait_offer();
-        let mut second = changes.wait_offer();
-        let mut third = changes.wait_offer();
+        let mut first = changes.wait_offer("rnr_a");
+        let gone = changes.wait_offer("rnr_a");
+        let mut second = changes.wait_offer("rnr_b");
+        let mut third = changes.wait_offer("rnr_c");
         drop(gone);
         changes.notify(&[Topic::Offered]);
         assert_eq!(first.try_recv(), Ok(0));
@@ -399,7 +504,7 @@ mod tests {
             announcement(&[Topic::Offered, Topic::Offers]),
             "offered offers"
         );
-        let mut fourth = changes.wait_offer();
+        let mut fourth = changes.wait_offer("rnr_d");
         changes.deliver("offered");
         assert_eq!(
             third.try_recv(),
@@ -407,5 +512,25 @@ mod tests {
             "another instance's offer wakes one poll here"
         );
         assert!(fourth.try_recv().is_err());
+    }
+
+    /// A run of a runner ended: that runner's waiting offers polls look (told they are the only
+    /// ones to), and no other runner's; from another instance too.
+    #[test]
+    fn a_run_that_ends_wakes_its_runners_offers_polls_only() {
+        let changes = Changes::default();
+        let mut a1 = changes.wait_offer("rnr_a");
+        let mut b = changes.wait_offer("rnr_b");
+        let mut a2 = changes.wait_offer("rnr_a");
+        changes.notify(&[Topic::Room("rnr_a".into())]);
+        assert_eq!((a1.try_recv(), a2.try_recv()), (Ok(ROOM), Ok(ROOM)));
+        assert!(b.try_recv().is_err());
+        // b still waits, first in line for the next offer.
+        changes.notify(&[Topic::Offered]);
+        assert_eq!(b.try_recv(), Ok(0));
+        let mut b = changes.wait_offer("rnr_b");
+        assert_eq!(announcement(&[Topic::Room("rnr_b".into())]), "room:rnr_b");
+        changes.deliver("room:rnr_b");
+        assert_eq!(b.try_recv(), Ok(ROOM));
     }
 }

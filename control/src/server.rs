@@ -12,7 +12,7 @@ use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
 use crate::auth::{bearer, hash_token};
-use crate::changes::{Changes, RecordingTx, Topic, announcement};
+use crate::changes::{Changes, Notifying, ROOM, RecordingTx, Topic, announcement};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::lifecycle::{Ctx, transact_read};
@@ -60,21 +60,19 @@ impl AppState {
         wakes: impl Fn(&T) -> bool,
     ) -> Result<(T, Vec<Topic>)> {
         crate::lifecycle::retrying(|| {
-            let mut tx = self.store.begin()?;
-            let mut recording = RecordingTx {
-                inner: &mut *tx,
-                touched: Vec::new(),
-            };
+            let mut recording = RecordingTx::new(self.store.begin()?);
             let out = f(&mut Ctx {
                 tx: &mut recording,
                 cfg: &self.cfg,
                 now: now(),
             })?;
-            let touched = recording.touched;
+            let RecordingTx {
+                mut inner, touched, ..
+            } = recording;
             if !touched.is_empty() && wakes(&out) {
-                tx.announce(&announcement(&touched))?;
+                inner.announce(&announcement(&touched))?;
             }
-            tx.commit()?;
+            inner.commit()?;
             Ok((out, touched))
         })
     }
@@ -92,30 +90,72 @@ impl AppState {
         &self,
         topic: Topic,
         wait_ms: Option<Millis>,
+        f: impl FnMut(&mut Ctx) -> Result<Option<T>>,
+    ) -> Result<Option<T>> {
+        self.poll(topic, None, false, wait_ms, f).await
+    }
+
+    /// A long poll whose check only reads (a follower's): it runs in a read-only transaction,
+    /// which on SQLite does not wait for the writer.
+    pub async fn long_poll_read<T>(
+        &self,
+        topic: Topic,
+        wait_ms: Option<Millis>,
+        f: impl FnMut(&mut Ctx) -> Result<Option<T>>,
+    ) -> Result<Option<T>> {
+        self.poll(topic, None, true, wait_ms, f).await
+    }
+
+    /// The long poll for offers of runner `runner_id`: it wakes when who may take offers
+    /// changes, alone when a run is offered (`Changes::wake_offer`), and when a run of this
+    /// runner ends (`Changes::wake_room`: a run may be waiting for its room).
+    pub async fn long_poll_offers<T>(
+        &self,
+        runner_id: &str,
+        wait_ms: Option<Millis>,
+        f: impl FnMut(&mut Ctx) -> Result<Option<T>>,
+    ) -> Result<Option<T>> {
+        self.poll(Topic::Offers, Some(runner_id), false, wait_ms, f)
+            .await
+    }
+
+    async fn poll<T>(
+        &self,
+        topic: Topic,
+        offers_of: Option<&str>,
+        reads_only: bool,
+        wait_ms: Option<Millis>,
         mut f: impl FnMut(&mut Ctx) -> Result<Option<T>>,
     ) -> Result<Option<T>> {
         let wait = wait_ms.unwrap_or(0).clamp(0, self.cfg.long_poll_max_ms);
         let deadline = tokio::time::Instant::now() + Duration::from_millis(wait as u64);
         let mut rx = self.changes.subscribe(&topic);
-        // An offers poll is also woken alone when a run is offered (`Changes::wake_offer`).
-        let offers = topic == Topic::Offers;
         let mut woken_for_offer: Option<u32> = None;
         loop {
             rx.borrow_and_update();
             // Queued before the check, so that a run offered during it is not missed.
-            let mut next_offer = offers.then(|| self.changes.wait_offer());
+            let mut next_offer = offers_of.map(|runner| self.changes.wait_offer(runner));
             // Only an answer wakes others: a check that found nothing changed nothing anyone
             // waits for (else polls on one topic would wake each other forever).
-            let (found, touched) = self.recorded(&mut f, Option::is_some)?;
+            let (found, touched) = if reads_only {
+                (self.read(&mut f)?, Vec::new())
+            } else {
+                self.recorded(&mut f, Option::is_some)?
+            };
             if let Some(v) = found {
                 self.changes.notify(&touched);
                 // A wake that came during the check may be for a run this poll did not take.
-                if let Some(Ok(hops)) = next_offer.as_mut().map(|r| r.try_recv()) {
+                if let Some(Ok(hops)) = next_offer.as_mut().map(|r| r.try_recv())
+                    && hops != ROOM
+                {
                     self.changes.wake_offer(hops);
                 }
                 return Ok(Some(v));
             }
-            if let Some(hops) = woken_for_offer.take() {
+            // A wake for room was for this runner only: nobody else looks.
+            if let Some(hops) = woken_for_offer.take()
+                && hops != ROOM
+            {
                 self.changes.pass_offer(hops + 1);
             }
             let offered = async {
@@ -134,12 +174,15 @@ impl AppState {
 
     /// Starts the clock on this state.
     pub fn spawn_clock(&self) -> tokio::task::JoinHandle<()> {
-        let changes = self.changes.clone();
+        let store = Notifying {
+            store: self.store.clone(),
+            changes: self.changes.clone(),
+        };
         crate::clock::spawn(
-            self.store.clone(),
+            Arc::new(store),
             self.cfg.clone(),
             self.clock_held.clone(),
-            move || changes.notify_all(),
+            self.changes.clone(),
         )
     }
 }

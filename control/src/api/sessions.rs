@@ -144,6 +144,10 @@ pub struct TranscriptQuery {
     /// Most entries in the page (1 to [`MAX_PAGE`]; default [`MAX_PAGE`]).
     #[serde(default)]
     pub limit: Option<usize>,
+    /// The session's state as the follower last saw it: the long poll also answers (with no
+    /// entries) as soon as the state is another one, so a follower sees the session pause.
+    #[serde(default)]
+    pub state: Option<SessionState>,
 }
 
 /// The largest transcript page: a long session is read page by page, never whole.
@@ -175,12 +179,13 @@ pub async fn transcript(
     let mut session_state = SessionState::Active;
     let mut pruned_at = None;
     let entries = state
-        .long_poll(Topic::Session(id.clone()), q.wait_ms, |ctx| {
+        .long_poll_read(Topic::Session(id.clone()), q.wait_ms, |ctx| {
             let session = ctx.session(&id)?;
             session_state = session.state;
             pruned_at = session.pruned_at;
             let entries = ctx.tx.transcript(&id, q.after, limit)?;
-            Ok((!entries.is_empty() || session.state.is_ended()).then_some(entries))
+            let moved = q.state.is_some_and(|seen| seen != session.state);
+            Ok((!entries.is_empty() || session.state.is_ended() || moved).then_some(entries))
         })
         .await?
         .unwrap_or_default();

@@ -7,11 +7,12 @@ use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
+use crate::changes::Changes;
 use crate::config::Config;
 use crate::error::Result;
-use crate::lifecycle::{transact, waiting};
+use crate::lifecycle::{transact, transact_read, waiting};
 use crate::model::{Millis, now};
-use crate::store::Store;
+use crate::store::{Oldest, Store};
 
 /// What one tick did.
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
@@ -24,6 +25,8 @@ pub struct TickReport {
     pub pruned: usize,
     /// Sessions the retention finished pruning (marked `pruned_at`).
     pub pruned_sessions: usize,
+    /// The next time a limit falls due, if one is known (see [`next_due`]).
+    pub next_due: Option<Millis>,
 }
 
 /// Most records one transaction of the retention deletes: short enough that
@@ -99,7 +102,30 @@ pub fn tick(store: &dyn Store, cfg: &Config, now: Millis) -> Result<TickReport> 
         }
         Err(e) => tracing::error!("clock: retention: {e}"),
     }
+    let oldest = transact_read(store, cfg, now, |ctx| Ok(ctx.tx.oldest()?))?;
+    report.next_due = next_due(&oldest, cfg, now);
     Ok(report)
+}
+
+/// The earliest time after `now` at which one of the limits in `oldest` falls due, counted as
+/// the rules count it (silence from this server's start at the earliest). A limit already due
+/// at `now` is left out: this tick checked it, and whatever it left (a session it could not
+/// check) waits for the interval rather than waking the clock again at once.
+pub fn next_due(oldest: &Oldest, cfg: &Config, now: Millis) -> Option<Millis> {
+    let since =
+        |t: Option<Millis>, limit: Millis| t.map(|t| cfg.since_start(t).saturating_add(limit));
+    [
+        oldest.idle_at,
+        oldest.expires_at,
+        since(oldest.unconnected_since, cfg.connect_timeout_ms),
+        since(oldest.silent_since, cfg.heartbeat_timeout_ms),
+        since(oldest.stopping_since, cfg.stop_grace_ms),
+        oldest.teardown_at,
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|&at| at > now)
+    .min()
 }
 
 /// The retention (`retain_ended_ms`): the transcript, directives and reports
@@ -142,68 +168,124 @@ pub fn prune(store: &dyn Store, cfg: &Config, now: Millis) -> Result<(usize, usi
     Ok((pruned, marked))
 }
 
-/// Runs the clock every `check_interval` while this instance holds the store's clock lease
-/// (`held` says whether it does); `on_change` is called after a tick that acted, and the other
-/// instances are told everything may have changed.
+/// After a change woke the clock, how long it lets more changes gather before it reads where
+/// the limits stand: under load, at most this often.
+const RECHECK_GAP: Duration = Duration::from_millis(20);
+
+/// Runs the clock while this instance holds the store's clock lease (`held` says whether it
+/// does): when a limit falls due ([`TickReport::next_due`]; a change to a session or a run,
+/// here or in another instance, makes it look again, [`Changes::limits_moved`]), and at least
+/// every `check_interval` (a run's own timeout, runs waiting for a runner, the retention, and
+/// a session whose check failed are looked at then). The store should wake the long polls its
+/// transactions touch ([`crate::changes::Notifying`]).
 pub fn spawn(
     store: Arc<dyn Store>,
     cfg: Arc<Config>,
     held: Arc<AtomicBool>,
-    on_change: impl Fn() + Send + 'static,
+    changes: Arc<Changes>,
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
-        let mut interval =
-            tokio::time::interval(Duration::from_millis(cfg.check_interval_ms.max(1) as u64));
-        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let interval = Duration::from_millis(cfg.check_interval_ms.max(1) as u64);
         let mut cfg = cfg;
         loop {
-            interval.tick().await;
-            // The tick is blocking store work: keep it off the threads that serve requests.
-            let (store, was_held, holds) = (store.clone(), held.load(Relaxed), held.clone());
-            let mut tick_cfg = cfg.clone();
-            let ticked = tokio::task::spawn_blocking(move || -> Result<Option<_>> {
-                if !store.hold_clock()? {
-                    return Ok(None);
+            let started = tokio::time::Instant::now();
+            let ticked_at = now();
+            let next = tick_if_held(&store, &mut cfg, &held).await;
+            let mut wake = started + interval;
+            if let Some(at) = next {
+                wake = wake.min(instant_of(at));
+            }
+            loop {
+                tokio::select! {
+                    _ = tokio::time::sleep_until(wake) => break,
+                    _ = changes.limits_moved() => {}
                 }
-                // Said at once: the first tick after a takeover may have much to do.
-                holds.store(true, Relaxed);
-                if !was_held {
-                    // Taking the clock counts as a start of Blaise: runs that were talking to
-                    // an instance that died get their limits again from now.
-                    tick_cfg = Arc::new(Config {
-                        started_at: now(),
-                        ..(*tick_cfg).clone()
-                    });
+                if !held.load(Relaxed) {
+                    continue;
                 }
-                let r = tick(&*store, &tick_cfg, now())?;
-                if r.acted > 0 || r.pruned_sessions > 0 {
-                    transact(&*store, &tick_cfg, now(), |ctx| Ok(ctx.tx.announce("*")?))?;
-                }
-                Ok(Some((r, tick_cfg)))
-            })
-            .await;
-            match ticked {
-                Ok(Ok(Some((r, tick_cfg)))) => {
-                    if !was_held {
-                        tracing::info!("this instance runs the clock");
+                tokio::time::sleep_until(wake.min(tokio::time::Instant::now() + RECHECK_GAP)).await;
+                let (store, tick_cfg) = (store.clone(), cfg.clone());
+                let oldest = tokio::task::spawn_blocking(move || {
+                    transact_read(&*store, &tick_cfg, now(), |ctx| Ok(ctx.tx.oldest()?))
+                })
+                .await;
+                match oldest {
+                    // Limits that fell due since the tick wake it now; those it left do not.
+                    Ok(Ok(oldest)) => {
+                        if let Some(at) = next_due(&oldest, &cfg, ticked_at) {
+                            wake = wake.min(instant_of(at));
+                        }
                     }
-                    cfg = tick_cfg;
-                    if r.acted > 0 || r.pruned > 0 || r.pruned_sessions > 0 {
-                        tracing::debug!(acted = r.acted, pruned = r.pruned, "clock tick");
-                        on_change();
-                    }
+                    Ok(Err(e)) => tracing::error!("clock: reading the limits: {e}"),
+                    Err(e) => tracing::error!("clock: reading the limits panicked: {e}"),
                 }
-                Ok(Ok(None)) => {
-                    if was_held {
-                        tracing::warn!("another instance runs the clock now");
-                    }
-                    held.store(false, Relaxed);
-                }
-                Ok(Err(e)) => tracing::error!("clock tick failed: {e}"),
-                Err(e) => tracing::error!("clock tick panicked: {e}"),
             }
         }
     })
+}
+
+/// The moment of the wall-clock time `at`, a millisecond after it: woken a little early, the
+/// limit would not be due yet.
+fn instant_of(at: Millis) -> tokio::time::Instant {
+    let wait = at.saturating_sub(now()).max(0) as u64 + 1;
+    tokio::time::Instant::now() + Duration::from_millis(wait.min(86_400_000))
+}
+
+/// One tick, if this instance holds the clock (taking it when it is free); returns when a limit
+/// falls due next. `cfg` changes when the clock is taken: that counts as a start of Blaise.
+async fn tick_if_held(
+    store: &Arc<dyn Store>,
+    cfg: &mut Arc<Config>,
+    held: &Arc<AtomicBool>,
+) -> Option<Millis> {
+    // The tick is blocking store work: keep it off the threads that serve requests.
+    let (store, was_held, holds) = (store.clone(), held.load(Relaxed), held.clone());
+    let mut tick_cfg = cfg.clone();
+    let ticked = tokio::task::spawn_blocking(move || -> Result<Option<_>> {
+        if !store.hold_clock()? {
+            return Ok(None);
+        }
+        // Said at once: the first tick after a takeover may have much to do.
+        holds.store(true, Relaxed);
+        if !was_held {
+            // Taking the clock counts as a start of Blaise: runs that were talking to an
+            // instance that died get their limits again from now.
+            tick_cfg = Arc::new(Config {
+                started_at: now(),
+                ..(*tick_cfg).clone()
+            });
+        }
+        let r = tick(&*store, &tick_cfg, now())?;
+        Ok(Some((r, tick_cfg)))
+    })
+    .await;
+    match ticked {
+        Ok(Ok(Some((r, tick_cfg)))) => {
+            if !was_held {
+                tracing::info!("this instance runs the clock");
+            }
+            *cfg = tick_cfg;
+            if r.acted > 0 || r.pruned > 0 || r.pruned_sessions > 0 {
+                tracing::debug!(acted = r.acted, pruned = r.pruned, "clock tick");
+            }
+            r.next_due
+        }
+        Ok(Ok(None)) => {
+            if was_held {
+                tracing::warn!("another instance runs the clock now");
+            }
+            held.store(false, Relaxed);
+            None
+        }
+        Ok(Err(e)) => {
+            tracing::error!("clock tick failed: {e}");
+            None
+        }
+        Err(e) => {
+            tracing::error!("clock tick panicked: {e}");
+            None
+        }
+    }
 }
 
 #[cfg(test)]
@@ -293,6 +375,66 @@ mod tests {
         assert_eq!(state("ses_00000000000000a1"), SessionState::Expired);
         assert_eq!(state("ses_00000000000000a2"), SessionState::Paused);
         assert_eq!(state("ses_00000000000000a3"), SessionState::Expired);
+    }
+
+    /// The clock wakes at the first limit still ahead, counted as the rules count it; limits
+    /// already due (this tick left them) wake nothing.
+    #[test]
+    fn next_due_is_the_first_limit_still_ahead() {
+        let cfg = Config {
+            started_at: NOW - 10_000,
+            ..Config::default()
+        };
+        assert_eq!(next_due(&Oldest::default(), &cfg, NOW), None);
+        let oldest = Oldest {
+            idle_at: Some(NOW + 5_000),
+            expires_at: Some(NOW + 4_000),
+            teardown_at: Some(NOW - 1),
+            ..Oldest::default()
+        };
+        assert_eq!(next_due(&oldest, &cfg, NOW), Some(NOW + 4_000));
+        // Silence is counted from the start at the earliest: a run last heard of long before
+        // it is due a heartbeat timeout after the start, not at once.
+        let silent = Oldest {
+            silent_since: Some(0),
+            ..Oldest::default()
+        };
+        assert_eq!(
+            next_due(&silent, &cfg, NOW),
+            Some(NOW - 10_000 + cfg.heartbeat_timeout_ms)
+        );
+        let stopping = Oldest {
+            stopping_since: Some(NOW - 5_000),
+            ..Oldest::default()
+        };
+        assert_eq!(
+            next_due(&stopping, &cfg, NOW),
+            Some(NOW - 5_000 + cfg.stop_grace_ms)
+        );
+        let unconnected = Oldest {
+            unconnected_since: Some(NOW),
+            ..Oldest::default()
+        };
+        assert_eq!(
+            next_due(&unconnected, &cfg, NOW),
+            Some(NOW + cfg.connect_timeout_ms)
+        );
+        // Never: a limit of i64::MAX does not wrap into the past.
+        let never = Config {
+            heartbeat_timeout_ms: Millis::MAX,
+            ..cfg
+        };
+        assert_eq!(
+            next_due(
+                &Oldest {
+                    silent_since: Some(NOW),
+                    ..Oldest::default()
+                },
+                &never,
+                NOW
+            ),
+            Some(Millis::MAX)
+        );
     }
 
     #[test]

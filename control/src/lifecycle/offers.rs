@@ -187,7 +187,7 @@ pub fn offers(ctx: &mut Ctx, runner: &Runner, instance: &str) -> Result<Vec<Offe
         None => OFFERS_PER_POLL,
     };
     let me = format!("{}/{instance}", runner.id);
-    for mut run in ctx.tx.offered_runs()? {
+    for mut run in ctx.tx.offerable_runs(&me, ctx.now)? {
         if room == 0 {
             break;
         }

@@ -5,7 +5,6 @@ use axum::extract::{Query, State};
 use serde::{Deserialize, Serialize};
 
 use super::PROTOCOL_VERSION;
-use crate::changes::Topic;
 use crate::error::Result;
 use crate::lifecycle::offers::{self, AgentInfo, Offer};
 use crate::model::Millis;
@@ -78,7 +77,7 @@ pub async fn offers(
 ) -> Result<Json<OffersResponse>> {
     check_token("instance", &q.instance)?;
     let found = state
-        .long_poll(Topic::Offers, q.wait_ms, |ctx| {
+        .long_poll_offers(&runner.id, q.wait_ms, |ctx| {
             let offers = offers::offers(ctx, &runner, &q.instance)?;
             Ok((!offers.is_empty()).then_some(offers))
         })

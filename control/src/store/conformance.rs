@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{DueLimits, Store};
+use super::{DueLimits, Oldest, Store};
 use crate::model::*;
 
 /// A session record for tests: agent `a`, serving, no run.
@@ -222,6 +222,16 @@ pub fn check(store: &dyn Store) {
     ];
     expected.sort();
     assert_eq!(due, expected, "due_sessions");
+    // Where each limit stands: the clock sleeps until the first of them.
+    let oldest = Oldest {
+        idle_at: Some(now - 400),
+        expires_at: Some(now),
+        unconnected_since: Some(now - 60_000),
+        silent_since: Some(now - 60_000),
+        stopping_since: Some(now - 60_000),
+        teardown_at: Some(now),
+    };
+    assert_eq!(tx.oldest().unwrap(), oldest, "oldest");
 
     // A limit of i64::MAX means "never": nothing is due by it, and the query does not fail
     // (one agent's setting must not stop the clock for every session).
@@ -240,6 +250,11 @@ pub fn check(store: &dyn Store) {
         due,
         ["expired", "idle-quick", "retry-due"],
         "due_sessions with limits of i64::MAX (agent quick keeps its own)"
+    );
+    assert_eq!(
+        tx.oldest().unwrap(),
+        oldest,
+        "oldest with a limit of i64::MAX"
     );
     patient.settings = settings.clone();
     tx.put_agent(&patient).unwrap();
@@ -499,6 +514,14 @@ fn check_connections(store: &dyn Store) {
     };
     assert!(tx.reserve_offer(&before, &mine).unwrap());
     assert_eq!(tx.run("c-offered").unwrap().unwrap(), mine);
+    // Offerable: not reserved for another instance at that time.
+    let offerable = |tx: &mut Box<dyn crate::store::Tx + '_>, instance: &str, now: Millis| {
+        let runs = tx.offerable_runs(instance, now).unwrap();
+        runs.iter().any(|r| r.id == "c-offered")
+    };
+    assert!(offerable(&mut tx, "ra/i1", 99), "reserved for it");
+    assert!(!offerable(&mut tx, "ra/i2", 99), "reserved for another");
+    assert!(offerable(&mut tx, "ra/i2", 100), "the reservation ran out");
     let theirs = Run {
         reserved_for: Some("rb/i1".into()),
         ..before.clone()

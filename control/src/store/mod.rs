@@ -51,6 +51,24 @@ pub struct DueLimits {
     pub stop_grace_ms: Millis,
 }
 
+/// Where each of the clock's limits stands: the oldest record each limit is counted from
+/// (see [`Tx::next_due`]). `None`: no record is counted by that limit.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Oldest {
+    /// When the first active session falls idle (its agent's inactivity limit added).
+    pub idle_at: Option<Millis>,
+    /// When the first paused session expires.
+    pub expires_at: Option<Millis>,
+    /// The oldest acceptance of a live run no runner has connected to.
+    pub unconnected_since: Option<Millis>,
+    /// The oldest last contact of a live run.
+    pub silent_since: Option<Millis>,
+    /// The oldest stop issued to a live run.
+    pub stopping_since: Option<Millis>,
+    /// The first teardown retry.
+    pub teardown_at: Option<Millis>,
+}
+
 /// Opens the store `db` names: a `postgres://` or `postgresql://` URL, else a SQLite file.
 pub fn open(db: &str) -> StoreResult<Arc<dyn Store>> {
     if is_postgres_url(db) {
@@ -144,6 +162,10 @@ pub trait Tx {
     /// SQLite's is where the sessions are stored (sessions created together, which tend to fall
     /// due together, are then checked in one batch that rewrites neighbouring pages).
     fn due_sessions(&mut self, now: Millis, limits: &DueLimits) -> StoreResult<Vec<String>>;
+    /// Where the clock's limits stand, each read from the start of its index: what the clock
+    /// sleeps until. (A run's own timeout is not here: it depends on each run's agent, and is
+    /// checked on the clock's interval.)
+    fn oldest(&mut self) -> StoreResult<Oldest>;
 
     fn run(&mut self, id: &str) -> StoreResult<Option<Run>>;
     fn put_run(&mut self, run: &Run) -> StoreResult<()>;
@@ -155,6 +177,9 @@ pub trait Tx {
     fn runs_of_session(&mut self, session_id: &str) -> StoreResult<Vec<Run>>;
     /// Runs waiting for a runner, oldest first.
     fn offered_runs(&mut self) -> StoreResult<Vec<Run>>;
+    /// The offered runs not reserved at `now` for an instance other than `instance` (the
+    /// reservation's key, see `lifecycle::offers`), oldest first.
+    fn offerable_runs(&mut self, instance: &str, now: Millis) -> StoreResult<Vec<Run>>;
 
     fn environment(&mut self, id: &str) -> StoreResult<Option<Environment>>;
     fn put_environment(&mut self, environment: &Environment) -> StoreResult<()>;

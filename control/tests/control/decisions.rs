@@ -105,6 +105,43 @@ async fn a_turn_in_progress_is_never_idle() {
     assert_eq!(stop["reason"], "idle");
 }
 
+/// "Blaise owns the clock": it acts when a limit falls due, not on its next check. With a check
+/// interval of a minute, an idle session is stopped and a paused one expires on time: a change
+/// to a session tells the clock where its limits now stand.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn limits_are_acted_on_when_they_fall_due_not_on_the_check_interval() {
+    let s = Server::with_config(blaise_control::config::Config {
+        check_interval_ms: 60_000,
+        ..fast_config()
+    })
+    .await;
+    s.agent(
+        "a",
+        json!({ "inactivity_ms": 300, "paused_lifetime_ms": 300 }),
+    )
+    .await;
+    let r = s.runner("r", &["a"]).await;
+    let id = s.new_session("a", "hello").await;
+    let run = r.take_started("start").await;
+    run.turn_ended().await;
+    let t0 = Instant::now();
+    run.wait_directive("stop").await;
+    let idle = t0.elapsed();
+    assert!(
+        (Duration::from_millis(250)..Duration::from_secs(5)).contains(&idle),
+        "stopped {idle:?} after the turn (inactivity 300ms, check interval 60s)"
+    );
+    run.ok("paused", json!({})).await;
+    let t0 = Instant::now();
+    s.wait_state(&id, "expired").await;
+    let expired = t0.elapsed();
+    assert!(
+        expired < Duration::from_secs(5),
+        "expired {expired:?} after the pause (lifetime 300ms, check interval 60s)"
+    );
+    r.take("teardown").await;
+}
+
 /// How long a paused session waits: the paused lifetime; then it ends and gets a teardown run,
 /// offered to the runner that ran it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

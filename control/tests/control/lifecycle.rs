@@ -387,6 +387,50 @@ async fn the_transcript_follows_the_conversation() {
     run.say("done").await;
     let page = follower.await.unwrap();
     assert_eq!(page["entries"][0]["content"]["text"], "done");
+
+    // With the state last seen, a follower is also woken when the session changes state.
+    let follow = |state: &str, wait_ms: u64| {
+        let (http, url) = (s.http.clone(), s.url.clone());
+        let query = format!("/v1/sessions/{id}/transcript?after=4&wait_ms={wait_ms}&state={state}");
+        tokio::spawn(async move {
+            let t0 = std::time::Instant::now();
+            let page = http
+                .get(format!("{url}{query}"))
+                .bearer_auth(ADMIN)
+                .send()
+                .await
+                .unwrap()
+                .json::<serde_json::Value>()
+                .await
+                .unwrap();
+            (page, t0.elapsed())
+        })
+    };
+    let (page, waited) = follow("paused", 2_000).await.unwrap();
+    assert_eq!(
+        page["session_state"], "active",
+        "answered at once: {waited:?}"
+    );
+    assert!(waited < Duration::from_millis(1_500) && page["entries"] == json!([]));
+    let follower = follow("active", 5_000);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    run.turn_ended().await;
+    run.wait_directive("stop").await;
+    run.ok("paused", json!({})).await;
+    let (page, waited) = follower.await.unwrap();
+    assert_eq!(page["session_state"], "paused");
+    assert!(
+        waited < Duration::from_secs(4),
+        "woken by the pause: {waited:?}"
+    );
+    let (status, v) = s
+        .admin(
+            Method::GET,
+            &format!("/v1/sessions/{id}/transcript?state=asleep"),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{v}");
 }
 
 /// A message that arrives while the run is pausing waits, and wakes the session once the pause

@@ -29,7 +29,7 @@ use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Row, Statement};
 
-use super::{DueLimits, Store, StoreError, StoreResult, Tx};
+use super::{DueLimits, Oldest, Store, StoreError, StoreResult, Tx};
 use crate::model::*;
 use pool::{Conn, Pool};
 
@@ -507,6 +507,43 @@ impl Tx for PostgresTx<'_> {
         )
     }
 
+    fn oldest(&mut self) -> StoreResult<Oldest> {
+        let mut idle_at: Option<Millis> = None;
+        for row in self.rows(
+            "SELECT a.inactivity_ms, (SELECT MIN(s.last_activity) FROM sessions s
+               WHERE s.agent = a.name AND s.state = 'active' AND s.run_serving
+                 AND s.open_turns = 0)
+             FROM agents a",
+            &[],
+        )? {
+            if let (limit, Some(since)) = (row.get::<_, Millis>(0), row.get::<_, Option<Millis>>(1))
+            {
+                // Saturating: a limit near i64::MAX means never.
+                let at = since.saturating_add(limit);
+                idle_at = Some(idle_at.map_or(at, |t| t.min(at)));
+            }
+        }
+        let rows = self.rows(
+            "SELECT
+               (SELECT MIN(expires_at) FROM sessions WHERE state = 'paused'),
+               (SELECT MIN(accepted_at) FROM runs
+                 WHERE status IN ('accepted', 'running') AND first_contact_at IS NULL),
+               (SELECT MIN(last_contact_at) FROM runs WHERE status IN ('accepted', 'running')),
+               (SELECT MIN(stop_issued_at) FROM runs WHERE status IN ('accepted', 'running')),
+               (SELECT MIN(next_teardown_at) FROM environments WHERE state = 'tearing_down')",
+            &[],
+        )?;
+        let r = &rows[0];
+        Ok(Oldest {
+            idle_at,
+            expires_at: r.get(0),
+            unconnected_since: r.get(1),
+            silent_since: r.get(2),
+            stopping_since: r.get(3),
+            teardown_at: r.get(4),
+        })
+    }
+
     fn run(&mut self, id: &str) -> StoreResult<Option<Run>> {
         self.owned("SELECT session_id, data FROM runs WHERE id = $1", &[&id])
     }
@@ -569,6 +606,15 @@ impl Tx for PostgresTx<'_> {
         self.many(
             "SELECT data FROM runs WHERE session_id = $1 ORDER BY created_at, n",
             &[&session_id],
+        )
+    }
+
+    fn offerable_runs(&mut self, instance: &str, now: Millis) -> StoreResult<Vec<Run>> {
+        self.many(
+            "SELECT data FROM runs WHERE status = 'offered'
+               AND (reserved_until IS NULL OR reserved_until <= $2 OR reserved_for = $1)
+             ORDER BY created_at, n",
+            &[&instance, &now],
         )
     }
 

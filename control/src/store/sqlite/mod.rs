@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 mod checkpoint;
 mod columns;
 
-use super::{DueLimits, Store, StoreResult, Tx};
+use super::{DueLimits, Oldest, Store, StoreResult, Tx};
 use crate::model::*;
 
 /// Migrations, in order; `PRAGMA user_version` records how many have run.
@@ -26,6 +26,10 @@ const MIGRATIONS: &[&str] = &[
 /// it, every transcript report scanned the whole transcript table.
 const RUN_LAST_SEQ: &str =
     "SELECT COALESCE(MAX(seq), 0) FROM transcript WHERE run_id = ?1 AND seq IS NOT NULL";
+
+/// A page of a session's transcript (see `transcript`).
+const TRANSCRIPT_PAGE: &str =
+    "SELECT data FROM transcript WHERE session_id = ?1 AND idx > ?2 ORDER BY idx";
 
 /// Each branch reads one of the clock's partial indexes (clock.sql) from its oldest entry up to
 /// the limit: only records past a limit are read. The sessions come in the order they are
@@ -61,11 +65,35 @@ const DUE_SESSIONS: &str = "SELECT s.id FROM (
    WHERE state = 'tearing_down' AND next_teardown_at <= ?1
  ) AS d CROSS JOIN sessions s ON s.id = d.id ORDER BY s.rowid";
 
+/// The start of each of the clock's indexes (clock.sql): `MIN` over an index's leading column
+/// reads one entry.
+const IDLE_BY_AGENT: &str = "SELECT a.inactivity_ms, (SELECT MIN(s.last_activity)
+     FROM sessions s INDEXED BY sessions_idle
+    WHERE s.agent = a.name AND s.state = 'active' AND s.run_serving = 1 AND s.open_turns = 0)
+   FROM agents a";
+const OLDEST: &str = "SELECT
+   (SELECT MIN(expires_at) FROM sessions INDEXED BY sessions_expiring WHERE state = 'paused'),
+   (SELECT MIN(accepted_at) FROM runs INDEXED BY runs_unconnected
+     WHERE status IN ('accepted', 'running') AND first_contact_at IS NULL),
+   (SELECT MIN(last_contact_at) FROM runs INDEXED BY runs_silent
+     WHERE status IN ('accepted', 'running')),
+   (SELECT MIN(stop_issued_at) FROM runs INDEXED BY runs_stopping
+     WHERE status IN ('accepted', 'running')),
+   (SELECT MIN(next_teardown_at) FROM environments WHERE state = 'tearing_down')";
+
 pub struct SqliteStore {
+    /// The one connection that writes: SQLite's writers take turns anyway.
     conn: Mutex<rusqlite::Connection>,
+    /// Connections for transactions that only read ([`Store::begin_read`]): with the WAL they
+    /// read a snapshot while the writer writes, instead of waiting for it. None in memory.
+    readers: Vec<Mutex<rusqlite::Connection>>,
+    next_reader: std::sync::atomic::AtomicUsize,
     /// Told after each commit; `None` for a database in memory (it has no WAL).
     checkpoints: Option<checkpoint::Checkpointer>,
 }
+
+/// Connections that read: as many as requests can usefully read at once on a small server.
+const READERS: usize = 4;
 
 impl SqliteStore {
     /// Opens (creating if needed) the database file and migrates it.
@@ -75,6 +103,15 @@ impl SqliteStore {
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         let mut store = Self::with_connection(conn)?;
         store.checkpoints = Some(checkpoint::Checkpointer::start(path, &store.conn)?);
+        for _ in 0..READERS {
+            let reader = rusqlite::Connection::open(path)?;
+            reader.busy_timeout(std::time::Duration::from_secs(5))?;
+            reader.set_prepared_statement_cache_capacity(128);
+            reader.pragma_update(None, "cache_size", -8_192)?;
+            // A write here would be a bug: make it fail, not wait for the writer.
+            reader.pragma_update(None, "query_only", true)?;
+            store.readers.push(Mutex::new(reader));
+        }
         Ok(store)
     }
 
@@ -100,6 +137,8 @@ impl SqliteStore {
         }
         Ok(SqliteStore {
             conn: Mutex::new(conn),
+            readers: Vec::new(),
+            next_reader: Default::default(),
             checkpoints: None,
         })
     }
@@ -110,9 +149,35 @@ impl Store for SqliteStore {
         "sqlite"
     }
 
+    fn begin_read(&self) -> StoreResult<Box<dyn Tx + '_>> {
+        let n = self.readers.len();
+        if n == 0 {
+            return self.begin();
+        }
+        // A free reader if there is one, else wait for the next in turn.
+        let first = self
+            .next_reader
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let conn = (0..n)
+            .find_map(|i| self.readers[(first + i) % n].try_lock().ok())
+            .unwrap_or_else(|| {
+                self.readers[first % n]
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+            });
+        conn.prepare_cached("BEGIN")?.execute([])?;
+        Ok(Box::new(SqliteTx {
+            conn,
+            done: false,
+            checkpoints: None,
+            seen: columns::Seen::default(),
+        }))
+    }
+
     fn begin(&self) -> StoreResult<Box<dyn Tx + '_>> {
         let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
-        conn.execute_batch("BEGIN IMMEDIATE")?;
+        // Prepared once: a statement parsed on every transaction cost more than the transaction.
+        conn.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
         Ok(Box::new(SqliteTx {
             conn,
             done: false,
@@ -132,7 +197,10 @@ struct SqliteTx<'a> {
 impl Drop for SqliteTx<'_> {
     fn drop(&mut self) {
         if !self.done {
-            let _ = self.conn.execute_batch("ROLLBACK");
+            let _ = self
+                .conn
+                .prepare_cached("ROLLBACK")
+                .and_then(|mut s| s.execute([]));
         }
     }
 }
@@ -213,7 +281,7 @@ impl SqliteTx<'_> {
 
 impl Tx for SqliteTx<'_> {
     fn commit(mut self: Box<Self>) -> StoreResult<()> {
-        self.conn.execute_batch("COMMIT")?;
+        self.conn.prepare_cached("COMMIT")?.execute([])?;
         self.done = true;
         if let Some(c) = self.checkpoints {
             c.committed();
@@ -222,13 +290,11 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn admin_token_hash(&mut self) -> StoreResult<Option<String>> {
+        // Cached: it is read on every request the admin makes.
         Ok(self
             .conn
-            .query_row(
-                "SELECT value FROM meta WHERE key = 'admin_token_hash'",
-                [],
-                |r| r.get(0),
-            )
+            .prepare_cached("SELECT value FROM meta WHERE key = 'admin_token_hash'")?
+            .query_row([], |r| r.get(0))
             .optional()?)
     }
 
@@ -359,6 +425,32 @@ impl Tx for SqliteTx<'_> {
         Ok(out)
     }
 
+    fn oldest(&mut self) -> StoreResult<Oldest> {
+        let mut idle = self.conn.prepare_cached(IDLE_BY_AGENT)?;
+        let rows = idle.query_map([], |r| {
+            Ok((r.get::<_, Millis>(0)?, r.get::<_, Option<Millis>>(1)?))
+        })?;
+        let mut idle_at: Option<Millis> = None;
+        for row in rows {
+            if let (limit, Some(since)) = row? {
+                // Saturating: a limit near i64::MAX means never.
+                let at = since.saturating_add(limit);
+                idle_at = Some(idle_at.map_or(at, |t| t.min(at)));
+            }
+        }
+        let oldest = self.conn.prepare_cached(OLDEST)?.query_row([], |r| {
+            Ok(Oldest {
+                idle_at,
+                expires_at: r.get(0)?,
+                unconnected_since: r.get(1)?,
+                silent_since: r.get(2)?,
+                stopping_since: r.get(3)?,
+                teardown_at: r.get(4)?,
+            })
+        })?;
+        Ok(oldest)
+    }
+
     fn run(&mut self, id: &str) -> StoreResult<Option<Run>> {
         let run: Option<Run> = self.one("SELECT data FROM runs WHERE id = ?1", params![id])?;
         if let Some(r) = &run {
@@ -398,6 +490,15 @@ impl Tx for SqliteTx<'_> {
         self.many(
             "SELECT data FROM runs WHERE session_id = ?1 ORDER BY created_at, rowid",
             params![session_id],
+        )
+    }
+
+    fn offerable_runs(&mut self, instance: &str, now: Millis) -> StoreResult<Vec<Run>> {
+        self.many(
+            "SELECT data FROM runs WHERE status = 'offered'
+               AND (reserved_until IS NULL OR reserved_until <= ?2 OR reserved_for = ?1)
+             ORDER BY created_at, rowid",
+            params![instance, now],
         )
     }
 
@@ -526,10 +627,15 @@ impl Tx for SqliteTx<'_> {
         after: i64,
         limit: usize,
     ) -> StoreResult<Vec<TranscriptEntry>> {
-        self.many(
-            "SELECT data FROM transcript WHERE session_id = ?1 AND idx > ?2 ORDER BY idx LIMIT ?3",
-            params![session_id, after, limit as i64],
-        )
+        // The limit is applied here, not as `LIMIT ?3`: SQLite prepares a statement with a
+        // bound LIMIT again on every run (a follow's check spent most of its time parsing).
+        let mut stmt = self.conn.prepare_cached(TRANSCRIPT_PAGE)?;
+        let rows = stmt.query_map(params![session_id, after], |r| r.get::<_, String>(0))?;
+        let mut out = Vec::new();
+        for row in rows.take(limit) {
+            out.push(serde_json::from_str(&row?)?);
+        }
+        Ok(out)
     }
 
     fn sessions_to_prune(
@@ -722,7 +828,12 @@ mod tests {
     fn hot_statements_read_indexes() {
         let store = SqliteStore::in_memory().unwrap();
         let conn = store.conn.lock().unwrap();
-        for (sql, n) in [(RUN_LAST_SEQ, 1), (DUE_SESSIONS, 4)] {
+        for (sql, n) in [
+            (RUN_LAST_SEQ, 1),
+            (DUE_SESSIONS, 4),
+            (IDLE_BY_AGENT, 0),
+            (OLDEST, 0),
+        ] {
             let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
             let args: Vec<i64> = (0..n).collect();
             let plan: Vec<String> = stmt
@@ -735,6 +846,7 @@ mod tests {
                     && !line.contains("INDEX")
                     && !line.ends_with(" a")
                     && line != "SCAN d"
+                    && line != "SCAN CONSTANT ROW"
                     && line != "SEARCH agents";
                 assert!(!whole_table, "{sql}\nreads a whole table: {plan:#?}");
             }
@@ -800,6 +912,37 @@ mod tests {
         let mut tx = store.begin().unwrap();
         assert_eq!(tx.run(&r.id).unwrap().unwrap(), accepted);
         assert_eq!(tx.session(&s.id).unwrap().unwrap(), s);
+    }
+
+    /// The statements every request runs are parsed once, not again on each run (SQLite
+    /// prepares a statement again whenever a bound value may change its plan, e.g. a LIMIT).
+    #[test]
+    fn hot_statements_are_prepared_once() {
+        let store = SqliteStore::in_memory().unwrap();
+        for after in 0..5 {
+            let mut tx = store.begin().unwrap();
+            tx.transcript("ses_00000000000000a1", after, 10).unwrap();
+            tx.admin_token_hash().unwrap();
+            tx.commit().unwrap();
+        }
+        let conn = store.conn.lock().unwrap();
+        for sql in [
+            TRANSCRIPT_PAGE,
+            "SELECT value FROM meta WHERE key = 'admin_token_hash'",
+            "BEGIN IMMEDIATE",
+            "COMMIT",
+        ] {
+            let stmt = conn.prepare_cached(sql).unwrap();
+            assert_eq!(
+                stmt.get_status(rusqlite::StatementStatus::RePrepare),
+                0,
+                "{sql}"
+            );
+            assert!(
+                stmt.get_status(rusqlite::StatementStatus::VmStep) > 0,
+                "{sql} was not cached"
+            );
+        }
     }
 
     #[test]

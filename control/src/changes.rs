@@ -404,6 +404,12 @@ impl Tx for RecordingTx<'_> {
         self.touch(Topic::Session(entry.session_id.clone()));
         self.inner.append_transcript(entry)
     }
+    fn append_transcript_all(&mut self, entries: &mut [TranscriptEntry]) -> StoreResult<()> {
+        for e in entries.iter() {
+            self.touch(Topic::Session(e.session_id.clone()));
+        }
+        self.inner.append_transcript_all(entries)
+    }
     fn transcript(
         &mut self,
         session_id: &str,

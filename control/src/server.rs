@@ -50,6 +50,11 @@ impl AppState {
         transact_read(&*self.store, &self.cfg, now(), f)
     }
 
+    /// A read of one statement ([`Store::begin_one`]).
+    pub fn read_one<T>(&self, f: impl FnMut(&mut Ctx) -> Result<T>) -> Result<T> {
+        crate::lifecycle::transact_one(&*self.store, &self.cfg, now(), f)
+    }
+
     /// Runs `f` in one transaction, noting the topics it touches; commits if it succeeds. When
     /// `wakes(&out)`, what it touched is announced to the other instances with the commit.
     /// Runs `f` in one transaction, noting the topics it touches; commits if it succeeds. When
@@ -225,7 +230,7 @@ impl FromRequestParts<AppState> for RunnerAuth {
             Error::Unauthorized("a runner token is required (Authorization: Bearer …)".into())
         })?;
         let hash = hash_token(&token);
-        let runner = state.read(|ctx| Ok(ctx.tx.runner_by_token_hash(&hash)?))?;
+        let runner = state.read_one(|ctx| Ok(ctx.tx.runner_by_token_hash(&hash)?))?;
         match runner {
             Some(r) if !r.revoked() => Ok(RunnerAuth(r)),
             Some(r) => Err(Error::Unauthorized(format!(
@@ -252,7 +257,7 @@ fn cookie_token(parts: &Parts) -> Option<String> {
 pub fn is_admin(state: &AppState, token: &str) -> Result<bool> {
     let hash = hash_token(token);
     Ok(state
-        .read(|ctx| Ok(ctx.tx.admin_token_hash()?))?
+        .read_one(|ctx| Ok(ctx.tx.admin_token_hash()?))?
         .is_some_and(|h| h == hash))
 }
 

@@ -50,6 +50,16 @@ pub fn transact_read<T>(
     run_in(|| store.begin_read(), cfg, now, f)
 }
 
+/// Runs `f`, which reads with one statement, as [`Store::begin_one`] allows.
+pub fn transact_one<T>(
+    store: &dyn Store,
+    cfg: &Config,
+    now: Millis,
+    f: impl FnMut(&mut Ctx) -> Result<T>,
+) -> Result<T> {
+    run_in(|| store.begin_one(), cfg, now, f)
+}
+
 fn run_in<'s, T>(
     begin: impl Fn() -> crate::store::StoreResult<Box<dyn Tx + 's>>,
     cfg: &Config,

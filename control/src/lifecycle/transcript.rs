@@ -85,8 +85,9 @@ pub fn report(
             ),
         ));
     }
-    for entry in &fresh {
-        let mut record = TranscriptEntry {
+    let mut records: Vec<TranscriptEntry> = fresh
+        .iter()
+        .map(|entry| TranscriptEntry {
             index: 0,
             session_id: run.session_id.clone(),
             run_id: Some(run_id.to_string()),
@@ -94,9 +95,9 @@ pub fn report(
             kind: entry.kind.clone(),
             content: entry.content.clone(),
             at: ctx.now,
-        };
-        ctx.tx.append_transcript(&mut record)?;
-    }
+        })
+        .collect();
+    ctx.tx.append_transcript_all(&mut records)?;
     if !fresh.is_empty() {
         let mut session = ctx.session(&run.session_id)?;
         session.last_activity = session.last_activity.max(ctx.now);

@@ -345,6 +345,27 @@ pub fn check(store: &dyn Store) {
         2,
         "transcript after/limit"
     );
+    // Several at once: numbered on from the last, in order; read back as written.
+    let mut more: Vec<TranscriptEntry> = (4..7)
+        .map(|seq| TranscriptEntry {
+            index: 0,
+            session_id: "healthy".into(),
+            run_id: Some("r5".into()),
+            seq: Some(seq),
+            kind: "k".into(),
+            content: serde_json::json!({ "text": format!("entry {seq}") }),
+            at: now,
+        })
+        .collect();
+    tx.append_transcript_all(&mut more).unwrap();
+    assert_eq!(
+        more.iter().map(|e| e.index).collect::<Vec<_>>(),
+        [4, 5, 6],
+        "indices of entries appended together"
+    );
+    assert_eq!(tx.transcript("healthy", 3, 10).unwrap(), more);
+    assert_eq!(tx.run_last_seq("r5").unwrap(), 6);
+    tx.append_transcript_all(&mut []).unwrap();
 
     // Plug records by (session, plug id).
     let record = PlugRecord {

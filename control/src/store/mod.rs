@@ -99,6 +99,13 @@ pub trait Store: Send + Sync {
         self.begin()
     }
 
+    /// A read of one statement (a token's lookup on every request): without a transaction
+    /// around it where the store can do without one (PostgreSQL: one round trip, not three).
+    /// A second statement in it is an error.
+    fn begin_one(&self) -> StoreResult<Box<dyn Tx + '_>> {
+        self.begin_read()
+    }
+
     /// `"sqlite"` or `"postgres"`, for the health answer and the logs.
     fn kind(&self) -> &'static str;
 
@@ -214,6 +221,13 @@ pub trait Tx {
     fn run_last_seq(&mut self, run_id: &str) -> StoreResult<i64>;
     /// Appends at the end of the session's transcript; sets `entry.index`.
     fn append_transcript(&mut self, entry: &mut TranscriptEntry) -> StoreResult<()>;
+    /// Appends `entries`, all of one session, in order: as [`Tx::append_transcript`] on each,
+    /// in fewer statements where that is cheaper (a report carries many entries).
+    fn append_transcript_all(&mut self, entries: &mut [TranscriptEntry]) -> StoreResult<()> {
+        entries
+            .iter_mut()
+            .try_for_each(|e| self.append_transcript(e))
+    }
     fn transcript(
         &mut self,
         session_id: &str,

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use blaise_control::config::Config;
-use blaise_control::lifecycle::transact;
+use blaise_control::lifecycle::{transact, transact_one};
 use blaise_control::model::*;
 use blaise_control::store::{Store, conformance};
 
@@ -116,6 +116,32 @@ fn transactions_go_on_after_postgresql_ends_the_stores_connections() {
     }
     let hash = transact(&*store, &cfg, 0, |ctx| Ok(ctx.tx.admin_token_hash()?)).unwrap();
     assert_eq!(hash.as_deref(), Some("after19"));
+    // Reads of one statement (no transaction around them) too.
+    std::thread::scope(|s| {
+        for i in 0..4 {
+            let write = &write;
+            s.spawn(move || write(&format!("again{i}")));
+        }
+    });
+    db.terminate_connections();
+    for _ in 0..8 {
+        let hash = transact_one(&*store, &cfg, 0, |ctx| Ok(ctx.tx.admin_token_hash()?)).unwrap();
+        assert!(hash.is_some_and(|h| h.starts_with("again")));
+    }
+}
+
+/// A read of one statement runs one: a second is refused, not run outside a transaction.
+#[test]
+fn a_read_of_one_statement_refuses_a_second() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, db) = open_store(dir.path());
+    if db.is_none() {
+        return; // SQLite reads in a transaction either way.
+    }
+    let mut tx = store.begin_one().unwrap();
+    assert_eq!(tx.admin_token_hash().unwrap(), None);
+    let second = tx.runner_by_token_hash("abc").unwrap_err();
+    assert!(second.to_string().contains("second"), "{second}");
 }
 
 /// Reading a run in a transition waits while another transition holds its session, and then

@@ -114,6 +114,19 @@ impl PostgresStore {
     }
 
     fn open_tx(&self, begin: &str, locking: bool) -> StoreResult<Box<dyn Tx + '_>> {
+        if begin.is_empty() {
+            // One statement, no transaction: a dead pooled connection shows on that statement.
+            return Ok(Box::new(PostgresTx {
+                conn: self.pool.get()?,
+                done: false,
+                failed: None,
+                locked: Default::default(),
+                locking: false,
+                instance: &self.instance,
+                announcements: Vec::new(),
+                single: Some(false),
+            }));
+        }
         // A pooled connection may have died while idle (the server restarted, or ended it):
         // such a one is dropped (the pool does not take it back) and another tried. Nothing was
         // sent on it, so trying again is safe.
@@ -129,6 +142,8 @@ impl PostgresStore {
                         locked: Default::default(),
                         locking,
                         instance: &self.instance,
+                        announcements: Vec::new(),
+                        single: None,
                     }));
                 }
                 Err(e) if lost(&e, &conn) && attempts < pool::POOL_SIZE => attempts += 1,
@@ -145,6 +160,10 @@ impl Store for PostgresStore {
 
     fn begin_read(&self) -> StoreResult<Box<dyn Tx + '_>> {
         self.open_tx("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", false)
+    }
+
+    fn begin_one(&self) -> StoreResult<Box<dyn Tx + '_>> {
+        self.open_tx("", false)
     }
 
     fn kind(&self) -> &'static str {
@@ -176,6 +195,12 @@ fn lost(e: &tokio_postgres::Error, conn: &Conn) -> bool {
         })
 }
 
+/// A read of one statement found its pooled connection dead (the server restarted or ended
+/// it): nothing ran, and reading again on another connection is safe, as after a conflict.
+fn lost_single() -> StoreError {
+    StoreError::Conflict("the connection was lost before the read; reading again".into())
+}
+
 struct PostgresTx<'a> {
     conn: Conn,
     done: bool,
@@ -186,11 +211,18 @@ struct PostgresTx<'a> {
     /// The sessions this transaction holds the lock of.
     locked: std::collections::HashSet<String>,
     instance: &'a str,
+    /// What [`Tx::announce`] was asked to send: sent with the COMMIT.
+    announcements: Vec<String>,
+    /// A read of one statement outside a transaction ([`Store::begin_one`]): whether it ran.
+    single: Option<bool>,
 }
+
+/// Tells the other instances what a transaction changed (delivered when it commits).
+const NOTIFY: &str = "SELECT pg_notify('blaise_changes', $1)";
 
 impl Drop for PostgresTx<'_> {
     fn drop(&mut self) {
-        if !self.done && !self.conn.client().is_closed() {
+        if !self.done && self.single.is_none() && !self.conn.client().is_closed() {
             // A connection whose rollback fails is broken; the pool drops broken ones.
             let _ = block_on(self.conn.client().batch_execute("ROLLBACK"));
         }
@@ -205,7 +237,18 @@ type Params<'a> = &'a [&'a (dyn ToSql + Sync)];
 
 impl PostgresTx<'_> {
     fn statement(&mut self, sql: &'static str) -> StoreResult<Statement> {
+        if let Some(ran) = &mut self.single {
+            if *ran {
+                return Err(StoreError::Failed(format!(
+                    "a read of one statement ran a second one: {sql}"
+                )));
+            }
+            *ran = true;
+        }
         let prepared = self.conn.statement(sql);
+        if self.single.is_some() && prepared.is_err() && self.conn.client().is_closed() {
+            return Err(lost_single());
+        }
         self.note(prepared)
     }
 
@@ -223,7 +266,10 @@ impl PostgresTx<'_> {
     fn rows(&mut self, sql: &'static str, params: Params) -> StoreResult<Vec<Row>> {
         let stmt = self.statement(sql)?;
         let rows = block_on(self.conn.client().query(&stmt, params));
-        self.note(rows)
+        match rows {
+            Err(e) if self.single.is_some() && lost(&e, &self.conn) => Err(lost_single()),
+            rows => self.note(rows),
+        }
     }
 
     /// A record of a session: `read` returns the session's id and the record's data. In a
@@ -242,12 +288,19 @@ impl PostgresTx<'_> {
         };
         let session: String = row.get(0);
         let row = if self.locking && !self.locked.contains(&session) {
-            self.exec(
-                "SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE",
-                &[&session],
-            )?;
+            // The lock and the second read are sent together (one round trip): they run in
+            // order, and the read's snapshot is taken after the lock is held.
+            let lock = self.statement("SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE")?;
+            let again = self.statement(read)?;
+            let client = self.conn.client();
+            let (locked, rows) = block_on(futures_util::future::join(
+                client.execute(&lock, &[&session]),
+                client.query(&again, params),
+            ));
+            self.note(locked)?;
+            let rows = self.note(rows)?;
             self.locked.insert(session);
-            match self.rows(read, params)?.into_iter().next() {
+            match rows.into_iter().next() {
                 Some(row) => row,
                 None => return Ok(None),
             }
@@ -308,10 +361,44 @@ impl Tx for PostgresTx<'_> {
                 "not committed: a statement of the transaction failed ({failed})"
             )));
         }
+        if self.single.is_some() {
+            // Nothing to commit: the statement was its own transaction.
+            self.done = true;
+            return Ok(());
+        }
+        let mut announcements = std::mem::take(&mut self.announcements);
+        let last = announcements.pop();
+        for payload in &announcements {
+            self.exec(NOTIFY, &[payload])?;
+        }
+        let notify = match last {
+            Some(payload) => Some((self.statement(NOTIFY)?, payload)),
+            None => None,
+        };
         // Marked done first: a failed COMMIT has ended the transaction all the same.
         self.done = true;
-        block_on(self.conn.client().batch_execute("COMMIT"))?;
-        Ok(())
+        let client = self.conn.client();
+        // The (last) announcement goes with the COMMIT, in one round trip: sent together, they
+        // run in order. If it fails, the transaction is aborted and PostgreSQL answers the
+        // COMMIT with a rollback: that is an error here.
+        let committed = block_on(async {
+            let announce = async {
+                match &notify {
+                    Some((stmt, payload)) => client.execute(stmt, &[payload]).await.map(drop),
+                    None => Ok(()),
+                }
+            };
+            let (announced, committed) =
+                futures_util::future::join(announce, client.batch_execute("COMMIT")).await;
+            announced.and(committed)
+        });
+        committed.map_err(|e| {
+            let e = StoreError::from(e);
+            match e {
+                StoreError::Conflict(_) => e,
+                _ => StoreError::Failed(format!("not committed: {e}")),
+            }
+        })
     }
 
     fn announce(&mut self, what: &str) -> StoreResult<()> {
@@ -320,8 +407,7 @@ impl Tx for PostgresTx<'_> {
         } else {
             what
         };
-        let payload = format!("{} {what}", self.instance);
-        self.exec("SELECT pg_notify('blaise_changes', $1)", &[&payload])?;
+        self.announcements.push(format!("{} {what}", self.instance));
         Ok(())
     }
 
@@ -749,6 +835,36 @@ impl Tx for PostgresTx<'_> {
         self.exec(
             "INSERT INTO transcript (session_id, idx, run_id, seq, data) VALUES ($1, $2, $3, $4, $5)",
             &[&e.session_id, &e.index, &e.run_id, &e.seq, &to_json(e)?],
+        )?;
+        Ok(())
+    }
+
+    fn append_transcript_all(&mut self, entries: &mut [TranscriptEntry]) -> StoreResult<()> {
+        // Two statements for the whole report (one per entry each cost a round trip): the last
+        // index, then every row at once.
+        let Some(first) = entries.first() else {
+            return Ok(());
+        };
+        let session_id = first.session_id.clone();
+        let last = self.int(
+            "SELECT COALESCE(MAX(idx), 0) FROM transcript WHERE session_id = $1",
+            &[&session_id],
+        )?;
+        let (mut idx, mut run_ids, mut seqs, mut data) = (vec![], vec![], vec![], vec![]);
+        for (i, e) in entries.iter_mut().enumerate() {
+            debug_assert_eq!(e.session_id, session_id, "one session's entries");
+            e.index = last + 1 + i as i64;
+            idx.push(e.index);
+            run_ids.push(e.run_id.clone());
+            seqs.push(e.seq);
+            data.push(to_json(e)?);
+        }
+        self.exec(
+            "INSERT INTO transcript (session_id, idx, run_id, seq, data)
+             SELECT $1, t.idx, t.run_id, t.seq, t.data
+               FROM UNNEST($2::bigint[], $3::text[], $4::bigint[], $5::text[])
+                    AS t(idx, run_id, seq, data)",
+            &[&session_id, &idx, &run_ids, &seqs, &data],
         )?;
         Ok(())
     }

@@ -295,8 +295,11 @@ impl Tx for RecordingTx<'_> {
     fn put_connection(&mut self, connection: &Connection) -> StoreResult<()> {
         self.inner.put_connection(connection)
     }
-    fn connections(&mut self) -> StoreResult<Vec<Connection>> {
-        self.inner.connections()
+    fn connections(&mut self, seen_since: Millis) -> StoreResult<Vec<Connection>> {
+        self.inner.connections(seen_since)
+    }
+    fn forget_connections(&mut self, seen_before: Millis) -> StoreResult<usize> {
+        self.inner.forget_connections(seen_before)
     }
     fn live_runs_of_instance(&mut self, runner_id: &str, instance: &str) -> StoreResult<usize> {
         self.inner.live_runs_of_instance(runner_id, instance)

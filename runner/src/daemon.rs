@@ -192,6 +192,19 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<()> {
                             }
                         }
                     }
+                    Err(e) if e.code.as_deref() == Some("not_connected") => {
+                        // Blaise forgot this instance (it forgets those it has not seen for a
+                        // week: a machine that slept): it says hello again.
+                        tracing::warn!("Blaise does not know this instance any more: connecting again");
+                        let agents = std::slice::from_ref(&file.config.agent.name);
+                        if let Err(e) = client
+                            .connect(&options.instance, agents, options.capacity, &options.labels)
+                            .await
+                        {
+                            tracing::warn!("connecting to Blaise again: {e}");
+                            tokio::time::sleep(Duration::from_secs(1)).await;
+                        }
+                    }
                     Err(e) => {
                         tracing::warn!("asking Blaise for runs: {e}");
                         tokio::time::sleep(Duration::from_secs(1)).await;

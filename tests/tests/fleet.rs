@@ -106,3 +106,56 @@ async fn real_runners_say_their_capacity_and_labels_and_offers_respect_both() {
     );
     api.close(&second).await.unwrap();
 }
+
+/// Blaise forgets a runner instance it has not seen for a week (a fleet that restarts leaves
+/// many behind); a runner it forgot (a machine that slept) is told `not_connected` by its next
+/// offers poll, says hello again and goes on taking runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runner_that_blaise_forgot_connects_again() {
+    use blaise_control::store::Store;
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("blaise.db");
+    let serve = Serve::start(&db, &["--check-interval", "100ms"]).await;
+    let api = serve.api();
+    api.user
+        .put("/v1/agents/script", json!({ "inactivity_ms": 3_600_000 }))
+        .await
+        .unwrap();
+    let token = api.runner_token("sleeper").await;
+    let config = tmp.path().join("blaise.yml");
+    std::fs::write(
+        &config,
+        format!(
+            "agent:\n  name: script\n  command: [{}]\n",
+            serde_json::to_string(&script_agent()).unwrap()
+        ),
+    )
+    .unwrap();
+    let runner = Runner::start_with_env(
+        &serve.url(),
+        &token,
+        &config,
+        &tmp.path().join("sleeper"),
+        &tmp.path().join("cache"),
+        "sleeper",
+        &[],
+    );
+    runner.wait_for_stderr("connected to Blaise", MINUTE).await;
+    // What the clock does to an instance not seen for a week, done now, from beside the server
+    // (SQLite lets a second process write).
+    let store = blaise_control::store::sqlite::SqliteStore::open(&db).unwrap();
+    let mut tx = store.begin().unwrap();
+    assert_eq!(tx.forget_connections(i64::MAX).unwrap(), 1);
+    tx.commit().unwrap();
+    drop(store);
+    let id = api.new_session("script", "say again").await;
+    api.wait_for_text(&id, "again", MINUTE).await;
+    assert!(
+        runner
+            .stderr()
+            .contains("Blaise does not know this instance any more: connecting again"),
+        "{}",
+        runner.stderr()
+    );
+    api.close(&id).await.unwrap();
+}

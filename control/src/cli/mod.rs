@@ -68,7 +68,8 @@ pub struct ServeArgs {
     pub db: String,
     #[arg(long, default_value = "127.0.0.1:7777")]
     pub listen: SocketAddr,
-    /// How often the clock checks every limit.
+    /// The clock acts when a limit falls due; this is how often it also looks at everything
+    /// (a run's own timeout, runs waiting for a runner, the retention).
     #[arg(long, default_value = "5s", value_parser = parse_duration)]
     pub check_interval: i64,
     /// No agent's paused lifetime exceeds this.

@@ -37,6 +37,20 @@ pub const PRUNE_PER_TICK: usize = 10_000;
 /// Most sessions one tick looks at for pruning.
 pub const PRUNE_SESSIONS_PER_TICK: usize = 100;
 
+/// A runner instance not seen for this long is forgotten (each runner process is an instance of
+/// its own, so a fleet that restarts leaves many behind); one that comes back connects again.
+pub const FORGET_INSTANCES_AFTER_MS: Millis = 7 * 86_400_000;
+/// How often the clock forgets them.
+const FORGET_EVERY_MS: Millis = 60_000;
+
+/// Forgets the runner instances not seen for [`FORGET_INSTANCES_AFTER_MS`].
+pub fn forget_instances(store: &dyn Store, cfg: &Config, now: Millis) -> Result<usize> {
+    let before = now.saturating_sub(FORGET_INSTANCES_AFTER_MS);
+    transact(store, cfg, now, |ctx| {
+        Ok(ctx.tx.forget_connections(before)?)
+    })
+}
+
 /// How long a run is offered before the clock looks at why it waits.
 pub const WAITING_AFTER_MS: Millis = 1_000;
 
@@ -187,10 +201,11 @@ pub fn spawn(
     tokio::spawn(async move {
         let interval = Duration::from_millis(cfg.check_interval_ms.max(1) as u64);
         let mut cfg = cfg;
+        let mut forgot: Millis = 0;
         loop {
             let started = tokio::time::Instant::now();
             let ticked_at = now();
-            let next = tick_if_held(&store, &mut cfg, &held).await;
+            let next = tick_if_held(&store, &mut cfg, &held, &mut forgot).await;
             let mut wake = started + interval;
             if let Some(at) = next {
                 wake = wake.min(instant_of(at));
@@ -237,7 +252,9 @@ async fn tick_if_held(
     store: &Arc<dyn Store>,
     cfg: &mut Arc<Config>,
     held: &Arc<AtomicBool>,
+    forgot: &mut Millis,
 ) -> Option<Millis> {
+    let last_forgot = *forgot;
     // The tick is blocking store work: keep it off the threads that serve requests.
     let (store, was_held, holds) = (store.clone(), held.load(Relaxed), held.clone());
     let mut tick_cfg = cfg.clone();
@@ -256,15 +273,27 @@ async fn tick_if_held(
             });
         }
         let r = tick(&*store, &tick_cfg, now())?;
-        Ok(Some((r, tick_cfg)))
+        let mut forgot = last_forgot;
+        if now() - last_forgot >= FORGET_EVERY_MS {
+            forgot = now();
+            match forget_instances(&*store, &tick_cfg, forgot) {
+                Ok(0) => {}
+                Ok(n) => {
+                    tracing::info!(instances = n, "forgot runner instances not seen for a week")
+                }
+                Err(e) => tracing::error!("clock: forgetting old runner instances: {e}"),
+            }
+        }
+        Ok(Some((r, tick_cfg, forgot)))
     })
     .await;
     match ticked {
-        Ok(Ok(Some((r, tick_cfg)))) => {
+        Ok(Ok(Some((r, tick_cfg, forgot_at)))) => {
             if !was_held {
                 tracing::info!("this instance runs the clock");
             }
             *cfg = tick_cfg;
+            *forgot = forgot_at;
             if r.acted > 0 || r.pruned > 0 || r.pruned_sessions > 0 {
                 tracing::debug!(acted = r.acted, pruned = r.pruned, "clock tick");
             }

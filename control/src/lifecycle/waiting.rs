@@ -46,12 +46,7 @@ pub struct WaitingView {
 /// Why no connected runner takes the offered `run` now; `None` when one can and has room.
 pub fn why_waiting(ctx: &mut Ctx, run: &Run, session: &Session) -> Result<Option<Wait>> {
     let fresh = ctx.now.saturating_sub(ctx.cfg.connection_fresh_ms());
-    let connected: Vec<Connection> = ctx
-        .tx
-        .connections()?
-        .into_iter()
-        .filter(|c| c.last_seen >= fresh)
-        .collect();
+    let connected: Vec<Connection> = ctx.tx.connections(fresh)?;
     let agent = ctx.agent(&session.agent)?;
     if agent.disabled && run.kind != RunKind::Teardown {
         return Ok(Some(Wait::NoRunner(format!(

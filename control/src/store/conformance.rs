@@ -492,13 +492,23 @@ fn check_connections(store: &dyn Store) {
     let mut again = connection("ra", "i1");
     again.last_seen = 9;
     tx.put_connection(&again).unwrap();
-    let all = tx.connections().unwrap();
+    let all = tx.connections(0).unwrap();
     let keys: Vec<(&str, &str, Millis)> = all
         .iter()
         .map(|c| (c.runner_id.as_str(), c.instance.as_str(), c.last_seen))
         .collect();
     assert_eq!(keys, [("ra", "i1", 9), ("ra", "i2", 5), ("rb", "i1", 5)]);
     assert_eq!(all[0], again, "connection round trip");
+    // Only those seen since a time; the ones seen before another are forgotten.
+    assert_eq!(tx.connections(6).unwrap(), [again.clone()], "seen since 6");
+    tx.put_connection(&Connection {
+        last_seen: 2,
+        ..connection("rc", "old")
+    })
+    .unwrap();
+    assert_eq!(tx.forget_connections(5).unwrap(), 1, "the one seen at 2");
+    assert_eq!(tx.connections(0).unwrap().len(), 3);
+    assert_eq!(tx.connection("rc", "old").unwrap(), None);
 
     // Runs belong to a session (a store may reach a run through it).
     tx.put_session(&session("capacity-session", SessionState::Active, 0))

@@ -149,8 +149,11 @@ pub trait Tx {
     fn runners(&mut self) -> StoreResult<Vec<Runner>>;
     fn connection(&mut self, runner_id: &str, instance: &str) -> StoreResult<Option<Connection>>;
     fn put_connection(&mut self, connection: &Connection) -> StoreResult<()>;
-    /// Every runner instance that ever connected.
-    fn connections(&mut self) -> StoreResult<Vec<Connection>>;
+    /// The runner instances seen at `seen_since` or later (read from an index: instances come
+    /// and go, and old ones are many).
+    fn connections(&mut self, seen_since: Millis) -> StoreResult<Vec<Connection>>;
+    /// Forgets the runner instances last seen before `seen_before`; returns how many.
+    fn forget_connections(&mut self, seen_before: Millis) -> StoreResult<usize>;
     /// How many runs the instance has accepted and not finished.
     fn live_runs_of_instance(&mut self, runner_id: &str, instance: &str) -> StoreResult<usize>;
 

@@ -36,7 +36,7 @@ use pool::{Conn, Pool};
 pub use pool::{POOL_SIZE, redacted};
 
 /// Migrations, in order; `blaise_migrations` records the ones that ran.
-const MIGRATIONS: &[&str] = &[include_str!("schema.sql")];
+const MIGRATIONS: &[&str] = &[include_str!("schema.sql"), include_str!("connections.sql")];
 
 /// Any number, the same in every instance: the advisory lock migrations run under, so two
 /// instances starting at once do not both migrate.
@@ -245,11 +245,10 @@ impl PostgresTx<'_> {
             }
             *ran = true;
         }
-        let prepared = self.conn.statement(sql);
-        if self.single.is_some() && prepared.is_err() && self.conn.client().is_closed() {
-            return Err(lost_single());
+        match self.conn.statement(sql) {
+            Err(e) if self.single.is_some() && lost(&e, &self.conn) => Err(lost_single()),
+            prepared => self.note(prepared),
         }
-        self.note(prepared)
     }
 
     /// Notes a failed statement (see `commit`).
@@ -483,18 +482,26 @@ impl Tx for PostgresTx<'_> {
 
     fn put_connection(&mut self, c: &Connection) -> StoreResult<()> {
         self.exec(
-            "INSERT INTO connections (runner_id, instance, data) VALUES ($1, $2, $3)
-             ON CONFLICT (runner_id, instance) DO UPDATE SET data = EXCLUDED.data",
-            &[&c.runner_id, &c.instance, &to_json(c)?],
+            "INSERT INTO connections (runner_id, instance, data, last_seen) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (runner_id, instance)
+             DO UPDATE SET data = EXCLUDED.data, last_seen = EXCLUDED.last_seen",
+            &[&c.runner_id, &c.instance, &to_json(c)?, &c.last_seen],
         )?;
         Ok(())
     }
 
-    fn connections(&mut self) -> StoreResult<Vec<Connection>> {
+    fn connections(&mut self, seen_since: Millis) -> StoreResult<Vec<Connection>> {
         self.many(
-            "SELECT data FROM connections ORDER BY runner_id, instance",
-            &[],
+            "SELECT data FROM connections WHERE last_seen >= $1 ORDER BY runner_id, instance",
+            &[&seen_since],
         )
+    }
+
+    fn forget_connections(&mut self, seen_before: Millis) -> StoreResult<usize> {
+        Ok(self.exec(
+            "DELETE FROM connections WHERE last_seen < $1",
+            &[&seen_before],
+        )? as usize)
     }
 
     fn live_runs_of_instance(&mut self, runner_id: &str, instance: &str) -> StoreResult<usize> {

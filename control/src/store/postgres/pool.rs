@@ -116,7 +116,7 @@ impl PgConn {
         &self.client
     }
 
-    pub fn statement(&mut self, sql: &'static str) -> StoreResult<Statement> {
+    pub fn statement(&mut self, sql: &'static str) -> Result<Statement, tokio_postgres::Error> {
         if let Some(s) = self.statements.get(sql) {
             return Ok(s.clone());
         }

@@ -20,6 +20,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("retention.sql"),
     include_str!("capacity.sql"),
     include_str!("clock.sql"),
+    include_str!("connections.sql"),
 ];
 
 /// `seq IS NOT NULL` is what lets SQLite read `transcript_by_run` (a partial index): without
@@ -355,16 +356,24 @@ impl Tx for SqliteTx<'_> {
 
     fn put_connection(&mut self, c: &Connection) -> StoreResult<()> {
         self.exec(
-            "INSERT OR REPLACE INTO connections (runner_id, instance, data) VALUES (?1, ?2, ?3)",
-            params![c.runner_id, c.instance, to_json(c)?],
+            "INSERT OR REPLACE INTO connections (runner_id, instance, data, last_seen)
+             VALUES (?1, ?2, ?3, ?4)",
+            params![c.runner_id, c.instance, to_json(c)?, c.last_seen],
         )
     }
 
-    fn connections(&mut self) -> StoreResult<Vec<Connection>> {
+    fn connections(&mut self, seen_since: Millis) -> StoreResult<Vec<Connection>> {
         self.many(
-            "SELECT data FROM connections ORDER BY runner_id, instance",
-            [],
+            "SELECT data FROM connections WHERE last_seen >= ?1 ORDER BY runner_id, instance",
+            params![seen_since],
         )
+    }
+
+    fn forget_connections(&mut self, seen_before: Millis) -> StoreResult<usize> {
+        Ok(self
+            .conn
+            .prepare_cached("DELETE FROM connections WHERE last_seen < ?1")?
+            .execute(params![seen_before])?)
     }
 
     fn live_runs_of_instance(&mut self, runner_id: &str, instance: &str) -> StoreResult<usize> {

@@ -11,6 +11,20 @@ use serde_json::json;
 
 const MINUTE: Duration = Duration::from_secs(60);
 
+/// A `blaise.yml` in `dir` for the script agent, no plugs.
+fn script_config(dir: &std::path::Path) -> std::path::PathBuf {
+    let config = dir.join("blaise.yml");
+    std::fs::write(
+        &config,
+        format!(
+            "agent:\n  name: script\n  command: [{}]\n",
+            serde_json::to_string(&script_agent()).unwrap()
+        ),
+    )
+    .unwrap();
+    config
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn real_runners_say_their_capacity_and_labels_and_offers_respect_both() {
     let tmp = tempfile::tempdir().unwrap();
@@ -28,15 +42,7 @@ async fn real_runners_say_their_capacity_and_labels_and_offers_respect_both() {
         .await
         .unwrap();
     let token = api.runner_token("fleet").await;
-    let config = tmp.path().join("blaise.yml");
-    std::fs::write(
-        &config,
-        format!(
-            "agent:\n  name: script\n  command: [{}]\n",
-            serde_json::to_string(&script_agent()).unwrap()
-        ),
-    )
-    .unwrap();
+    let config = script_config(tmp.path());
     let start = |instance: &str, env: &[(&str, &str)]| {
         Runner::start_with_env(
             &serve.url(),
@@ -70,7 +76,8 @@ async fn real_runners_say_their_capacity_and_labels_and_offers_respect_both() {
             ("BLAISE_RUNNER_CAPACITY", "1"),
         ],
     );
-    api.wait_for_text(&first, "one", MINUTE).await;
+    api.wait_for_text(&first, "agent_message: one", MINUTE)
+        .await;
     let second = api.new_session("script", "say two").await;
     let view = api
         .wait_for(
@@ -94,7 +101,8 @@ async fn real_runners_say_their_capacity_and_labels_and_offers_respect_both() {
 
     // The first session ends: its run ends, and the second gets the room.
     api.close(&first).await.unwrap();
-    api.wait_for_text(&second, "two", MINUTE).await;
+    api.wait_for_text(&second, "agent_message: two", MINUTE)
+        .await;
     let stderr = gpu.stderr();
     assert!(
         stderr.contains("capacity=1") && stderr.contains("gpu"),
@@ -122,15 +130,7 @@ async fn a_runner_that_blaise_forgot_connects_again() {
         .await
         .unwrap();
     let token = api.runner_token("sleeper").await;
-    let config = tmp.path().join("blaise.yml");
-    std::fs::write(
-        &config,
-        format!(
-            "agent:\n  name: script\n  command: [{}]\n",
-            serde_json::to_string(&script_agent()).unwrap()
-        ),
-    )
-    .unwrap();
+    let config = script_config(tmp.path());
     let runner = Runner::start_with_env(
         &serve.url(),
         &token,
@@ -149,7 +149,7 @@ async fn a_runner_that_blaise_forgot_connects_again() {
     tx.commit().unwrap();
     drop(store);
     let id = api.new_session("script", "say again").await;
-    api.wait_for_text(&id, "again", MINUTE).await;
+    api.wait_for_text(&id, "agent_message: again", MINUTE).await;
     assert!(
         runner
             .stderr()

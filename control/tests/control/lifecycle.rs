@@ -367,35 +367,14 @@ async fn the_transcript_follows_the_conversation() {
             ("agent_message".into(), "how can I help?".into())
         ]
     );
-    // Long poll: a follower is woken by the next entry.
-    let url = format!("/v1/sessions/{id}/transcript?after=3&wait_ms=2000");
-    let follower = {
-        let http = s.http.clone();
-        let full = format!("{}{url}", s.url);
-        tokio::spawn(async move {
-            http.get(full)
-                .bearer_auth(ADMIN)
-                .send()
-                .await
-                .unwrap()
-                .json::<serde_json::Value>()
-                .await
-                .unwrap()
-        })
-    };
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    run.say("done").await;
-    let page = follower.await.unwrap();
-    assert_eq!(page["entries"][0]["content"]["text"], "done");
-
-    // With the state last seen, a follower is also woken when the session changes state.
-    let follow = |state: &str, wait_ms: u64| {
+    // Long poll: a follower (a query after the transcript's path) is woken by the next entry.
+    let follow = |query: String| {
         let (http, url) = (s.http.clone(), s.url.clone());
-        let query = format!("/v1/sessions/{id}/transcript?after=4&wait_ms={wait_ms}&state={state}");
+        let path = format!("/v1/sessions/{id}/transcript?{query}");
         tokio::spawn(async move {
             let t0 = std::time::Instant::now();
             let page = http
-                .get(format!("{url}{query}"))
+                .get(format!("{url}{path}"))
                 .bearer_auth(ADMIN)
                 .send()
                 .await
@@ -406,13 +385,22 @@ async fn the_transcript_follows_the_conversation() {
             (page, t0.elapsed())
         })
     };
-    let (page, waited) = follow("paused", 2_000).await.unwrap();
+    let follower = follow("after=3&wait_ms=2000".into());
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    run.say("done").await;
+    let (page, _) = follower.await.unwrap();
+    assert_eq!(page["entries"][0]["content"]["text"], "done");
+
+    // With the state last seen, a follower is also woken when the session changes state.
+    let follow_state =
+        |state: &str, wait_ms: u64| follow(format!("after=4&wait_ms={wait_ms}&state={state}"));
+    let (page, waited) = follow_state("paused", 2_000).await.unwrap();
     assert_eq!(
         page["session_state"], "active",
         "answered at once: {waited:?}"
     );
     assert!(waited < Duration::from_millis(1_500) && page["entries"] == json!([]));
-    let follower = follow("active", 5_000);
+    let follower = follow_state("active", 5_000);
     tokio::time::sleep(Duration::from_millis(100)).await;
     run.turn_ended().await;
     run.wait_directive("stop").await;

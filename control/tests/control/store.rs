@@ -103,13 +103,16 @@ fn transactions_go_on_after_postgresql_ends_the_stores_connections() {
         })
         .unwrap()
     };
-    // Several connections in the pool, idle.
-    std::thread::scope(|s| {
-        for i in 0..4 {
-            let write = &write;
-            s.spawn(move || write(&format!("h{i}")));
-        }
-    });
+    // Several connections in the pool at once, then idle.
+    let fill_pool = |prefix: &str| {
+        std::thread::scope(|s| {
+            for i in 0..4 {
+                let write = &write;
+                s.spawn(move || write(&format!("{prefix}{i}")));
+            }
+        })
+    };
+    fill_pool("h");
     db.terminate_connections();
     for i in 0..20 {
         write(&format!("after{i}"));
@@ -117,12 +120,7 @@ fn transactions_go_on_after_postgresql_ends_the_stores_connections() {
     let hash = transact(&*store, &cfg, 0, |ctx| Ok(ctx.tx.admin_token_hash()?)).unwrap();
     assert_eq!(hash.as_deref(), Some("after19"));
     // Reads of one statement (no transaction around them) too.
-    std::thread::scope(|s| {
-        for i in 0..4 {
-            let write = &write;
-            s.spawn(move || write(&format!("again{i}")));
-        }
-    });
+    fill_pool("again");
     db.terminate_connections();
     for _ in 0..8 {
         let hash = transact_one(&*store, &cfg, 0, |ctx| Ok(ctx.tx.admin_token_hash()?)).unwrap();

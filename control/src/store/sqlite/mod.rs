@@ -167,24 +167,14 @@ impl Store for SqliteStore {
                     .unwrap_or_else(|p| p.into_inner())
             });
         conn.prepare_cached("BEGIN")?.execute([])?;
-        Ok(Box::new(SqliteTx {
-            conn,
-            done: false,
-            checkpoints: None,
-            seen: columns::Seen::default(),
-        }))
+        Ok(Box::new(SqliteTx::new(conn, None)))
     }
 
     fn begin(&self) -> StoreResult<Box<dyn Tx + '_>> {
         let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
         // Prepared once: a statement parsed on every transaction cost more than the transaction.
         conn.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
-        Ok(Box::new(SqliteTx {
-            conn,
-            done: false,
-            checkpoints: self.checkpoints.as_ref(),
-            seen: columns::Seen::default(),
-        }))
+        Ok(Box::new(SqliteTx::new(conn, self.checkpoints.as_ref())))
     }
 }
 
@@ -243,7 +233,20 @@ fn run_columns(r: &Run) -> Vec<Value> {
     ]
 }
 
-impl SqliteTx<'_> {
+impl<'a> SqliteTx<'a> {
+    /// A transaction begun on `conn`; `checkpoints` is told when it commits.
+    fn new(
+        conn: MutexGuard<'a, rusqlite::Connection>,
+        checkpoints: Option<&'a checkpoint::Checkpointer>,
+    ) -> Self {
+        SqliteTx {
+            conn,
+            done: false,
+            checkpoints,
+            seen: columns::Seen::default(),
+        }
+    }
+
     fn one<T: DeserializeOwned>(
         &self,
         sql: &str,

@@ -150,6 +150,13 @@ impl Store for SqliteStore {
         "sqlite"
     }
 
+    fn begin_one(&self) -> StoreResult<Box<dyn Tx + '_>> {
+        // On the writer's connection: a token lookup is one short statement, and the writer's
+        // pages are warm, while a reader's cache is dropped whenever the log has changed
+        // (measured: a transcript report 0.26 ms this way, 0.36 ms on a reader).
+        self.begin()
+    }
+
     fn begin_read(&self) -> StoreResult<Box<dyn Tx + '_>> {
         let n = self.readers.len();
         if n == 0 {

@@ -116,12 +116,23 @@ impl Changes {
         self.clock.notified().await
     }
 
-    pub fn notify<'a>(&self, touched: impl IntoIterator<Item = &'a Topic>) {
+    /// Wakes the polls waiting on `touched`, and the clock if a session or a run changed.
+    pub fn notify<'a>(&self, touched: impl IntoIterator<Item = &'a Topic> + Clone) {
+        if touched
+            .clone()
+            .into_iter()
+            .any(|t| matches!(t, Topic::Session(_) | Topic::Run(_)))
+        {
+            self.clock.notify_one();
+        }
+        self.wake_polls(touched);
+    }
+
+    /// Wakes the polls waiting on `touched`, not the clock: for the clock's own writes (it read
+    /// where its limits stand after making them).
+    pub fn wake_polls<'a>(&self, touched: impl IntoIterator<Item = &'a Topic>) {
         let mut topics = self.topics.lock().unwrap_or_else(|p| p.into_inner());
         for topic in touched {
-            if matches!(topic, Topic::Session(_) | Topic::Run(_)) {
-                self.clock.notify_one();
-            }
             if *topic == Topic::Offered {
                 self.wake_offer(0);
                 continue;
@@ -211,9 +222,9 @@ impl<'a> RecordingTx<'a> {
     }
 }
 
-/// A store whose transactions wake, when they commit, the long polls waiting on what they
-/// wrote, here and in the other instances: for writers outside a request (the clock), which
-/// would otherwise have to wake every poll.
+/// The clock's store: its transactions wake, when they commit, the long polls waiting on what
+/// they wrote, here and in the other instances (the clock would otherwise have to wake every
+/// poll), but not the clock itself.
 pub struct Notifying {
     pub store: std::sync::Arc<dyn Store>,
     pub changes: std::sync::Arc<Changes>,
@@ -251,7 +262,7 @@ impl Tx for RecordingTx<'_> {
             inner.announce(&announcement(&touched))?;
         }
         inner.commit()?;
-        changes.notify(&touched);
+        changes.wake_polls(&touched);
         Ok(())
     }
     fn announce(&mut self, what: &str) -> StoreResult<()> {

@@ -19,6 +19,15 @@ use crate::lifecycle::{Ctx, transact_read};
 use crate::model::{Millis, Runner, now};
 use crate::store::Store;
 
+/// How a long poll checks: in a transaction that may write (noting what it touches), in one
+/// that only reads, or as a runner's offers poll (it may write, and is also woken alone).
+#[derive(Clone, Copy)]
+enum Check<'a> {
+    Writes,
+    Reads,
+    Offers { runner_id: &'a str },
+}
+
 #[derive(Clone)]
 pub struct AppState {
     pub store: Arc<dyn Store>,
@@ -55,8 +64,6 @@ impl AppState {
         crate::lifecycle::transact_one(&*self.store, &self.cfg, now(), f)
     }
 
-    /// Runs `f` in one transaction, noting the topics it touches; commits if it succeeds. When
-    /// `wakes(&out)`, what it touched is announced to the other instances with the commit.
     /// Runs `f` in one transaction, noting the topics it touches; commits if it succeeds. When
     /// `wakes(&out)`, what it touched is announced to the other instances with the commit.
     fn recorded<T>(
@@ -97,7 +104,7 @@ impl AppState {
         wait_ms: Option<Millis>,
         f: impl FnMut(&mut Ctx) -> Result<Option<T>>,
     ) -> Result<Option<T>> {
-        self.poll(topic, None, false, wait_ms, f).await
+        self.poll(topic, Check::Writes, wait_ms, f).await
     }
 
     /// A long poll whose check only reads (a follower's): it runs in a read-only transaction,
@@ -108,7 +115,7 @@ impl AppState {
         wait_ms: Option<Millis>,
         f: impl FnMut(&mut Ctx) -> Result<Option<T>>,
     ) -> Result<Option<T>> {
-        self.poll(topic, None, true, wait_ms, f).await
+        self.poll(topic, Check::Reads, wait_ms, f).await
     }
 
     /// The long poll for offers of runner `runner_id`: it wakes when who may take offers
@@ -120,15 +127,14 @@ impl AppState {
         wait_ms: Option<Millis>,
         f: impl FnMut(&mut Ctx) -> Result<Option<T>>,
     ) -> Result<Option<T>> {
-        self.poll(Topic::Offers, Some(runner_id), false, wait_ms, f)
+        self.poll(Topic::Offers, Check::Offers { runner_id }, wait_ms, f)
             .await
     }
 
     async fn poll<T>(
         &self,
         topic: Topic,
-        offers_of: Option<&str>,
-        reads_only: bool,
+        check: Check<'_>,
         wait_ms: Option<Millis>,
         mut f: impl FnMut(&mut Ctx) -> Result<Option<T>>,
     ) -> Result<Option<T>> {
@@ -139,13 +145,15 @@ impl AppState {
         loop {
             rx.borrow_and_update();
             // Queued before the check, so that a run offered during it is not missed.
-            let mut next_offer = offers_of.map(|runner| self.changes.wait_offer(runner));
+            let mut next_offer = match check {
+                Check::Offers { runner_id } => Some(self.changes.wait_offer(runner_id)),
+                Check::Writes | Check::Reads => None,
+            };
             // Only an answer wakes others: a check that found nothing changed nothing anyone
             // waits for (else polls on one topic would wake each other forever).
-            let (found, touched) = if reads_only {
-                (self.read(&mut f)?, Vec::new())
-            } else {
-                self.recorded(&mut f, Option::is_some)?
+            let (found, touched) = match check {
+                Check::Reads => (self.read(&mut f)?, Vec::new()),
+                Check::Writes | Check::Offers { .. } => self.recorded(&mut f, Option::is_some)?,
             };
             if let Some(v) = found {
                 self.changes.notify(&touched);

@@ -127,7 +127,7 @@ pub async fn connect(
     });
     let agents = std::slice::from_ref(&agent);
     let connected = crate::run::contact::until_answered(&patience, "connecting to Blaise", || {
-        client.connect(&options.instance, agents, options.capacity, &options.labels)
+        hello(&client, options, agents)
     })
     .await;
     timer.abort();
@@ -150,6 +150,17 @@ pub async fn connect(
     }
     tracing::info!(runner = %connected.runner, agent, ?policy, plugs = plugs.len(), capacity = options.capacity, labels = ?options.labels, "connected to Blaise");
     Ok((client, file, plugs, connected.long_poll_max_ms))
+}
+
+/// Tells Blaise this instance serves `agents`, with its capacity and labels.
+async fn hello(
+    client: &Client,
+    options: &RunnerOptions,
+    agents: &[String],
+) -> std::result::Result<crate::protocol::Connected, crate::protocol::ProtocolError> {
+    client
+        .connect(&options.instance, agents, options.capacity, &options.labels)
+        .await
 }
 
 /// Serves offered runs until SIGINT/SIGTERM; then passes the signal on to the
@@ -197,10 +208,7 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<()> {
                         // week: a machine that slept): it says hello again.
                         tracing::warn!("Blaise does not know this instance any more: connecting again");
                         let agents = std::slice::from_ref(&file.config.agent.name);
-                        if let Err(e) = client
-                            .connect(&options.instance, agents, options.capacity, &options.labels)
-                            .await
-                        {
+                        if let Err(e) = hello(&client, &options, agents).await {
                             tracing::warn!("connecting to Blaise again: {e}");
                             tokio::time::sleep(Duration::from_secs(1)).await;
                         }

@@ -466,6 +466,32 @@ mod tests {
         );
     }
 
+    /// Runner instances not seen for a week are forgotten; one seen since is kept.
+    #[test]
+    fn instances_not_seen_for_a_week_are_forgotten() {
+        let store = SqliteStore::in_memory().unwrap();
+        let seen = |instance: &str, last_seen: Millis| Connection {
+            runner_id: "rnr_a".into(),
+            instance: instance.into(),
+            agents: vec!["a".into()],
+            last_seen,
+            capacity: None,
+            labels: Vec::new(),
+        };
+        let week_ago = NOW - FORGET_INSTANCES_AFTER_MS;
+        let mut tx = store.begin().unwrap();
+        tx.put_connection(&seen("slept", week_ago - 1)).unwrap();
+        tx.put_connection(&seen("awake", week_ago)).unwrap();
+        tx.commit().unwrap();
+        assert_eq!(
+            forget_instances(&store, &Config::default(), NOW).unwrap(),
+            1
+        );
+        let mut tx = store.begin().unwrap();
+        assert_eq!(tx.connection("rnr_a", "slept").unwrap(), None);
+        assert!(tx.connection("rnr_a", "awake").unwrap().is_some());
+    }
+
     #[test]
     fn prune_goes_in_batches_marks_what_it_finished_and_keeps_the_rest_for_later() {
         let store = SqliteStore::in_memory().unwrap();

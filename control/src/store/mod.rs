@@ -69,6 +69,19 @@ pub struct Oldest {
     pub teardown_at: Option<Millis>,
 }
 
+impl Oldest {
+    /// When the first session falls idle, from each agent's inactivity limit and the last
+    /// activity of its longest-idle session. Saturating: a limit near i64::MAX means never.
+    pub fn first_idle(
+        by_agent: impl IntoIterator<Item = (Millis, Option<Millis>)>,
+    ) -> Option<Millis> {
+        by_agent
+            .into_iter()
+            .filter_map(|(limit, since)| since.map(|t| t.saturating_add(limit)))
+            .min()
+    }
+}
+
 /// Opens the store `db` names: a `postgres://` or `postgresql://` URL, else a SQLite file.
 pub fn open(db: &str) -> StoreResult<Arc<dyn Store>> {
     if is_postgres_url(db) {

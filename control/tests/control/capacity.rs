@@ -61,6 +61,37 @@ async fn a_runner_at_its_capacity_takes_no_more_runs_until_one_ends() {
     drop(run2);
 }
 
+/// A run that ends frees room at once: the instance's waiting offers poll is woken by it and
+/// answers with the run that waited for that room (nothing else is offered meanwhile: the
+/// ending run pauses, so no new run wakes the poll).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_that_ends_wakes_its_runners_offers_poll_with_the_run_that_waited() {
+    let s = Server::start().await;
+    s.agent("a", json!({ "inactivity_ms": 200, "idle_policy": "pause" }))
+        .await;
+    let token = s.add_runner("box").await;
+    let runner = FakeRunner::at(&s.url, &token, "box-1");
+    runner
+        .connect_with(json!({ "agents": ["a"], "capacity": 1 }))
+        .await;
+    s.new_session("a", "one").await;
+    let first = runner.take_started("start").await;
+    first.turn_ended().await;
+    first.wait_directive("stop").await;
+    let second = s.new_session("a", "two").await;
+    assert!(runner.offers(200).await.is_empty(), "at its capacity");
+    // The poll waits up to the server's longest (2 s); the pause comes 300 ms in.
+    let started = std::time::Instant::now();
+    let (offers, _) = tokio::join!(runner.offers(2_000), async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        first.ok("paused", json!({})).await;
+    });
+    let waited = started.elapsed();
+    assert_eq!(offers.len(), 1, "woken by the room, after {waited:?}");
+    assert_eq!(offers[0]["session_id"], second.as_str());
+    assert!(waited < Duration::from_millis(1_500), "{waited:?}");
+}
+
 /// Labels: a run of an agent that requires labels goes only to an instance that has all of them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_agent_that_requires_labels_runs_only_on_runners_with_all_of_them() {

@@ -112,6 +112,7 @@ async fn a_turn_in_progress_is_never_idle() {
 async fn limits_are_acted_on_when_they_fall_due_not_on_the_check_interval() {
     let s = Server::with_config(blaise_control::config::Config {
         check_interval_ms: 60_000,
+        heartbeat_timeout_ms: 60_000,
         ..fast_config()
     })
     .await;
@@ -123,12 +124,18 @@ async fn limits_are_acted_on_when_they_fall_due_not_on_the_check_interval() {
     let r = s.runner("r", &["a"]).await;
     let id = s.new_session("a", "hello").await;
     let run = r.take_started("start").await;
+    run.wait_directive("prompt").await;
+    // No heartbeats from here (the limit is a minute): nothing but the clock writes the run.
+    run.die();
     run.turn_ended().await;
+    // One long poll (the server's longest is 2 s): the clock's stop wakes it.
     let t0 = Instant::now();
-    run.wait_directive("stop").await;
+    let directives = run.directives(2_000).await;
     let idle = t0.elapsed();
+    assert_eq!(directives.len(), 1, "after {idle:?}: {directives:?}");
+    assert_eq!(directives[0]["kind"], "stop");
     assert!(
-        (Duration::from_millis(250)..Duration::from_secs(5)).contains(&idle),
+        (Duration::from_millis(250)..Duration::from_millis(1_500)).contains(&idle),
         "stopped {idle:?} after the turn (inactivity 300ms, check interval 60s)"
     );
     run.ok("paused", json!({})).await;

@@ -114,19 +114,6 @@ impl PostgresStore {
     }
 
     fn open_tx(&self, begin: &str, locking: bool) -> StoreResult<Box<dyn Tx + '_>> {
-        if begin.is_empty() {
-            // One statement, no transaction: a dead pooled connection shows on that statement.
-            return Ok(Box::new(PostgresTx {
-                conn: self.pool.get()?,
-                done: false,
-                failed: None,
-                locked: Default::default(),
-                locking: false,
-                instance: &self.instance,
-                announcements: Vec::new(),
-                single: Some(false),
-            }));
-        }
         // A pooled connection may have died while idle (the server restarted, or ended it):
         // such a one is dropped (the pool does not take it back) and another tried. Nothing was
         // sent on it, so trying again is safe.
@@ -135,16 +122,12 @@ impl PostgresStore {
             let conn = self.pool.get()?;
             match block_on(conn.client().batch_execute(begin)) {
                 Ok(()) => {
-                    return Ok(Box::new(PostgresTx {
+                    return Ok(Box::new(PostgresTx::new(
                         conn,
-                        done: false,
-                        failed: None,
-                        locked: Default::default(),
+                        &self.instance,
                         locking,
-                        instance: &self.instance,
-                        announcements: Vec::new(),
-                        single: None,
-                    }));
+                        None,
+                    )));
                 }
                 Err(e) if lost(&e, &conn) && attempts < pool::POOL_SIZE => attempts += 1,
                 Err(e) => return Err(e.into()),
@@ -163,7 +146,14 @@ impl Store for PostgresStore {
     }
 
     fn begin_one(&self) -> StoreResult<Box<dyn Tx + '_>> {
-        self.open_tx("", false)
+        // No transaction: a dead pooled connection shows on the statement (see `note`).
+        let conn = self.pool.get()?;
+        Ok(Box::new(PostgresTx::new(
+            conn,
+            &self.instance,
+            false,
+            Some(false),
+        )))
     }
 
     fn kind(&self) -> &'static str {
@@ -235,7 +225,20 @@ fn to_json<T: Serialize>(value: &T) -> StoreResult<String> {
 
 type Params<'a> = &'a [&'a (dyn ToSql + Sync)];
 
-impl PostgresTx<'_> {
+impl<'a> PostgresTx<'a> {
+    fn new(conn: Conn, instance: &'a str, locking: bool, single: Option<bool>) -> Self {
+        PostgresTx {
+            conn,
+            done: false,
+            failed: None,
+            locked: Default::default(),
+            locking,
+            instance,
+            announcements: Vec::new(),
+            single,
+        }
+    }
+
     fn statement(&mut self, sql: &'static str) -> StoreResult<Statement> {
         if let Some(ran) = &mut self.single {
             if *ran {
@@ -245,16 +248,18 @@ impl PostgresTx<'_> {
             }
             *ran = true;
         }
-        match self.conn.statement(sql) {
-            Err(e) if self.single.is_some() && lost(&e, &self.conn) => Err(lost_single()),
-            prepared => self.note(prepared),
-        }
+        let prepared = self.conn.statement(sql);
+        self.note(prepared)
     }
 
-    /// Notes a failed statement (see `commit`).
-    fn note<T, E: Into<StoreError>>(&mut self, result: Result<T, E>) -> StoreResult<T> {
+    /// Notes a failed statement (see `commit`). A read of one statement that found its pooled
+    /// connection dead ran nothing: that is a conflict, so that it is read again on another.
+    fn note<T>(&mut self, result: Result<T, tokio_postgres::Error>) -> StoreResult<T> {
         result.map_err(|e| {
-            let e = e.into();
+            if self.single.is_some() && lost(&e, &self.conn) {
+                return lost_single();
+            }
+            let e = StoreError::from(e);
             if self.failed.is_none() {
                 self.failed = Some(e.to_string());
             }
@@ -265,10 +270,7 @@ impl PostgresTx<'_> {
     fn rows(&mut self, sql: &'static str, params: Params) -> StoreResult<Vec<Row>> {
         let stmt = self.statement(sql)?;
         let rows = block_on(self.conn.client().query(&stmt, params));
-        match rows {
-            Err(e) if self.single.is_some() && lost(&e, &self.conn) => Err(lost_single()),
-            rows => self.note(rows),
-        }
+        self.note(rows)
     }
 
     /// A record of a session: `read` returns the session's id and the record's data. In a
@@ -601,21 +603,14 @@ impl Tx for PostgresTx<'_> {
     }
 
     fn oldest(&mut self) -> StoreResult<Oldest> {
-        let mut idle_at: Option<Millis> = None;
-        for row in self.rows(
+        let by_agent = self.rows(
             "SELECT a.inactivity_ms, (SELECT MIN(s.last_activity) FROM sessions s
                WHERE s.agent = a.name AND s.state = 'active' AND s.run_serving
                  AND s.open_turns = 0)
              FROM agents a",
             &[],
-        )? {
-            if let (limit, Some(since)) = (row.get::<_, Millis>(0), row.get::<_, Option<Millis>>(1))
-            {
-                // Saturating: a limit near i64::MAX means never.
-                let at = since.saturating_add(limit);
-                idle_at = Some(idle_at.map_or(at, |t| t.min(at)));
-            }
-        }
+        )?;
+        let idle_at = Oldest::first_idle(by_agent.iter().map(|r| (r.get(0), r.get(1))));
         let rows = self.rows(
             "SELECT
                (SELECT MIN(expires_at) FROM sessions WHERE state = 'paused'),
@@ -858,8 +853,13 @@ impl Tx for PostgresTx<'_> {
             &[&session_id],
         )?;
         let (mut idx, mut run_ids, mut seqs, mut data) = (vec![], vec![], vec![], vec![]);
+        if let Some(other) = entries.iter().find(|e| e.session_id != session_id) {
+            return Err(StoreError::Failed(format!(
+                "entries of sessions {session_id} and {} appended together",
+                other.session_id
+            )));
+        }
         for (i, e) in entries.iter_mut().enumerate() {
-            debug_assert_eq!(e.session_id, session_id, "one session's entries");
             e.index = last + 1 + i as i64;
             idx.push(e.index);
             run_ids.push(e.run_id.clone());

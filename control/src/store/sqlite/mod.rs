@@ -35,7 +35,7 @@ const TRANSCRIPT_PAGE: &str =
 /// Each branch reads one of the clock's partial indexes (clock.sql) from its oldest entry up to
 /// the limit: only records past a limit are read. The sessions come in the order they are
 /// stored (`rowid`), so that the clock's batches rewrite neighbouring pages: stopping 5,000 idle
-/// runs wrote 73 MiB in id order, 33 MiB in this one. `INDEXED BY`, because without statistics
+/// runs wrote 73 MiB in id order, 35 MiB in this one. `INDEXED BY`, because without statistics
 /// SQLite prefers the equality on `state`/`status`, which reads every active session and every
 /// live run; `CROSS JOIN` keeps the agents outside, so each agent's limit bounds its range.
 const DUE_SESSIONS: &str = "SELECT s.id FROM (
@@ -174,14 +174,18 @@ impl Store for SqliteStore {
                     .unwrap_or_else(|p| p.into_inner())
             });
         conn.prepare_cached("BEGIN")?.execute([])?;
-        Ok(Box::new(SqliteTx::new(conn, None)))
+        Ok(Box::new(SqliteTx::new(conn, None, false)))
     }
 
     fn begin(&self) -> StoreResult<Box<dyn Tx + '_>> {
         let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
         // Prepared once: a statement parsed on every transaction cost more than the transaction.
         conn.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
-        Ok(Box::new(SqliteTx::new(conn, self.checkpoints.as_ref())))
+        Ok(Box::new(SqliteTx::new(
+            conn,
+            self.checkpoints.as_ref(),
+            true,
+        )))
     }
 }
 
@@ -189,7 +193,10 @@ struct SqliteTx<'a> {
     conn: MutexGuard<'a, rusqlite::Connection>,
     done: bool,
     checkpoints: Option<&'a checkpoint::Checkpointer>,
+    /// The columns of what this transaction read, for writing back (see columns.rs); not kept
+    /// in a transaction that only reads.
     seen: columns::Seen,
+    writes: bool,
 }
 
 impl Drop for SqliteTx<'_> {
@@ -245,12 +252,14 @@ impl<'a> SqliteTx<'a> {
     fn new(
         conn: MutexGuard<'a, rusqlite::Connection>,
         checkpoints: Option<&'a checkpoint::Checkpointer>,
+        writes: bool,
     ) -> Self {
         SqliteTx {
             conn,
             done: false,
             checkpoints,
             seen: columns::Seen::default(),
+            writes,
         }
     }
 
@@ -400,7 +409,7 @@ impl Tx for SqliteTx<'_> {
     fn session(&mut self, id: &str) -> StoreResult<Option<Session>> {
         let session: Option<Session> =
             self.one("SELECT data FROM sessions WHERE id = ?1", params![id])?;
-        if let Some(s) = &session {
+        if let Some(s) = session.as_ref().filter(|_| self.writes) {
             self.seen.saw(&columns::SESSIONS, id, session_columns(s));
         }
         Ok(session)
@@ -445,18 +454,12 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn oldest(&mut self) -> StoreResult<Oldest> {
-        let mut idle = self.conn.prepare_cached(IDLE_BY_AGENT)?;
-        let rows = idle.query_map([], |r| {
-            Ok((r.get::<_, Millis>(0)?, r.get::<_, Option<Millis>>(1)?))
-        })?;
-        let mut idle_at: Option<Millis> = None;
-        for row in rows {
-            if let (limit, Some(since)) = row? {
-                // Saturating: a limit near i64::MAX means never.
-                let at = since.saturating_add(limit);
-                idle_at = Some(idle_at.map_or(at, |t| t.min(at)));
-            }
-        }
+        let idle_at = Oldest::first_idle(
+            self.conn
+                .prepare_cached(IDLE_BY_AGENT)?
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<Vec<_>, _>>()?,
+        );
         let oldest = self.conn.prepare_cached(OLDEST)?.query_row([], |r| {
             Ok(Oldest {
                 idle_at,
@@ -472,7 +475,7 @@ impl Tx for SqliteTx<'_> {
 
     fn run(&mut self, id: &str) -> StoreResult<Option<Run>> {
         let run: Option<Run> = self.one("SELECT data FROM runs WHERE id = ?1", params![id])?;
-        if let Some(r) = &run {
+        if let Some(r) = run.as_ref().filter(|_| self.writes) {
             self.seen.saw(&columns::RUNS, id, run_columns(r));
         }
         Ok(run)

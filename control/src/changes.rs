@@ -18,8 +18,8 @@ pub enum Topic {
     Offers,
     /// A run was offered: one offers poll looks (see [`Changes::wake_offer`]).
     Offered,
-    /// A run that held room on this runner ended: the runner's offers polls look again (a run
-    /// may be waiting for that room).
+    /// A run only this runner may take was offered, or a run that held room on it ended (a run
+    /// may be waiting for that room): the runner's offers polls look again.
     Room(String),
     /// A run's directives or status.
     Run(String),
@@ -44,7 +44,7 @@ struct OfferWaiter {
     wake: oneshot::Sender<u32>,
 }
 
-/// What a poll woken because its runner has room again is told: it is the only one to look.
+/// What a poll woken for its runner alone ([`Topic::Room`]) is told: no other runner looks.
 pub const ROOM: u32 = u32::MAX;
 
 /// Past this many waiters, the ones that left are swept out.
@@ -77,7 +77,7 @@ impl Changes {
         rx
     }
 
-    /// Wakes the waiting offers polls of one runner, told [`ROOM`]: it has room again.
+    /// Wakes the waiting offers polls of one runner, told [`ROOM`] ([`Topic::Room`]).
     pub fn wake_room(&self, runner_id: &str) {
         let mut waiters = self.offer_waiters.lock().unwrap_or_else(|p| p.into_inner());
         let (theirs, others): (VecDeque<_>, VecDeque<_>) =
@@ -339,7 +339,13 @@ impl Tx for RecordingTx<'_> {
     }
     fn put_run(&mut self, run: &Run) -> StoreResult<()> {
         if run.status == RunStatus::Offered {
-            self.touch(Topic::Offered);
+            // A resume or teardown goes to the runner that holds its environment: its polls
+            // look, not the longest waiting one (which would pass the wake on, poll by poll).
+            let topic = match crate::lifecycle::offers::environment_owner(&mut *self.inner, run)? {
+                Some(owner) => Topic::Room(owner),
+                None => Topic::Offered,
+            };
+            self.touch(topic);
         }
         if run.status.is_finished()
             && let Some(runner_id) = &run.runner_id
@@ -552,5 +558,68 @@ mod tests {
         assert_eq!(announcement(&[Topic::Room("rnr_b".into())]), "room:rnr_b");
         changes.deliver("room:rnr_b");
         assert_eq!(b.try_recv(), Ok(ROOM));
+    }
+
+    /// A resume or teardown run goes to the runner holding its environment: offering it wakes
+    /// that runner's polls, not the longest waiting poll of any runner (which would pass the
+    /// wake on, poll by poll, until the owner's looked). A start run, or one whose owner was
+    /// revoked, may go to anyone.
+    #[test]
+    fn a_run_bound_to_its_environments_runner_wakes_that_runner() {
+        use crate::store::conformance::run;
+        use crate::store::sqlite::SqliteStore;
+        let store = SqliteStore::in_memory().unwrap();
+        let mut tx = store.begin().unwrap();
+        tx.put_runner(&Runner {
+            id: "rnr_a".into(),
+            name: "a".into(),
+            token_hash: "h".into(),
+            created_at: 0,
+            revoked_at: None,
+        })
+        .unwrap();
+        tx.put_environment(&Environment {
+            id: "e".into(),
+            session_id: "s".into(),
+            runner_id: Some("rnr_a".into()),
+            state: EnvironmentState::Paused,
+            created_at: 0,
+            updated_at: 0,
+            last_error: None,
+            teardown_attempts: 0,
+            next_teardown_at: None,
+        })
+        .unwrap();
+        let mut recording = RecordingTx::new(tx);
+        let offered = |recording: &mut RecordingTx, id: &str, kind: RunKind| {
+            recording.touched.clear();
+            let run = Run {
+                kind,
+                ..run(id, "s", RunStatus::Offered)
+            };
+            recording.put_run(&run).unwrap();
+            recording.touched.clone()
+        };
+        let resume = offered(&mut recording, "run_1", RunKind::Resume);
+        assert!(resume.contains(&Topic::Room("rnr_a".into())), "{resume:?}");
+        assert!(!resume.contains(&Topic::Offered), "{resume:?}");
+        let teardown = offered(&mut recording, "run_2", RunKind::Teardown);
+        assert!(
+            teardown.contains(&Topic::Room("rnr_a".into())),
+            "{teardown:?}"
+        );
+        assert!(offered(&mut recording, "run_3", RunKind::Start).contains(&Topic::Offered));
+        recording
+            .put_runner(&Runner {
+                id: "rnr_a".into(),
+                name: "a".into(),
+                token_hash: "h".into(),
+                created_at: 0,
+                revoked_at: Some(1),
+            })
+            .unwrap();
+        let orphan = offered(&mut recording, "run_4", RunKind::Resume);
+        assert!(orphan.contains(&Topic::Offered), "{orphan:?}");
+        assert!(!orphan.contains(&Topic::Room("rnr_a".into())), "{orphan:?}");
     }
 }

@@ -37,7 +37,9 @@ impl Embedded {
             .with_context(|| format!("cannot open the database {}", db.display()))?;
         let admin_token = new_token("bla_");
         let state = AppState::new(Arc::new(store), cfg);
-        state.write(|ctx| Ok(ctx.tx.set_admin_token_hash(&hash_token(&admin_token))?))?;
+        state
+            .write(|ctx| Ok(ctx.tx.set_admin_token_hash(&hash_token(&admin_token))?))
+            .await?;
         let listener = tokio::net::TcpListener::bind(listen)
             .await
             .with_context(|| format!("cannot listen on {listen}"))?;
@@ -59,7 +61,7 @@ impl Embedded {
     /// Creates or replaces an agent's settings (`name` follows [`crate::names::NAME_RULE`]).
     pub fn set_agent(&self, name: &str, settings: AgentSettings) -> Result<()> {
         check_name("name", name)?;
-        self.state.write(|ctx| {
+        self.state.write_blocking(|ctx| {
             let disabled = ctx.tx.agent(name)?.is_some_and(|a| a.disabled);
             Ok(ctx.tx.put_agent(&Agent {
                 name: name.to_string(),
@@ -75,7 +77,7 @@ impl Embedded {
     /// suffix, since tokens are shown once). `name` follows [`crate::names::NAME_RULE`].
     pub fn runner_token(&self, name: &str) -> Result<String> {
         check_name("name", name)?;
-        Ok(self.state.write(|ctx| {
+        Ok(self.state.write_blocking(|ctx| {
             let mut candidate = name.to_string();
             let mut n = 1;
             while ctx.tx.runner_by_name(&candidate)?.is_some() {

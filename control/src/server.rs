@@ -36,6 +36,11 @@ pub struct AppState {
     changes: Arc<Changes>,
     /// Whether this instance runs the clock (see [`Store::hold_clock`]).
     pub clock_held: Arc<AtomicBool>,
+    /// Turns to begin a transaction that writes ([`Store::writers`] at once). A request
+    /// waits for its turn here, as a future, and so never blocks a worker thread on the
+    /// store's writer: with SQLite's one writer, a worker waiting for the writer the other
+    /// worker held stopped every other request on it too (the server used one core of two).
+    turns: Arc<tokio::sync::Semaphore>,
 }
 
 impl AppState {
@@ -47,6 +52,7 @@ impl AppState {
         let hears = changes.clone();
         store.listen(Arc::new(move |what| hears.deliver(what)));
         AppState {
+            turns: Arc::new(tokio::sync::Semaphore::new(store.writers())),
             store,
             cfg: Arc::new(cfg),
             changes,
@@ -66,7 +72,20 @@ impl AppState {
 
     /// Runs `f` in one transaction, noting the topics it touches; commits if it succeeds. When
     /// `wakes(&out)`, what it touched is announced to the other instances with the commit.
-    fn recorded<T>(
+    async fn recorded<T>(
+        &self,
+        f: impl FnMut(&mut Ctx) -> Result<T>,
+        wakes: impl Fn(&T) -> bool,
+    ) -> Result<(T, Vec<Topic>)> {
+        let _turn = self
+            .turns
+            .acquire()
+            .await
+            .expect("the turns are never closed");
+        self.record_now(f, wakes)
+    }
+
+    fn record_now<T>(
         &self,
         mut f: impl FnMut(&mut Ctx) -> Result<T>,
         wakes: impl Fn(&T) -> bool,
@@ -91,8 +110,16 @@ impl AppState {
 
     /// One transaction that may change state; wakes the long polls waiting on what it touched,
     /// here and in the other instances.
-    pub fn write<T>(&self, f: impl FnMut(&mut Ctx) -> Result<T>) -> Result<T> {
-        let (out, touched) = self.recorded(f, |_| true)?;
+    pub async fn write<T>(&self, f: impl FnMut(&mut Ctx) -> Result<T>) -> Result<T> {
+        let (out, touched) = self.recorded(f, |_| true).await?;
+        self.changes.notify(&touched);
+        Ok(out)
+    }
+
+    /// [`AppState::write`] outside a request (the embedded default's setup): waits for the
+    /// writer on this thread.
+    pub fn write_blocking<T>(&self, f: impl FnMut(&mut Ctx) -> Result<T>) -> Result<T> {
+        let (out, touched) = self.record_now(f, |_| true)?;
         self.changes.notify(&touched);
         Ok(out)
     }
@@ -153,7 +180,9 @@ impl AppState {
             // waits for (else polls on one topic would wake each other forever).
             let (found, touched) = match check {
                 Check::Reads => (self.read(&mut f)?, Vec::new()),
-                Check::Writes | Check::Offers { .. } => self.recorded(&mut f, Option::is_some)?,
+                Check::Writes | Check::Offers { .. } => {
+                    self.recorded(&mut f, Option::is_some).await?
+                }
             };
             if let Some(v) = found {
                 self.changes.notify(&touched);

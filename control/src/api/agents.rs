@@ -41,29 +41,33 @@ pub async fn set(
     if let Some(labels) = &patch.requires_labels {
         check_labels("requires_labels", labels)?;
     }
-    Ok(Json(state.write(|ctx| {
-        let mut agent = ctx.tx.agent(&name)?.unwrap_or_else(|| Agent {
-            name: name.clone(),
-            settings: AgentSettings::default(),
-            disabled: false,
-            updated_at: ctx.now,
-        });
-        let s = &mut agent.settings;
-        s.inactivity_ms = patch.inactivity_ms.unwrap_or(s.inactivity_ms);
-        s.idle_policy = patch.idle_policy.unwrap_or(s.idle_policy);
-        s.paused_lifetime_ms = patch.paused_lifetime_ms.unwrap_or(s.paused_lifetime_ms);
-        s.timeout_ms = patch.timeout_ms.unwrap_or(s.timeout_ms);
-        if let Some(labels) = &patch.requires_labels {
-            let mut labels = labels.clone();
-            labels.sort();
-            labels.dedup();
-            s.requires_labels = labels;
-        }
-        agent.disabled = patch.disabled.unwrap_or(agent.disabled);
-        agent.updated_at = ctx.now;
-        ctx.tx.put_agent(&agent)?;
-        Ok(agent)
-    })?))
+    Ok(Json(
+        state
+            .write(|ctx| {
+                let mut agent = ctx.tx.agent(&name)?.unwrap_or_else(|| Agent {
+                    name: name.clone(),
+                    settings: AgentSettings::default(),
+                    disabled: false,
+                    updated_at: ctx.now,
+                });
+                let s = &mut agent.settings;
+                s.inactivity_ms = patch.inactivity_ms.unwrap_or(s.inactivity_ms);
+                s.idle_policy = patch.idle_policy.unwrap_or(s.idle_policy);
+                s.paused_lifetime_ms = patch.paused_lifetime_ms.unwrap_or(s.paused_lifetime_ms);
+                s.timeout_ms = patch.timeout_ms.unwrap_or(s.timeout_ms);
+                if let Some(labels) = &patch.requires_labels {
+                    let mut labels = labels.clone();
+                    labels.sort();
+                    labels.dedup();
+                    s.requires_labels = labels;
+                }
+                agent.disabled = patch.disabled.unwrap_or(agent.disabled);
+                agent.updated_at = ctx.now;
+                ctx.tx.put_agent(&agent)?;
+                Ok(agent)
+            })
+            .await?,
+    ))
 }
 
 pub async fn get(

@@ -15,10 +15,14 @@ pub async fn retry(
     _: AdminAuth,
     Path(id): Path<String>,
 ) -> Result<Json<EnvironmentView>> {
-    Ok(Json(state.write(|ctx| {
-        let e = environment::retry(ctx, &id)?;
-        environment_view(ctx, &e)
-    })?))
+    Ok(Json(
+        state
+            .write(|ctx| {
+                let e = environment::retry(ctx, &id)?;
+                environment_view(ctx, &e)
+            })
+            .await?,
+    ))
 }
 
 #[derive(Deserialize)]

@@ -39,7 +39,7 @@ pub async fn add(
     _: AdminAuth,
     Body(req): Body<AddRequest>,
 ) -> Result<Json<RunnerView>> {
-    let (runner, token) = state.write(|ctx| runners::add(ctx, &req.name))?;
+    let (runner, token) = state.write(|ctx| runners::add(ctx, &req.name)).await?;
     Ok(Json(view(runner, Some(token))))
 }
 
@@ -49,7 +49,7 @@ pub async fn revoke(
     Path(name): Path<String>,
 ) -> Result<Json<RunnerView>> {
     Ok(Json(view(
-        state.write(|ctx| runners::revoke(ctx, &name))?,
+        state.write(|ctx| runners::revoke(ctx, &name)).await?,
         None,
     )))
 }

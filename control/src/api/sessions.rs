@@ -25,10 +25,14 @@ pub async fn new(
     _: AdminAuth,
     Body(req): Body<NewRequest>,
 ) -> Result<Json<SessionView>> {
-    Ok(Json(state.write(|ctx| {
-        let session = messages::new_session(ctx, &req.agent, &req.message)?;
-        session_view(ctx, &session.id)
-    })?))
+    Ok(Json(
+        state
+            .write(|ctx| {
+                let session = messages::new_session(ctx, &req.agent, &req.message)?;
+                session_view(ctx, &session.id)
+            })
+            .await?,
+    ))
 }
 
 pub async fn list(State(state): State<AppState>, _: AdminAuth) -> Result<Json<serde_json::Value>> {
@@ -57,7 +61,9 @@ pub async fn send(
     Body(req): Body<SendRequest>,
 ) -> Result<Json<Message>> {
     Ok(Json(
-        state.write(|ctx| messages::send(ctx, &id, &req.text))?,
+        state
+            .write(|ctx| messages::send(ctx, &id, &req.text))
+            .await?,
     ))
 }
 
@@ -79,7 +85,7 @@ pub async fn close_and_wait(state: &AppState, id: &str) -> Result<()> {
     // now be closed without one.
     for _ in 0..2 {
         let CloseStep::AwaitingDelivery { run_id, seq } =
-            state.write(|ctx| close::begin(ctx, id))?
+            state.write(|ctx| close::begin(ctx, id)).await?
         else {
             return Ok(());
         };
@@ -94,7 +100,8 @@ pub async fn close_and_wait(state: &AppState, id: &str) -> Result<()> {
             Some(received) => received,
             // Withdraw the stop unless it was received at the last moment (one transaction).
             None => state
-                .write(|ctx| close::check(ctx, &run_id, seq, true))?
+                .write(|ctx| close::check(ctx, &run_id, seq, true))
+                .await?
                 .unwrap_or(false),
         };
         if received {
@@ -116,21 +123,23 @@ pub async fn cancel(
     _: AdminAuth,
     Path(id): Path<String>,
 ) -> Result<Json<serde_json::Value>> {
-    let seq = state.write(|ctx| {
-        let session = ctx.session(&id)?;
-        let run = ctx
-            .current_run(&session)?
-            .filter(|r| r.status.is_live() && r.kind != RunKind::Teardown)
-            .ok_or_else(|| {
-                Error::conflict(
-                    "no_run",
-                    format!("session {id} has no running run to cancel a turn of"),
-                )
-            })?;
-        Ok(ctx
-            .tx
-            .add_directive(&run.id, &DirectiveBody::Cancel, ctx.now)?)
-    })?;
+    let seq = state
+        .write(|ctx| {
+            let session = ctx.session(&id)?;
+            let run = ctx
+                .current_run(&session)?
+                .filter(|r| r.status.is_live() && r.kind != RunKind::Teardown)
+                .ok_or_else(|| {
+                    Error::conflict(
+                        "no_run",
+                        format!("session {id} has no running run to cancel a turn of"),
+                    )
+                })?;
+            Ok(ctx
+                .tx
+                .add_directive(&run.id, &DirectiveBody::Cancel, ctx.now)?)
+        })
+        .await?;
     Ok(Json(serde_json::json!({ "directive_seq": seq })))
 }
 
@@ -252,5 +261,5 @@ pub async fn answer(
         pending.answer = Some(req.option_id.clone());
         ctx.tx.put_permission(&pending)?;
         Ok(pending)
-    })?))
+    }).await?))
 }

@@ -33,7 +33,7 @@ fn session_page(id: &str) -> String {
 }
 
 pub async fn retry(State(app): State<AppState>, _: Viewer, Path(id): Path<String>) -> Response {
-    match app.write(|ctx| environment::retry(ctx, &id)) {
+    match app.write(|ctx| environment::retry(ctx, &id)).await {
         Ok(e) => Redirect::to(&format!("/sessions/{}", e.session_id)).into_response(),
         Err(e) => error_page(e, "/"),
     }
@@ -51,7 +51,7 @@ pub async fn send(
     Form(form): Form<MessageForm>,
 ) -> Response {
     let back = session_page(&id);
-    match app.write(|ctx| messages::send(ctx, &id, &form.text)) {
+    match app.write(|ctx| messages::send(ctx, &id, &form.text)).await {
         Ok(_) => Redirect::to(&back).into_response(),
         Err(e) => error_page(e, &back),
     }

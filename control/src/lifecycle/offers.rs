@@ -7,6 +7,7 @@ use super::close;
 use crate::error::{Error, Result};
 use crate::model::*;
 use crate::names::{check_labels, check_name};
+use crate::store::{StoreResult, Tx};
 
 /// What a runner learns for each agent it serves when it connects.
 #[derive(Serialize, Clone, Debug)]
@@ -122,20 +123,23 @@ fn may_take(
     if !connection.has_labels(&agent.settings.requires_labels) {
         return Ok(false);
     }
-    Ok(environment_owner(ctx, run)?.is_none_or(|owner| owner == runner_id))
+    Ok(environment_owner(&mut *ctx.tx, run)?.is_none_or(|owner| owner == runner_id))
 }
 
 /// The runner a run must go to: the one holding its environment (for a resume or a teardown),
-/// unless that runner was revoked; `None` when any runner may take it.
-pub fn environment_owner(ctx: &mut Ctx, run: &Run) -> Result<Option<String>> {
+/// unless that runner was revoked; `None` when any runner may take it. Also how a transaction
+/// that offers a run knows whose offers polls to wake.
+pub fn environment_owner(tx: &mut dyn Tx, run: &Run) -> StoreResult<Option<String>> {
     if run.kind == RunKind::Start {
         return Ok(None);
     }
-    let environment = ctx.environment(&run.environment_id)?;
-    let Some(owner_id) = environment.runner_id else {
+    let Some(owner_id) = tx
+        .environment(&run.environment_id)?
+        .and_then(|e| e.runner_id)
+    else {
         return Ok(None);
     };
-    let owner_revoked = ctx.tx.runner(&owner_id)?.is_none_or(|o| o.revoked());
+    let owner_revoked = tx.runner(&owner_id)?.is_none_or(|o| o.revoked());
     Ok((!owner_revoked).then_some(owner_id))
 }
 

@@ -54,7 +54,7 @@ pub fn why_waiting(ctx: &mut Ctx, run: &Run, session: &Session) -> Result<Option
             agent.name
         ))));
     }
-    let owner = environment_owner(ctx, run)?;
+    let owner = environment_owner(&mut *ctx.tx, run)?;
     let mut serving = Vec::new();
     for c in &connected {
         let runner_ok = owner.as_ref().is_none_or(|o| *o == c.runner_id);

@@ -47,7 +47,9 @@ pub async fn connect(
         capacity: req.capacity,
         labels: &req.labels,
     };
-    let agents = state.write(|ctx| offers::connect(ctx, &runner, &hello))?;
+    let agents = state
+        .write(|ctx| offers::connect(ctx, &runner, &hello))
+        .await?;
     Ok(Json(ConnectResponse {
         protocol_version: PROTOCOL_VERSION,
         runner: runner.name,

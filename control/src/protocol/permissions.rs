@@ -32,26 +32,30 @@ pub async fn ask(
             "`request_id` must be 1 to 128 characters with no control characters",
         ));
     }
-    Ok(Json(state.write(|ctx| {
-        let run = own_run(ctx, &runner, &run)?;
-        if let Some(existing) = ctx.tx.permission(&run.id, &req.request_id)? {
-            return Ok(existing); // a repeated request: idempotent
-        }
-        if run.status.is_finished() {
-            return Err(finished(&run));
-        }
-        let request = PermissionRequest {
-            session_id: run.session_id.clone(),
-            run_id: run.id.clone(),
-            request_id: req.request_id.clone(),
-            request: req.request.clone(),
-            state: PermissionState::Pending,
-            answer: None,
-            created_at: ctx.now,
-        };
-        ctx.tx.put_permission(&request)?;
-        Ok(request)
-    })?))
+    Ok(Json(
+        state
+            .write(|ctx| {
+                let run = own_run(ctx, &runner, &run)?;
+                if let Some(existing) = ctx.tx.permission(&run.id, &req.request_id)? {
+                    return Ok(existing); // a repeated request: idempotent
+                }
+                if run.status.is_finished() {
+                    return Err(finished(&run));
+                }
+                let request = PermissionRequest {
+                    session_id: run.session_id.clone(),
+                    run_id: run.id.clone(),
+                    request_id: req.request_id.clone(),
+                    request: req.request.clone(),
+                    state: PermissionState::Pending,
+                    answer: None,
+                    created_at: ctx.now,
+                };
+                ctx.tx.put_permission(&request)?;
+                Ok(request)
+            })
+            .await?,
+    ))
 }
 
 pub async fn get(
@@ -60,10 +64,14 @@ pub async fn get(
     Path((run, request)): Path<(String, String)>,
 ) -> Result<Json<PermissionRequest>> {
     check_request_id_in_path(&request)?;
-    Ok(Json(state.write(|ctx| {
-        let run = own_run(ctx, &runner, &run)?;
-        ctx.tx
-            .permission(&run.id, &request)?
-            .ok_or_else(|| Error::not_found("permission request", &request))
-    })?))
+    Ok(Json(
+        state
+            .write(|ctx| {
+                let run = own_run(ctx, &runner, &run)?;
+                ctx.tx
+                    .permission(&run.id, &request)?
+                    .ok_or_else(|| Error::not_found("permission request", &request))
+            })
+            .await?,
+    ))
 }

@@ -41,22 +41,24 @@ pub async fn list(
     RunnerAuth(runner): RunnerAuth,
     Path(run): Path<String>,
 ) -> Result<Json<PlugStateList>> {
-    let records = state.write(|ctx| {
-        let run = own_run(ctx, &runner, &run)?;
-        let session = ctx.session(&run.session_id)?;
-        let chain = session.plug_chain.unwrap_or_default();
-        Ok(ctx
-            .tx
-            .plug_records(&run.session_id)?
-            .into_iter()
-            .map(|r| PlugStateRecord {
-                owned: chain.contains(&r.plug_id),
-                plug_id: r.plug_id,
-                entries: r.entries,
-                updated_at: r.updated_at,
-            })
-            .collect())
-    })?;
+    let records = state
+        .write(|ctx| {
+            let run = own_run(ctx, &runner, &run)?;
+            let session = ctx.session(&run.session_id)?;
+            let chain = session.plug_chain.unwrap_or_default();
+            Ok(ctx
+                .tx
+                .plug_records(&run.session_id)?
+                .into_iter()
+                .map(|r| PlugStateRecord {
+                    owned: chain.contains(&r.plug_id),
+                    plug_id: r.plug_id,
+                    entries: r.entries,
+                    updated_at: r.updated_at,
+                })
+                .collect())
+        })
+        .await?;
     Ok(Json(PlugStateList { records }))
 }
 
@@ -73,16 +75,18 @@ pub async fn put(
     Body(req): Body<PutRequest>,
 ) -> Result<Json<serde_json::Value>> {
     check_plug_id(&plug)?;
-    state.write(|ctx| {
-        let run = live_run(ctx, &runner, &run)?;
-        ctx.tx.put_plug_record(&PlugRecord {
-            session_id: run.session_id,
-            plug_id: plug.clone(),
-            entries: req.entries.clone(),
-            updated_at: ctx.now,
-        })?;
-        Ok(())
-    })?;
+    state
+        .write(|ctx| {
+            let run = live_run(ctx, &runner, &run)?;
+            ctx.tx.put_plug_record(&PlugRecord {
+                session_id: run.session_id,
+                plug_id: plug.clone(),
+                entries: req.entries.clone(),
+                updated_at: ctx.now,
+            })?;
+            Ok(())
+        })
+        .await?;
     Ok(Json(serde_json::json!({ "plug_id": plug })))
 }
 
@@ -92,11 +96,13 @@ pub async fn delete(
     Path((run, plug)): Path<(String, String)>,
 ) -> Result<Json<serde_json::Value>> {
     check_plug_id(&plug)?;
-    state.write(|ctx| {
-        let run = live_run(ctx, &runner, &run)?;
-        ctx.tx.delete_plug_record(&run.session_id, &plug)?;
-        Ok(())
-    })?;
+    state
+        .write(|ctx| {
+            let run = live_run(ctx, &runner, &run)?;
+            ctx.tx.delete_plug_record(&run.session_id, &plug)?;
+            Ok(())
+        })
+        .await?;
     Ok(Json(
         serde_json::json!({ "plug_id": plug, "deleted": true }),
     ))

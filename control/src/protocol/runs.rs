@@ -26,9 +26,11 @@ pub async fn accept(
     Body(req): Body<AcceptRequest>,
 ) -> Result<Json<Assignment>> {
     check_token("instance", &req.instance)?;
-    Ok(Json(state.write(|ctx| {
-        offers::accept(ctx, &runner, &req.instance, &run)
-    })?))
+    Ok(Json(
+        state
+            .write(|ctx| offers::accept(ctx, &runner, &req.instance, &run))
+            .await?,
+    ))
 }
 
 #[derive(Deserialize)]
@@ -80,9 +82,11 @@ pub async fn report(
     Body(req): Body<ReportRequest>,
 ) -> Result<Json<ReportAck>> {
     check_token("report_id", &req.report_id)?;
-    Ok(Json(state.write(|ctx| {
-        reports::apply(ctx, &runner, &run, &req.report_id, req.report.clone())
-    })?))
+    Ok(Json(
+        state
+            .write(|ctx| reports::apply(ctx, &runner, &run, &req.report_id, req.report.clone()))
+            .await?,
+    ))
 }
 
 #[derive(Deserialize)]
@@ -97,9 +101,11 @@ pub async fn transcript(
     Path(run): Path<String>,
     Body(req): Body<TranscriptRequest>,
 ) -> Result<Json<TranscriptAck>> {
-    Ok(Json(state.write(|ctx| {
-        transcript::report(ctx, &runner, &run, &req.entries)
-    })?))
+    Ok(Json(
+        state
+            .write(|ctx| transcript::report(ctx, &runner, &run, &req.entries))
+            .await?,
+    ))
 }
 
 #[derive(Serialize)]
@@ -114,7 +120,7 @@ pub async fn heartbeat(
     RunnerAuth(runner): RunnerAuth,
     Path(run): Path<String>,
 ) -> Result<Json<HeartbeatResponse>> {
-    let run = state.write(|ctx| own_run(ctx, &runner, &run))?;
+    let run = state.write(|ctx| own_run(ctx, &runner, &run)).await?;
     if run.status.is_finished() {
         return Err(finished(&run));
     }
@@ -144,18 +150,20 @@ pub async fn acp_session(
     Body(req): Body<AcpSessionRequest>,
 ) -> Result<Json<serde_json::Value>> {
     check_token("acp_session_id", &req.acp_session_id)?;
-    state.write(|ctx| {
-        let mut run = own_run(ctx, &runner, &run)?;
-        if run.status.is_finished() {
-            return Err(finished(&run));
-        }
-        run.acp_session_id = Some(req.acp_session_id.clone());
-        ctx.tx.put_run(&run)?;
-        let mut session = ctx.session(&run.session_id)?;
-        session.acp_session_id = Some(req.acp_session_id.clone());
-        ctx.tx.put_session(&session)?;
-        Ok(())
-    })?;
+    state
+        .write(|ctx| {
+            let mut run = own_run(ctx, &runner, &run)?;
+            if run.status.is_finished() {
+                return Err(finished(&run));
+            }
+            run.acp_session_id = Some(req.acp_session_id.clone());
+            ctx.tx.put_run(&run)?;
+            let mut session = ctx.session(&run.session_id)?;
+            session.acp_session_id = Some(req.acp_session_id.clone());
+            ctx.tx.put_session(&session)?;
+            Ok(())
+        })
+        .await?;
     Ok(Json(
         serde_json::json!({ "acp_session_id": req.acp_session_id }),
     ))

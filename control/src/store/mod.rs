@@ -119,6 +119,13 @@ pub trait Store: Send + Sync {
         self.begin_read()
     }
 
+    /// How many transactions that write may run at once (SQLite has one writer): the server
+    /// lets that many requests begin one and keeps the others waiting as futures, not each
+    /// holding a thread while it waits.
+    fn writers(&self) -> usize {
+        1
+    }
+
     /// `"sqlite"` or `"postgres"`, for the health answer and the logs.
     fn kind(&self) -> &'static str;
 

@@ -160,6 +160,10 @@ impl Store for PostgresStore {
         "postgres"
     }
 
+    fn writers(&self) -> usize {
+        POOL_SIZE as usize
+    }
+
     fn listen(&self, deliver: super::Deliver) {
         self.pool.driver.handle().spawn(listen::run(
             self.pool.config.clone(),

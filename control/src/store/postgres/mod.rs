@@ -25,9 +25,11 @@ mod pool;
 use futures_executor::block_on;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use std::collections::HashMap;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
-use tokio_postgres::{Row, Statement};
+
+use tokio_postgres::{Client, Row, Statement};
 
 use super::{DueLimits, Oldest, Store, StoreError, StoreResult, Tx};
 use crate::model::*;
@@ -113,26 +115,28 @@ impl PostgresStore {
         Ok(())
     }
 
-    fn open_tx(&self, begin: &str, locking: bool) -> StoreResult<Box<dyn Tx + '_>> {
-        // A pooled connection may have died while idle (the server restarted, or ended it):
-        // such a one is dropped (the pool does not take it back) and another tried. Nothing was
-        // sent on it, so trying again is safe.
-        let mut attempts = 0;
-        loop {
+    /// A transaction on a pooled connection. Its `BEGIN` goes with its first statement (one
+    /// round trip fewer); a pooled connection that died while idle shows there, as a lost
+    /// connection, and the transaction runs again on another (see `note`).
+    fn open_tx(&self, begin: &'static str, locking: bool) -> StoreResult<Box<dyn Tx + '_>> {
+        let conn = self.live_connection()?;
+        let mut tx = PostgresTx::new(conn, &self.instance, locking, None);
+        tx.begin = Some(begin);
+        Ok(Box::new(tx))
+    }
+}
+
+impl PostgresStore {
+    /// A pooled connection not known to be closed: after a server restart every idle one is,
+    /// and the pool only drops them as they come back (dropped here, they do).
+    fn live_connection(&self) -> StoreResult<Conn> {
+        for _ in 0..pool::POOL_SIZE {
             let conn = self.pool.get()?;
-            match block_on(conn.client().batch_execute(begin)) {
-                Ok(()) => {
-                    return Ok(Box::new(PostgresTx::new(
-                        conn,
-                        &self.instance,
-                        locking,
-                        None,
-                    )));
-                }
-                Err(e) if lost(&e, &conn) && attempts < pool::POOL_SIZE => attempts += 1,
-                Err(e) => return Err(e.into()),
+            if !conn.client().is_closed() {
+                return Ok(conn);
             }
         }
+        self.pool.get()
     }
 }
 
@@ -146,8 +150,8 @@ impl Store for PostgresStore {
     }
 
     fn begin_one(&self) -> StoreResult<Box<dyn Tx + '_>> {
-        // No transaction: a dead pooled connection shows on the statement (see `note`).
-        let conn = self.pool.get()?;
+        // No transaction: a connection that died unseen shows on the statement (see `note`).
+        let conn = self.live_connection()?;
         Ok(Box::new(PostgresTx::new(
             conn,
             &self.instance,
@@ -189,10 +193,11 @@ fn lost(e: &tokio_postgres::Error, conn: &Conn) -> bool {
         })
 }
 
-/// A read of one statement found its pooled connection dead (the server restarted or ended
-/// it): nothing ran, and reading again on another connection is safe, as after a conflict.
-fn lost_single() -> StoreError {
-    StoreError::Conflict("the connection was lost before the read; reading again".into())
+/// A statement found its connection dead (the server restarted or ended it, maybe while the
+/// connection was idle in the pool) before the transaction's `COMMIT` was sent: nothing was
+/// committed, and running it again on another connection is safe, as after a conflict.
+fn lost_before_commit() -> StoreError {
+    StoreError::Conflict("the connection was lost before the commit; running again".into())
 }
 
 struct PostgresTx<'a> {
@@ -202,8 +207,15 @@ struct PostgresTx<'a> {
     failed: Option<String>,
     /// A transition: reads lock the session they concern (see the module's note).
     locking: bool,
-    /// The sessions this transaction holds the lock of.
-    locked: std::collections::HashSet<String>,
+    /// The sessions this transaction holds the lock of, each with its record as last read or
+    /// written here when known: nobody else can change it while the lock is held, so reading
+    /// it again costs no round trip.
+    locked: HashMap<String, Option<String>>,
+    /// The `BEGIN` not sent yet: it goes with the first statement.
+    begin: Option<&'static str>,
+    /// Writes whose answer nothing waits for (see [`PostgresTx::defer`]): sent with the next
+    /// statement or the `COMMIT`, in the same round trip.
+    unsent: Vec<(Statement, Vec<Param>)>,
     instance: &'a str,
     /// What [`Tx::announce`] was asked to send: sent with the COMMIT.
     announcements: Vec<String>,
@@ -216,7 +228,12 @@ const NOTIFY: &str = "SELECT pg_notify('blaise_changes', $1)";
 
 impl Drop for PostgresTx<'_> {
     fn drop(&mut self) {
-        if !self.done && self.single.is_none() && !self.conn.client().is_closed() {
+        // A transaction whose BEGIN was never sent has nothing to roll back.
+        if !self.done
+            && self.single.is_none()
+            && self.begin.is_none()
+            && !self.conn.client().is_closed()
+        {
             // A connection whose rollback fails is broken; the pool drops broken ones.
             let _ = block_on(self.conn.client().batch_execute("ROLLBACK"));
         }
@@ -228,6 +245,46 @@ fn to_json<T: Serialize>(value: &T) -> StoreResult<String> {
 }
 
 type Params<'a> = &'a [&'a (dyn ToSql + Sync)];
+/// A parameter of a write sent later ([`PostgresTx::defer`]).
+type Param = Box<dyn ToSql + Sync + Send>;
+
+/// Owned parameters for [`PostgresTx::defer`].
+macro_rules! owned {
+    ($($value:expr),* $(,)?) => {
+        vec![$(Box::new($value) as Param),*]
+    };
+}
+
+/// One round trip: `begin` and the `unsent` writes, then `last`, sent together (PostgreSQL runs
+/// them in order); the first error, in that order, is the answer.
+fn pipelined<T>(
+    client: &Client,
+    begin: Option<&str>,
+    unsent: &[(Statement, Vec<Param>)],
+    last: impl std::future::Future<Output = Result<T, tokio_postgres::Error>>,
+) -> Result<T, tokio_postgres::Error> {
+    // Each request is sent when its future is first polled, and `join` polls them in order.
+    block_on(async {
+        let begun = async {
+            match begin {
+                Some(sql) => client.batch_execute(sql).await,
+                None => Ok(()),
+            }
+        };
+        let writes =
+            futures_util::future::join_all(unsent.iter().map(|(stmt, params)| async move {
+                let refs: Vec<&(dyn ToSql + Sync)> =
+                    params.iter().map(|p| &**p as &(dyn ToSql + Sync)).collect();
+                client.execute(stmt, &refs).await
+            }));
+        let (begun, written, out) = futures_util::future::join3(begun, writes, last).await;
+        begun?;
+        for w in written {
+            w?;
+        }
+        out
+    })
+}
 
 impl<'a> PostgresTx<'a> {
     fn new(conn: Conn, instance: &'a str, locking: bool, single: Option<bool>) -> Self {
@@ -236,6 +293,8 @@ impl<'a> PostgresTx<'a> {
             done: false,
             failed: None,
             locked: Default::default(),
+            begin: None,
+            unsent: Vec::new(),
             locking,
             instance,
             announcements: Vec::new(),
@@ -256,12 +315,14 @@ impl<'a> PostgresTx<'a> {
         self.note(prepared)
     }
 
-    /// Notes a failed statement (see `commit`). A read of one statement that found its pooled
-    /// connection dead ran nothing: that is a conflict, so that it is read again on another.
+    /// Notes a failed statement (see `commit`). A connection lost before the `COMMIT` was sent
+    /// committed nothing (PostgreSQL rolls back what it had begun): that is a conflict, so that
+    /// the transaction runs again on another connection.
     fn note<T>(&mut self, result: Result<T, tokio_postgres::Error>) -> StoreResult<T> {
         result.map_err(|e| {
-            if self.single.is_some() && lost(&e, &self.conn) {
-                return lost_single();
+            if lost(&e, &self.conn) {
+                self.failed.get_or_insert_with(|| e.to_string());
+                return lost_before_commit();
             }
             let e = StoreError::from(e);
             if self.failed.is_none() {
@@ -273,46 +334,60 @@ impl<'a> PostgresTx<'a> {
 
     fn rows(&mut self, sql: &'static str, params: Params) -> StoreResult<Vec<Row>> {
         let stmt = self.statement(sql)?;
-        let rows = block_on(self.conn.client().query(&stmt, params));
+        let (begin, unsent) = self.take_unsent();
+        let client = self.conn.client();
+        let rows = pipelined(client, begin, &unsent, client.query(&stmt, params));
         self.note(rows)
     }
 
-    /// A record of a session: `read` returns the session's id and the record's data. In a
-    /// transition, the first read of a session's record takes the session's lock (`FOR UPDATE`)
-    /// and reads the record again: each statement of a `READ COMMITTED` transaction sees what
-    /// was committed before it started, so the second read sees what the last holder of the
-    /// lock left.
+    /// What must be sent before the next statement: the `BEGIN` and the deferred writes.
+    fn take_unsent(&mut self) -> (Option<&'static str>, Vec<(Statement, Vec<Param>)>) {
+        (self.begin.take(), std::mem::take(&mut self.unsent))
+    }
+
+    /// A write whose answer nothing waits for: sent with the next statement or the `COMMIT`
+    /// (a failure there fails the transaction all the same, as PostgreSQL refuses every
+    /// statement after a failed one).
+    fn defer(&mut self, sql: &'static str, params: Vec<Param>) -> StoreResult<()> {
+        let stmt = self.statement(sql)?;
+        self.unsent.push((stmt, params));
+        Ok(())
+    }
+
+    /// A record of a session: `read` returns the record's data. In a transition, reading it
+    /// takes the session's lock first (`lock`: the session's id and record, `FOR UPDATE`, from
+    /// the same parameters), in the same round trip: they run in order, so the read's snapshot
+    /// is taken after the lock is held and sees what the last holder of the lock left.
     fn owned<T: DeserializeOwned>(
         &mut self,
+        lock: &'static str,
         read: &'static str,
         params: Params,
     ) -> StoreResult<Option<T>> {
-        let rows = self.rows(read, params)?;
-        let Some(row) = rows.first() else {
-            return Ok(None);
-        };
-        let session: String = row.get(0);
-        let row = if self.locking && !self.locked.contains(&session) {
-            // The lock and the second read are sent together (one round trip): they run in
-            // order, and the read's snapshot is taken after the lock is held.
-            let lock = self.statement("SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE")?;
-            let again = self.statement(read)?;
-            let client = self.conn.client();
-            let (locked, rows) = block_on(futures_util::future::join(
-                client.execute(&lock, &[&session]),
+        if !self.locking {
+            return self.one(read, params);
+        }
+        let lock = self.statement(lock)?;
+        let again = self.statement(read)?;
+        let (begin, unsent) = self.take_unsent();
+        let client = self.conn.client();
+        let both = pipelined(client, begin, &unsent, async {
+            let (locked, rows) = futures_util::future::join(
+                client.query(&lock, params),
                 client.query(&again, params),
-            ));
-            self.note(locked)?;
-            let rows = self.note(rows)?;
-            self.locked.insert(session);
-            match rows.into_iter().next() {
-                Some(row) => row,
-                None => return Ok(None),
-            }
-        } else {
-            rows.into_iter().next().expect("one row")
-        };
-        Ok(Some(serde_json::from_str(row.get::<_, &str>(1))?))
+            )
+            .await;
+            Ok((locked?, rows?))
+        });
+        let (locked, rows) = self.note(both)?;
+        if let Some(session) = locked.first() {
+            self.locked
+                .insert(session.get(0), Some(session.get::<_, String>(1)));
+        }
+        match rows.first() {
+            Some(row) => Ok(Some(serde_json::from_str(row.get::<_, &str>(0))?)),
+            None => Ok(None),
+        }
     }
 
     fn one<T: DeserializeOwned>(
@@ -345,13 +420,17 @@ impl<'a> PostgresTx<'a> {
 
     fn exec(&mut self, sql: &'static str, params: Params) -> StoreResult<u64> {
         let stmt = self.statement(sql)?;
-        let done = block_on(self.conn.client().execute(&stmt, params));
+        let (begin, unsent) = self.take_unsent();
+        let client = self.conn.client();
+        let done = pipelined(client, begin, &unsent, client.execute(&stmt, params));
         self.note(done)
     }
 
     fn int(&mut self, sql: &'static str, params: Params) -> StoreResult<i64> {
         let stmt = self.statement(sql)?;
-        let row = block_on(self.conn.client().query_one(&stmt, params));
+        let (begin, unsent) = self.take_unsent();
+        let client = self.conn.client();
+        let row = pipelined(client, begin, &unsent, client.query_one(&stmt, params));
         Ok(self.note(row)?.get(0))
     }
 }
@@ -382,11 +461,20 @@ impl Tx for PostgresTx<'_> {
         };
         // Marked done first: a failed COMMIT has ended the transaction all the same.
         self.done = true;
+        // A transaction that sent nothing has nothing to commit.
+        if self.begin.is_some() && self.unsent.is_empty() && notify.is_none() {
+            return Ok(());
+        }
+        if self.conn.client().is_closed() {
+            // Nothing can be sent on it: nothing was committed.
+            return Err(lost_before_commit());
+        }
+        let (begin, unsent) = self.take_unsent();
         let client = self.conn.client();
-        // The (last) announcement goes with the COMMIT, in one round trip: sent together, they
-        // run in order. If it fails, the transaction is aborted and PostgreSQL answers the
-        // COMMIT with a rollback: that is an error here.
-        let committed = block_on(async {
+        // The writes not sent yet and the (last) announcement go with the COMMIT, in one round
+        // trip: sent together, they run in order. If one fails, the transaction is aborted and
+        // PostgreSQL answers the COMMIT with a rollback: that is an error here.
+        let committed = pipelined(client, begin, &unsent, async {
             let announce = async {
                 match &notify {
                     Some((stmt, payload)) => client.execute(stmt, &[payload]).await.map(drop),
@@ -523,19 +611,30 @@ impl Tx for PostgresTx<'_> {
     }
 
     fn session(&mut self, id: &str) -> StoreResult<Option<Session>> {
+        if let Some(Some(data)) = self.locked.get(id) {
+            return Ok(Some(serde_json::from_str(data)?));
+        }
         // The row lock is what keeps one session's transitions apart across instances.
-        if !self.locking || self.locked.contains(id) {
-            return self.one("SELECT data FROM sessions WHERE id = $1", &[&id]);
+        let sql = if self.locking {
+            "SELECT data FROM sessions WHERE id = $1 FOR UPDATE"
+        } else {
+            "SELECT data FROM sessions WHERE id = $1"
+        };
+        let data: Option<String> = self.rows(sql, &[&id])?.first().map(|r| r.get(0));
+        if self.locking
+            && let Some(data) = &data
+        {
+            self.locked.insert(id.to_string(), Some(data.clone()));
         }
-        let session = self.one("SELECT data FROM sessions WHERE id = $1 FOR UPDATE", &[&id])?;
-        if session.is_some() {
-            self.locked.insert(id.to_string());
-        }
-        Ok(session)
+        Ok(data.map(|d| serde_json::from_str(&d)).transpose()?)
     }
 
     fn put_session(&mut self, s: &Session) -> StoreResult<()> {
-        self.exec(
+        let data = to_json(s)?;
+        if let Some(known) = self.locked.get_mut(&s.id) {
+            *known = Some(data.clone());
+        }
+        self.defer(
             "INSERT INTO sessions (id, agent, state, created_at, last_activity, open_turns,
                run_serving, expires_at, data, ended_at, pruned_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
@@ -544,21 +643,20 @@ impl Tx for PostgresTx<'_> {
                open_turns = EXCLUDED.open_turns, run_serving = EXCLUDED.run_serving,
                expires_at = EXCLUDED.expires_at, data = EXCLUDED.data,
                ended_at = EXCLUDED.ended_at, pruned_at = EXCLUDED.pruned_at",
-            &[
-                &s.id,
-                &s.agent,
-                &s.state.as_str(),
-                &s.created_at,
-                &s.last_activity,
-                &(s.open_turns as i64),
-                &s.run_serving,
-                &s.expires_at,
-                &to_json(s)?,
-                &s.ended_at.filter(|_| s.state.is_ended()),
-                &s.pruned_at,
+            owned![
+                s.id.clone(),
+                s.agent.clone(),
+                s.state.as_str(),
+                s.created_at,
+                s.last_activity,
+                s.open_turns as i64,
+                s.run_serving,
+                s.expires_at,
+                data,
+                s.ended_at.filter(|_| s.state.is_ended()),
+                s.pruned_at,
             ],
-        )?;
-        Ok(())
+        )
     }
 
     fn sessions(&mut self) -> StoreResult<Vec<Session>> {
@@ -637,11 +735,16 @@ impl Tx for PostgresTx<'_> {
     }
 
     fn run(&mut self, id: &str) -> StoreResult<Option<Run>> {
-        self.owned("SELECT session_id, data FROM runs WHERE id = $1", &[&id])
+        self.owned(
+            "SELECT id, data FROM sessions
+              WHERE id = (SELECT session_id FROM runs WHERE id = $1) FOR UPDATE",
+            "SELECT data FROM runs WHERE id = $1",
+            &[&id],
+        )
     }
 
     fn put_run(&mut self, r: &Run) -> StoreResult<()> {
-        self.exec(
+        self.defer(
             "INSERT INTO runs (id, session_id, kind, status, created_at, accepted_at,
                first_contact_at, last_contact_at, stop_issued_at, data, runner_id, instance,
                reserved_for, reserved_until)
@@ -653,24 +756,23 @@ impl Tx for PostgresTx<'_> {
                stop_issued_at = EXCLUDED.stop_issued_at, data = EXCLUDED.data,
                runner_id = EXCLUDED.runner_id, instance = EXCLUDED.instance,
                reserved_for = EXCLUDED.reserved_for, reserved_until = EXCLUDED.reserved_until",
-            &[
-                &r.id,
-                &r.session_id,
-                &r.kind.as_str(),
-                &r.status.as_str(),
-                &r.created_at,
-                &r.accepted_at,
-                &r.first_contact_at,
-                &r.last_contact_at,
-                &r.stop_issued_at,
-                &to_json(r)?,
-                &r.runner_id,
-                &r.instance,
-                &r.reserved_for,
-                &r.reserved_until,
+            owned![
+                r.id.clone(),
+                r.session_id.clone(),
+                r.kind.as_str(),
+                r.status.as_str(),
+                r.created_at,
+                r.accepted_at,
+                r.first_contact_at,
+                r.last_contact_at,
+                r.stop_issued_at,
+                to_json(r)?,
+                r.runner_id.clone(),
+                r.instance.clone(),
+                r.reserved_for.clone(),
+                r.reserved_until,
             ],
-        )?;
-        Ok(())
+        )
     }
 
     fn reserve_offer(&mut self, before: &Run, r: &Run) -> StoreResult<bool> {
@@ -719,7 +821,9 @@ impl Tx for PostgresTx<'_> {
 
     fn environment(&mut self, id: &str) -> StoreResult<Option<Environment>> {
         self.owned(
-            "SELECT session_id, data FROM environments WHERE id = $1",
+            "SELECT id, data FROM sessions
+              WHERE id = (SELECT session_id FROM environments WHERE id = $1) FOR UPDATE",
+            "SELECT data FROM environments WHERE id = $1",
             &[&id],
         )
     }
@@ -870,14 +974,13 @@ impl Tx for PostgresTx<'_> {
             seqs.push(e.seq);
             data.push(to_json(e)?);
         }
-        self.exec(
+        self.defer(
             "INSERT INTO transcript (session_id, idx, run_id, seq, data)
              SELECT $1, t.idx, t.run_id, t.seq, t.data
                FROM UNNEST($2::bigint[], $3::text[], $4::bigint[], $5::text[])
                     AS t(idx, run_id, seq, data)",
-            &[&session_id, &idx, &run_ids, &seqs, &data],
-        )?;
-        Ok(())
+            owned![session_id, idx, run_ids, seqs, data],
+        )
     }
 
     fn transcript(
@@ -931,7 +1034,9 @@ impl Tx for PostgresTx<'_> {
 
     fn message(&mut self, id: &str) -> StoreResult<Option<Message>> {
         self.owned(
-            "SELECT session_id, data FROM messages WHERE id = $1",
+            "SELECT id, data FROM sessions
+              WHERE id = (SELECT session_id FROM messages WHERE id = $1) FOR UPDATE",
+            "SELECT data FROM messages WHERE id = $1",
             &[&id],
         )
     }
@@ -996,7 +1101,10 @@ impl Tx for PostgresTx<'_> {
         request_id: &str,
     ) -> StoreResult<Option<PermissionRequest>> {
         self.owned(
-            "SELECT session_id, data FROM permissions WHERE run_id = $1 AND request_id = $2",
+            "SELECT id, data FROM sessions
+              WHERE id = (SELECT session_id FROM permissions
+                           WHERE run_id = $1 AND request_id = $2) FOR UPDATE",
+            "SELECT data FROM permissions WHERE run_id = $1 AND request_id = $2",
             &[&run_id, &request_id],
         )
     }

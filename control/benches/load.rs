@@ -21,7 +21,9 @@
 //! behind a load balancer), `--kill-at SECS` (SIGKILL the instance that runs
 //! the clock that long into the run), `--ingest-runs R` runs posting
 //! transcript batches of `--ingest-batch B` entries for `--ingest-secs S`
-//! (20, 10, 5; 0 runs skips it). PostgreSQL: a private server started from
+//! (20, 10, 5; 0 runs skips it), `--hold` (each session, after its turns, idles until it is
+//! paused again and stays live until every session has started; then they close at the same
+//! rate: all `--sessions` are live at once at the peak). PostgreSQL: a private server started from
 //! Debian's programs (`BLAISE_TEST_POSTGRES` to use a running one).
 
 use std::collections::BTreeMap;
@@ -53,6 +55,9 @@ struct Options {
     ingest_runs: usize,
     ingest_batch: usize,
     ingest_secs: u64,
+    /// Keep every session live (paused after its turns) until all have started, then close
+    /// them at the same rate: `--sessions` live at once at the peak.
+    hold: bool,
 }
 
 fn options() -> Options {
@@ -69,6 +74,7 @@ fn options() -> Options {
         ingest_runs: 20,
         ingest_batch: 10,
         ingest_secs: 5,
+        hold: false,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -99,6 +105,11 @@ fn options() -> Options {
             "--ingest-runs" => o.ingest_runs = number() as usize,
             "--ingest-batch" => o.ingest_batch = (number() as usize).max(1),
             "--ingest-secs" => o.ingest_secs = number() as u64,
+            "--hold" => {
+                o.hold = true;
+                i += 1;
+                continue;
+            }
             // `cargo bench` passes `--bench`.
             _ => {
                 i += 1;
@@ -448,8 +459,15 @@ async fn state_is(api: &Api, id: &str, state: &str, mut after: i64) {
     }
 }
 
+/// When a held session closes (`--hold`), and how many sessions are live.
+struct Hold {
+    close_at: Instant,
+    live: Arc<AtomicUsize>,
+    peak: Arc<AtomicUsize>,
+}
+
 /// One user's session: start, turns, idle pause, resume, close. Returns its id.
-async fn session(api: Api, turns: usize, inactivity: Duration) -> String {
+async fn session(api: Api, turns: usize, inactivity: Duration, hold: Option<Hold>) -> String {
     let t = Instant::now();
     let (s, v) = api
         .call(
@@ -461,6 +479,10 @@ async fn session(api: Api, turns: usize, inactivity: Duration) -> String {
         .await;
     assert!(s.is_success(), "new session: {v}");
     let id = v["id"].as_str().unwrap().to_string();
+    if let Some(h) = &hold {
+        let live = h.live.fetch_add(1, Ordering::Relaxed) + 1;
+        h.peak.fetch_max(live, Ordering::Relaxed);
+    }
     let mut last = reply_after(&api, &id, 0).await;
     api.stats.add("session start → first answer", t.elapsed());
     for turn in 1..turns {
@@ -493,8 +515,13 @@ async fn session(api: Api, turns: usize, inactivity: Duration) -> String {
         )
         .await;
     assert!(s.is_success(), "send while paused: {v}");
-    reply_after(&api, &id, last).await;
+    let last = reply_after(&api, &id, last).await;
     api.stats.add("resume → answer", t.elapsed());
+    if let Some(h) = &hold {
+        // Idle again: paused, live, until its turn to close.
+        state_is(&api, &id, "paused", last).await;
+        tokio::time::sleep_until(h.close_at.into()).await;
+    }
     let t = Instant::now();
     let (s, v) = api
         .call(
@@ -508,6 +535,9 @@ async fn session(api: Api, turns: usize, inactivity: Duration) -> String {
     let closed_before = s == StatusCode::CONFLICT && v["error"]["code"] == "session_ended";
     assert!(s.is_success() || closed_before, "close: {v}");
     api.stats.add("close (stop received)", t.elapsed());
+    if let Some(h) = &hold {
+        h.live.fetch_sub(1, Ordering::Relaxed);
+    }
     id
 }
 
@@ -813,13 +843,21 @@ async fn measure(o: &Options, backend: &'static str) {
     };
     let mut users = Vec::new();
     let gap = Duration::from_secs_f64(1.0 / o.rate.max(0.001));
+    let (live, most_live) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    // Held sessions close, in the order they started, from a few seconds after the last start.
+    let closing = started + gap * o.sessions as u32 + Duration::from_secs(5);
     for i in 0..o.sessions {
         tokio::time::sleep_until((started + gap * i as u32).into()).await;
         let api = admin.at(i, ADMIN);
         let done = done.clone();
         let (turns, inactivity) = (o.turns.max(1), Duration::from_millis(o.inactivity_ms));
+        let hold = o.hold.then(|| Hold {
+            close_at: closing + gap * i as u32,
+            live: live.clone(),
+            peak: most_live.clone(),
+        });
         users.push(tokio::spawn(async move {
-            let id = session(api, turns, inactivity).await;
+            let id = session(api, turns, inactivity, hold).await;
             done.fetch_add(1, Ordering::Relaxed);
             id
         }));
@@ -904,6 +942,12 @@ async fn measure(o: &Options, backend: &'static str) {
             ""
         }
     );
+    if o.hold {
+        println!(
+            "held: every session stayed live (paused when idle) until all had started; at most {} live at once",
+            most_live.load(Ordering::Relaxed)
+        );
+    }
     if let Some((took, _)) = takeover {
         println!(
             "killed the clock's instance at {:.1} s: another ran the clock {:.0} ms later (check interval 100 ms); {} calls moved to another instance",

@@ -157,7 +157,7 @@ impl Harness {
         let state = AppState::new(Arc::new(store), cfg);
         let admin = new_token("bla_");
         state
-            .write(|ctx| Ok(ctx.tx.set_admin_token_hash(&hash_token(&admin))?))
+            .write_blocking(|ctx| Ok(ctx.tx.set_admin_token_hash(&hash_token(&admin))?))
             .expect("the admin token is stored");
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()

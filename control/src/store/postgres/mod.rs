@@ -213,6 +213,9 @@ struct PostgresTx<'a> {
     locked: HashMap<String, Option<String>>,
     /// The `BEGIN` not sent yet: it goes with the first statement.
     begin: Option<&'static str>,
+    /// The last transcript index of sessions this transaction holds the lock of, once read: the
+    /// next entries are numbered from it without asking again.
+    last_index: HashMap<String, i64>,
     /// Writes whose answer nothing waits for (see [`PostgresTx::defer`]): sent with the next
     /// statement or the `COMMIT`, in the same round trip.
     unsent: Vec<(Statement, Vec<Param>)>,
@@ -294,6 +297,7 @@ impl<'a> PostgresTx<'a> {
             failed: None,
             locked: Default::default(),
             begin: None,
+            last_index: HashMap::new(),
             unsent: Vec::new(),
             locking,
             instance,
@@ -387,6 +391,28 @@ impl<'a> PostgresTx<'a> {
         match rows.first() {
             Some(row) => Ok(Some(serde_json::from_str(row.get::<_, &str>(0))?)),
             None => Ok(None),
+        }
+    }
+
+    /// The last transcript index of `session_id` (see `last_index`).
+    fn transcript_end(&mut self, session_id: &str) -> StoreResult<i64> {
+        if let Some(&last) = self.last_index.get(session_id) {
+            return Ok(last);
+        }
+        let last = self.int(
+            "SELECT COALESCE(MAX(idx), 0) FROM transcript WHERE session_id = $1",
+            &[&session_id],
+        )?;
+        if self.locked.contains_key(session_id) {
+            self.last_index.insert(session_id.to_string(), last);
+        }
+        Ok(last)
+    }
+
+    /// Notes that `session_id`'s transcript now ends at `last` (when it is known here).
+    fn appended(&mut self, session_id: &str, last: i64) {
+        if let Some(known) = self.last_index.get_mut(session_id) {
+            *known = last;
         }
     }
 
@@ -931,35 +957,43 @@ impl Tx for PostgresTx<'_> {
     }
 
     fn run_last_seq(&mut self, run_id: &str) -> StoreResult<i64> {
-        self.int(
-            "SELECT COALESCE(MAX(seq), 0) FROM transcript WHERE run_id = $1 AND seq IS NOT NULL",
+        // The session's last index comes along: a report appends next (one round trip fewer).
+        let rows = self.rows(
+            "SELECT COALESCE((SELECT MAX(seq) FROM transcript
+                               WHERE run_id = $1 AND seq IS NOT NULL), 0),
+                    r.session_id,
+                    COALESCE((SELECT MAX(idx) FROM transcript WHERE session_id = r.session_id), 0)
+               FROM runs r WHERE r.id = $1",
             &[&run_id],
-        )
+        )?;
+        let Some(row) = rows.first() else {
+            return Ok(0);
+        };
+        let session: String = row.get(1);
+        if self.locked.contains_key(&session) {
+            self.last_index.insert(session, row.get(2));
+        }
+        Ok(row.get(0))
     }
 
     fn append_transcript(&mut self, e: &mut TranscriptEntry) -> StoreResult<()> {
-        e.index = self.int(
-            "SELECT COALESCE(MAX(idx), 0) + 1 FROM transcript WHERE session_id = $1",
-            &[&e.session_id],
-        )?;
+        e.index = self.transcript_end(&e.session_id)? + 1;
         self.exec(
             "INSERT INTO transcript (session_id, idx, run_id, seq, data) VALUES ($1, $2, $3, $4, $5)",
             &[&e.session_id, &e.index, &e.run_id, &e.seq, &to_json(e)?],
         )?;
+        self.appended(&e.session_id, e.index);
         Ok(())
     }
 
     fn append_transcript_all(&mut self, entries: &mut [TranscriptEntry]) -> StoreResult<()> {
-        // Two statements for the whole report (one per entry each cost a round trip): the last
-        // index, then every row at once.
+        // Every row in one statement (one per entry each cost a round trip), sent with the
+        // next; the last index is known already when the report read its run's last number.
         let Some(first) = entries.first() else {
             return Ok(());
         };
         let session_id = first.session_id.clone();
-        let last = self.int(
-            "SELECT COALESCE(MAX(idx), 0) FROM transcript WHERE session_id = $1",
-            &[&session_id],
-        )?;
+        let last = self.transcript_end(&session_id)?;
         let (mut idx, mut run_ids, mut seqs, mut data) = (vec![], vec![], vec![], vec![]);
         if let Some(other) = entries.iter().find(|e| e.session_id != session_id) {
             return Err(StoreError::Failed(format!(
@@ -979,8 +1013,10 @@ impl Tx for PostgresTx<'_> {
              SELECT $1, t.idx, t.run_id, t.seq, t.data
                FROM UNNEST($2::bigint[], $3::text[], $4::bigint[], $5::text[])
                     AS t(idx, run_id, seq, data)",
-            owned![session_id, idx, run_ids, seqs, data],
-        )
+            owned![session_id.clone(), idx, run_ids, seqs, data],
+        )?;
+        self.appended(&session_id, last + entries.len() as i64);
+        Ok(())
     }
 
     fn transcript(
@@ -1011,6 +1047,7 @@ impl Tx for PostgresTx<'_> {
     }
 
     fn prune_session_records(&mut self, session_id: &str, limit: usize) -> StoreResult<usize> {
+        self.last_index.remove(session_id);
         // Each statement deletes at most what is left of the batch: one transaction never
         // holds its locks for a long delete.
         let mut left = limit as i64;

@@ -203,3 +203,42 @@ fn second_handle(dir: &std::path::Path, db: &Option<crate::pg::TestDb>) -> Arc<d
         ),
     }
 }
+
+/// A write that fails fails its transaction, wherever the store says so: SQLite at the write,
+/// PostgreSQL possibly only at the commit (a write whose answer nothing waits for goes with
+/// the next statement). Nothing of the transaction is kept, and the commit does not pass for
+/// done.
+#[test]
+fn a_transaction_whose_write_fails_keeps_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _db) = open_store(dir.path());
+    let id = "ses_00000000000000aa";
+    let entry = |seq| TranscriptEntry {
+        index: 0,
+        session_id: id.into(),
+        run_id: Some("run_00000000000000aa".into()),
+        seq: Some(seq),
+        kind: "agent_message".into(),
+        content: serde_json::json!({ "text": "hi" }),
+        at: 0,
+    };
+    let outcome = (|| {
+        let mut tx = store.begin()?;
+        tx.put_session(&conformance::session(id, SessionState::Active, 0))?;
+        // The same run number twice: the transcript's unique index refuses the second.
+        tx.append_transcript_all(&mut [entry(1)])?;
+        tx.append_transcript_all(&mut [entry(1)])?;
+        tx.commit()
+    })();
+    assert!(
+        outcome.is_err(),
+        "a transaction with a failed write committed"
+    );
+    let mut tx = store.begin_read().unwrap();
+    assert_eq!(
+        tx.session(id).unwrap(),
+        None,
+        "the failed transaction's session was kept"
+    );
+    assert!(tx.transcript(id, 0, 10).unwrap().is_empty());
+}

@@ -208,9 +208,9 @@ struct PostgresTx<'a> {
     /// A transition: reads lock the session they concern (see the module's note).
     locking: bool,
     /// The sessions this transaction holds the lock of, each with its record as last read or
-    /// written here when known: nobody else can change it while the lock is held, so reading
-    /// it again costs no round trip.
-    locked: HashMap<String, Option<String>>,
+    /// written here: nobody else can change it while the lock is held, so reading it again
+    /// costs no round trip.
+    locked: HashMap<String, String>,
     /// The `BEGIN` not sent yet: it goes with the first statement.
     begin: Option<&'static str>,
     /// The last transcript index of sessions this transaction holds the lock of, once read: the
@@ -385,8 +385,7 @@ impl<'a> PostgresTx<'a> {
         });
         let (locked, rows) = self.note(both)?;
         if let Some(session) = locked.first() {
-            self.locked
-                .insert(session.get(0), Some(session.get::<_, String>(1)));
+            self.locked.insert(session.get(0), session.get(1));
         }
         match rows.first() {
             Some(row) => Ok(Some(serde_json::from_str(row.get::<_, &str>(0))?)),
@@ -637,7 +636,7 @@ impl Tx for PostgresTx<'_> {
     }
 
     fn session(&mut self, id: &str) -> StoreResult<Option<Session>> {
-        if let Some(Some(data)) = self.locked.get(id) {
+        if let Some(data) = self.locked.get(id) {
             return Ok(Some(serde_json::from_str(data)?));
         }
         // The row lock is what keeps one session's transitions apart across instances.
@@ -650,7 +649,7 @@ impl Tx for PostgresTx<'_> {
         if self.locking
             && let Some(data) = &data
         {
-            self.locked.insert(id.to_string(), Some(data.clone()));
+            self.locked.insert(id.to_string(), data.clone());
         }
         Ok(data.map(|d| serde_json::from_str(&d)).transpose()?)
     }
@@ -658,7 +657,7 @@ impl Tx for PostgresTx<'_> {
     fn put_session(&mut self, s: &Session) -> StoreResult<()> {
         let data = to_json(s)?;
         if let Some(known) = self.locked.get_mut(&s.id) {
-            *known = Some(data.clone());
+            known.clone_from(&data);
         }
         self.defer(
             "INSERT INTO sessions (id, agent, state, created_at, last_activity, open_turns,

@@ -40,6 +40,15 @@ impl TestDb {
         ))
         .expect("ending the connections");
     }
+
+    /// Whether the database takes new connections (as during a failover or maintenance).
+    pub fn allow_connections(&self, allow: bool) {
+        psql(&format!(
+            "ALTER DATABASE {} ALLOW_CONNECTIONS {allow}",
+            self.name
+        ))
+        .expect("changing ALLOW_CONNECTIONS");
+    }
 }
 
 impl Drop for TestDb {

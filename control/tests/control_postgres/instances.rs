@@ -248,3 +248,34 @@ async fn two_instances_serve_one_session_and_the_clock_moves_when_its_holder_die
         assert_eq!(n, 1, "{text:?} appears {n} times: {transcript:#?}");
     }
 }
+
+/// `GET /v1/health` is what a load balancer asks: it must say 503 while the database cannot be
+/// reached (it reaches the database with a statement: a transaction's `BEGIN` alone sends
+/// nothing), and 200 again when it can.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_says_when_the_database_cannot_be_reached() {
+    let s = Server::start().await;
+    let db = s.db.as_ref().expect("the PostgreSQL pass");
+    let health = || async {
+        s.http
+            .get(format!("{}/v1/health", s.url))
+            .timeout(Duration::from_secs(30))
+            .send()
+            .await
+            .unwrap()
+            .status()
+    };
+    assert_eq!(health().await, 200);
+    db.allow_connections(false);
+    db.terminate_connections();
+    assert_eq!(health().await, 503, "the database refuses connections");
+    db.allow_connections(true);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while health().await != 200 {
+        assert!(
+            Instant::now() < deadline,
+            "healthy again once it can connect"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}

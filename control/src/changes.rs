@@ -368,6 +368,9 @@ impl Tx for RecordingTx<'_> {
     fn offerable_runs(&mut self, instance: &str, now: Millis) -> StoreResult<Vec<Run>> {
         self.inner.offerable_runs(instance, now)
     }
+    fn read_environment(&mut self, id: &str) -> StoreResult<Option<Environment>> {
+        self.inner.read_environment(id)
+    }
     fn environment(&mut self, id: &str) -> StoreResult<Option<Environment>> {
         self.inner.environment(id)
     }

@@ -133,8 +133,10 @@ pub fn environment_owner(tx: &mut dyn Tx, run: &Run) -> StoreResult<Option<Strin
     if run.kind == RunKind::Start {
         return Ok(None);
     }
+    // Read without the session's lock: the runner is set by an accept, which holds it, and a
+    // statement sees what was committed before it.
     let Some(owner_id) = tx
-        .environment(&run.environment_id)?
+        .read_environment(&run.environment_id)?
         .and_then(|e| e.runner_id)
     else {
         return Ok(None);

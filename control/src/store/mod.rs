@@ -212,6 +212,12 @@ pub trait Tx {
     fn offerable_runs(&mut self, instance: &str, now: Millis) -> StoreResult<Vec<Run>>;
 
     fn environment(&mut self, id: &str) -> StoreResult<Option<Environment>>;
+    /// The environment as it is, without its session's lock: for reads that change nothing in
+    /// it (which runner an offered run goes to). With 100 runners polling, locking each
+    /// offerable run's session made the polls queue behind each other and every transition.
+    fn read_environment(&mut self, id: &str) -> StoreResult<Option<Environment>> {
+        self.environment(id)
+    }
     fn put_environment(&mut self, environment: &Environment) -> StoreResult<()>;
     fn environments_in(&mut self, state: EnvironmentState) -> StoreResult<Vec<Environment>>;
 

@@ -844,6 +844,10 @@ impl Tx for PostgresTx<'_> {
         )
     }
 
+    fn read_environment(&mut self, id: &str) -> StoreResult<Option<Environment>> {
+        self.one("SELECT data FROM environments WHERE id = $1", &[&id])
+    }
+
     fn environment(&mut self, id: &str) -> StoreResult<Option<Environment>> {
         self.owned(
             "SELECT id, data FROM sessions

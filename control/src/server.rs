@@ -41,6 +41,10 @@ pub struct AppState {
     /// store's writer: with SQLite's one writer, a worker waiting for the writer the other
     /// worker held stopped every other request on it too (the server used one core of two).
     turns: Arc<tokio::sync::Semaphore>,
+    /// Turns to begin a transaction that only reads ([`Store::readers`]; the same turns as
+    /// writes when they share connections: on PostgreSQL a read waiting for a pooled
+    /// connection held a worker thread too).
+    read_turns: Arc<tokio::sync::Semaphore>,
 }
 
 impl AppState {
@@ -51,8 +55,14 @@ impl AppState {
         let changes = Arc::new(Changes::default());
         let hears = changes.clone();
         store.listen(Arc::new(move |what| hears.deliver(what)));
+        let turns = Arc::new(tokio::sync::Semaphore::new(store.writers()));
+        let read_turns = match store.readers() {
+            Some(n) => Arc::new(tokio::sync::Semaphore::new(n)),
+            None => turns.clone(),
+        };
         AppState {
-            turns: Arc::new(tokio::sync::Semaphore::new(store.writers())),
+            turns,
+            read_turns,
             store,
             cfg: Arc::new(cfg),
             changes,
@@ -61,12 +71,22 @@ impl AppState {
     }
 
     /// One read-only transaction.
-    pub fn read<T>(&self, f: impl FnMut(&mut Ctx) -> Result<T>) -> Result<T> {
+    pub async fn read<T>(&self, f: impl FnMut(&mut Ctx) -> Result<T>) -> Result<T> {
+        let _turn = self
+            .read_turns
+            .acquire()
+            .await
+            .expect("the turns are never closed");
         transact_read(&*self.store, &self.cfg, now(), f)
     }
 
     /// A read of one statement ([`Store::begin_one`]).
-    pub fn read_one<T>(&self, f: impl FnMut(&mut Ctx) -> Result<T>) -> Result<T> {
+    pub async fn read_one<T>(&self, f: impl FnMut(&mut Ctx) -> Result<T>) -> Result<T> {
+        let _turn = self
+            .read_turns
+            .acquire()
+            .await
+            .expect("the turns are never closed");
         crate::lifecycle::transact_one(&*self.store, &self.cfg, now(), f)
     }
 
@@ -179,7 +199,7 @@ impl AppState {
             // Only an answer wakes others: a check that found nothing changed nothing anyone
             // waits for (else polls on one topic would wake each other forever).
             let (found, touched) = match check {
-                Check::Reads => (self.read(&mut f)?, Vec::new()),
+                Check::Reads => (self.read(&mut f).await?, Vec::new()),
                 Check::Writes | Check::Offers { .. } => {
                     self.recorded(&mut f, Option::is_some).await?
                 }
@@ -267,7 +287,9 @@ impl FromRequestParts<AppState> for RunnerAuth {
             Error::Unauthorized("a runner token is required (Authorization: Bearer …)".into())
         })?;
         let hash = hash_token(&token);
-        let runner = state.read_one(|ctx| Ok(ctx.tx.runner_by_token_hash(&hash)?))?;
+        let runner = state
+            .read_one(|ctx| Ok(ctx.tx.runner_by_token_hash(&hash)?))
+            .await?;
         match runner {
             Some(r) if !r.revoked() => Ok(RunnerAuth(r)),
             Some(r) => Err(Error::Unauthorized(format!(
@@ -291,10 +313,11 @@ fn cookie_token(parts: &Parts) -> Option<String> {
     })
 }
 
-pub fn is_admin(state: &AppState, token: &str) -> Result<bool> {
+pub async fn is_admin(state: &AppState, token: &str) -> Result<bool> {
     let hash = hash_token(token);
     Ok(state
-        .read_one(|ctx| Ok(ctx.tx.admin_token_hash()?))?
+        .read_one(|ctx| Ok(ctx.tx.admin_token_hash()?))
+        .await?
         .is_some_and(|h| h == hash))
 }
 
@@ -312,7 +335,7 @@ impl FromRequestParts<AppState> for AdminAuth {
                     "the admin token is required (Authorization: Bearer $BLAISE_TOKEN)".into(),
                 )
             })?;
-        if is_admin(state, &token)? {
+        if is_admin(state, &token).await? {
             Ok(AdminAuth)
         } else {
             Err(Error::Unauthorized("wrong admin token".into()))

@@ -76,10 +76,10 @@ pub async fn get(
     Path(name): Path<String>,
 ) -> Result<Json<Agent>> {
     check_name("name", &name)?;
-    Ok(Json(state.read(|ctx| ctx.agent(&name))?))
+    Ok(Json(state.read(|ctx| ctx.agent(&name)).await?))
 }
 
 pub async fn list(State(state): State<AppState>, _: AdminAuth) -> Result<Json<serde_json::Value>> {
-    let agents = state.read(|ctx| Ok(ctx.tx.agents()?))?;
+    let agents = state.read(|ctx| Ok(ctx.tx.agents()?)).await?;
     Ok(Json(serde_json::json!({ "agents": agents })))
 }

@@ -38,14 +38,16 @@ pub async fn list(
 ) -> Result<Json<serde_json::Value>> {
     let wanted = EnvironmentState::parse(&q.state)
         .ok_or_else(|| Error::BadRequest(format!("unknown environment state {:?}", q.state)))?;
-    let views = state.read(|ctx| {
-        let mut out = Vec::new();
-        for e in ctx.tx.environments_in(wanted)? {
-            let mut v = serde_json::to_value(environment_view(ctx, &e)?).unwrap_or_default();
-            v["session_id"] = e.session_id.clone().into();
-            out.push(v);
-        }
-        Ok(out)
-    })?;
+    let views = state
+        .read(|ctx| {
+            let mut out = Vec::new();
+            for e in ctx.tx.environments_in(wanted)? {
+                let mut v = serde_json::to_value(environment_view(ctx, &e)?).unwrap_or_default();
+                v["session_id"] = e.session_id.clone().into();
+                out.push(v);
+            }
+            Ok(out)
+        })
+        .await?;
     Ok(Json(serde_json::json!({ "environments": views })))
 }

@@ -56,7 +56,8 @@ pub async fn revoke(
 
 pub async fn list(State(state): State<AppState>, _: AdminAuth) -> Result<Json<serde_json::Value>> {
     let runners: Vec<RunnerView> = state
-        .read(|ctx| Ok(ctx.tx.runners()?))?
+        .read(|ctx| Ok(ctx.tx.runners()?))
+        .await?
         .into_iter()
         .map(|r| view(r, None))
         .collect();

@@ -36,7 +36,7 @@ pub async fn new(
 }
 
 pub async fn list(State(state): State<AppState>, _: AdminAuth) -> Result<Json<serde_json::Value>> {
-    let sessions: Vec<SessionSummary> = state.read(session_summaries)?;
+    let sessions: Vec<SessionSummary> = state.read(session_summaries).await?;
     Ok(Json(serde_json::json!({ "sessions": sessions })))
 }
 
@@ -45,7 +45,7 @@ pub async fn show(
     _: AdminAuth,
     Path(id): Path<String>,
 ) -> Result<Json<SessionView>> {
-    Ok(Json(state.read(|ctx| session_view(ctx, &id))?))
+    Ok(Json(state.read(|ctx| session_view(ctx, &id)).await?))
 }
 
 #[derive(Deserialize)]
@@ -75,7 +75,7 @@ pub async fn close(
     Path(id): Path<String>,
 ) -> Result<Json<SessionView>> {
     close_and_wait(&state, &id).await?;
-    Ok(Json(state.read(|ctx| session_view(ctx, &id))?))
+    Ok(Json(state.read(|ctx| session_view(ctx, &id)).await?))
 }
 
 /// Closes the session; for a running one, waits until its run has received the stop, and
@@ -107,7 +107,9 @@ pub async fn close_and_wait(state: &AppState, id: &str) -> Result<()> {
         if received {
             return Ok(());
         }
-        let run_finished = state.read(|ctx| Ok(ctx.run(&run_id)?.status.is_finished()))?;
+        let run_finished = state
+            .read(|ctx| Ok(ctx.run(&run_id)?.status.is_finished()))
+            .await?;
         if !run_finished {
             return Err(close::not_received(id, &run_id));
         }

@@ -53,7 +53,7 @@ async fn login_form(state: State<AppState>, Form(q): Form<LoginQuery>) -> Respon
 }
 
 async fn login(State(state): State<AppState>, Query(q): Query<LoginQuery>) -> Response {
-    match is_admin(&state, &q.token) {
+    match is_admin(&state, &q.token).await {
         Ok(true) => {
             let cookie = format!(
                 "{DASHBOARD_COOKIE}={}; HttpOnly; SameSite=Strict; Path=/",

@@ -23,19 +23,21 @@ fn retry_button(environment_id: &str) -> String {
 }
 
 pub async fn sessions(State(app): State<AppState>, _: Viewer) -> Result<Response> {
-    let (sessions, orphaned, unowned, waiting) = app.read(|ctx| {
-        let sessions = session_summaries(ctx)?;
-        let mut orphaned: Vec<(String, EnvironmentView)> = Vec::new();
-        for e in ctx.tx.environments_in(EnvironmentState::Orphaned)? {
-            orphaned.push((e.session_id.clone(), environment_view(ctx, &e)?));
-        }
-        Ok((
-            sessions,
-            orphaned,
-            unowned_records(ctx)?,
-            waiting_sessions(ctx)?,
-        ))
-    })?;
+    let (sessions, orphaned, unowned, waiting) = app
+        .read(|ctx| {
+            let sessions = session_summaries(ctx)?;
+            let mut orphaned: Vec<(String, EnvironmentView)> = Vec::new();
+            for e in ctx.tx.environments_in(EnvironmentState::Orphaned)? {
+                orphaned.push((e.session_id.clone(), environment_view(ctx, &e)?));
+            }
+            Ok((
+                sessions,
+                orphaned,
+                unowned_records(ctx)?,
+                waiting_sessions(ctx)?,
+            ))
+        })
+        .await?;
     let mut body = String::from("<h1>Sessions</h1>");
     if !waiting.is_empty() {
         body.push_str("<section id=\"waiting\"><h2>Waiting for a runner</h2><table><tr><th>Session</th><th>Why</th><th>Fails</th></tr>");
@@ -104,8 +106,9 @@ pub async fn session(
     _: Viewer,
     Path(id): Path<String>,
 ) -> Result<Response> {
-    let (v, transcript) =
-        app.read(|ctx| Ok((session_view(ctx, &id)?, ctx.tx.transcript(&id, 0, 10_000)?)))?;
+    let (v, transcript) = app
+        .read(|ctx| Ok((session_view(ctx, &id)?, ctx.tx.transcript(&id, 0, 10_000)?)))
+        .await?;
     let mut body = format!(
         "<h1>Session {}</h1><p>Agent <b>{}</b> · state {}",
         esc(&v.id),

@@ -126,6 +126,13 @@ pub trait Store: Send + Sync {
         1
     }
 
+    /// How many transactions that only read may run at once on connections of their own
+    /// (SQLite's readers); `None` when they share the writers' connections (PostgreSQL's one
+    /// pool), and so their turns.
+    fn readers(&self) -> Option<usize> {
+        None
+    }
+
     /// `"sqlite"` or `"postgres"`, for the health answer and the logs.
     fn kind(&self) -> &'static str;
 

@@ -538,6 +538,7 @@ async fn the_embedded_api_refuses_the_same_names() {
     let (agents, runners) = cp
         .state
         .read(|ctx| Ok((ctx.tx.agents()?, ctx.tx.runners()?)))
+        .await
         .unwrap();
     let agents: Vec<_> = agents.into_iter().map(|a| a.name).collect();
     let runners: Vec<_> = runners.into_iter().map(|r| r.name).collect();

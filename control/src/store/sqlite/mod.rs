@@ -152,6 +152,10 @@ impl Store for SqliteStore {
         "sqlite"
     }
 
+    fn readers(&self) -> Option<usize> {
+        (!self.readers.is_empty()).then_some(self.readers.len())
+    }
+
     fn begin_read(&self) -> StoreResult<Box<dyn Tx + '_>> {
         let n = self.readers.len();
         if n == 0 {

@@ -12,28 +12,28 @@
 //! Reads that change nothing (`Store::begin_read`: views, the dashboard) run in a
 //! `REPEATABLE READ READ ONLY` snapshot and lock nothing.
 //!
-//! The domain logic is synchronous; the connections are not. Each connection's socket is driven
-//! by a task on the store's own small runtime, and a transaction waits on its client's requests
-//! from whatever thread it runs on (`futures_executor::block_on`: a request only crosses a
-//! channel to that task). So the store works the same from a request handler, the clock's
-//! blocking thread or a plain test, and never starves the runtime that drives it.
+//! The domain logic is synchronous; the connections are not. A transaction waits on its
+//! client's requests from whatever thread it runs on, and drives its connection's socket there
+//! meanwhile (`pool::PgConn::drive`); the store's own small runtime only watches the sockets
+//! (its I/O driver) and runs the connections that wait on their own (the listener, the lease).
+//! So the store works the same from a request handler, the clock's blocking thread or a plain
+//! test, and a round trip costs no thread switch of ours.
 
 mod lease;
 mod listen;
 mod pool;
 
-use futures_executor::block_on;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::collections::HashMap;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
 
-use tokio_postgres::{Client, Row, Statement};
+use tokio_postgres::{Row, Statement};
 
 use super::{DueLimits, Oldest, Store, StoreError, StoreResult, Tx};
 use crate::model::*;
-use pool::{Conn, Pool};
+use pool::{Conn, PgConn, Pool};
 
 pub use pool::{POOL_SIZE, redacted};
 
@@ -95,23 +95,24 @@ impl PostgresStore {
     fn migrate(&self) -> StoreResult<()> {
         let conn = self.pool.get()?;
         let client = conn.client();
-        block_on(client.batch_execute(&format!(
+        conn.drive(client.batch_execute(&format!(
             "BEGIN; SELECT pg_advisory_xact_lock({MIGRATION_LOCK});
              CREATE TABLE IF NOT EXISTS blaise_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL);"
         )))?;
-        let done: i32 = block_on(client.query_one(
-            "SELECT COALESCE(MAX(version), 0) FROM blaise_migrations",
-            &[],
-        ))?
-        .get(0);
+        let done: i32 = conn
+            .drive(client.query_one(
+                "SELECT COALESCE(MAX(version), 0) FROM blaise_migrations",
+                &[],
+            ))?
+            .get(0);
         for (i, migration) in MIGRATIONS.iter().enumerate().skip(done as usize) {
-            block_on(client.batch_execute(migration))?;
-            block_on(client.execute(
+            conn.drive(client.batch_execute(migration))?;
+            conn.drive(client.execute(
                 "INSERT INTO blaise_migrations (version, applied_at) VALUES ($1, $2)",
                 &[&(i as i32 + 1), &now()],
             ))?;
         }
-        block_on(client.batch_execute("COMMIT"))?;
+        conn.drive(client.batch_execute("COMMIT"))?;
         Ok(())
     }
 
@@ -238,7 +239,9 @@ impl Drop for PostgresTx<'_> {
             && !self.conn.client().is_closed()
         {
             // A connection whose rollback fails is broken; the pool drops broken ones.
-            let _ = block_on(self.conn.client().batch_execute("ROLLBACK"));
+            let _ = self
+                .conn
+                .drive(self.conn.client().batch_execute("ROLLBACK"));
         }
     }
 }
@@ -261,13 +264,14 @@ macro_rules! owned {
 /// One round trip: `begin` and the `unsent` writes, then `last`, sent together (PostgreSQL runs
 /// them in order); the first error, in that order, is the answer.
 fn pipelined<T>(
-    client: &Client,
+    conn: &PgConn,
     begin: Option<&str>,
     unsent: &[(Statement, Vec<Param>)],
     last: impl std::future::Future<Output = Result<T, tokio_postgres::Error>>,
 ) -> Result<T, tokio_postgres::Error> {
+    let client = conn.client();
     // Each request is sent when its future is first polled, and `join` polls them in order.
-    block_on(async {
+    conn.drive(async {
         let begun = async {
             match begin {
                 Some(sql) => client.batch_execute(sql).await,
@@ -340,7 +344,7 @@ impl<'a> PostgresTx<'a> {
         let stmt = self.statement(sql)?;
         let (begin, unsent) = self.take_unsent();
         let client = self.conn.client();
-        let rows = pipelined(client, begin, &unsent, client.query(&stmt, params));
+        let rows = pipelined(&self.conn, begin, &unsent, client.query(&stmt, params));
         self.note(rows)
     }
 
@@ -375,7 +379,7 @@ impl<'a> PostgresTx<'a> {
         let again = self.statement(read)?;
         let (begin, unsent) = self.take_unsent();
         let client = self.conn.client();
-        let both = pipelined(client, begin, &unsent, async {
+        let both = pipelined(&self.conn, begin, &unsent, async {
             let (locked, rows) = futures_util::future::join(
                 client.query(&lock, params),
                 client.query(&again, params),
@@ -447,7 +451,7 @@ impl<'a> PostgresTx<'a> {
         let stmt = self.statement(sql)?;
         let (begin, unsent) = self.take_unsent();
         let client = self.conn.client();
-        let done = pipelined(client, begin, &unsent, client.execute(&stmt, params));
+        let done = pipelined(&self.conn, begin, &unsent, client.execute(&stmt, params));
         self.note(done)
     }
 
@@ -455,7 +459,7 @@ impl<'a> PostgresTx<'a> {
         let stmt = self.statement(sql)?;
         let (begin, unsent) = self.take_unsent();
         let client = self.conn.client();
-        let row = pipelined(client, begin, &unsent, client.query_one(&stmt, params));
+        let row = pipelined(&self.conn, begin, &unsent, client.query_one(&stmt, params));
         Ok(self.note(row)?.get(0))
     }
 }
@@ -499,7 +503,7 @@ impl Tx for PostgresTx<'_> {
         // The writes not sent yet and the (last) announcement go with the COMMIT, in one round
         // trip: sent together, they run in order. If one fails, the transaction is aborted and
         // PostgreSQL answers the COMMIT with a rollback: that is an error here.
-        let committed = pipelined(client, begin, &unsent, async {
+        let committed = pipelined(&self.conn, begin, &unsent, async {
             let announce = async {
                 match &notify {
                     Some((stmt, payload)) => client.execute(stmt, &[payload]).await.map(drop),

@@ -72,21 +72,13 @@ impl AppState {
 
     /// One read-only transaction.
     pub async fn read<T>(&self, f: impl FnMut(&mut Ctx) -> Result<T>) -> Result<T> {
-        let _turn = self
-            .read_turns
-            .acquire()
-            .await
-            .expect("the turns are never closed");
+        let _turn = turn(&self.read_turns).await;
         transact_read(&*self.store, &self.cfg, now(), f)
     }
 
     /// A read of one statement ([`Store::begin_one`]).
     pub async fn read_one<T>(&self, f: impl FnMut(&mut Ctx) -> Result<T>) -> Result<T> {
-        let _turn = self
-            .read_turns
-            .acquire()
-            .await
-            .expect("the turns are never closed");
+        let _turn = turn(&self.read_turns).await;
         crate::lifecycle::transact_one(&*self.store, &self.cfg, now(), f)
     }
 
@@ -97,11 +89,7 @@ impl AppState {
         f: impl FnMut(&mut Ctx) -> Result<T>,
         wakes: impl Fn(&T) -> bool,
     ) -> Result<(T, Vec<Topic>)> {
-        let _turn = self
-            .turns
-            .acquire()
-            .await
-            .expect("the turns are never closed");
+        let _turn = turn(&self.turns).await;
         self.record_now(f, wakes)
     }
 
@@ -249,6 +237,11 @@ impl AppState {
     }
 }
 
+/// Waits, as a future, for a turn to begin a transaction (see [`AppState`]'s `turns`).
+async fn turn(turns: &tokio::sync::Semaphore) -> tokio::sync::SemaphorePermit<'_> {
+    turns.acquire().await.expect("the turns are never closed")
+}
+
 /// A JSON body; malformed or mistyped JSON is a 400 that says what is wrong.
 pub struct Body<T>(pub T);
 
@@ -359,12 +352,12 @@ async fn health(
     axum::extract::State(state): axum::extract::State<AppState>,
 ) -> axum::response::Response {
     use axum::response::IntoResponse;
-    let store = state.store.clone();
-    // A statement that reaches the database: a transaction's BEGIN alone may send nothing.
+    let (store, cfg) = (state.store.clone(), state.cfg.clone());
+    // A statement that reaches the database (a transaction's BEGIN alone may send nothing),
+    // run again on another connection if a pooled one turns out dead, as any request's is; on
+    // a thread of its own: with the database down, the pool waits for a connection.
     let reachable = tokio::task::spawn_blocking(move || {
-        let mut tx = store.begin_one()?;
-        tx.admin_token_hash()?;
-        tx.commit()
+        crate::lifecycle::transact_one(&*store, &cfg, now(), |ctx| Ok(ctx.tx.admin_token_hash()?))
     })
     .await
     .is_ok_and(|r| r.is_ok());

@@ -251,7 +251,7 @@ async fn two_instances_serve_one_session_and_the_clock_moves_when_its_holder_die
 
 /// `GET /v1/health` is what a load balancer asks: it must say 503 while the database cannot be
 /// reached (it reaches the database with a statement: a transaction's `BEGIN` alone sends
-/// nothing), and 200 again when it can.
+/// nothing), and 200 when it can, even when the connections it had were ended.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn health_says_when_the_database_cannot_be_reached() {
     let s = Server::start().await;
@@ -266,6 +266,10 @@ async fn health_says_when_the_database_cannot_be_reached() {
             .status()
     };
     assert_eq!(health().await, 200);
+    // Its pooled connections ended (a restart, a failover): still healthy, at the first ask,
+    // as the database takes new ones.
+    db.terminate_connections();
+    assert_eq!(health().await, 200, "a dead pooled connection is not the database");
     db.allow_connections(false);
     db.terminate_connections();
     assert_eq!(health().await, 503, "the database refuses connections");

@@ -23,12 +23,12 @@ mod lease;
 mod listen;
 mod pool;
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use std::collections::HashMap;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
-
 use tokio_postgres::{Row, Statement};
 
 use super::{DueLimits, Oldest, Store, StoreError, StoreResult, Tx};
@@ -125,9 +125,7 @@ impl PostgresStore {
         tx.begin = Some(begin);
         Ok(Box::new(tx))
     }
-}
 
-impl PostgresStore {
     /// A pooled connection not known to be closed: after a server restart every idle one is,
     /// and the pool only drops them as they come back (dropped here, they do).
     fn live_connection(&self) -> StoreResult<Conn> {
@@ -255,20 +253,21 @@ type Params<'a> = &'a [&'a (dyn ToSql + Sync)];
 type Param = Box<dyn ToSql + Sync + Send>;
 
 /// Owned parameters for [`PostgresTx::defer`].
-macro_rules! owned {
+macro_rules! owned_params {
     ($($value:expr),* $(,)?) => {
         vec![$(Box::new($value) as Param),*]
     };
 }
 
-/// One round trip: `begin` and the `unsent` writes, then `last`, sent together (PostgreSQL runs
-/// them in order); the first error, in that order, is the answer.
+/// One round trip: the `BEGIN` and the writes not sent yet (taken), then `last`, sent together
+/// (PostgreSQL runs them in order); the first error, in that order, is the answer.
 fn pipelined<T>(
     conn: &PgConn,
-    begin: Option<&str>,
-    unsent: &[(Statement, Vec<Param>)],
+    begin: &mut Option<&'static str>,
+    unsent: &mut Vec<(Statement, Vec<Param>)>,
     last: impl std::future::Future<Output = Result<T, tokio_postgres::Error>>,
 ) -> Result<T, tokio_postgres::Error> {
+    let (begin, unsent) = (begin.take(), std::mem::take(unsent));
     let client = conn.client();
     // Each request is sent when its future is first polled, and `join` polls them in order.
     conn.drive(async {
@@ -342,15 +341,14 @@ impl<'a> PostgresTx<'a> {
 
     fn rows(&mut self, sql: &'static str, params: Params) -> StoreResult<Vec<Row>> {
         let stmt = self.statement(sql)?;
-        let (begin, unsent) = self.take_unsent();
         let client = self.conn.client();
-        let rows = pipelined(&self.conn, begin, &unsent, client.query(&stmt, params));
+        let rows = pipelined(
+            &self.conn,
+            &mut self.begin,
+            &mut self.unsent,
+            client.query(&stmt, params),
+        );
         self.note(rows)
-    }
-
-    /// What must be sent before the next statement: the `BEGIN` and the deferred writes.
-    fn take_unsent(&mut self) -> (Option<&'static str>, Vec<(Statement, Vec<Param>)>) {
-        (self.begin.take(), std::mem::take(&mut self.unsent))
     }
 
     /// A write whose answer nothing waits for: sent with the next statement or the `COMMIT`
@@ -377,9 +375,8 @@ impl<'a> PostgresTx<'a> {
         }
         let lock = self.statement(lock)?;
         let again = self.statement(read)?;
-        let (begin, unsent) = self.take_unsent();
         let client = self.conn.client();
-        let both = pipelined(&self.conn, begin, &unsent, async {
+        let both = pipelined(&self.conn, &mut self.begin, &mut self.unsent, async {
             let (locked, rows) = futures_util::future::join(
                 client.query(&lock, params),
                 client.query(&again, params),
@@ -449,17 +446,25 @@ impl<'a> PostgresTx<'a> {
 
     fn exec(&mut self, sql: &'static str, params: Params) -> StoreResult<u64> {
         let stmt = self.statement(sql)?;
-        let (begin, unsent) = self.take_unsent();
         let client = self.conn.client();
-        let done = pipelined(&self.conn, begin, &unsent, client.execute(&stmt, params));
+        let done = pipelined(
+            &self.conn,
+            &mut self.begin,
+            &mut self.unsent,
+            client.execute(&stmt, params),
+        );
         self.note(done)
     }
 
     fn int(&mut self, sql: &'static str, params: Params) -> StoreResult<i64> {
         let stmt = self.statement(sql)?;
-        let (begin, unsent) = self.take_unsent();
         let client = self.conn.client();
-        let row = pipelined(&self.conn, begin, &unsent, client.query_one(&stmt, params));
+        let row = pipelined(
+            &self.conn,
+            &mut self.begin,
+            &mut self.unsent,
+            client.query_one(&stmt, params),
+        );
         Ok(self.note(row)?.get(0))
     }
 }
@@ -498,12 +503,12 @@ impl Tx for PostgresTx<'_> {
             // Nothing can be sent on it: nothing was committed.
             return Err(lost_before_commit());
         }
-        let (begin, unsent) = self.take_unsent();
-        let client = self.conn.client();
+        let this = &mut *self;
+        let client = this.conn.client();
         // The writes not sent yet and the (last) announcement go with the COMMIT, in one round
         // trip: sent together, they run in order. If one fails, the transaction is aborted and
         // PostgreSQL answers the COMMIT with a rollback: that is an error here.
-        let committed = pipelined(&self.conn, begin, &unsent, async {
+        let committed = pipelined(&this.conn, &mut this.begin, &mut this.unsent, async {
             let announce = async {
                 match &notify {
                     Some((stmt, payload)) => client.execute(stmt, &[payload]).await.map(drop),
@@ -672,7 +677,7 @@ impl Tx for PostgresTx<'_> {
                open_turns = EXCLUDED.open_turns, run_serving = EXCLUDED.run_serving,
                expires_at = EXCLUDED.expires_at, data = EXCLUDED.data,
                ended_at = EXCLUDED.ended_at, pruned_at = EXCLUDED.pruned_at",
-            owned![
+            owned_params![
                 s.id.clone(),
                 s.agent.clone(),
                 s.state.as_str(),
@@ -785,7 +790,7 @@ impl Tx for PostgresTx<'_> {
                stop_issued_at = EXCLUDED.stop_issued_at, data = EXCLUDED.data,
                runner_id = EXCLUDED.runner_id, instance = EXCLUDED.instance,
                reserved_for = EXCLUDED.reserved_for, reserved_until = EXCLUDED.reserved_until",
-            owned![
+            owned_params![
                 r.id.clone(),
                 r.session_id.clone(),
                 r.kind.as_str(),
@@ -1020,7 +1025,7 @@ impl Tx for PostgresTx<'_> {
              SELECT $1, t.idx, t.run_id, t.seq, t.data
                FROM UNNEST($2::bigint[], $3::text[], $4::bigint[], $5::text[])
                     AS t(idx, run_id, seq, data)",
-            owned![session_id.clone(), idx, run_ids, seqs, data],
+            owned_params![session_id.clone(), idx, run_ids, seqs, data],
         )?;
         self.appended(&session_id, last + entries.len() as i64);
         Ok(())

@@ -13,9 +13,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::future::Either;
-
 use futures_executor::block_on;
+use futures_util::future::Either;
 use tokio_postgres::config::Host;
 use tokio_postgres::tls::NoTlsStream;
 use tokio_postgres::{Client, NoTls, Statement};
@@ -64,20 +63,13 @@ impl Driver {
 
     /// Opens a connection and leaves its socket to a task of this runtime.
     pub fn connect(&self, config: &tokio_postgres::Config) -> StoreResult<Client> {
-        let config = config.clone();
-        let task = self.handle().spawn(async move {
-            let (client, connection) = config.connect(NoTls).await?;
-            tokio::spawn(async move {
-                if let Err(e) = connection.await {
-                    tracing::debug!("postgres connection closed: {e}");
-                }
-            });
-            Ok::<_, tokio_postgres::Error>(client)
+        let (client, connection) = self.open(config)?;
+        self.handle().spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!("postgres connection closed: {e}");
+            }
         });
-        match block_on(task) {
-            Ok(client) => Ok(client?),
-            Err(e) => Err(StoreError::Failed(format!("postgres connect task: {e}"))),
-        }
+        Ok(client)
     }
 }
 

@@ -269,7 +269,11 @@ async fn health_says_when_the_database_cannot_be_reached() {
     // Its pooled connections ended (a restart, a failover): still healthy, at the first ask,
     // as the database takes new ones.
     db.terminate_connections();
-    assert_eq!(health().await, 200, "a dead pooled connection is not the database");
+    assert_eq!(
+        health().await,
+        200,
+        "a dead pooled connection is not the database"
+    );
     db.allow_connections(false);
     db.terminate_connections();
     assert_eq!(health().await, 503, "the database refuses connections");

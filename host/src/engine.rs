@@ -100,9 +100,9 @@ fn config(pool_memory: Option<u64>) -> Config {
             .total_core_instances(1024)
             .total_memories(256)
             .total_tables(512)
-            .max_memories_per_component(8)
-            .max_tables_per_component(16)
-            .max_core_instances_per_component(32)
+            .max_memories_per_component(crate::limits::MAX_MEMORIES as u32)
+            .max_tables_per_component(crate::limits::MAX_TABLES as u32)
+            .max_core_instances_per_component(crate::limits::MAX_CORE_INSTANCES as u32)
             .max_memory_size(max_memory as usize)
             .total_stacks(128);
         config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));

@@ -7,8 +7,10 @@
 //! The list covers, for every program a run starts: the dynamic loader (any
 //! program), the shells (`sh -c` is how agents and git run commands), the
 //! interpreters agents are written in (Node.js, Python, Ruby, Perl, Java,
-//! Lua, PHP), and git, docker, ssh and the helpers they start (pager, editor,
-//! askpass), plus the variables through which all of these find their
+//! Lua, PHP, .NET), the launchers they are started with (npx, uvx), the
+//! build tools they run (make, cc, cargo, go), OpenSSL, and git, docker, ssh
+//! and the helpers they start (pager, editor, askpass, credential helpers),
+//! plus the variables through which all of these find their
 //! configuration files (`HOME`, `XDG_CONFIG_HOME`), since a configuration
 //! file can name a program to run.
 
@@ -67,6 +69,63 @@ const DENIED: &[&str] = &[
     "LESSCLOSE",
     "SSH_ASKPASS",
     "SUDO_ASKPASS",
+    "SUDO_EDITOR",
+    "SYSTEMD_EDITOR",
+    "SYSTEMD_PAGER",
+    "SYSTEMD_PAGERSECURE",
+    "LESSKEY",
+    "LESSKEYIN",
+    "GH_EDITOR",
+    "GH_PAGER",
+    "GH_BROWSER",
+    // Build tools the agent runs: the compiler, linker and tools they name,
+    // and flags that load compiler plugins (`-fplugin=`, `-C linker=`).
+    "CC",
+    "CXX",
+    "CPP",
+    "LD",
+    "AR",
+    "AS",
+    "NM",
+    "RANLIB",
+    "STRIP",
+    "OBJCOPY",
+    "FC",
+    "MAKE",
+    "MAKEFLAGS",
+    "MFLAGS",
+    "GNUMAKEFLAGS",
+    "CFLAGS",
+    "CXXFLAGS",
+    "CPPFLAGS",
+    "LDFLAGS",
+    "PKG_CONFIG",
+    "RUSTC",
+    "RUSTC_WRAPPER",
+    "RUSTC_WORKSPACE_WRAPPER",
+    "RUSTDOC",
+    "RUSTFLAGS",
+    "RUSTDOCFLAGS",
+    "GOFLAGS",
+    "GOROOT",
+    "GOTOOLCHAIN",
+    "GOENV",
+    "GOPROXY",
+    "CGO_CFLAGS",
+    "CGO_LDFLAGS",
+    // Credential helpers that are programs named in a config file.
+    "KUBECONFIG",
+    "AWS_CONFIG_FILE",
+    "AWS_SHARED_CREDENTIALS_FILE",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    "GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES",
+    "CLOUDSDK_CONFIG",
+    "KRB5_CONFIG",
+    // Desktop libraries' module paths.
+    "GIO_EXTRA_MODULES",
+    "GTK_MODULES",
+    "GTK_PATH",
+    "QT_PLUGIN_PATH",
     // Where configuration files (which can name programs) are found.
     "HOME",
     "XDG_CONFIG_HOME",
@@ -89,6 +148,25 @@ const DENIED_PREFIXES: &[&str] = &[
     // and docker (DOCKER_CONFIG, DOCKER_HOST…): see `GIT_ALLOWED`.
     "GIT_",
     "DOCKER_",
+    // OpenSSL (in Node.js, Python, curl, git) loads providers and engines
+    // named in `OPENSSL_CONF`, `OPENSSL_MODULES`, `OPENSSL_ENGINES`.
+    "OPENSSL_",
+    // The launchers agents are started with (`npx`, `uvx`, `yarn dlx`):
+    // script shells, node options, registries, the interpreter they run.
+    "NPM_CONFIG_",
+    "YARN_",
+    "UV_",
+    "PIP_",
+    "PIPX_",
+    // .NET start-up hooks and profilers.
+    "DOTNET_",
+    "CORECLR_",
+    "COMPLUS_",
+    // Cargo's and rustup's config and toolchains (build scripts, linkers).
+    "CARGO_",
+    "RUSTUP_",
+    // podman as docker, and its helpers.
+    "CONTAINERS_",
 ];
 
 /// `GIT_` names that only describe, never point at code or files.
@@ -180,6 +258,24 @@ mod tests {
             "GLIBC_TUNABLES",
             "HOME",
             "JAVA_TOOL_OPTIONS",
+            "OPENSSL_CONF",
+            "openssl_modules",
+            "npm_config_script_shell",
+            "NPM_CONFIG_NODE_OPTIONS",
+            "UV_PYTHON",
+            "PIP_INDEX_URL",
+            "DOTNET_STARTUP_HOOKS",
+            "CORECLR_PROFILER_PATH",
+            "KUBECONFIG",
+            "AWS_CONFIG_FILE",
+            "RUSTC_WRAPPER",
+            "CARGO_HOME",
+            "CC",
+            "CFLAGS",
+            "MAKEFLAGS",
+            "GOFLAGS",
+            "SUDO_EDITOR",
+            "GIO_EXTRA_MODULES",
         ] {
             assert!(check(name, "x").is_err(), "{name} must be denied");
         }

@@ -254,11 +254,27 @@ impl PlugInstance {
             return Ok(entries);
         }
         let sent = entries.len();
+        // A filter rewrites text, nothing else: what an entry is (its kind,
+        // stream, end and replay marks) is the agent's word, so a filter
+        // cannot drop an entry as a "replay" or pass its text off as the
+        // user's.
+        let marks: Vec<_> = entries
+            .iter()
+            .map(|e| (e.stream_id.clone(), e.kind, e.last, e.replay))
+            .collect();
         match self
             .call("transcript filter", Call::Filter(entries))
             .await?
         {
-            Answer::Entries(entries) if entries.len() == sent => Ok(entries),
+            Answer::Entries(mut entries) if entries.len() == sent => {
+                for (entry, (stream_id, kind, last, replay)) in entries.iter_mut().zip(marks) {
+                    entry.stream_id = stream_id;
+                    entry.kind = kind;
+                    entry.last = last;
+                    entry.replay = replay;
+                }
+                Ok(entries)
+            }
             Answer::Entries(entries) => Err(self.error(
                 "transcript filter",
                 Failure::Host(format!(

@@ -273,6 +273,24 @@ async fn http_only_reaches_granted_hosts() {
         p.on_start().await.unwrap().env,
         [("HTTP_STATUS".to_string(), "204".to_string())]
     );
+    // A granted address, but a `Host` header naming another site: a shared
+    // proxy would route it there. Refused before anything is sent (the
+    // server above answers once and is gone).
+    let allow = Allow {
+        exec: vec![],
+        http: vec!["127.0.0.1".into()],
+        ..Allow::default()
+    };
+    let s = setup(
+        "fronting",
+        &probe,
+        json!({"on_start": [{"http_header": [url, "HoSt", "admin.other.example"]}]}),
+        allow,
+        Limits::default(),
+    );
+    let mut p = w.instance(s, "s1", RunKind::Start).await;
+    let err = p.on_start().await.unwrap_err().to_string();
+    assert!(err.contains("http denied: the `HoSt` header"), "{err}");
 }
 
 #[tokio::test]

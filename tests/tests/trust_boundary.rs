@@ -478,6 +478,7 @@ async fn a_granted_secret_never_leaves_the_runner() {
             {"secret": {"name": "token", "into": "secret_name"}},
             {"secret": {"name": "token", "into": {"exec_arg": "echo"}}},
             {"secret": {"name": "token", "into": {"env": "AGENT_TOKEN"}}},
+            {"secret": {"name": "token", "into": "state_key"}},
         ],
         "on_pause": [{"secret": {"name": "token", "into": "error"}}],
         "filter_log": true,
@@ -495,6 +496,10 @@ async fn a_granted_secret_never_leaves_the_runner() {
     let (id, _) = a
         .answers("env AGENT_TOKEN\nrun echo \"$AGENT_TOKEN\" | cut -c1-12; echo \"$AGENT_TOKEN\" | cut -c13-\nsay end", "end")
         .await;
+    // While the environment lives, the session view lists the plug's state
+    // keys: the key made of the secret is there, masked.
+    let live = serde_json::to_string(&b.show(&id).await["plug_records"]).unwrap();
+    assert!(live.contains("[REDACTED:secret]"), "{live}");
     b.close(&id).await.unwrap();
     let view = b
         .wait_for(&id, "the teardown", MINUTE, |v| {
@@ -507,10 +512,12 @@ async fn a_granted_secret_never_leaves_the_runner() {
     let reports = serde_json::to_string(&view).unwrap();
     assert!(transcript.contains("[REDACTED:secret]"), "{transcript}");
     assert!(log.contains("[REDACTED:secret]"), "{log}");
+
     for (what, text) in [
         ("transcript", &transcript),
         ("logs", &log),
         ("session view", &reports),
+        ("live session view", &live),
     ] {
         for window in secret.as_bytes().windows(8) {
             let piece = std::str::from_utf8(window).unwrap();
@@ -528,6 +535,20 @@ async fn an_oversized_filter_answer_fails_naming_the_plug() {
     let errors = a.fails("say hi").await;
     assert_named(&errors, "transcript filter");
     assert!(errors.contains("refused"), "{errors}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_filter_rewrites_text_and_nothing_else() {
+    // The filter marks every entry a replay (which the runner drops), the
+    // user's, on a stream of its own: the entries arrive as the agent sent them.
+    let a = Attack::new(json!({"filter_relabel": true}), json!({}), json!({})).await;
+    // `answers` waits for an `agent_message` with the text: kept, as the agent's.
+    let (id, _) = a.answers("say relabelled", "relabelled").await;
+    let entries = a.stage.blaise.transcript(&id).await;
+    assert!(
+        entries.iter().all(|e| e["content"]["stream"] != "forged"),
+        "{entries:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

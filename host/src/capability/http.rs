@@ -60,6 +60,18 @@ impl Host for HttpCap<'_> {
                 list_or_none(&self.grant.0)
             )));
         }
+        // The grant is checked on the URL's host; a `Host` header of the
+        // plug's would send the request to another site behind the same
+        // address (a shared proxy or CDN routes by it).
+        if let Some((name, _)) = req
+            .headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case("host"))
+        {
+            return Err(HttpError::Denied(format!(
+                "the `{name}` header is set from the URL; the grant is checked against the URL's host"
+            )));
+        }
         let method = Method::from_bytes(req.method.as_bytes())
             .map_err(|_| HttpError::InvalidUrl(format!("bad method `{}`", req.method)))?;
         let left = self.deadline.saturating_duration_since(Instant::now());

@@ -47,6 +47,15 @@ impl LogSink {
     }
 
     pub fn emit(&self, level: Level, source: &'static str, line: &str) {
+        let keeps_last = source == "stderr" && !line.trim().is_empty();
+        {
+            let mut budget = self.budget.lock().unwrap();
+            // Past the budget a line costs a count, not a scrub.
+            if budget.lines >= self.max_lines && !keeps_last {
+                budget.dropped += 1;
+                return;
+            }
+        }
         let line = &*self.scrub(line);
         {
             let mut budget = self.budget.lock().unwrap();
@@ -179,11 +188,18 @@ struct LineWriter {
 
 impl LineWriter {
     fn flush_lines(&mut self, all: bool) {
-        while let Some(pos) = self.pending.iter().position(|&b| b == b'\n') {
-            let line: Vec<u8> = self.pending.drain(..=pos).collect();
-            let text = String::from_utf8_lossy(&line[..line.len() - 1]);
+        // One pass over the buffer and one drain per write: a write of a
+        // million newlines must cost a million lines, not a million copies of
+        // the rest of the buffer (this runs on the host, where no epoch
+        // deadline can stop it).
+        let mut start = 0;
+        while let Some(off) = self.pending[start..].iter().position(|&b| b == b'\n') {
+            let end = start + off;
+            let text = String::from_utf8_lossy(&self.pending[start..end]);
             self.out.sink.emit(self.out.level, self.out.source, &text);
+            start = end + 1;
         }
+        self.pending.drain(..start);
         // An unterminated line is kept until it ends, but never grows unbounded.
         if (all && !self.pending.is_empty()) || self.pending.len() > self.out.sink.max_line_bytes {
             let text = String::from_utf8_lossy(&self.pending).into_owned();
@@ -239,5 +255,43 @@ impl AsyncWrite for LineWriter {
 impl Drop for LineWriter {
     fn drop(&mut self) {
         self.flush_lines(true);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sink(max_lines: usize) -> std::sync::Arc<LogSink> {
+        let label = PlugLabel {
+            plug_id: "flood".into(),
+            session_id: "ses_0000000000000000".into(),
+        };
+        std::sync::Arc::new(LogSink::new(label, max_lines, 4096))
+    }
+
+    #[test]
+    fn one_write_of_many_lines_costs_each_line_once() {
+        // A single WASI `write` is not held to `check-write`'s permit, so a
+        // plug can hand over megabytes at once. Before the lines were cut in
+        // one pass, 2 MiB of newlines copied ~2 TB and held the run process
+        // for hours, past every deadline.
+        let sink = sink(10);
+        let out = OutputToLog {
+            sink: sink.clone(),
+            level: Level::Info,
+            source: "stdout",
+        };
+        let mut writer = out.writer();
+        let lines = 2 << 20;
+        OutputStream::write(&mut writer, Bytes::from(vec![b'\n'; lines])).unwrap();
+        OutputStream::write(&mut writer, Bytes::from_static(b"tail")).unwrap();
+        assert_eq!(writer.pending, b"tail", "the unterminated tail is kept");
+        drop(writer);
+        assert_eq!(
+            sink.end_call(),
+            lines + 1 - 10,
+            "all but the budget dropped"
+        );
     }
 }

@@ -9,7 +9,9 @@ pub fn plug_id(text: &str, id: &str, nth: usize) -> Option<(usize, usize)> {
         .filter_map(|(i, line)| {
             let trimmed = line.trim_start();
             let body = trimmed.strip_prefix("- ").unwrap_or(trimmed).trim_start();
-            let value = body.strip_prefix("id:")?.trim();
+            let value = body.strip_prefix("id:")?;
+            // `id: a  # the redaction plug`: the comment is not the id.
+            let value = value.split(" #").next().unwrap_or(value).trim();
             let value = value.trim_matches(|c| c == '"' || c == '\'');
             (value == id).then(|| (i + 1, line.len() - body.len() + 1))
         })
@@ -50,5 +52,7 @@ mod tests {
         assert_eq!(plug_id(YML, "a", 1), Some((8, 5)));
         assert_eq!(key_in_entry(YML, (2, 5), "with"), (4, 5));
         assert_eq!(key_in_entry(YML, (6, 5), "with"), (6, 5), "b has no with:");
+        let commented = "plugs:\n  - id: a  # the redaction plug\n    source: x.wasm\n";
+        assert_eq!(plug_id(commented, "a", 0), Some((2, 5)));
     }
 }

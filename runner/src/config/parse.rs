@@ -99,6 +99,11 @@ impl ConfigFile {
     }
 
     pub fn parse(path: &Path, text: String) -> Result<ConfigFile, ConfigError> {
+        // A key written twice in any mapping is an error, not "the last one
+        // wins": `with:`, `agent.env` and `allow.secrets` are maps that
+        // serde would otherwise fill silently (a second `literals:` would
+        // drop the first list of secrets to mask).
+        serde_yaml::from_str::<serde_yaml::Value>(&text).map_err(|e| yaml_error(path, &e))?;
         let config: Config = serde_yaml::from_str(&text).map_err(|e| yaml_error(path, &e))?;
         let file = ConfigFile {
             path: path.to_path_buf(),
@@ -219,4 +224,31 @@ fn duration<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Erro
     parse_duration(&text)
         .map(Some)
         .map_err(serde::de::Error::custom)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_written_twice_is_an_error_with_its_line() {
+        for (text, line) in [
+            (
+                "agent:\n  command: [x]\nplugs:\n  - id: r\n    source: r.wasm\n    with:\n      literals: [aaaaaaaa]\n      literals: [bbbbbbbb]\n",
+                7,
+            ),
+            (
+                "agent:\n  command: [x]\n  env:\n    A: one\n    A: two\n",
+                4,
+            ),
+        ] {
+            let err = ConfigFile::parse(Path::new("blaise.yml"), text.into())
+                .map(drop)
+                .expect_err(text);
+            // serde_yaml points at the mapping that holds the key twice
+            // (its first line) and names the key.
+            assert!(err.message.contains("duplicate entry"), "{}", err.message);
+            assert_eq!(err.line, line, "{}", err.message);
+        }
+    }
 }

@@ -272,6 +272,13 @@ impl Client {
         plug: &str,
         entries: &BTreeMap<String, String>,
     ) -> Result<()> {
+        // Values are the plug's opaque bytes and go as they are; keys are
+        // shown to Blaise's users (the session view lists them), so a key
+        // made of a handed-out secret arrives masked like every other string.
+        let entries: BTreeMap<std::borrow::Cow<'_, str>, &String> = entries
+            .iter()
+            .map(|(key, value)| (crate::secret_mask::scrub(key), value))
+            .collect();
         let body = serde_json::json!({ "entries": entries });
         self.call_scrubbed::<_, serde_json::Value>(
             Method::PUT,

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ConnectRequest {
@@ -58,19 +58,54 @@ pub struct Offers {
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct Offer {
+    #[serde(deserialize_with = "id")]
     pub run_id: String,
     pub kind: RunKindName,
+    #[serde(deserialize_with = "id")]
     pub session_id: String,
     pub agent: String,
+    #[serde(deserialize_with = "id")]
     pub environment_id: String,
+}
+
+/// Longest id the runner takes from Blaise.
+pub const MAX_ID: usize = 128;
+
+/// Whether `s` is an id the runner may use as a file name, a container name
+/// and a URL segment: 1 to [`MAX_ID`] ASCII letters, digits, `_` and `-`.
+pub fn is_id(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= MAX_ID
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// Run, session and environment ids name the run's directory
+/// (`runs/<run>`), the workspace (`workspaces/<environment>`, removed at
+/// teardown), containers and URL paths. The network is trusted with nothing:
+/// an id like `../../home` or `/` is refused when the answer is read, before
+/// anything uses it.
+fn id<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    let s = String::deserialize(d)?;
+    if is_id(&s) {
+        return Ok(s);
+    }
+    let shown: String = s.chars().take(64).collect();
+    Err(serde::de::Error::custom(format!(
+        "`{}` is not an id (1 to {MAX_ID} letters, digits, `_` and `-`)",
+        shown.escape_debug()
+    )))
 }
 
 /// What a run is, returned by `accept`.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Assignment {
+    #[serde(deserialize_with = "id")]
     pub run_id: String,
     pub kind: RunKindName,
+    #[serde(deserialize_with = "id")]
     pub session_id: String,
+    #[serde(deserialize_with = "id")]
     pub environment_id: String,
     pub agent: String,
     pub settings: AgentSettings,
@@ -216,4 +251,61 @@ pub struct PlugRecord {
     pub entries: BTreeMap<String, String>,
     #[serde(default)]
     pub owned: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assignment(environment: &str, run: &str) -> serde_json::Value {
+        serde_json::json!({
+            "run_id": run,
+            "kind": "teardown",
+            "session_id": "ses_0123456789abcdef",
+            "environment_id": environment,
+            "agent": "script",
+            "settings": {
+                "inactivity_ms": 1000, "idle_policy": "pause",
+                "paused_lifetime_ms": 1000, "timeout_ms": 1000
+            },
+            "acp_session_id": null,
+            "teardown_reason": "closed",
+            "heartbeat_interval_ms": 1000
+        })
+    }
+
+    #[test]
+    fn ids_that_would_be_paths_are_refused() {
+        let ok: Assignment =
+            serde_json::from_value(assignment("env_0123456789abcdef", "run_1-a")).unwrap();
+        assert_eq!(ok.environment_id, "env_0123456789abcdef");
+        // A teardown removes `workspaces/<environment>`: none of these may
+        // name a directory outside it.
+        for bad in [
+            "../../home",
+            "/",
+            "",
+            ".",
+            "..",
+            "a/b",
+            "a\\b",
+            "a b",
+            "é",
+            "x\0",
+        ] {
+            for (environment, run) in [(bad, "run_1"), ("env_1", bad)] {
+                let err = serde_json::from_value::<Assignment>(assignment(environment, run))
+                    .expect_err(bad)
+                    .to_string();
+                assert!(err.contains("is not an id"), "{bad:?}: {err}");
+            }
+        }
+        let long = "a".repeat(MAX_ID + 1);
+        assert!(serde_json::from_value::<Assignment>(assignment(&long, "run_1")).is_err());
+        let offers = serde_json::json!({"offers": [{
+            "run_id": "run_1", "kind": "start", "session_id": "../x",
+            "agent": "script", "environment_id": "env_1"
+        }]});
+        assert!(serde_json::from_value::<Offers>(offers).is_err());
+    }
 }

@@ -49,6 +49,8 @@ enum Action {
     FailField(String, String),
     Exec(Vec<String>),
     Http(String),
+    /// `GET url` with one header of the plug's: `[url, name, value]`.
+    HttpHeader(String, String, String),
     ReadFile(String),
     /// Opens a TCP connection with the standard library (WASI sockets).
     TcpConnect(String),
@@ -102,6 +104,16 @@ fn run(ctx: &Context, actions: &[Action], hook: &str) -> Result<Contribution, Pl
             }
             Action::Http(url) => {
                 let resp = http::get(url)?;
+                c = c.env("HTTP_STATUS", resp.status.to_string());
+            }
+            Action::HttpHeader(url, name, value) => {
+                let resp = http::send(&http::Request {
+                    method: "GET".into(),
+                    url: url.clone(),
+                    headers: vec![(name.clone(), value.clone())],
+                    body: Vec::new(),
+                    timeout_ms: None,
+                })?;
                 c = c.env("HTTP_STATUS", resp.status.to_string());
             }
             Action::ReadFile(path) => {

@@ -37,6 +37,9 @@ pub struct Config {
     /// A start run that no connected runner can take (none serves its agent, or none has the
     /// labels it requires) fails after waiting this long.
     pub runner_wait_ms: Millis,
+    /// How long a client may take to send a request's head (see
+    /// [`crate::server::serve`]).
+    pub header_read_timeout_ms: Millis,
 }
 
 impl Default for Config {
@@ -56,6 +59,7 @@ impl Default for Config {
             started_at: 0,
             retain_ended_ms: None,
             runner_wait_ms: 10 * 60_000,
+            header_read_timeout_ms: 60_000,
         }
     }
 }

@@ -21,6 +21,9 @@ pub enum Error {
     },
     #[error("{0}")]
     Unauthorized(String),
+    /// Authenticated, but the request may not be made this way.
+    #[error("{0}")]
+    Forbidden(String),
     #[error("{0}")]
     NotFound(String),
     /// The request is valid but the state does not allow it; `code` names the reason.
@@ -56,6 +59,7 @@ impl Error {
         match self {
             Error::BadRequest(_) | Error::Invalid { .. } => StatusCode::BAD_REQUEST,
             Error::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            Error::Forbidden(_) => StatusCode::FORBIDDEN,
             Error::NotFound(_) => StatusCode::NOT_FOUND,
             Error::Conflict { .. } => StatusCode::CONFLICT,
             Error::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -66,6 +70,7 @@ impl Error {
         match self {
             Error::BadRequest(_) => "bad_request",
             Error::Unauthorized(_) => "unauthorized",
+            Error::Forbidden(_) => "forbidden",
             Error::NotFound(_) => "not_found",
             Error::Conflict { code, .. } | Error::Invalid { code, .. } => code,
             Error::Store(_) => "internal",

@@ -314,6 +314,31 @@ pub async fn is_admin(state: &AppState, token: &str) -> Result<bool> {
         .is_some_and(|h| h == hash))
 }
 
+/// Whether a request that changes something comes from this server's own
+/// pages. A browser sends the dashboard's cookie with any request a page makes
+/// it send, and `SameSite` does not look at the port: a page on another port
+/// of this host (a dev server an agent started) is the same *site*. Browsers
+/// say where a request comes from (`Sec-Fetch-Site`, and `Origin` on every
+/// cross-origin POST); a client that says neither is not a browser page.
+fn same_origin(parts: &Parts) -> bool {
+    if parts.method.is_safe() {
+        return true;
+    }
+    if let Some(site) = parts.headers.get("sec-fetch-site") {
+        return site == "same-origin";
+    }
+    let Some(origin) = parts.headers.get(axum::http::header::ORIGIN) else {
+        return true;
+    };
+    let host = parts.headers.get(axum::http::header::HOST);
+    let origin_host = origin
+        .to_str()
+        .ok()
+        .and_then(|o| o.split_once("://"))
+        .map(|(_, host)| host.as_bytes());
+    origin_host.is_some() && origin_host == host.map(|h| h.as_bytes())
+}
+
 /// A request with the admin token (header, or the dashboard's cookie).
 pub struct AdminAuth;
 
@@ -321,6 +346,13 @@ impl FromRequestParts<AppState> for AdminAuth {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self> {
+        let from_cookie = header_token(parts).is_none();
+        if from_cookie && !same_origin(parts) {
+            return Err(Error::Forbidden(
+                "a change made with the dashboard's cookie must come from the dashboard's own pages"
+                    .into(),
+            ));
+        }
         let token = header_token(parts)
             .or_else(|| cookie_token(parts))
             .ok_or_else(|| {
@@ -385,7 +417,36 @@ pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::i
         }
     }
     let _clock = StopOnDrop(state.spawn_clock());
-    axum::serve(listener, router(state)).await
+    // How long a client may take to send a request's head (its line and
+    // headers), also the next one on a kept-alive connection: a connection
+    // that sends no complete request in this time is closed, so that opening
+    // connections and never finishing a request cannot use up the server's
+    // file descriptors. A long poll is not affected: it waits in its
+    // handler, after the head.
+    let header_read_timeout = Duration::from_millis(state.cfg.header_read_timeout_ms.max(1) as u64);
+    let app = router(state);
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(header_read_timeout);
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                // Out of file descriptors (or a connection reset before it was
+                // taken): wait for some to close rather than spin.
+                tracing::warn!("accepting a connection: {e}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let connection = http.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+        tokio::spawn(async move {
+            // A client that goes away or sends garbage ends its own connection.
+            let _ = connection.await;
+        });
+    }
 }
 
 /// Binds `addr` and serves (for `blaise serve`).

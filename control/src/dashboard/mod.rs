@@ -35,6 +35,7 @@ impl FromRequestParts<AppState> for Viewer {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
         match AdminAuth::from_request_parts(parts, state).await {
             Ok(_) => Ok(Viewer),
+            Err(e @ crate::error::Error::Forbidden(_)) => Err(e.into_response()),
             Err(_) => Err((StatusCode::UNAUTHORIZED, Html(html::login_page(None))).into_response()),
         }
     }

@@ -43,7 +43,10 @@ pub async fn list(
 ) -> Result<Json<PlugStateList>> {
     let records = state
         .write(|ctx| {
-            let run = own_run(ctx, &runner, &run)?;
+            // Only a live run reads its session's state: a finished one may
+            // belong to a runner the session has since left (a start run that
+            // failed is offered again, to anyone).
+            let run = live_run(ctx, &runner, &run)?;
             let session = ctx.session(&run.session_id)?;
             let chain = session.plug_chain.unwrap_or_default();
             Ok(ctx

@@ -863,3 +863,40 @@ async fn an_oversized_message_is_refused_before_anything_is_stored() {
     let (_, list) = s.admin(Method::GET, "/v1/sessions", None).await;
     assert_eq!(list["sessions"], json!([]), "{list}");
 }
+
+/// A client that opens connections and never finishes a request (slowloris)
+/// cannot hold them: a connection with no complete request head within the
+/// header timeout is closed, also one that sent nothing at all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_that_never_finishes_its_request_is_closed() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let s = Server::with_config(blaise_control::config::Config {
+        header_read_timeout_ms: 500,
+        ..fast_config()
+    })
+    .await;
+    let addr = s.url.trim_start_matches("http://").to_string();
+    let mut held = Vec::new();
+    for partial in [
+        "",
+        "GET / HTTP/1.1\r\n",
+        "POST /login HTTP/1.1\r\nHost: x\r\n",
+    ] {
+        let mut conn = tokio::net::TcpStream::connect(&addr).await.unwrap();
+        conn.write_all(partial.as_bytes()).await.unwrap();
+        held.push((partial, conn));
+    }
+    for (partial, mut conn) in held {
+        let mut buf = [0u8; 256];
+        let read = tokio::time::timeout(std::time::Duration::from_secs(20), conn.read(&mut buf))
+            .await
+            .unwrap_or_else(|_| panic!("the server still holds {partial:?} after 20 s"));
+        assert!(
+            matches!(read, Ok(0) | Err(_)),
+            "{partial:?}: the connection is closed, not answered: {read:?}"
+        );
+    }
+    // A client that sends its request serves as ever.
+    let (status, _) = raw(&s, Method::GET, "/v1/health", "", "").await;
+    assert_eq!(status, StatusCode::OK);
+}

@@ -298,6 +298,55 @@ async fn the_dashboard_sends_closes_and_shows_errors() {
         StatusCode::UNAUTHORIZED,
         "the forms need the dashboard's cookie"
     );
+
+    // A page of another origin cannot spend the cookie: another port of this
+    // host is the same *site* to `SameSite=Strict`, so the browser sends it.
+    for (name, value) in [
+        ("origin", "http://127.0.0.1:9"),
+        ("origin", "null"),
+        ("sec-fetch-site", "same-site"),
+        ("sec-fetch-site", "cross-site"),
+    ] {
+        for path in [
+            format!("/sessions/{id}/messages"),
+            "/v1/runners/r/revoke".to_string(),
+        ] {
+            let resp = web
+                .post(format!("{}{path}", s.url))
+                .header("cookie", cookie.clone())
+                .header(name, value)
+                .form(&[("text", "from elsewhere")])
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(
+                resp.status(),
+                StatusCode::FORBIDDEN,
+                "{name}: {value} {path}"
+            );
+        }
+    }
+    let runners = s.ok(Method::GET, "/v1/runners", None).await;
+    assert!(
+        runners.to_string().contains("\"revoked_at\":null"),
+        "nothing was revoked: {runners}"
+    );
+    // The dashboard's own pages say they are (and the message is refused for
+    // what it is: the session has ended).
+    for (name, value) in [
+        ("sec-fetch-site", "same-origin"),
+        ("origin", s.url.as_str()),
+    ] {
+        let resp = web
+            .post(format!("{}/sessions/{live}/messages", s.url))
+            .header("cookie", cookie.clone())
+            .header(name, value)
+            .form(&[("text", "more")])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::CONFLICT, "{name}: {value}");
+    }
 }
 
 /// Logging in with the login page's form sets the cookie; a wrong token does not.

@@ -229,6 +229,17 @@ async fn plug_records_of_removed_plugs_are_owned_by_nothing() {
         sandbox["entries"]["id"], "sandbox-7",
         "a stateful plug keeps its state across reorderings"
     );
+    // A finished run reads nothing: the session may since have moved to
+    // another runner (a failed start run is offered again, to anyone).
+    let (status, body) = a
+        .call(
+            Method::GET,
+            &format!("/v1/runner/runs/{}/plug-state", run.id),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(body["error"]["code"], "run_finished", "{body}");
     let v = s.show(&id).await;
     let owned: Vec<(String, bool)> = v["plug_records"]
         .as_array()

@@ -35,6 +35,7 @@ pub fn fast_config() -> Config {
         started_at: 0,
         retain_ended_ms: None,
         runner_wait_ms: 60_000,
+        header_read_timeout_ms: 60_000,
     }
 }
 

@@ -42,6 +42,9 @@ impl<'a> Hello<'a> {
 /// The most runs one instance may say it takes at once.
 pub const MAX_CAPACITY: u32 = 100_000;
 
+/// Most agents one runner instance may serve.
+pub const MAX_AGENTS: usize = 64;
+
 pub fn connect(ctx: &mut Ctx, runner: &Runner, hello: &Hello) -> Result<Vec<AgentInfo>> {
     let Hello {
         instance,
@@ -59,8 +62,24 @@ pub fn connect(ctx: &mut Ctx, runner: &Runner, hello: &Hello) -> Result<Vec<Agen
             "`agents` must name at least one agent".into(),
         ));
     }
+    // Each name costs a read inside the writer's transaction, and the list
+    // is kept and read again on every clock tick while a run waits.
+    if agents.len() > MAX_AGENTS {
+        return Err(Error::invalid(
+            "invalid_field",
+            "agents",
+            format!("at most {MAX_AGENTS} agents, not {}", agents.len()),
+        ));
+    }
     for (i, name) in agents.iter().enumerate() {
         check_name(&format!("agents[{i}]"), name)?;
+        if agents[..i].contains(name) {
+            return Err(Error::invalid(
+                "invalid_field",
+                &format!("agents[{i}]"),
+                format!("agent `{name}` is listed twice"),
+            ));
+        }
     }
     if let Some(c) = capacity
         && !(1..=MAX_CAPACITY).contains(&c)

@@ -80,6 +80,79 @@ impl LifecycleReport {
     }
 }
 
+/// Longest error text a report keeps: it is copied into the session's end
+/// reason, its notices and the 409s that quote it, and printed in the log.
+pub const MAX_ERROR: usize = 16 << 10;
+/// Most plug ids a report's `chain` or `plugs_that_cannot` may list.
+pub const MAX_CHAIN: usize = 256;
+
+impl LifecycleReport {
+    /// The report with the values a runner chooses held to their bounds:
+    /// plug ids checked and counted, error texts cut at [`MAX_ERROR`] (cut,
+    /// not refused: a runner resends a refused report, and its failure must
+    /// still be recorded). The cut is the same every time, so a resent
+    /// report is still a duplicate.
+    pub fn bounded(mut self) -> Result<LifecycleReport> {
+        match &mut self {
+            LifecycleReport::PlugsCanResume {
+                plugs_that_cannot,
+                chain,
+                ..
+            } => {
+                check_plug_ids("plugs_that_cannot", plugs_that_cannot)?;
+                if let Some(chain) = chain {
+                    check_plug_ids("chain", chain)?;
+                }
+            }
+            LifecycleReport::TurnEnded {
+                message_id: Some(id),
+            } => crate::names::check_token("message_id", id)?,
+            LifecycleReport::Failed {
+                error,
+                teardown_error,
+                ..
+            } => {
+                cut(error);
+                teardown_error.iter_mut().for_each(cut);
+            }
+            LifecycleReport::Cancelled { teardown_error, .. } => {
+                teardown_error.iter_mut().for_each(cut);
+            }
+            _ => {}
+        }
+        Ok(self)
+    }
+}
+
+fn check_plug_ids(field: &str, ids: &[String]) -> Result<()> {
+    if ids.len() > MAX_CHAIN {
+        return Err(Error::invalid(
+            "invalid_field",
+            field,
+            format!("at most {MAX_CHAIN} plug ids, not {}", ids.len()),
+        ));
+    }
+    for (i, id) in ids.iter().enumerate() {
+        crate::names::check_plug_id(id).map_err(|e| {
+            Error::invalid("invalid_plug_id", &format!("{field}[{i}]"), e.to_string())
+        })?;
+    }
+    Ok(())
+}
+
+fn cut(text: &mut String) {
+    if text.len() <= MAX_ERROR {
+        return;
+    }
+    let mut end = MAX_ERROR;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let gone = text.len() - end;
+    text.truncate(end);
+    text.push_str(&format!("… [{gone} bytes cut]"));
+}
+
 #[derive(Serialize, Clone, Debug, PartialEq)]
 pub struct ReportAck {
     /// The report id was seen before: nothing was changed.

@@ -82,9 +82,10 @@ pub async fn report(
     Body(req): Body<ReportRequest>,
 ) -> Result<Json<ReportAck>> {
     check_token("report_id", &req.report_id)?;
+    let report = req.report.bounded()?;
     Ok(Json(
         state
-            .write(|ctx| reports::apply(ctx, &runner, &run, &req.report_id, req.report.clone()))
+            .write(|ctx| reports::apply(ctx, &runner, &run, &req.report_id, report.clone()))
             .await?,
     ))
 }

@@ -900,3 +900,72 @@ async fn a_connection_that_never_finishes_its_request_is_closed() {
     let (status, _) = raw(&s, Method::GET, "/v1/health", "", "").await;
     assert_eq!(status, StatusCode::OK);
 }
+
+/// What a runner lists (its agents, a chain of plug ids) is bounded and
+/// checked; an error text of any length is recorded, cut.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_a_runner_lists_and_writes_is_bounded() {
+    let s = Server::start().await;
+    s.agent("a", json!({})).await;
+    let r = s.runner("r", &["a"]).await;
+    let agents: Vec<String> = (0..65).map(|i| format!("a{i}")).collect();
+    for (agents, field) in [(json!(agents), "agents"), (json!(["a", "a"]), "agents[1]")] {
+        let (status, body) = r
+            .call(
+                Method::POST,
+                "/v1/runner/connect",
+                Some(json!({ "instance": "second", "agents": agents })),
+            )
+            .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        assert_eq!(body["error"]["field"], field, "{body}");
+    }
+    let id = s.new_session("a", "hello").await;
+    let run = r.take_started("start").await;
+    let many: Vec<String> = (0..257).map(|i| format!("p{i}")).collect();
+    for (report, field) in [
+        (
+            json!({ "can_resume": false, "plugs_that_cannot": many }),
+            "plugs_that_cannot",
+        ),
+        (
+            json!({ "can_resume": true, "chain": ["ok", "../x"] }),
+            "chain[1]",
+        ),
+    ] {
+        let (status, body) = run
+            .report_with_id("bounded-1", "plugs_can_resume", report)
+            .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        assert_eq!(body["error"]["field"], field, "{body}");
+    }
+    let (status, body) = run
+        .report_with_id(
+            "bounded-2",
+            "turn_ended",
+            json!({ "message_id": "msg\u{0}x" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    let huge = "e".repeat(1 << 20);
+    let failed = json!({ "phase": "agent", "error": huge });
+    let (status, body) = run
+        .report_with_id("bounded-3", "failed", failed.clone())
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = run.report_with_id("bounded-3", "failed", failed).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        body["duplicate"], true,
+        "the same report resent is a duplicate: {body}"
+    );
+    let view = s.show(&id).await.to_string();
+    let max = blaise_control::lifecycle::reports::MAX_ERROR;
+    assert!(view.contains(&"e".repeat(max)), "the error is kept");
+    assert!(!view.contains(&"e".repeat(max + 1)), "the error is cut");
+    assert!(
+        view.contains(&format!("[{} bytes cut]", (1 << 20) - max)),
+        "{}",
+        &view[..2000]
+    );
+}

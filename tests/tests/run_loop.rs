@@ -318,6 +318,97 @@ async fn sigterm_mid_turn_with_a_permission_request_pending_cancels_and_tears_do
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn sigterm_while_the_plugs_start_tears_down_what_they_made_and_reports_cancelled() {
+    // A second plug whose on-start takes a few seconds: the runner is stopped
+    // in the middle of it, before the agent exists.
+    let slow = format!(
+        "  - id: slow\n    source: {}\n    allow: {{exec: [sh]}}\n    with:\n      on_start: [mark, {{exec: [sh, -c, \"sleep 3.217\"]}}]\n      on_teardown: [mark]\n",
+        plug("tests/plugs/probe").display()
+    );
+    let s = setup_with(settings(600_000, IdlePolicy::Pause), &[], &slow).await;
+    let runner = s.runner("box-1");
+    let b = &s.blaise;
+    let id = b.new_session("script", "say never").await;
+    let deadline = std::time::Instant::now() + MINUTE;
+    while blaise_tests::processes_with("sleep 3.217").is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the slow on-start never ran"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let status = runner.stop().await;
+    assert!(status.success(), "{status}");
+    let view = b
+        .wait_for(&id, "the cancelled run", MINUTE, |v| {
+            v["runs"][0]["status"] == "cancelled"
+        })
+        .await;
+    // Every plug that started was torn down by the run, and so was the
+    // workspace: the message still waits for an answer, in a fresh
+    // environment, when a runner comes back.
+    for plug in ["probe", "slow"] {
+        let record = view["plug_records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["plug_id"] == plug)
+            .unwrap_or_else(|| panic!("{plug}'s record: {view:#}"));
+        assert!(
+            record["keys"]
+                .to_string()
+                .contains("teardown:cancelled:false"),
+            "{view:#}"
+        );
+    }
+    let workspaces: Vec<_> = std::fs::read_dir(s.data.join("workspaces"))
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    assert!(workspaces.is_empty(), "{workspaces:?}");
+    assert_eq!(view["runs"][1]["kind"], "start", "{view:#}");
+    let transcript = b.transcript_text(&id).await;
+    assert!(!transcript.contains("agent_message"), "{transcript}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_agent_that_never_opens_its_session_does_not_outlive_its_run() {
+    // The run's time limit is short: Blaise stops the run, the run (waiting
+    // for `session/new`) cannot take the stop, Blaise fails it. The run
+    // process and the hung agent must not stay behind.
+    let agent = AgentSettings {
+        timeout_ms: 1_000,
+        ..settings(600_000, IdlePolicy::Pause)
+    };
+    let s = setup_with(agent, &["--never-open-session"], "").await;
+    let runner = s.runner("box-1");
+    let b = &s.blaise;
+    let id = b.new_session("script", "say never").await;
+    let view = b
+        .wait_for(&id, "the run to be failed", 2 * MINUTE, |v| {
+            v["runs"][0]["status"] == "failed"
+        })
+        .await;
+    let run = view["runs"][0]["id"].as_str().unwrap().to_string();
+    let deadline = std::time::Instant::now() + MINUTE;
+    loop {
+        let left = [
+            blaise_tests::processes_with(&run),
+            blaise_tests::processes_with("--never-open-session"),
+        ]
+        .concat();
+        if left.is_empty() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still running a minute after Blaise failed the run: {left:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(runner.stop().await.success());
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_stop_that_may_not_resume_pauses_then_tears_down_in_the_same_run() {
     let s = setup(1_000, IdlePolicy::End, &[]).await;
     let runner = s.runner("box-1");

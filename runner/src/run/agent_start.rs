@@ -11,6 +11,7 @@ use tokio::sync::mpsc;
 use super::outbox::{Item, Outbox};
 use super::prepare::{PrepareError, Prepared, prepare};
 use super::reports::Reporter;
+use super::signals::{Signals, until_true};
 use super::stop::{self, left, lost};
 use super::transcript::{Relay, RelayError, notice};
 use super::turns::{Ending, Turns};
@@ -24,7 +25,7 @@ const LAUNCH_TIMEOUT: Duration = Duration::from_secs(60);
 
 pub const NO_LOAD_NOTICE: &str = "The agent cannot load its earlier conversation: this is a new conversation in the same environment. The files are where the agent left them; the context is not.";
 
-pub async fn run(ctx: RunContext) -> anyhow::Result<Outcome> {
+pub async fn run(ctx: RunContext, mut signals: Signals) -> anyhow::Result<Outcome> {
     let a = ctx.assignment.clone();
     let heartbeat = heartbeat::start(
         ctx.client.clone(),
@@ -50,7 +51,14 @@ pub async fn run(ctx: RunContext) -> anyhow::Result<Outcome> {
         }
     };
     let mut relay = Relay::new(outbox.clone());
+    if signals.arrived() {
+        // Nothing of the chain ran: the environment is as it was.
+        return Ok(cancelled(&reporter, None).await);
+    }
 
+    // A hook is not cut short by a signal (it has its deadline, and a plug
+    // stopped halfway could leave what it made half made): the run stops
+    // after it, tearing down what the chain made.
     let launch = match a.kind {
         RunKindName::Resume => chain.resume().await,
         _ => chain.start().await,
@@ -63,6 +71,10 @@ pub async fn run(ctx: RunContext) -> anyhow::Result<Outcome> {
             return Ok(before_agent(&reporter, e.to_string(), Some(torn)).await);
         }
     };
+    if signals.arrived() {
+        let torn = stop::tear_down(&mut chain, &workspace, "cancelled", false).await;
+        return Ok(cancelled(&reporter, Some(torn)).await);
+    }
 
     let agent_config = &ctx.config.config.agent;
     let (events_tx, mut events) = mpsc::unbounded_channel();
@@ -105,10 +117,23 @@ pub async fn run(ctx: RunContext) -> anyhow::Result<Outcome> {
         }
     };
 
-    let session = match open_session(&ctx, &agent, &mut chain, &mut relay, &mut events).await {
+    // The agent may never answer `session/new` or `session/load`: the run
+    // then ends when Blaise ends it (it owns the clock) or a signal arrives.
+    let mut contact = heartbeat.lost.clone();
+    let opened = tokio::select! {
+        opened = open_session(&ctx, &agent, &mut chain, &mut relay, &mut events) => {
+            opened.map_err(Ending::Failed)
+        }
+        _ = signals.wait() => Err(Ending::Signal),
+        _ = until_true(&mut contact) => Err(Ending::LostContact),
+    };
+    let opened = match opened {
+        Ok(_) if signals.arrived() => Err(Ending::Signal),
+        other => other,
+    };
+    let session = match opened {
         Ok(session) => session,
-        Err(error) => {
-            let ending = Ending::Failed(error);
+        Err(ending) => {
             let live = stop::Live {
                 agent,
                 events: &mut events,
@@ -133,6 +158,7 @@ pub async fn run(ctx: RunContext) -> anyhow::Result<Outcome> {
         client: &ctx.client,
         run_id: &a.run_id,
         lost: heartbeat.lost.clone(),
+        signals,
     }
     .serve()
     .await;
@@ -262,6 +288,18 @@ fn take(event: AgentEvent, batch: &mut Vec<crate::host::bindings::TranscriptEntr
             let _ = answer.send(PermissionAnswer::Cancelled);
         }
     }
+}
+
+/// Reports a run stopped by a signal before its agent started, with what it
+/// left. Blaise waits a while for it, not the whole lost-contact window.
+async fn cancelled(reporter: &Reporter, environment: Option<Result<(), String>>) -> Outcome {
+    tracing::warn!("the run was stopped by a signal before the agent started");
+    let (environment, teardown_error) = left(environment);
+    let report = ReportBody::Cancelled {
+        environment,
+        teardown_error,
+    };
+    stop::send_last(reporter, report, Outcome::Cancelled).await
 }
 
 /// Reports a run that failed before its agent started, with what it left.

@@ -9,6 +9,7 @@
 //! - `teardown`: a teardown run (no agent)
 //! - `reports`, `transcript`, `heartbeat`, `workspace`: what the phases share
 //! - `outbox`, `contact`: what the run tells Blaise, in order, until Blaise has it
+//! - `signals`: SIGINT/SIGTERM, watched from the first moment of the run
 
 mod agent_start;
 pub(crate) mod contact;
@@ -16,6 +17,7 @@ mod heartbeat;
 mod outbox;
 mod prepare;
 mod reports;
+mod signals;
 mod stop;
 mod teardown;
 pub(crate) mod transcript;
@@ -79,8 +81,11 @@ impl Outcome {
 /// Runs an accepted run to its end.
 pub async fn execute(ctx: RunContext) -> Result<Outcome> {
     let dir = ctx.run_dir();
+    // From here on a signal is the run's to handle (see `signals`); a
+    // teardown run only lets it finish its teardown.
+    let signals = signals::Signals::install();
     let outcome = match ctx.assignment.kind {
-        RunKindName::Start | RunKindName::Resume => agent_start::run(ctx).await,
+        RunKindName::Start | RunKindName::Resume => agent_start::run(ctx, signals).await,
         RunKindName::Teardown => teardown::run(ctx).await,
     };
     let _ = std::fs::remove_dir_all(dir);

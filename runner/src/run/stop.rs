@@ -126,23 +126,27 @@ pub async fn finish(
         _ => unreachable!("one of the reports above"),
     };
     if ending == Ending::Signal {
-        // The operator is stopping the runner: wait for Blaise a while, not
-        // for the whole lost-contact window. Blaise times the run out if the
-        // report never arrives.
-        return match tokio::time::timeout(SIGNAL_REPORT_GRACE, reporter.send(report)).await {
-            Ok(Ok(_)) => outcome,
-            Ok(Err(e)) => lost(e),
-            Err(_) => {
-                tracing::error!(
-                    "Blaise did not answer within {SIGNAL_REPORT_GRACE:?}: exiting without reporting the cancellation"
-                );
-                Outcome::LostContact
-            }
-        };
+        return send_last(reporter, report, outcome).await;
     }
     match reporter.send(report).await {
         Ok(_) => outcome,
         Err(e) => lost(e),
+    }
+}
+
+/// The last report of a run stopped by a signal. The operator is stopping the
+/// runner: wait for Blaise a while, not for the whole lost-contact window.
+/// Blaise times the run out if the report never arrives.
+pub async fn send_last(reporter: &Reporter, report: ReportBody, outcome: Outcome) -> Outcome {
+    match tokio::time::timeout(SIGNAL_REPORT_GRACE, reporter.send(report)).await {
+        Ok(Ok(_)) => outcome,
+        Ok(Err(e)) => lost(e),
+        Err(_) => {
+            tracing::error!(
+                "Blaise did not answer within {SIGNAL_REPORT_GRACE:?}: exiting without reporting the cancellation"
+            );
+            Outcome::LostContact
+        }
     }
 }
 

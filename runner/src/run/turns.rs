@@ -7,12 +7,12 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
-use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use super::contact::until_answered;
 use super::outbox::Outbox;
 use super::reports::Reporter;
+use super::signals::Signals;
 use super::transcript::{Relay, RelayError};
 use crate::acp::{Agent, AgentEvent, PermissionAnswer};
 use crate::chain::PlugChain;
@@ -50,6 +50,7 @@ pub struct Turns<'a> {
     pub client: &'a Client,
     pub run_id: &'a str,
     pub lost: watch::Receiver<bool>,
+    pub signals: Signals,
 }
 
 type TurnFuture<'a> = Pin<Box<dyn Future<Output = anyhow::Result<String>> + 'a>>;
@@ -57,8 +58,7 @@ type TurnFuture<'a> = Pin<Box<dyn Future<Output = anyhow::Result<String>> + 'a>>
 impl<'a> Turns<'a> {
     pub async fn serve(mut self) -> Ending {
         let mut directives = poll_directives(self.client.clone(), self.run_id.to_string());
-        let mut sigterm = signal(SignalKind::terminate()).expect("installing the SIGTERM handler");
-        let mut sigint = signal(SignalKind::interrupt()).expect("installing the SIGINT handler");
+        let mut signals = self.signals.clone();
         let mut permissions: HashMap<String, oneshot::Sender<PermissionAnswer>> = HashMap::new();
         let mut queue: VecDeque<(Option<String>, String)> = VecDeque::new();
         let agent = self.agent;
@@ -103,7 +103,14 @@ impl<'a> Turns<'a> {
                     None => Some(Ending::LostContact),
                 },
                 event = self.events.recv() => match event {
-                    Some(event) => self.handle(event, &mut permissions).await.err().map(|e| Ending::Failed(e.to_string())),
+                    // Passing a permission request on waits for Blaise, also
+                    // through an outage: a signal does not wait for it.
+                    Some(event) => tokio::select! {
+                        handled = self.handle(event, &mut permissions) => {
+                            handled.err().map(|e| Ending::Failed(e.to_string()))
+                        }
+                        _ = signals.wait() => Some(Ending::Signal),
+                    },
                     None => None,
                 },
                 result = async { turn.as_mut().expect("guarded").1.as_mut().await }, if turn.is_some() => {
@@ -126,8 +133,7 @@ impl<'a> Turns<'a> {
                     self.relay.flush_quiet(self.chain).await.err().map(|e| Ending::Failed(e.to_string()))
                 }
                 failure = self.outbox.failed() => Some(Ending::Failed(format!("transcript report failed: {failure}"))),
-                _ = sigterm.recv() => Some(Ending::Signal),
-                _ = sigint.recv() => Some(Ending::Signal),
+                _ = signals.wait() => Some(Ending::Signal),
                 _ = lost.changed() => (*lost.borrow()).then_some(Ending::LostContact),
             };
             if let Some(ending) = ending {

@@ -21,15 +21,17 @@ use crate::session::{Session, Sessions};
 use crate::store::Record;
 use crate::turn::{chunk, send_update, text_block, tool_status};
 
-const USAGE: &str = "usage: blaise-script-agent [--no-load-session]\n\
+const USAGE: &str = "usage: blaise-script-agent [--no-load-session] [--never-open-session]\n\
 An ACP agent over stdio that follows a script in its prompts (see its README).";
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     let mut load_session = true;
+    let mut open_session = true;
     for arg in std::env::args().skip(1) {
         match arg.as_str() {
             "--no-load-session" => load_session = false,
+            "--never-open-session" => open_session = false,
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return std::process::ExitCode::SUCCESS;
@@ -47,7 +49,13 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    match serve(Arc::new(Sessions::new(working_dir)), load_session).await {
+    match serve(
+        Arc::new(Sessions::new(working_dir)),
+        load_session,
+        open_session,
+    )
+    .await
+    {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("blaise-script-agent: {error}");
@@ -57,7 +65,11 @@ async fn main() -> std::process::ExitCode {
 }
 
 /// Serves one client on stdin/stdout until stdin closes.
-async fn serve(sessions: Arc<Sessions>, load_session: bool) -> Result<(), Error> {
+async fn serve(
+    sessions: Arc<Sessions>,
+    load_session: bool,
+    open_session: bool,
+) -> Result<(), Error> {
     let on_new = sessions.clone();
     let on_load = sessions.clone();
     let on_prompt = sessions.clone();
@@ -79,10 +91,15 @@ async fn serve(sessions: Arc<Sessions>, load_session: bool) -> Result<(), Error>
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
-            async move |request: NewSessionRequest, responder, _cx| match on_new.create(request.cwd)
-            {
-                Ok(session) => responder.respond(NewSessionResponse::new(session.id.clone())),
-                Err(error) => responder.respond_with_internal_error(format!("{error:#}")),
+            async move |request: NewSessionRequest, responder, _cx| {
+                if !open_session {
+                    // A hung agent: it never answers.
+                    std::future::pending::<()>().await;
+                }
+                match on_new.create(request.cwd) {
+                    Ok(session) => responder.respond(NewSessionResponse::new(session.id.clone())),
+                    Err(error) => responder.respond_with_internal_error(format!("{error:#}")),
+                }
             },
             agent_client_protocol::on_receive_request!(),
         )

@@ -127,7 +127,8 @@ impl FakeRegistry {
         format!("{}/{repo_and_tag}", self.addr)
     }
 
-    /// How many requests (`METHOD path`) contained `needle`.
+    /// How many requests (`METHOD path`, and `Authorization: …` when one was
+    /// sent) contained `needle`.
     pub fn requests_for(&self, needle: &str) -> usize {
         self.requests
             .lock()
@@ -207,19 +208,31 @@ fn serve(stream: TcpStream, routes: &Mutex<HashMap<String, Reply>>, requests: &M
     if reader.read_line(&mut line).is_err() {
         return;
     }
-    // The rest of the head; no request here has a body.
+    // The rest of the head; no request here has a body. An `Authorization`
+    // header is noted with the request (what credentials reached us).
+    let mut authorization = None;
     loop {
         let mut header = String::new();
         match reader.read_line(&mut header) {
             Ok(0) | Err(_) => return,
             Ok(_) if header == "\r\n" || header == "\n" => break,
-            Ok(_) => {}
+            Ok(_) => {
+                if let Some((name, value)) = header.split_once(':')
+                    && name.eq_ignore_ascii_case("authorization")
+                {
+                    authorization = Some(value.trim().to_string());
+                }
+            }
         }
     }
     let mut parts = line.split_whitespace();
     let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
     let path = target.split('?').next().unwrap_or("").to_string();
-    requests.lock().unwrap().push(format!("{method} {target}"));
+    let seen = match authorization {
+        Some(value) => format!("{method} {target} Authorization: {value}"),
+        None => format!("{method} {target}"),
+    };
+    requests.lock().unwrap().push(seen);
     let reply = routes
         .lock()
         .unwrap()

@@ -139,6 +139,50 @@ fn a_well_formed_artifact_from_the_fake_registry_is_pulled() {
 }
 
 #[test]
+fn credentials_go_only_to_the_registry_they_are_for() {
+    let wasm = noop();
+    let asking = |registry: &FakeRegistry| {
+        registry.artifact("plugs/noop", "1", &wasm, |_| {});
+        registry.route(
+            "/v2/plugs/noop/manifests/1",
+            Reply::status(401).header("WWW-Authenticate", "Basic realm=\"any\""),
+        );
+    };
+    let login = [
+        ("BLAISE_REGISTRY_USERNAME", "me"),
+        ("BLAISE_REGISTRY_PASSWORD", "hunter2-secret"),
+    ];
+    // For another registry: this one asks, and gets nothing.
+    let registry = FakeRegistry::start();
+    asking(&registry);
+    let cli = Cli::new();
+    let mut env = login.to_vec();
+    env.push(("BLAISE_REGISTRY_HOST", "registry.example:5000"));
+    let reference = registry.reference("plugs/noop:1");
+    cli.refused(&["plug", "pull", &reference], &env);
+    assert_eq!(
+        registry.requests_for("Authorization"),
+        0,
+        "{:?}",
+        registry.requests()
+    );
+    // For no registry in particular: refused, saying what to set.
+    let stderr = cli.refused(&["plug", "pull", &reference], &login);
+    assert!(stderr.contains("BLAISE_REGISTRY_HOST"), "{stderr}");
+    assert_eq!(registry.requests_for("Authorization"), 0);
+    // For this registry: it gets them.
+    let mut env = login.to_vec();
+    let host = reference.split('/').next().unwrap().to_string();
+    env.push(("BLAISE_REGISTRY_HOST", &host));
+    cli.refused(&["plug", "pull", &reference], &env);
+    assert!(
+        registry.requests_for("Authorization: Basic ") > 0,
+        "{:?}",
+        registry.requests()
+    );
+}
+
+#[test]
 fn sizes_from_the_registry_are_checked_before_and_while_downloading() {
     let wasm = noop();
     let cli = Cli::new();

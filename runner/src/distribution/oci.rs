@@ -7,7 +7,8 @@
 //! are spoken to without TLS, as `docker` does; any other registry needs
 //! HTTPS unless it is listed in `BLAISE_INSECURE_REGISTRIES`
 //! (comma-separated `host` or `host:port`). Credentials, when the registry
-//! wants them, come from `BLAISE_REGISTRY_USERNAME` / `BLAISE_REGISTRY_PASSWORD`.
+//! wants them, come from `BLAISE_REGISTRY_USERNAME` / `BLAISE_REGISTRY_PASSWORD`,
+//! for the registry `BLAISE_REGISTRY_HOST` names only.
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -75,11 +76,12 @@ pub fn client(registry: &str) -> Client {
     Client::new(client_config(registry))
 }
 
-pub fn auth() -> RegistryAuth {
-    match super::registry::credentials() {
+/// How to log in to `registry`: see [`super::registry::credentials`].
+pub fn auth(registry: &str) -> Result<RegistryAuth> {
+    Ok(match super::registry::credentials(registry)? {
         Some((user, password)) => RegistryAuth::Basic(user, password),
         None => RegistryAuth::Anonymous,
-    }
+    })
 }
 
 /// The tag or digest a reference names (`latest` when it names neither).
@@ -263,7 +265,7 @@ pub async fn push(reference: &OciReference, artifact: Artifact) -> Result<Digest
             &reference.reference,
             &layers,
             config,
-            &auth(),
+            &auth(reference.registry())?,
             Some(manifest),
         )
         .await

@@ -6,7 +6,7 @@
 //! checked against the size and digest its manifest declares.
 //!
 //! Authentication: anonymous, `Basic` with `BLAISE_REGISTRY_USERNAME` /
-//! `BLAISE_REGISTRY_PASSWORD`, or the `Bearer` token dance (the registry's
+//! `BLAISE_REGISTRY_PASSWORD` (only for the registry `BLAISE_REGISTRY_HOST` names), or the `Bearer` token dance (the registry's
 //! `WWW-Authenticate` names a token service, which must be https:// unless it
 //! is on this machine).
 
@@ -240,7 +240,7 @@ impl<'a> Registry<'a> {
 
     /// The `Authorization` header that answers a challenge, if we can.
     async fn authenticate(&self, challenge: &str) -> Result<Option<String>> {
-        let credentials = credentials();
+        let credentials = credentials(self.reference.registry())?;
         let (scheme, params) = parse_challenge(challenge);
         if scheme.eq_ignore_ascii_case("basic") {
             return Ok(credentials.map(|(u, p)| basic(&u, &p)));
@@ -343,7 +343,7 @@ impl<'a> Registry<'a> {
 pub fn explain(status: StatusCode, why: &str) -> String {
     match status {
         StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => format!(
-            "the registry refuses access ({why}): if it needs credentials, set BLAISE_REGISTRY_USERNAME and BLAISE_REGISTRY_PASSWORD"
+            "the registry refuses access ({why}): if it needs credentials, set BLAISE_REGISTRY_USERNAME, BLAISE_REGISTRY_PASSWORD and BLAISE_REGISTRY_HOST (the registry they are for)"
         ),
         StatusCode::TOO_MANY_REQUESTS => {
             format!("the registry is rate-limiting us ({why}): try again later")
@@ -353,15 +353,39 @@ pub fn explain(status: StatusCode, why: &str) -> String {
     }
 }
 
-/// `BLAISE_REGISTRY_USERNAME` and `BLAISE_REGISTRY_PASSWORD`, when both are set.
-pub fn credentials() -> Option<(String, String)> {
-    match (
-        std::env::var("BLAISE_REGISTRY_USERNAME"),
-        std::env::var("BLAISE_REGISTRY_PASSWORD"),
-    ) {
-        (Ok(user), Ok(password)) => Some((user, password)),
-        _ => None,
-    }
+/// The credentials for `registry` (`host` or `host:port`, as a reference
+/// names it): `BLAISE_REGISTRY_USERNAME` and `BLAISE_REGISTRY_PASSWORD`, for
+/// the registry `BLAISE_REGISTRY_HOST` names and no other. Any registry that
+/// `blaise.yml` or an index names can ask for credentials; they go only to
+/// the one they were given for.
+pub fn credentials(registry: &str) -> Result<Option<(String, String)>> {
+    let var = |name| std::env::var(name).ok();
+    credentials_from(
+        var("BLAISE_REGISTRY_USERNAME"),
+        var("BLAISE_REGISTRY_PASSWORD"),
+        var("BLAISE_REGISTRY_HOST"),
+        registry,
+    )
+}
+
+fn credentials_from(
+    user: Option<String>,
+    password: Option<String>,
+    host: Option<String>,
+    registry: &str,
+) -> Result<Option<(String, String)>> {
+    let (Some(user), Some(password)) = (user, password) else {
+        return Ok(None);
+    };
+    let Some(host) = host else {
+        bail!(
+            "{registry} asks for credentials, and BLAISE_REGISTRY_USERNAME is set, but not for which registry: set BLAISE_REGISTRY_HOST to the registry they are for (`host` or `host:port`); they are sent to no other"
+        );
+    };
+    Ok(host
+        .trim()
+        .eq_ignore_ascii_case(registry)
+        .then_some((user, password)))
 }
 
 fn basic(user: &str, password: &str) -> String {
@@ -412,6 +436,33 @@ fn parse_challenge(header: &str) -> (String, Vec<(String, String)>) {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn credentials_go_to_their_registry_only() {
+        let some = |s: &str| Some(s.to_string());
+        let for_host = |host: Option<String>, registry: &str| {
+            super::credentials_from(some("me"), some("pw"), host, registry)
+        };
+        assert_eq!(
+            for_host(some("registry.example:5000"), "REGISTRY.example:5000").unwrap(),
+            Some(("me".into(), "pw".into()))
+        );
+        for other in ["evil.example", "registry.example", "registry.example:5001"] {
+            assert_eq!(
+                for_host(some("registry.example:5000"), other).unwrap(),
+                None,
+                "{other}"
+            );
+        }
+        let err = for_host(None, "evil.example").unwrap_err().to_string();
+        assert!(err.contains("BLAISE_REGISTRY_HOST"), "{err}");
+        assert_eq!(
+            super::credentials_from(None, None, None, "any.example").unwrap(),
+            None,
+            "no credentials, nothing to refuse"
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -108,11 +108,11 @@ fn sigstore_client(registry: &str) -> Result<sigstore::cosign::Client> {
         .map_err(|e| anyhow!("creating the signature client: {e}"))
 }
 
-fn auth() -> Auth {
-    match oci::auth() {
+fn auth(registry: &str) -> Result<Auth> {
+    Ok(match oci::auth(registry)? {
         oci_client::secrets::RegistryAuth::Basic(u, p) => Auth::Basic(u, p),
         _ => Auth::Anonymous,
-    }
+    })
 }
 
 fn sigstore_reference(
@@ -223,7 +223,7 @@ pub async fn sign(reference: &OciReference, digest: &Digest, key: &Path) -> Resu
     let mut client = sigstore_client(reference.registry())?;
     let image = sigstore_reference(reference, digest)?;
     let (signature_image, _) = client
-        .triangulate(&image, &auth())
+        .triangulate(&image, &auth(reference.registry())?)
         .await
         .map_err(|e| anyhow!("finding where to put the signature of {reference}: {e}"))?;
     let mut layer = SignatureLayer::new_unsigned(&image, digest.as_str())
@@ -235,7 +235,12 @@ pub async fn sign(reference: &OciReference, digest: &Digest, key: &Path) -> Resu
         bail!("signing with {} failed", key.display());
     }
     client
-        .push_signature(None, &auth(), &signature_image, vec![layer])
+        .push_signature(
+            None,
+            &auth(reference.registry())?,
+            &signature_image,
+            vec![layer],
+        )
         .await
         .map_err(|e| anyhow!("pushing the signature of {reference}@{digest}: {e}"))?;
     Ok(())

@@ -7,7 +7,6 @@ use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context as _, bail};
-use tokio::io::AsyncBufReadExt as _;
 use tokio::process::{ChildStdin, ChildStdout};
 use tokio::sync::watch;
 
@@ -15,6 +14,13 @@ use super::AgentCommand;
 
 /// How much of the agent's stderr is kept for error messages.
 const STDERR_TAIL_LINES: usize = 20;
+/// Longest line of the agent's stderr kept (the rest of it is counted, not
+/// kept): an agent that writes without a newline cannot grow the run.
+const MAX_STDERR_LINE: usize = 16 << 10;
+/// Longest line (one JSON-RPC message) read from the agent's stdout. Far
+/// above any real message (a file's content in a tool call); a line that
+/// never ends is the agent's failure, not the run's memory.
+pub const MAX_MESSAGE_LINE: usize = 64 << 20;
 /// How long an error message waits for the rest of a dead agent's stderr.
 const STDERR_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
@@ -78,8 +84,8 @@ impl AgentProcess {
         let tail = stderr_tail.clone();
         let (stderr_closed_tx, stderr_closed) = watch::channel(false);
         tokio::spawn(async move {
-            let mut lines = tokio::io::BufReader::new(stderr).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
+            let mut lines = BoundedLines::new(stderr, MAX_STDERR_LINE);
+            while let Some(line) = lines.next().await {
                 tracing::info!(target: "blaise_runner::agent", pid, "{line}");
                 let mut tail = lock(&tail);
                 if tail.len() == STDERR_TAIL_LINES {
@@ -197,12 +203,20 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// go of it (on close), the rest is still read and discarded until the agent
 /// closes it: an agent that writes while it shuts down must not meet a
 /// broken pipe.
+/// A line longer than [`MAX_MESSAGE_LINE`] ends the stream with an error.
 #[derive(Debug)]
-pub(crate) struct DrainedStdout(Option<ChildStdout>);
+pub(crate) struct DrainedStdout {
+    stdout: Option<ChildStdout>,
+    /// Bytes read since the last newline.
+    line: usize,
+}
 
 impl DrainedStdout {
     pub fn new(stdout: ChildStdout) -> Self {
-        Self(Some(stdout))
+        Self {
+            stdout: Some(stdout),
+            line: 0,
+        }
     }
 }
 
@@ -212,22 +226,147 @@ impl tokio::io::AsyncRead for DrainedStdout {
         cx: &mut std::task::Context<'_>,
         buf: &mut tokio::io::ReadBuf<'_>,
     ) -> std::task::Poll<std::io::Result<()>> {
-        match self.0.as_mut() {
-            Some(stdout) => std::pin::Pin::new(stdout).poll_read(cx, buf),
-            None => std::task::Poll::Ready(Ok(())),
+        let before = buf.filled().len();
+        let Some(stdout) = self.stdout.as_mut() else {
+            return std::task::Poll::Ready(Ok(()));
+        };
+        let polled = std::pin::Pin::new(stdout).poll_read(cx, buf);
+        if let std::task::Poll::Ready(Ok(())) = polled {
+            let read = &buf.filled()[before..];
+            self.line = match read.iter().rposition(|&b| b == b'\n') {
+                Some(at) => read.len() - at - 1,
+                None => self.line + read.len(),
+            };
+            if self.line > MAX_MESSAGE_LINE {
+                return std::task::Poll::Ready(Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!(
+                        "the agent wrote a line of more than {} MiB to stdout (one ACP message per line)",
+                        MAX_MESSAGE_LINE >> 20
+                    ),
+                )));
+            }
         }
+        polled
+    }
+}
+
+/// Lines of a stream, each cut at `max` bytes (the rest of a longer line is
+/// skipped, and the line says how much), read as lossy UTF-8.
+pub(crate) struct BoundedLines<R> {
+    reader: tokio::io::BufReader<R>,
+    max: usize,
+}
+
+impl<R: tokio::io::AsyncRead + Unpin> BoundedLines<R> {
+    pub fn new(reader: R, max: usize) -> Self {
+        Self {
+            reader: tokio::io::BufReader::new(reader),
+            max,
+        }
+    }
+
+    /// The next line, without its newline; `None` at the end of the stream
+    /// (or on a read error).
+    pub async fn next(&mut self) -> Option<String> {
+        use tokio::io::AsyncBufReadExt;
+        let mut line = Vec::new();
+        let mut skipped = 0usize;
+        loop {
+            let buf = match self.reader.fill_buf().await {
+                Ok([]) | Err(_) if line.is_empty() && skipped == 0 => return None,
+                Ok([]) | Err(_) => break,
+                Ok(buf) => buf,
+            };
+            let (take, ends) = match buf.iter().position(|&b| b == b'\n') {
+                Some(at) => (at + 1, true),
+                None => (buf.len(), false),
+            };
+            let text = &buf[..take - usize::from(ends)];
+            let room = self.max.saturating_sub(line.len());
+            line.extend_from_slice(&text[..text.len().min(room)]);
+            skipped += text.len().saturating_sub(room);
+            self.reader.consume(take);
+            if ends {
+                break;
+            }
+        }
+        let mut text = String::from_utf8_lossy(&line).into_owned();
+        if skipped > 0 {
+            text.push_str(&format!("… [{skipped} bytes cut]"));
+        }
+        Some(text)
     }
 }
 
 impl Drop for DrainedStdout {
     fn drop(&mut self) {
         if let (Some(mut stdout), Ok(runtime)) =
-            (self.0.take(), tokio::runtime::Handle::try_current())
+            (self.stdout.take(), tokio::runtime::Handle::try_current())
         {
             runtime.spawn(async move {
                 let drained = tokio::io::copy(&mut stdout, &mut tokio::io::sink()).await;
                 tracing::trace!(?drained, "the agent's stdout after the connection ended");
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{BoundedLines, DrainedStdout, MAX_MESSAGE_LINE};
+
+    async fn read_all(script: &str) -> std::io::Result<usize> {
+        use tokio::io::AsyncReadExt;
+        let mut child = tokio::process::Command::new("sh")
+            .args(["-c", script])
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let mut stdout = DrainedStdout::new(child.stdout.take().unwrap());
+        let mut sink = vec![0u8; 1 << 20];
+        let mut total = 0;
+        loop {
+            match stdout.read(&mut sink).await? {
+                0 => return Ok(total),
+                n => total += n,
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_line_that_never_ends_is_the_agents_failure() {
+        let mib = MAX_MESSAGE_LINE >> 20;
+        // Lines of 1 MiB, more than the bound in all: fine.
+        let lines = format!(
+            "i=0; while [ $i -lt {} ]; do head -c 1048575 /dev/zero | tr '\\0' x; echo; i=$((i+1)); done",
+            mib + 2
+        );
+        assert_eq!(read_all(&lines).await.unwrap(), (mib + 2) << 20);
+        // One line longer than the bound: an error, not the run's memory.
+        let endless = format!("head -c {} /dev/zero | tr '\\0' x", MAX_MESSAGE_LINE + 1);
+        let err = read_all(&endless).await.unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::InvalidData, "{err}");
+        assert!(err.to_string().contains("more than 64 MiB"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn lines_are_cut_at_their_bound_and_none_is_lost() {
+        let mut input = b"short\n".to_vec();
+        input.extend(std::iter::repeat_n(b'x', 100_000));
+        input.extend_from_slice(b"\nafter\nlast without newline");
+        let mut lines = BoundedLines::new(&input[..], 10);
+        assert_eq!(lines.next().await.as_deref(), Some("short"));
+        assert_eq!(
+            lines.next().await.as_deref(),
+            Some("xxxxxxxxxx… [99990 bytes cut]")
+        );
+        assert_eq!(lines.next().await.as_deref(), Some("after"));
+        assert_eq!(
+            lines.next().await.as_deref(),
+            Some("last witho… [10 bytes cut]")
+        );
+        assert_eq!(lines.next().await, None);
     }
 }

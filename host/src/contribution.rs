@@ -20,6 +20,9 @@ use crate::guard;
 pub const MAX_PREFIX_WORDS: usize = 1024;
 /// Longest word of a prefix.
 pub const MAX_WORD: usize = 32 << 10;
+/// Most bytes one plug's prefix may hold in all (as its environment: the
+/// kernel takes some 2 MiB of arguments and environment for the agent's exec).
+pub const MAX_PREFIX_BYTES: usize = 256 << 10;
 
 /// The contribution as it may be used (the prefix's program made absolute),
 /// or what is wrong with it.
@@ -37,6 +40,12 @@ pub fn check(
             return Err(format!(
                 "command-prefix: {} words, more than {MAX_PREFIX_WORDS}",
                 c.command_prefix.len()
+            ));
+        }
+        let bytes: usize = c.command_prefix.iter().map(|w| w.len() + 1).sum();
+        if bytes > MAX_PREFIX_BYTES {
+            return Err(format!(
+                "command-prefix: {bytes} bytes, more than the {MAX_PREFIX_BYTES} a plug may put before the agent"
             ));
         }
         if let Some(word) = c

@@ -196,10 +196,15 @@ async fn an_environment_that_loads_code_is_refused_in_contributions() {
         );
     }
     // What is big or broken fails here, naming the plug, not at the launch.
+    // A prefix of words each within bounds, too many bytes in all (the
+    // agent's exec would fail with E2BIG, naming nobody).
+    let mut long_prefix = vec!["echo".to_string()];
+    long_prefix.extend((0..12).map(|_| "y".repeat(30 << 10)));
     for action in [
         json!({"env_repeat": ["BIG", "x", 1 << 20]}),
         json!({"env_with_nul": "NUL"}),
         json!({"prefix_with_nul": "echo"}),
+        json!({ "prefix": long_prefix }),
     ] {
         let config = json!({"on_start": [action]});
         a.stage

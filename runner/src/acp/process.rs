@@ -64,9 +64,14 @@ impl AgentProcess {
         // by SIGKILL), the agent and all it started go with it.
         crate::guard::install(&mut process, crate::guard::OnTerm::Wait, None);
         let mut child = process.spawn().with_context(|| {
+            // The command line holds the plugs' prefixes: quoted short.
+            let argv = command.argv.join(" ");
+            let shown: String = argv.chars().take(300).collect();
+            let more = if shown.len() < argv.len() { "…" } else { "" };
             format!(
-                "could not start the agent `{}` in {}",
-                command.argv.join(" "),
+                "could not start the agent `{shown}{more}` ({} words, {} bytes) in {}",
+                command.argv.len(),
+                argv.len(),
                 command.cwd.display()
             )
         })?;

@@ -163,6 +163,7 @@ impl Outbox {
             memory: VecDeque::new(),
             memory_bytes: 0,
             spill: Spill::new(dir),
+            after_spill: VecDeque::new(),
             waiters: HashMap::new(),
             next_id: 0,
             closed: false,
@@ -211,6 +212,9 @@ struct Task {
     memory: VecDeque<Queued>,
     memory_bytes: usize,
     spill: Spill,
+    /// Items that came after the spill while the disk refused them: kept
+    /// here, behind the spill, so that nothing overtakes what was spilled.
+    after_spill: VecDeque<Queued>,
     waiters: HashMap<u64, Waiter>,
     next_id: u64,
     /// Every `Outbox` is gone: nothing more will come.
@@ -266,6 +270,12 @@ impl Task {
         }
         let size = item.size();
         let transcript = matches!(item, Item::Transcript(_));
+        if !self.after_spill.is_empty() {
+            // The disk refused an earlier item: this one waits behind it.
+            self.memory_bytes += size;
+            self.after_spill.push_back(Queued { id, item });
+            return;
+        }
         if self.spill.is_empty() && self.memory_bytes + size <= self.limits.memory {
             self.memory_bytes += size;
             self.memory.push_back(Queued { id, item });
@@ -280,11 +290,16 @@ impl Task {
             return;
         }
         if let Err(e) = self.spill.append(&Spilled { id, item }) {
-            // The disk refuses: keep it in memory rather than lose it.
+            // The disk refuses: keep it in memory rather than lose it, in its
+            // place — behind what is already spilled, if anything is.
             tracing::warn!(run = %self.run_id, "spilling the outbox to disk: {e:#}");
             let Spilled { id, item } = e.item;
             self.memory_bytes += size;
-            self.memory.push_back(Queued { id, item });
+            if self.spill.is_empty() {
+                self.memory.push_back(Queued { id, item });
+            } else {
+                self.after_spill.push_back(Queued { id, item });
+            }
         }
     }
 
@@ -295,6 +310,10 @@ impl Task {
             for Spilled { id, item } in self.spill.read_some(self.limits.memory / 2) {
                 self.memory_bytes += item.size();
                 self.memory.push_back(Queued { id, item });
+            }
+            if self.spill.is_empty() {
+                // Their turn: everything before them has been read back.
+                self.memory.append(&mut self.after_spill);
             }
         }
         let mut front = self.memory.pop_front()?;
@@ -449,8 +468,15 @@ impl Spill {
         };
         line.push(b'\n');
         if self.writer.is_none() {
+            // What the run has not yet told Blaise (the transcript before the
+            // plugs' masking is the runner's to keep) is the runner's user's
+            // alone: the directory 0700, the file 0600.
+            use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _};
             if let Some(dir) = self.path.parent()
-                && let Err(e) = std::fs::create_dir_all(dir)
+                && let Err(e) = std::fs::DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o700)
+                    .create(dir)
             {
                 return Err(self.error(e.into(), item));
             }
@@ -458,6 +484,7 @@ impl Spill {
                 .create(true)
                 .truncate(true)
                 .write(true)
+                .mode(0o600)
                 .open(&self.path)
             {
                 Ok(file) => self.writer = Some(file),
@@ -466,6 +493,11 @@ impl Spill {
         }
         let writer = self.writer.as_mut().expect("opened above");
         if let Err(e) = writer.write_all(&line) {
+            // A line half written (the disk filled up) is cut off again, so
+            // that the next one does not read back glued to it.
+            use std::io::Seek as _;
+            let _ = writer.set_len(self.written);
+            let _ = writer.seek(std::io::SeekFrom::Start(self.written));
             return Err(self.error(e.into(), item));
         }
         self.written += line.len() as u64;
@@ -525,5 +557,72 @@ impl Spill {
         self.written = 0;
         self.pending = 0;
         let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task(dir: PathBuf) -> Task {
+        let (_tx, rx) = mpsc::unbounded_channel();
+        let (failed, _) = watch::channel(None);
+        let (_, lost) = watch::channel(false);
+        Task {
+            // Never called: these tests only queue and dequeue.
+            client: Client::new("http://127.0.0.1:9", "token").unwrap(),
+            run_id: "run_1".into(),
+            lost,
+            failed,
+            rx,
+            memory: VecDeque::new(),
+            memory_bytes: 0,
+            spill: Spill::new(dir),
+            after_spill: VecDeque::new(),
+            waiters: HashMap::new(),
+            next_id: 0,
+            closed: false,
+            // Room for one item in memory: the rest spills.
+            limits: Limits {
+                memory: 300,
+                disk: 1 << 20,
+            },
+        }
+    }
+
+    fn ids(task: &mut Task) -> Vec<String> {
+        std::iter::from_fn(|| task.next())
+            .map(|q| match q.item {
+                Item::AcpSession(id) => id,
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn when_the_disk_refuses_nothing_overtakes_what_was_spilled() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut task = task(dir.path().join("run"));
+        for i in 0..3 {
+            task.push(Item::AcpSession(format!("item-{i}")), None);
+        }
+        assert!(!task.spill.is_empty(), "items 1 and 2 spilled");
+        let mode = std::fs::metadata(&task.spill.path).unwrap().permissions();
+        assert_eq!(
+            std::os::unix::fs::PermissionsExt::mode(&mode) & 0o777,
+            0o600,
+            "the spill is the runner's user's alone"
+        );
+        // The disk refuses from now on (a real write error: the handle is
+        // read-only; a full disk cannot be made here).
+        task.spill.writer = Some(std::fs::File::open("/dev/null").unwrap());
+        for i in 3..5 {
+            task.push(Item::AcpSession(format!("item-{i}")), None);
+        }
+        assert_eq!(
+            ids(&mut task),
+            ["item-0", "item-1", "item-2", "item-3", "item-4"],
+            "in the order they were posted"
+        );
     }
 }

@@ -185,7 +185,7 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<()> {
                 match polled {
                     Ok(polled) => {
                         for offer in polled.offers {
-                            match client.accept(&offer.run_id, &options.instance).await {
+                            match accept(&client, &offer.run_id, &options.instance).await {
                                 Ok(_) => {
                                     tracing::info!(run = %offer.run_id, kind = ?offer.kind, session = %offer.session_id, "accepted a run");
                                     let digest = check_config(&options, &host, &mut checked).await;
@@ -332,6 +332,30 @@ async fn process_start_failed(client: &Client, run_id: &str, error: anyhow::Erro
     }
 }
 
+/// How long an `accept` is tried again while Blaise does not answer (a
+/// restart): a run given up here is a failed run to Blaise, and three in a
+/// row fail the session.
+const ACCEPT_PATIENCE: Duration = Duration::from_secs(30);
+
+/// `accept`, made again while Blaise does not answer, for [`ACCEPT_PATIENCE`].
+/// Accepting again from the same instance returns the same assignment, so a
+/// repeat of an accept whose answer was lost is safe.
+async fn accept(
+    client: &Client,
+    run_id: &str,
+    instance: &str,
+) -> Result<crate::protocol::Assignment, crate::protocol::ProtocolError> {
+    // Contact is not lost here: only the patience ends the tries.
+    let (_contact, never_lost) = tokio::sync::watch::channel(false);
+    let tries = crate::run::until_answered(&never_lost, "accepting a run", || {
+        client.accept(run_id, instance)
+    });
+    match tokio::time::timeout(ACCEPT_PATIENCE, tries).await {
+        Ok(answer) => answer,
+        Err(_) => client.accept(run_id, instance).await,
+    }
+}
+
 /// `run-one`: the process of one accepted run. A failure before the run
 /// could start (blaise.yml unreadable, a plug that does not resolve) is
 /// reported to Blaise at once, so that it recovers the session without
@@ -378,9 +402,7 @@ async fn prepare_run(
     let plugs = resolve_with(&file, &host, config_check)
         .await
         .map_err(|e| anyhow!("{e}"))?;
-    // Accepting again from the same instance returns the same assignment.
-    let assignment = client
-        .accept(run_id, &options.instance)
+    let assignment = accept(client, run_id, &options.instance)
         .await
         .with_context(|| format!("reading the assignment of run {run_id}"))?;
     Ok(crate::run::RunContext {

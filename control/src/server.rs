@@ -425,6 +425,10 @@ pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::i
     // handler, after the head.
     let header_read_timeout = Duration::from_millis(state.cfg.header_read_timeout_ms.max(1) as u64);
     let app = router(state);
+    // Dropped with this future: every connection then finishes the request
+    // it is serving and closes (as `axum::serve` does), so that a stopped
+    // server stops answering on kept-alive connections too.
+    let (_serving, stopped) = tokio::sync::watch::channel(());
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(hyper_util::rt::TokioTimer::new())
         .header_read_timeout(header_read_timeout);
@@ -442,9 +446,17 @@ pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::i
         let _ = stream.set_nodelay(true);
         let service = hyper_util::service::TowerToHyperService::new(app.clone());
         let connection = http.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+        let mut stopped = stopped.clone();
         tokio::spawn(async move {
             // A client that goes away or sends garbage ends its own connection.
-            let _ = connection.await;
+            let mut connection = std::pin::pin!(connection);
+            tokio::select! {
+                _ = connection.as_mut() => {}
+                _ = stopped.changed() => {
+                    connection.as_mut().graceful_shutdown();
+                    let _ = connection.await;
+                }
+            }
         });
     }
 }

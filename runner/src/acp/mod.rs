@@ -53,6 +53,11 @@ pub struct AgentCommand {
     pub env: Vec<(String, String)>,
     /// The working directory of the process, also the `cwd` of its ACP sessions.
     pub cwd: PathBuf,
+    /// Where `cwd` must lie (the workspace, the storage of the plug that
+    /// chose it), checked again on the directory the agent is started in:
+    /// it is opened, checked and entered by its descriptor, so a symlink
+    /// swapped in after the plugs' check changes nothing. Empty: no check.
+    pub cwd_within: Vec<PathBuf>,
 }
 
 /// What the agent sends while it runs.

@@ -44,11 +44,16 @@ impl AgentProcess {
         let Some((program, args)) = command.argv.split_first() else {
             bail!("the agent command is empty");
         };
+        let (cwd, _) = if command.cwd_within.is_empty() {
+            crate::guard::open_dir_inside(&command.cwd, std::slice::from_ref(&"/".into()))
+        } else {
+            crate::guard::open_dir_inside(&command.cwd, &command.cwd_within)
+        }
+        .map_err(|why| anyhow::anyhow!("the agent's working directory: {why}"))?;
         let mut process = tokio::process::Command::new(program);
         process
             .args(args)
             .env_clear()
-            .current_dir(&command.cwd)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -62,7 +67,8 @@ impl AgentProcess {
         // Under a guard (in the agent's process group): whatever the agent
         // starts is killed when it exits, and if the run process dies (even
         // by SIGKILL), the agent and all it started go with it.
-        crate::guard::install(&mut process, crate::guard::OnTerm::Wait, None);
+        // The guard enters the opened directory (`fchdir`), not its path.
+        crate::guard::install(&mut process, crate::guard::OnTerm::Wait, Some(cwd));
         let mut child = process.spawn().with_context(|| {
             // The command line holds the plugs' prefixes: quoted short.
             let argv = command.argv.join(" ");
@@ -319,7 +325,35 @@ impl Drop for DrainedStdout {
 
 #[cfg(test)]
 mod tests {
-    use super::{BoundedLines, DrainedStdout, MAX_MESSAGE_LINE};
+    use super::{AgentCommand, AgentProcess, BoundedLines, DrainedStdout, MAX_MESSAGE_LINE};
+
+    #[tokio::test]
+    async fn a_working_directory_swapped_for_a_symlink_after_the_check_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let workspace = tmp.path().join("workspace");
+        let sub = workspace.join("sub");
+        std::fs::create_dir_all(&sub).unwrap();
+        let command = AgentCommand {
+            argv: vec!["true".into()],
+            env: vec![],
+            cwd: sub.clone(),
+            cwd_within: vec![workspace.clone()],
+        };
+        // Checked by the plugs' rules, then swapped (another session of the
+        // same plug could do it in its storage) before the agent starts.
+        std::fs::remove_dir(&sub).unwrap();
+        std::os::unix::fs::symlink("/", &sub).unwrap();
+        let err = AgentProcess::spawn(&command).map(drop).unwrap_err();
+        assert!(
+            format!("{err:#}").contains("outside the workspace (it is /)"),
+            "{err:#}"
+        );
+        // The same directory, a directory again: the agent starts in it.
+        std::fs::remove_file(&sub).unwrap();
+        std::fs::create_dir(&sub).unwrap();
+        let (process, _, _) = AgentProcess::spawn(&command).unwrap();
+        drop(process);
+    }
 
     async fn read_all(script: &str) -> std::io::Result<usize> {
         use tokio::io::AsyncReadExt;

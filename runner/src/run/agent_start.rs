@@ -191,19 +191,20 @@ pub fn agent_command(
         vars.retain(|(k, _)| k != key);
         vars.push((key.clone(), value.clone()));
     }
-    let cwd = match (&launch.working_dir, &launch.working_dir_from) {
+    let (cwd, cwd_within) = match (&launch.working_dir, &launch.working_dir_from) {
         (Some(dir), Some(plug)) => {
-            let roots = [workspace.to_path_buf(), plug_storage.join(plug)];
-            crate::host::contribution::working_dir(dir, &roots)
-                .map_err(|why| format!("plug `{plug}`: {why}"))?
-                .into()
+            let roots = vec![workspace.to_path_buf(), plug_storage.join(plug)];
+            let cwd = crate::host::contribution::working_dir(dir, &roots)
+                .map_err(|why| format!("plug `{plug}`: {why}"))?;
+            (cwd.into(), roots)
         }
-        _ => workspace.to_path_buf(),
+        _ => (workspace.to_path_buf(), vec![workspace.to_path_buf()]),
     };
     Ok(AgentCommand {
         argv: launch.command(command),
         env: vars,
         cwd,
+        cwd_within,
     })
 }
 

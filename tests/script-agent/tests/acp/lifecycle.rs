@@ -56,6 +56,7 @@ async fn an_agent_that_ignores_its_closed_stdin_and_sigterm_is_killed() {
         argv: vec!["sh".into(), "-c".into(), script],
         env: vec![],
         cwd: dir.path().to_path_buf(),
+        cwd_within: Vec::new(),
     })
     .await;
     let pid = agent.pid();
@@ -112,6 +113,7 @@ async fn a_program_that_does_not_exist_does_not_launch() {
             argv: vec!["/nonexistent/agent".into(), "--flag".into()],
             env: vec![],
             cwd: dir.path().to_path_buf(),
+            cwd_within: Vec::new(),
         },
         events,
     )
@@ -139,6 +141,7 @@ async fn a_program_that_is_not_an_agent_fails_to_initialize() {
                 ],
                 env: vec![],
                 cwd: dir.path().to_path_buf(),
+                cwd_within: Vec::new(),
             },
             events,
         ),

@@ -31,6 +31,7 @@ pub fn command(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> AgentCommand 
             .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
             .collect(),
         cwd: dir.to_path_buf(),
+        cwd_within: Vec::new(),
     }
 }
 

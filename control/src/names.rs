@@ -47,15 +47,27 @@ pub const MAX_LABELS: usize = 64;
 /// Runner labels (what an instance offers, what an agent requires): at most [`MAX_LABELS`],
 /// each following the name rule; an error names `field[i]`.
 pub fn check_labels(field: &str, labels: &[String]) -> Result<()> {
-    if labels.len() > MAX_LABELS {
+    check_list(field, labels, MAX_LABELS, "labels", check_name)
+}
+
+/// A list a request carries: at most `max` `noun`, each passing `check` (which is given the
+/// field `field[i]` to name). Repeats are the caller's to fold (labels are a set).
+pub fn check_list(
+    field: &str,
+    items: &[String],
+    max: usize,
+    noun: &str,
+    check: impl Fn(&str, &str) -> Result<()>,
+) -> Result<()> {
+    if items.len() > max {
         return Err(Error::invalid(
             "invalid_field",
             field,
-            format!("at most {MAX_LABELS} labels, not {}", labels.len()),
+            format!("at most {max} {noun}, not {}", items.len()),
         ));
     }
-    for (i, label) in labels.iter().enumerate() {
-        check_name(&format!("{field}[{i}]"), label)?;
+    for (i, item) in items.iter().enumerate() {
+        check(&format!("{field}[{i}]"), item)?;
     }
     Ok(())
 }
@@ -104,6 +116,11 @@ pub fn check_id(kind: &IdKind, id: &str) -> Result<()> {
 /// A plug id in a plug-state path: 400 unless it is 1 to 128 letters, digits, '-', '_' and '.',
 /// not all dots (`.` and `..` are path segments clients rewrite).
 pub fn check_plug_id(plug: &str) -> Result<()> {
+    check_plug_id_at("plug", plug)
+}
+
+/// [`check_plug_id`], naming `field` in the error.
+pub fn check_plug_id_at(field: &str, plug: &str) -> Result<()> {
     let charset = plug
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
@@ -112,7 +129,7 @@ pub fn check_plug_id(plug: &str) -> Result<()> {
     }
     Err(Error::invalid(
         "invalid_plug_id",
-        "plug",
+        field,
         format!(
             "invalid plug id {}: use 1 to {TOKEN_MAX} letters, digits, '-', '_' and '.'",
             shown(plug)

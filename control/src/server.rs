@@ -346,20 +346,23 @@ impl FromRequestParts<AppState> for AdminAuth {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self> {
-        let from_cookie = header_token(parts).is_none();
-        if from_cookie && !same_origin(parts) {
-            return Err(Error::Forbidden(
-                "a change made with the dashboard's cookie must come from the dashboard's own pages"
-                    .into(),
-            ));
-        }
-        let token = header_token(parts)
-            .or_else(|| cookie_token(parts))
-            .ok_or_else(|| {
-                Error::Unauthorized(
-                    "the admin token is required (Authorization: Bearer $BLAISE_TOKEN)".into(),
-                )
-            })?;
+        let token = match header_token(parts) {
+            Some(token) => token,
+            None => {
+                let token = cookie_token(parts).ok_or_else(|| {
+                    Error::Unauthorized(
+                        "the admin token is required (Authorization: Bearer $BLAISE_TOKEN)".into(),
+                    )
+                })?;
+                if !same_origin(parts) {
+                    return Err(Error::Forbidden(
+                        "a change made with the dashboard's cookie must come from the dashboard's own pages"
+                            .into(),
+                    ));
+                }
+                token
+            }
+        };
         if is_admin(state, &token).await? {
             Ok(AdminAuth)
         } else {

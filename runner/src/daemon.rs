@@ -350,10 +350,15 @@ async fn accept(
     let tries = crate::run::until_answered(&never_lost, "accepting a run", || {
         client.accept(run_id, instance)
     });
-    match tokio::time::timeout(ACCEPT_PATIENCE, tries).await {
-        Ok(answer) => answer,
-        Err(_) => client.accept(run_id, instance).await,
-    }
+    tokio::time::timeout(ACCEPT_PATIENCE, tries)
+        .await
+        .unwrap_or_else(|_| {
+            Err(crate::protocol::ProtocolError {
+                status: None,
+                code: None,
+                message: format!("no answer from Blaise within {ACCEPT_PATIENCE:?}"),
+            })
+        })
 }
 
 /// `run-one`: the process of one accepted run. A failure before the run

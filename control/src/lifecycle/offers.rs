@@ -6,7 +6,7 @@ use super::Ctx;
 use super::close;
 use crate::error::{Error, Result};
 use crate::model::*;
-use crate::names::{check_labels, check_name};
+use crate::names::{check_labels, check_list, check_name};
 use crate::store::{StoreResult, Tx};
 
 /// What a runner learns for each agent it serves when it connects.
@@ -64,23 +64,7 @@ pub fn connect(ctx: &mut Ctx, runner: &Runner, hello: &Hello) -> Result<Vec<Agen
     }
     // Each name costs a read inside the writer's transaction, and the list
     // is kept and read again on every clock tick while a run waits.
-    if agents.len() > MAX_AGENTS {
-        return Err(Error::invalid(
-            "invalid_field",
-            "agents",
-            format!("at most {MAX_AGENTS} agents, not {}", agents.len()),
-        ));
-    }
-    for (i, name) in agents.iter().enumerate() {
-        check_name(&format!("agents[{i}]"), name)?;
-        if agents[..i].contains(name) {
-            return Err(Error::invalid(
-                "invalid_field",
-                &format!("agents[{i}]"),
-                format!("agent `{name}` is listed twice"),
-            ));
-        }
-    }
+    check_list("agents", agents, MAX_AGENTS, "agents", check_name)?;
     if let Some(c) = capacity
         && !(1..=MAX_CAPACITY).contains(&c)
     {

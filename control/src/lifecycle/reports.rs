@@ -125,19 +125,13 @@ impl LifecycleReport {
 }
 
 fn check_plug_ids(field: &str, ids: &[String]) -> Result<()> {
-    if ids.len() > MAX_CHAIN {
-        return Err(Error::invalid(
-            "invalid_field",
-            field,
-            format!("at most {MAX_CHAIN} plug ids, not {}", ids.len()),
-        ));
-    }
-    for (i, id) in ids.iter().enumerate() {
-        crate::names::check_plug_id(id).map_err(|e| {
-            Error::invalid("invalid_plug_id", &format!("{field}[{i}]"), e.to_string())
-        })?;
-    }
-    Ok(())
+    crate::names::check_list(
+        field,
+        ids,
+        MAX_CHAIN,
+        "plug ids",
+        crate::names::check_plug_id_at,
+    )
 }
 
 fn cut(text: &mut String) {

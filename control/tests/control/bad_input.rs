@@ -909,7 +909,10 @@ async fn what_a_runner_lists_and_writes_is_bounded() {
     s.agent("a", json!({})).await;
     let r = s.runner("r", &["a"]).await;
     let agents: Vec<String> = (0..65).map(|i| format!("a{i}")).collect();
-    for (agents, field) in [(json!(agents), "agents"), (json!(["a", "a"]), "agents[1]")] {
+    for (agents, field) in [
+        (json!(agents), "agents"),
+        (json!(["a", "../a"]), "agents[1]"),
+    ] {
         let (status, body) = r
             .call(
                 Method::POST,

@@ -47,27 +47,29 @@ impl LogSink {
     }
 
     pub fn emit(&self, level: Level, source: &'static str, line: &str) {
+        // A Rust plug's panic message is the last stderr line before the
+        // hint line; it is kept even past the budget.
         let keeps_last = source == "stderr" && !line.trim().is_empty();
-        {
+        let within = {
             let mut budget = self.budget.lock().unwrap();
-            // Past the budget a line costs a count, not a scrub.
-            if budget.lines >= self.max_lines && !keeps_last {
+            if budget.lines < self.max_lines {
+                budget.lines += 1;
+                true
+            } else {
                 budget.dropped += 1;
-                return;
+                false
             }
+        };
+        // Past the budget a line costs a count, not a scrub.
+        if !within && !keeps_last {
+            return;
         }
         let line = &*self.scrub(line);
-        {
-            let mut budget = self.budget.lock().unwrap();
-            // Rust's panic output ends with a hint line; the message is before it.
-            if source == "stderr" && !line.trim().is_empty() && !line.starts_with("note: ") {
-                budget.last_stderr = Some(truncate(line, 512).into_owned());
-            }
-            if budget.lines >= self.max_lines {
-                budget.dropped += 1;
-                return;
-            }
-            budget.lines += 1;
+        if keeps_last && !line.starts_with("note: ") {
+            self.budget.lock().unwrap().last_stderr = Some(truncate(line, 512).into_owned());
+        }
+        if !within {
+            return;
         }
         let line = truncate(line, self.max_line_bytes);
         let (plug, session) = (&*self.label.plug_id, &*self.label.session_id);

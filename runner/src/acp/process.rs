@@ -44,12 +44,13 @@ impl AgentProcess {
         let Some((program, args)) = command.argv.split_first() else {
             bail!("the agent command is empty");
         };
-        let (cwd, _) = if command.cwd_within.is_empty() {
-            crate::guard::open_dir_inside(&command.cwd, std::slice::from_ref(&"/".into()))
-        } else {
-            crate::guard::open_dir_inside(&command.cwd, &command.cwd_within)
-        }
-        .map_err(|why| anyhow::anyhow!("the agent's working directory: {why}"))?;
+        let anywhere = [std::path::PathBuf::from("/")];
+        let roots = match command.cwd_within.as_slice() {
+            [] => &anywhere[..],
+            roots => roots,
+        };
+        let (cwd, _) = crate::guard::open_dir_inside(&command.cwd, roots)
+            .map_err(|why| anyhow::anyhow!("the agent's working directory: {why}"))?;
         let mut process = tokio::process::Command::new(program);
         process
             .args(args)

@@ -154,21 +154,7 @@ impl Outbox {
     ) -> Outbox {
         let (tx, rx) = mpsc::unbounded_channel();
         let (failed_tx, failed) = watch::channel(None);
-        let task = Task {
-            client,
-            run_id: run_id.to_owned(),
-            lost,
-            failed: failed_tx,
-            rx,
-            memory: VecDeque::new(),
-            memory_bytes: 0,
-            spill: Spill::new(dir),
-            after_spill: VecDeque::new(),
-            waiters: HashMap::new(),
-            next_id: 0,
-            closed: false,
-            limits,
-        };
+        let task = Task::new(client, run_id, lost, failed_tx, rx, dir, limits);
         tokio::spawn(task.run());
         Outbox { tx, failed }
     }
@@ -223,6 +209,32 @@ struct Task {
 }
 
 impl Task {
+    fn new(
+        client: Client,
+        run_id: &str,
+        lost: watch::Receiver<bool>,
+        failed: watch::Sender<Option<OutboxError>>,
+        rx: mpsc::UnboundedReceiver<(Item, Option<Waiter>)>,
+        dir: PathBuf,
+        limits: Limits,
+    ) -> Task {
+        Task {
+            client,
+            run_id: run_id.to_owned(),
+            lost,
+            failed,
+            rx,
+            memory: VecDeque::new(),
+            memory_bytes: 0,
+            spill: Spill::new(dir),
+            after_spill: VecDeque::new(),
+            waiters: HashMap::new(),
+            next_id: 0,
+            closed: false,
+            limits,
+        }
+    }
+
     async fn run(mut self) {
         loop {
             self.take_waiting();
@@ -568,26 +580,14 @@ mod tests {
         let (_tx, rx) = mpsc::unbounded_channel();
         let (failed, _) = watch::channel(None);
         let (_, lost) = watch::channel(false);
-        Task {
-            // Never called: these tests only queue and dequeue.
-            client: Client::new("http://127.0.0.1:9", "token").unwrap(),
-            run_id: "run_1".into(),
-            lost,
-            failed,
-            rx,
-            memory: VecDeque::new(),
-            memory_bytes: 0,
-            spill: Spill::new(dir),
-            after_spill: VecDeque::new(),
-            waiters: HashMap::new(),
-            next_id: 0,
-            closed: false,
-            // Room for one item in memory: the rest spills.
-            limits: Limits {
-                memory: 300,
-                disk: 1 << 20,
-            },
-        }
+        // The client is never called: these tests only queue and dequeue.
+        let client = Client::new("http://127.0.0.1:9", "token").unwrap();
+        // Room for one item in memory: the rest spills.
+        let limits = Limits {
+            memory: 300,
+            disk: 1 << 20,
+        };
+        Task::new(client, "run_1", lost, failed, rx, dir, limits)
     }
 
     fn ids(task: &mut Task) -> Vec<String> {

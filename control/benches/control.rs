@@ -58,7 +58,7 @@ fn populate(store: &dyn Store, cfg: &Config, now: Millis) -> Runner {
             let run_id = session.current_run_id.clone().unwrap();
             offers::accept(ctx, &runner, "i", &run_id)?;
             for (n, report) in [
-                LifecycleReport::Started,
+                LifecycleReport::Started { conversation: None },
                 LifecycleReport::TurnEnded { message_id: None },
             ]
             .into_iter()
@@ -170,7 +170,7 @@ fn bench_transcript_report(streams: usize) {
                 let session = messages::new_session(ctx, "a", "hello")?;
                 let run_id = session.current_run_id.clone().unwrap();
                 offers::accept(ctx, &runner, "i", &run_id)?;
-                reports::apply(ctx, &runner, &run_id, "s", LifecycleReport::Started)?;
+                reports::apply(ctx, &runner, &run_id, "s", LifecycleReport::Started { conversation: None })?;
                 run_ids.push(run_id);
             }
             Ok((token, run_ids))

@@ -168,6 +168,14 @@ string_enum!(
 );
 
 string_enum!(
+    /// How a run opened the agent's conversation: `new` (`session/new`: a
+    /// start run, or a resume whose agent could take up nothing of it),
+    /// `resumed` (`session/resume`, nothing replayed) or `loaded`
+    /// (`session/load`, replayed to the filters and not recorded again).
+    Conversation { New => "new", Resumed => "resumed", Loaded => "loaded" }
+);
+
+string_enum!(
     RunStatus {
         Offered => "offered",
         Accepted => "accepted",
@@ -232,6 +240,9 @@ pub struct Run {
     pub acp_session_id: Option<String>,
     /// The environment was recreated for this run (a notice is in the transcript).
     pub fresh_environment: bool,
+    /// How the run opened the agent's conversation (from its `started` report).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation: Option<Conversation>,
     /// Since when no connected runner could take this offered run (the clock keeps it; a start
     /// run fails after `runner_wait_ms` of it).
     #[serde(default)]

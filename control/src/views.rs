@@ -17,6 +17,9 @@ pub struct RunView {
     pub ended_at: Option<Millis>,
     pub stop: Option<StopDirective>,
     pub plugs_can_resume: Option<bool>,
+    /// How the run opened the agent's conversation: `new`, `resumed` or `loaded`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conversation: Option<Conversation>,
     pub error: Option<String>,
 }
 
@@ -107,6 +110,7 @@ pub fn session_view(ctx: &mut Ctx, id: &str) -> Result<SessionView> {
             ended_at: run.ended_at,
             stop: run.stop,
             plugs_can_resume: run.plugs_can_resume,
+            conversation: run.conversation,
             error: run.error,
         });
     }

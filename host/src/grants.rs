@@ -43,6 +43,28 @@ pub enum SecretSource {
     File(PathBuf),
 }
 
+impl SecretSource {
+    /// The value, read now: a variable of the runner's environment, or a
+    /// file's content without its trailing newline. Never empty.
+    pub fn read(&self) -> Result<String, String> {
+        match self {
+            SecretSource::Env(var) => match std::env::var(var) {
+                Ok(value) if !value.is_empty() => Ok(value),
+                _ => Err(format!(
+                    "the runner's environment variable `{var}` is not set"
+                )),
+            },
+            SecretSource::File(path) => match std::fs::read_to_string(path) {
+                Ok(text) if !text.trim_end_matches(['\n', '\r']).is_empty() => {
+                    Ok(text.trim_end_matches(['\n', '\r']).to_owned())
+                }
+                Ok(_) => Err(format!("{} is empty", path.display())),
+                Err(e) => Err(format!("reading {}: {e}", path.display())),
+            },
+        }
+    }
+}
+
 /// The map: exactly one of the keys.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -3,7 +3,6 @@
 //! item only forwards to the code the runner runs.
 
 use agent_client_protocol::v1::schema::{RequestPermissionRequest, SessionUpdate};
-use tokio::sync::mpsc;
 
 use crate::acp::AgentEvent;
 use crate::protocol::ProtocolError;
@@ -13,42 +12,39 @@ pub fn error_from(status: reqwest::StatusCode, body: &[u8]) -> ProtocolError {
     crate::protocol::error_from(status, body)
 }
 
-/// The transcript builder the ACP connection feeds, with the receiving end
-/// of the events it sends.
+/// The transcript builder the ACP connection feeds, with every event it made.
+#[derive(Default)]
 pub struct Transcript {
     inner: crate::acp::Transcript,
-    events: mpsc::UnboundedReceiver<AgentEvent>,
-}
-
-impl Default for Transcript {
-    fn default() -> Self {
-        let (tx, events) = mpsc::unbounded_channel();
-        Transcript {
-            inner: crate::acp::Transcript::new(tx),
-            events,
-        }
-    }
+    events: Vec<AgentEvent>,
 }
 
 impl Transcript {
     pub fn update(&mut self, update: SessionUpdate) {
-        self.inner.update(update);
+        self.events.extend(self.inner.update(update));
     }
 
-    pub fn permission(&mut self, request: &RequestPermissionRequest, event: AgentEvent) {
-        self.inner.permission(request, event);
+    /// A permission request: the events before it, then the request (with a
+    /// dropped answer). Returns the request's id.
+    pub fn permission(&mut self, request: &RequestPermissionRequest) -> String {
+        let (before, request) = self.inner.permission(request);
+        self.events.extend(before);
+        let id = request.request_id.clone();
+        let (answer, _) = tokio::sync::oneshot::channel();
+        self.events.push(AgentEvent::Permission { request, answer });
+        id
     }
 
     pub fn set_replay(&mut self, replay: bool) {
-        self.inner.set_replay(replay);
+        self.events.extend(self.inner.set_replay(replay));
     }
 
     pub fn end_stream(&mut self) {
-        self.inner.end_stream();
+        self.events.extend(self.inner.end_stream());
     }
 
-    /// Every event sent so far, in order.
+    /// Every event made so far, in order.
     pub fn drain(&mut self) -> Vec<AgentEvent> {
-        std::iter::from_fn(|| self.events.try_recv().ok()).collect()
+        std::mem::take(&mut self.events)
     }
 }

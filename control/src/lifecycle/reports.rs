@@ -30,7 +30,11 @@ pub enum FailurePhase {
 pub enum LifecycleReport {
     Accepted,
     /// The plugs are ready and the agent started (a teardown run: the teardown began).
-    Started,
+    Started {
+        /// How the agent's conversation was opened (none for a teardown run).
+        #[serde(default)]
+        conversation: Option<Conversation>,
+    },
     /// Whether every plug of the run's chain can resume, and the chain's plug ids.
     PlugsCanResume {
         can_resume: bool,
@@ -69,7 +73,7 @@ impl LifecycleReport {
     pub fn kind(&self) -> &'static str {
         match self {
             LifecycleReport::Accepted => "accepted",
-            LifecycleReport::Started => "started",
+            LifecycleReport::Started { .. } => "started",
             LifecycleReport::PlugsCanResume { .. } => "plugs_can_resume",
             LifecycleReport::TurnEnded { .. } => "turn_ended",
             LifecycleReport::Paused => "paused",
@@ -193,7 +197,7 @@ pub fn apply(
     session.last_activity = session.last_activity.max(ctx.now);
     match report.clone() {
         LifecycleReport::Accepted => {}
-        LifecycleReport::Started => {
+        LifecycleReport::Started { conversation } => {
             if run.status != RunStatus::Accepted {
                 return Err(Error::conflict(
                     "already_started",
@@ -202,6 +206,7 @@ pub fn apply(
             }
             run.status = RunStatus::Running;
             run.started_at = Some(ctx.now);
+            run.conversation = conversation;
             ctx.tx.put_run(&run)?;
             if run.kind != RunKind::Teardown {
                 session.consecutive_failures = 0;

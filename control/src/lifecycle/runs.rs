@@ -42,6 +42,7 @@ pub fn offer_run(
         error: None,
         acp_session_id: None,
         fresh_environment,
+        conversation: None,
     };
     ctx.tx.put_run(&run)?;
     tracing::info!(session = %session.id, run = %run.id, %kind, environment = environment_id, "run offered");

@@ -56,6 +56,7 @@ pub fn run(id: &str, session_id: &str, status: RunStatus) -> Run {
         error: None,
         acp_session_id: None,
         fresh_environment: false,
+        conversation: None,
     }
 }
 

@@ -5,9 +5,9 @@
 
 use agent_client_protocol::v1::schema::{RequestPermissionRequest, SessionNotification};
 use arbitrary::{Arbitrary, Result, Unstructured};
-use blaise_runner::acp::{AgentEvent, PermissionAnswer};
+use blaise_runner::acp::AgentEvent;
 use blaise_runner::fuzzing::Transcript;
-use blaise_runner::host::bindings::{EntryKind, TranscriptEntry};
+use blaise_runner::host::bindings::EntryKind;
 use serde_json::{Value, json};
 
 use super::{Outcome, Target};
@@ -87,42 +87,31 @@ pub fn run(input: &[u8]) {
 /// What `acp::permission::handle` does with a request before it waits.
 fn permission(
     transcript: &mut Transcript,
-    message: &Value,
+    _message: &Value,
     request: &RequestPermissionRequest,
 ) -> String {
-    let id = match message.get("id") {
-        Some(Value::String(id)) => id.clone(),
-        Some(other) => other.to_string(),
-        None => "?".into(),
-    };
-    let request_id = format!("perm-{id}");
-    let offered: Vec<String> = request
-        .options
-        .iter()
-        .map(|option| option.option_id.0.to_string())
-        .collect();
-    let _ = (request.session_id.0.len(), offered);
-    let (answer, _answered) = tokio::sync::oneshot::channel::<PermissionAnswer>();
-    let event = AgentEvent::Permission {
-        request_id: request_id.clone(),
-        request: serde_json::to_value(request).unwrap_or(Value::Null),
-        answer,
-    };
-    transcript.permission(request, event);
-    request_id
+    transcript.permission(request)
+}
+
+/// Whether `id` is `PREFIX-N`: the runner's own id, no text of the agent's.
+fn runners_id(id: &str, prefix: &str) -> bool {
+    id.strip_prefix(prefix)
+        .and_then(|n| n.strip_prefix('-'))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The transcript's promises (`runner/src/acp/mod.rs`): one stream open at a
 /// time, one kind per stream, every stream ended by a `last` entry, ids never
-/// reused, and a permission request's entry right before its event.
+/// reused; tool calls and permission requests under the runner's own ids, a
+/// permission request right after its tool call as it stands.
 fn check(events: Vec<AgentEvent>, permissions: &[String]) {
     let mut open: Option<(String, EntryKind)> = None;
     let mut ended: Vec<String> = Vec::new();
     let mut asked = permissions.iter();
-    let mut previous: Option<TranscriptEntry> = None;
+    let mut previous: Option<String> = None;
     for event in events {
         match event {
-            AgentEvent::Entry(entry) => {
+            AgentEvent::Chunk(entry) => {
                 assert!(
                     !ended.contains(&entry.stream_id),
                     "stream {} continued after its last entry",
@@ -142,20 +131,32 @@ fn check(events: Vec<AgentEvent>, permissions: &[String]) {
                 } else {
                     open = Some((entry.stream_id.clone(), entry.kind));
                 }
-                previous = Some(entry);
+                previous = None;
             }
-            AgentEvent::Permission { request_id, .. } => {
+            AgentEvent::ToolCall { call, .. } => {
+                assert!(open.is_none(), "a tool call while a stream is open");
+                assert!(runners_id(&call.id, "tc"), "tool call id {:?}", call.id);
+                previous = Some(call.id);
+            }
+            AgentEvent::Plan { .. } => {
+                assert!(open.is_none(), "a plan while a stream is open");
+                previous = None;
+            }
+            AgentEvent::Permission { request, .. } => {
                 assert_eq!(
-                    Some(&request_id),
+                    Some(&request.request_id),
                     asked.next(),
                     "permission events in order"
                 );
-                let entry = previous.as_ref().expect("an entry before the event");
-                assert!(
-                    entry.kind == EntryKind::PermissionRequest && entry.last,
-                    "the request's entry comes right before its event"
+                assert!(runners_id(&request.request_id, "perm"));
+                assert_eq!(
+                    previous.as_deref(),
+                    Some(request.tool_call.id.as_str()),
+                    "the request's tool call comes right before it"
                 );
+                previous = None;
             }
+            AgentEvent::Stderr(_) => unreachable!("no stderr here"),
         }
     }
     assert!(open.is_none(), "a stream was left open: {open:?}");

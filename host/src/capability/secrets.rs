@@ -4,7 +4,7 @@
 
 use crate::bindings::blaise::plug::secrets::{Host, SecretError};
 use crate::ctx::{PlugCtx, PlugLabel};
-use crate::grants::{SecretGrant, SecretSource};
+use crate::grants::SecretGrant;
 use crate::process::list_or_none;
 use crate::secret_mask::MIN_SECRET;
 
@@ -48,7 +48,7 @@ impl Host for SecretsCap<'_> {
                 list_or_none(&granted)
             )));
         };
-        let value = read(source).map_err(SecretError::Unavailable)?;
+        let value = source.read().map_err(SecretError::Unavailable)?;
         if value.len() < MIN_SECRET {
             // Masking it would mask ordinary words: fail closed.
             return Err(SecretError::Unavailable(format!(
@@ -57,23 +57,5 @@ impl Host for SecretsCap<'_> {
         }
         crate::secret_mask::remember(&value);
         Ok(value)
-    }
-}
-
-fn read(source: &SecretSource) -> Result<String, String> {
-    match source {
-        SecretSource::Env(var) => match std::env::var(var) {
-            Ok(value) if !value.is_empty() => Ok(value),
-            _ => Err(format!(
-                "the runner's environment variable `{var}` is not set"
-            )),
-        },
-        SecretSource::File(path) => match std::fs::read_to_string(path) {
-            Ok(text) if !text.trim_end_matches(['\n', '\r']).is_empty() => {
-                Ok(text.trim_end_matches(['\n', '\r']).to_owned())
-            }
-            Ok(_) => Err(format!("{} is empty", path.display())),
-            Err(e) => Err(format!("reading {}: {e}", path.display())),
-        },
     }
 }

@@ -1,6 +1,7 @@
 //! [`Agent`]: one running ACP agent and the connection to it.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -32,6 +33,10 @@ pub struct Agent {
     pub(super) permissions: Arc<PendingPermissions>,
     pub(super) cwd: PathBuf,
     pub(super) load_session: bool,
+    pub(super) resume_session: bool,
+    /// Prompts sent and not yet answered (a dropped prompt counts until its
+    /// answer would have come: the agent may still be working on it).
+    pub(super) turns: Arc<AtomicUsize>,
     /// Ends the connection's foreground, which closes the agent's stdin.
     pub(super) stop: Option<oneshot::Sender<()>>,
     pub(super) connection: Option<JoinHandle<Result<(), agent_client_protocol::Error>>>,
@@ -41,6 +46,30 @@ impl Agent {
     /// Whether the agent advertised `loadSession` in its `initialize` answer.
     pub fn can_load_session(&self) -> bool {
         self.load_session
+    }
+
+    /// Whether the agent advertised `sessionCapabilities.resume`.
+    pub fn can_resume_session(&self) -> bool {
+        self.resume_session
+    }
+
+    /// Whether the agent is between turns: no prompt sent that it has not
+    /// answered (a turn cancelled and abandoned counts as under way).
+    pub fn is_idle(&self) -> bool {
+        self.turns.load(Ordering::Acquire) == 0
+    }
+
+    /// Ends the stream of chunks the agent left open, if any: its `last`
+    /// entry, for the caller to handle after what it already took (call it
+    /// when a prompt has been answered and its events are taken).
+    pub fn end_stream(&self) -> Option<super::AgentEvent> {
+        self.transcript().end_stream()
+    }
+
+    /// Entries from now on are (or are no longer) a replay; the open stream
+    /// ends either way, and its `last` entry is returned.
+    pub fn set_replay(&self, replay: bool) -> Option<super::AgentEvent> {
+        self.transcript().set_replay(replay)
     }
 
     /// The agent's process id (also its process group id).
@@ -109,13 +138,14 @@ impl Agent {
 
 /// Compile-time: an [`Agent`] can be shared between tasks on any thread, and
 /// the futures of its methods can be spawned.
-const _: fn(&Agent, tokio::sync::mpsc::UnboundedSender<super::AgentEvent>) = |agent, events| {
+const _: fn(&Agent, tokio::sync::mpsc::Sender<super::AgentEvent>) = |agent, events| {
     fn send_sync<T: Send + Sync>(_: &T) {}
     fn send<T: Send>(_: &T) {}
     send_sync(agent);
     send(&Agent::launch(super::AgentCommand::default(), events));
     send(&agent.new_session());
     send(&agent.load_session(""));
+    send(&agent.resume_session(""));
     send(&agent.prompt("", ""));
     send(&agent.cancel(""));
 };

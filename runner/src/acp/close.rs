@@ -2,31 +2,40 @@
 
 use std::time::Duration;
 
-use super::Agent;
+use super::{Agent, AgentEvent};
 
 /// How long the connection may take to wind down once the agent is gone.
 const CONNECTION_GRACE: Duration = Duration::from_millis(500);
 
+/// How an agent ended.
+#[derive(Debug)]
+pub struct Closed {
+    /// Its exit code, or `None` when a signal ended it.
+    pub code: Option<i32>,
+    /// The `last` entry of the stream it left open, if any: after every
+    /// event it sent (the connection is over).
+    pub last: Option<AgentEvent>,
+}
+
 impl Agent {
-    /// Ends the agent gently: answers pending permission requests
-    /// "cancelled", ends the connection (which closes the agent's stdin: the
-    /// ACP signal to exit), waits up to `grace` for the process to exit, then
-    /// sends `SIGTERM` to its process group and waits up to `grace` again,
-    /// then `SIGKILL`. Whatever is left in the process group afterwards is
-    /// killed too. Returns the exit code, or `None` when a signal ended it.
-    pub async fn close(mut self, grace: Duration) -> anyhow::Result<Option<i32>> {
+    /// Ends the agent: answers pending permission requests "cancelled" and
+    /// ends the connection, which closes the agent's stdin (ACP's signal to
+    /// exit). Between turns that is all it should need, and many agents
+    /// ignore it: the process group gets `SIGTERM` at once. In the middle of
+    /// a turn it gets `grace` to exit by itself first. Then `SIGTERM`, up to
+    /// `grace` more, then `SIGKILL`; whatever is left in the process group
+    /// afterwards is killed too. The caller keeps taking events meanwhile.
+    pub async fn close(mut self, grace: Duration) -> anyhow::Result<Closed> {
+        let idle = self.is_idle();
         self.permissions.cancel_all();
         if let Some(stop) = self.stop.take() {
             let _already_ended = stop.send(());
         }
-        let status = match tokio::time::timeout(grace, self.process.exited()).await {
+        let by_itself = if idle { Duration::ZERO } else { grace };
+        let status = match tokio::time::timeout(by_itself, self.process.exited()).await {
             Ok(status) => status,
             Err(_) => {
-                tracing::debug!(
-                    pid = self.pid(),
-                    ?grace,
-                    "the agent ignored its closed stdin: SIGTERM"
-                );
+                tracing::debug!(pid = self.pid(), idle, "closing the agent: SIGTERM");
                 self.process.signal_group(libc::SIGTERM);
                 match tokio::time::timeout(grace, self.process.exited()).await {
                     Ok(status) => status,
@@ -51,10 +60,11 @@ impl Agent {
         {
             connection.abort();
         }
-        // Updates that came outside any turn may have left a stream open.
-        self.transcript().end_stream();
         tracing::debug!(pid = self.pid(), %status, "the agent is closed");
-        Ok(status.code())
+        Ok(Closed {
+            code: status.code(),
+            last: self.end_stream(),
+        })
     }
 }
 

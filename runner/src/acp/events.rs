@@ -1,14 +1,15 @@
-//! From ACP `session/update` notifications to transcript entries: which
-//! chunks make one stream, and the `last` entry that ends every stream.
+//! From ACP `session/update` notifications (and permission requests) to
+//! [`AgentEvent`]s: which chunks make one stream and where a stream ends,
+//! tool calls merged by id, plans.
 
 use agent_client_protocol::v1::schema::{
-    ContentBlock, ContentChunk, EmbeddedResourceResource, RequestPermissionRequest, SessionUpdate,
-    ToolCallContent,
+    ContentChunk, PlanEntry, RequestPermissionRequest, SessionUpdate, ToolCallUpdateFields,
 };
-use tokio::sync::mpsc::UnboundedSender;
 
 use super::AgentEvent;
+use super::tool_calls::{ToolCalls, block_text};
 use crate::host::bindings::{EntryKind, TranscriptEntry};
+use crate::protocol::entries::{Permission, PermissionChoice, PlanStep};
 
 /// The stream being written, if any.
 #[derive(Debug)]
@@ -16,185 +17,188 @@ struct OpenStream {
     id: String,
     kind: EntryKind,
     message_id: Option<String>,
-}
-
-/// Turns an agent's updates into transcript entries and sends them, with
-/// the other [`AgentEvent`]s, in the order they happened.
-#[derive(Debug)]
-pub(crate) struct Transcript {
-    events: UnboundedSender<AgentEvent>,
-    open: Option<OpenStream>,
-    streams: u64,
     replay: bool,
 }
 
+/// Turns an agent's updates into events, in the order they happened. It
+/// sends nothing itself: each call returns the events it made, and the
+/// caller sends them on (awaiting room in the bounded channel).
+#[derive(Debug, Default)]
+pub(crate) struct Transcript {
+    open: Option<OpenStream>,
+    streams: u64,
+    replay: bool,
+    tool_calls: ToolCalls,
+    permissions: u64,
+}
+
 impl Transcript {
-    pub fn new(events: UnboundedSender<AgentEvent>) -> Self {
-        Self {
-            events,
-            open: None,
-            streams: 0,
-            replay: false,
-        }
-    }
-
-    /// Entries from now on are (or are no longer) the replay of `session/load`.
-    /// Either way the open stream ends first.
-    pub fn set_replay(&mut self, replay: bool) {
-        self.end_stream();
+    /// Entries from now on are (or are no longer) the replay of
+    /// `session/load`. Either way the open stream ends first: a live answer
+    /// never continues a replayed message.
+    pub fn set_replay(&mut self, replay: bool) -> Option<AgentEvent> {
+        let ended = self.end_stream();
         self.replay = replay;
-    }
-
-    /// The replay is over: its last stream ends.
-    pub fn replay_ended(&mut self) {
-        self.set_replay(false);
+        ended
     }
 
     /// One `session/update`.
-    pub fn update(&mut self, update: SessionUpdate) {
+    pub fn update(&mut self, update: SessionUpdate) -> Vec<AgentEvent> {
+        let mut out = Vec::new();
         match update {
-            SessionUpdate::UserMessageChunk(chunk) => self.chunk(EntryKind::UserMessage, chunk),
-            SessionUpdate::AgentMessageChunk(chunk) => self.chunk(EntryKind::AgentMessage, chunk),
-            SessionUpdate::AgentThoughtChunk(chunk) => self.chunk(EntryKind::AgentThought, chunk),
+            // The user's words are recorded by Blaise when they are sent: what
+            // an agent sends as the user's is a replay or an echo, never new.
+            SessionUpdate::UserMessageChunk(chunk) => {
+                self.chunk(EntryKind::UserMessage, chunk, true, &mut out)
+            }
+            SessionUpdate::AgentMessageChunk(chunk) => {
+                self.chunk(EntryKind::AgentMessage, chunk, self.replay, &mut out)
+            }
+            SessionUpdate::AgentThoughtChunk(chunk) => {
+                self.chunk(EntryKind::AgentThought, chunk, self.replay, &mut out)
+            }
             SessionUpdate::ToolCall(call) => {
-                self.whole(EntryKind::ToolCall, call.title);
-                let output = tool_output(&call.content);
-                if !output.is_empty() {
-                    self.whole(EntryKind::ToolOutput, output);
-                }
+                out.extend(self.end_stream());
+                out.push(AgentEvent::ToolCall {
+                    call: self.tool_calls.announce(call),
+                    replay: self.replay,
+                });
             }
             SessionUpdate::ToolCallUpdate(update) => {
-                let output = update.fields.content.as_deref().map(tool_output);
-                if let Some(output) = output.filter(|output| !output.is_empty()) {
-                    self.whole(EntryKind::ToolOutput, output);
-                }
+                out.extend(self.end_stream());
+                let id = update.tool_call_id.0.to_string();
+                out.push(AgentEvent::ToolCall {
+                    call: self.tool_calls.update(&id, update.fields),
+                    replay: self.replay,
+                });
             }
-            other => {
-                tracing::trace!(update = ?other, "an agent update that is not a transcript entry")
+            SessionUpdate::Plan(plan) => {
+                out.extend(self.end_stream());
+                out.push(AgentEvent::Plan {
+                    steps: plan.entries.iter().map(plan_step).collect(),
+                    replay: self.replay,
+                });
             }
+            // Commands, modes, usage, session info: the agent's state, not the
+            // conversation. Only the kind is logged: the rest is agent text.
+            other => tracing::trace!(
+                update = update_name(&other),
+                "an agent update that is not a transcript entry"
+            ),
         }
+        out
     }
 
-    /// A permission request: one entry (its title and options), then the event.
-    pub fn permission(&mut self, request: &RequestPermissionRequest, event: AgentEvent) {
-        let title = request
-            .tool_call
-            .fields
-            .title
-            .as_deref()
-            .unwrap_or("permission");
-        let options: Vec<String> = request
-            .options
-            .iter()
-            .map(|option| format!("{} ({})", option.name, option.option_id))
-            .collect();
-        self.whole(
-            EntryKind::PermissionRequest,
-            format!("{title} [{}]", options.join(", ")),
-        );
-        self.send(event);
+    /// A permission request: the tool call it is about (merged with what
+    /// the agent said of that call before), and the choices it offers.
+    /// Returns the events that come before the request (the open stream's
+    /// end, the tool call as it now stands) and the request.
+    pub fn permission(
+        &mut self,
+        request: &RequestPermissionRequest,
+    ) -> (Vec<AgentEvent>, Permission) {
+        let mut before: Vec<AgentEvent> = self.end_stream().into_iter().collect();
+        let id = request.tool_call.tool_call_id.0.to_string();
+        let fields: ToolCallUpdateFields = request.tool_call.fields.clone();
+        let call = self.tool_calls.update(&id, fields);
+        before.push(AgentEvent::ToolCall {
+            call: call.clone(),
+            replay: self.replay,
+        });
+        self.permissions += 1;
+        let permission = Permission {
+            request_id: format!("perm-{}", self.permissions),
+            tool_call: call,
+            options: request
+                .options
+                .iter()
+                .map(|option| PermissionChoice {
+                    option_id: option.option_id.0.to_string(),
+                    name: option.name.clone(),
+                    kind: wire_name(&option.kind),
+                })
+                .collect(),
+        };
+        (before, permission)
     }
 
-    /// Ends the open stream, if any, with an empty `last` entry.
-    pub fn end_stream(&mut self) {
-        if let Some(open) = self.open.take() {
-            self.entry(open.id, open.kind, String::new(), true);
-        }
+    /// Ends the open stream, if any: its empty `last` entry.
+    pub fn end_stream(&mut self) -> Option<AgentEvent> {
+        let open = self.open.take()?;
+        Some(AgentEvent::Chunk(TranscriptEntry {
+            stream_id: open.id,
+            kind: open.kind,
+            text: String::new(),
+            last: true,
+            replay: open.replay,
+        }))
     }
 
     /// A chunk of a message: it continues the open stream when that has the
-    /// same kind and message id; otherwise the open stream ends and a new one starts.
-    fn chunk(&mut self, kind: EntryKind, chunk: ContentChunk) {
+    /// same kind, message id and replay mark; otherwise the open stream ends
+    /// and a new one starts.
+    fn chunk(
+        &mut self,
+        kind: EntryKind,
+        chunk: ContentChunk,
+        replay: bool,
+        out: &mut Vec<AgentEvent>,
+    ) {
         let message_id = chunk.message_id.map(|id| id.0.to_string());
-        let continues = self
-            .open
-            .as_ref()
-            .is_some_and(|open| open.kind == kind && open.message_id == message_id);
+        let continues = self.open.as_ref().is_some_and(|open| {
+            open.kind == kind && open.message_id == message_id && open.replay == replay
+        });
         if !continues {
-            self.end_stream();
-            let id = self.next_stream_id();
+            out.extend(self.end_stream());
+            self.streams += 1;
             self.open = Some(OpenStream {
-                id,
+                id: format!("s{}", self.streams),
                 kind,
                 message_id,
+                replay,
             });
         }
-        let id = self
-            .open
-            .as_ref()
-            .map(|open| open.id.clone())
-            .unwrap_or_default();
-        self.entry(id, kind, content_text(&chunk.content), false);
-    }
-
-    /// An entry that is a stream by itself.
-    fn whole(&mut self, kind: EntryKind, text: String) {
-        self.end_stream();
-        let id = self.next_stream_id();
-        self.entry(id, kind, text, true);
-    }
-
-    fn next_stream_id(&mut self) -> String {
-        self.streams += 1;
-        format!("s{}", self.streams)
-    }
-
-    fn entry(&self, stream_id: String, kind: EntryKind, text: String, last: bool) {
-        self.send(AgentEvent::Entry(TranscriptEntry {
-            stream_id,
+        let id = self.open.as_ref().map(|o| o.id.clone()).unwrap_or_default();
+        out.push(AgentEvent::Chunk(TranscriptEntry {
+            stream_id: id,
             kind,
-            text,
-            last,
-            replay: self.replay,
+            text: block_text(&chunk.content),
+            last: false,
+            replay,
         }));
     }
+}
 
-    fn send(&self, event: AgentEvent) {
-        if self.events.send(event).is_err() {
-            tracing::trace!("nobody listens to the agent's events any more");
-        }
+fn plan_step(entry: &PlanEntry) -> PlanStep {
+    PlanStep {
+        content: entry.content.clone(),
+        priority: wire_name(&entry.priority),
+        status: wire_name(&entry.status),
     }
 }
 
-/// The text of a content block; what is not text is named in brackets.
-fn content_text(content: &ContentBlock) -> String {
-    match content {
-        ContentBlock::Text(text) => text.text.clone(),
-        ContentBlock::Image(_) => "[image]".to_owned(),
-        ContentBlock::Audio(_) => "[audio]".to_owned(),
-        ContentBlock::ResourceLink(link) => format!("[{}]", link.uri),
-        ContentBlock::Resource(resource) => match &resource.resource {
-            EmbeddedResourceResource::TextResourceContents(text) => text.text.clone(),
-            EmbeddedResourceResource::BlobResourceContents(blob) => format!("[{}]", blob.uri),
-            _ => "[resource]".to_owned(),
-        },
-        _ => "[content]".to_owned(),
+/// A closed ACP enum's wire name (`allow_once`, `in_progress`).
+fn wire_name(value: &impl serde::Serialize) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(name)) => name,
+        _ => "other".into(),
     }
 }
 
-/// The text of a tool call's content, one part per line.
-fn tool_output(content: &[ToolCallContent]) -> String {
-    content
-        .iter()
-        .map(|part| match part {
-            ToolCallContent::Content(content) => content_text(&content.content),
-            ToolCallContent::Diff(diff) => {
-                format!("[diff of {}]\n{}", diff.path.display(), diff.new_text)
-            }
-            ToolCallContent::Terminal(terminal) => format!("[terminal {}]", terminal.terminal_id),
-            _ => "[content]".to_owned(),
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+/// The `sessionUpdate` tag of an update, for the log.
+fn update_name(update: &SessionUpdate) -> String {
+    serde_json::to_value(update)
+        .ok()
+        .and_then(|v| v.get("sessionUpdate")?.as_str().map(str::to_owned))
+        .unwrap_or_else(|| "unknown".into())
 }
 
 #[cfg(test)]
 mod tests {
     use agent_client_protocol::v1::schema::{
-        Content, MessageId, PermissionOption, PermissionOptionKind, TextContent, ToolCall,
-        ToolCallUpdate, ToolCallUpdateFields,
+        ContentBlock, MessageId, PermissionOption, PermissionOptionKind, Plan, PlanEntryPriority,
+        PlanEntryStatus, TextContent, ToolCall, ToolCallUpdate, ToolKind,
     };
-    use tokio::sync::mpsc;
 
     use super::*;
 
@@ -206,67 +210,54 @@ mod tests {
         }
     }
 
-    fn entries(
-        rx: &mut mpsc::UnboundedReceiver<AgentEvent>,
-    ) -> Vec<(String, EntryKind, String, bool, bool)> {
-        let mut out = Vec::new();
-        while let Ok(event) = rx.try_recv() {
-            match event {
-                AgentEvent::Entry(entry) => {
-                    out.push((
-                        entry.stream_id,
-                        entry.kind,
-                        entry.text,
-                        entry.last,
-                        entry.replay,
-                    ));
-                }
-                AgentEvent::Permission { request_id, .. } => {
-                    out.push((
-                        request_id,
-                        EntryKind::Notice,
-                        "<permission event>".into(),
-                        true,
-                        false,
-                    ));
-                }
-            }
-        }
-        out
+    type Row = (String, EntryKind, String, bool, bool);
+
+    fn rows(events: Vec<AgentEvent>) -> Vec<Row> {
+        events
+            .into_iter()
+            .map(|event| match event {
+                AgentEvent::Chunk(e) => (e.stream_id, e.kind, e.text, e.last, e.replay),
+                AgentEvent::ToolCall { call, replay } => (
+                    call.id,
+                    EntryKind::ToolCall,
+                    format!("{} {}", call.title, call.status),
+                    true,
+                    replay,
+                ),
+                AgentEvent::Plan { steps, replay } => (
+                    "plan".into(),
+                    EntryKind::AgentThought,
+                    steps.len().to_string(),
+                    true,
+                    replay,
+                ),
+                other => panic!("unexpected {other:?}"),
+            })
+            .collect()
     }
 
-    fn e(
-        id: &str,
-        kind: EntryKind,
-        text: &str,
-        last: bool,
-    ) -> (String, EntryKind, String, bool, bool) {
+    fn e(id: &str, kind: EntryKind, text: &str, last: bool) -> Row {
         (id.into(), kind, text.into(), last, false)
     }
 
     #[test]
     fn chunks_of_one_message_share_a_stream_ended_by_last() {
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let mut transcript = Transcript::new(tx);
-        transcript.update(SessionUpdate::AgentMessageChunk(text_chunk("Hel", None)));
-        transcript.update(SessionUpdate::AgentMessageChunk(text_chunk("lo", None)));
-        transcript.update(SessionUpdate::AgentThoughtChunk(text_chunk("hmm", None)));
-        transcript.update(SessionUpdate::AgentMessageChunk(text_chunk(
-            "a",
-            Some("m-1"),
-        )));
-        transcript.update(SessionUpdate::AgentMessageChunk(text_chunk(
-            "b",
-            Some("m-1"),
-        )));
-        transcript.update(SessionUpdate::AgentMessageChunk(text_chunk(
-            "c",
-            Some("m-2"),
-        )));
-        transcript.end_stream();
-        transcript.end_stream();
+        let mut t = Transcript::default();
+        let mut all = Vec::new();
+        for update in [
+            SessionUpdate::AgentMessageChunk(text_chunk("Hel", None)),
+            SessionUpdate::AgentMessageChunk(text_chunk("lo", None)),
+            SessionUpdate::AgentThoughtChunk(text_chunk("hmm", None)),
+            SessionUpdate::AgentMessageChunk(text_chunk("a", Some("m-1"))),
+            SessionUpdate::AgentMessageChunk(text_chunk("b", Some("m-1"))),
+            SessionUpdate::AgentMessageChunk(text_chunk("c", Some("m-2"))),
+        ] {
+            all.extend(t.update(update));
+        }
+        all.extend(t.end_stream());
+        all.extend(t.end_stream());
         assert_eq!(
-            entries(&mut rx),
+            rows(all),
             [
                 e("s1", EntryKind::AgentMessage, "Hel", false),
                 e("s1", EntryKind::AgentMessage, "lo", false),
@@ -283,120 +274,122 @@ mod tests {
     }
 
     #[test]
-    fn tool_calls_end_the_open_stream_and_stand_alone() {
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let mut transcript = Transcript::new(tx);
-        transcript.update(SessionUpdate::AgentMessageChunk(text_chunk(
+    fn tool_calls_end_the_open_stream_and_come_whole_on_every_update() {
+        let mut t = Transcript::default();
+        let mut all = t.update(SessionUpdate::AgentMessageChunk(text_chunk(
             "running", None,
         )));
-        transcript.update(SessionUpdate::ToolCall(ToolCall::new("t1", "ls -a")));
-        transcript.update(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
-            "t1",
-            ToolCallUpdateFields::new(),
+        all.extend(t.update(SessionUpdate::ToolCall(
+            ToolCall::new("t1", "ls -a").kind(ToolKind::Execute),
         )));
-        transcript.update(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
-            "t1",
-            ToolCallUpdateFields::new().content(vec![ToolCallContent::Content(Content::new(
-                ContentBlock::Text(TextContent::new(".\n..\n")),
-            ))]),
-        )));
-        transcript.update(SessionUpdate::AgentMessageChunk(text_chunk("done", None)));
-        transcript.end_stream();
+        all.extend(
+            t.update(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+                "t1",
+                ToolCallUpdateFields::new()
+                    .status(agent_client_protocol::v1::schema::ToolCallStatus::Completed),
+            ))),
+        );
+        all.extend(t.update(SessionUpdate::AgentMessageChunk(text_chunk("done", None))));
+        all.extend(t.end_stream());
         assert_eq!(
-            entries(&mut rx),
+            rows(all),
             [
                 e("s1", EntryKind::AgentMessage, "running", false),
                 e("s1", EntryKind::AgentMessage, "", true),
-                e("s2", EntryKind::ToolCall, "ls -a", true),
-                e("s3", EntryKind::ToolOutput, ".\n..\n", true),
-                e("s4", EntryKind::AgentMessage, "done", false),
-                e("s4", EntryKind::AgentMessage, "", true),
+                e("tc-1", EntryKind::ToolCall, "ls -a pending", true),
+                e("tc-1", EntryKind::ToolCall, "ls -a completed", true),
+                e("s2", EntryKind::AgentMessage, "done", false),
+                e("s2", EntryKind::AgentMessage, "", true),
             ]
         );
     }
 
     #[test]
-    fn replay_is_marked_and_ends_its_streams() {
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let mut transcript = Transcript::new(tx);
-        transcript.set_replay(true);
-        transcript.update(SessionUpdate::UserMessageChunk(text_chunk("hi", None)));
-        transcript.update(SessionUpdate::AgentMessageChunk(text_chunk("hello", None)));
-        transcript.set_replay(false);
-        transcript.update(SessionUpdate::AgentMessageChunk(text_chunk("live", None)));
-        let all = entries(&mut rx);
-        let replayed: Vec<_> = all.iter().filter(|entry| entry.4).cloned().collect();
+    fn replay_is_marked_and_a_live_answer_never_joins_a_replayed_message() {
+        let mut t = Transcript::default();
+        let mut all: Vec<AgentEvent> = t.set_replay(true).into_iter().collect();
+        all.extend(t.update(SessionUpdate::UserMessageChunk(text_chunk("hi", None))));
+        all.extend(t.update(SessionUpdate::AgentMessageChunk(text_chunk("hello", None))));
+        all.extend(t.set_replay(false));
+        all.extend(t.update(SessionUpdate::AgentMessageChunk(text_chunk("live", None))));
+        let rows = rows(all);
+        let replay = |id: &str, kind, text: &str, last| (id.into(), kind, text.into(), last, true);
         assert_eq!(
-            replayed,
+            rows,
             [
-                (
-                    "s1".into(),
-                    EntryKind::UserMessage,
-                    "hi".into(),
-                    false,
-                    true
-                ),
-                (
-                    "s1".into(),
-                    EntryKind::UserMessage,
-                    String::new(),
-                    true,
-                    true
-                ),
-                (
-                    "s2".into(),
-                    EntryKind::AgentMessage,
-                    "hello".into(),
-                    false,
-                    true
-                ),
-                (
-                    "s2".into(),
-                    EntryKind::AgentMessage,
-                    String::new(),
-                    true,
-                    true
-                ),
+                replay("s1", EntryKind::UserMessage, "hi", false),
+                replay("s1", EntryKind::UserMessage, "", true),
+                replay("s2", EntryKind::AgentMessage, "hello", false),
+                replay("s2", EntryKind::AgentMessage, "", true),
+                e("s3", EntryKind::AgentMessage, "live", false),
             ]
         );
-        assert_eq!(all[4], e("s3", EntryKind::AgentMessage, "live", false));
     }
 
     #[test]
-    fn a_permission_request_is_an_entry_then_the_event() {
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let mut transcript = Transcript::new(tx);
-        transcript.update(SessionUpdate::AgentMessageChunk(text_chunk("may I?", None)));
+    fn what_the_agent_sends_as_the_users_words_is_never_recorded_as_new() {
+        let mut t = Transcript::default();
+        let mut all = t.update(SessionUpdate::UserMessageChunk(text_chunk("echo", None)));
+        all.extend(t.update(SessionUpdate::AgentMessageChunk(text_chunk("answer", None))));
+        let rows = rows(all);
+        assert!(rows[0].4 && rows[1].4, "{rows:?}");
+        assert_eq!(rows[2], e("s2", EntryKind::AgentMessage, "answer", false));
+    }
+
+    #[test]
+    fn a_permission_request_brings_its_tool_call_and_runner_ids() {
+        let mut t = Transcript::default();
+        let mut all = t.update(SessionUpdate::AgentMessageChunk(text_chunk("may I?", None)));
         let request = RequestPermissionRequest::new(
             "ses",
-            ToolCallUpdate::new("t", ToolCallUpdateFields::new().title("Delete files")),
+            ToolCallUpdate::new(
+                "agent-chosen-id",
+                ToolCallUpdateFields::new()
+                    .title("rm -rf target")
+                    .kind(ToolKind::Execute),
+            ),
             vec![
                 PermissionOption::new("allow", "Allow", PermissionOptionKind::AllowOnce),
                 PermissionOption::new("deny", "Deny", PermissionOptionKind::RejectOnce),
             ],
         );
-        let (answer, _answered) = tokio::sync::oneshot::channel();
-        transcript.permission(
-            &request,
-            AgentEvent::Permission {
-                request_id: "perm-0".into(),
-                request: serde_json::Value::Null,
-                answer,
-            },
-        );
+        let (before, permission) = t.permission(&request);
+        all.extend(before);
         assert_eq!(
-            entries(&mut rx),
+            rows(all),
             [
                 e("s1", EntryKind::AgentMessage, "may I?", false),
                 e("s1", EntryKind::AgentMessage, "", true),
-                e(
-                    "s2",
-                    EntryKind::PermissionRequest,
-                    "Delete files [Allow (allow), Deny (deny)]",
-                    true
-                ),
-                e("perm-0", EntryKind::Notice, "<permission event>", true),
+                e("tc-1", EntryKind::ToolCall, "rm -rf target pending", true),
             ]
         );
+        assert_eq!(permission.request_id, "perm-1");
+        assert_eq!(
+            permission.tool_call.command.as_deref(),
+            Some("rm -rf target")
+        );
+        assert_eq!(permission.options[1].kind, "reject_once");
+        assert_eq!(t.permission(&request).1.request_id, "perm-2");
+    }
+
+    #[test]
+    fn a_plan_is_whole() {
+        let mut t = Transcript::default();
+        let events = t.update(SessionUpdate::Plan(Plan::new(vec![
+            PlanEntry::new("read", PlanEntryPriority::High, PlanEntryStatus::Completed),
+            PlanEntry::new("write", PlanEntryPriority::Low, PlanEntryStatus::InProgress),
+        ])));
+        match &events[..] {
+            [
+                AgentEvent::Plan {
+                    steps,
+                    replay: false,
+                },
+            ] => {
+                assert_eq!(steps[1].status, "in_progress");
+                assert_eq!(steps[0].priority, "high");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

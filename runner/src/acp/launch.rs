@@ -21,10 +21,11 @@ impl Agent {
     /// Starts the agent as `command` says (its complete environment, plus
     /// `PATH` when not given; its working directory; `argv` executed as is)
     /// and initializes the ACP connection. Everything the agent sends from
-    /// now on arrives on `events`.
+    /// now on arrives on `events`, its stderr included: the caller takes
+    /// events while it awaits this (a full channel holds the agent back).
     pub async fn launch(
         command: AgentCommand,
-        events: mpsc::UnboundedSender<AgentEvent>,
+        events: mpsc::Sender<AgentEvent>,
     ) -> anyhow::Result<Agent> {
         let cwd = std::path::absolute(&command.cwd).with_context(|| {
             format!(
@@ -32,30 +33,37 @@ impl Agent {
                 command.cwd.display()
             )
         })?;
-        let (process, stdin, stdout) = AgentProcess::spawn(&command)?;
-        let transcript = Arc::new(Mutex::new(Transcript::new(events)));
+        let (process, stdin, stdout) = AgentProcess::spawn(&command, events.clone())?;
+        let transcript = Arc::new(Mutex::new(Transcript::default()));
         let permissions = Arc::new(PendingPermissions::default());
 
         let (cx_tx, cx_rx) = oneshot::channel();
         let (stop, stopped) = oneshot::channel::<()>();
-        let on_update = transcript.clone();
-        let on_permission = (transcript.clone(), permissions.clone());
+        let on_update = (transcript.clone(), events.clone());
+        let on_permission = (transcript.clone(), permissions.clone(), events);
         let connection = Client
             .v1()
             .name("blaise-runner")
             .on_receive_notification(
                 async move |notification: SessionNotification, _cx| {
-                    on_update
+                    let made = on_update
+                        .0
                         .lock()
                         .unwrap_or_else(std::sync::PoisonError::into_inner)
                         .update(notification.update);
+                    // In the dispatch loop: the agent's next message waits
+                    // until there is room (the loop reads nothing meanwhile).
+                    for event in made {
+                        let _ = on_update.1.send(event).await;
+                    }
                     Ok(())
                 },
                 agent_client_protocol::on_receive_notification!(),
             )
             .on_receive_request(
                 async move |request: RequestPermissionRequest, responder, cx| {
-                    permission::handle(request, responder, &cx, &on_permission.0, &on_permission.1)
+                    let (transcript, pending, events) = &on_permission;
+                    permission::handle(request, responder, &cx, transcript, pending, events).await
                 },
                 agent_client_protocol::on_receive_request!(),
             )
@@ -88,6 +96,8 @@ impl Agent {
             permissions,
             cwd,
             load_session: false,
+            resume_session: false,
+            turns: Default::default(),
             stop: Some(stop),
             connection: Some(connection),
         };
@@ -106,7 +116,9 @@ impl Agent {
                 initialized.protocol_version
             );
         }
-        agent.load_session = initialized.agent_capabilities.load_session;
+        let capabilities = initialized.agent_capabilities;
+        agent.load_session = capabilities.load_session;
+        agent.resume_session = capabilities.session_capabilities.resume.is_some();
         Ok(agent)
     }
 }

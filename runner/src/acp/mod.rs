@@ -8,21 +8,28 @@
 //! and [`Agent::close`] ends the process gently (stdin closed, then
 //! `SIGTERM`, then `SIGKILL`).
 //!
-//! What the agent says arrives as [`AgentEvent`]s on the channel given at
-//! launch, in the order the agent sent it:
+//! What the agent says and does arrives as [`AgentEvent`]s on the bounded
+//! channel given at launch, in the order the agent sent it (a full channel
+//! holds the agent back: its messages wait unread):
 //!
-//! - [`AgentEvent::Entry`]: transcript entries, ready for the plugs'
-//!   transcript filters. The chunks of one message share a `stream_id`, and
-//!   every stream is ended by an entry with `last: true` (its text possibly
-//!   empty): when the kind of message or its message id changes, when a tool
-//!   call, a tool output or a permission request comes, and when a prompt or
-//!   a `session/load` ends. Tool calls, tool outputs and permission requests
-//!   are one entry each, with a stream of their own. Entries that arrive
-//!   during `session/load` are the replay: `replay: true`.
+//! - [`AgentEvent::Chunk`]: chunks of messages and thoughts, ready for the
+//!   plugs' transcript filters. The chunks of one message share a
+//!   `stream_id`; a stream is ended by an entry with `last: true` when the
+//!   kind of message or its message id changes and when a tool call, a plan
+//!   or a permission request comes. The end of a prompt or a load does not
+//!   end a stream by itself: the caller ends it with [`Agent::end_stream`]
+//!   once it has taken what came before the answer. Chunks marked `replay`
+//!   are the replay of `session/load`, and what the agent sends as the
+//!   user's words (Blaise records the user's words itself).
+//! - [`AgentEvent::ToolCall`]: a tool call as it now stands, every update
+//!   merged, under the runner's own id; sent again on every update.
+//! - [`AgentEvent::Plan`]: the agent's plan, whole.
 //! - [`AgentEvent::Permission`]: the agent asks for permission. Answer
 //!   through `answer`; dropping it answers "cancelled". Pending requests are
 //!   answered "cancelled" by [`Agent::cancel`] (for that session) and by
 //!   [`Agent::close`], so an unanswered request never holds up a stop.
+//! - [`AgentEvent::Stderr`]: a line the agent wrote to stderr, its colour
+//!   codes removed; for the log, once it has passed the filters.
 
 mod agent;
 mod close;
@@ -31,16 +38,22 @@ mod launch;
 mod permission;
 mod process;
 mod session;
+mod tool_calls;
 
 use std::path::PathBuf;
 
 use tokio::sync::oneshot;
 
 pub use agent::Agent;
+pub use close::Closed;
 /// For the fuzz targets (`crate::fuzzing`).
 pub(crate) use events::Transcript;
 
 use crate::host::bindings::TranscriptEntry;
+use crate::protocol::entries::{Permission, PlanStep, ToolCall};
+
+/// How many events wait unread before the agent is held back.
+pub const EVENTS: usize = 256;
 
 /// How to start the agent: the plugs' contributions already applied.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -63,17 +76,22 @@ pub struct AgentCommand {
 /// What the agent sends while it runs.
 #[derive(Debug)]
 pub enum AgentEvent {
-    /// A transcript entry (or one chunk of one).
-    Entry(TranscriptEntry),
+    /// A chunk of a message or a thought (or the `last` entry of its stream).
+    Chunk(TranscriptEntry),
+    /// A tool call as it now stands.
+    ToolCall { call: ToolCall, replay: bool },
+    /// The agent's plan.
+    Plan { steps: Vec<PlanStep>, replay: bool },
     /// `session/request_permission`: the agent waits for `answer`.
     Permission {
-        /// Unique among this agent's requests (`perm-<JSON-RPC id>`).
-        request_id: String,
-        /// The ACP request as the agent sent it (session id, tool call, options).
-        request: serde_json::Value,
+        /// The request as the runner presents it (its own ids, the tool
+        /// call merged with what the agent said of it before).
+        request: Permission,
         /// Where the answer goes. Dropping it answers [`PermissionAnswer::Cancelled`].
         answer: oneshot::Sender<PermissionAnswer>,
     },
+    /// One line of the agent's stderr (at most 16 KiB, colour codes removed).
+    Stderr(String),
 }
 
 /// The answer to a permission request.

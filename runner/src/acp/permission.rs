@@ -12,7 +12,7 @@ use agent_client_protocol::v1::schema::{
     SelectedPermissionOutcome,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
-use tokio::sync::oneshot;
+use tokio::sync::{mpsc, oneshot};
 
 use super::events::Transcript;
 use super::{AgentEvent, PermissionAnswer};
@@ -73,16 +73,17 @@ impl PendingPermissions {
     }
 }
 
-/// Handles one `session/request_permission`: the transcript entry and the
-/// event now, the answer later from a task of the connection.
-pub(crate) fn handle(
+/// Handles one `session/request_permission`: the events now (waiting for
+/// room in the channel, in order with the updates), the answer later from a
+/// task of the connection.
+pub(crate) async fn handle(
     request: RequestPermissionRequest,
     responder: Responder<RequestPermissionResponse>,
     cx: &ConnectionTo<agent_client_protocol::Agent>,
     transcript: &Mutex<Transcript>,
     pending: &Arc<PendingPermissions>,
+    events: &mpsc::Sender<AgentEvent>,
 ) -> Result<(), agent_client_protocol::Error> {
-    let request_id = format!("perm-{}", json_id(responder.id()));
     let offered: Vec<String> = request
         .options
         .iter()
@@ -90,15 +91,20 @@ pub(crate) fn handle(
         .collect();
     let (key, cancelled) = pending.add(request.session_id.0.to_string());
     let (answer, answered) = oneshot::channel();
-    let event = AgentEvent::Permission {
-        request_id: request_id.clone(),
-        request: serde_json::to_value(&request).unwrap_or(serde_json::Value::Null),
-        answer,
-    };
-    transcript
+    let (before, presented) = transcript
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .permission(&request, event);
+        .permission(&request);
+    let request_id = presented.request_id.clone();
+    for event in before {
+        let _ = events.send(event).await;
+    }
+    let _ = events
+        .send(AgentEvent::Permission {
+            request: presented,
+            answer,
+        })
+        .await;
 
     let pending = pending.clone();
     cx.spawn(async move {
@@ -107,8 +113,9 @@ pub(crate) fn handle(
                 Ok(PermissionAnswer::Selected(option)) if offered.contains(&option) => {
                     RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(option))
                 }
-                Ok(PermissionAnswer::Selected(option)) => {
-                    tracing::warn!(%request_id, %option, ?offered, "an answer with an option the agent did not offer: answered as cancelled");
+                Ok(PermissionAnswer::Selected(_)) => {
+                    // The option ids are the agent's text: not logged.
+                    tracing::warn!(%request_id, "an answer with an option the agent did not offer: answered as cancelled");
                     RequestPermissionOutcome::Cancelled
                 }
                 Ok(PermissionAnswer::Cancelled) | Err(_) => RequestPermissionOutcome::Cancelled,
@@ -121,13 +128,4 @@ pub(crate) fn handle(
         }
         Ok(())
     })
-}
-
-/// A JSON-RPC id as text: `7` or `abc`.
-fn json_id(id: &impl serde::Serialize) -> String {
-    match serde_json::to_value(id) {
-        Ok(serde_json::Value::String(text)) => text,
-        Ok(other) => other.to_string(),
-        Err(_) => "?".to_owned(),
-    }
 }

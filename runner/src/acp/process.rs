@@ -1,6 +1,7 @@
 //! The agent's process: spawned in its own process group with exactly the
-//! environment it was given, watched for its exit, its stderr logged and its
-//! tail kept for error messages.
+//! environment it was given, watched for its exit, its stderr passed on as
+//! events (for the log, after the filters) and its tail kept for error
+//! messages.
 
 use std::collections::VecDeque;
 use std::process::{ExitStatus, Stdio};
@@ -10,7 +11,9 @@ use anyhow::{Context as _, bail};
 use tokio::process::{ChildStdin, ChildStdout};
 use tokio::sync::watch;
 
-use super::AgentCommand;
+use tokio::sync::mpsc;
+
+use super::{AgentCommand, AgentEvent};
 
 /// How much of the agent's stderr is kept for error messages.
 const STDERR_TAIL_LINES: usize = 20;
@@ -40,7 +43,10 @@ impl AgentProcess {
     /// Starts `command` with piped stdio under a guard, in a process group of
     /// its own (so that signals reach what a command prefix such as `bwrap`
     /// started).
-    pub fn spawn(command: &AgentCommand) -> anyhow::Result<(Self, ChildStdin, ChildStdout)> {
+    pub fn spawn(
+        command: &AgentCommand,
+        events: mpsc::Sender<AgentEvent>,
+    ) -> anyhow::Result<(Self, ChildStdin, ChildStdout)> {
         let Some((program, args)) = command.argv.split_first() else {
             bail!("the agent command is empty");
         };
@@ -98,12 +104,18 @@ impl AgentProcess {
         tokio::spawn(async move {
             let mut lines = BoundedLines::new(stderr, MAX_STDERR_LINE);
             while let Some(line) = lines.next().await {
-                tracing::info!(target: "blaise_runner::agent", pid, "{line}");
-                let mut tail = lock(&tail);
-                if tail.len() == STDERR_TAIL_LINES {
-                    tail.pop_front();
+                // Colour codes and other terminal controls are not for a log.
+                let line = console::strip_ansi_codes(&line).replace(is_control, "");
+                {
+                    let mut tail = lock(&tail);
+                    if tail.len() == STDERR_TAIL_LINES {
+                        tail.pop_front();
+                    }
+                    tail.push_back(line.clone());
                 }
-                tail.push_back(line);
+                // Nobody takes events any more: the line is dropped (it is
+                // agent text, never logged unfiltered).
+                let _ = events.send(AgentEvent::Stderr(line)).await;
             }
             stderr_closed_tx.send_replace(true);
         });
@@ -203,6 +215,11 @@ impl Drop for AgentProcess {
             self.signal_group(libc::SIGKILL);
         }
     }
+}
+
+/// A control character other than a tab (what is left of terminal codes).
+fn is_control(c: char) -> bool {
+    c.is_control() && c != '\t'
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -344,7 +361,10 @@ mod tests {
         // same plug could do it in its storage) before the agent starts.
         std::fs::remove_dir(&sub).unwrap();
         std::os::unix::fs::symlink("/", &sub).unwrap();
-        let err = AgentProcess::spawn(&command).map(drop).unwrap_err();
+        let (events, _taken) = tokio::sync::mpsc::channel(8);
+        let err = AgentProcess::spawn(&command, events.clone())
+            .map(drop)
+            .unwrap_err();
         assert!(
             format!("{err:#}").contains("outside the workspace (it is /)"),
             "{err:#}"
@@ -352,8 +372,30 @@ mod tests {
         // The same directory, a directory again: the agent starts in it.
         std::fs::remove_file(&sub).unwrap();
         std::fs::create_dir(&sub).unwrap();
-        let (process, _, _) = AgentProcess::spawn(&command).unwrap();
+        let (process, _, _) = AgentProcess::spawn(&command, events).unwrap();
         drop(process);
+    }
+
+    #[tokio::test]
+    async fn stderr_lines_are_events_without_their_colour_codes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let command = AgentCommand {
+            argv: vec![
+                "sh".into(),
+                "-c".into(),
+                r"printf '\033[2m2026 \033[32mINFO\033[0m ready\a\n' >&2".into(),
+            ],
+            env: vec![],
+            cwd: tmp.path().to_path_buf(),
+            cwd_within: vec![],
+        };
+        let (events, mut taken) = tokio::sync::mpsc::channel(8);
+        let (process, _stdin, _stdout) = AgentProcess::spawn(&command, events).unwrap();
+        match taken.recv().await {
+            Some(super::AgentEvent::Stderr(line)) => assert_eq!(line, "2026 INFO ready"),
+            other => panic!("{other:?}"),
+        }
+        process.exited().await;
     }
 
     async fn read_all(script: &str) -> std::io::Result<usize> {

@@ -1,23 +1,38 @@
-//! The conversation: `session/new`, `session/load`, `session/prompt` and
-//! `session/cancel`.
+//! The conversation: `session/new`, `session/resume`, `session/load`,
+//! `session/prompt` and `session/cancel`.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agent_client_protocol::v1::schema::{
     CancelNotification, ContentBlock, LoadSessionRequest, NewSessionRequest, PromptRequest,
-    TextContent,
+    ResumeSessionRequest, TextContent,
 };
 use anyhow::bail;
 
 use super::Agent;
-use super::events::Transcript;
 
-/// Ends what a call began in the transcript when the call is over, also when
-/// its future is dropped half-way (a stop that no longer awaits the turn):
-/// the open stream still gets its `last` entry.
-struct Ends<'a>(&'a Agent, fn(&mut Transcript));
+/// Counts a prompt as under way until it is answered; a prompt whose future
+/// is dropped before its answer stays counted (the agent may still be at it).
+struct Turn<'a> {
+    turns: &'a AtomicUsize,
+    answered: bool,
+}
 
-impl Drop for Ends<'_> {
+impl<'a> Turn<'a> {
+    fn begin(turns: &'a AtomicUsize) -> Self {
+        turns.fetch_add(1, Ordering::AcqRel);
+        Turn {
+            turns,
+            answered: false,
+        }
+    }
+}
+
+impl Drop for Turn<'_> {
     fn drop(&mut self) {
-        (self.1)(&mut self.0.transcript());
+        if self.answered {
+            self.turns.fetch_sub(1, Ordering::AcqRel);
+        }
     }
 }
 
@@ -30,15 +45,32 @@ impl Agent {
         Ok(created.session_id.0.to_string())
     }
 
-    /// `session/load` of an earlier session. The agent's replay arrives as
-    /// entries with `replay: true` (every stream ended by `last`) before this
-    /// returns. An error if the agent did not advertise `loadSession`.
+    /// `session/resume` of an earlier session: the agent takes it up again
+    /// without replaying it. An error if the agent did not advertise
+    /// `sessionCapabilities.resume`.
+    pub async fn resume_session(&self, session: &str) -> anyhow::Result<()> {
+        if !self.resume_session {
+            bail!(
+                "the agent cannot resume sessions (it does not advertise sessionCapabilities.resume)"
+            );
+        }
+        self.call(
+            "session/resume",
+            ResumeSessionRequest::new(session.to_owned(), self.cwd.clone()),
+        )
+        .await
+        .map(|_| ())
+    }
+
+    /// `session/load` of an earlier session. The agent replays it as
+    /// updates, which the caller marks as the replay beforehand
+    /// ([`Agent::set_replay`]) and ends when the replay is over: an agent may
+    /// go on replaying after it has answered. An error if the agent did not
+    /// advertise `loadSession`.
     pub async fn load_session(&self, session: &str) -> anyhow::Result<()> {
         if !self.load_session {
             bail!("the agent cannot load sessions (it does not advertise loadSession)");
         }
-        self.transcript().set_replay(true);
-        let _replay_ends = Ends(self, Transcript::replay_ended);
         self.call(
             "session/load",
             LoadSessionRequest::new(session.to_owned(), self.cwd.clone()),
@@ -49,11 +81,11 @@ impl Agent {
 
     /// One turn: `session/prompt` with `text`. Returns the stop reason as ACP
     /// names it (`end_turn`, `cancelled`, `max_tokens`, `max_turn_requests`,
-    /// `refusal`); the turn's updates arrive as events meanwhile, and its last
-    /// stream is ended before this returns (or when this future is dropped).
-    /// If the agent dies during the turn, the error says so, with its exit status.
+    /// `refusal`); the turn's updates arrive as events meanwhile (the caller
+    /// ends the last stream: [`Agent::end_stream`]). If the agent dies
+    /// during the turn, the error says so, with its exit status.
     pub async fn prompt(&self, session: &str, text: &str) -> anyhow::Result<String> {
-        let _turn_ends = Ends(self, Transcript::end_stream);
+        let mut turn = Turn::begin(&self.turns);
         let answered = self
             .call(
                 "the prompt",
@@ -63,6 +95,7 @@ impl Agent {
                 ),
             )
             .await;
+        turn.answered = true;
         let stop_reason = serde_json::to_value(answered?.stop_reason)?;
         Ok(stop_reason
             .as_str()

@@ -29,7 +29,7 @@ mod resolve;
 mod timing;
 
 pub use error::ConfigError;
-pub use parse::{AgentConfig, Config, ConfigFile, LimitOverrides, PlugEntry};
+pub use parse::{AgentConfig, Config, ConfigFile, EnvValue, LimitOverrides, PlugEntry};
 pub use resolve::{
     ConfigCheck, LockUse, ResolvedPlug, cannot_resume, check_config, resolve, resolve_plugs,
     resolve_with,

@@ -9,6 +9,7 @@ use serde::{Deserialize, Deserializer};
 use super::error::ConfigError;
 use super::{locate, timing};
 use crate::host::Allow;
+use crate::host::grants::SecretSource;
 use crate::units::{parse_duration, parse_size};
 
 /// `blaise.yml` as written.
@@ -35,8 +36,58 @@ pub struct AgentConfig {
     pub name: String,
     #[serde(deserialize_with = "non_empty_command")]
     pub command: Vec<String>,
+    /// The agent's environment (with `PATH`, and `HOME` unless given here):
+    /// values written out, or read from a secret's source and masked.
     #[serde(default)]
-    pub env: BTreeMap<String, String>,
+    pub env: BTreeMap<String, EnvValue>,
+}
+
+/// A value of `agent.env`: written out, or read when a run starts the agent
+/// from where the operator says (`{ env: VAR }`, `{ file: /path }`, as for a
+/// plug's secrets) and masked from then on in every log line, report and
+/// transcript entry.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "serde_yaml::Value")]
+pub enum EnvValue {
+    Literal(String),
+    Secret(SecretSource),
+}
+
+impl TryFrom<serde_yaml::Value> for EnvValue {
+    type Error = String;
+
+    fn try_from(written: serde_yaml::Value) -> Result<Self, String> {
+        use serde_yaml::Value;
+        match written {
+            Value::String(text) => Ok(EnvValue::Literal(text)),
+            // `PORT: 8080`, `DEBUG: true`: the text a user wrote.
+            Value::Number(n) => Ok(EnvValue::Literal(n.to_string())),
+            Value::Bool(b) => Ok(EnvValue::Literal(b.to_string())),
+            Value::Null => Err("an agent.env value is empty: write a value, `{ env: VARIABLE }` or `{ file: /absolute/path }`".into()),
+            other => SecretSource::try_from(other).map(EnvValue::Secret),
+        }
+    }
+}
+
+impl EnvValue {
+    /// The value: a secret's is read now, refused if too short to be masked,
+    /// and masked from now on.
+    pub fn resolve(&self) -> Result<String, String> {
+        match self {
+            EnvValue::Literal(text) => Ok(text.clone()),
+            EnvValue::Secret(source) => {
+                let value = source.read()?;
+                if value.len() < crate::secret_mask::MIN_SECRET {
+                    return Err(format!(
+                        "it is shorter than {} bytes, too short to be kept out of logs and transcripts",
+                        crate::secret_mask::MIN_SECRET
+                    ));
+                }
+                crate::secret_mask::remember(&value);
+                Ok(value)
+            }
+        }
+    }
 }
 
 /// One plug of the chain.
@@ -229,6 +280,36 @@ fn duration<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Erro
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn agent_env_values_are_written_out_or_read_from_a_source() {
+        let text = "agent:\n  command: [x]\n  env:\n    MODEL: sonnet\n    PORT: 8080\n    KEY: { env: THE_KEY }\n    FILE_KEY: { file: /run/key }\n";
+        let file = ConfigFile::parse(Path::new("blaise.yml"), text.into()).unwrap();
+        let env = &file.config.agent.env;
+        assert_eq!(env["MODEL"], EnvValue::Literal("sonnet".into()));
+        assert_eq!(env["PORT"], EnvValue::Literal("8080".into()));
+        assert_eq!(
+            env["KEY"],
+            EnvValue::Secret(SecretSource::Env("THE_KEY".into()))
+        );
+        assert_eq!(
+            env["FILE_KEY"],
+            EnvValue::Secret(SecretSource::File("/run/key".into()))
+        );
+        for (bad, says, line) in [
+            ("{ file: key.txt }", "must be an absolute path", 4),
+            ("{ vault: x }", "unknown field `vault`", 4),
+            ("!env THE_KEY", "write `{ env: THE_KEY }`", 4),
+            ("", "is empty", 4),
+        ] {
+            let text = format!("agent:\n  command: [x]\n  env:\n    KEY: {bad}\n");
+            let err = ConfigFile::parse(Path::new("blaise.yml"), text)
+                .map(drop)
+                .expect_err(bad);
+            assert!(err.message.contains(says), "{bad}: {}", err.message);
+            assert_eq!(err.line, line, "{bad}: {}", err.message);
+        }
+    }
 
     #[test]
     fn a_key_written_twice_is_an_error_with_its_line() {

@@ -2,6 +2,7 @@
 //! the only way the runner and Blaise talk.
 
 mod client;
+pub mod entries;
 mod types;
 
 /// For the fuzz targets (`crate::fuzzing`).

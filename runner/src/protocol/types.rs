@@ -165,7 +165,11 @@ pub enum ReportBody {
         plugs_that_cannot: Vec<String>,
         chain: Vec<String>,
     },
-    Started,
+    Started {
+        /// How the agent's conversation was opened (a teardown run has none).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        conversation: Option<Conversation>,
+    },
     TurnEnded {
         #[serde(skip_serializing_if = "Option::is_none")]
         message_id: Option<String>,
@@ -184,6 +188,20 @@ pub enum ReportBody {
         #[serde(skip_serializing_if = "Option::is_none")]
         teardown_error: Option<String>,
     },
+}
+
+/// How a run opened the agent's conversation.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Conversation {
+    /// `session/new`: a start run, or a resume run whose agent could take up
+    /// nothing of the old conversation (a transcript notice says so).
+    New,
+    /// `session/resume`: the agent took the conversation up again without replaying it.
+    Resumed,
+    /// `session/load`: the agent replayed the conversation (shown to the
+    /// filters, not recorded again).
+    Loaded,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]

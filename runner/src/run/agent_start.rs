@@ -15,13 +15,23 @@ use super::signals::{Signals, until_true};
 use super::stop::{self, left, lost};
 use super::transcript::{Relay, RelayError, notice};
 use super::turns::{Ending, Turns};
-use super::{Outcome, RunContext, heartbeat};
+use super::{Outcome, RunContext, agent_home, heartbeat};
 use crate::acp::{Agent, AgentCommand, AgentEvent, PermissionAnswer};
-use crate::chain::Launch;
-use crate::protocol::{FailedPhase, ReportBody, RunKindName};
+use crate::chain::{Launch, PlugChain};
+use crate::config::EnvValue;
+use crate::protocol::{Conversation, FailedPhase, ReportBody, RunKindName};
 
 /// How long an agent may take to start and answer `initialize`.
 const LAUNCH_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How long the agent must be silent, after it has answered `session/load`,
+/// before its replay is over. ACP says the replay comes before the answer;
+/// some agents (Gemini CLI) send most of it after.
+const REPLAY_QUIET: Duration = Duration::from_millis(300);
+
+/// How long a replay that had not begun when the agent answered may take to
+/// begin (a conversation that was loaded has something to replay).
+const REPLAY_LATE: Duration = Duration::from_secs(5);
 
 pub const NO_LOAD_NOTICE: &str = "The agent cannot load its earlier conversation: this is a new conversation in the same environment. The files are where the agent left them; the context is not.";
 
@@ -77,7 +87,7 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> anyhow::Result<Outcom
     }
 
     let agent_config = &ctx.config.config.agent;
-    let (events_tx, mut events) = mpsc::unbounded_channel();
+    let (events_tx, mut events) = mpsc::channel(crate::acp::EVENTS);
     let command = match agent_command(
         &launch,
         &agent_config.command,
@@ -97,23 +107,25 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> anyhow::Result<Outcom
         .map(|t| crate::daemon::unix_micros().saturating_sub(t));
     let programs_us = crate::host::process::time_in_programs().as_micros();
     tracing::info!(argv = ?command.argv, cwd = %command.cwd.display(), host_overhead_us = since_accepted, programs_us, "launching the agent");
-    let launched = tokio::time::timeout(LAUNCH_TIMEOUT, Agent::launch(command, events_tx))
-        .await
-        .unwrap_or_else(|_| {
+    let launching = tokio::time::timeout(LAUNCH_TIMEOUT, Agent::launch(command, events_tx));
+    let launched = match pump(launching, &mut chain, &mut relay, &mut events).await {
+        Ok((launched, _)) => launched.unwrap_or_else(|_| {
             Err(anyhow::anyhow!(
                 "it did not answer `initialize` within {LAUNCH_TIMEOUT:?}"
             ))
-        });
+        }),
+        Err(e) => Err(anyhow::anyhow!("{e}")),
+    };
     let agent = match launched {
         Ok(agent) => agent,
         Err(e) => {
+            // What the agent printed on its way out is its text: filtered.
+            let error = relay
+                .filter_text(&mut chain, format!("the agent did not start: {e:#}"))
+                .await
+                .unwrap_or_else(|e| e.to_string());
             let torn = stop::tear_down(&mut chain, &workspace, "failed", false).await;
-            return Ok(before_agent(
-                &reporter,
-                format!("the agent did not start: {e:#}"),
-                Some(torn),
-            )
-            .await);
+            return Ok(before_agent(&reporter, error, Some(torn)).await);
         }
     };
 
@@ -131,8 +143,8 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> anyhow::Result<Outcom
         Ok(_) if signals.arrived() => Err(Ending::Signal),
         other => other,
     };
-    let session = match opened {
-        Ok(session) => session,
+    let (session, conversation) = match opened {
+        Ok(opened) => opened,
         Err(ending) => {
             let live = stop::Live {
                 agent,
@@ -142,7 +154,10 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> anyhow::Result<Outcom
             return Ok(stop::finish(ending, live, &mut chain, &workspace, &reporter).await);
         }
     };
-    if let Err(e) = reporter.send(ReportBody::Started).await {
+    let started = ReportBody::Started {
+        conversation: Some(conversation),
+    };
+    if let Err(e) = reporter.send(started).await {
         let _ = agent.close(Duration::from_secs(5)).await;
         return Ok(lost(e));
     }
@@ -162,7 +177,6 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> anyhow::Result<Outcom
     }
     .serve()
     .await;
-    tracing::info!(?ending, "the run is ending");
     let live = stop::Live {
         agent,
         events: &mut events,
@@ -176,17 +190,28 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> anyhow::Result<Outcom
 }
 
 /// The agent's command line, environment and working directory under the
-/// plugs' launch. The working directory is checked once more (a later plug
-/// could have swapped it for a symlink): it must lie in the workspace or the
-/// storage of the plug that chose it.
+/// plugs' launch: `agent.env` (secrets read now, and masked), the plugs'
+/// variables over it, and a home of its own in the workspace unless the
+/// operator gives one. The working directory is checked once more (a later
+/// plug could have swapped it for a symlink): it must lie in the workspace or
+/// the storage of the plug that chose it.
 pub fn agent_command(
     launch: &Launch,
     command: &[String],
-    env: &std::collections::BTreeMap<String, String>,
+    env: &std::collections::BTreeMap<String, EnvValue>,
     workspace: &std::path::Path,
     plug_storage: &std::path::Path,
 ) -> Result<AgentCommand, String> {
-    let mut vars: Vec<(String, String)> = env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let mut vars = Vec::with_capacity(env.len() + launch.env.len() + 5);
+    for (name, value) in env {
+        let value = value
+            .resolve()
+            .map_err(|why| format!("agent.env.{name}: {why}"))?;
+        vars.push((name.clone(), value));
+    }
+    let home = agent_home::prepare(workspace, &vars)
+        .map_err(|e| format!("the agent's home in {}: {e}", workspace.display()))?;
+    vars.extend(home);
     for (key, value) in &launch.env {
         vars.retain(|(k, _)| k != key);
         vars.push((key.clone(), value.clone()));
@@ -208,72 +233,140 @@ pub fn agent_command(
     })
 }
 
-/// The agent's ACP session: loaded (and replayed through the plugs, not
-/// recorded) on a resume when the agent can, otherwise a new one, with a
-/// notice on a resume. Recorded with Blaise for the next resume.
+/// The agent's ACP session, recorded with Blaise for the next resume. On a
+/// resume run: taken up with `session/resume` where the agent offers it,
+/// else loaded with `session/load` (its replay shown to the plugs, not
+/// recorded), else a new one with a notice. A start run opens a new one.
 async fn open_session(
     ctx: &RunContext,
     agent: &Agent,
-    chain: &mut crate::chain::PlugChain,
+    chain: &mut PlugChain,
     relay: &mut Relay,
-    events: &mut mpsc::UnboundedReceiver<AgentEvent>,
-) -> Result<String, String> {
+    events: &mut mpsc::Receiver<AgentEvent>,
+) -> Result<(String, Conversation), String> {
     let a = &ctx.assignment;
     if a.kind == RunKindName::Resume {
-        match (&a.acp_session_id, agent.can_load_session()) {
-            (Some(id), true) => {
-                match relay_while(agent.load_session(id), chain, relay, events).await {
-                    Ok(Ok(())) => return Ok(id.clone()),
-                    Ok(Err(e)) => {
-                        let text = format!(
-                            "The agent could not load its earlier conversation ({e:#}): this is a new conversation in the same environment."
-                        );
-                        relay
-                            .send(chain, vec![notice(&text)])
-                            .await
-                            .map_err(|e| e.to_string())?;
-                    }
-                    Err(e) => return Err(e.to_string()),
+        let mut why = None;
+        if let Some(id) = &a.acp_session_id {
+            if agent.can_resume_session() {
+                match resume(agent, id, chain, relay, events).await? {
+                    Ok(()) => return Ok((id.clone(), Conversation::Resumed)),
+                    Err(e) => why = Some(e),
                 }
             }
-            _ => relay
-                .send(chain, vec![notice(NO_LOAD_NOTICE)])
-                .await
-                .map_err(|e| e.to_string())?,
+            if agent.can_load_session() {
+                match load(agent, id, chain, relay, events).await? {
+                    Ok(()) => return Ok((id.clone(), Conversation::Loaded)),
+                    Err(e) => why = Some(e),
+                }
+            }
         }
+        let text = match why {
+            Some(e) => format!(
+                "The agent could not take up its earlier conversation ({e:#}): this is a new conversation in the same environment."
+            ),
+            None => NO_LOAD_NOTICE.to_owned(),
+        };
+        relay
+            .send(chain, vec![notice(&text)])
+            .await
+            .map_err(|e| e.to_string())?;
     }
-    let id = agent
-        .new_session()
+    let (created, _) = pump(agent.new_session(), chain, relay, events)
         .await
-        .map_err(|e| format!("the agent did not open a session: {e:#}"))?;
+        .map_err(|e| e.to_string())?;
+    let id = created.map_err(|e| format!("the agent did not open a session: {e:#}"))?;
     // In order with the reports: it is in before the run pauses.
     relay.outbox().post(Item::AcpSession(id.clone()));
-    Ok(id)
+    Ok((id, Conversation::New))
 }
 
-/// Awaits `work` while relaying what the agent sends meanwhile (the replay of
-/// `session/load`: filtered, shown to the plugs, not recorded).
-async fn relay_while<T>(
-    work: impl Future<Output = T>,
-    chain: &mut crate::chain::PlugChain,
+/// `session/resume`: nothing is replayed; whatever the agent sends while it
+/// resumes is not new conversation.
+async fn resume(
+    agent: &Agent,
+    id: &str,
+    chain: &mut PlugChain,
     relay: &mut Relay,
-    events: &mut mpsc::UnboundedReceiver<AgentEvent>,
-) -> Result<T, RelayError> {
+    events: &mut mpsc::Receiver<AgentEvent>,
+) -> Result<anyhow::Result<()>, String> {
+    let began: Vec<AgentEvent> = agent.set_replay(true).into_iter().collect();
+    relay.send(chain, began).await.map_err(|e| e.to_string())?;
+    let (resumed, _) = pump(agent.resume_session(id), chain, relay, events)
+        .await
+        .map_err(|e| e.to_string())?;
+    let ended: Vec<AgentEvent> = agent.set_replay(false).into_iter().collect();
+    relay.send(chain, ended).await.map_err(|e| e.to_string())?;
+    Ok(resumed)
+}
+
+/// `session/load`, and its replay to its end: until the agent has answered
+/// and then been silent for [`REPLAY_QUIET`] (if nothing was replayed before
+/// the answer, the replay may take [`REPLAY_LATE`] to begin). Everything the
+/// agent sends until then is the replay, however late it comes; no prompt
+/// is sent before, and nothing live joins a replayed message.
+async fn load(
+    agent: &Agent,
+    id: &str,
+    chain: &mut PlugChain,
+    relay: &mut Relay,
+    events: &mut mpsc::Receiver<AgentEvent>,
+) -> Result<anyhow::Result<()>, String> {
+    let began: Vec<AgentEvent> = agent.set_replay(true).into_iter().collect();
+    relay.send(chain, began).await.map_err(|e| e.to_string())?;
+    let (loaded, mut replayed) = pump(agent.load_session(id), chain, relay, events)
+        .await
+        .map_err(|e| e.to_string())?;
+    if loaded.is_ok() {
+        loop {
+            let wait = if replayed > 0 {
+                REPLAY_QUIET
+            } else {
+                REPLAY_LATE
+            };
+            let Ok(Some(first)) = tokio::time::timeout(wait, events.recv()).await else {
+                break;
+            };
+            let mut batch = Vec::new();
+            replayed += take(first, &mut batch);
+            while let Ok(event) = events.try_recv() {
+                replayed += take(event, &mut batch);
+            }
+            relay.send(chain, batch).await.map_err(|e| e.to_string())?;
+        }
+        tracing::debug!(replayed, "the replay of session/load is over");
+    }
+    let ended: Vec<AgentEvent> = agent.set_replay(false).into_iter().collect();
+    relay.send(chain, ended).await.map_err(|e| e.to_string())?;
+    Ok(loaded)
+}
+
+/// Awaits `work` while relaying what the agent sends meanwhile (its stderr
+/// while it starts, the replay of `session/load`: the channel is bounded, so
+/// an agent nobody reads from would wait forever). Also returns how many
+/// events were the conversation's (not stderr).
+async fn pump<T>(
+    work: impl Future<Output = T>,
+    chain: &mut PlugChain,
+    relay: &mut Relay,
+    events: &mut mpsc::Receiver<AgentEvent>,
+) -> Result<(T, usize), RelayError> {
     tokio::pin!(work);
     let mut batch = Vec::new();
+    let mut said = 0;
     loop {
         tokio::select! {
             result = &mut work => {
                 while let Ok(event) = events.try_recv() {
-                    take(event, &mut batch);
+                    said += take(event, &mut batch);
                 }
                 relay.send(chain, std::mem::take(&mut batch)).await?;
-                return Ok(result);
+                return Ok((result, said));
             }
             Some(event) = events.recv() => {
-                take(event, &mut batch);
+                said += take(event, &mut batch);
                 while let Ok(event) = events.try_recv() {
-                    take(event, &mut batch);
+                    said += take(event, &mut batch);
                 }
                 relay.send(chain, std::mem::take(&mut batch)).await?;
             }
@@ -281,12 +374,21 @@ async fn relay_while<T>(
     }
 }
 
-fn take(event: AgentEvent, batch: &mut Vec<crate::host::bindings::TranscriptEntry>) {
+/// Adds an event to the batch: 1 if it is the conversation's.
+fn take(event: AgentEvent, batch: &mut Vec<AgentEvent>) -> usize {
     match event {
-        AgentEvent::Entry(entry) => batch.push(entry),
-        // Nobody can answer while a session loads.
+        // Nobody can answer while the agent starts or a session loads.
         AgentEvent::Permission { answer, .. } => {
             let _ = answer.send(PermissionAnswer::Cancelled);
+            0
+        }
+        AgentEvent::Stderr(_) => {
+            batch.push(event);
+            0
+        }
+        event => {
+            batch.push(event);
+            1
         }
     }
 }

@@ -8,11 +8,15 @@
 //! - `stop`: the end of a run that had an agent: cancel, close, pause, tear down, report
 //! - `teardown`: a teardown run (no agent)
 //! - `reports`, `transcript`, `heartbeat`, `workspace`: what the phases share
+//! - `fields`: how a structured entry meets the text filters
+//! - `agent_home`: `HOME` and the XDG directories of the agent, in the workspace
 //! - `outbox`, `contact`: what the run tells Blaise, in order, until Blaise has it
 //! - `signals`: SIGINT/SIGTERM, watched from the first moment of the run
 
+mod agent_home;
 mod agent_start;
 pub(crate) mod contact;
+mod fields;
 mod heartbeat;
 mod outbox;
 mod prepare;

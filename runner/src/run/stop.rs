@@ -26,7 +26,7 @@ const SIGNAL_REPORT_GRACE: Duration = Duration::from_secs(60);
 /// What is still live when a run with an agent ends.
 pub struct Live<'a> {
     pub agent: Agent,
-    pub events: &'a mut mpsc::UnboundedReceiver<AgentEvent>,
+    pub events: &'a mut mpsc::Receiver<AgentEvent>,
     pub relay: &'a mut Relay,
 }
 
@@ -42,19 +42,36 @@ pub async fn finish(
         events,
         relay,
     } = live;
-    match agent.close(AGENT_GRACE).await {
-        Ok(status) => tracing::info!(?status, "the agent exited"),
+    // Closing takes events as they come (the channel is bounded: an agent
+    // writing as it exits must not wait for a reader that is not there).
+    let mut last = Vec::new();
+    let closing = agent.close(AGENT_GRACE);
+    tokio::pin!(closing);
+    let closed = loop {
+        tokio::select! {
+            closed = &mut closing => break closed,
+            Some(event) = events.recv() => last.push(event),
+        }
+    };
+    while let Ok(event) = events.try_recv() {
+        last.push(event);
+    }
+    match closed {
+        Ok(closed) => {
+            tracing::info!(status = ?closed.code, "the agent exited");
+            last.extend(closed.last);
+        }
         Err(e) => tracing::warn!("closing the agent: {e:#}"),
     }
     // What the agent said last, then every open stream closed through the
     // filters: nothing a filter held back is lost, and it leaves masked.
-    let mut last = Vec::new();
-    while let Ok(event) = events.try_recv() {
-        match event {
-            AgentEvent::Entry(entry) => last.push(entry),
-            AgentEvent::Permission { answer, .. } => {
-                let _ = answer.send(PermissionAnswer::Cancelled);
-            }
+    // Nobody answers a permission request any more.
+    let (asked, last): (Vec<_>, Vec<_>) = last
+        .into_iter()
+        .partition(|event| matches!(event, AgentEvent::Permission { .. }));
+    for event in asked {
+        if let AgentEvent::Permission { answer, .. } = event {
+            let _ = answer.send(PermissionAnswer::Cancelled);
         }
     }
     if let Err(e) = relay.send(chain, last).await {
@@ -63,6 +80,18 @@ pub async fn finish(
     if let Err(e) = relay.close_streams(chain).await {
         tracing::warn!("{e}");
     }
+    // A failure's text may hold the agent's (an error it answered with,
+    // its last stderr lines): filtered like the rest of what it produced.
+    let ending = match ending {
+        Ending::Failed(error) => Ending::Failed(
+            relay
+                .filter_text(chain, error)
+                .await
+                .unwrap_or_else(|e| e.to_string()),
+        ),
+        other => other,
+    };
+    tracing::info!(?ending, "the run is ending");
     let (reason, may_resume) = match &ending {
         Ending::Stop { reason, may_resume } => (reason.clone(), *may_resume),
         Ending::Signal => ("cancelled".to_string(), false),

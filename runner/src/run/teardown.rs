@@ -27,7 +27,10 @@ pub async fn run(ctx: RunContext) -> anyhow::Result<Outcome> {
         Err(PrepareError::Report(e)) => return Ok(lost(e)),
         Err(e) => return Ok(fail(&reporter, e.to_string()).await),
     };
-    if let Err(e) = reporter.send(ReportBody::Started).await {
+    if let Err(e) = reporter
+        .send(ReportBody::Started { conversation: None })
+        .await
+    {
         return Ok(lost(e));
     }
     let reason = a.teardown_reason.clone().unwrap_or_else(|| "ended".into());

@@ -1,17 +1,24 @@
-//! The transcript on its way out: every entry through the filtering plugs,
-//! replays shown to the plugs but not recorded, the rest numbered once and
-//! queued in the run's outbox (which sends it until Blaise has it). Streams
-//! still open get a flush hint when quiet and their `last` chunk at the end.
+//! The one way out for what the agent produces: every chunk, tool call,
+//! plan, permission request, stderr line and error text passes the
+//! filtering plugs (then, at the protocol client, the secret mask) before it
+//! is recorded, sent to Blaise or logged. Replays are shown to the plugs but
+//! not recorded; the rest is numbered once and queued in the run's outbox
+//! (which sends it until Blaise has it). Streams still open get a flush hint
+//! when quiet and their `last` chunk at the end.
 
 use std::collections::HashMap;
+use std::ops::Range;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
+use super::fields::{self, Field};
 use super::outbox::{Item, Outbox};
+use crate::acp::AgentEvent;
 use crate::chain::PlugChain;
 use crate::host::HookError;
 use crate::host::bindings::{EntryKind, TranscriptEntry};
 use crate::protocol::TranscriptRecord;
+use crate::protocol::entries::{Permission, PlanStep, ToolCall, plan_text};
 
 pub struct Relay {
     outbox: Outbox,
@@ -19,6 +26,8 @@ pub struct Relay {
     /// Streams that had a chunk but not yet their `last` one, with their kind
     /// and whether they have had a chunk since their last flush hint.
     open: HashMap<String, (EntryKind, bool)>,
+    /// Numbers the filters' streams of fields, stderr lines and errors.
+    presented: u64,
 }
 
 #[derive(Debug)]
@@ -35,56 +44,223 @@ impl std::fmt::Display for RelayError {
     }
 }
 
+/// A permission request as it may leave the runner.
+#[derive(Debug)]
+pub struct Presented {
+    /// The request for Blaise: filtered, with option ids it can answer with.
+    pub request: Value,
+    /// The option ids shown, each with the agent's own.
+    pub options: Vec<(String, String)>,
+}
+
+/// One thing the agent produced, with where its texts are in the filters' batch.
+enum Piece {
+    Chunk(Range<usize>),
+    Structured {
+        record: &'static str,
+        stream: String,
+        value: Value,
+        fields: Vec<(Field, Range<usize>)>,
+        replay: bool,
+    },
+    Stderr(Range<usize>),
+}
+
+/// What the filters are handed in one call.
+#[derive(Default)]
+struct Batch(Vec<TranscriptEntry>);
+
+impl Batch {
+    /// Adds an entry, its text cut into chunks of one stream if long: where they are.
+    fn push(&mut self, entry: TranscriptEntry) -> Range<usize> {
+        let from = self.0.len();
+        self.0.extend(split_long(vec![entry]));
+        from..self.0.len()
+    }
+}
+
+/// The filtered texts of a range, joined.
+fn joined(filtered: &[TranscriptEntry], range: Range<usize>) -> String {
+    filtered[range].iter().map(|e| e.text.as_str()).collect()
+}
+
 impl Relay {
     pub fn new(outbox: Outbox) -> Relay {
         Relay {
             outbox,
             seq: 0,
             open: HashMap::new(),
+            presented: 0,
         }
     }
 
-    /// Filters a batch and queues what is not a replay, numbered once: the
-    /// outbox sends it in order until Blaise has it.
+    /// Filters what the agent produced, in one call of the filters, and
+    /// then: queues what is not a replay, numbered once (the outbox sends it
+    /// in order until Blaise has it), and logs stderr lines. Permission
+    /// requests go through [`Relay::permission`].
     pub async fn send(
         &mut self,
         chain: &mut PlugChain,
-        entries: Vec<TranscriptEntry>,
+        events: Vec<AgentEvent>,
     ) -> Result<(), RelayError> {
-        if entries.is_empty() {
+        if events.is_empty() {
             return Ok(());
         }
-        for entry in &entries {
-            if entry.last {
-                self.open.remove(&entry.stream_id);
-            } else {
-                self.open
-                    .insert(entry.stream_id.clone(), (entry.kind, true));
-            }
-        }
-        let filtered = chain
-            .filter(split_long(entries))
-            .await
-            .map_err(RelayError::Filter)?;
-        let records: Vec<TranscriptRecord> = filtered
-            .into_iter()
-            .filter(|e| !e.replay && !e.text.is_empty())
-            .map(|e| {
-                self.seq += 1;
-                TranscriptRecord {
-                    seq: self.seq,
-                    kind: kind_name(e.kind).into(),
-                    content: json!({ "text": e.text, "stream": e.stream_id, "last": e.last }),
+        let mut batch = Batch::default();
+        let mut pieces = Vec::with_capacity(events.len());
+        for event in events {
+            pieces.push(match event {
+                AgentEvent::Chunk(entry) => {
+                    if entry.last {
+                        self.open.remove(&entry.stream_id);
+                    } else {
+                        self.open
+                            .insert(entry.stream_id.clone(), (entry.kind, true));
+                    }
+                    Piece::Chunk(batch.push(entry))
                 }
-            })
-            .collect();
-        // Requests stay well under Blaise's body limit.
-        for batch in by_size(records) {
-            if !batch.is_empty() {
-                self.outbox.post(Item::Transcript(batch));
+                AgentEvent::ToolCall { call, replay } => {
+                    let stream = call.id.clone();
+                    self.structured(
+                        &mut batch,
+                        "tool_call",
+                        stream,
+                        &call,
+                        EntryKind::ToolCall,
+                        replay,
+                    )
+                }
+                AgentEvent::Plan { steps, replay } => {
+                    self.presented += 1;
+                    let stream = format!("plan-{}", self.presented);
+                    self.structured(
+                        &mut batch,
+                        "plan",
+                        stream,
+                        &steps,
+                        EntryKind::AgentThought,
+                        replay,
+                    )
+                }
+                AgentEvent::Stderr(line) => Piece::Stderr(self.text(&mut batch, "stderr", line)),
+                AgentEvent::Permission { answer, .. } => {
+                    // Not here: `permission` presents it. Answered, not lost.
+                    tracing::warn!("a permission request reached the transcript: cancelled");
+                    let _ = answer.send(crate::acp::PermissionAnswer::Cancelled);
+                    continue;
+                }
+            });
+        }
+        let filtered = chain.filter(batch.0).await.map_err(RelayError::Filter)?;
+        let mut records = Vec::new();
+        for piece in pieces {
+            match piece {
+                Piece::Chunk(range) => {
+                    for e in &filtered[range] {
+                        if !e.replay && !e.text.is_empty() {
+                            let content =
+                                json!({ "text": e.text, "stream": e.stream_id, "last": e.last });
+                            records.push((kind_name(e.kind), content));
+                        }
+                    }
+                }
+                Piece::Structured {
+                    record,
+                    stream,
+                    mut value,
+                    fields,
+                    replay,
+                } => {
+                    for (field, range) in &fields {
+                        fields::put_back(&mut value, field, joined(&filtered, range.clone()));
+                    }
+                    if !replay {
+                        records.push((record, content_of(record, stream, value)));
+                    }
+                }
+                Piece::Stderr(range) => {
+                    tracing::info!(target: "blaise_runner::agent", "{}", joined(&filtered, range));
+                }
             }
         }
+        self.queue(records);
         Ok(())
+    }
+
+    /// A permission request, filtered: recorded in the transcript, and made
+    /// ready for Blaise. Option ids the filters or the secret mask changed
+    /// (they are the agent's text) are shown as `option-N`.
+    pub async fn permission(
+        &mut self,
+        chain: &mut PlugChain,
+        request: &Permission,
+    ) -> Result<Presented, RelayError> {
+        let mut batch = Batch::default();
+        let mut value = serde_json::to_value(request).unwrap_or(Value::Null);
+        let fields = self.fields_of(
+            &mut batch,
+            &request.request_id,
+            &value,
+            EntryKind::PermissionRequest,
+            false,
+        );
+        let filtered = chain.filter(batch.0).await.map_err(RelayError::Filter)?;
+        for (field, range) in &fields {
+            fields::put_back(&mut value, field, joined(&filtered, range.clone()));
+        }
+        let agents: Vec<&str> = request
+            .options
+            .iter()
+            .map(|o| o.option_id.as_str())
+            .collect();
+        let mut shown: Vec<String> = value["options"]
+            .as_array()
+            .map(|options| {
+                options
+                    .iter()
+                    .map(|o| {
+                        let id = o["option_id"].as_str().unwrap_or_default();
+                        crate::secret_mask::scrub(id).into_owned()
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let unique = shown.iter().collect::<std::collections::HashSet<_>>().len() == shown.len();
+        if shown.len() != agents.len() || !unique || shown.iter().zip(&agents).any(|(s, a)| s != a)
+        {
+            shown = (1..=agents.len()).map(|n| format!("option-{n}")).collect();
+            if let Some(options) = value["options"].as_array_mut() {
+                for (option, id) in options.iter_mut().zip(&shown) {
+                    option["option_id"] = Value::String(id.clone());
+                }
+            }
+        }
+        let content = content_of(
+            "permission_request",
+            request.request_id.clone(),
+            value.clone(),
+        );
+        self.queue(vec![("permission_request", content)]);
+        Ok(Presented {
+            request: value,
+            options: shown
+                .into_iter()
+                .zip(agents.into_iter().map(str::to_owned))
+                .collect(),
+        })
+    }
+
+    /// A text of the agent's that leaves by another way (an error it
+    /// answered with, its stderr in a failure), filtered like its output.
+    pub async fn filter_text(
+        &mut self,
+        chain: &mut PlugChain,
+        text: String,
+    ) -> Result<String, RelayError> {
+        let mut batch = Batch::default();
+        let range = self.text(&mut batch, "error", text);
+        let filtered = chain.filter(batch.0).await.map_err(RelayError::Filter)?;
+        Ok(joined(&filtered, range))
     }
 
     /// The outbox the entries go to.
@@ -100,13 +276,13 @@ impl Relay {
     /// The streams have been quiet: an empty chunk that is not `last` tells
     /// the filters to release what they hold back (masked); the streams go on.
     pub async fn flush_quiet(&mut self, chain: &mut PlugChain) -> Result<(), RelayError> {
-        let hints: Vec<TranscriptEntry> = self
+        let hints: Vec<AgentEvent> = self
             .open
             .iter_mut()
             .filter(|(_, (_, fresh))| *fresh)
             .map(|(stream, (kind, fresh))| {
                 *fresh = false;
-                chunk(stream, *kind, false)
+                AgentEvent::Chunk(chunk(stream, *kind, false))
             })
             .collect();
         tracing::debug!(
@@ -119,10 +295,10 @@ impl Relay {
     /// The run ends: every open stream gets its `last` chunk through the
     /// filters, so nothing a filter held back is lost.
     pub async fn close_streams(&mut self, chain: &mut PlugChain) -> Result<(), RelayError> {
-        let last: Vec<TranscriptEntry> = self
+        let last: Vec<AgentEvent> = self
             .open
             .drain()
-            .map(|(stream, (kind, _))| chunk(&stream, kind, true))
+            .map(|(stream, (kind, _))| AgentEvent::Chunk(chunk(&stream, kind, true)))
             .collect();
         self.send_hints(chain, last).await
     }
@@ -130,17 +306,120 @@ impl Relay {
     async fn send_hints(
         &mut self,
         chain: &mut PlugChain,
-        entries: Vec<TranscriptEntry>,
+        entries: Vec<AgentEvent>,
     ) -> Result<(), RelayError> {
         if entries.is_empty() {
             return Ok(());
         }
-        // Not through `send`: these chunks do not reopen their streams.
+        // These chunks do not reopen their streams.
         let open = std::mem::take(&mut self.open);
         let sent = self.send(chain, entries).await;
         self.open = open;
         sent
     }
+
+    /// A structured entry, its fields added to the batch.
+    fn structured<T: serde::Serialize>(
+        &mut self,
+        batch: &mut Batch,
+        record: &'static str,
+        stream: String,
+        what: &T,
+        kind: EntryKind,
+        replay: bool,
+    ) -> Piece {
+        let value = serde_json::to_value(what).unwrap_or(Value::Null);
+        let fields = self.fields_of(batch, &stream, &value, kind, replay);
+        Piece::Structured {
+            record,
+            stream,
+            value,
+            fields,
+            replay,
+        }
+    }
+
+    /// Each text field of `value` as a whole entry (a stream of its own) of the batch.
+    fn fields_of(
+        &mut self,
+        batch: &mut Batch,
+        stream: &str,
+        value: &Value,
+        kind: EntryKind,
+        replay: bool,
+    ) -> Vec<(Field, Range<usize>)> {
+        self.presented += 1;
+        let n = self.presented;
+        fields::fields(value)
+            .into_iter()
+            .map(|field| {
+                let range = batch.push(TranscriptEntry {
+                    stream_id: format!("{stream}#{n}{}", field.pointer),
+                    kind: field.kind(kind),
+                    text: field.text.clone(),
+                    last: true,
+                    replay,
+                });
+                (field, range)
+            })
+            .collect()
+    }
+
+    /// A text that is not the transcript's, as a whole entry of the batch.
+    fn text(&mut self, batch: &mut Batch, what: &str, text: String) -> Range<usize> {
+        self.presented += 1;
+        batch.push(TranscriptEntry {
+            stream_id: format!("{what}-{}", self.presented),
+            kind: EntryKind::Notice,
+            text,
+            last: true,
+            replay: false,
+        })
+    }
+
+    /// Numbers the records once and hands them to the outbox, in requests
+    /// well under Blaise's body limit.
+    fn queue(&mut self, records: Vec<(&'static str, Value)>) {
+        let records: Vec<TranscriptRecord> = records
+            .into_iter()
+            .map(|(kind, content)| {
+                self.seq += 1;
+                TranscriptRecord {
+                    seq: self.seq,
+                    kind: kind.into(),
+                    content,
+                }
+            })
+            .collect();
+        for batch in by_size(records) {
+            if !batch.is_empty() {
+                self.outbox.post(Item::Transcript(batch));
+            }
+        }
+    }
+}
+
+/// A structured record's content: its text form for readers of text, and
+/// the structure under its kind's name (`tool_call`, `plan`, `permission`).
+fn content_of(record: &str, stream: String, value: Value) -> Value {
+    let (key, text) = match record {
+        "tool_call" => (
+            "tool_call",
+            serde_json::from_value::<ToolCall>(value.clone()).map(|c| c.text()),
+        ),
+        "plan" => (
+            "plan",
+            serde_json::from_value::<Vec<PlanStep>>(value.clone()).map(|s| plan_text(&s)),
+        ),
+        _ => (
+            "permission",
+            serde_json::from_value::<Permission>(value.clone()).map(|p| p.text()),
+        ),
+    };
+    // The shapes are the runner's own: they read back (a JSON field a filter
+    // broke is kept as a string, which the shapes allow).
+    let text = text.unwrap_or_else(|e| format!("[{record}: {e}]"));
+    json!({ "text": text, "stream": stream, "last": true, key: value })
 }
 
 /// An empty chunk of `stream`.
@@ -158,7 +437,7 @@ fn chunk(stream: &str, kind: EntryKind, last: bool) -> TranscriptEntry {
 /// trusted to keep its chunks small, and a filter's answer is capped.
 pub const MAX_CHUNK: usize = 64 << 10;
 
-/// Most text bytes sent to Blaise in one request.
+/// Most bytes of content sent to Blaise in one request.
 const MAX_BATCH: usize = 512 << 10;
 
 /// Entries with their long texts cut into chunks of one stream (the pieces
@@ -192,12 +471,12 @@ fn split_long(entries: Vec<TranscriptEntry>) -> Vec<TranscriptEntry> {
     out
 }
 
-/// Records in consecutive batches of at most [`MAX_BATCH`] text bytes.
+/// Records in consecutive batches of at most [`MAX_BATCH`] bytes of content.
 fn by_size(records: Vec<TranscriptRecord>) -> Vec<Vec<TranscriptRecord>> {
     let mut batches = vec![Vec::new()];
     let mut size = 0;
     for record in records {
-        let len = record.content["text"].as_str().map_or(0, str::len);
+        let len = record.content.to_string().len();
         if size + len > MAX_BATCH && !batches.last().is_some_and(Vec::is_empty) {
             batches.push(Vec::new());
             size = 0;
@@ -209,14 +488,14 @@ fn by_size(records: Vec<TranscriptRecord>) -> Vec<Vec<TranscriptRecord>> {
 }
 
 /// A notice from the runner for the transcript (filtered like everything else).
-pub fn notice(text: &str) -> TranscriptEntry {
-    TranscriptEntry {
+pub fn notice(text: &str) -> AgentEvent {
+    AgentEvent::Chunk(TranscriptEntry {
         stream_id: format!("notice-{}", super::reports::new_id()),
         kind: EntryKind::Notice,
         text: text.into(),
         last: true,
         replay: false,
-    }
+    })
 }
 
 pub fn kind_name(kind: EntryKind) -> &'static str {

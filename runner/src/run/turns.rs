@@ -44,7 +44,7 @@ pub struct Turns<'a> {
     pub acp_session: &'a str,
     pub chain: &'a mut PlugChain,
     pub relay: &'a mut Relay,
-    pub events: &'a mut mpsc::UnboundedReceiver<AgentEvent>,
+    pub events: &'a mut mpsc::Receiver<AgentEvent>,
     pub reporter: &'a Reporter,
     pub outbox: &'a Outbox,
     pub client: &'a Client,
@@ -55,11 +55,32 @@ pub struct Turns<'a> {
 
 type TurnFuture<'a> = Pin<Box<dyn Future<Output = anyhow::Result<String>> + 'a>>;
 
+/// A permission request waiting for its answer: where the answer goes, and
+/// the option ids shown to Blaise with the agent's own.
+struct Waiting {
+    answer: oneshot::Sender<PermissionAnswer>,
+    options: Vec<(String, String)>,
+}
+
+impl Waiting {
+    /// Answers with the option shown as `shown` (cancelled if none was).
+    fn answer(self, shown: &str) {
+        let answer = match self.options.iter().find(|(id, _)| id == shown) {
+            Some((_, agents)) => PermissionAnswer::Selected(agents.clone()),
+            None => {
+                tracing::warn!("an answer with an option the request did not offer: cancelled");
+                PermissionAnswer::Cancelled
+            }
+        };
+        let _ = self.answer.send(answer);
+    }
+}
+
 impl<'a> Turns<'a> {
     pub async fn serve(mut self) -> Ending {
         let mut directives = poll_directives(self.client.clone(), self.run_id.to_string());
         let mut signals = self.signals.clone();
-        let mut permissions: HashMap<String, oneshot::Sender<PermissionAnswer>> = HashMap::new();
+        let mut permissions: HashMap<String, Waiting> = HashMap::new();
         let mut queue: VecDeque<(Option<String>, String)> = VecDeque::new();
         let agent = self.agent;
         let session = self.acp_session;
@@ -70,6 +91,12 @@ impl<'a> Turns<'a> {
             if turn.is_none()
                 && let Some((message_id, text)) = queue.pop_front()
             {
+                // A turn's answer never continues what the agent left open
+                // between turns (or at the end of a replay).
+                let left_open: Vec<AgentEvent> = agent.end_stream().into_iter().collect();
+                if let Err(e) = self.relay.send(self.chain, left_open).await {
+                    return Ending::Failed(e.to_string());
+                }
                 turn = Some((
                     message_id,
                     Box::pin(async move { agent.prompt(session, &text).await }),
@@ -93,8 +120,8 @@ impl<'a> Turns<'a> {
                         None
                     }
                     Some(DirectiveBody::PermissionAnswer { request_id, option_id }) => {
-                        if let Some(answer) = permissions.remove(&request_id) {
-                            let _ = answer.send(PermissionAnswer::Selected(option_id));
+                        if let Some(waiting) = permissions.remove(&request_id) {
+                            waiting.answer(&option_id);
                         }
                         None
                     }
@@ -115,7 +142,7 @@ impl<'a> Turns<'a> {
                 },
                 result = async { turn.as_mut().expect("guarded").1.as_mut().await }, if turn.is_some() => {
                     let (message_id, _) = turn.take().expect("guarded");
-                    if let Err(e) = self.drain(&mut permissions).await {
+                    if let Err(e) = self.finish_turn(&mut permissions).await {
                         Some(Ending::Failed(e.to_string()))
                     } else {
                         match result {
@@ -160,7 +187,7 @@ impl<'a> Turns<'a> {
                     })
                     .await;
                     if wound_down.is_ok() && ending != Ending::LostContact {
-                        let _ = self.drain(&mut permissions).await;
+                        let _ = self.finish_turn(&mut permissions).await;
                         self.reporter.post(ReportBody::TurnEnded { message_id });
                     }
                 }
@@ -169,34 +196,39 @@ impl<'a> Turns<'a> {
         }
     }
 
-    /// Handles one event and everything else already waiting, as one batch.
+    /// Handles one event and everything else already waiting, as one batch
+    /// (a permission request ends a batch: what came before it goes first).
     async fn handle(
         &mut self,
         first: AgentEvent,
-        permissions: &mut HashMap<String, oneshot::Sender<PermissionAnswer>>,
+        permissions: &mut HashMap<String, Waiting>,
     ) -> Result<(), RelayError> {
-        let mut entries = Vec::new();
+        let mut batch = Vec::new();
         let mut next = Some(first);
         while let Some(event) = next.take() {
             match event {
-                AgentEvent::Entry(entry) => entries.push(entry),
-                AgentEvent::Permission {
-                    request_id,
-                    request,
-                    answer,
-                } => {
-                    // Entries before the request go first, so the transcript reads in order.
+                AgentEvent::Permission { request, answer } => {
                     self.relay
-                        .send(self.chain, std::mem::take(&mut entries))
+                        .send(self.chain, std::mem::take(&mut batch))
                         .await?;
+                    let presented = self.relay.permission(self.chain, &request).await?;
                     let asked = until_answered(&self.lost, "passing a permission request", || {
-                        self.client
-                            .ask_permission(self.run_id, &request_id, &request)
+                        self.client.ask_permission(
+                            self.run_id,
+                            &request.request_id,
+                            &presented.request,
+                        )
                     })
                     .await;
                     match asked {
                         Ok(()) => {
-                            permissions.insert(request_id, answer);
+                            permissions.insert(
+                                request.request_id,
+                                Waiting {
+                                    answer,
+                                    options: presented.options,
+                                },
+                            );
                         }
                         Err(e) => {
                             tracing::warn!("could not pass a permission request to Blaise: {e}");
@@ -204,27 +236,30 @@ impl<'a> Turns<'a> {
                         }
                     }
                 }
+                event => batch.push(event),
             }
             next = self.events.try_recv().ok();
         }
-        self.relay.send(self.chain, entries).await
+        self.relay.send(self.chain, batch).await
     }
 
-    /// Sends whatever the agent produced that is still queued.
-    async fn drain(
+    /// A turn is over: what the agent sent before its answer, then the end
+    /// of the stream it left open.
+    async fn finish_turn(
         &mut self,
-        permissions: &mut HashMap<String, oneshot::Sender<PermissionAnswer>>,
+        permissions: &mut HashMap<String, Waiting>,
     ) -> Result<(), RelayError> {
-        match self.events.try_recv() {
-            Ok(event) => self.handle(event, permissions).await,
-            Err(_) => Ok(()),
+        if let Ok(event) = self.events.try_recv() {
+            self.handle(event, permissions).await?;
         }
+        let last: Vec<AgentEvent> = self.agent.end_stream().into_iter().collect();
+        self.relay.send(self.chain, last).await
     }
 }
 
-fn cancel_permissions(permissions: &mut HashMap<String, oneshot::Sender<PermissionAnswer>>) {
-    for (_, answer) in permissions.drain() {
-        let _ = answer.send(PermissionAnswer::Cancelled);
+fn cancel_permissions(permissions: &mut HashMap<String, Waiting>) {
+    for (_, waiting) in permissions.drain() {
+        let _ = waiting.answer.send(PermissionAnswer::Cancelled);
     }
 }
 

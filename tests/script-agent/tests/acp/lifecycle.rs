@@ -18,10 +18,11 @@ async fn close_ends_the_agent_within_the_grace_period() {
     assert!(process_exists(pid));
     let grace = Duration::from_secs(10);
     let started = Instant::now();
-    let code = soon("close", agent.close(grace)).await.unwrap();
-    assert!(started.elapsed() < grace, "took {:?}", started.elapsed());
-    // It exited by itself, on its closed stdin.
-    assert_eq!(code, Some(0));
+    soon("close", agent.close(grace)).await.unwrap();
+    // Between turns nothing is lost by not waiting: its stdin closed, the
+    // agent gets SIGTERM at once (many real agents ignore a closed stdin).
+    let took = started.elapsed();
+    assert!(took < Duration::from_millis(300), "took {took:?}");
     assert!(!process_exists(pid), "the agent {pid} is still running");
 }
 
@@ -39,9 +40,11 @@ async fn close_in_the_middle_of_a_turn_with_a_pending_permission_request() {
     };
     let grace = Duration::from_secs(10);
     let started = Instant::now();
-    let code = soon("close", agent.close(grace)).await.unwrap();
+    let closed = soon("close", agent.close(grace)).await.unwrap();
     assert!(started.elapsed() < grace, "took {:?}", started.elapsed());
-    assert_eq!(code, Some(0));
+    // In the middle of a turn it had its grace, and exited by itself on its
+    // closed stdin.
+    assert_eq!(closed.code, Some(0));
     assert!(!process_exists(pid));
     drop(asked);
 }
@@ -62,12 +65,13 @@ async fn an_agent_that_ignores_its_closed_stdin_and_sigterm_is_killed() {
     let pid = agent.pid();
     let grace = Duration::from_millis(300);
     let started = Instant::now();
-    let code = soon("close", agent.close(grace)).await.unwrap();
+    let closed = soon("close", agent.close(grace)).await.unwrap();
     let took = started.elapsed();
-    assert_eq!(code, None, "killed by a signal");
+    assert_eq!(closed.code, None, "killed by a signal");
+    // Idle: SIGTERM at once, SIGKILL after one grace period.
     assert!(
-        took >= grace * 2,
-        "SIGKILL only after two grace periods: {took:?}"
+        took >= grace,
+        "SIGKILL only after the grace period: {took:?}"
     );
     assert!(took < Duration::from_secs(10), "took {took:?}");
     assert!(!process_exists(pid));
@@ -84,14 +88,14 @@ async fn close_also_ends_what_the_agent_left_running_in_its_process_group() {
     )
     .await
     .unwrap();
-    let (messages, _) = received(&mut events);
+    let (messages, _) = received(&agent, &mut events);
     let left: u32 = messages[1]
         .text
         .trim()
         .parse()
         .expect("the pid of the sleep");
     assert!(process_exists(left));
-    assert_eq!(agent.close(Duration::from_secs(10)).await.unwrap(), Some(0));
+    agent.close(Duration::from_secs(10)).await.unwrap();
     gone(left).await;
 }
 
@@ -107,7 +111,7 @@ async fn a_dropped_agent_is_killed() {
 #[tokio::test]
 async fn a_program_that_does_not_exist_does_not_launch() {
     let dir = tempfile::tempdir().unwrap();
-    let (events, _received) = tokio::sync::mpsc::unbounded_channel();
+    let (events, _received) = tokio::sync::mpsc::channel(blaise_runner::acp::EVENTS);
     let error = Agent::launch(
         AgentCommand {
             argv: vec!["/nonexistent/agent".into(), "--flag".into()],
@@ -129,7 +133,7 @@ async fn a_program_that_does_not_exist_does_not_launch() {
 #[tokio::test]
 async fn a_program_that_is_not_an_agent_fails_to_initialize() {
     let dir = tempfile::tempdir().unwrap();
-    let (events, _received) = tokio::sync::mpsc::unbounded_channel();
+    let (events, _received) = tokio::sync::mpsc::channel(blaise_runner::acp::EVENTS);
     let error = soon(
         "launch",
         Agent::launch(

@@ -22,8 +22,8 @@ async fn a_new_process_in_the_same_directory_loads_the_whole_conversation() {
     soon("a prompt", agent.prompt(&session, "stream 2 four"))
         .await
         .unwrap();
-    drop(received(&mut events));
-    assert_eq!(agent.close(GRACE).await.unwrap(), Some(0));
+    drop(received(&agent, &mut events));
+    agent.close(GRACE).await.unwrap();
     assert!(
         dir.path()
             .join(".blaise-script-agent")
@@ -33,10 +33,13 @@ async fn a_new_process_in_the_same_directory_loads_the_whole_conversation() {
 
     let (agent, mut events) = launch(command(dir.path(), &[], &[])).await;
     assert!(agent.can_load_session());
+    // The caller marks the replay: the agent's answer need not end it.
+    assert!(agent.set_replay(true).is_none());
     soon("session/load", agent.load_session(&session))
         .await
         .unwrap();
-    let (messages, _) = received(&mut events);
+    let (messages, _) = received(&agent, &mut events);
+    assert!(agent.set_replay(false).is_none(), "ended by `received`");
     let whole = [
         replayed(EntryKind::UserMessage, first),
         replayed(EntryKind::AgentMessage, "one"),
@@ -55,14 +58,15 @@ async fn a_new_process_in_the_same_directory_loads_the_whole_conversation() {
             .unwrap(),
         "end_turn"
     );
-    let (messages, _) = received(&mut events);
+    let (messages, _) = received(&agent, &mut events);
     assert_eq!(messages, [message(EntryKind::AgentMessage, "five")]);
     agent.close(GRACE).await.unwrap();
 
     // …and what it said after the load is kept too.
     let (agent, mut events) = launch(command(dir.path(), &[], &[])).await;
+    agent.set_replay(true);
     agent.load_session(&session).await.unwrap();
-    let (messages, _) = received(&mut events);
+    let (messages, _) = received(&agent, &mut events);
     assert_eq!(messages[..whole.len()], whole);
     assert_eq!(
         messages[whole.len()..],
@@ -83,7 +87,7 @@ async fn a_session_without_prompts_loads_with_nothing_to_replay() {
 
     let (agent, mut events) = launch(command(dir.path(), &[], &[])).await;
     agent.load_session(&session).await.unwrap();
-    assert!(received(&mut events).1.is_empty());
+    assert!(received(&agent, &mut events).1.is_empty());
     assert_eq!(agent.prompt(&session, "say hi").await.unwrap(), "end_turn");
     agent.close(GRACE).await.unwrap();
 }
@@ -103,11 +107,11 @@ async fn loading_a_session_the_agent_never_had_fails() {
         error.contains("no conversation for session sa-unknown"),
         "{error}"
     );
-    assert!(received(&mut events).1.is_empty());
+    assert!(received(&agent, &mut events).1.is_empty());
     // The agent is still there.
     let session = agent.new_session().await.unwrap();
     assert_eq!(agent.prompt(&session, "say ok").await.unwrap(), "end_turn");
-    assert_eq!(agent.close(GRACE).await.unwrap(), Some(0));
+    agent.close(GRACE).await.unwrap();
 }
 
 #[tokio::test]
@@ -129,7 +133,7 @@ async fn no_load_session_is_not_advertised_and_not_attempted() {
         agent.prompt(&fresh, "say hello again").await.unwrap(),
         "end_turn"
     );
-    let (messages, _) = received(&mut events);
+    let (messages, _) = received(&agent, &mut events);
     assert_eq!(messages, [message(EntryKind::AgentMessage, "hello again")]);
     agent.close(GRACE).await.unwrap();
 }

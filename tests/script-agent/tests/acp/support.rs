@@ -5,7 +5,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use blaise_runner::acp::{Agent, AgentCommand, AgentEvent, PermissionAnswer};
-use blaise_runner::host::bindings::{EntryKind, TranscriptEntry};
+use blaise_runner::host::bindings::EntryKind;
+use blaise_runner::protocol::entries::Permission;
 use tokio::sync::{mpsc, oneshot};
 
 pub const AGENT: &str = env!("CARGO_BIN_EXE_blaise-script-agent");
@@ -35,17 +36,18 @@ pub fn command(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> AgentCommand 
     }
 }
 
-pub type Events = mpsc::UnboundedReceiver<AgentEvent>;
+pub type Events = mpsc::Receiver<AgentEvent>;
 
 pub async fn launch(command: AgentCommand) -> (Agent, Events) {
-    let (events, received) = mpsc::unbounded_channel();
+    let (events, received) = mpsc::channel(blaise_runner::acp::EVENTS);
     let agent = soon("launch", Agent::launch(command, events))
         .await
         .expect("the script agent launches and initializes");
     (agent, received)
 }
 
-/// One message of the transcript: its stream's chunks joined.
+/// One message of the transcript: its stream's chunks joined; a tool call
+/// as it stood last (its title, then its output as a message of its own).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message {
     pub kind: EntryKind,
@@ -69,28 +71,78 @@ pub fn replayed(kind: EntryKind, text: &str) -> Message {
     }
 }
 
-/// Every entry received so far (none may be a permission request), checked
-/// for the stream rules: the entries of a stream are consecutive, share kind
-/// and replay flag, and the stream is ended by exactly one `last` entry.
-/// Returns the messages with their chunks joined, and the raw entries.
-pub fn received(events: &mut Events) -> (Vec<Message>, Vec<TranscriptEntry>) {
-    let mut entries = Vec::new();
+/// Every event received so far (none may be a permission request; stderr
+/// lines are skipped), and the end of the stream the agent left open,
+/// checked for the stream rules: see [`messages`].
+pub fn received(agent: &Agent, events: &mut Events) -> (Vec<Message>, Vec<AgentEvent>) {
+    let mut all = Vec::new();
     while let Ok(event) = events.try_recv() {
         match event {
-            AgentEvent::Entry(entry) => entries.push(entry),
-            AgentEvent::Permission { request_id, .. } => {
-                panic!("unexpected permission request {request_id}")
+            AgentEvent::Permission { request, .. } => {
+                panic!("unexpected permission request {}", request.request_id)
             }
+            AgentEvent::Stderr(_) => {}
+            event => all.push(event),
         }
     }
-    (messages(&entries), entries)
+    all.extend(agent.end_stream());
+    (messages(&all), all)
 }
 
-pub fn messages(entries: &[TranscriptEntry]) -> Vec<Message> {
+/// The messages of `events`: the entries of a stream are consecutive, share
+/// kind and replay flag, and the stream is ended by exactly one `last`
+/// entry; tool calls are merged by id where they first appeared.
+pub fn messages(events: &[AgentEvent]) -> Vec<Message> {
     let mut messages: Vec<Message> = Vec::new();
     let mut ended: Vec<String> = Vec::new();
     let mut open: Option<String> = None;
-    for entry in entries {
+    let mut calls: Vec<(String, usize)> = Vec::new();
+    for event in events {
+        let entry = match event {
+            AgentEvent::Chunk(entry) => entry,
+            AgentEvent::ToolCall { call, replay } => {
+                assert!(open.is_none(), "a tool call while stream {open:?} is open");
+                let at = match calls.iter().find(|(id, _)| *id == call.id) {
+                    Some((_, at)) => *at,
+                    None => {
+                        calls.push((call.id.clone(), messages.len()));
+                        messages.push(Message {
+                            kind: EntryKind::ToolCall,
+                            text: String::new(),
+                            replay: *replay,
+                        });
+                        messages.len() - 1
+                    }
+                };
+                messages[at].text = call.title.clone();
+                let output = call.output.clone().unwrap_or_default();
+                let has_output = messages
+                    .get(at + 1)
+                    .is_some_and(|m| m.kind == EntryKind::ToolOutput);
+                match (has_output, output.is_empty()) {
+                    (true, _) => messages[at + 1].text = output,
+                    (false, false) => messages.insert(
+                        at + 1,
+                        Message {
+                            kind: EntryKind::ToolOutput,
+                            text: output,
+                            replay: *replay,
+                        },
+                    ),
+                    (false, true) => {}
+                }
+                continue;
+            }
+            AgentEvent::Plan { steps, replay } => {
+                messages.push(Message {
+                    kind: EntryKind::AgentThought,
+                    text: blaise_runner::protocol::entries::plan_text(steps),
+                    replay: *replay,
+                });
+                continue;
+            }
+            AgentEvent::Permission { .. } | AgentEvent::Stderr(_) => continue,
+        };
         assert!(
             !ended.contains(&entry.stream_id),
             "an entry of stream {} after its last entry",
@@ -123,49 +175,49 @@ pub fn messages(entries: &[TranscriptEntry]) -> Vec<Message> {
     messages
 }
 
-/// A permission request that arrived: its id, the ACP request, the answer.
+/// The chunk an event is (the test expected one).
+pub fn chunk(event: &AgentEvent) -> &blaise_runner::host::bindings::TranscriptEntry {
+    match event {
+        AgentEvent::Chunk(entry) => entry,
+        other => panic!("a chunk expected, got {other:?}"),
+    }
+}
+
+/// A permission request that arrived, and where its answer goes.
 pub struct Asked {
-    pub request_id: String,
-    pub request: serde_json::Value,
+    pub request: Permission,
     pub answer: oneshot::Sender<PermissionAnswer>,
 }
 
-/// Waits for the next permission request (entries before it are skipped).
+/// Waits for the next permission request (what comes before it is skipped).
 pub async fn next_permission(events: &mut Events) -> Asked {
     loop {
         match soon("a permission request", events.recv()).await {
-            Some(AgentEvent::Permission {
-                request_id,
-                request,
-                answer,
-            }) => {
-                return Asked {
-                    request_id,
-                    request,
-                    answer,
-                };
+            Some(AgentEvent::Permission { request, answer }) => {
+                return Asked { request, answer };
             }
-            Some(AgentEvent::Entry(_)) => {}
+            Some(_) => {}
             None => panic!("the agent's events ended without a permission request"),
         }
     }
 }
 
-/// Waits for an entry whose text contains `text`; returns the entries up to it.
-pub async fn entry_containing(events: &mut Events, text: &str) -> Vec<TranscriptEntry> {
-    let mut entries = Vec::new();
+/// Waits for a chunk whose text contains `text`; returns the events up to it.
+pub async fn entry_containing(events: &mut Events, text: &str) -> Vec<AgentEvent> {
+    let mut taken = Vec::new();
     loop {
         match soon("an entry", events.recv()).await {
-            Some(AgentEvent::Entry(entry)) => {
+            Some(AgentEvent::Permission { request, .. }) => {
+                panic!("unexpected permission request {}", request.request_id)
+            }
+            Some(AgentEvent::Chunk(entry)) => {
                 let found = entry.text.contains(text);
-                entries.push(entry);
+                taken.push(AgentEvent::Chunk(entry));
                 if found {
-                    return entries;
+                    return taken;
                 }
             }
-            Some(AgentEvent::Permission { request_id, .. }) => {
-                panic!("unexpected permission request {request_id}")
-            }
+            Some(event) => taken.push(event),
             None => panic!("the agent's events ended before an entry with {text:?}"),
         }
     }

@@ -5,7 +5,9 @@ use std::time::Duration;
 use blaise_runner::acp::PermissionAnswer;
 use blaise_runner::host::bindings::EntryKind;
 
-use crate::support::{command, entry_containing, launch, message, next_permission, received, soon};
+use crate::support::{
+    chunk, command, entry_containing, launch, message, next_permission, received, soon,
+};
 
 const GRACE: Duration = Duration::from_secs(5);
 
@@ -24,7 +26,7 @@ async fn say_think_sleep_and_anything_else() {
     .await
     .unwrap();
     assert_eq!(stop, "end_turn");
-    let (messages, _) = received(&mut events);
+    let (messages, _) = received(&agent, &mut events);
     assert_eq!(
         messages,
         [
@@ -34,7 +36,7 @@ async fn say_think_sleep_and_anything_else() {
             message(EntryKind::AgentMessage, "You said: how are you"),
         ]
     );
-    assert_eq!(agent.close(GRACE).await.unwrap(), Some(0));
+    agent.close(GRACE).await.unwrap();
 }
 
 #[tokio::test]
@@ -48,12 +50,16 @@ async fn a_streamed_message_is_chunks_of_one_stream_ended_by_last() {
     )
     .await
     .unwrap();
-    let (messages, entries) = received(&mut events);
+    let (messages, entries) = received(&agent, &mut events);
     let chunks: Vec<(&str, &str, bool)> = entries
         .iter()
+        .map(chunk)
         .map(|entry| (entry.stream_id.as_str(), entry.text.as_str(), entry.last))
         .collect();
-    let (stream, next) = (entries[0].stream_id.as_str(), entries[5].stream_id.as_str());
+    let (stream, next) = (
+        chunk(&entries[0]).stream_id.as_str(),
+        chunk(&entries[5]).stream_id.as_str(),
+    );
     assert_ne!(stream, next);
     assert_eq!(
         chunks,
@@ -70,6 +76,7 @@ async fn a_streamed_message_is_chunks_of_one_stream_ended_by_last() {
     assert!(
         entries
             .iter()
+            .map(chunk)
             .all(|entry| entry.kind == EntryKind::AgentMessage && !entry.replay)
     );
     assert_eq!(messages.len(), 2);
@@ -92,7 +99,7 @@ async fn run_executes_in_the_working_directory_and_reports_the_output() {
     .await
     .unwrap();
     assert_eq!(stop, "end_turn");
-    let (messages, _) = received(&mut events);
+    let (messages, _) = received(&agent, &mut events);
     let cwd = dir.path().canonicalize().unwrap();
     assert_eq!(
         messages,
@@ -127,7 +134,7 @@ async fn env_sees_only_the_given_environment_and_path() {
     )
     .await
     .unwrap();
-    let (messages, _) = received(&mut events);
+    let (messages, _) = received(&agent, &mut events);
     let path = std::env::var("PATH").unwrap();
     assert_eq!(
         messages[0],
@@ -177,7 +184,7 @@ async fn a_given_path_replaces_the_runners() {
     soon("the prompt", agent.prompt(&session, "env PATH"))
         .await
         .unwrap();
-    let (messages, _) = received(&mut events);
+    let (messages, _) = received(&agent, &mut events);
     assert_eq!(
         messages,
         [message(
@@ -200,18 +207,15 @@ async fn ask_is_a_permission_event_and_the_answer_reaches_the_agent() {
         ),
         async {
             let asked = next_permission(&mut events).await;
-            assert!(
-                asked.request_id.starts_with("perm-"),
-                "{}",
-                asked.request_id
-            );
-            assert_eq!(asked.request["sessionId"], session.as_str());
-            assert_eq!(asked.request["toolCall"]["title"], "Delete the build?");
-            let options: Vec<&str> = asked.request["options"]
-                .as_array()
-                .unwrap()
+            // The runner's own ids: nothing of the agent's text in them.
+            assert_eq!(asked.request.request_id, "perm-1");
+            assert_eq!(asked.request.tool_call.id, "tc-1");
+            assert_eq!(asked.request.tool_call.title, "Delete the build?");
+            let options: Vec<&str> = asked
+                .request
+                .options
                 .iter()
-                .map(|option| option["optionId"].as_str().unwrap())
+                .map(|option| option.option_id.as_str())
                 .collect();
             assert_eq!(options, ["allow", "deny"]);
             asked
@@ -221,7 +225,7 @@ async fn ask_is_a_permission_event_and_the_answer_reaches_the_agent() {
         }
     );
     assert_eq!(stop.unwrap(), "end_turn");
-    let (messages, _) = received(&mut events);
+    let (messages, _) = received(&agent, &mut events);
     assert_eq!(
         messages,
         [message(EntryKind::AgentMessage, "Option chosen: allow")]
@@ -230,7 +234,7 @@ async fn ask_is_a_permission_event_and_the_answer_reaches_the_agent() {
 }
 
 #[tokio::test]
-async fn the_permission_request_is_an_entry_of_the_transcript_after_the_open_stream_ended() {
+async fn the_permission_request_comes_after_the_open_stream_ended_with_its_tool_call() {
     let dir = tempfile::tempdir().unwrap();
     let (agent, mut events) = launch(command(dir.path(), &[], &[])).await;
     let session = agent.new_session().await.unwrap();
@@ -243,18 +247,15 @@ async fn the_permission_request_is_an_entry_of_the_transcript_after_the_open_str
             let mut entries = Vec::new();
             let answer = loop {
                 match soon("an event", events.recv()).await.unwrap() {
-                    blaise_runner::acp::AgentEvent::Entry(entry) => entries.push(entry),
                     blaise_runner::acp::AgentEvent::Permission { answer, .. } => break answer,
+                    event => entries.push(event),
                 }
             };
             assert_eq!(
                 crate::support::messages(&entries),
                 [
                     message(EntryKind::AgentMessage, "first"),
-                    message(
-                        EntryKind::PermissionRequest,
-                        "Deploy? [Allow (allow), Deny (deny)]"
-                    ),
+                    message(EntryKind::ToolCall, "Deploy?"),
                 ]
             );
             answer
@@ -263,7 +264,7 @@ async fn the_permission_request_is_an_entry_of_the_transcript_after_the_open_str
         }
     );
     assert_eq!(stop.unwrap(), "end_turn");
-    let (messages, _) = received(&mut events);
+    let (messages, _) = received(&agent, &mut events);
     assert_eq!(
         messages,
         [message(EntryKind::AgentMessage, "Option chosen: deny")]
@@ -293,7 +294,7 @@ async fn a_permission_answered_cancelled_or_dropped_or_with_an_unknown_option_is
             }
         );
         assert_eq!(stop.unwrap(), "end_turn", "{answer:?}");
-        let (messages, _) = received(&mut events);
+        let (messages, _) = received(&agent, &mut events);
         assert_eq!(
             messages,
             [message(
@@ -324,7 +325,7 @@ async fn cancel_answers_a_pending_permission_request_and_ends_the_turn_cancelled
         }
     );
     assert_eq!(stop.unwrap(), "cancelled");
-    let (messages, _) = received(&mut events);
+    let (messages, _) = received(&agent, &mut events);
     assert_eq!(
         messages,
         [message(
@@ -352,7 +353,7 @@ async fn wait_then_cancel_ends_the_turn_cancelled() {
         }
     );
     assert_eq!(stop.unwrap(), "cancelled");
-    entries.extend(received(&mut events).1);
+    entries.extend(received(&agent, &mut events).1);
     assert_eq!(
         crate::support::messages(&entries),
         [message(EntryKind::AgentMessage, "waiting")]
@@ -362,7 +363,7 @@ async fn wait_then_cancel_ends_the_turn_cancelled() {
         agent.prompt(&session, "say again").await.unwrap(),
         "end_turn"
     );
-    let (messages, _) = received(&mut events);
+    let (messages, _) = received(&agent, &mut events);
     assert_eq!(messages, [message(EntryKind::AgentMessage, "again")]);
     agent.close(GRACE).await.unwrap();
 }
@@ -382,7 +383,7 @@ async fn a_crash_fails_the_prompt_with_the_exit_status() {
     assert!(error.contains("exited during the prompt"), "{error}");
     assert!(error.contains("exit status: 101"), "{error}");
     assert!(error.contains("crashing, as the script asked"), "{error}");
-    let (messages, _) = received(&mut events);
+    let (messages, _) = received(&agent, &mut events);
     assert_eq!(messages, [message(EntryKind::AgentMessage, "before")]);
 
     let again = format!("{:#}", agent.prompt(&session, "say hi").await.unwrap_err());
@@ -391,7 +392,7 @@ async fn a_crash_fails_the_prompt_with_the_exit_status() {
         again.contains("exited before the prompt, with exit status: 101"),
         "{again}"
     );
-    assert_eq!(agent.close(GRACE).await.unwrap(), Some(101));
+    assert_eq!(agent.close(GRACE).await.unwrap().code, Some(101));
 }
 
 #[tokio::test]
@@ -404,12 +405,12 @@ async fn a_turn_no_longer_awaited_still_ends_its_open_stream() {
         stop = agent.prompt(&session, "say partial\nwait") => panic!("the turn ended: {stop:?}"),
         entries = entry_containing(&mut events, "partial") => entries,
     };
-    entries.extend(received(&mut events).1);
+    entries.extend(received(&agent, &mut events).1);
     assert_eq!(
         crate::support::messages(&entries),
         [message(EntryKind::AgentMessage, "partial")],
         "{entries:?}"
     );
-    assert!(entries.last().unwrap().last);
+    assert!(chunk(entries.last().unwrap()).last);
     agent.close(GRACE).await.unwrap();
 }

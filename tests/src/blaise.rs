@@ -407,9 +407,14 @@ pub struct Stage {
 impl Stage {
     /// Agent `script` with these settings; write `blaise.yml` with [`Stage::configure`].
     pub async fn new(agent: AgentSettings) -> Stage {
+        Self::with_agent("script", agent).await
+    }
+
+    /// Agent `name` with these settings; write `blaise.yml` yourself.
+    pub async fn with_agent(name: &str, agent: AgentSettings) -> Stage {
         let tmp = tempfile::tempdir().unwrap();
         let blaise = Blaise::start(&tmp.path().join("blaise.db"), quick_config()).await;
-        blaise.embedded.set_agent("script", agent).unwrap();
+        blaise.embedded.set_agent(name, agent).unwrap();
         let config = tmp.path().join("blaise.yml");
         let data = tmp.path().join("data");
         let cache = tmp.path().join("cache");

@@ -166,9 +166,11 @@ pub fn processes_with(token: &str) -> Vec<String> {
         .collect()
 }
 
+pub mod agents;
 pub mod blaise;
 pub mod fake_registry;
 pub mod git_http;
+pub mod model_api;
 pub mod proxy;
 pub mod registry;
 pub mod serve;

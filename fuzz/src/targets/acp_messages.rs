@@ -102,13 +102,13 @@ fn runners_id(id: &str, prefix: &str) -> bool {
 
 /// The transcript's promises (`runner/src/acp/mod.rs`): one stream open at a
 /// time, one kind per stream, every stream ended by a `last` entry, ids never
-/// reused; tool calls and permission requests under the runner's own ids, a
-/// permission request right after its tool call as it stands.
+/// reused; tool calls and permission requests under the runner's own ids,
+/// a permission request's tool call announced before it.
 fn check(events: Vec<AgentEvent>, permissions: &[String]) {
     let mut open: Option<(String, EntryKind)> = None;
     let mut ended: Vec<String> = Vec::new();
     let mut asked = permissions.iter();
-    let mut previous: Option<String> = None;
+    let mut announced: Vec<String> = Vec::new();
     for event in events {
         match event {
             AgentEvent::Chunk(entry) => {
@@ -131,16 +131,14 @@ fn check(events: Vec<AgentEvent>, permissions: &[String]) {
                 } else {
                     open = Some((entry.stream_id.clone(), entry.kind));
                 }
-                previous = None;
             }
             AgentEvent::ToolCall { call, .. } => {
                 assert!(open.is_none(), "a tool call while a stream is open");
                 assert!(runners_id(&call.id, "tc"), "tool call id {:?}", call.id);
-                previous = Some(call.id);
+                announced.push(call.id);
             }
             AgentEvent::Plan { .. } => {
                 assert!(open.is_none(), "a plan while a stream is open");
-                previous = None;
             }
             AgentEvent::Permission { request, .. } => {
                 assert_eq!(
@@ -149,12 +147,10 @@ fn check(events: Vec<AgentEvent>, permissions: &[String]) {
                     "permission events in order"
                 );
                 assert!(runners_id(&request.request_id, "perm"));
-                assert_eq!(
-                    previous.as_deref(),
-                    Some(request.tool_call.id.as_str()),
-                    "the request's tool call comes right before it"
+                assert!(
+                    announced.contains(&request.tool_call.id),
+                    "the request's tool call was announced before it"
                 );
-                previous = None;
             }
             AgentEvent::Stderr(_) => unreachable!("no stderr here"),
         }

@@ -58,19 +58,23 @@ impl Transcript {
                 self.chunk(EntryKind::AgentThought, chunk, self.replay, &mut out)
             }
             SessionUpdate::ToolCall(call) => {
-                out.extend(self.end_stream());
-                out.push(AgentEvent::ToolCall {
-                    call: self.tool_calls.announce(call),
-                    replay: self.replay,
-                });
+                if let Some(call) = self.tool_calls.announce(call) {
+                    out.extend(self.end_stream());
+                    out.push(AgentEvent::ToolCall {
+                        call,
+                        replay: self.replay,
+                    });
+                }
             }
             SessionUpdate::ToolCallUpdate(update) => {
-                out.extend(self.end_stream());
                 let id = update.tool_call_id.0.to_string();
-                out.push(AgentEvent::ToolCall {
-                    call: self.tool_calls.update(&id, update.fields),
-                    replay: self.replay,
-                });
+                if let Some(call) = self.tool_calls.update(&id, update.fields) {
+                    out.extend(self.end_stream());
+                    out.push(AgentEvent::ToolCall {
+                        call,
+                        replay: self.replay,
+                    });
+                }
             }
             SessionUpdate::Plan(plan) => {
                 out.extend(self.end_stream());
@@ -92,7 +96,8 @@ impl Transcript {
     /// A permission request: the tool call it is about (merged with what
     /// the agent said of that call before), and the choices it offers.
     /// Returns the events that come before the request (the open stream's
-    /// end, the tool call as it now stands) and the request.
+    /// end, the tool call as it now stands if the request changed it) and
+    /// the request.
     pub fn permission(
         &mut self,
         request: &RequestPermissionRequest,
@@ -100,11 +105,14 @@ impl Transcript {
         let mut before: Vec<AgentEvent> = self.end_stream().into_iter().collect();
         let id = request.tool_call.tool_call_id.0.to_string();
         let fields: ToolCallUpdateFields = request.tool_call.fields.clone();
-        let call = self.tool_calls.update(&id, fields);
-        before.push(AgentEvent::ToolCall {
-            call: call.clone(),
-            replay: self.replay,
-        });
+        let changed = self.tool_calls.update(&id, fields);
+        let call = self.tool_calls.get(&id);
+        if let Some(call) = changed {
+            before.push(AgentEvent::ToolCall {
+                call,
+                replay: self.replay,
+            });
+        }
         self.permissions += 1;
         let permission = Permission {
             request_id: format!("perm-{}", self.permissions),

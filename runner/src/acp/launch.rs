@@ -5,9 +5,9 @@ use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    Implementation, InitializeRequest, RequestPermissionRequest, SessionNotification,
+    Implementation, InitializeRequest, RequestPermissionRequest, SessionNotification, SessionUpdate,
 };
-use agent_client_protocol::{ByteStreams, Client};
+use agent_client_protocol::{ByteStreams, Client, UntypedMessage};
 use anyhow::Context as _;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::compat::{TokioAsyncReadCompatExt as _, TokioAsyncWriteCompatExt as _};
@@ -45,12 +45,19 @@ impl Agent {
             .v1()
             .name("blaise-runner")
             .on_receive_notification(
-                async move |notification: SessionNotification, _cx| {
+                async move |notification: UntypedMessage, _cx| {
+                    // Read here, not by the typed handler: an update this
+                    // runner cannot read (a newer shape, a `null` where a
+                    // number belongs) costs that update, named in the log,
+                    // and no warning on every turn.
+                    let Some(update) = session_update(&notification) else {
+                        return Ok(());
+                    };
                     let made = on_update
                         .0
                         .lock()
                         .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .update(notification.update);
+                        .update(update);
                     // In the dispatch loop: the agent's next message waits
                     // until there is room (the loop reads nothing meanwhile).
                     for event in made {
@@ -120,5 +127,30 @@ impl Agent {
         agent.load_session = capabilities.load_session;
         agent.resume_session = capabilities.session_capabilities.resume.is_some();
         Ok(agent)
+    }
+}
+
+/// The update a `session/update` notification carries, if this runner can
+/// read it; other notifications are not the conversation's.
+fn session_update(notification: &UntypedMessage) -> Option<SessionUpdate> {
+    if notification.method != "session/update" {
+        tracing::trace!(method = %notification.method, "a notification the runner does not use");
+        return None;
+    }
+    match serde_json::from_value::<SessionNotification>(notification.params.clone()) {
+        Ok(notification) => Some(notification.update),
+        Err(_) => {
+            // Only its kind: the rest (serde's error quotes values too) is
+            // the agent's text, which the log gets only through the filters.
+            let kind: String = notification.params["update"]["sessionUpdate"]
+                .as_str()
+                .unwrap_or("?")
+                .chars()
+                .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .take(64)
+                .collect();
+            tracing::debug!(%kind, "an update the runner cannot read: skipped");
+            None
+        }
     }
 }

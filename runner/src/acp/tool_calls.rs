@@ -26,8 +26,9 @@ pub(crate) struct ToolCalls {
 
 impl ToolCalls {
     /// A `tool_call`: the call as the agent announces it (announced again,
-    /// it replaces what was known, under the same runner id).
-    pub fn announce(&mut self, call: AcpToolCall) -> ToolCall {
+    /// it replaces what was known, under the same runner id). `None` when
+    /// that changes nothing of what is known.
+    pub fn announce(&mut self, call: AcpToolCall) -> Option<ToolCall> {
         let fields = ToolCallUpdateFields::new()
             .title(call.title)
             .kind(call.kind)
@@ -37,26 +38,35 @@ impl ToolCalls {
             .raw_input(call.raw_input)
             .raw_output(call.raw_output);
         let id = call.tool_call_id.0.to_string();
-        let state = self.entry(&id);
-        let ours = std::mem::take(&mut state.id);
+        let (state, new) = self.entry(&id);
+        let before = (!new).then(|| state.clone());
         *state = ToolCall {
-            id: ours,
+            id: state.id.clone(),
             ..ToolCall::default()
         };
         apply(state, fields);
-        state.clone()
+        (before.as_ref() != Some(state)).then(|| state.clone())
     }
 
     /// A `tool_call_update` (or a permission request's tool call): the given
-    /// fields replace the known ones.
-    pub fn update(&mut self, id: &str, fields: ToolCallUpdateFields) -> ToolCall {
-        let state = self.entry(id);
+    /// fields replace the known ones. `None` when that changes nothing
+    /// (an update that only carries what the runner does not record).
+    pub fn update(&mut self, id: &str, fields: ToolCallUpdateFields) -> Option<ToolCall> {
+        let (state, new) = self.entry(id);
+        let before = (!new).then(|| state.clone());
         apply(state, fields);
-        state.clone()
+        (before.as_ref() != Some(state)).then(|| state.clone())
     }
 
-    fn entry(&mut self, id: &str) -> &mut ToolCall {
-        if !self.calls.contains_key(id) {
+    /// The call as it stands (a call never heard of: a new one).
+    pub fn get(&mut self, id: &str) -> ToolCall {
+        self.entry(id).0.clone()
+    }
+
+    /// The call's state, and whether it is new.
+    fn entry(&mut self, id: &str) -> (&mut ToolCall, bool) {
+        let new = !self.calls.contains_key(id);
+        if new {
             if self.calls.len() >= MAX_REMEMBERED
                 && let Some(oldest) = self.order.pop_front()
             {
@@ -75,7 +85,7 @@ impl ToolCalls {
                 },
             );
         }
-        self.calls.get_mut(id).expect("inserted above")
+        (self.calls.get_mut(id).expect("inserted above"), new)
     }
 }
 
@@ -252,11 +262,13 @@ mod tests {
     fn updates_merge_into_one_call_with_its_command_and_output() {
         let mut calls = ToolCalls::default();
         // Claude Code: a bare announcement, the input in an update, the output at the end.
-        let first = calls.announce(
-            AcpToolCall::new("toolu_1", "Terminal")
-                .kind(ToolKind::Execute)
-                .raw_input(json!({})),
-        );
+        let first = calls
+            .announce(
+                AcpToolCall::new("toolu_1", "Terminal")
+                    .kind(ToolKind::Execute)
+                    .raw_input(json!({})),
+            )
+            .unwrap();
         assert_eq!(
             (
                 first.id.as_str(),
@@ -265,22 +277,28 @@ mod tests {
             ),
             ("tc-1", "Terminal", "pending")
         );
-        let running = calls.update(
-            "toolu_1",
-            ToolCallUpdateFields::new()
-                .title("echo hi")
-                .raw_input(json!({"command": "echo hi", "description": "says hi"}))
-                .content(vec![text("says hi")]),
-        );
+        let running = calls
+            .update(
+                "toolu_1",
+                ToolCallUpdateFields::new()
+                    .title("echo hi")
+                    .raw_input(json!({"command": "echo hi", "description": "says hi"}))
+                    .content(vec![text("says hi")]),
+            )
+            .unwrap();
+        // An update with nothing the runner records (Claude's `_meta` only): nothing new.
+        assert_eq!(calls.update("toolu_1", ToolCallUpdateFields::new()), None);
         assert_eq!(running.command.as_deref(), Some("echo hi"));
         assert_eq!(running.output, None, "no output before the call ends");
-        let done = calls.update(
-            "toolu_1",
-            ToolCallUpdateFields::new()
-                .status(ToolCallStatus::Completed)
-                .raw_output(json!("hi"))
-                .content(vec![text("```console\nhi\n```")]),
-        );
+        let done = calls
+            .update(
+                "toolu_1",
+                ToolCallUpdateFields::new()
+                    .status(ToolCallStatus::Completed)
+                    .raw_output(json!("hi"))
+                    .content(vec![text("```console\nhi\n```")]),
+            )
+            .unwrap();
         assert_eq!(done.id, "tc-1");
         assert_eq!(done.title, "echo hi");
         assert_eq!(done.kind, "execute");
@@ -299,39 +317,46 @@ mod tests {
                 .status(ToolCallStatus::InProgress)
                 .raw_input(json!({"command": ["/bin/bash", "-lc", "echo 'hi there'"]})),
         );
-        let done = calls.update(
-            "call_1",
-            ToolCallUpdateFields::new()
-                .status(ToolCallStatus::Completed)
-                .raw_output(json!({"stdout": "hi there\n", "formatted_output": "hi there\n", "exit_code": 0})),
-        );
+        let done = calls
+            .update(
+                "call_1",
+                ToolCallUpdateFields::new()
+                    .status(ToolCallStatus::Completed)
+                    .raw_output(json!({"stdout": "hi there\n", "formatted_output": "hi there\n", "exit_code": 0})),
+            )
+            .unwrap();
         assert_eq!(done.command.as_deref(), Some("echo 'hi there'"));
         assert_eq!(done.output.as_deref(), Some("hi there\n"));
         // Gemini: no input at all; the title is the command.
         let gemini = calls
-            .announce(AcpToolCall::new("run_shell_command_1", "ls -a").kind(ToolKind::Execute));
+            .announce(AcpToolCall::new("run_shell_command_1", "ls -a").kind(ToolKind::Execute))
+            .unwrap();
         assert_eq!(gemini.command.as_deref(), Some("ls -a"));
         assert_eq!(gemini.id, "tc-2");
-        let words = calls.update(
-            "x",
-            ToolCallUpdateFields::new()
-                .kind(ToolKind::Execute)
-                .raw_input(json!({"cmd": ["git", "commit", "-m", "a b"]})),
-        );
+        let words = calls
+            .update(
+                "x",
+                ToolCallUpdateFields::new()
+                    .kind(ToolKind::Execute)
+                    .raw_input(json!({"cmd": ["git", "commit", "-m", "a b"]})),
+            )
+            .unwrap();
         assert_eq!(words.command.as_deref(), Some("git commit -m 'a b'"));
     }
 
     #[test]
     fn diffs_and_locations_are_kept() {
         let mut calls = ToolCalls::default();
-        let call = calls.announce(
-            AcpToolCall::new("e", "Edit src/lib.rs")
-                .kind(ToolKind::Edit)
-                .locations(vec![ToolCallLocation::new("/w/src/lib.rs").line(3)])
-                .content(vec![ToolCallContent::Diff(
-                    Diff::new("/w/src/lib.rs", "new\n").old_text("old\n".to_string()),
-                )]),
-        );
+        let call = calls
+            .announce(
+                AcpToolCall::new("e", "Edit src/lib.rs")
+                    .kind(ToolKind::Edit)
+                    .locations(vec![ToolCallLocation::new("/w/src/lib.rs").line(3)])
+                    .content(vec![ToolCallContent::Diff(
+                        Diff::new("/w/src/lib.rs", "new\n").old_text("old\n".to_string()),
+                    )]),
+            )
+            .unwrap();
         assert_eq!(call.command, None);
         assert_eq!(
             call.locations,
@@ -359,7 +384,7 @@ mod tests {
         assert_eq!(calls.calls.len(), MAX_REMEMBERED);
         // Forgotten: starts afresh under a new id.
         assert_eq!(
-            calls.update("0", ToolCallUpdateFields::new()).id,
+            calls.update("0", ToolCallUpdateFields::new()).unwrap().id,
             format!("tc-{}", MAX_REMEMBERED + 11)
         );
     }

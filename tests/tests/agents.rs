@@ -1,0 +1,368 @@
+//! Real coding agents under Blaise: Claude Code (`claude-agent-acp`), Codex
+//! (`codex-acp`) and Gemini CLI (`gemini --acp`), installed from npm at
+//! pinned versions, each configured by the `blaise.yml` that `docs/agents.md`
+//! shows and driven through a whole session by a real control plane and a
+//! real runner: start → a read-only tool call → a tool call that needs
+//! permission, answered through the API → idle pause → resume → close and
+//! teardown, nothing left running.
+//!
+//! Their model APIs cannot be reached from here: a stand-in on 127.0.0.1
+//! (`tests/src/model_api`) answers in each API's published wire format, with
+//! a scripted model. The model "leaks" a token the redaction plug knows into
+//! every field it can make the agent fill (message, thought, plan, tool
+//! call title, command, input and output, permission request), and the
+//! agent's API key (given by source, masked by the runner); neither may be
+//! anywhere outside the runner.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use blaise_control::model::IdlePolicy;
+use blaise_tests::agents::{self, RealAgent};
+use blaise_tests::blaise::{Stage, settings};
+use blaise_tests::model_api::ModelApi;
+use blaise_tests::plug;
+use serde_json::{Value, json};
+
+/// A GitHub token's shape: the redaction plug masks it wherever it is.
+const SECRET: &str = "ghp_R3alAgentsLeak0123456789abcdefABCDEF";
+
+const PATIENCE: Duration = Duration::from_secs(120);
+
+#[tokio::test(flavor = "multi_thread")]
+async fn claude_code_through_a_whole_session() {
+    whole_session(RealAgent::Claude).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn codex_through_a_whole_session() {
+    whole_session(RealAgent::Codex).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn gemini_cli_through_a_whole_session() {
+    whole_session(RealAgent::Gemini).await;
+}
+
+async fn whole_session(agent: RealAgent) {
+    let Some(installed) = agents::installed() else {
+        return;
+    };
+    let model = ModelApi::start(SECRET).await;
+    let stage = Stage::with_agent(agent.name(), settings(3_000, IdlePolicy::Pause)).await;
+    let redaction = plug("plugs/redaction");
+    let plugs = format!("  - id: redaction\n    source: {}\n", redaction.display());
+    std::fs::write(&stage.config, agent.config(&model.url, &plugs)).unwrap();
+    let key = format!("{}-key-Zq81bV0tTestKey", agent.name());
+    let runner = stage.runner_with_env(
+        "box-1",
+        &[
+            ("PATH", installed.path.as_str()),
+            (agent.key_variable(), key.as_str()),
+        ],
+    );
+    let api = &stage.blaise;
+
+    // Start: what the model says and thinks, a plan, and a read-only tool call.
+    let session = api
+        .new_session(
+            agent.name(),
+            "say token @secret@ and key @key@\nthink about @secret@\nplan look at @secret@; answer\nrun echo hello-from-the-agent @secret@",
+        )
+        .await;
+    wait_for_entry(api, &session, "the first answer", |e| {
+        text(e).contains("DONE") && text(e).contains("hello-from-the-agent")
+    })
+    .await;
+    let echo = tool_call(api, &session, "echo hello-from-the-agent").await;
+    assert_eq!(echo["status"], "completed", "{echo:#}");
+    assert_eq!(echo["kind"], "execute", "{echo:#}");
+    assert!(echo["id"].as_str().unwrap().starts_with("tc-"), "{echo:#}");
+    if agent == RealAgent::Gemini {
+        // Gemini CLI sends a command's output to its model, not over ACP:
+        // the call shows no output; the model's answer shows it ran.
+        assert!(echo["output"].is_null(), "{echo:#}");
+    } else {
+        let output = echo["output"].as_str().expect("the command's output");
+        assert!(output.contains("hello-from-the-agent"), "{echo:#}");
+    }
+
+    // A tool call that needs permission, answered through the API.
+    api.send(&session, "run touch permitted-by-the-user @secret@")
+        .await
+        .unwrap();
+    let view = api
+        .wait_for(&session, "a permission request", PATIENCE, |v| {
+            pending(v).is_some()
+        })
+        .await;
+    let asked = pending(&view).unwrap();
+    let request = &asked["request"];
+    let command = request["tool_call"]["command"].as_str().unwrap_or_default();
+    assert!(command.contains("touch permitted-by-the-user"), "{asked:#}");
+    let allow = request["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["kind"] == "allow_once")
+        .unwrap_or_else(|| panic!("an allow_once option: {asked:#}"));
+    let path = format!(
+        "/v1/sessions/{session}/permissions/{}/answer",
+        asked["request_id"].as_str().unwrap()
+    );
+    api.user
+        .post(&path, json!({ "option_id": allow["option_id"] }))
+        .await
+        .unwrap();
+    wait_for(
+        api,
+        &session,
+        "the answer after the permission",
+        |entries| {
+            let asked = entries
+                .iter()
+                .position(|e| e["kind"] == "permission_request")?;
+            entries[asked..]
+                .iter()
+                .find(|e| e["kind"] == "agent_message" && text(e).starts_with("DONE"))
+                .cloned()
+        },
+    )
+    .await;
+    let workspace = stage.workspace(&view);
+    let touched = std::fs::read_dir(&workspace).unwrap().flatten().any(|f| {
+        f.file_name()
+            .to_string_lossy()
+            .starts_with("permitted-by-the-user")
+    });
+    assert!(
+        touched,
+        "the permitted command ran in {}",
+        workspace.display()
+    );
+
+    // Idle: Blaise pauses the session after its inactivity limit.
+    api.wait_for(&session, "the idle pause", PATIENCE, |v| {
+        v["state"] == "paused"
+    })
+    .await;
+    if agent == RealAgent::Gemini {
+        // Gemini CLI 0.61 loses a session loaded in the minute it began
+        // (its chat file is named by the minute, and the load starts it
+        // again): wait for the next minute, as any real pause would.
+        next_minute(api, &session).await;
+    }
+
+    // Resume: the agent takes its conversation up again.
+    api.send(&session, "recall").await.unwrap();
+    let recalled = wait_for_entry(api, &session, "the answer after the resume", |e| {
+        text(e).starts_with("RECALL")
+    })
+    .await;
+    assert!(
+        text(&recalled).contains("RECALL say token")
+            && text(&recalled).contains("| run touch permitted-by-the-user"),
+        "the model sees the earlier turns: {recalled:#}"
+    );
+    let view = api.show(&session).await;
+    let resume = &view["runs"][1];
+    assert_eq!(resume["kind"], "resume", "{view:#}");
+    let expected = match agent {
+        RealAgent::Gemini => "loaded",
+        _ => "resumed",
+    };
+    assert_eq!(resume["conversation"], expected, "{view:#}");
+    // Loaded or resumed, the earlier turns are not recorded a second time.
+    let transcript = api.transcript(&session).await;
+    let firsts = transcript
+        .iter()
+        .filter(|e| e["kind"] == "agent_message" && text(e).contains("hello-from-the-agent"))
+        .count();
+    assert_eq!(firsts, 1, "{}", api.transcript_text(&session).await);
+
+    // Close: the run stops, tears down, and nothing is left running.
+    api.close(&session).await.unwrap();
+    let view = api
+        .wait_for(&session, "the teardown", PATIENCE, |v| {
+            v["environment"]["state"] == "torn_down"
+        })
+        .await;
+    assert_eq!(view["state"], "closed", "{view:#}");
+    assert!(!workspace.exists(), "the workspace is removed");
+    assert_eq!(
+        processes_in(&workspace),
+        Vec::<String>::new(),
+        "nothing left running"
+    );
+
+    // Nothing the agent was made to leak is anywhere outside the runner.
+    let logs = runner.stderr();
+    let places = [
+        (
+            "the API's session view",
+            api.show(&session).await.to_string(),
+        ),
+        (
+            "the API's transcript",
+            Value::from(api.transcript(&session).await).to_string(),
+        ),
+        ("the dashboard", dashboard(&stage, &session).await),
+        ("the runner's log", logs.clone()),
+        ("the database", database(stage.path())),
+    ];
+    for (place, content) in &places {
+        assert!(!content.contains(SECRET), "the token is in {place}");
+        assert!(!content.contains(&key), "the API key is in {place}");
+    }
+    assert!(
+        places[1].1.contains("[REDACTED"),
+        "the token was there to mask: {}",
+        places[1].1
+    );
+    // The agent's stderr reached the log as text, not terminal codes.
+    assert!(!logs.contains('\u{1b}'), "colour codes in the runner's log");
+    // What a user reads: every kind of thing the agent did is there
+    // (Gemini CLI shows its to-do list as a tool call, not as a plan).
+    let kinds: Vec<&str> = transcript
+        .iter()
+        .filter_map(|e| e["kind"].as_str())
+        .collect();
+    let mut expected = vec![
+        "agent_message",
+        "agent_thought",
+        "tool_call",
+        "permission_request",
+    ];
+    if agent != RealAgent::Gemini {
+        expected.push("plan");
+    }
+    for kind in expected {
+        assert!(kinds.contains(&kind), "no {kind} entry: {kinds:?}");
+    }
+    if std::env::var_os("BLAISE_SHOW_TRANSCRIPT").is_some() {
+        eprintln!("{}", api.transcript_text(&session).await);
+        eprintln!("{}", serde_json::to_string_pretty(&transcript).unwrap());
+    }
+    runner.stop().await;
+}
+
+fn text(entry: &Value) -> &str {
+    entry["content"]["text"].as_str().unwrap_or_default()
+}
+
+/// Waits for a transcript entry that `found` accepts; returns it.
+async fn wait_for_entry(
+    api: &blaise_tests::blaise::Api,
+    session: &str,
+    what: &str,
+    found: impl Fn(&Value) -> bool,
+) -> Value {
+    wait_for(api, session, what, |entries| {
+        entries.iter().find(|e| found(e)).cloned()
+    })
+    .await
+}
+
+/// Waits until `found` finds what it looks for in the transcript.
+async fn wait_for(
+    api: &blaise_tests::blaise::Api,
+    session: &str,
+    what: &str,
+    found: impl Fn(&[Value]) -> Option<Value>,
+) -> Value {
+    let start = Instant::now();
+    loop {
+        if let Some(entry) = found(&api.transcript(session).await) {
+            return entry;
+        }
+        if start.elapsed() > PATIENCE {
+            panic!(
+                "timed out waiting for {what}; transcript:\n{}\nsession: {:#}",
+                api.transcript_text(session).await,
+                api.show(session).await
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// The tool call (as it stood last) whose command contains `command`.
+async fn tool_call(api: &blaise_tests::blaise::Api, session: &str, command: &str) -> Value {
+    api.transcript(session)
+        .await
+        .into_iter()
+        .filter(|e| e["kind"] == "tool_call")
+        .map(|e| e["content"]["tool_call"].clone())
+        .filter(|call| {
+            call["command"]
+                .as_str()
+                .is_some_and(|c| c.contains(command))
+        })
+        .last()
+        .unwrap_or_else(|| panic!("no tool call runs `{command}`"))
+}
+
+/// The session's permission request still waiting for an answer.
+fn pending(view: &Value) -> Option<&Value> {
+    view["permission_requests"]
+        .as_array()?
+        .iter()
+        .find(|p| p["state"] == "pending")
+}
+
+/// Waits until the wall clock is in a later minute than the session's
+/// first run began.
+async fn next_minute(api: &blaise_tests::blaise::Api, session: &str) {
+    let view = api.show(session).await;
+    let began = view["runs"][0]["created_at"].as_u64().unwrap_or(0) / 60_000;
+    while now_ms() / 60_000 <= began {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
+/// The session's page as the dashboard serves it.
+async fn dashboard(stage: &Stage, session: &str) -> String {
+    reqwest::Client::new()
+        .get(format!("{}/sessions/{session}", stage.blaise.url()))
+        .bearer_auth(&stage.blaise.embedded.admin_token)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
+/// Every byte of the control plane's database (SQLite and its journal).
+fn database(dir: &Path) -> String {
+    let mut all = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("blaise.db") {
+            all.extend(std::fs::read(entry.path()).unwrap_or_default());
+        }
+    }
+    String::from_utf8_lossy(&all).into_owned()
+}
+
+/// Processes whose working directory is in `dir`.
+fn processes_in(dir: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(cwd) = std::fs::read_link(entry.path().join("cwd")) else {
+            continue;
+        };
+        if cwd.starts_with(dir) {
+            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+            found.push(String::from_utf8_lossy(&cmdline).replace('\0', " "));
+        }
+    }
+    found
+}

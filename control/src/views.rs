@@ -16,6 +16,9 @@ pub struct RunView {
     pub created_at: Millis,
     pub ended_at: Option<Millis>,
     pub stop: Option<StopDirective>,
+    /// When Blaise sent the stop directive.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop_issued_at: Option<Millis>,
     pub plugs_can_resume: Option<bool>,
     /// How the run opened the agent's conversation: `new`, `resumed` or `loaded`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -109,6 +112,7 @@ pub fn session_view(ctx: &mut Ctx, id: &str) -> Result<SessionView> {
             created_at: run.created_at,
             ended_at: run.ended_at,
             stop: run.stop,
+            stop_issued_at: run.stop_issued_at,
             plugs_can_resume: run.plugs_can_resume,
             conversation: run.conversation,
             error: run.error,

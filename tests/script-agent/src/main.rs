@@ -12,7 +12,8 @@ use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, CancelNotification, Content, ContentBlock, Implementation,
     InitializeRequest, InitializeResponse, LoadSessionRequest, LoadSessionResponse,
-    NewSessionRequest, NewSessionResponse, PromptRequest, PromptResponse, SessionUpdate, ToolCall,
+    NewSessionRequest, NewSessionResponse, PromptRequest, PromptResponse, ResumeSessionRequest,
+    ResumeSessionResponse, SessionCapabilities, SessionResumeCapabilities, SessionUpdate, ToolCall,
     ToolCallContent, ToolKind,
 };
 use agent_client_protocol::{Agent, Client, Error, Stdio};
@@ -21,17 +22,45 @@ use crate::session::{Session, Sessions};
 use crate::store::Record;
 use crate::turn::{chunk, send_update, text_block, tool_status};
 
-const USAGE: &str = "usage: blaise-script-agent [--no-load-session] [--never-open-session]\n\
+const USAGE: &str = "usage: blaise-script-agent [--no-load-session] [--never-open-session] [--resume] [--late-replay MS] [--linger]\n\
 An ACP agent over stdio that follows a script in its prompts (see its README).";
+
+/// How the agent behaves, from its arguments.
+#[derive(Debug, Clone, Copy)]
+struct Options {
+    load_session: bool,
+    open_session: bool,
+    /// Advertise `sessionCapabilities.resume` and answer `session/resume`.
+    resume: bool,
+    /// Answer `session/load` first, then replay after this long.
+    late_replay: Option<std::time::Duration>,
+    /// Ignore a closed stdin: exit only on a signal.
+    linger: bool,
+}
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    let mut load_session = true;
-    let mut open_session = true;
-    for arg in std::env::args().skip(1) {
+    let mut options = Options {
+        load_session: true,
+        open_session: true,
+        resume: false,
+        late_replay: None,
+        linger: false,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
         match arg.as_str() {
-            "--no-load-session" => load_session = false,
-            "--never-open-session" => open_session = false,
+            "--no-load-session" => options.load_session = false,
+            "--never-open-session" => options.open_session = false,
+            "--resume" => options.resume = true,
+            "--linger" => options.linger = true,
+            "--late-replay" => match args.next().and_then(|ms| ms.parse::<u64>().ok()) {
+                Some(ms) => options.late_replay = Some(std::time::Duration::from_millis(ms)),
+                None => {
+                    eprintln!("blaise-script-agent: --late-replay takes milliseconds\n{USAGE}");
+                    return std::process::ExitCode::from(2);
+                }
+            },
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return std::process::ExitCode::SUCCESS;
@@ -49,13 +78,12 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    match serve(
-        Arc::new(Sessions::new(working_dir)),
-        load_session,
-        open_session,
-    )
-    .await
-    {
+    let served = serve(Arc::new(Sessions::new(working_dir)), options).await;
+    if options.linger {
+        // Like agents that ignore their closed stdin: only a signal ends it.
+        std::future::pending::<()>().await;
+    }
+    match served {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("blaise-script-agent: {error}");
@@ -65,13 +93,17 @@ async fn main() -> std::process::ExitCode {
 }
 
 /// Serves one client on stdin/stdout until stdin closes.
-async fn serve(
-    sessions: Arc<Sessions>,
-    load_session: bool,
-    open_session: bool,
-) -> Result<(), Error> {
+async fn serve(sessions: Arc<Sessions>, options: Options) -> Result<(), Error> {
+    let Options {
+        load_session,
+        open_session,
+        resume,
+        late_replay,
+        ..
+    } = options;
     let on_new = sessions.clone();
     let on_load = sessions.clone();
+    let on_resume = sessions.clone();
     let on_prompt = sessions.clone();
     let on_cancel = sessions;
     Agent
@@ -79,9 +111,17 @@ async fn serve(
         .name("blaise-script-agent")
         .on_receive_request(
             async move |request: InitializeRequest, responder, _cx| {
+                let mut sessions = SessionCapabilities::new();
+                if resume {
+                    sessions = sessions.resume(SessionResumeCapabilities::new());
+                }
                 responder.respond(
                     InitializeResponse::new(ProtocolVersion::V1.min(request.protocol_version))
-                        .agent_capabilities(AgentCapabilities::new().load_session(load_session))
+                        .agent_capabilities(
+                            AgentCapabilities::new()
+                                .load_session(load_session)
+                                .session_capabilities(sessions),
+                        )
                         .agent_info(Implementation::new(
                             "blaise-script-agent",
                             env!("CARGO_PKG_VERSION"),
@@ -109,10 +149,35 @@ async fn serve(
                     return responder.respond_with_error(Error::method_not_found());
                 }
                 match on_load.load(&request.session_id.0, request.cwd.clone()) {
-                    Ok(session) => {
-                        replay(&cx, &session)?;
-                        responder.respond(LoadSessionResponse::new())
-                    }
+                    Ok(session) => match late_replay {
+                        None => {
+                            replay(&cx, &session)?;
+                            responder.respond(LoadSessionResponse::new())
+                        }
+                        // As Gemini CLI does: the answer first, the replay after.
+                        Some(delay) => {
+                            responder.respond(LoadSessionResponse::new())?;
+                            let replay_cx = cx.clone();
+                            cx.spawn(async move {
+                                tokio::time::sleep(delay).await;
+                                replay(&replay_cx, &session)
+                            })
+                        }
+                    },
+                    Err(error) => responder
+                        .respond_with_error(Error::invalid_params().data(format!("{error:#}"))),
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: ResumeSessionRequest, responder, _cx| {
+                if !resume {
+                    return responder.respond_with_error(Error::method_not_found());
+                }
+                // The conversation is taken up again; nothing is replayed.
+                match on_resume.load(&request.session_id.0, request.cwd.clone()) {
+                    Ok(_) => responder.respond(ResumeSessionResponse::new()),
                     Err(error) => responder
                         .respond_with_error(Error::invalid_params().data(format!("{error:#}"))),
                 }

@@ -23,6 +23,10 @@ pub enum Command {
     Sleep(Duration),
     /// `crash`: exits the process with status 101 in the middle of the turn.
     Crash,
+    /// `leak TEXT`: TEXT in every field an agent can fill (see the README).
+    Leak(String),
+    /// `fail TEXT`: the turn is answered with an error whose message is TEXT.
+    Fail(String),
     /// `flood N RATE`: N one-chunk agent messages, RATE per second, each
     /// saying when it was sent (`sent_us=MICROS`): load for benchmarks.
     Flood(usize, u32),
@@ -64,6 +68,8 @@ fn parse_line(line: &str) -> Command {
             Err(_) => echo(),
         },
         "crash" if rest.trim().is_empty() => Command::Crash,
+        "leak" if !rest.trim().is_empty() => Command::Leak(rest.to_owned()),
+        "fail" if !rest.trim().is_empty() => Command::Fail(rest.to_owned()),
         "flood" => {
             let mut words = rest.split_whitespace().map(str::parse::<u64>);
             match (words.next(), words.next(), words.next()) {
@@ -142,6 +148,8 @@ mod tests {
             "env",
             "wait now",
             "crash later",
+            "leak",
+            "fail",
         ] {
             assert_eq!(parse(line), vec![Command::Echo(line.into())], "{line}");
         }

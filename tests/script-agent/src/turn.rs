@@ -9,9 +9,10 @@ use std::time::Duration;
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    Content, ContentBlock, ContentChunk, MessageId, PermissionOption, PermissionOptionKind,
-    RequestPermissionOutcome, RequestPermissionRequest, SessionNotification, SessionUpdate,
-    StopReason, TextContent, ToolCall, ToolCallContent, ToolCallStatus, ToolCallUpdate,
+    Content, ContentBlock, ContentChunk, Diff, MessageId, PermissionOption, PermissionOptionKind,
+    Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus, RequestPermissionOutcome,
+    RequestPermissionRequest, SessionNotification, SessionUpdate, StopReason, Terminal,
+    TextContent, ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus, ToolCallUpdate,
     ToolCallUpdateFields, ToolKind,
 };
 
@@ -114,6 +115,8 @@ impl Turn<'_> {
                 Ok(())
             }
             Command::Crash => crash().await,
+            Command::Leak(text) => self.leak(expand(text)).await,
+            Command::Fail(text) => Err(anyhow::anyhow!(expand(text))),
             Command::Echo(line) => self.say(format!("You said: {line}")),
         }
     }
@@ -206,6 +209,93 @@ impl Turn<'_> {
             Err(error) => format!("Permission request failed: {error}"),
         };
         self.say(answer)
+    }
+}
+
+impl Turn<'_> {
+    /// `leak TEXT`: TEXT in every field of ACP an agent fills — a user
+    /// message chunk (an echo), a message, a thought, a plan, a tool call
+    /// (id, title, input, content, a diff, locations, raw output, a
+    /// terminal), a permission request (its tool call, option ids and
+    /// names) and a line of stderr — then says what was chosen.
+    async fn leak(&self, text: String) -> anyhow::Result<()> {
+        let id = self.session.next_message_id();
+        self.update(SessionUpdate::UserMessageChunk(chunk(
+            &id,
+            format!("echo {text}"),
+        )))?;
+        self.say(format!("message {text}"))?;
+        self.update(SessionUpdate::AgentThoughtChunk(chunk(
+            &self.session.next_message_id(),
+            format!("thought {text}"),
+        )))?;
+        self.update(SessionUpdate::Plan(Plan::new(vec![PlanEntry::new(
+            format!("step {text}"),
+            PlanEntryPriority::High,
+            PlanEntryStatus::InProgress,
+        )])))?;
+        eprintln!("stderr {text}");
+        // TEXT stands as a word of its own in each field (after a space or
+        // a `/`), as an agent would print it.
+        let call = format!("call {text}");
+        self.update(SessionUpdate::ToolCall(
+            ToolCall::new(call.clone(), format!("title {text}"))
+                .kind(ToolKind::Edit)
+                .status(ToolCallStatus::InProgress)
+                .raw_input(serde_json::json!({ format!("key {text}"): format!("input {text}") }))
+                .locations(vec![ToolCallLocation::new(format!("/w/{text}")).line(1)])
+                .content(vec![
+                    ToolCallContent::Content(Content::new(text_block(format!("content {text}")))),
+                    ToolCallContent::Diff(
+                        Diff::new(format!("/w/{text}"), format!("new {text}"))
+                            .old_text(format!("old {text}")),
+                    ),
+                    ToolCallContent::Terminal(Terminal::new(format!("term {text}"))),
+                ]),
+        ))?;
+        self.update(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+            call.clone(),
+            ToolCallUpdateFields::new()
+                .status(ToolCallStatus::Completed)
+                .raw_output(serde_json::json!({ "output": format!("raw {text}") })),
+        )))?;
+        let request = RequestPermissionRequest::new(
+            self.session.id.clone(),
+            ToolCallUpdate::new(
+                format!("ask {text}"),
+                ToolCallUpdateFields::new()
+                    .title(format!("ask {text}"))
+                    .kind(ToolKind::Execute)
+                    .raw_input(serde_json::json!({ "command": format!("rm {text}") })),
+            ),
+            vec![
+                PermissionOption::new(
+                    format!("yes {text}"),
+                    format!("Yes {text}"),
+                    PermissionOptionKind::AllowOnce,
+                ),
+                PermissionOption::new("no", format!("No {text}"), PermissionOptionKind::RejectOnce),
+            ],
+        );
+        let answer = match self.cx.send_request(request).block_task().await {
+            Ok(response) => match response.outcome {
+                RequestPermissionOutcome::Selected(selected) => {
+                    format!("Option chosen: {}", selected.option_id)
+                }
+                _ => "Permission request cancelled".to_owned(),
+            },
+            Err(error) => format!("Permission request failed: {error}"),
+        };
+        self.say(answer)
+    }
+}
+
+/// `$NAME`: the value of the agent's environment variable NAME (what the
+/// agent has and the user did not write); any other text as it is.
+fn expand(text: String) -> String {
+    match text.strip_prefix('$').map(std::env::var) {
+        Some(Ok(value)) => value,
+        _ => text,
     }
 }
 

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::changes::Topic;
 use crate::error::{Error, Result};
 use crate::lifecycle::close::{self, CloseStep};
-use crate::lifecycle::messages;
+use crate::lifecycle::{messages, permissions};
 use crate::model::*;
 use crate::names::check_request_id_in_path;
 use crate::server::{AdminAuth, AppState, Body};
@@ -220,48 +220,9 @@ pub async fn answer(
     Body(req): Body<AnswerRequest>,
 ) -> Result<Json<PermissionRequest>> {
     check_request_id_in_path(&request)?;
-    Ok(Json(state.write(|ctx| {
-        let session = ctx.session(&id)?;
-        let mut pending = ctx
-            .tx
-            .permissions(&id)?
-            .into_iter()
-            .rev()
-            .find(|p| p.request_id == request)
-            .ok_or_else(|| Error::not_found("permission request", &request))?;
-        if pending.state == PermissionState::Answered
-            && pending.answer.as_deref() == Some(req.option_id.as_str())
-        {
-            // The same answer again (its response was lost): acknowledged.
-            return Ok(pending);
-        }
-        if pending.state == PermissionState::Answered {
-            return Err(Error::conflict(
-                "already_answered",
-                format!("permission request {request} was already answered"),
-            ));
-        }
-        let run = ctx.run(&pending.run_id)?;
-        if run.status.is_finished() || session.current_run_id.as_deref() != Some(&run.id) {
-            return Err(Error::conflict(
-                "run_finished",
-                format!(
-                    "the run that asked ({}) has finished; the request can no longer be answered",
-                    run.id
-                ),
-            ));
-        }
-        ctx.tx.add_directive(
-            &run.id,
-            &DirectiveBody::PermissionAnswer {
-                request_id: request.clone(),
-                option_id: req.option_id.clone(),
-            },
-            ctx.now,
-        )?;
-        pending.state = PermissionState::Answered;
-        pending.answer = Some(req.option_id.clone());
-        ctx.tx.put_permission(&pending)?;
-        Ok(pending)
-    }).await?))
+    Ok(Json(
+        state
+            .write(|ctx| permissions::answer(ctx, &id, &request, &req.option_id))
+            .await?,
+    ))
 }

@@ -1,5 +1,6 @@
 //! What the dashboard can do (form POSTs): retry the teardown of an orphaned environment, send a
-//! message, close a session. Errors come back as a page that says what went wrong.
+//! message, answer a permission request, close a session. Errors come back as a page that says
+//! what went wrong.
 
 use axum::Form;
 use axum::extract::{Path, State};
@@ -9,7 +10,7 @@ use serde::Deserialize;
 use super::Viewer;
 use super::html::{esc, page};
 use crate::error::Error;
-use crate::lifecycle::{environment, messages};
+use crate::lifecycle::{environment, messages, permissions};
 use crate::names::{SESSION, is_id};
 use crate::server::AppState;
 
@@ -61,6 +62,30 @@ pub async fn close(State(app): State<AppState>, _: Viewer, Path(id): Path<String
     let back = session_page(&id);
     match crate::api::sessions::close_and_wait(&app, &id).await {
         Ok(()) => Redirect::to(&back).into_response(),
+        Err(e) => error_page(e, &back),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct AnswerForm {
+    option_id: String,
+}
+
+pub async fn answer(
+    State(app): State<AppState>,
+    _: Viewer,
+    Path((id, request)): Path<(String, String)>,
+    Form(form): Form<AnswerForm>,
+) -> Response {
+    let back = session_page(&id);
+    if let Err(e) = crate::names::check_request_id_in_path(&request) {
+        return error_page(e, &back);
+    }
+    match app
+        .write(|ctx| permissions::answer(ctx, &id, &request, &form.option_id))
+        .await
+    {
+        Ok(_) => Redirect::to(&back).into_response(),
         Err(e) => error_page(e, &back),
     }
 }

@@ -35,7 +35,10 @@ table{border-collapse:collapse;margin:.5rem 0 1.5rem}td,th{border-bottom:1px sol
 .state{padding:.1rem .4rem;border-radius:.3rem;background:#eee}.state-active,.state-running{background:#d4f5d4}
 .state-paused{background:#e4ecff}.state-orphaned,.state-failed,.state-timed_out{background:#ffd9d9}
 .unowned{color:#a00;font-weight:bold}.error{color:#a00}.transcript div{margin:.2rem 0}.kind{color:#777;font-size:.85em}
-form{display:inline}";
+.text{white-space:pre-wrap;overflow-wrap:anywhere}.entry-tool_call .text,.entry-plan .text{font-family:ui-monospace,monospace;font-size:.9em}
+.permission{border-left:3px solid #e0a800;padding:.2rem .8rem;margin:.5rem 0}.permission code{overflow-wrap:anywhere}
+form{display:inline}h1{overflow-wrap:anywhere}
+@media (max-width:600px){body{margin:1rem}table{display:block;overflow-x:auto;max-width:100%}input[name=text]{width:100%;box-sizing:border-box}}";
 
 const SCRIPT: &str = "document.querySelectorAll('time[datetime]').forEach(function(t){var d=new Date(Number(t.getAttribute('datetime')));t.title=t.textContent;t.textContent=d.toLocaleString();t.dataset.local='1';});";
 
@@ -43,7 +46,7 @@ pub fn page(title: &str, body: &str) -> String {
     let mut out = String::new();
     let _ = write!(
         out,
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"15\"><title>{} · Blaise</title><style>{STYLE}</style></head><body><nav><a href=\"/\">Blaise</a></nav>{body}<script>{SCRIPT}</script></body></html>",
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><meta http-equiv=\"refresh\" content=\"15\"><title>{} · Blaise</title><style>{STYLE}</style></head><body><nav><a href=\"/\">Blaise</a></nav>{body}<script>{SCRIPT}</script></body></html>",
         esc(title)
     );
     out

@@ -23,6 +23,10 @@ pub fn routes() -> Router<AppState> {
         .route("/environments/{id}/retry", post(actions::retry))
         .route("/sessions/{id}/messages", post(actions::send))
         .route("/sessions/{id}/close", post(actions::close))
+        .route(
+            "/sessions/{id}/permissions/{request}/answer",
+            post(actions::answer),
+        )
         .route("/login", get(login).post(login_form))
 }
 

@@ -8,7 +8,7 @@ use axum::response::{Html, IntoResponse, Response};
 use super::Viewer;
 use super::html::{esc, page, state, time};
 use crate::error::Result;
-use crate::model::EnvironmentState;
+use crate::model::{EnvironmentState, PermissionRequest, TranscriptEntry};
 use crate::server::AppState;
 use crate::views::{
     EnvironmentView, environment_view, session_summaries, session_view, unowned_records,
@@ -20,6 +20,112 @@ fn retry_button(environment_id: &str) -> String {
         "<form method=\"post\" action=\"/environments/{0}/retry\"><button type=\"submit\" class=\"retry\">Retry teardown</button></form>",
         esc(environment_id)
     )
+}
+
+/// A pending permission request: what the agent wants to do, and a button
+/// for each answer it offers. A request without that shape (from an older
+/// runner) is shown as it was stored.
+fn permission(session: &str, p: &PermissionRequest) -> String {
+    let r = &p.request;
+    let call = &r["tool_call"];
+    let Some(options) = r["options"].as_array().filter(|_| call.is_object()) else {
+        return format!(
+            "<p class=\"permission\">{}: <code>{}</code></p>",
+            esc(&p.request_id),
+            esc(&r.to_string())
+        );
+    };
+    let mut out = format!(
+        "<div class=\"permission\" data-request=\"{}\"><p><b>{}</b>",
+        esc(&p.request_id),
+        esc(call["title"].as_str().unwrap_or("a tool call"))
+    );
+    if let Some(command) = call["command"].as_str() {
+        let _ = write!(out, "<br><code>$ {}</code>", esc(command));
+    }
+    out.push_str("</p>");
+    for option in options {
+        let _ = write!(
+            out,
+            "<form method=\"post\" action=\"/sessions/{}/permissions/{}/answer\"><input type=\"hidden\" name=\"option_id\" value=\"{}\"><button type=\"submit\" class=\"answer answer-{}\">{}</button></form> ",
+            esc(session),
+            esc(&p.request_id),
+            esc(option["option_id"].as_str().unwrap_or_default()),
+            esc(option["kind"].as_str().unwrap_or_default()),
+            esc(option["name"].as_str().unwrap_or_default())
+        );
+    }
+    out.push_str("</div>");
+    out
+}
+
+/// One line of the transcript as the page shows it.
+struct Line<'a> {
+    kind: &'a str,
+    at: crate::model::Millis,
+    text: String,
+}
+
+/// The transcript as a reader wants it: the chunks of one message joined,
+/// and a tool call once, as it stood last, where it first appeared (each
+/// update is recorded whole, by run and id).
+fn lines(entries: &[TranscriptEntry]) -> Vec<Line<'_>> {
+    let text = |e: &TranscriptEntry| {
+        e.content
+            .get("text")
+            .and_then(|t| t.as_str())
+            .map(str::to_string)
+            .unwrap_or_else(|| e.content.to_string())
+    };
+    let call = |e: &TranscriptEntry| {
+        let id = e.content["tool_call"]["id"].as_str()?;
+        (e.kind == "tool_call").then(|| (e.run_id.clone(), id.to_owned()))
+    };
+    let stream = |e: &TranscriptEntry| {
+        let id = e.content["stream"].as_str()?;
+        Some((e.run_id.clone(), id.to_owned()))
+    };
+    let mut last = std::collections::HashMap::new();
+    for (i, e) in entries.iter().enumerate() {
+        if let Some(k) = call(e) {
+            last.insert(k, i);
+        }
+    }
+    let mut shown = std::collections::HashSet::new();
+    let mut out: Vec<Line> = Vec::with_capacity(entries.len());
+    // The stream the previous line belongs to, while it is not ended.
+    let mut open = None;
+    for e in entries {
+        if let Some(k) = call(e) {
+            if shown.insert(k.clone()) {
+                let latest = &entries[last[&k]];
+                out.push(Line {
+                    kind: &latest.kind,
+                    at: latest.at,
+                    text: text(latest),
+                });
+            }
+            open = None;
+            continue;
+        }
+        let this = stream(e);
+        match out.last_mut() {
+            Some(line) if this.is_some() && this == open && line.kind == e.kind => {
+                line.text.push_str(&text(e))
+            }
+            _ => out.push(Line {
+                kind: &e.kind,
+                at: e.at,
+                text: text(e),
+            }),
+        }
+        open = if e.content["last"].as_bool() == Some(false) {
+            this
+        } else {
+            None
+        };
+    }
+    out
 }
 
 pub async fn sessions(State(app): State<AppState>, _: Viewer) -> Result<Response> {
@@ -158,7 +264,7 @@ pub async fn session(
         }
         None => body.push_str("<p>None yet.</p>"),
     }
-    body.push_str("<h2>Runs</h2><table id=\"runs\"><tr><th>Run</th><th>Kind</th><th>Status</th><th>Runner</th><th>Stop</th><th>Error</th></tr>");
+    body.push_str("<h2>Runs</h2><table id=\"runs\"><tr><th>Run</th><th>Kind</th><th>Status</th><th>Runner</th><th>Conversation</th><th>Stop</th><th>Error</th></tr>");
     for r in &v.runs {
         let stop = r
             .stop
@@ -166,11 +272,12 @@ pub async fn session(
             .unwrap_or_default();
         let _ = write!(
             body,
-            "<tr class=\"run\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"error\">{}</td></tr>",
+            "<tr class=\"run\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"conversation\">{}</td><td>{}</td><td class=\"error\">{}</td></tr>",
             esc(&r.id),
             r.kind,
             state(r.status.as_str()),
             esc(r.runner.as_deref().unwrap_or("-")),
+            r.conversation.map(|c| c.as_str()).unwrap_or("-"),
             esc(&stop),
             esc(r.error.as_deref().unwrap_or(""))
         );
@@ -202,16 +309,10 @@ pub async fn session(
         .filter(|p| p.state == crate::model::PermissionState::Pending)
         .collect();
     if !pending.is_empty() {
-        body.push_str("<h2>Waiting for permission</h2><ul>");
+        body.push_str("<h2>Waiting for permission</h2>");
         for p in pending {
-            let _ = write!(
-                body,
-                "<li>{}: <code>{}</code></li>",
-                esc(&p.request_id),
-                esc(&p.request.to_string())
-            );
+            body.push_str(&permission(&v.id, p));
         }
-        body.push_str("</ul>");
     }
     body.push_str("<h2>Transcript</h2>");
     if v.pruned_at.is_some() {
@@ -220,19 +321,13 @@ pub async fn session(
         );
     }
     body.push_str("<div class=\"transcript\" id=\"transcript\">");
-    for e in &transcript {
-        let text = e
-            .content
-            .get("text")
-            .and_then(|t| t.as_str())
-            .map(str::to_string)
-            .unwrap_or_else(|| e.content.to_string());
+    for line in lines(&transcript) {
         let _ = write!(
             body,
-            "<div class=\"entry entry-{0}\"><span class=\"kind\">{0}</span> {1} {2}</div>",
-            esc(&e.kind),
-            time(e.at),
-            esc(&text)
+            "<div class=\"entry entry-{0}\"><span class=\"kind\">{0}</span> {1} <span class=\"text\">{2}</span></div>",
+            esc(line.kind),
+            time(line.at),
+            esc(&line.text)
         );
     }
     body.push_str("</div>");

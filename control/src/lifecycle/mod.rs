@@ -3,12 +3,14 @@
 //! One file per kind of event: a message arrives ([`messages`]), someone closes a session
 //! ([`close`]), a runner takes a run ([`offers`]), a run reports ([`reports`], [`transcript`]),
 //! a run dies or a limit passes ([`recovery`], and the clock in `crate::clock`). Runs are created
-//! and ended in [`runs`]; the environment's teardown and its retries live in [`environment`].
+//! and ended in [`runs`]; the environment's teardown and its retries live in [`environment`];
+//! someone answers a permission request in [`permissions`].
 
 pub mod close;
 pub mod environment;
 pub mod messages;
 pub mod offers;
+pub mod permissions;
 pub mod recovery;
 pub mod reports;
 pub mod runners;

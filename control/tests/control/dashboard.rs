@@ -386,3 +386,120 @@ async fn the_login_form_sets_the_dashboard_cookie() {
     assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
     assert!(resp.headers().get("set-cookie").is_none());
 }
+
+/// What the agent did, as the dashboard shows it in Chromium: a tool call
+/// once (its last update), how each run opened the conversation, and a
+/// permission request with a button for each answer — which answers it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboard_shows_what_the_agent_did_and_answers_its_permission_requests() {
+    let s = Server::start().await;
+    s.agent(
+        "a",
+        json!({ "inactivity_ms": 600000, "idle_policy": "pause" }),
+    )
+    .await;
+    let r = s.runner("r", &["a"]).await;
+    let id = s.new_session("a", "build it").await;
+    let run = r.take("start").await;
+    run.plugs(true, &["checkout"]).await;
+    run.ok("started", json!({ "conversation": "new" })).await;
+    let call = |status: &str, output: Option<&str>| {
+        let mut call = json!({ "id": "tc-1", "title": "cargo build", "kind": "execute",
+                               "status": status, "command": "cargo build --release" });
+        if let Some(output) = output {
+            call["output"] = json!(output);
+        }
+        call
+    };
+    let entry = |seq: i64, call: serde_json::Value| {
+        json!({ "seq": seq, "kind": "tool_call", "content": {
+            "text": format!("cargo build [{}]", call["status"].as_str().unwrap()),
+            "stream": "tc-1", "last": true, "tool_call": call } })
+    };
+    let (status, _) = run
+        .transcript(json!([
+            entry(1, call("in_progress", None)),
+            entry(2, call("completed", Some("Finished release"))),
+        ]))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let request = json!({
+        "request_id": "perm-1",
+        "tool_call": { "id": "tc-2", "title": "Remove target/", "kind": "delete",
+                       "status": "pending", "command": "rm -rf target <all>" },
+        "options": [
+            { "option_id": "allow", "name": "Allow", "kind": "allow_once" },
+            { "option_id": "option-2", "name": "Reject", "kind": "reject_once" }
+        ]
+    });
+    let (status, _) = r
+        .call(
+            Method::POST,
+            &format!("/v1/runner/runs/{}/permissions", run.id),
+            Some(json!({ "request_id": "perm-1", "request": request })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+
+    let profile = tempfile::tempdir().unwrap();
+    let dom = dump_dom(
+        &format!("{}/login?token={ADMIN}&next=/sessions/{id}", s.url),
+        profile.path(),
+    )
+    .await;
+    let transcript = section(&dom, "id=\"transcript\"", "</div></body>");
+    assert_eq!(
+        transcript.matches("entry-tool_call").count(),
+        1,
+        "one tool call, as it stood last: {transcript}"
+    );
+    assert!(transcript.contains("[completed]"), "{transcript}");
+    assert!(!transcript.contains("[in_progress]"), "{transcript}");
+    let runs = section(&dom, "id=\"runs\"", "</table>");
+    assert!(runs.contains("class=\"conversation\">new<"), "{runs}");
+    let asked = section(&dom, "class=\"permission\"", "</div>");
+    assert!(asked.contains("Remove target/"), "{asked}");
+    assert!(
+        asked.contains("$ rm -rf target &lt;all&gt;"),
+        "escaped: {asked}"
+    );
+    assert!(
+        asked.contains("answer-allow_once\">Allow</button>")
+            && asked.contains("answer-reject_once\">Reject</button>"),
+        "{asked}"
+    );
+
+    // An option the request does not offer is refused, naming what it offers.
+    let (status, refused) = s
+        .admin(
+            Method::POST,
+            &format!("/v1/sessions/{id}/permissions/perm-1/answer"),
+            Some(json!({ "option_id": "always" })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{refused}");
+    assert!(
+        refused.to_string().contains("it offers allow, option-2"),
+        "{refused}"
+    );
+    // The button's form answers it.
+    let web = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let resp = web
+        .post(format!("{}/sessions/{id}/permissions/perm-1/answer", s.url))
+        .header("cookie", format!("blaise_token={ADMIN}"))
+        .form(&[("option_id", "option-2")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    assert_eq!(
+        run.wait_directive("permission_answer").await["option_id"],
+        "option-2"
+    );
+    let view = s.show(&id).await;
+    assert_eq!(view["permission_requests"][0]["answer"], "option-2");
+    assert_eq!(view["runs"][0]["conversation"], "new");
+}

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 
 use super::inspect::hook_name;
-use crate::config::{ConfigFile, ResolvedPlug, cannot_resume, resolve};
+use crate::config::{ConfigFile, EnvValue, ResolvedPlug, cannot_resume, resolve};
 use crate::host::PlugHost;
 use crate::protocol::IdlePolicy;
 
@@ -28,6 +28,9 @@ pub async fn run(host: &PlugHost, config: &Path, idle_policy: &str) -> Result<Ex
     };
     print_table(&plugs);
     println!("agent: {}", file.config.agent.command.join(" "));
+    for line in agent_env_notes(&file.config.agent.env) {
+        println!("{line}");
+    }
 
     let policy = if idle_policy == "pause" {
         IdlePolicy::Pause
@@ -73,6 +76,51 @@ pub fn grant_gaps(plug: &ResolvedPlug) -> Vec<String> {
             ),
         })
         .collect()
+}
+
+/// What `check` says of `agent.env`: a written-out value that looks like a
+/// key (it belongs in a source, where it is masked), and a source this
+/// machine cannot read (the runner that starts the agent must).
+pub fn agent_env_notes(env: &std::collections::BTreeMap<String, EnvValue>) -> Vec<String> {
+    let detector = redaction_detect::Redactor::new(&[]);
+    let mut notes = Vec::new();
+    for (name, value) in env {
+        match value {
+            EnvValue::Literal(text) => {
+                let found = detector.find(text);
+                let named = looks_like_a_key_by_name(name, text);
+                if let Some(kind) = found.first().map(|f| f.kind).or(named.then_some("key")) {
+                    notes.push(format!(
+                        "warning: agent.env.{name} is written out and looks like a credential ({kind}): keep it out of blaise.yml and let the runner read and mask it: `{name}: {{ env: {name} }}` (or `{{ file: /path }}`)"
+                    ));
+                }
+            }
+            EnvValue::Secret(source) => {
+                if let Err(why) = source.read() {
+                    notes.push(format!(
+                        "note: agent.env.{name} cannot be read here ({why}): the runner that starts the agent must be able to"
+                    ));
+                }
+            }
+        }
+    }
+    notes
+}
+
+/// A name like `OPENAI_API_KEY` or `GH_TOKEN` with a value like a key (long,
+/// one word, not a path or a URL).
+fn looks_like_a_key_by_name(name: &str, value: &str) -> bool {
+    let secretive = name.split('_').any(|w| {
+        matches!(
+            w,
+            "KEY" | "TOKEN" | "SECRET" | "PASSWORD" | "PASSWD" | "CREDENTIALS"
+        )
+    });
+    secretive
+        && value.len() >= 12
+        && !value.contains(char::is_whitespace)
+        && !value.starts_with('/')
+        && !value.contains("://")
 }
 
 /// The runner's startup check: a chain that cannot resume is refused when the
@@ -136,4 +184,67 @@ fn print_table(plugs: &[ResolvedPlug]) {
         ],
         &rows,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::grants::SecretSource;
+
+    #[test]
+    fn a_written_out_key_is_warned_about_and_an_unreadable_source_noted() {
+        let env: std::collections::BTreeMap<String, EnvValue> = [
+            (
+                "ANTHROPIC_API_KEY",
+                EnvValue::Literal("sk-ant-api03-".to_owned() + &"x".repeat(90)),
+            ),
+            (
+                "GH",
+                EnvValue::Literal("ghp_0123456789abcdefghijABCDEFGHIJ012345".into()),
+            ),
+            (
+                "MY_SERVICE_TOKEN",
+                EnvValue::Literal("k3y-Zm9vYmFyYmF6cXV4".into()),
+            ),
+            ("MAX_TOKENS", EnvValue::Literal("4096".into())),
+            (
+                "BASE_URL",
+                EnvValue::Literal("https://api.example.com/v1".into()),
+            ),
+            ("KEY_FILE", EnvValue::Literal("/run/secrets/key".into())),
+            (
+                "FROM_ENV",
+                EnvValue::Secret(SecretSource::Env("BLAISE_TEST_SURELY_UNSET".into())),
+            ),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+        let notes = agent_env_notes(&env);
+        let about = |name: &str| {
+            notes
+                .iter()
+                .filter(|n| n.contains(&format!("agent.env.{name} ")))
+                .count()
+        };
+        assert_eq!(about("ANTHROPIC_API_KEY"), 1, "{notes:#?}");
+        assert_eq!(about("GH"), 1, "{notes:#?}");
+        assert_eq!(about("MY_SERVICE_TOKEN"), 1, "{notes:#?}");
+        assert_eq!(
+            about("MAX_TOKENS") + about("BASE_URL") + about("KEY_FILE"),
+            0,
+            "{notes:#?}"
+        );
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.starts_with("note: agent.env.FROM_ENV cannot be read here"))
+        );
+        // The warning never prints the value it warns about.
+        assert!(
+            notes
+                .iter()
+                .all(|n| !n.contains("ghp_0123") && !n.contains("k3y-Zm9v"))
+        );
+    }
 }

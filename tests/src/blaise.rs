@@ -236,8 +236,13 @@ pub fn binary(package: &str, name: &str) -> PathBuf {
     path
 }
 
+/// The runner binary: this workspace's, or the one `BLAISE_RUNNER_BIN`
+/// names (a benchmark of another build: "before" a change).
 pub fn runner_binary() -> PathBuf {
-    binary("blaise-runner", "blaise-runner")
+    match std::env::var_os("BLAISE_RUNNER_BIN") {
+        Some(bin) => PathBuf::from(bin),
+        None => binary("blaise-runner", "blaise-runner"),
+    }
 }
 
 pub fn script_agent() -> PathBuf {

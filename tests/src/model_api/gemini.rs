@@ -61,7 +61,8 @@ fn part(step: &Step) -> Value {
     let call = |name: &str, args: Value| json!({"functionCall": {"name": name, "args": args}});
     match step {
         Step::Say(text) => json!({"text": text}),
-        Step::Think(text) => json!({"text": text, "thought": true}),
+        // Gemini's thoughts open with a bold subject, which the CLI shows.
+        Step::Think(text) => json!({"text": format!("**Thinking**\n\n{text}"), "thought": true}),
         Step::Shell(command) => call(
             "run_shell_command",
             json!({"command": command, "description": "Runs the command the user asked for"}),

@@ -96,6 +96,8 @@ pub fn doc_config(name: &str) -> String {
 pub struct Installed {
     pub bin: PathBuf,
     pub path: String,
+    /// The directory node is in.
+    pub node_dir: String,
 }
 
 /// The agents, installed by `scripts/agents` once per test process; `None`
@@ -115,11 +117,14 @@ pub fn installed() -> Option<Installed> {
             ));
         }
         let bin = root().join("target/agents/node_modules/.bin");
-        let node = which("node").ok_or("node is not on PATH")?;
+        let node = which("node")
+            .and_then(|n| n.canonicalize().ok())
+            .ok_or("node is not on PATH")?;
         let node_dir = node.parent().unwrap().display().to_string();
         Ok(Installed {
             path: format!("{}:{node_dir}:/usr/local/bin:/usr/bin:/bin", bin.display()),
             bin,
+            node_dir,
         })
     });
     match result {

@@ -31,27 +31,47 @@ const PATIENCE: Duration = Duration::from_secs(120);
 
 #[tokio::test(flavor = "multi_thread")]
 async fn claude_code_through_a_whole_session() {
-    whole_session(RealAgent::Claude).await;
+    whole_session(RealAgent::Claude, false).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn codex_through_a_whole_session() {
-    whole_session(RealAgent::Codex).await;
+    whole_session(RealAgent::Codex, false).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn gemini_cli_through_a_whole_session() {
-    whole_session(RealAgent::Gemini).await;
+    whole_session(RealAgent::Gemini, false).await;
 }
 
-async fn whole_session(agent: RealAgent) {
+/// As `docs/agents.md` shows it: in the sandbox plug, the agent's
+/// installation read-only, its home the sandbox's.
+#[tokio::test(flavor = "multi_thread")]
+async fn claude_code_in_the_sandbox_through_a_whole_session() {
+    if !blaise_tests::tools::have(&["bwrap"]) {
+        return;
+    }
+    whole_session(RealAgent::Claude, true).await;
+}
+
+async fn whole_session(agent: RealAgent, sandboxed: bool) {
     let Some(installed) = agents::installed() else {
         return;
     };
     let model = ModelApi::start(SECRET).await;
     let stage = Stage::with_agent(agent.name(), settings(3_000, IdlePolicy::Pause)).await;
     let redaction = plug("plugs/redaction");
-    let plugs = format!("  - id: redaction\n    source: {}\n", redaction.display());
+    let mut plugs = format!("  - id: redaction\n    source: {}\n", redaction.display());
+    if sandboxed {
+        // Where npm put the agents, and node, read-only; the model's API
+        // (on this machine's loopback) over the host's network.
+        plugs = format!(
+            "  - id: sandbox\n    source: {}\n    with: {{ network: true, read_only: [{}, {}] }}\n    allow: {{ exec: [bwrap], storage: true }}\n{plugs}",
+            plug("plugs/sandbox").display(),
+            installed.bin.parent().unwrap().parent().unwrap().display(),
+            installed.node_dir,
+        );
+    }
     std::fs::write(&stage.config, agent.config(&model.url, &plugs)).unwrap();
     let key = format!("{}-key-Zq81bV0tTestKey", agent.name());
     let runner = stage.runner_with_env(

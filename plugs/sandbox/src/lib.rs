@@ -141,7 +141,18 @@ fn launch(ctx: &Context, config: &Config, home: &str) -> Contribution {
     let workspace = ctx.workspace.trim_end_matches('/');
     args.extend(["--bind".into(), workspace.into(), workspace.into()]);
     args.extend(["--bind".into(), home.into(), HOME.into()]);
-    args.extend(["--setenv".into(), "HOME".into(), HOME.into()]);
+    // The agent's home and its XDG directories are the sandbox's (the
+    // runner's, in the workspace, would hold what the agent keeps apart
+    // from the home kept in the plug's storage).
+    for (name, dir) in [
+        ("HOME", ""),
+        ("XDG_CONFIG_HOME", "/.config"),
+        ("XDG_DATA_HOME", "/.local/share"),
+        ("XDG_STATE_HOME", "/.local/state"),
+        ("XDG_CACHE_HOME", "/.cache"),
+    ] {
+        args.extend(["--setenv".into(), name.into(), format!("{HOME}{dir}")]);
+    }
     args.push("--".into());
     Contribution::default().command_prefix(args)
 }

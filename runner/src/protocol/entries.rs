@@ -104,7 +104,8 @@ pub struct PermissionChoice {
 
 impl ToolCall {
     /// The call in one line or a few, for readers of text: title and status,
-    /// the command when the title is not it, then the output.
+    /// the command when the title is not it, each diff as a unified diff,
+    /// then the output.
     pub fn text(&self) -> String {
         let mut text = format!("{} [{}]", self.title, self.status);
         if let Some(command) = self.command.as_deref().filter(|c| *c != self.title) {
@@ -112,9 +113,14 @@ impl ToolCall {
             text.push_str(command);
         }
         for part in &self.content {
-            if let ToolContent::Diff { path, .. } = part {
-                text.push_str("\nedits ");
-                text.push_str(path);
+            if let ToolContent::Diff {
+                path,
+                old_text,
+                new_text,
+            } = part
+            {
+                text.push('\n');
+                text.push_str(&unified_diff(path, old_text.as_deref(), new_text));
             }
         }
         if let Some(output) = self.output.as_deref().filter(|o| !o.is_empty()) {
@@ -123,6 +129,18 @@ impl ToolCall {
         }
         text
     }
+}
+
+/// A change to `path` as a unified diff (a new file: every line added).
+fn unified_diff(path: &str, old: Option<&str>, new: &str) -> String {
+    let before = if old.is_some() { path } else { "/dev/null" };
+    similar::TextDiff::from_lines(old.unwrap_or(""), new)
+        .unified_diff()
+        .context_radius(3)
+        .header(before, path)
+        .to_string()
+        .trim_end_matches('\n')
+        .to_owned()
 }
 
 /// The plan as text: one step a line, `[x]` done, `[~]` under way.
@@ -160,5 +178,45 @@ impl Permission {
             text.push_str(command);
         }
         text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tool_calls_text_shows_its_command_diffs_and_output() {
+        let call = ToolCall {
+            id: "tc-1".into(),
+            title: "Edit lib.rs".into(),
+            kind: "edit".into(),
+            status: "completed".into(),
+            content: vec![
+                ToolContent::Diff {
+                    path: "src/lib.rs".into(),
+                    old_text: Some("a\nb\nc\n".into()),
+                    new_text: "a\nB\nc\n".into(),
+                },
+                ToolContent::Diff {
+                    path: "NEW.md".into(),
+                    old_text: None,
+                    new_text: "hello\n".into(),
+                },
+            ],
+            ..ToolCall::default()
+        };
+        assert_eq!(
+            call.text(),
+            "Edit lib.rs [completed]\n--- src/lib.rs\n+++ src/lib.rs\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n--- /dev/null\n+++ NEW.md\n@@ -0,0 +1 @@\n+hello"
+        );
+        let run = ToolCall {
+            title: "List".into(),
+            status: "completed".into(),
+            command: Some("ls -a".into()),
+            output: Some(".\n..".into()),
+            ..ToolCall::default()
+        };
+        assert_eq!(run.text(), "List [completed]\n$ ls -a\n.\n..");
     }
 }

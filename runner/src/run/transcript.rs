@@ -419,7 +419,7 @@ fn content_of(record: &str, stream: String, value: Value) -> Value {
     // The shapes are the runner's own: they read back (a JSON field a filter
     // broke is kept as a string, which the shapes allow).
     let text = text.unwrap_or_else(|e| format!("[{record}: {e}]"));
-    json!({ "text": text, "stream": stream, "last": true, key: value })
+    json!({ "text": fields::cut_long(text), "stream": stream, "last": true, key: value })
 }
 
 /// An empty chunk of `stream`.

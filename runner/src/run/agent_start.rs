@@ -268,7 +268,7 @@ async fn open_session(
             None => NO_LOAD_NOTICE.to_owned(),
         };
         relay
-            .send(chain, vec![notice(&text)])
+            .send(chain, [notice(&text)])
             .await
             .map_err(|e| e.to_string())?;
     }
@@ -290,13 +290,18 @@ async fn resume(
     relay: &mut Relay,
     events: &mut mpsc::Receiver<AgentEvent>,
 ) -> Result<anyhow::Result<()>, String> {
-    let began: Vec<AgentEvent> = agent.set_replay(true).into_iter().collect();
-    relay.send(chain, began).await.map_err(|e| e.to_string())?;
+    let failed = |e: RelayError| e.to_string();
+    relay
+        .send(chain, agent.set_replay(true))
+        .await
+        .map_err(failed)?;
     let (resumed, _) = pump(agent.resume_session(id), chain, relay, events)
         .await
-        .map_err(|e| e.to_string())?;
-    let ended: Vec<AgentEvent> = agent.set_replay(false).into_iter().collect();
-    relay.send(chain, ended).await.map_err(|e| e.to_string())?;
+        .map_err(failed)?;
+    relay
+        .send(chain, agent.set_replay(false))
+        .await
+        .map_err(failed)?;
     Ok(resumed)
 }
 
@@ -312,11 +317,14 @@ async fn load(
     relay: &mut Relay,
     events: &mut mpsc::Receiver<AgentEvent>,
 ) -> Result<anyhow::Result<()>, String> {
-    let began: Vec<AgentEvent> = agent.set_replay(true).into_iter().collect();
-    relay.send(chain, began).await.map_err(|e| e.to_string())?;
+    let failed = |e: RelayError| e.to_string();
+    relay
+        .send(chain, agent.set_replay(true))
+        .await
+        .map_err(failed)?;
     let (loaded, mut replayed) = pump(agent.load_session(id), chain, relay, events)
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(failed)?;
     if loaded.is_ok() {
         loop {
             let wait = if replayed > 0 {
@@ -332,12 +340,14 @@ async fn load(
             while let Ok(event) = events.try_recv() {
                 replayed += take(event, &mut batch);
             }
-            relay.send(chain, batch).await.map_err(|e| e.to_string())?;
+            relay.send(chain, batch).await.map_err(failed)?;
         }
         tracing::debug!(replayed, "the replay of session/load is over");
     }
-    let ended: Vec<AgentEvent> = agent.set_replay(false).into_iter().collect();
-    relay.send(chain, ended).await.map_err(|e| e.to_string())?;
+    relay
+        .send(chain, agent.set_replay(false))
+        .await
+        .map_err(failed)?;
     Ok(loaded)
 }
 

@@ -101,8 +101,9 @@ impl Relay {
     pub async fn send(
         &mut self,
         chain: &mut PlugChain,
-        events: Vec<AgentEvent>,
+        events: impl IntoIterator<Item = AgentEvent>,
     ) -> Result<(), RelayError> {
+        let events: Vec<AgentEvent> = events.into_iter().collect();
         if events.is_empty() {
             return Ok(());
         }

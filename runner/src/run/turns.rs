@@ -93,8 +93,7 @@ impl<'a> Turns<'a> {
             {
                 // A turn's answer never continues what the agent left open
                 // between turns (or at the end of a replay).
-                let left_open: Vec<AgentEvent> = agent.end_stream().into_iter().collect();
-                if let Err(e) = self.relay.send(self.chain, left_open).await {
+                if let Err(e) = self.relay.send(self.chain, agent.end_stream()).await {
                     return Ending::Failed(e.to_string());
                 }
                 turn = Some((
@@ -252,8 +251,7 @@ impl<'a> Turns<'a> {
         if let Ok(event) = self.events.try_recv() {
             self.handle(event, permissions).await?;
         }
-        let last: Vec<AgentEvent> = self.agent.end_stream().into_iter().collect();
-        self.relay.send(self.chain, last).await
+        self.relay.send(self.chain, self.agent.end_stream()).await
     }
 }
 

@@ -311,14 +311,14 @@ async fn tool_call(api: &blaise_tests::blaise::Api, session: &str, command: &str
     api.transcript(session)
         .await
         .into_iter()
+        .rev()
         .filter(|e| e["kind"] == "tool_call")
         .map(|e| e["content"]["tool_call"].clone())
-        .filter(|call| {
+        .find(|call| {
             call["command"]
                 .as_str()
                 .is_some_and(|c| c.contains(command))
         })
-        .last()
         .unwrap_or_else(|| panic!("no tool call runs `{command}`"))
 }
 
@@ -330,12 +330,16 @@ fn pending(view: &Value) -> Option<&Value> {
         .find(|p| p["state"] == "pending")
 }
 
-/// Waits until the wall clock is in a later minute than the session's
-/// first run began.
+/// Waits until the wall clock is in a later minute than the agent's
+/// session began (before its first answer was recorded).
 async fn next_minute(api: &blaise_tests::blaise::Api, session: &str) {
-    let view = api.show(session).await;
-    let began = view["runs"][0]["created_at"].as_u64().unwrap_or(0) / 60_000;
-    while now_ms() / 60_000 <= began {
+    let transcript = api.transcript(session).await;
+    let answered = transcript
+        .iter()
+        .find(|e| e["run_id"].is_string())
+        .and_then(|e| e["at"].as_u64())
+        .expect("an answer");
+    while now_ms() / 60_000 <= answered / 60_000 {
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
 }

@@ -104,8 +104,8 @@ pub struct PermissionChoice {
 
 impl ToolCall {
     /// The call in one line or a few, for readers of text: title and status,
-    /// the command when the title is not it, each diff as a unified diff,
-    /// then the output.
+    /// the command when the title is not it, each diff as a unified diff.
+    /// (Its output is an entry of its own for them: `tool_output`.)
     pub fn text(&self) -> String {
         let mut text = format!("{} [{}]", self.title, self.status);
         if let Some(command) = self.command.as_deref().filter(|c| *c != self.title) {
@@ -122,10 +122,6 @@ impl ToolCall {
                 text.push('\n');
                 text.push_str(&unified_diff(path, old_text.as_deref(), new_text));
             }
-        }
-        if let Some(output) = self.output.as_deref().filter(|o| !o.is_empty()) {
-            text.push('\n');
-            text.push_str(output);
         }
         text
     }
@@ -186,7 +182,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_tool_calls_text_shows_its_command_diffs_and_output() {
+    fn a_tool_calls_text_shows_its_command_and_diffs() {
         let call = ToolCall {
             id: "tc-1".into(),
             title: "Edit lib.rs".into(),
@@ -217,6 +213,6 @@ mod tests {
             output: Some(".\n..".into()),
             ..ToolCall::default()
         };
-        assert_eq!(run.text(), "List [completed]\n$ ls -a\n.\n..");
+        assert_eq!(run.text(), "List [completed]\n$ ls -a");
     }
 }

@@ -28,6 +28,9 @@ pub struct Relay {
     open: HashMap<String, (EntryKind, bool)>,
     /// Numbers the filters' streams of fields, stderr lines and errors.
     presented: u64,
+    /// Each tool call's output as last recorded (a hash): an output is
+    /// recorded as a `tool_output` entry when it first comes and when it changes.
+    outputs: HashMap<String, u64>,
 }
 
 #[derive(Debug)]
@@ -91,6 +94,7 @@ impl Relay {
             seq: 0,
             open: HashMap::new(),
             presented: 0,
+            outputs: HashMap::new(),
         }
     }
 
@@ -176,7 +180,15 @@ impl Relay {
                         fields::put_back(&mut value, field, joined(&filtered, range.clone()));
                     }
                     if !replay {
-                        records.push((record, content_of(record, stream, value)));
+                        let output = self.new_output(record, &stream, &value);
+                        records.push((record, content_of(record, stream.clone(), value)));
+                        if let Some(text) = output {
+                            // For readers of text, as before tool calls had a
+                            // structure: the output is its own entry.
+                            let content = json!({ "text": text, "stream": format!("{stream}/output"),
+                                                  "last": true, "tool_call_id": stream });
+                            records.push(("tool_output", content));
+                        }
                     }
                 }
                 Piece::Stderr(range) => {
@@ -317,6 +329,18 @@ impl Relay {
         let sent = self.send(chain, entries).await;
         self.open = open;
         sent
+    }
+
+    /// A tool call's output (filtered, cut) when it is new or changed since
+    /// it was last recorded.
+    fn new_output(&mut self, record: &str, stream: &str, value: &Value) -> Option<String> {
+        use std::hash::{Hash, Hasher};
+        let output = value["output"].as_str().filter(|o| !o.is_empty());
+        let output = output.filter(|_| record == "tool_call")?;
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        output.hash(&mut hasher);
+        let hash = hasher.finish();
+        (self.outputs.insert(stream.to_owned(), hash) != Some(hash)).then(|| output.to_owned())
     }
 
     /// A structured entry, its fields added to the batch.

@@ -248,15 +248,19 @@ async fn open_session(
     if a.kind == RunKindName::Resume {
         let mut why = None;
         if let Some(id) = &a.acp_session_id {
-            if agent.can_resume_session() {
-                match resume(agent, id, chain, relay, events).await? {
-                    Ok(()) => return Ok((id.clone(), Conversation::Resumed)),
-                    Err(e) => why = Some(e),
+            for (how, offered, conversation) in [
+                (
+                    TakeUp::Resume,
+                    agent.can_resume_session(),
+                    Conversation::Resumed,
+                ),
+                (TakeUp::Load, agent.can_load_session(), Conversation::Loaded),
+            ] {
+                if !offered {
+                    continue;
                 }
-            }
-            if agent.can_load_session() {
-                match load(agent, id, chain, relay, events).await? {
-                    Ok(()) => return Ok((id.clone(), Conversation::Loaded)),
+                match take_up(how, agent, id, chain, relay, events).await? {
+                    Ok(()) => return Ok((id.clone(), conversation)),
                     Err(e) => why = Some(e),
                 }
             }
@@ -281,36 +285,24 @@ async fn open_session(
     Ok((id, Conversation::New))
 }
 
-/// `session/resume`: nothing is replayed; whatever the agent sends while it
-/// resumes is not new conversation.
-async fn resume(
-    agent: &Agent,
-    id: &str,
-    chain: &mut PlugChain,
-    relay: &mut Relay,
-    events: &mut mpsc::Receiver<AgentEvent>,
-) -> Result<anyhow::Result<()>, String> {
-    let failed = |e: RelayError| e.to_string();
-    relay
-        .send(chain, agent.set_replay(true))
-        .await
-        .map_err(failed)?;
-    let (resumed, _) = pump(agent.resume_session(id), chain, relay, events)
-        .await
-        .map_err(failed)?;
-    relay
-        .send(chain, agent.set_replay(false))
-        .await
-        .map_err(failed)?;
-    Ok(resumed)
+/// How a resume run takes the agent's conversation up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TakeUp {
+    /// `session/resume`: nothing is replayed.
+    Resume,
+    /// `session/load`: the agent replays the conversation.
+    Load,
 }
 
-/// `session/load`, and its replay to its end: until the agent has answered
-/// and then been silent for [`REPLAY_QUIET`] (if nothing was replayed before
-/// the answer, the replay may take [`REPLAY_LATE`] to begin). Everything the
-/// agent sends until then is the replay, however late it comes; no prompt
-/// is sent before, and nothing live joins a replayed message.
-async fn load(
+/// `session/resume` or `session/load`. Whatever the agent sends meanwhile is
+/// not new conversation (a replay: shown to the plugs, not recorded). A
+/// load's replay lasts until the agent has answered and then been silent for
+/// [`REPLAY_QUIET`] (if nothing was replayed before the answer, it may take
+/// [`REPLAY_LATE`] to begin): everything until then is the replay, however
+/// late it comes; no prompt is sent before, and nothing live joins a
+/// replayed message.
+async fn take_up(
+    how: TakeUp,
     agent: &Agent,
     id: &str,
     chain: &mut PlugChain,
@@ -322,10 +314,12 @@ async fn load(
         .send(chain, agent.set_replay(true))
         .await
         .map_err(failed)?;
-    let (loaded, mut replayed) = pump(agent.load_session(id), chain, relay, events)
-        .await
-        .map_err(failed)?;
-    if loaded.is_ok() {
+    let (answered, mut replayed) = match how {
+        TakeUp::Resume => pump(agent.resume_session(id), chain, relay, events).await,
+        TakeUp::Load => pump(agent.load_session(id), chain, relay, events).await,
+    }
+    .map_err(failed)?;
+    if how == TakeUp::Load && answered.is_ok() {
         loop {
             let wait = if replayed > 0 {
                 REPLAY_QUIET
@@ -348,7 +342,7 @@ async fn load(
         .send(chain, agent.set_replay(false))
         .await
         .map_err(failed)?;
-    Ok(loaded)
+    Ok(answered)
 }
 
 /// Awaits `work` while relaying what the agent sends meanwhile (its stderr

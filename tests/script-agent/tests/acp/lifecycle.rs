@@ -157,3 +157,35 @@ async fn a_program_that_is_not_an_agent_fails_to_initialize() {
     assert!(error.contains("exit status: 7"), "{error}");
     assert!(error.contains("not an agent"), "{error}");
 }
+
+#[tokio::test]
+async fn close_hands_over_everything_the_agent_wrote_before_it_went() {
+    let dir = tempfile::tempdir().unwrap();
+    let (agent, mut events) = launch(command(dir.path(), &[], &[])).await;
+    let session = agent.new_session().await.unwrap();
+    // More events than the channel holds (a message and a paragraph break
+    // each), and nobody takes them yet: the connection is held back with the
+    // rest unread while the agent waits. (Few enough that the agent has
+    // written them all: what it still held when it went is its own loss.)
+    tokio::select! {
+        stop = agent.prompt(&session, "flood 150 1000000\nwait") => panic!("the turn ended: {stop:?}"),
+        () = tokio::time::sleep(Duration::from_millis(500)) => {}
+    }
+    // A stop: the turn is no longer awaited, the agent is closed, and the
+    // caller takes events meanwhile, as the run does.
+    let closing = agent.close(Duration::from_secs(10));
+    tokio::pin!(closing);
+    let is_flood = |event: &blaise_runner::acp::AgentEvent| matches!(event, blaise_runner::acp::AgentEvent::Chunk(e) if e.text.starts_with("sent_us="));
+    let mut floods = 0;
+    let closed = loop {
+        tokio::select! {
+            closed = &mut closing => break closed.unwrap(),
+            Some(event) = events.recv() => floods += usize::from(is_flood(&event)),
+        }
+    };
+    while let Ok(event) = events.try_recv() {
+        floods += usize::from(is_flood(&event));
+    }
+    assert_eq!(closed.code, Some(0), "it exited on its closed stdin");
+    assert_eq!(floods, 150, "every message it wrote before it went");
+}

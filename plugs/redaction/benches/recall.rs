@@ -31,6 +31,8 @@ mod negatives;
 mod peers;
 #[path = "recall/rng.rs"]
 mod rng;
+#[path = "recall/tools.rs"]
+mod tools;
 #[path = "recall/vendors.rs"]
 mod vendors;
 
@@ -319,10 +321,15 @@ fn pct(ok: usize, n: usize) -> String {
     }
 }
 
-fn recall(rows: &[Row], o: &Outcome, set: Set, streamed: bool) -> String {
+/// Whether the row is of the tool-output corpus (`tools`) or the vendor one.
+fn of(r: &Row, tools: bool) -> bool {
+    (r.kind == tools::KIND) == tools
+}
+
+fn recall(rows: &[Row], o: &Outcome, set: Set, streamed: bool, tools: bool) -> String {
     let sel: Vec<_> = rows
         .iter()
-        .filter(|r| r.set == set && r.streamed() == streamed)
+        .filter(|r| r.set == set && r.streamed() == streamed && of(r, tools))
         .collect();
     pct(sel.iter().filter(|r| o.ok[&r.id]).count(), sel.len())
 }
@@ -338,12 +345,31 @@ fn main() {
     } else {
         (2_040, 1_020, 2_020, 50_000_000)
     };
+    // The tool-output corpus: as many rows again, in the same proportions.
+    let (t_tuning, t_held, t_neg) = if a.quick {
+        (240, 120, 240)
+    } else {
+        (2_400, 1_200, 2_400)
+    };
     let held_seed = a.seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x0048_454c_444f_5554;
     let load_start = loadavg();
     let t = Instant::now();
     let mut rows = corpus::positives(a.seed, n_tuning, Set::Tuning, 0);
     rows.extend(corpus::positives(held_seed, n_held, Set::HeldOut, 100_000));
     rows.extend(corpus::negatives(a.seed ^ 0x004e_4547, n_neg, 200_000));
+    rows.extend(tools::positives(
+        a.seed ^ 0x544f_4f4c,
+        t_tuning,
+        Set::Tuning,
+        300_000,
+    ));
+    rows.extend(tools::positives(
+        held_seed ^ 0x544f_4f4c,
+        t_held,
+        Set::HeldOut,
+        400_000,
+    ));
+    rows.extend(tools::negatives(a.seed ^ 0x544f_4e45, t_neg, 500_000));
     let transcript = corpus::transcript(a.seed ^ 0x5452_414e, size);
     eprintln!(
         "corpus: {} rows, transcript {:.1} MB, generated in {:.1} s",
@@ -394,7 +420,9 @@ fn main() {
         if let Ok(o) = &results[0].1 {
             let failed: Vec<&Row> = rows
                 .iter()
-                .filter(|r| r.set != Set::HeldOut && !o.ok[&r.id])
+                // The tool-output corpus is reported, not asserted, until
+                // its tuning set is all masked too (issue 27).
+                .filter(|r| r.set != Set::HeldOut && of(r, false) && !o.ok[&r.id])
                 .collect();
             assert!(
                 failed.is_empty(),
@@ -460,10 +488,11 @@ fn report(
             .count()
     };
     let negs = rows.iter().filter(|r| r.set == Set::Negative).count();
+    let tool_rows = rows.iter().filter(|r| of(r, true)).count();
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "Redaction recall bench: seed {}{}, commit {}; {} tuning positives ({} streamed), {} held-out ({} streamed), {} negatives ({} streamed), {} vendors; transcript {:.0} MB with {} planted secrets.\n",
+        "Redaction recall bench: seed {}{}, commit {}; {} tuning positives ({} streamed), {} held-out ({} streamed), {} negatives ({} streamed), {} vendors, {} of the rows tool outputs; transcript {:.0} MB with {} planted secrets.",
         a.seed,
         if a.quick { ", --quick" } else { "" },
         commit(&root),
@@ -474,39 +503,51 @@ fn report(
         negs,
         count(Set::Negative, true),
         vendors::VENDORS.len(),
+        tool_rows,
         transcript.0.len() as f64 / 1e6,
         transcript.1.len(),
     );
-    let _ = writeln!(
-        s,
-        "| detector | recall streamed (tuning) | recall whole (tuning) | recall streamed (held-out) | recall whole (held-out) | false positives | MB/s ({:.0} MB) |",
-        transcript.0.len() as f64 / 1e6
-    );
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|");
-    for (name, o) in results {
-        match o {
-            Ok(o) => {
-                let fp = rows
-                    .iter()
-                    .filter(|r| r.set == Set::Negative && !o.ok[&r.id])
-                    .count();
-                let (speed, hit, masks) = o.speed.unwrap_or((0.0, 0, 0));
-                let _ = writeln!(
-                    s,
-                    "| {name} | {} | {} | {} | {} | {fp} / {negs} | {speed:.1} (planted {hit}/{}, {masks} findings) |",
-                    recall(rows, o, Set::Tuning, true),
-                    recall(rows, o, Set::Tuning, false),
-                    recall(rows, o, Set::HeldOut, true),
-                    recall(rows, o, Set::HeldOut, false),
-                    transcript.1.len()
-                );
-            }
-            Err(e) => {
-                let _ = writeln!(
-                    s,
-                    "| {name} | skipped: {} | | | | | |",
-                    e.replace('|', "/").replace('\n', " ")
-                );
+    for (tools, title) in [
+        (false, "Vendor tokens in contexts"),
+        (true, "Realistic tool outputs"),
+    ] {
+        let negs = rows
+            .iter()
+            .filter(|r| r.set == Set::Negative && of(r, tools))
+            .count();
+        let _ = writeln!(s, "\n{title}:\n");
+        let _ = writeln!(
+            s,
+            "| detector | recall streamed (tuning) | recall whole (tuning) | recall streamed (held-out) | recall whole (held-out) | false positives | MB/s ({:.0} MB) |",
+            transcript.0.len() as f64 / 1e6
+        );
+        let _ = writeln!(s, "|---|---|---|---|---|---|---|");
+        for (name, o) in results {
+            match o {
+                Ok(o) => {
+                    let fp = rows
+                        .iter()
+                        .filter(|r| r.set == Set::Negative && of(r, tools) && !o.ok[&r.id])
+                        .count();
+                    let (speed, hit, masks) = o.speed.unwrap_or((0.0, 0, 0));
+                    let _ = writeln!(
+                        s,
+                        "| {name} | {} | {} | {} | {} | {fp} / {negs} ({:.1} %) | {speed:.1} (planted {hit}/{}, {masks} findings) |",
+                        recall(rows, o, Set::Tuning, true, tools),
+                        recall(rows, o, Set::Tuning, false, tools),
+                        recall(rows, o, Set::HeldOut, true, tools),
+                        recall(rows, o, Set::HeldOut, false, tools),
+                        100.0 * fp as f64 / negs.max(1) as f64,
+                        transcript.1.len()
+                    );
+                }
+                Err(e) => {
+                    let _ = writeln!(
+                        s,
+                        "| {name} | skipped: {} | | | | | |",
+                        e.replace('|', "/").replace('\n', " ")
+                    );
+                }
             }
         }
     }
@@ -569,13 +610,25 @@ fn report(
     table(
         &mut s,
         "Recall per vendor (tuning set):",
-        &|r| (r.set == Set::Tuning).then_some(r.kind),
+        &|r| (r.set == Set::Tuning && of(r, false)).then_some(r.kind),
         false,
     );
     table(
         &mut s,
         "Recall per context (tuning set):",
-        &|r| (r.set == Set::Tuning).then_some(r.context),
+        &|r| (r.set == Set::Tuning && of(r, false)).then_some(r.context),
+        false,
+    );
+    table(
+        &mut s,
+        "Recall per tool output (tuning set):",
+        &|r| (r.set == Set::Tuning && of(r, true)).then_some(r.context),
+        false,
+    );
+    table(
+        &mut s,
+        "Recall per tool output (held-out set):",
+        &|r| (r.set == Set::HeldOut && of(r, true)).then_some(r.context),
         false,
     );
     table(
@@ -592,7 +645,13 @@ fn report(
     table(
         &mut s,
         "False positives per kind of negative:",
-        &|r| (r.set == Set::Negative).then_some(r.kind),
+        &|r| (r.set == Set::Negative && of(r, false)).then_some(r.kind),
+        true,
+    );
+    table(
+        &mut s,
+        "False positives per tool output:",
+        &|r| (r.set == Set::Negative && of(r, true)).then_some(r.context),
         true,
     );
     s

@@ -552,7 +552,7 @@ const MARKED: &[&str] = &[
     "app.secret_key = '«8458e83efde95ae332ff6f16f2a44048c30cc765f86a09db»'",
     "spring.datasource.password=«correcthorsebatterystaple»",
     "mail.smtp.password : «x9$Lm#2qVr!»",
-    "PGPASSWORD=«secret» psql -h localhost -U app",
+    "PGPASSWORD=«s3cret-Kx7» psql -h localhost -U app",
     "kubectl create secret generic db --from-literal=password=«P@ssw0rd!2024»",
     "[client]\nuser=root\npassword=«x9$Lm#2qVr!»\n",
     // json
@@ -671,6 +671,18 @@ const MARKED: &[&str] = &[
 
 /// Near-misses: prose, code and data that must come out untouched.
 const CLEAN: &[&str] = &[
+    // Stand-ins: placeholders, masks, documented defaults (README, "What it
+    // leaves alone").
+    "PGPASSWORD=secret psql -h localhost -U app",
+    "password=change-me",
+    "DATABASE_URL=postgresql://postgres:postgres@localhost:5432/app_dev",
+    "  - Token: gho_************************************",
+    "API_KEY=your-api-key-here",
+    "MYSQL_ROOT_PASSWORD: •••••••••••",
+    "client_secret = \"xxxxxxxxxxxxxxxxxxxxxxxx\"",
+    "webhook_secret: sk_live_...4f2a",
+    "password: <redacted>",
+    "REDIS_URL=redis://:[hidden]@cache:6379",
     // prose
     "The quick brown fox jumps over the lazy dog, 1234567890 times.",
     "Your password must be at least 12 characters long and may not contain your user name.",

@@ -48,7 +48,7 @@ impl Row {
 }
 
 /// Fraction of rows delivered as a stream.
-const STREAMED: f64 = 0.3;
+pub const STREAMED: f64 = 0.3;
 
 fn boundary(text: &str, mut at: usize) -> usize {
     while !text.is_char_boundary(at) {
@@ -58,7 +58,7 @@ fn boundary(text: &str, mut at: usize) -> usize {
 }
 
 /// Cuts at random points, one of them inside `inside` when given.
-fn cuts(r: &mut Rng, text: &str, inside: Option<&Range<usize>>) -> Vec<usize> {
+pub fn cuts(r: &mut Rng, text: &str, inside: Option<&Range<usize>>) -> Vec<usize> {
     let mut out = Vec::new();
     if let Some(s) = inside
         && s.len() > 1

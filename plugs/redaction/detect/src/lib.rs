@@ -20,8 +20,10 @@
 //! random-looking strings nothing says are secret: git SHAs, UUIDs, `sha512-…`
 //! integrity hashes, base64 data.
 
+mod ansi;
 mod assignments;
 mod decode;
+mod placeholders;
 mod private_keys;
 mod tokens;
 mod urls;
@@ -169,6 +171,15 @@ impl Redactor {
     /// Every secret in the text, in order, not overlapping, each on char
     /// boundaries.
     pub fn find(&self, text: &str) -> Vec<Found> {
+        // Read without terminal colours; masked where the bytes came from.
+        if let Some((plain, map)) = ansi::strip(text) {
+            let mut found = self.find_at_depth(&plain, 0);
+            for f in &mut found {
+                f.start = map[f.start] as usize;
+                f.end = map[f.end - 1] as usize + 1;
+            }
+            return found;
+        }
         self.find_at_depth(text, 0)
     }
 
@@ -302,6 +313,25 @@ impl Redactor {
     /// bytes from here on may be the start of a secret that continues in the
     /// next chunk. `text.len()` when nothing needs holding back.
     pub fn hold_back_from(&self, text: &str) -> usize {
+        // An escape sequence cut in two waits for its end; the rest is
+        // decided on the text without colours, as `find` reads it.
+        let open = ansi::open_at_end(text.as_bytes());
+        let whole = &text[..open.unwrap_or(text.len())];
+        let cut = match ansi::strip(whole) {
+            Some((plain, map)) => {
+                let cut = self.hold_back_without_colours(&plain);
+                map.get(cut).map_or(whole.len(), |&at| at as usize)
+            }
+            None => self.hold_back_without_colours(whole),
+        };
+        let mut cut = cut.max(text.len().saturating_sub(MAX_HOLD));
+        while !text.is_char_boundary(cut) {
+            cut += 1;
+        }
+        cut
+    }
+
+    fn hold_back_without_colours(&self, text: &str) -> usize {
         let b = text.as_bytes();
         let n = b.len();
         // Moving the cut back may put it inside something else: repeat until

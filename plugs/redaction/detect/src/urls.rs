@@ -89,7 +89,8 @@ fn userinfo(b: &[u8], from: usize, found: &mut Vec<Found>) {
     match user.iter().position(|&c| c == b':') {
         Some(colon) => {
             let password = &b[from + colon + 1..at];
-            if !password.is_empty() && !is_placeholder(password) {
+            // `postgres:postgres@localhost`: a default, not a secret.
+            if !password.is_empty() && !is_placeholder(password) && password != &user[..colon] {
                 found.push(Found {
                     start: from + colon + 1,
                     end: at,
@@ -115,4 +116,5 @@ fn is_placeholder(p: &[u8]) -> bool {
         || p.starts_with(b"{{")
         || (p[0] == b'<' && p[p.len() - 1] == b'>')
         || p.iter().all(|&c| c == b'*' || c == b'x' || c == b'X')
+        || super::placeholders::stand_in(p)
 }

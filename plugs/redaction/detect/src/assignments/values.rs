@@ -157,7 +157,8 @@ pub(super) fn plain(v: &[u8]) -> bool {
         // `bla_…`, `sk-...`: elided in documentation.
         || v.ends_with("…".as_bytes())
         || v.ends_with(b"...")
-        || constant(v);
+        || constant(v)
+        || crate::placeholders::stand_in(v);
     !reference && !NOT_VALUES.iter().any(|w| v.eq_ignore_ascii_case(w))
 }
 

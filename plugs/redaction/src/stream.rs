@@ -114,7 +114,7 @@ mod tests {
         let mut s = Streams::default();
         let a = s.filter(
             &r,
-            chunk("key: AKIAIOSFODNN7EXAMPLE and then ghp_aBcD", true),
+            chunk("key: AKIAQX3NDBLT4VKM7J2P and then ghp_aBcD", true),
         );
         assert_eq!(a.text, "key: [REDACTED:aws-access-key] and then ghp_aBcD");
         assert!(s.open.is_empty());

@@ -1029,15 +1029,25 @@ fn pypirc(d: &mut Doc) {
 
 fn rails_credentials(d: &mut Doc) {
     d.t("aws:\n  access_key_id: ");
-    let id = format!("AKIA{}", d.r.chars(UPPER32, 16));
+    // A key id alone is no secret, but it is masked: a negative shows the
+    // documentation's example instead.
+    let id = if d.negative {
+        "AKIAIOSFODNN7EXAMPLE".to_string()
+    } else {
+        format!("AKIA{}", d.r.chars(UPPER32, 16))
+    };
     d.t(&id);
     d.t("\n  secret_access_key: ");
     d.s(Kind::Base64(30));
     d.t("\n\n# Used as the base secret for all MessageVerifiers in Rails.\nsecret_key_base: ");
     d.s(Kind::Hex(128));
-    d.t("\nstripe:\n  publishable_key: pk_live_");
-    let pk = d.r.chars(ALNUM, 24);
-    d.t(&pk);
+    // Stripe's publishable keys are public, but masked like its others.
+    let pk = if d.negative {
+        "<from the dashboard>".to_string()
+    } else {
+        format!("pk_live_{}", d.r.chars(ALNUM, 24))
+    };
+    w!(d, "\nstripe:\n  publishable_key: {pk}");
     d.t("\n  webhook_secret: ");
     d.s(Kind::Vendor);
     d.t("\n");
@@ -1161,16 +1171,20 @@ fn okta_azdo(d: &mut Doc) {
 
 // ---- negative-only templates ------------------------------------------------
 
+/// kubeseal's format: the length of the RSA-sealed session key (two bytes,
+/// 512 for a 4096-bit key), that key, then the AES-GCM ciphertext.
+fn sealed(d: &mut Doc, n: usize) -> String {
+    let mut c = vec![0x02, 0x00];
+    c.extend(d.r.bytes(512 + n));
+    b64(&c)
+}
+
 fn sealed_secret(d: &mut Doc) {
     d.t("apiVersion: bitnami.com/v1alpha1\nkind: SealedSecret\nmetadata:\n  name: db\n  namespace: prod\nspec:\n  encryptedData:\n    password: ");
-    let mut c = vec![0x01, 0x00];
-    c.extend(d.r.bytes(400));
-    d.t(&b64(&c));
-    d.t("\n    api-key: ");
-    let mut c = vec![0x01, 0x00];
-    c.extend(d.r.bytes(380));
-    d.t(&b64(&c));
-    d.t("\n");
+    let v = sealed(d, 40);
+    w!(d, "{v}\n    api-key: ");
+    let v = sealed(d, 60);
+    w!(d, "{v}\n  template:\n    metadata:\n      name: db\n");
 }
 
 fn sops_file(d: &mut Doc) {

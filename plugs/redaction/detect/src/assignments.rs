@@ -22,10 +22,10 @@ mod values;
 use std::ops::Range;
 
 use super::{Found, TOKEN, find};
-use names::{NAMED_KEY, Name, compound, name_of, names_ending_like};
+use names::{NAMED_KEY, Name, compound, credential_key, name_of, names_ending_like};
 use values::{
-    MAX_VALUE, code_word, dotted_code, dotted_identifier, identifier, keylike, label, name_word,
-    number, path, plain, quote_at, quoted, random, type_name, value_byte,
+    MAX_VALUE, code_word, dotted_code, dotted_identifier, hex_key, identifier, keylike, label,
+    name_word, number, path, plain, quote_at, quoted, random, type_name, value_byte,
 };
 
 const MAX_KEY: usize = 64;
@@ -46,6 +46,9 @@ const OPERATOR: u8 = 2;
 /// For [`at_word`]: the word is long and right after another, which may be a
 /// name from code with no operator (`aws_secret_access_key wJal…`).
 const AFTER_NAME: u8 = 4;
+/// For [`at_word`]: the word is followed by two blanks, a tab or ` |`: it
+/// may label a row of a table (`api_key     …`, `| API Secret | … |`).
+const TABLE: u8 = 8;
 /// Shortest word looked at as [`AFTER_NAME`].
 const MIN_AFTER_NAME: usize = 16;
 
@@ -106,7 +109,11 @@ static LAST: [u8; 256] = last_table();
 pub(super) fn word_class(b: &[u8], s: usize, e: usize) -> u8 {
     // `<password>`: the byte before the word.
     let tag = (b[s.saturating_sub(1)] == b'<') as u8 * NAMED;
-    FIRST[b[s] as usize] | LAST[b[e - 1] as usize] | tag
+    let table = match (b.get(e), b.get(e + 1)) {
+        (Some(b'\t'), _) | (Some(b' '), Some(b' ' | b'|')) => TABLE,
+        _ => 0,
+    };
+    FIRST[b[s] as usize] | LAST[b[e - 1] as usize] | tag | table
 }
 
 /// Reads the values of the names around the word `[s, e)` of `class`: the
@@ -207,6 +214,9 @@ fn for_names(b: &[u8], class: u8, s: usize, e: usize, mut f: impl FnMut(usize, P
         {
             return;
         }
+    }
+    if class & TABLE != 0 && f(s, parse(b, s, e)) {
+        return;
     }
     if class & NAMED != 0 && named_here(b, s, e) {
         if b[s] == b'-' && command_lines::may_be(b, s, e) && f(s, command_lines::flag(b, s, e)) {
@@ -335,6 +345,8 @@ fn name_at(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
     if key.is_empty()
         || key.len() > MAX_KEY
         || (ks > 0 && matches!(b[ks - 1], b'/' | b'@'))
+        // `arn:aws:secretsmanager:…:secret:prod/db-password-AbCdEf`: a name.
+        || b[s..ks].starts_with(b"arn:")
         || b[..ks].ends_with(b"::")
         // `token.` ends a sentence.
         || key.ends_with(b".")
@@ -420,6 +432,11 @@ fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
         (Name::Authorization, _) => "authorization",
         (Name::Secret(kind), _) => kind,
     };
+    if op == Op::Blank
+        && let Some(row) = table_row(b, ks, ke, i, blanks_before, kind)
+    {
+        return row;
+    }
     // `{sig:0width$x}`: a format string's placeholder.
     if op == Op::Colon && ke + 1 == i && ks > 0 && b[ks - 1] == b'{' {
         return Parsed::No;
@@ -508,7 +525,7 @@ fn value(
             && (spaces_ok || !(name_word(v) || label(v)))
             && !file(v)
             && (kind != "signature" || op == Op::Compact)
-            && (kind != NAMED_KEY || keylike(v));
+            && (kind != NAMED_KEY || keylike(v) || (hex_key(v) && credential_key(&b[ks..ke])));
         return Parsed::Value(Value {
             start,
             end,
@@ -552,11 +569,14 @@ fn value(
     }
     let v = &b[start..end];
     let next = b.get(i).copied();
+    if op == Op::Colon && sealed(b, ks, v) {
+        return Parsed::No;
+    }
     // `NAME: Type = …`, `field: Type,`, `token = other;`: code goes on.
     let code_after = matches!(b.get(j), Some(b'=' | b',' | b')' | b';' | b'{' | b'}'));
     let secret = plain(v)
         && (kind != "signature" || op == Op::Compact)
-        && (kind != NAMED_KEY || keylike(v))
+        && (kind != NAMED_KEY || keylike(v) || (hex_key(v) && credential_key(&b[ks..ke])))
         && (op == Op::Xml || !matches!(next, Some(b'(' | b'[' | b'<')))
         && (op == Op::Compact || !name_word(v))
         && !dotted_identifier(v)
@@ -595,6 +615,133 @@ fn value(
         secret,
         kind: reported(kind),
     })
+}
+
+/// A Bitnami SealedSecret's value: ciphertext made to be committed and
+/// shown. Base64 that starts with the RSA-sealed session key's length (512:
+/// `Ag[A-D]`) and is longer than that key, under `encryptedData:` (or with
+/// no parent in the text: a stream's later chunk).
+fn sealed(b: &[u8], ks: usize, v: &[u8]) -> bool {
+    v.len() >= 700
+        && v.starts_with(b"Ag")
+        && matches!(v[2], b'A'..=b'D')
+        && yaml_parent(b, ks).is_none_or(|p| p == b"encryptedData")
+}
+
+/// The key of the YAML mapping that holds the key at `ks`: the nearest line
+/// above that is less indented (within 64 lines).
+fn yaml_parent(b: &[u8], ks: usize) -> Option<&[u8]> {
+    let line = b[..ks]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |p| p + 1);
+    let indent = ks - line;
+    let mut end = line.checked_sub(1)?;
+    for _ in 0..64 {
+        let start = b[..end]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |p| p + 1);
+        let text = &b[start..end];
+        let own = text.iter().take_while(|&&c| c == b' ').count();
+        if own < text.len() && own < indent {
+            let key = text[own..].strip_suffix(b":")?;
+            return Some(key);
+        }
+        end = start.checked_sub(1)?;
+    }
+    None
+}
+
+/// A table's row whose label is the name `[ks, ke)`, its value at `i`: a
+/// column table (`vault kv get`'s `api_key      …`, two blanks or a tab
+/// after the label) or a box or Markdown table (`| API Secret | … |`). The
+/// label cell holds only words; the value is one cell, the last on the row
+/// or followed by `|`. `None`: not such a row.
+fn table_row(
+    b: &[u8],
+    ks: usize,
+    ke: usize,
+    mut i: usize,
+    blanks_before: usize,
+    kind: &'static str,
+) -> Option<Parsed> {
+    let n = b.len();
+    let line = b[..ks]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |p| p + 1);
+    let mut label = &b[line..ks];
+    while let [b' ' | b'\t', rest @ ..] = label {
+        label = rest;
+    }
+    let piped = label.first() == Some(&b'|');
+    if piped {
+        label = &label[1..];
+    }
+    if label.len() > 40
+        || !label
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b' ' | b'_' | b'-' | b'.'))
+    {
+        return None;
+    }
+    if piped {
+        if b.get(i) != Some(&b'|') {
+            return (i >= n).then_some(Parsed::Open);
+        }
+        i += 1;
+        blanks(b, &mut i);
+    } else if blanks_before < 2 && b.get(ke) != Some(&b'\t') {
+        return None;
+    }
+    if i >= n {
+        return Some(Parsed::Open);
+    }
+    let start = i;
+    while i < n && !b[i].is_ascii_whitespace() && b[i] != b'|' && i - start < MAX_VALUE {
+        i += 1;
+    }
+    let end = i;
+    let mut j = i;
+    while j < n && matches!(b[j], b' ' | b'\t') {
+        j += 1;
+    }
+    let last_cell = j == n || matches!(b[j], b'\n' | b'\r') || (piped && b[j] == b'|');
+    if !last_cell || end == start {
+        return Some(Parsed::No);
+    }
+    let v = &b[start..end];
+    let secret = plain(v)
+        && !name_word(v)
+        && !label_word(v)
+        && !dotted_identifier(v)
+        && !path(v)
+        && (kind != NAMED_KEY || keylike(v) || (hex_key(v) && credential_key(&b[ks..ke])));
+    Some(Parsed::Value(Value {
+        start,
+        end,
+        open: j == n,
+        seen: j + 1,
+        secret,
+        kind: reported(kind),
+    }))
+}
+
+/// `Value`, `-----`, `true`: a table's header, rule or flag, not a secret.
+fn label_word(v: &[u8]) -> bool {
+    v.iter().all(|&c| c == b'-' || c == b'=' || c == b'+')
+        || [
+            &b"value"[..],
+            b"true",
+            b"false",
+            b"none",
+            b"null",
+            b"n/a",
+            b"<nil>",
+        ]
+        .iter()
+        .any(|w| v.eq_ignore_ascii_case(w))
 }
 
 /// The kind a value is masked as: a `…_key` is one more secret assignment.

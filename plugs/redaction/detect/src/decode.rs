@@ -225,7 +225,7 @@ pub(super) fn base64_text(w: &[u8]) -> Option<String> {
 }
 
 /// Decodes base64, standard or URL-safe, without padding.
-fn decode(t: &[u8]) -> Vec<u8> {
+pub(crate) fn decode(t: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(t.len() * 3 / 4);
     let (mut acc, mut bits) = (0u32, 0u32);
     for &c in t {

@@ -210,6 +210,9 @@ impl Redactor {
         if depth < decode::MAX_DEPTH {
             decode::escaped(self, text, depth, &mut found);
         }
+        // A vendor's prefix on a mask or on the documentation's example
+        // (the operator's literals are theirs to judge).
+        found.retain(|f| f.kind == "literal" || !placeholders::masked_token(&b[f.start..f.end]));
         for p in &self.patterns {
             found.extend(
                 p.regex

@@ -13,9 +13,15 @@
 //!   `sample`, `redacted`, `filtered`, `omitted`, `sensitive`, `notreal`),
 //!   or a value that begins `your` or ends `here` as a word (`your-api-key`,
 //!   `paste-key-here`);
+//! - **filler words only**: every word of it (split at `-`, `_`, `.`) is
+//!   one that names a secret or fills an example (`test-secret`,
+//!   `my_api_key`, `replace-with-your-key`, `foo-bar`);
 //! - **a default** that the software ships with and documents, so that it
 //!   hides nothing: `postgres`, `root`, `guest`, `admin`, `changeit`,
-//!   `toor`, `mysql`, `redis`, `password`, `secret`, `pass`, `test`.
+//!   `toor`, `mysql`, `redis`, `password`, `secret`, `pass`, `test`;
+//! - **base64 of any of these** (a Kubernetes Secret's `data:`, `.npmrc`'s
+//!   `_auth` of `user:password`, where a password equal to its user is one
+//!   too).
 //!
 //! It never looks at randomness: a weak real password (`Summer2024!`) is
 //! masked like any other.
@@ -54,9 +60,102 @@ const DEFAULTS: [&[u8]; 12] = [
     b"test",
 ];
 
+/// The words of a value made only of them: names of secrets and the filler
+/// of examples.
+const FILLER: [&[u8]; 40] = [
+    b"test",
+    b"tests",
+    b"testing",
+    b"secret",
+    b"secrets",
+    b"password",
+    b"passwd",
+    b"pass",
+    b"token",
+    b"key",
+    b"api",
+    b"apikey",
+    b"auth",
+    b"my",
+    b"your",
+    b"our",
+    b"the",
+    b"a",
+    b"with",
+    b"for",
+    b"foo",
+    b"bar",
+    b"baz",
+    b"dev",
+    b"local",
+    b"demo",
+    b"mock",
+    b"default",
+    b"admin",
+    b"user",
+    b"value",
+    b"here",
+    b"replace",
+    b"insert",
+    b"enter",
+    b"paste",
+    b"put",
+    b"todo",
+    b"tbd",
+    b"fixme",
+];
+
 /// Whether `v` only stands in for a secret (see the module's rule).
 pub(crate) fn stand_in(v: &[u8]) -> bool {
-    !v.is_empty() && (reference(v) || masked(v) || example(v) || default(v))
+    !v.is_empty()
+        && (reference(v) || masked(v) || example(v) || filler(v) || default(v) || encoded(v))
+}
+
+/// Whether a vendor token's match is a mask or the documentation's example
+/// (`sk_live_xxxx…`, `gho_****`, `AKIAIOSFODNN7EXAMPLE`): only the rules that
+/// random characters cannot meet by chance.
+pub(crate) fn masked_token(v: &[u8]) -> bool {
+    masked(v) || long_example_word(v)
+}
+
+fn filler(v: &[u8]) -> bool {
+    v.len() <= 64
+        && v.iter()
+            .all(|&c| c.is_ascii_alphabetic() || matches!(c, b'_' | b'-' | b'.'))
+        && v.split(|&c| matches!(c, b'_' | b'-' | b'.'))
+            .all(|w| !w.is_empty() && FILLER.iter().any(|f| w.eq_ignore_ascii_case(f)))
+}
+
+/// Base64 (of 4 to 256 characters) whose text is a stand-in, or
+/// `user:password` with a stand-in password or the user's own name.
+fn encoded(v: &[u8]) -> bool {
+    if !(4..=256).contains(&v.len())
+        || !v.len().is_multiple_of(4)
+        || !v
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'='))
+    {
+        return false;
+    }
+    let body = v
+        .strip_suffix(b"==")
+        .or_else(|| v.strip_suffix(b"="))
+        .unwrap_or(v);
+    let text = crate::decode::decode(body);
+    if text.is_empty()
+        || !text.iter().all(|c| (0x20..0x7f).contains(c) || *c >= 0x80)
+        || std::str::from_utf8(&text).is_err()
+    {
+        return false;
+    }
+    let inner = |t: &[u8]| reference(t) || masked(t) || example(t) || filler(t) || default(t);
+    match text.iter().position(|&c| c == b':') {
+        Some(colon) if colon > 0 && colon + 1 < text.len() => {
+            let (user, password) = (&text[..colon], &text[colon + 1..]);
+            user == password || inner(password)
+        }
+        _ => inner(&text),
+    }
 }
 
 fn reference(v: &[u8]) -> bool {
@@ -84,12 +183,31 @@ fn masked(v: &[u8]) -> bool {
     {
         return true;
     }
-    // One character repeated, after an optional prefix (`ghp_`, `sk-`).
-    let body = match v.iter().rposition(|&c| c == b'_' || c == b'-') {
-        Some(p) if p + 1 < v.len() && p <= 12 => &v[p + 1..],
-        _ => v,
+    // One character repeated, after an optional prefix (`ghp_`, `sk-proj-`),
+    // separators aside (`00000000-0000-…`).
+    let sep = |c: &u8| matches!(c, b'-' | b'_' | b'.');
+    let repeated = |body: &[u8]| {
+        let mut chars = body.iter().filter(|c| !sep(c));
+        let first = chars.next();
+        body.len() >= 4 && first.is_some_and(|f| chars.all(|c| c == f))
     };
-    body.len() >= 4 && body.iter().all(|&c| c == body[0])
+    let after = |p: Option<usize>| p.filter(|&p| p <= 16).map(|p| &v[p + 1..]);
+    repeated(v)
+        || after(v.iter().position(sep)).is_some_and(repeated)
+        || after(v.iter().rposition(sep)).is_some_and(repeated)
+}
+
+fn long_example_word(v: &[u8]) -> bool {
+    let mut letters = Vec::with_capacity(v.len());
+    letters.extend(
+        v.iter()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .map(u8::to_ascii_lowercase),
+    );
+    EXAMPLE_WORDS
+        .iter()
+        .filter(|w| w.len() >= 7)
+        .any(|w| letters.windows(w.len()).any(|x| x == *w))
 }
 
 fn example(v: &[u8]) -> bool {
@@ -139,10 +257,12 @@ mod tests {
             "********",
             "gho_************************************",
             "sk-...abcd",
+            "sk-proj-xxxxxxxxxxxxxxxxxxxxxxxx",
             "npm_...u0vl",
             "•••••••••••",
             "xxxxxxxxxxxxxxxx",
             "00000000000000000000000000000000",
+            "00000000-0000-0000-0000-000000000000",
             "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
             "[hidden]",
             "(sensitive value)",
@@ -153,6 +273,12 @@ mod tests {
             "dummy-secret",
             "postgres",
             "changeit",
+            "test-secret",
+            "replace-with-your-key",
+            "my_api_key",
+            "Y2hhbmdlaXQ=",
+            "ZXRsX3VzZXI6ZmFrZS10b2tlbi1mb3ItdGVzdHM=",
+            "YWRtaW46YWRtaW4=",
         ] {
             assert!(stand_in(v.as_bytes()), "{v} is a stand-in");
         }
@@ -165,8 +291,17 @@ mod tests {
             "a5glMH4im0cN7EHxiuu9JbZLS8pefdxi",
             "P@ssw0rd!2024",
             "xoxb-1234-5678-abcdefabcdef",
+            "c2VjcmV0LXZhbHVlLVg5aw==",
+            "YWRtaW46UzNjcmV0IQ==",
         ] {
             assert!(!stand_in(v.as_bytes()), "{v} is a value");
         }
+        assert!(super::masked_token(b"AKIAIOSFODNN7EXAMPLE"));
+        assert!(super::masked_token(
+            b"sk_live_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+        ));
+        assert!(!super::masked_token(
+            b"ghp_R4nd0mFakeCharsAreRareButPossible1234"
+        ));
     }
 }

@@ -280,6 +280,17 @@ fn is_armour_header(core: &[u8]) -> bool {
 
 /// PuTTY `.ppk`: the `Private-Lines: N` header, its N lines and the MAC line.
 pub(super) fn putty(b: &[u8], s: usize, found: &mut Vec<Found>) {
+    // Key lines are base64: `<private lines elided>` is no key.
+    if let Some(nl) = b[s..].iter().position(|&c| c == b'\n') {
+        let first = &b[s + nl + 1..];
+        let first = &first[..first
+            .iter()
+            .position(|&c| c == b'\n')
+            .unwrap_or(first.len())];
+        if !first.iter().all(|&c| super::b64(c) || c == b'\r') {
+            return;
+        }
+    }
     let (end, _) = putty_extent(b, s);
     found.push(Found {
         start: s,

@@ -1,7 +1,10 @@
 //! Secrets on command lines that no `name=value` gives away: `curl -u
-//! user:password` (also `--user`, `--proxy-user`) and MySQL's glued
-//! `-pPASSWORD`. (`--password value` is a name with its value after a blank:
-//! see [`super::long_flag`].)
+//! user:password` (also `--user`, `--proxy-user`), MySQL's glued
+//! `-pPASSWORD`, and the short password flags of the clients that have one
+//! (`sshpass -p`, `ldapsearch -w`, `redis-cli -a`, `sqlcmd -P`, `mongosh
+//! -p`, `docker login -p`), read only after that program on the same line.
+//! (`--password value` is a name with its value after a blank: see
+//! [`super::long_flag`].)
 
 use super::values::{MIN_VALUE, plain, quote_at, quoted, value_byte};
 use super::{Parsed, Value};
@@ -11,8 +14,8 @@ use crate::find;
 /// called for every such word.
 pub(super) fn may_be(b: &[u8], s: usize, e: usize) -> bool {
     match b.get(s + 1) {
-        Some(b'u') => e - s == 2,
-        Some(b'p') => e - s > 2,
+        Some(b'u' | b'w' | b'a' | b'P') => e - s == 2,
+        Some(b'p') => true,
         Some(b'-') => matches!(&b[s..e], b"--user" | b"--proxy-user"),
         _ => false,
     }
@@ -22,9 +25,88 @@ pub(super) fn may_be(b: &[u8], s: usize, e: usize) -> bool {
 pub(super) fn flag(b: &[u8], s: usize, e: usize) -> Parsed {
     match &b[s..e] {
         b"-u" | b"--user" | b"--proxy-user" => user_password(b, e),
+        w @ (b"-p" | b"-w" | b"-a" | b"-P") => program_password(b, s, e, w[1]),
         w if w.starts_with(b"-p") => mysql_password(b, s),
         _ => Parsed::No,
     }
+}
+
+/// The programs whose short flag is followed by a password (each followed
+/// by a blank on the line, before the flag).
+const PASSWORD_FLAGS: [(u8, &[&[u8]]); 4] = [
+    (
+        b'p',
+        &[
+            b"sshpass ",
+            b"mongosh ",
+            b"mongo ",
+            b"mongodump ",
+            b"mongorestore ",
+            b"mongoexport ",
+            b"mongoimport ",
+            b" login ",
+        ],
+    ),
+    (
+        b'w',
+        &[
+            b"ldapsearch ",
+            b"ldapadd ",
+            b"ldapmodify ",
+            b"ldapdelete ",
+            b"ldapwhoami ",
+            b"ldappasswd ",
+            b"ldapcompare ",
+            b"ldapmodrdn ",
+        ],
+    ),
+    (b'a', &[b"redis-cli ", b"keydb-cli ", b"valkey-cli "]),
+    (b'P', &[b"sqlcmd ", b"bcp ", b"osql "]),
+];
+
+/// `sshpass -p PASSWORD`, `ldapsearch … -w PASSWORD`: the value after the
+/// flag `-<flag>` (the word `[s, e)`) where the line runs such a program.
+fn program_password(b: &[u8], s: usize, e: usize, flag: u8) -> Parsed {
+    let line = b[..s]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |p| p + 1);
+    let before = &b[line..s];
+    let known = PASSWORD_FLAGS
+        .iter()
+        .filter(|(f, _)| *f == flag)
+        .flat_map(|(_, programs)| programs.iter())
+        .any(|p| find(before, p).is_some());
+    if !known {
+        return Parsed::No;
+    }
+    let n = b.len();
+    if e >= n || (b[e] == b' ' && e + 1 >= n) {
+        return Parsed::Open;
+    }
+    if b[e] != b' ' {
+        return Parsed::No;
+    }
+    let i = e + 1;
+    let (start, end, open) = match quote_at(b, i) {
+        Some(q) => quoted(b, i, q),
+        None => {
+            let end = i + b[i..]
+                .iter()
+                .take_while(|c| !c.is_ascii_whitespace())
+                .count();
+            (i, end, end == n)
+        }
+    };
+    let v = &b[start..end];
+    Parsed::Value(Value {
+        start,
+        end,
+        open,
+        seen: end + 1,
+        secret: v.len() >= MIN_VALUE && v[0] != b'-' && plain(v),
+        kind: "secret-assignment",
+    })
 }
 
 /// `-u user:password`: the password, after the first `:`.

@@ -69,6 +69,20 @@ const NOT_KEYS: [&[u8]; 14] = [
     b"translationkey",
 ];
 
+/// Names ending in `token` that hold no secret: pagination cursors and
+/// idempotency tokens (`"NextToken": "…"` in every AWS list).
+const NOT_TOKENS: [&[u8]; 9] = [
+    b"nexttoken",
+    b"pagetoken",
+    b"nextpagetoken",
+    b"continuationtoken",
+    b"paginationtoken",
+    b"resumptiontoken",
+    b"synctoken",
+    b"clienttoken",
+    b"idempotencytoken",
+];
+
 /// The kind of a name that is only `…_key`: [`super::value`] asks more of
 /// its value, and reports it as `secret-assignment`.
 pub(super) const NAMED_KEY: &str = "named-key";
@@ -139,6 +153,9 @@ pub(super) fn name_of(key: &[u8], candidates: u32) -> Option<Name> {
         let Some(first) = ends_with_name(key, name) else {
             continue;
         };
+        if name == b"token" && NOT_TOKENS.iter().any(|n| ends_with_name(key, n).is_some()) {
+            return None;
+        }
         if name == b"key"
             && (!compound(key) || NOT_KEYS.iter().any(|n| ends_with_name(key, n).is_some()))
         {
@@ -197,4 +214,39 @@ fn ends_with_name(key: &[u8], name: &[u8]) -> Option<usize> {
         }
     }
     Some(i)
+}
+
+/// What comes before `key` in names of keys that are credentials whatever
+/// their shape, hex included (Datadog's `DD_APP_KEY` and
+/// `DD-APPLICATION-KEY`, Algolia's admin and search keys, license keys).
+const CREDENTIAL_KEYS: [&[u8]; 14] = [
+    b"app",
+    b"application",
+    b"admin",
+    b"master",
+    b"license",
+    b"licence",
+    b"write",
+    b"search",
+    b"service",
+    b"client",
+    b"integration",
+    b"ingest",
+    b"server",
+    b"personal",
+];
+
+/// Whether the name is `<one of CREDENTIAL_KEYS>_key`, any case and
+/// separators: its value is a key even in hex.
+pub(super) fn credential_key(key: &[u8]) -> bool {
+    let Some(k) = ends_with_name(key, b"key") else {
+        return false;
+    };
+    CREDENTIAL_KEYS.iter().any(|q| {
+        ends_with_name(&key[..k], q).is_some_and(|at| {
+            at == 0
+                || !key[at - 1].is_ascii_alphabetic()
+                || (key[at - 1].is_ascii_lowercase() && key[at].is_ascii_uppercase())
+        })
+    })
 }

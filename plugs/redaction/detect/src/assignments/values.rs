@@ -323,3 +323,12 @@ pub(super) fn keylike(v: &[u8]) -> bool {
         && !dotted_identifier(v)
         && changes >= (v.len() / 5).max(4)
 }
+
+/// A key in hex: 32 to 64 hex digits, letters and digits both (Datadog,
+/// Algolia, Kaggle keys); after a name that says it is a key.
+pub(super) fn hex_key(v: &[u8]) -> bool {
+    (32..=64).contains(&v.len())
+        && v.iter().all(u8::is_ascii_hexdigit)
+        && v.iter().any(u8::is_ascii_digit)
+        && v.iter().any(u8::is_ascii_alphabetic)
+}

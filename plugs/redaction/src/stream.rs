@@ -13,7 +13,9 @@ use blaise_plug::TranscriptEntry;
 
 use crate::detect::Redactor;
 
-/// Most bytes of the current line kept as context.
+/// Most bytes kept as context: the current line, and the lines before it
+/// that fit whole (a `resource "random_password"` above its `result`, a
+/// `name:` above its `value:`).
 const CONTEXT: usize = 1 << 10;
 
 /// Open streams, by stream id.
@@ -67,7 +69,19 @@ impl Streams {
         entry.text = redactor.redact_after(&text[..cut], from);
         if !entry.last {
             let line = text[..cut].rfind('\n').map_or(0, |p| p + 1);
-            let mut keep = line.max(cut.saturating_sub(CONTEXT));
+            let floor = cut.saturating_sub(CONTEXT);
+            let mut keep = if line <= floor {
+                floor
+            } else {
+                // The first whole line within the budget.
+                text[floor..line]
+                    .find('\n')
+                    .map_or(line, |p| floor + p + 1)
+                    .min(line)
+            };
+            if floor == 0 {
+                keep = 0;
+            }
             while !text.is_char_boundary(keep) {
                 keep += 1;
             }

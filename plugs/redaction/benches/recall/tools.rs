@@ -74,6 +74,23 @@ impl Doc<'_> {
         }
     }
 
+    /// A password in a URL's userinfo, percent-encoded as URLs carry it.
+    fn url_password(&mut self) -> &mut Self {
+        if self.negative {
+            let v = stand_in(self.r, Kind::Password);
+            return self.t(&v);
+        }
+        let v = password(self.r);
+        let encoded: String = v
+            .chars()
+            .map(|c| match c {
+                'a'..='z' | 'A'..='Z' | '0'..='9' | '-' | '.' | '_' | '~' => c.to_string(),
+                _ => format!("%{:02X}", c as u32),
+            })
+            .collect();
+        self.put(encoded)
+    }
+
     /// A slot whose value the template made (base64 of a secret, …).
     fn put(&mut self, value: String) -> &mut Self {
         let start = self.text.len();
@@ -555,7 +572,7 @@ fn docker_inspect(d: &mut Doc) {
     );
     d.s(Kind::Password);
     w!(d, "\",\n                \"CACHE_URL=redis://:");
-    d.s(Kind::Password);
+    d.url_password();
     w!(d, "@{host}:6379/0\",\n                \"SECRET_KEY_BASE=");
     d.s(Kind::Hex(128));
     d.t("\",\n                \"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin\",\n                \"PG_MAJOR=16\"\n            ],\n            \"Image\": \"postgres:16\"\n        }\n    }\n]\n");
@@ -814,7 +831,7 @@ fn connection_strings(d: &mut Doc) {
                 d,
                 "spring.datasource.url=jdbc:mysql://{host}:3306/app?user={user}&password="
             );
-            d.s(Kind::Password);
+            d.url_password();
             d.t("&useSSL=true\n");
         }
         _ => {
@@ -846,7 +863,7 @@ fn heroku_config(d: &mut Doc) {
         d,
         "=== {app} Config Vars\nDATABASE_URL:      postgres://{user}:"
     );
-    d.s(Kind::Password);
+    d.url_password();
     w!(
         d,
         "@{host}:5432/{}\nLANG:              en_US.UTF-8\nMAILGUN_API_KEY:   ",
@@ -1074,15 +1091,15 @@ fn service_uris(d: &mut Doc) {
     let host = d.host();
     let user = d.user();
     w!(d, "REDIS_URL=rediss://default:");
-    d.s(Kind::Password);
+    d.url_password();
     w!(d, "@{host}:6380\nMONGO_URI=mongodb+srv://{user}:");
-    d.s(Kind::Password);
+    d.url_password();
     w!(
         d,
         "@cluster0.{}.mongodb.net/?retryWrites=true\nAMQP_URL=amqps://{user}:",
         d.r.chars(LOWER_NUM, 5)
     );
-    d.s(Kind::Password);
+    d.url_password();
     w!(d, "@{host}/vhost\n");
 }
 

@@ -330,6 +330,10 @@ enum Op {
 
 /// The name that ends at `ke` (its word starts at `s`), if it is one.
 fn name_at(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
+    // `result` of Terraform's `random_password`: the password it made.
+    if b[s..ke].ends_with(b"result") && generated_password(b, ke - 6) {
+        return Some((ke - 6, Name::Secret("secret-assignment")));
+    }
     // Most words are no name: tell from their last two letters first.
     let candidates = names_ending_like(&b[s..ke]);
     if candidates == 0 {
@@ -357,6 +361,20 @@ fn name_at(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
         return None;
     }
     Some((ks, name_of(key, candidates)?))
+}
+
+/// Whether the `result` at `ks` is an attribute of a Terraform
+/// `random_password` or `random_string` (`terraform show`, `terraform state
+/// show`): the nearest `resource "…"` above it, within 2 KiB.
+fn generated_password(b: &[u8], ks: usize) -> bool {
+    if ks > 0 && (b[ks - 1].is_ascii_alphanumeric() || b[ks - 1] == b'_') {
+        return false;
+    }
+    let from = ks.saturating_sub(2048);
+    crate::rfind(&b[from..ks], b"resource \"").is_some_and(|p| {
+        let rest = &b[from + p + 10..ks];
+        rest.starts_with(b"random_password\"") || rest.starts_with(b"random_string\"")
+    })
 }
 
 /// Reads `name op value` where the name ends at `ke` (its word starts at
@@ -511,6 +529,27 @@ fn value(
         return Parsed::Open;
     }
     let file = |v: &[u8]| path(v) && kind != "aws-secret-key";
+    // ODBC's `Pwd={…};`: braces quote a value in a connection string.
+    if op == Op::Compact && b[i] == b'{' && ks > 0 && b[ks - 1] == b';' {
+        let start = i + 1;
+        let close = b[start..(start + MAX_VALUE).min(n)]
+            .iter()
+            .position(|&c| c == b'}' || c == b'\n');
+        let (end, open) = match close {
+            Some(p) if b[start + p] == b'}' => (start + p, false),
+            Some(_) => return Parsed::No,
+            None => ((start + MAX_VALUE).min(n), true),
+        };
+        let v = &b[start..end];
+        return Parsed::Value(Value {
+            start,
+            end,
+            open,
+            seen: end + 1,
+            secret: plain(v),
+            kind: reported(kind),
+        });
+    }
     if let Some(q) = quote_at(b, i) {
         let (start, end, open) = quoted(b, i, q);
         let v = &b[start..end];
@@ -712,10 +751,10 @@ fn table_row(
         return Some(Parsed::No);
     }
     let v = &b[start..end];
+    // A row labelled as a secret holds one: `maple.violet.quartz` too.
     let secret = plain(v)
         && !name_word(v)
         && !label_word(v)
-        && !dotted_identifier(v)
         && !path(v)
         && (kind != NAMED_KEY || keylike(v) || (hex_key(v) && credential_key(&b[ks..ke])));
     Some(Parsed::Value(Value {
@@ -793,7 +832,7 @@ fn config_line(b: &[u8], ks: usize, value_end: usize) -> bool {
     while i > 0 && matches!(b[i - 1], b' ' | b'\t' | b'-' | b'"' | b'\'') {
         i -= 1;
     }
-    if i > 0 && b[i - 1] != b'\n' {
+    if i > 0 && b[i - 1] != b'\n' && !after_grep_prefix(b, i) {
         return false;
     }
     let mut j = value_end;
@@ -801,6 +840,36 @@ fn config_line(b: &[u8], ks: usize, value_end: usize) -> bool {
         j += 1;
     }
     j == b.len() || matches!(b[j], b'\n' | b'\r' | b'#')
+}
+
+/// Whether the line holding `i` starts with `grep -n`'s or ripgrep's
+/// prefix and nothing else comes before `i`: `path:12:` or `path-12-` (a
+/// context line), or `12:` alone (`rg --heading`). What follows it is the
+/// file's line as it was.
+fn after_grep_prefix(b: &[u8], i: usize) -> bool {
+    let line = b[..i]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |p| p + 1);
+    let prefix = &b[line..i];
+    let Some(&sep) = prefix.last() else {
+        return false;
+    };
+    if !matches!(sep, b':' | b'-') {
+        return false;
+    }
+    let body = &prefix[..prefix.len() - 1];
+    let digits = body.iter().rev().take_while(|c| c.is_ascii_digit()).count();
+    if digits == 0 {
+        return false;
+    }
+    let path = &body[..body.len() - digits];
+    path.is_empty()
+        || (path.last() == Some(&sep)
+            && path.len() > 1
+            && !path[..path.len() - 1]
+                .iter()
+                .any(|c| c.is_ascii_whitespace()))
 }
 
 /// Spaces and tabs from `i`, skipped; how many.

@@ -23,6 +23,7 @@
 mod ansi;
 mod assignments;
 mod decode;
+mod layouts;
 mod placeholders;
 mod private_keys;
 mod tokens;
@@ -402,6 +403,9 @@ impl Redactor {
             .iter()
             .rposition(|&c| c == b'\n')
             .map_or(0, |p| p + 1);
+        if cut > line && layouts::pgpass_open(b, line, cut) {
+            cut = line;
+        }
         let from = line.max(cut.saturating_sub(OPEN_LOOKBACK));
         if let Some(key) = assignments::open_at(b, from, cut) {
             cut = cut.min(key);
@@ -433,10 +437,17 @@ fn word(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     if w.ends_with(b"-----BEGIN") {
         private_keys::pem(b, e - 10, found);
     }
+    // `.pgpass`: a line of four `:` and a password.
+    if (s == 0 || b[s - 1] == b'\n') && w.contains(&b':') {
+        layouts::pgpass(b, s, found);
+    }
     let mut has_scheme = false;
     let mut at = 0;
     loop {
         tokens::at(b, s + at, e, found);
+        if w[at..].starts_with(b"jdbc:oracle:thin:") {
+            layouts::oracle_thin(b, s + at, found);
+        }
         let Some(p) = w[at..]
             .iter()
             .position(|&c| matches!(c, b'=' | b':' | b'/' | b'@' | b','))

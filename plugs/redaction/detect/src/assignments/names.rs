@@ -17,7 +17,7 @@ pub(super) enum Name {
 
 /// Endings of names of secrets, lower case, without separators. `true`: the
 /// ending must start a part of the name (`DB_PASS`, `dbPass`, not `bypass`).
-const NAMES: [(&[u8], bool); 27] = [
+const NAMES: [(&[u8], bool); 28] = [
     (b"password", false),
     (b"passwd", false),
     (b"passphrase", false),
@@ -46,6 +46,9 @@ const NAMES: [(&[u8], bool); 27] = [
     (b"auth", true),
     (b"sig", true),
     (b"signature", false),
+    // A license, as secrets engines and CI settings name it: its value must
+    // look like a key (`license: MIT` stays).
+    (b"license", true),
     // Any other `…_key` (`ADAFRUIT_IO_KEY`, `licenseKey`): last, so that the
     // names above come first; its value must look like a key.
     (b"key", true),
@@ -174,7 +177,7 @@ pub(super) fn name_of(key: &[u8], candidates: u32) -> Option<Name> {
             .any(|n| ends_with_name(key, n).is_some());
         return Some(Name::Secret(if aws {
             "aws-secret-key"
-        } else if name == b"key" {
+        } else if name == b"key" || name == b"license" {
             NAMED_KEY
         } else if name == b"sig" || name == b"signature" {
             // Masked in query strings (SAS, presigned URLs) only: elsewhere
@@ -239,6 +242,9 @@ const CREDENTIAL_KEYS: [&[u8]; 14] = [
 /// Whether the name is `<one of CREDENTIAL_KEYS>_key`, any case and
 /// separators: its value is a key even in hex.
 pub(super) fn credential_key(key: &[u8]) -> bool {
+    if ends_with_name(key, b"license").is_some() {
+        return true;
+    }
     let Some(k) = ends_with_name(key, b"key") else {
         return false;
     };

@@ -36,6 +36,11 @@ struct Field {
     name: (usize, usize),
     /// One past its value (the closing quote included).
     end: usize,
+    /// `keyName` or `username`: the value field is a credential, whatever
+    /// the name field holds.
+    credential: bool,
+    /// `username`: only a `key` field is its credential.
+    user: bool,
 }
 
 /// The value of the value field whose key is `[ks, ke)` (`value`, `Value`,
@@ -43,7 +48,11 @@ struct Field {
 /// name field starts, and the value.
 pub(super) fn value_of(b: &[u8], ks: usize, ke: usize) -> Option<(usize, Parsed)> {
     let key = &b[ks..ke];
-    if !(key.eq_ignore_ascii_case(b"value") || key.eq_ignore_ascii_case(b"parametervalue")) {
+    let bare_key = key.eq_ignore_ascii_case(b"key");
+    if !(key.eq_ignore_ascii_case(b"value")
+        || key.eq_ignore_ascii_case(b"parametervalue")
+        || bare_key)
+    {
         return None;
     }
     // The key's opening quote, if any.
@@ -56,7 +65,16 @@ pub(super) fn value_of(b: &[u8], ks: usize, ke: usize) -> Option<(usize, Parsed)
     if lines > 0 && line_start(b, kq).map(|l| kq - l) != Some(field.column) {
         return None;
     }
-    let kind = secret_name(&b[field.name.0..field.name.1])?;
+    // `"key"` is read only after a `username`; after a `keyName`, any value
+    // field is its key.
+    if bare_key != (field.credential && field.user) {
+        return None;
+    }
+    let kind = if field.credential {
+        "secret-assignment"
+    } else {
+        secret_name(&b[field.name.0..field.name.1])?
+    };
     // The operator: `:` (YAML, JSON) or `=` (HCL).
     let mut i = ke;
     i += quote_at(b, i).map_or(0, <[u8]>::len);
@@ -80,7 +98,9 @@ pub(super) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
     if field.end >= cut {
         return Some(field.start);
     }
-    secret_name(&b[field.name.0..field.name.1])?;
+    if !field.credential {
+        secret_name(&b[field.name.0..field.name.1])?;
+    }
     between(b, &field, cut).map(|_| field.start)
 }
 
@@ -110,9 +130,12 @@ fn name_field_before(b: &[u8], at: usize) -> Option<Field> {
             ks -= 1;
         }
         let key = &b[ks..ke];
+        let user = key.eq_ignore_ascii_case(b"username");
+        let credential = user || key.eq_ignore_ascii_case(b"keyname");
         let named = key.eq_ignore_ascii_case(b"name")
             || key.eq_ignore_ascii_case(b"key")
-            || key.eq_ignore_ascii_case(b"parameterkey");
+            || key.eq_ignore_ascii_case(b"parameterkey")
+            || credential;
         if !named || b.get(p + 1) == Some(&b[p]) {
             continue;
         }
@@ -147,6 +170,8 @@ fn name_field_before(b: &[u8], at: usize) -> Option<Field> {
             column,
             name,
             end,
+            credential,
+            user,
         });
     }
     None

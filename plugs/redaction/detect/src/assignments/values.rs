@@ -304,6 +304,8 @@ pub(super) fn label(v: &[u8]) -> bool {
 /// key bytes, long, and random (letters and digits alternate often), not
 /// hex (hashes, git SHAs, UUIDs), not an identifier, a path or a version.
 pub(super) fn keylike(v: &[u8]) -> bool {
+    // Laravel's `APP_KEY=base64:…`.
+    let v = v.strip_prefix(b"base64:").unwrap_or(v);
     let class = |c: u8| match c {
         b'a'..=b'z' => 1,
         b'A'..=b'Z' => 2,

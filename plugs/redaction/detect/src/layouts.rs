@@ -1,0 +1,101 @@
+//! Credential files whose layout alone says where the password is: a
+//! `.pgpass` line (`host:port:database:user:password`, the port a number or
+//! `*`), and the Oracle thin JDBC URL (`jdbc:oracle:thin:user/password@…`).
+
+use super::{Found, find};
+
+/// Longest `.pgpass` line read.
+const MAX_LINE: usize = 1024;
+
+/// A `.pgpass` line that starts at `s` (a line's start): its password.
+pub(super) fn pgpass(b: &[u8], s: usize, found: &mut Vec<Found>) {
+    if let Some(f) = pgpass_password(b, s) {
+        found.push(f);
+    }
+}
+
+/// Whether the line that starts at `line` and reaches `cut` may be a
+/// `.pgpass` line whose password the cut splits: it waits whole.
+pub(super) fn pgpass_open(b: &[u8], line: usize, cut: usize) -> bool {
+    b[line..cut].iter().filter(|&&c| c == b':').count() >= 4 && {
+        let head = &b[line..cut];
+        // Four fields so far, the second a port.
+        let mut fields = head.splitn(5, |&c| c == b':');
+        let _host = fields.next();
+        fields
+            .next()
+            .is_some_and(|p| p == b"*" || (!p.is_empty() && p.iter().all(u8::is_ascii_digit)))
+            && !head.iter().any(|c| c.is_ascii_whitespace())
+    }
+}
+
+fn pgpass_password(b: &[u8], s: usize) -> Option<Found> {
+    let end = b[s..(s + MAX_LINE).min(b.len())]
+        .iter()
+        .position(|&c| c == b'\n')
+        .map_or((s + MAX_LINE).min(b.len()), |p| s + p);
+    let line = &b[s..end];
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let mut fields = line.splitn(5, |&c| c == b':');
+    let (Some(host), Some(port), Some(db), Some(user), Some(password)) = (
+        fields.next(),
+        fields.next(),
+        fields.next(),
+        fields.next(),
+        fields.next(),
+    ) else {
+        return None;
+    };
+    let name = |f: &[u8]| {
+        !f.is_empty()
+            && f.len() <= 253
+            && (f == b"*"
+                || f.iter()
+                    .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b'_')))
+    };
+    let port_ok = port == b"*"
+        || (!port.is_empty() && port.len() <= 5 && port.iter().all(u8::is_ascii_digit));
+    if !(name(host) && port_ok && name(db) && name(user))
+        || password.is_empty()
+        || password.iter().any(|c| c.is_ascii_whitespace())
+        || super::placeholders::stand_in(password)
+    {
+        return None;
+    }
+    let start = s + host.len() + port.len() + db.len() + user.len() + 4;
+    Some(Found {
+        start,
+        end: start + password.len(),
+        kind: "connection-password",
+    })
+}
+
+/// `jdbc:oracle:thin:user/password@host…` at `s`: the password.
+pub(super) fn oracle_thin(b: &[u8], s: usize, found: &mut Vec<Found>) {
+    const PREFIX: &[u8] = b"jdbc:oracle:thin:";
+    let from = s + PREFIX.len();
+    let end = b[from..]
+        .iter()
+        .position(|c| c.is_ascii_whitespace() || matches!(c, b'"' | b'\'' | b'`'))
+        .map_or(b.len(), |p| from + p);
+    let auth = &b[from..end];
+    // `user/password@`: the last `@` ends it (a password may hold one).
+    let (Some(slash), Some(at)) = (
+        auth.iter().position(|&c| c == b'/'),
+        auth.iter().rposition(|&c| c == b'@'),
+    ) else {
+        return;
+    };
+    if slash == 0 || at <= slash + 1 || find(&auth[..slash], b"//").is_some() {
+        return;
+    }
+    let password = &auth[slash + 1..at];
+    if super::placeholders::stand_in(password) {
+        return;
+    }
+    found.push(Found {
+        start: from + slash + 1,
+        end: from + at,
+        kind: "connection-password",
+    });
+}

@@ -555,6 +555,27 @@ const MARKED: &[&str] = &[
     "PGPASSWORD=«s3cret-Kx7» psql -h localhost -U app",
     "kubectl create secret generic db --from-literal=password=«P@ssw0rd!2024»",
     "[client]\nuser=root\npassword=«x9$Lm#2qVr!»\n",
+    // what tools print: colours, tables, clients' flags, credential files
+    "\x1b[38;5;203mSTRIPE_SECRET\x1b[0m\x1b[38;5;231m=\x1b[0m\x1b[38;5;186m«Vb7qPz3LwK9mNx2RtY8sHd4J»\x1b[0m",
+    "  \x1b[34;1m\"client_secret\"\x1b[0m\x1b[1;39m: \x1b[0;32m\"«q8XnZ2LvR5tKw3PmB7yHc1Fd»\"\x1b[0m",
+    "\x1b[35m\x1b[Kconfig/app.yml\x1b[m\x1b[K\x1b[36m\x1b[K:\x1b[m\x1b[K\x1b[32m\x1b[K7\x1b[m\x1b[K\x1b[36m\x1b[K:\x1b[m\x1b[K  \x1b[01;31m\x1b[Kpassword\x1b[m\x1b[K: «amber_falcon_river_stone»",
+    "config/app.yml:7:  token: «quiet_copper_lantern_moss»",
+    "====== Data ======\nKey          Value\n---          -----\napi_key      «Rk3vQ9mZx2LpT7wNc4Hy8Bd1»\nlicense      «6f2c9a1e8b7d4c3a5e0f1b2c3d4e5f6a»\n",
+    "| Field        | Value                      |\n| API Secret   | «Tq4Wz8Lp2Nv6Xc3Rb9Ks5Hm1» |\n| Password     | «violet.harbor.ember.91»   |\n",
+    "$ sshpass -p '«Qz7!harbor-22»' ssh deploy@10.0.0.7",
+    "$ ldapsearch -x -D \"cn=admin,dc=corp\" -w «Ember#4412sparrow» -b dc=corp",
+    "$ redis-cli -h cache.internal -a «tundra-lantern-77» ping",
+    "$ sqlcmd -S db.internal -U sa -P «Juniper99!x» -Q \"SELECT 1\"",
+    "$ docker login registry.corp.net -u ci -p «Glacier-2026-velvet»",
+    "DD_APP_KEY=«9b1c3e5a7d2f4b6c8e0a1c3e5a7d9f2b4c6e8a0b»",
+    "> DD-APPLICATION-KEY: «0f1e2d3c4b5a69788796a5b4c3d2e1f0a9b8c7d6»",
+    "{\"username\":\"mlteam\",\"key\":\"«2a9f4c7e1b8d3a6f5c2e9b4d7a1f8c3e»\"}",
+    "  {\n    \"keyName\": \"key2\",\n    \"permissions\": \"FULL\",\n    \"value\": \"«Zx3q9L2mV8rT4wK7pN1cB6hY5dF0gJ3sA8eU2iO7lQ9tR4yW6xE1zC5vB8nM3kH7jG2fD0sA4pL6oI9uY1tR==»\"\n  }",
+    "db.internal:5432:billing:etl:«Copper.ridge.42»\n*:*:*:backup:«Ox7~meadow~rain»\n",
+    "url=jdbc:oracle:thin:scott/«Tiger#2026x»@db.internal:1521/ORCL",
+    "Server=tcp:sql.internal,1433;Database=app;Uid=svc;Pwd={«amber;falcon=42»};Encrypt=yes;",
+    "resource \"random_password\" \"db\" {\n    length  = 24\n    result  = \"«Kq2#vL9pX4!wZ7nR»\"\n}",
+    "APP_KEY=«base64:Xk7pQ2vN9mL4wR8tY3cB6hJ1dF5gS0aE2zU8iO4lK7w=»",
     // json
     "{\"password\": \"«P@ssw0rd!2024»\"}",
     "{\"installed\":{\"client_id\":\"768076680395-lnsfsx5h8iytets7wh3cr7qlzhy4zp5j.apps.googleusercontent.com\",\"project_id\":\"demo-1234\",\"client_secret\":\"«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»\",\"redirect_uris\":[\"http://localhost\"]}}",
@@ -671,6 +692,18 @@ const MARKED: &[&str] = &[
 
 /// Near-misses: prose, code and data that must come out untouched.
 const CLEAN: &[&str] = &[
+    // Safe to show: ciphertexts, pagination, ARNs, masks tools applied.
+    "    \"NextToken\": \"AAMA-EFRSURBSGhxR2FhZ1Y5SkxvM2lLcjRrQmxlSXJJbnc9PQ\",",
+    "    \"ARN\": \"arn:aws:secretsmanager:eu-west-1:123456789012:secret:prod/db-password-Ab3dEf\",",
+    "password: ENC[AES256_GCM,data:q2x9Lw==,iv:Zm9vYmFyYmF6cXV4cXV1eHh4eHh4eA==,tag:YWJjZGVmZ2hpamtsbW5vcA==,type:str]",
+    "db_password: !vault |\n          $ANSIBLE_VAULT;1.1;AES256\n          62313365396662343061393464336163383764373764613633653634306231386433626665356238\n",
+    "   1   │ \x1b[38;5;203mAPI_KEY\x1b[0m=\x1b[38;5;186myour-api-key-here\x1b[0m",
+    "  - Token: gho_************************************",
+    "| Password     | ********                   |",
+    "$ mysql -u root -p -h db.internal",
+    "STRIPE_KEY=sk_live_xxxxxxxxxxxxxxxxxxxxxxxx",
+    "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
+    "MYSQL_PASSWORD: Y2hhbmdlbWU=",
     // Stand-ins: placeholders, masks, documented defaults (README, "What it
     // leaves alone").
     "PGPASSWORD=secret psql -h localhost -U app",

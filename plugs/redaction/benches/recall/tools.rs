@@ -91,6 +91,35 @@ impl Doc<'_> {
         self.put(encoded)
     }
 
+    /// A password on a shell command line: single-quoted when the shell
+    /// would read it otherwise, as a working command has it.
+    fn shell_password(&mut self) -> &mut Self {
+        let v = if self.negative {
+            stand_in(self.r, Kind::Password)
+        } else {
+            password(self.r)
+        };
+        let quote = v.bytes().any(|c| {
+            !(c.is_ascii_alphanumeric()
+                || matches!(
+                    c,
+                    b'-' | b'_' | b'.' | b'~' | b'@' | b'+' | b'=' | b'%' | b'/' | b':' | b','
+                ))
+        });
+        if quote {
+            self.t("'");
+        }
+        if self.negative {
+            self.t(&v);
+        } else {
+            self.put(v);
+        }
+        if quote {
+            self.t("'");
+        }
+        self
+    }
+
     /// A slot whose value the template made (base64 of a secret, …).
     fn put(&mut self, value: String) -> &mut Self {
         let start = self.text.len();
@@ -744,9 +773,9 @@ fn actions_log(d: &mut Doc) {
         d,
         "{t1} ##[group]Run docker login registry.corp.net -u {user} -p "
     );
-    d.s(Kind::Password);
+    d.shell_password();
     w!(d, "\n{t2} docker login registry.corp.net -u {user} -p ");
-    d.s(Kind::Password);
+    d.shell_password();
     let t3 = ts(d);
     let t4 = ts(d);
     w!(
@@ -771,12 +800,12 @@ fn db_clients(d: &mut Doc) {
     let cmds: [fn(&mut Doc, &str, &str); 7] = [
         |d, h, u| {
             w!(d, "$ mysql -h {h} -u {u} -p")
-                .s(Kind::Password)
+                .shell_password()
                 .t(" app -e 'select 1'\n");
         },
         |d, h, u| {
             w!(d, "$ PGPASSWORD=")
-                .s(Kind::Password)
+                .shell_password()
                 .t(&format!(" psql -h {h} -U {u} app\n"));
         },
         |d, h, _| {
@@ -784,7 +813,7 @@ fn db_clients(d: &mut Doc) {
                 d,
                 "$ ldapsearch -x -H ldap://{h} -D \"cn=admin,dc=corp,dc=net\" -w "
             )
-            .s(Kind::Password)
+            .shell_password()
             .t(" -b \"dc=corp,dc=net\"\n");
         },
         |d, h, u| {
@@ -794,17 +823,17 @@ fn db_clients(d: &mut Doc) {
         },
         |d, h, _| {
             w!(d, "$ redis-cli -h {h} -a ")
-                .s(Kind::Password)
+                .shell_password()
                 .t(" ping\nPONG\n");
         },
         |d, h, _| {
             w!(d, "$ sqlcmd -S {h} -U sa -P ")
-                .s(Kind::Password)
+                .shell_password()
                 .t(" -Q \"SELECT @@VERSION\"\n");
         },
         |d, h, u| {
             w!(d, "$ mongosh --host {h} -u {u} -p ")
-                .s(Kind::Password)
+                .shell_password()
                 .t(" --authenticationDatabase admin\n");
         },
     ];

@@ -579,10 +579,13 @@ fn value(
     }
     // In a query string, `&` starts the next parameter.
     let url = ks > 0 && matches!(b[ks - 1], b'?' | b'&');
+    // `KEY=value` first on its line (an env file, `env`, `docker inspect`'s
+    // `"Env"`): the rest of the line is the value, `&` and a final `.` too.
+    let env = op == Op::Compact && !url && env_line(b, ks);
     let start = i;
     let mut seen = 0;
     while i < n && i - start < MAX_VALUE && value_byte(b[i]) {
-        if b[i] == b'&' {
+        if b[i] == b'&' && !env {
             if url {
                 break;
             }
@@ -603,10 +606,12 @@ fn value(
     let open = j == n;
     let mut end = i;
     // `… set DB_PASSWORD=hunter22.`: the full stop ends the sentence.
-    while end > start && b[end - 1] == b'.' {
+    while end > start && b[end - 1] == b'.' && !env && !url {
         end -= 1;
     }
     let v = &b[start..end];
+    // Where a value cannot be a path in code: `a.b.c` is a passphrase.
+    let no_code = env || url || (op == Op::Colon && config_line(b, ks, i));
     let next = b.get(i).copied();
     if op == Op::Colon && sealed(b, ks, v) {
         return Parsed::No;
@@ -618,7 +623,7 @@ fn value(
         && (kind != NAMED_KEY || keylike(v) || (hex_key(v) && credential_key(&b[ks..ke])))
         && (op == Op::Xml || !matches!(next, Some(b'(' | b'[' | b'<')))
         && (op == Op::Compact || !name_word(v))
-        && !dotted_identifier(v)
+        && (no_code || !dotted_identifier(v))
         && !file(v)
         && match op {
             // `f(token=token)`: a keyword argument.
@@ -636,7 +641,8 @@ fn value(
                 long_flag(b, ks, blanks_before)
                     || match netrc(b, ks, ke) {
                         Some(after_login) => after_login || config_line(b, ks, i),
-                        None => random(v),
+                        // Not `other_name=…`: that is an assignment of its own.
+                        None => random(v) && !assignment(v),
                     }
             }
         };
@@ -783,6 +789,15 @@ fn label_word(v: &[u8]) -> bool {
         .any(|w| v.eq_ignore_ascii_case(w))
 }
 
+/// `name=…`: a word that is an assignment of its own.
+fn assignment(v: &[u8]) -> bool {
+    let n = v
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+        .count();
+    n > 0 && v.get(n) == Some(&b'=') && v.get(n + 1).is_some_and(|&c| c != b'=')
+}
+
 /// The kind a value is masked as: a `…_key` is one more secret assignment.
 fn reported(kind: &'static str) -> &'static str {
     if kind == NAMED_KEY {
@@ -840,6 +855,52 @@ fn config_line(b: &[u8], ks: usize, value_end: usize) -> bool {
         j += 1;
     }
     j == b.len() || matches!(b[j], b'\n' | b'\r' | b'#')
+}
+
+/// Whether the name at `ks` is first on its line, as in an env file: after
+/// blanks, `export `, a list's `- `, a quote (`"Env": ["KEY=…"`), and the
+/// prefixes tools put before a file's lines (a diff's `+`, `bat`'s gutter,
+/// `grep -n`'s `path:12:`).
+fn env_line(b: &[u8], ks: usize) -> bool {
+    let line = b[..ks]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |p| p + 1);
+    let mut head = &b[line..ks];
+    // A diff's added or context line.
+    if let [b'+' | b' ', rest @ ..] = head
+        && !rest.starts_with(b"+")
+    {
+        head = rest;
+    }
+    // `bat`'s gutter: a line number, then `│`.
+    const BAR: &[u8] = "│".as_bytes();
+    if let Some(p) = crate::find(head, BAR)
+        && head[..p].iter().all(|c| c.is_ascii_digit() || *c == b' ')
+    {
+        head = &head[p + BAR.len()..];
+    }
+    let trimmed = |h: &[u8]| {
+        let n = h.iter().take_while(|c| matches!(c, b' ' | b'\t')).count();
+        h[n..].to_vec()
+    };
+    let mut h = trimmed(head);
+    if h.is_empty() {
+        return true;
+    }
+    let mut k = ks;
+    while k > line && matches!(b[k - 1], b' ' | b'\t') {
+        k -= 1;
+    }
+    if after_grep_prefix(b, k) {
+        return true;
+    }
+    for prefix in [&b"export "[..], b"- ", b"\"", b"'"] {
+        if let Some(rest) = h.strip_prefix(prefix) {
+            h = trimmed(rest);
+        }
+    }
+    h.is_empty()
 }
 
 /// Whether the line holding `i` starts with `grep -n`'s or ripgrep's

@@ -7,8 +7,13 @@ use super::{Found, find};
 /// Longest `.pgpass` line read.
 const MAX_LINE: usize = 1024;
 
-/// A `.pgpass` line that starts at `s` (a line's start): its password.
+/// A `.pgpass` line whose first word starts at `s` (at the line's start or
+/// after its `*`s): its password.
 pub(super) fn pgpass(b: &[u8], s: usize, found: &mut Vec<Found>) {
+    let s = b[..s]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |p| p + 1);
     if let Some(f) = pgpass_password(b, s) {
         found.push(f);
     }
@@ -68,6 +73,12 @@ fn pgpass_password(b: &[u8], s: usize) -> Option<Found> {
         end: start + password.len(),
         kind: "connection-password",
     })
+}
+
+/// Where an Oracle thin URL starts (at or after `from`) that reaches `cut`.
+pub(super) fn oracle_open(b: &[u8], from: usize, cut: usize) -> Option<usize> {
+    let at = from + super::rfind(&b[from..cut], b"jdbc:oracle:thin:")?;
+    (!b[at..cut].iter().any(u8::is_ascii_whitespace)).then_some(at)
 }
 
 /// `jdbc:oracle:thin:user/password@host…` at `s`: the password.

@@ -413,6 +413,9 @@ impl Redactor {
         if let Some(url) = urls::open_at(b, from, cut) {
             cut = cut.min(url);
         }
+        if let Some(url) = layouts::oracle_open(b, from, cut) {
+            cut = cut.min(url);
+        }
         cut
     }
 }
@@ -438,7 +441,7 @@ fn word(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
         private_keys::pem(b, e - 10, found);
     }
     // `.pgpass`: a line of four `:` and a password.
-    if (s == 0 || b[s - 1] == b'\n') && w.contains(&b':') {
+    if (s == 0 || matches!(b[s - 1], b'\n' | b'*')) && w.contains(&b':') {
         layouts::pgpass(b, s, found);
     }
     let mut has_scheme = false;

@@ -25,6 +25,8 @@ pub(super) fn may_be(b: &[u8], s: usize, e: usize) -> bool {
 pub(super) fn flag(b: &[u8], s: usize, e: usize) -> Parsed {
     match &b[s..e] {
         b"-u" | b"--user" | b"--proxy-user" => user_password(b, e),
+        // `mysql -p'…'`: glued, quoted.
+        b"-p" if quote_at(b, e).is_some() => mysql_password(b, s),
         w @ (b"-p" | b"-w" | b"-a" | b"-P") => program_password(b, s, e, w[1]),
         w if w.starts_with(b"-p") => mysql_password(b, s),
         _ => Parsed::No,
@@ -104,7 +106,11 @@ fn program_password(b: &[u8], s: usize, e: usize, flag: u8) -> Parsed {
         end,
         open,
         seen: end + 1,
-        secret: v.len() >= MIN_VALUE && v[0] != b'-' && plain(v),
+        // A flag's value: `*`, `!` or `&` first are a password's, not YAML's.
+        secret: v.len() >= MIN_VALUE
+            && v[0] != b'-'
+            && (plain(v)
+                || (matches!(v[0], b'*' | b'!' | b'&') && !crate::placeholders::stand_in(v))),
         kind: "secret-assignment",
     })
 }
@@ -154,12 +160,20 @@ fn mysql_password(b: &[u8], s: usize) -> Parsed {
     if find(before, b"mysql").is_none() && find(before, b"mariadb").is_none() {
         return Parsed::No;
     }
-    let start = s + 2;
-    let end = start
-        + b[start..]
-            .iter()
-            .take_while(|&&c| !c.is_ascii_whitespace())
-            .count();
+    let (start, end) = match quote_at(b, s + 2) {
+        Some(q) => {
+            let (start, end, _) = quoted(b, s + 2, q);
+            (start, end)
+        }
+        None => {
+            let start = s + 2;
+            let n = b[start..]
+                .iter()
+                .take_while(|&&c| !c.is_ascii_whitespace())
+                .count();
+            (start, start + n)
+        }
+    };
     Parsed::Value(Value {
         start,
         end,

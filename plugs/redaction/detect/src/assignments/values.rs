@@ -217,6 +217,9 @@ pub(super) fn path(v: &[u8]) -> bool {
     (v.starts_with(b"/") || v.starts_with(b"~/") || v.starts_with(b"./") || v.starts_with(b"../"))
         && v.iter()
             .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'/' | b'.' | b'_' | b'-' | b'~'))
+        // `/DEqeypVBKNwH2dBOuMF…` (`openssl rand -base64`): one random
+        // part is no path.
+        && !(v.iter().filter(|&&c| c == b'/').count() == 1 && random(&v[1..]) && keylike(&v[1..]))
 }
 
 /// Random-looking: long, and at least two of lower case, upper case and

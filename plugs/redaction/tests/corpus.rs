@@ -575,6 +575,9 @@ const MARKED: &[&str] = &[
     "url=jdbc:oracle:thin:scott/«Tiger#2026x»@db.internal:1521/ORCL",
     "Server=tcp:sql.internal,1433;Database=app;Uid=svc;Pwd={«amber;falcon=42»};Encrypt=yes;",
     "resource \"random_password\" \"db\" {\n    length  = 24\n    result  = \"«Kq2#vL9pX4!wZ7nR»\"\n}",
+    "ssl.keystore.type=PKCS12\nssl.key.password=«~7144BCYrrQG%2»\n",
+    "  password: \"«*J88!RvKQ+_XQ&ThgYIy!8»\"\n",
+    "Environment=\"EXPORTER_PASSWORD=«meadow60.»\"\n",
     "APP_KEY=«base64:Xk7pQ2vN9mL4wR8tY3cB6hJ1dF5gS0aE2zU8iO4lK7w=»",
     // json
     "{\"password\": \"«P@ssw0rd!2024»\"}",

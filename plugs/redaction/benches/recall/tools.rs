@@ -120,6 +120,29 @@ impl Doc<'_> {
         self
     }
 
+    /// A password as a YAML plain scalar may hold it: double-quoted when a
+    /// bare one would be read as something else (`!tag`, `*alias`, `: `).
+    fn yaml_password(&mut self) -> &mut Self {
+        let v = if self.negative {
+            stand_in(self.r, Kind::Password)
+        } else {
+            password(self.r)
+        };
+        let quote = v.starts_with(|c: char| "!&*|>%@`'\"{[],#?:-~".contains(c))
+            || v.contains(": ")
+            || v.contains(" #");
+        let v = if quote { format!("\"{v}\"") } else { v };
+        if self.negative {
+            self.t(&v)
+        } else if quote {
+            self.t("\"");
+            let inner = v[1..v.len() - 1].to_string();
+            self.put(inner).t("\"")
+        } else {
+            self.put(v)
+        }
+    }
+
     /// A slot whose value the template made (base64 of a secret, …).
     fn put(&mut self, value: String) -> &mut Self {
         let start = self.text.len();
@@ -365,6 +388,14 @@ const TUNING: &[(&str, Template)] = &[
     ("provider-block", provider_block),
     ("git-diff-private-key", diff_private_key),
     ("box-table", box_table),
+    ("ini-credential-files", ini_files),
+    ("rails-spring-config", app_config_yaml),
+    ("ansible-group-vars", ansible_vars),
+    ("kubectl-describe-aligned", describe_aligned),
+    ("compose-list-env", compose_list),
+    ("ml-tool-credentials", ml_credentials),
+    ("java-keystore", java_keystore),
+    ("systemd-and-ps", systemd_ps),
 ];
 
 /// Templates only the held-out set has.
@@ -745,9 +776,9 @@ fn npmrc(d: &mut Doc) {
 
 fn helm_values(d: &mut Doc) {
     d.t("replicaCount: 2\nimage:\n  repository: ghcr.io/corp/api\n  tag: \"1.4.2\"\npostgresql:\n  enabled: true\n  auth:\n    username: app\n    postgresPassword: ");
-    d.s(Kind::Password);
+    d.yaml_password();
     d.t("\n    password: ");
-    d.s(Kind::Password);
+    d.yaml_password();
     d.t("\n    database: app\nredis:\n  auth:\n    enabled: true\n    password: \"");
     d.s(Kind::Password);
     d.t("\"\nconfig:\n  secretKey: ");
@@ -962,7 +993,12 @@ fn grep_color(d: &mut Doc) {
             files[i],
             d.num(3, 200)
         );
-        d.s(*kind);
+        // The files are YAML: a password is quoted where YAML needs it.
+        if matches!(kind, Kind::Password) {
+            d.yaml_password();
+        } else {
+            d.s(*kind);
+        }
         d.t("\n");
     }
 }
@@ -1026,11 +1062,161 @@ fn box_table(d: &mut Doc) {
     d.t(border);
 }
 
+/// `.my.cnf`, `.s3cfg`, `rclone.conf`, `.databrickscfg`: INI sections with
+/// `key = value`.
+fn ini_files(d: &mut Doc) {
+    let user = d.user();
+    w!(d, "[client]\nuser = {user}\npassword = ");
+    d.s(Kind::Password);
+    d.t("\nhost = ");
+    let host = d.host();
+    // A key id is masked too: a negative shows the documentation's example.
+    let id = if d.negative {
+        "AKIAIOSFODNN7EXAMPLE".to_string()
+    } else {
+        format!("AKIA{}", d.r.chars(UPPER32, 16))
+    };
+    w!(d, "{host}\n\n[default]\naccess_key = {id}\nsecret_key = ");
+    d.s(Kind::Base64(30));
+    d.t("\nhost_base = s3.amazonaws.com\n\n[remote-backup]\ntype = sftp\nhost = ");
+    w!(d, "{host}\nuser = {user}\npass = ");
+    d.s(Kind::Alnum(43));
+    d.t("\n\n[DEFAULT]\nhost = https://adb-1234567890123456.7.azuredatabricks.net\ntoken = ");
+    if d.negative {
+        d.t("dapi<your-token>");
+    } else {
+        let t = format!("dapi{}", d.r.chars(HEX, 32));
+        d.put(t);
+    }
+    d.t("\n");
+}
+
+/// Rails `database.yml` and Spring `application.yml`: nested YAML.
+fn app_config_yaml(d: &mut Doc) {
+    let user = d.user();
+    let host = d.host();
+    w!(
+        d,
+        "production:\n  adapter: postgresql\n  host: {host}\n  username: {user}\n  password: "
+    );
+    d.yaml_password();
+    d.t("\n  pool: 5\n---\nspring:\n  datasource:\n    url: jdbc:postgresql://");
+    w!(d, "{host}:5432/app\n    username: {user}\n    password: ");
+    d.yaml_password();
+    d.t("\n  mail:\n    host: smtp.example.com\n    password: \"");
+    d.s(Kind::Password);
+    d.t("\"\n");
+}
+
+fn ansible_vars(d: &mut Doc) {
+    d.t("---\nmysql_root_password: ");
+    d.yaml_password();
+    d.t("\napp_secret_key: ");
+    d.s(Kind::Alnum(40));
+    let host = d.host();
+    w!(d, "\n\n[db]\n{host} ansible_ssh_pass=");
+    d.shell_password();
+    d.t(" ansible_sudo_pass=");
+    d.shell_password();
+    d.t("\n");
+}
+
+/// `kubectl describe` and `docker info`-like output: `Name:` and the value
+/// aligned in a column.
+fn describe_aligned(d: &mut Doc) {
+    d.t("Name:             worker-5f6d\nNamespace:        jobs\nEnvironment:\n  QUEUE_URL:        amqp://mq:5672\n  WEBHOOK_SECRET:   ");
+    d.s(Kind::Alnum(32));
+    d.t("\n  MONGO_PASSWORD:   ");
+    d.s(Kind::Password);
+    d.t("\n  ALGOLIA_WRITE_KEY:  ");
+    d.s(Kind::Hex(32));
+    d.t("\nMounts:\n  /var/run/secrets from kube-api-access (ro)\n");
+}
+
+/// Compose's list form of `environment:`.
+fn compose_list(d: &mut Doc) {
+    d.t("services:\n  cache:\n    image: redis:7\n    command: redis-server --requirepass ");
+    d.shell_password();
+    d.t("\n  web:\n    environment:\n      - RAILS_ENV=production\n      - SECRET_KEY_BASE=");
+    d.s(Kind::Hex(128));
+    d.t("\n      - SMTP_PASSWORD=");
+    d.s(Kind::Password);
+    d.t("\n");
+}
+
+/// Credential files of data and ML tools: `~/.config/wandb`, Snowflake's
+/// `connections.toml`, MLflow's env, `~/.huggingface/token`.
+fn ml_credentials(d: &mut Doc) {
+    let user = d.user();
+    d.t("$ cat ~/.snowflake/connections.toml\n[default]\naccount = \"xy12345.eu-west-1\"\n");
+    w!(d, "user = \"{user}\"\npassword = \"");
+    d.s(Kind::Password);
+    d.t("\"\nwarehouse = \"COMPUTE_WH\"\n$ env | grep MLFLOW\nMLFLOW_TRACKING_USERNAME=");
+    w!(d, "{user}\nMLFLOW_TRACKING_PASSWORD=");
+    d.s(Kind::Password);
+    d.t("\n$ cat ~/.netrc\nmachine api.wandb.ai\n  login user\n  password ");
+    d.s(Kind::Hex(40));
+    d.t("\n");
+}
+
+/// A PKCS#12 keystore as base64 in an env var and in JSON, with its
+/// password in `.properties`.
+fn java_keystore(d: &mut Doc) {
+    d.t("KAFKA_SSL_KEYSTORE_B64=");
+    if d.negative {
+        d.t("<base64 of keystore.p12>");
+    } else {
+        let der = pkcs12(d);
+        d.put(der);
+    }
+    d.t("\nssl.keystore.type=PKCS12\nssl.keystore.password=");
+    d.s(Kind::Password);
+    d.t("\nssl.key.password=");
+    d.s(Kind::Password);
+    d.t("\n{\"name\": \"client-cert\", \"pfx\": \"");
+    if d.negative {
+        d.t("");
+    } else {
+        let der = pkcs12(d);
+        d.put(der);
+    }
+    d.t("\"}\n");
+}
+
+/// Base64 of a PKCS#12 file: a DER SEQUENCE, then `INTEGER 3` (its
+/// version), then the rest.
+fn pkcs12(d: &mut Doc) -> String {
+    let n = d.num(1200, 2600);
+    let mut der = vec![
+        0x30,
+        0x82,
+        (n >> 8) as u8,
+        n as u8,
+        0x02,
+        0x01,
+        0x03,
+        0x30,
+        0x82,
+    ];
+    der.extend(d.r.bytes(n - 5));
+    b64(&der)
+}
+
+/// `systemctl cat` and `ps` output: secrets on command lines and in unit
+/// files.
+fn systemd_ps(d: &mut Doc) {
+    d.t("# /etc/systemd/system/exporter.service\n[Service]\nEnvironment=\"EXPORTER_PASSWORD=");
+    d.s(Kind::Password);
+    d.t("\"\nExecStart=/usr/local/bin/exporter --web.listen-address=:9100\n\n$ ps aux | grep redis\nredis     1234  0.3  0.1  62000  9100 ?  Ssl  10:01   0:12 redis-server *:6379 --requirepass ");
+    d.shell_password();
+    d.t("\n");
+}
+
 // ---- held-out templates -----------------------------------------------------
 
 fn compose_config(d: &mut Doc) {
     d.t("name: shop\nservices:\n  db:\n    environment:\n      MYSQL_DATABASE: shop\n      MYSQL_ROOT_PASSWORD: ");
-    d.s(Kind::Password);
+    d.yaml_password();
     d.t("\n    image: mysql:8.4\n  api:\n    environment:\n      ALGOLIA_API_KEY: ");
     d.s(Kind::Hex(32));
     d.t("\n      JWT_SECRET: ");
@@ -1107,12 +1293,12 @@ fn dbt_profiles(d: &mut Doc) {
         "analytics:\n  target: prod\n  outputs:\n    prod:\n      type: snowflake\n      account: {}.eu-central-1\n      user: {user}\n      password: ",
         d.r.chars(LOWER, 7)
     );
-    d.s(Kind::Password);
+    d.yaml_password();
     w!(
         d,
         "\n      role: TRANSFORMER\n    dev:\n      type: postgres\n      host: {host}\n      user: {user}\n      pass: "
     );
-    d.s(Kind::Password);
+    d.yaml_password();
     d.t("\n      dbname: analytics\n");
 }
 

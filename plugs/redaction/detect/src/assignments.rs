@@ -407,7 +407,13 @@ fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
         return Parsed::Open;
     }
     let op = match (b[i], b.get(i + 1)) {
-        (b'=', Some(b'=' | b'~')) | (b':', Some(b':')) => return Parsed::No,
+        (b'=', Some(b'=')) | (b':', Some(b':')) => return Parsed::No,
+        // `x =~ /re/`: a regex match; `KEY=~7144…` is a value.
+        (b'=', Some(b'~'))
+            if blanks_before > 0 || matches!(b.get(i + 2), None | Some(b' ' | b'/')) =>
+        {
+            return Parsed::No;
+        }
         (b'=', Some(b'>')) | (b':', Some(b'=')) => {
             i += 2;
             Op::Spaced
@@ -558,7 +564,12 @@ fn value(
         let spaces_ok = op == Op::Compact;
         // In Markdown, `code` after a name is most often a name too.
         let code = q == b"`" && (identifier(v) || dotted_identifier(v));
-        let secret = plain(v)
+        // Quoted, `*`, `!` and `&` first are a password's, not YAML's.
+        let plain_v = plain(v)
+            || (v.len() >= values::MIN_VALUE
+                && matches!(v[0], b'*' | b'!' | b'&')
+                && !crate::placeholders::stand_in(v));
+        let secret = plain_v
             && !code
             && (spaces_ok || !v.iter().any(u8::is_ascii_whitespace))
             && (spaces_ok || !(name_word(v) || label(v)))
@@ -605,20 +616,44 @@ fn value(
     }
     let open = j == n;
     let mut end = i;
-    // `… set DB_PASSWORD=hunter22.`: the full stop ends the sentence.
-    while end > start && b[end - 1] == b'.' && !env && !url {
+    // A config's line: YAML's `key: value`, or INI's `key = value` under a
+    // `[section]`.
+    let config = (op == Op::Colon || (op == Op::Spaced && ini_section_above(b, ks)))
+        && config_line(b, ks, i);
+    // Where a value cannot be a name or a path in code (`a.b.c` and
+    // `a_b_c` are passphrases there): an env line, a URL, a config line,
+    // `"KEY=value"` whole in one string (`"Env"`, systemd's
+    // `Environment="…"`), a shell word (`PGPASSWORD=… psql`, an inventory's
+    // `host ansible_ssh_pass=…`), a long flag's value.
+    let one_string = op == Op::Compact
+        && ks > 0
+        && matches!(b[ks - 1], b'"' | b'\'')
+        && b.get(i) == Some(&b[ks - 1]);
+    let shell_word = op == Op::Compact
+        && (ks == 0 || matches!(b[ks - 1], b' ' | b'\t' | b'\n'))
+        && matches!(b.get(i), None | Some(b' ' | b'\t' | b'\n' | b'\r'));
+    let flag = op == Op::Blank && long_flag(b, ks, blanks_before);
+    let no_code = env || url || one_string || config || shell_word || flag;
+    // `… then set DB_PASSWORD=hunter22.` in prose: the full stop ends the
+    // sentence. (Where no code can be, a wider mask is the safe side.)
+    while end > start && b[end - 1] == b'.' && !no_code {
         end -= 1;
     }
     let v = &b[start..end];
-    // Where a value cannot be a path in code: `a.b.c` is a passphrase.
-    let no_code = env || url || (op == Op::Colon && config_line(b, ks, i));
+    // There, `*`, `!` and `&` first are a password's, not YAML's.
+    let plain_v = plain(v)
+        || (matches!(op, Op::Compact | Op::Blank)
+            && no_code
+            && v.len() >= values::MIN_VALUE
+            && matches!(v[0], b'*' | b'!' | b'&')
+            && !crate::placeholders::stand_in(v));
     let next = b.get(i).copied();
     if op == Op::Colon && sealed(b, ks, v) {
         return Parsed::No;
     }
     // `NAME: Type = …`, `field: Type,`, `token = other;`: code goes on.
     let code_after = matches!(b.get(j), Some(b'=' | b',' | b')' | b';' | b'{' | b'}'));
-    let secret = plain(v)
+    let secret = plain_v
         && (kind != "signature" || op == Op::Compact)
         && (kind != NAMED_KEY || keylike(v) || (hex_key(v) && credential_key(&b[ks..ke])))
         && (op == Op::Xml || !matches!(next, Some(b'(' | b'[' | b'<')))
@@ -632,7 +667,9 @@ fn value(
             // `initWithToken:label:`, an Objective-C selector.
             Op::Colon if ke + 1 == start && v.ends_with(b":") => false,
             Op::Colon | Op::Spaced => {
-                !identifier(v) && !number(v) && !(code_after && (code_word(v) || dotted_code(v)))
+                (config || !identifier(v))
+                    && !number(v)
+                    && !(code_after && (code_word(v) || dotted_code(v)))
             }
             Op::Xml => next == Some(b'<'),
             // `--password x`, `.netrc`'s `password x` (after `login`, or last
@@ -659,6 +696,21 @@ fn value(
         seen,
         secret,
         kind: reported(kind),
+    })
+}
+
+/// Whether an INI `[section]` line comes before `ks` (within 4 KiB): its
+/// `key = value` lines are data, not code.
+fn ini_section_above(b: &[u8], ks: usize) -> bool {
+    let from = ks.saturating_sub(4 << 10);
+    b[from..ks].split(|&c| c == b'\n').any(|line| {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        line.len() > 2
+            && line[0] == b'['
+            && line[line.len() - 1] == b']'
+            && line[1..line.len() - 1].iter().all(|&c| {
+                c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b' ' | b'"' | b':')
+            })
     })
 }
 

@@ -59,6 +59,7 @@ pub(super) fn at(b: &[u8], i: usize, e: usize, found: &mut Vec<Found>) {
             let n = run(t, 0, super::b64);
             private_keys::is_base64_private_key(&t[..n]).then_some((n, "private-key"))
         }
+        b'M' if t.starts_with(b"MII") => pkcs12(t),
         b'M' | b'N' | b'O' => discord_bot(t).map(|n| (n, "discord-token")),
         b'0'..=b'9' => digits_first(t),
         b'P' if t.starts_with(b"Private-Lines:") => {
@@ -89,6 +90,19 @@ pub(super) fn at(b: &[u8], i: usize, e: usize, found: &mut Vec<Found>) {
     {
         push(n, kind);
     }
+}
+
+/// A PKCS#12 bundle (`.p12`, `.pfx`, a Java keystore) as base64: DER that
+/// opens a SEQUENCE and then `INTEGER 3`, its version (RFC 7292), which no
+/// certificate or public key does. It holds a private key.
+fn pkcs12(t: &[u8]) -> Option<(usize, &'static str)> {
+    let n = run(t, 0, super::b64);
+    if n < 400 {
+        return None;
+    }
+    let head = super::decode::decode(&t[..12]);
+    (head.len() >= 7 && head[0] == 0x30 && head[1] == 0x82 && head[4..7] == [0x02, 0x01, 0x03])
+        .then_some((n, "private-key"))
 }
 
 /// Twitter app bearer tokens (`AAAAAAAAAAAAAAAAAAAAA…`) and Firebase Cloud

@@ -17,7 +17,7 @@ pub(super) enum Name {
 
 /// Endings of names of secrets, lower case, without separators. `true`: the
 /// ending must start a part of the name (`DB_PASS`, `dbPass`, not `bypass`).
-const NAMES: [(&[u8], bool); 28] = [
+const NAMES: [(&[u8], bool); 30] = [
     (b"password", false),
     (b"passwd", false),
     (b"passphrase", false),
@@ -46,6 +46,9 @@ const NAMES: [(&[u8], bool); 28] = [
     (b"auth", true),
     (b"sig", true),
     (b"signature", false),
+    // Redis's `--requirepass` and `masterauth`.
+    (b"requirepass", false),
+    (b"masterauth", false),
     // A license, as secrets engines and CI settings name it: its value must
     // look like a key (`license: MIT` stays).
     (b"license", true),
@@ -91,11 +94,11 @@ const NOT_TOKENS: [&[u8]; 9] = [
 pub(super) const NAMED_KEY: &str = "named-key";
 
 const OTHER_NAMES: [&[u8]; 3] = [b"authorization", b"bearer", b"basic"];
-const AUTHORIZATION: u32 = 1 << NAMES.len();
+const AUTHORIZATION: u64 = 1 << NAMES.len();
 
 /// Per pair of last two letters (`26 * first + second`): which names end
 /// with it, bit `i` for `NAMES[i]`, then `OTHER_NAMES`.
-const fn endings() -> [u32; 26 * 26] {
+const fn endings() -> [u64; 26 * 26] {
     let mut t = [0; 26 * 26];
     let mut i = 0;
     while i < NAMES.len() + OTHER_NAMES.len() {
@@ -111,11 +114,11 @@ const fn endings() -> [u32; 26 * 26] {
     t
 }
 
-static ENDINGS: [u32; 26 * 26] = endings();
+static ENDINGS: [u64; 26 * 26] = endings();
 
 /// The names the key may be, from its last two letters: most keys are
 /// turned away here, before anything else is looked at.
-pub(super) fn names_ending_like(key: &[u8]) -> u32 {
+pub(super) fn names_ending_like(key: &[u8]) -> u64 {
     let mut last = [0u8; 2];
     let mut n = 0;
     let mut i = key.len();
@@ -138,7 +141,7 @@ pub(super) fn names_ending_like(key: &[u8]) -> u32 {
 
 /// The name a key is, if it names a secret; `candidates` from
 /// [`names_ending_like`].
-pub(super) fn name_of(key: &[u8], candidates: u32) -> Option<Name> {
+pub(super) fn name_of(key: &[u8], candidates: u64) -> Option<Name> {
     match key {
         b"Bearer" | b"BEARER" => return Some(Name::Bearer),
         b"Basic" | b"BASIC" => return Some(Name::Basic),

@@ -7,6 +7,18 @@ use super::{Found, find};
 /// Longest `.pgpass` line read.
 const MAX_LINE: usize = 1024;
 
+/// Whether a word first on its line may start a `.pgpass` line: `host:`
+/// then a port (digits) or `*`, or a `:` right after a `*`.
+pub(super) fn may_be_pgpass(w: &[u8]) -> bool {
+    match memchr::memchr(b':', w) {
+        Some(0) => true,
+        Some(p) => w
+            .get(p + 1..)
+            .is_some_and(|rest| rest.first().is_some_and(|c| c.is_ascii_digit())),
+        None => false,
+    }
+}
+
 /// A `.pgpass` line whose first word starts at `s` (at the line's start or
 /// after its `*`s): its password.
 pub(super) fn pgpass(b: &[u8], s: usize, found: &mut Vec<Found>) {

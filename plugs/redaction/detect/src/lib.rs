@@ -34,6 +34,10 @@ mod tests;
 
 use std::borrow::Cow;
 
+/// The kind of the mark the scan leaves where it met an ESC byte (never
+/// returned).
+const ESCAPE: &str = "\x1b";
+
 /// A secret found in a text: bytes `start..end`, of `kind`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Found {
@@ -116,6 +120,8 @@ impl Redactor {
         for l in &literals {
             class[l[0] as usize] |= LITERAL_BIT;
         }
+        // ESC starts a terminal escape sequence: `literal_at` marks it.
+        class[0x1b] |= LITERAL_BIT;
         Redactor {
             literals,
             patterns: Vec::new(),
@@ -172,16 +178,23 @@ impl Redactor {
     /// Every secret in the text, in order, not overlapping, each on char
     /// boundaries.
     pub fn find(&self, text: &str) -> Vec<Found> {
-        // Read without terminal colours; masked where the bytes came from.
-        if let Some((plain, map)) = ansi::strip(text) {
-            let mut found = self.find_at_depth(&plain, 0);
-            for f in &mut found {
-                f.start = map[f.start] as usize;
-                f.end = map[f.end - 1] as usize + 1;
-            }
-            return found;
-        }
         self.find_at_depth(text, 0)
+    }
+
+    /// [`Redactor::find`] in text with terminal escape sequences: read
+    /// without them, masked where the bytes came from.
+    #[inline(never)]
+    fn find_through_colours(&self, text: &str) -> Vec<Found> {
+        let Some((plain, map)) = ansi::strip(text) else {
+            // Not reached (an ESC was seen); read as it is, once more deep.
+            return self.find_at_depth(text, 1);
+        };
+        let mut found = self.find_at_depth(&plain, 0);
+        for f in &mut found {
+            f.start = map[f.start] as usize;
+            f.end = map[f.end - 1] as usize + 1;
+        }
+        found
     }
 
     /// [`Redactor::find`] in text decoded `depth` times already.
@@ -207,6 +220,14 @@ impl Redactor {
             if class != 0 {
                 assignments::at_word(b, class, start, i, &mut found);
             }
+        }
+        // An escape sequence was seen (the scan marks it, so plain text pays
+        // no extra pass): read the text again without colours.
+        if found.iter().any(|f| f.kind == ESCAPE) {
+            if depth == 0 {
+                return self.find_through_colours(text);
+            }
+            found.retain(|f| f.kind != ESCAPE);
         }
         if depth < decode::MAX_DEPTH {
             decode::escaped(self, text, depth, &mut found);
@@ -302,6 +323,13 @@ impl Redactor {
     }
 
     fn literal_at(&self, b: &[u8], i: usize, found: &mut Vec<Found>) {
+        if b[i] == 0x1b {
+            found.push(Found {
+                start: i,
+                end: i,
+                kind: ESCAPE,
+            });
+        }
         for l in &self.literals {
             if b[i..].starts_with(l) {
                 found.push(Found {
@@ -441,7 +469,7 @@ fn word(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
         private_keys::pem(b, e - 10, found);
     }
     // `.pgpass`: a line of four `:` and a password.
-    if (s == 0 || matches!(b[s - 1], b'\n' | b'*')) && w.contains(&b':') {
+    if (s == 0 || matches!(b[s - 1], b'\n' | b'*')) && layouts::may_be_pgpass(w) {
         layouts::pgpass(b, s, found);
     }
     let mut has_scheme = false;

@@ -174,12 +174,11 @@ fn reference(v: &[u8]) -> bool {
 }
 
 fn masked(v: &[u8]) -> bool {
-    const BULLET: &[u8] = "•".as_bytes();
+    const BULLETS: &[u8] = "••".as_bytes();
     const ELLIPSIS: &[u8] = "…".as_bytes();
     if v.windows(3).any(|w| w == b"***" || w == b"...")
-        || v.windows(ELLIPSIS.len()).any(|w| w == ELLIPSIS)
-        || v.windows(BULLET.len() * 2)
-            .any(|w| w == [BULLET, BULLET].concat())
+        || (v.iter().any(|&c| c >= 0x80)
+            && (crate::find(v, ELLIPSIS).is_some() || crate::find(v, BULLETS).is_some()))
     {
         return true;
     }
@@ -198,12 +197,15 @@ fn masked(v: &[u8]) -> bool {
 }
 
 fn long_example_word(v: &[u8]) -> bool {
-    let mut letters = Vec::with_capacity(v.len());
-    letters.extend(
-        v.iter()
-            .filter(|c| c.is_ascii_alphanumeric())
-            .map(u8::to_ascii_lowercase),
-    );
+    let mut buf = [0u8; 128];
+    let mut n = 0;
+    for &c in v {
+        if c.is_ascii_alphanumeric() && n < buf.len() {
+            buf[n] = c.to_ascii_lowercase();
+            n += 1;
+        }
+    }
+    let letters = &buf[..n];
     EXAMPLE_WORDS
         .iter()
         .filter(|w| w.len() >= 7)

@@ -475,7 +475,7 @@ async fn a_run_that_loses_contact_stops_with_lost_contact_and_keeps_its_environm
     b.wait_for_text(&id, "agent_message: still here", MINUTE)
         .await;
     let workspace = s.workspace(&b.show(&id).await);
-    // Blaise goes away: 90 heartbeats (200 ms apart here) fail in a row.
+    // Blaise goes away: heartbeats fail for 90 intervals (200 ms here).
     let Setup { blaise, tmp, .. } = s;
     drop(blaise);
     runner

@@ -12,14 +12,18 @@
 //! encoded), 30 % of them delivered as a stream cut at random points (one cut
 //! always inside the secret). A held-out set comes from a second seed and
 //! draws half of its contexts from templates only it has. Negatives are
-//! high-entropy look-alikes. A positive is recalled when every byte of the
+//! high-entropy look-alikes. Beside it, a corpus of tool outputs
+//! (`recall/tools.rs`: what agents print when they run `env`, `kubectl`,
+//! `vault`, database clients, colourised tools…), with its own held-out
+//! templates and negatives. A positive is recalled when every byte of the
 //! secret is masked (a wider mask is fine); a negative with any mask is a
 //! false positive.
 //!
-//! `--quick` (200 positives, 200 negatives, 1 MB, no peers) is the short
+//! `--quick` (560 positives, 440 negatives, 1 MB, no peers) is the short
 //! fixed-seed slice for CI: it prints figures and asserts nothing. Run
-//! without `--bench` (`cargo test --benches`), it does the same and writes
-//! no files.
+//! without `--bench` (`cargo test --benches`), it runs the same slice,
+//! writes no files, and fails on any tuning positive missed or negative
+//! masked.
 
 #[path = "recall/contexts.rs"]
 mod contexts;

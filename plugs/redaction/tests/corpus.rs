@@ -491,6 +491,16 @@ const TOKENS: &[(&str, &[&str])] = &[
             "EAACEdEose0cBAAlLs1dYbzzCcJK1q5z8GKGd2uZ8gCdU0TW2RFWYGzvrOEILPDU6qB2ELqSrfVTT9t1wYuQn9LJkpBY6abAelR9ilymKGaEqyoeNZ",
         ],
     ),
+    (
+        "azure-devops-pat",
+        &["VgZJTBCPvRR7YgtK5b51Pz6UUBhJq0DUJb4ULaTkbS7e3lFboWHkwwRxM8gbWfxI8w5BQS1c7OUXAZDOvLRD"],
+    ),
+    (
+        "macaroon",
+        &[
+            "MDAxN2xvY2F0aW9uIGV4YW1wbGUuY29tCjAwMjVpZGVudGlmaWVyIDhhM2JkM2FlMmQ1ZTFhNzcKMDAyZnNpZ25hdHVyZSBi6K4TiB+IEH58OXY2KZgFncwJ4LUtHgCmtzf+KzUv9wo=",
+        ],
+    ),
 ];
 
 /// Where a token turns up; `@@` is the token. The names around it are

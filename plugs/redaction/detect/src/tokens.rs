@@ -60,6 +60,7 @@ pub(super) fn at(b: &[u8], i: usize, e: usize, found: &mut Vec<Found>) {
             private_keys::is_base64_private_key(&t[..n]).then_some((n, "private-key"))
         }
         b'M' if t.starts_with(b"MII") => pkcs12(t),
+        b'M' if t.starts_with(b"MDAx") => macaroon(t),
         b'M' | b'N' | b'O' => discord_bot(t).map(|n| (n, "discord-token")),
         b'0'..=b'9' => digits_first(t),
         b'P' if t.starts_with(b"Private-Lines:") => {
@@ -82,6 +83,7 @@ pub(super) fn at(b: &[u8], i: usize, e: usize, found: &mut Vec<Found>) {
     };
     if let Some((n, kind)) = shape
         .or_else(|| azure_client_secret(t))
+        .or_else(|| azure_devops_pat(t))
         .or_else(|| terraform(t))
         .or_else(|| maxmind(t))
         .or_else(|| dropbox_long_lived(t))
@@ -161,6 +163,28 @@ fn azure_client_secret(t: &[u8]) -> Option<(usize, &'static str)> {
         n -= 1;
     }
     (34..=40).contains(&n).then_some((n, "azure-client-secret"))
+}
+
+/// Azure DevOps personal access tokens since 2024: 84 letters and digits
+/// with the signature `AZDO` at 76..80.
+fn azure_devops_pat(t: &[u8]) -> Option<(usize, &'static str)> {
+    if t.len() < 84 || &t[76..80] != b"AZDO" {
+        return None;
+    }
+    (run(t, 0, |c| c.is_ascii_alphanumeric()) == 84).then_some((84, "azure-devops-pat"))
+}
+
+/// A macaroon (v1, base64): its packets are `<4 hex digits of length>` then
+/// `location …`, so the text starts `MDAx` (`001…`) and decodes to a length
+/// and `location`. Bakery, Juju, Lightning (LND) and older PyPI tokens.
+fn macaroon(t: &[u8]) -> Option<(usize, &'static str)> {
+    let n = run(t, 0, |c| super::b64(c) || matches!(c, b'-' | b'_'));
+    if n < 40 {
+        return None;
+    }
+    let head = super::decode::decode(&t[..16]);
+    (head.len() >= 12 && head[..4].iter().all(u8::is_ascii_hexdigit) && &head[4..12] == b"location")
+        .then_some((n, "macaroon"))
 }
 
 /// Terraform Cloud / Enterprise: 14 characters, `.atlasv1.`, 60 or more.

@@ -28,18 +28,6 @@ pub const NEGATIVES: &[(&str, Neg)] = &[
     ("base64-payloads", base64_payloads),
 ];
 
-fn uuid_str(r: &mut Rng) -> String {
-    format!(
-        "{}-{}-4{}-{}{}-{}",
-        r.chars(HEX, 8),
-        r.chars(HEX, 4),
-        r.chars(HEX, 3),
-        r.pick(&["8", "9", "a", "b"]),
-        r.chars(HEX, 3),
-        r.chars(HEX, 12)
-    )
-}
-
 fn words(r: &mut Rng, n: usize) -> String {
     const W: &[&str] = &[
         "lorem",
@@ -112,18 +100,18 @@ fn uuid(r: &mut Rng) -> String {
     match r.below(3) {
         0 => format!(
             "request_id={} status=200 duration_ms={}\n",
-            uuid_str(r),
+            super::rng::uuid(r),
             r.range(1, 900)
         ),
         1 => format!(
             "{{\"id\":\"{}\",\"session_id\":\"{}\",\"trace\":\"{}\"}}",
-            uuid_str(r),
-            uuid_str(r),
-            uuid_str(r)
+            super::rng::uuid(r),
+            super::rng::uuid(r),
+            super::rng::uuid(r)
         ),
         _ => format!(
             "  uid: {}\n  resourceVersion: \"{}\"\n",
-            uuid_str(r),
+            super::rng::uuid(r),
             r.chars(DIGITS, 8)
         ),
     }

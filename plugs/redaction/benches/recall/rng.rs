@@ -142,3 +142,16 @@ pub fn go_escape(s: &str) -> String {
         .replace('>', "\\u003e")
         .replace('&', "\\u0026")
 }
+
+/// A random version-4 UUID.
+pub fn uuid(r: &mut Rng) -> String {
+    format!(
+        "{}-{}-4{}-{}{}-{}",
+        r.chars(HEX, 8),
+        r.chars(HEX, 4),
+        r.chars(HEX, 3),
+        r.pick(&["8", "9", "a", "b"]),
+        r.chars(HEX, 3),
+        r.chars(HEX, 12)
+    )
+}

@@ -202,18 +202,6 @@ impl Doc<'_> {
     }
 }
 
-fn uuid(r: &mut Rng) -> String {
-    format!(
-        "{}-{}-4{}-{}{}-{}",
-        r.chars(HEX, 8),
-        r.chars(HEX, 4),
-        r.chars(HEX, 3),
-        r.pick(&["8", "9", "a", "b"]),
-        r.chars(HEX, 3),
-        r.chars(HEX, 12)
-    )
-}
-
 const WORDS: &[&str] = &[
     "orbit", "maple", "copper", "lantern", "violet", "harbor", "quartz", "meadow", "falcon",
     "ember", "glacier", "thistle", "sparrow", "canyon", "velvet", "tundra", "juniper", "saffron",

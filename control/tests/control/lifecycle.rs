@@ -554,7 +554,7 @@ async fn a_secret_pasted_into_a_message_is_masked_before_it_is_stored() {
     let (status, answer) = s
         .send(
             &id,
-            &format!("and AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMIK7MDENGbPxRfiCYzEXAMPLEKEY\n{key}"),
+            &format!("and AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMIK7MDENGbPxRfiCYzQ7XKq9Vt2Lm\n{key}"),
         )
         .await;
     assert_eq!(status, StatusCode::OK, "{answer}");

@@ -24,6 +24,9 @@ macro_rules! string_enum {
         #[serde(rename_all = "snake_case")]
         pub enum $name { $($variant),+ }
         impl $name {
+            /// Every value, in the order declared.
+            #[allow(dead_code)]
+            pub const ALL: &'static [Self] = &[$(Self::$variant),+];
             pub fn as_str(self) -> &'static str { match self { $(Self::$variant => $text),+ } }
             pub fn parse(text: &str) -> Option<Self> { match text { $($text => Some(Self::$variant),)+ _ => None } }
         }

@@ -28,7 +28,8 @@ pub async fn retry(
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ListQuery {
-    pub state: String,
+    /// One state; without it, every state but `torn_down`.
+    pub state: Option<String>,
 }
 
 pub async fn list(
@@ -36,12 +37,31 @@ pub async fn list(
     _: AdminAuth,
     Query(q): Query<ListQuery>,
 ) -> Result<Json<serde_json::Value>> {
-    let wanted = EnvironmentState::parse(&q.state)
-        .ok_or_else(|| Error::BadRequest(format!("unknown environment state {:?}", q.state)))?;
+    let wanted: Vec<EnvironmentState> = match &q.state {
+        Some(s) => vec![EnvironmentState::parse(s).ok_or_else(|| {
+            Error::BadRequest(format!(
+                "unknown environment state {s:?}: it is one of {}",
+                EnvironmentState::ALL
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })?],
+        None => EnvironmentState::ALL
+            .iter()
+            .copied()
+            .filter(|s| *s != EnvironmentState::TornDown)
+            .collect(),
+    };
     let views = state
         .read(|ctx| {
             let mut out = Vec::new();
-            for e in ctx.tx.environments_in(wanted)? {
+            let mut all = Vec::new();
+            for s in &wanted {
+                all.extend(ctx.tx.environments_in(*s)?);
+            }
+            for e in all {
                 let mut v = serde_json::to_value(environment_view(ctx, &e)?).unwrap_or_default();
                 v["session_id"] = e.session_id.clone().into();
                 out.push(v);

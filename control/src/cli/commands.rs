@@ -6,13 +6,16 @@ use anyhow::Result;
 use serde_json::{Value, json};
 
 use super::client::segment;
-use super::{AgentCommand, Client, Command, EnvironmentCommand, RunnerCommand, SessionCommand};
+use super::human::now_ms;
+use super::{
+    AgentCommand, Client, Command, EnvironmentCommand, RunnerCommand, SessionCommand, show,
+};
 use crate::duration::Human;
 
-fn time(ms: &Value) -> String {
-    ms.as_i64()
-        .map(|t| format!("{t}"))
-        .unwrap_or_else(|| "-".into())
+/// `value` as JSON for scripts.
+fn json_out(value: &Value, out: &mut (dyn Write + Send)) -> Result<()> {
+    writeln!(out, "{}", serde_json::to_string_pretty(value)?)?;
+    Ok(())
 }
 
 pub async fn client_command(
@@ -79,6 +82,79 @@ pub async fn client_command(
                 }
             )?;
         }
+        Command::Agent(AgentCommand::List { json }) => {
+            let agents = client.get("/v1/agents").await?;
+            if json {
+                json_out(&agents["agents"], out)?;
+            } else {
+                show::agents(&agents, now_ms(), out)?;
+            }
+        }
+        Command::Agent(AgentCommand::Show { name, json }) => {
+            let agent = client
+                .get(&format!("/v1/agents/{}", segment("agent name", &name)?))
+                .await?;
+            if json {
+                json_out(&agent, out)?;
+            } else {
+                show::agent(&agent, now_ms(), out)?;
+            }
+        }
+        Command::Runner(RunnerCommand::Token { name }) => {
+            let runner = client
+                .post(
+                    &format!("/v1/runners/{}/token", segment("runner name", &name)?),
+                    json!({}),
+                )
+                .await?;
+            writeln!(out, "{}", runner["token"].as_str().unwrap_or_default())?;
+        }
+        Command::Runner(RunnerCommand::List { json }) => {
+            let runners = client.get("/v1/runners").await?;
+            if json {
+                json_out(&runners["runners"], out)?;
+            } else {
+                show::runners(&runners, now_ms(), out)?;
+            }
+        }
+        Command::Session(SessionCommand::Answer {
+            id,
+            request,
+            option,
+        }) => {
+            client
+                .post(
+                    &format!(
+                        "/v1/sessions/{}/permissions/{}/answer",
+                        segment("session id", &id)?,
+                        segment("request id", &request)?
+                    ),
+                    json!({ "option_id": option }),
+                )
+                .await?;
+            writeln!(out, "request {request} of session {id} answered: {option}")?;
+        }
+        Command::Session(SessionCommand::Cancel { id }) => {
+            client
+                .post(
+                    &format!("/v1/sessions/{}/cancel", segment("session id", &id)?),
+                    json!({}),
+                )
+                .await?;
+            writeln!(out, "session {id}: the turn in progress is cancelled")?;
+        }
+        Command::Environment(EnvironmentCommand::List { state, json }) => {
+            let path = match &state {
+                Some(state) => format!("/v1/environments?state={}", segment("state", state)?),
+                None => "/v1/environments".to_string(),
+            };
+            let environments = client.get(&path).await?;
+            if json {
+                json_out(&environments["environments"], out)?;
+            } else {
+                show::environments(&environments, now_ms(), out)?;
+            }
+        }
         Command::Runner(RunnerCommand::Add { name }) => {
             let runner = client.post("/v1/runners", json!({ "name": name })).await?;
             writeln!(out, "{}", runner["token"].as_str().unwrap_or_default())?;
@@ -131,24 +207,9 @@ pub async fn client_command(
         Command::Session(SessionCommand::List { json }) => {
             let list = client.get("/v1/sessions").await?;
             if json {
-                writeln!(out, "{}", serde_json::to_string_pretty(&list["sessions"])?)?;
+                json_out(&list["sessions"], out)?;
             } else {
-                writeln!(
-                    out,
-                    "{:<22} {:<16} {:<10} {:<13} CREATED",
-                    "ID", "AGENT", "STATE", "ENVIRONMENT"
-                )?;
-                for s in list["sessions"].as_array().into_iter().flatten() {
-                    writeln!(
-                        out,
-                        "{:<22} {:<16} {:<10} {:<13} {}",
-                        s["id"].as_str().unwrap_or_default(),
-                        s["agent"].as_str().unwrap_or_default(),
-                        s["state"].as_str().unwrap_or_default(),
-                        s["environment_state"].as_str().unwrap_or("-"),
-                        time(&s["created_at"])
-                    )?;
-                }
+                show::sessions(&list, now_ms(), out)?;
             }
         }
         Command::Session(SessionCommand::Show { id, json }) => {
@@ -156,9 +217,9 @@ pub async fn client_command(
                 .get(&format!("/v1/sessions/{}", segment("session id", &id)?))
                 .await?;
             if json {
-                writeln!(out, "{}", serde_json::to_string_pretty(&s)?)?;
+                json_out(&s, out)?;
             } else {
-                print_session(&s, out)?;
+                show::session(&s, now_ms(), out)?;
             }
         }
         Command::Session(SessionCommand::Transcript { id, follow }) => {
@@ -205,64 +266,6 @@ pub async fn client_command(
                 out,
                 "environment {id} {}: a teardown run is offered",
                 e["state"].as_str().unwrap_or_default()
-            )?;
-        }
-    }
-    Ok(())
-}
-
-fn print_session(s: &Value, out: &mut (dyn Write + Send)) -> Result<()> {
-    writeln!(
-        out,
-        "session {}  agent {}  state {}",
-        s["id"].as_str().unwrap_or_default(),
-        s["agent"].as_str().unwrap_or_default(),
-        s["state"].as_str().unwrap_or_default()
-    )?;
-    if let Some(reason) = s["end_reason"].as_str() {
-        writeln!(out, "  ended: {reason}")?;
-    }
-    let e = &s["environment"];
-    if e.is_object() {
-        writeln!(
-            out,
-            "environment {}  state {}  runner {}",
-            e["id"].as_str().unwrap_or_default(),
-            e["state"].as_str().unwrap_or_default(),
-            e["runner"].as_str().unwrap_or("-")
-        )?;
-        if let Some(err) = e["last_error"].as_str() {
-            writeln!(out, "  last error: {err}")?;
-        }
-    }
-    writeln!(out, "runs:")?;
-    for r in s["runs"].as_array().into_iter().flatten() {
-        writeln!(
-            out,
-            "  {} {:<8} {:<10} runner {}{}",
-            r["id"].as_str().unwrap_or_default(),
-            r["kind"].as_str().unwrap_or_default(),
-            r["status"].as_str().unwrap_or_default(),
-            r["runner"].as_str().unwrap_or("-"),
-            r["error"]
-                .as_str()
-                .map(|e| format!("  ({e})"))
-                .unwrap_or_default()
-        )?;
-    }
-    let records = s["plug_records"].as_array().cloned().unwrap_or_default();
-    if !records.is_empty() {
-        writeln!(out, "plug records:")?;
-        for p in records {
-            let owner = if p["owned"].as_bool() == Some(true) {
-                "owned"
-            } else {
-                "owned by nothing"
-            };
-            writeln!(
-                out,
-                "  {}  {owner}",
-                p["plug_id"].as_str().unwrap_or_default()
             )?;
         }
     }

@@ -3,7 +3,9 @@
 
 pub mod client;
 mod commands;
+mod human;
 mod serve;
+mod show;
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -122,13 +124,22 @@ impl ServeArgs {
 pub enum AgentCommand {
     /// Creates or changes an agent; unset options keep their value.
     Set {
+        /// The agent's name, as runners' `blaise.yml` give it (`agent.name`).
         name: String,
+        /// How long a session may sit with no turn before the idle policy
+        /// applies: a number and a unit, `500ms`, `30s`, `10m`, `2h`, `1d`
+        /// (new agents: 10m).
         #[arg(long, value_parser = parse_duration)]
         inactivity: Option<i64>,
+        /// What an idle session does: `pause` (keeps its environment, resumes
+        /// on the next message) or `end` (closes it; new agents: pause).
         #[arg(long, value_parser = parse_policy)]
         idle_policy: Option<IdlePolicy>,
+        /// How long a paused session waits for a message before it ends
+        /// (`1d`, …; at most `serve --paused-lifetime-cap`).
         #[arg(long, value_parser = parse_duration)]
         paused_lifetime: Option<i64>,
+        /// The longest a turn may take before it is cancelled (`30m`, …).
         #[arg(long, value_parser = parse_duration)]
         timeout: Option<i64>,
         /// Disable (archive) the agent: no new runs start for it, except teardown runs.
@@ -142,14 +153,39 @@ pub enum AgentCommand {
         #[arg(long)]
         requires_labels: Option<String>,
     },
+    /// Lists the agents and their settings.
+    List {
+        /// Print JSON (times in milliseconds since the epoch) for scripts.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Shows one agent's settings.
+    Show {
+        name: String,
+        /// Print JSON for scripts.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Subcommand, Debug)]
 pub enum RunnerCommand {
     /// Adds a runner and prints its token (shown once).
     Add { name: String },
-    /// Revokes a runner's token.
+    /// Revokes a runner's token: its instances' calls are refused, their
+    /// runs time out, sessions waiting for it go to other runners.
     Revoke { name: String },
+    /// Gives a runner a new token and prints it (shown once): the old one
+    /// stops working at once; a revoked runner is valid again, with its
+    /// name and its environments.
+    Token { name: String },
+    /// Lists the runners and their instances (seen in the last week):
+    /// connected or not, agents, labels, capacity, live runs, last seen.
+    List {
+        /// Print JSON (times in milliseconds since the epoch) for scripts.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -165,12 +201,29 @@ pub enum SessionCommand {
     Send { id: String, text: String },
     /// Closes a session (its environment is torn down).
     Close { id: String },
+    /// Answers an agent's permission request with one of the options it
+    /// offers (`session show` lists pending requests and their options).
+    Answer {
+        id: String,
+        /// The request, as `session show` names it (`perm-1`).
+        request: String,
+        /// The option's id (`allow`, `option-2`, …).
+        option: String,
+    },
+    /// Cancels the turn in progress (the agent stops working on the
+    /// message; the session stays open).
+    Cancel { id: String },
+    /// Lists the sessions, the latest first.
     List {
+        /// Print JSON (times in milliseconds since the epoch) for scripts.
         #[arg(long)]
         json: bool,
     },
+    /// Shows a session: its state and times, why a run waits, pending
+    /// permission requests, waiting messages, its environment and runs.
     Show {
         id: String,
+        /// Print JSON for scripts.
         #[arg(long)]
         json: bool,
     },
@@ -186,6 +239,16 @@ pub enum SessionCommand {
 pub enum EnvironmentCommand {
     /// Retries the teardown of an orphaned environment.
     Retry { id: String },
+    /// Lists environments: every state but `torn_down`, or one state.
+    List {
+        /// `creating`, `active`, `paused`, `tearing_down`, `torn_down` or
+        /// `orphaned`.
+        #[arg(long)]
+        state: Option<String>,
+        /// Print JSON (times in milliseconds since the epoch) for scripts.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn parse_duration(text: &str) -> Result<i64, String> {

@@ -1,4 +1,4 @@
-//! Runner tokens: adding a runner, revoking it.
+//! Runner tokens: adding a runner, revoking it, giving it a new token.
 
 use super::Ctx;
 use super::runs::{end_run, serve_session};
@@ -24,6 +24,23 @@ pub fn add(ctx: &mut Ctx, name: &str) -> Result<(Runner, String)> {
         created_at: ctx.now,
         revoked_at: None,
     };
+    ctx.tx.put_runner(&runner)?;
+    Ok((runner, token))
+}
+
+/// Gives a runner a new token (shown once) and makes it valid again if it
+/// was revoked: the old token stops working at once (its instances' calls
+/// are refused; their runs time out as for a dead runner), the runner keeps
+/// its name and its environments.
+pub fn rotate_token(ctx: &mut Ctx, name: &str) -> Result<(Runner, String)> {
+    check_name("name", name)?;
+    let mut runner = ctx
+        .tx
+        .runner_by_name(name)?
+        .ok_or_else(|| Error::NotFound(format!("no runner named {name:?}")))?;
+    let token = new_token("blr_");
+    runner.token_hash = hash_token(&token);
+    runner.revoked_at = None;
     ctx.tx.put_runner(&runner)?;
     Ok((runner, token))
 }

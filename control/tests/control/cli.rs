@@ -430,3 +430,130 @@ async fn an_id_or_a_name_cannot_leave_its_path_segment() {
     );
     runner.connect(&["script"]).await;
 }
+
+/// The fleet as an operator reads it, and what a session needs from the
+/// command line: agents, runners with their instances, environments; a
+/// permission request answered, a turn cancelled, a runner's token replaced.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cli_lists_the_fleet_and_answers_and_cancels() {
+    let s = Server::start().await;
+    ok(&s, &["agent", "set", "claude", "--inactivity", "5m"]);
+    let agents = ok(&s, &["agent", "list"]);
+    assert!(
+        agents.contains("INACTIVITY") && agents.contains("claude") && agents.contains("5m"),
+        "{agents}"
+    );
+    let listed: Value = serde_json::from_str(&ok(&s, &["agent", "list", "--json"])).unwrap();
+    assert_eq!(listed[0]["name"], "claude");
+    let shown = ok(&s, &["agent", "show", "claude"]);
+    assert!(
+        shown.contains("inactivity       5m") && shown.contains("idle policy      pause"),
+        "{shown}"
+    );
+
+    let token = ok(&s, &["runner", "add", "box-1"]).trim().to_string();
+    let runner = FakeRunner::new(&s, &token, "box-1-a");
+    runner
+        .connect_with(serde_json::json!({ "agents": ["claude"], "capacity": 3, "labels": ["gpu"] }))
+        .await;
+    let runners = ok(&s, &["runner", "list"]);
+    assert!(
+        runners.contains("runner box-1")
+            && runners.contains("box-1-a")
+            && runners.contains("connected")
+            && runners.contains("gpu"),
+        "{runners}"
+    );
+    let listed: Value = serde_json::from_str(&ok(&s, &["runner", "list", "--json"])).unwrap();
+    let instance = &listed[0]["instances"][0];
+    assert_eq!(instance["instance"], "box-1-a");
+    assert_eq!(instance["connected"], true);
+    assert_eq!(instance["capacity"], 3);
+    assert!(listed[0].get("token").is_none(), "no token in a list");
+
+    let id = ok(
+        &s,
+        &[
+            "session",
+            "new",
+            "--agent",
+            "claude",
+            "--message",
+            "clean up",
+        ],
+    )
+    .trim()
+    .to_string();
+    let run = runner.take_started("start").await;
+    let request = serde_json::json!({
+        "request_id": "perm-1",
+        "tool_call": { "id": "tc-1", "title": "Remove target/", "kind": "delete",
+                       "status": "pending", "command": "rm -rf target" },
+        "options": [
+            { "option_id": "allow", "name": "Allow", "kind": "allow_once" },
+            { "option_id": "option-2", "name": "Reject", "kind": "reject_once" }
+        ]
+    });
+    let (status, _) = runner
+        .call(
+            Method::POST,
+            &format!("/v1/runner/runs/{}/permissions", run.id),
+            Some(serde_json::json!({ "request_id": "perm-1", "request": request })),
+        )
+        .await;
+    assert!(status.is_success());
+    let human = ok(&s, &["session", "show", &id]);
+    assert!(
+        human.contains("permission requests waiting for an answer")
+            && human.contains("perm-1  Remove target/")
+            && human.contains("$ rm -rf target")
+            && human.contains("options: allow (Allow), option-2 (Reject)")
+            && human.contains(&format!("blaise session answer {id} perm-1 <option>"))
+            && human.contains("  created        20")
+            && human.contains("(now)"),
+        "{human}"
+    );
+    let (success, _, err) = blaise(&s, &["session", "answer", &id, "perm-1", "always"]);
+    assert!(!success && err.contains("allow, option-2"), "{err}");
+    let answered = ok(&s, &["session", "answer", &id, "perm-1", "option-2"]);
+    assert!(answered.contains("answered: option-2"), "{answered}");
+    assert_eq!(
+        run.wait_directive("permission_answer").await["option_id"],
+        "option-2"
+    );
+    let cancelled = ok(&s, &["session", "cancel", &id]);
+    assert!(cancelled.contains("cancelled"), "{cancelled}");
+    run.wait_directive("cancel").await;
+
+    let environments = ok(&s, &["environment", "list"]);
+    assert!(
+        environments.contains("active") && environments.contains(&id),
+        "{environments}"
+    );
+    let orphaned = ok(&s, &["environment", "list", "--state", "orphaned"]);
+    assert_eq!(orphaned.lines().count(), 1, "only the header: {orphaned}");
+    let (success, _, err) = blaise(&s, &["environment", "list", "--state", "gone"]);
+    assert!(
+        !success && err.contains("orphaned"),
+        "names the states: {err}"
+    );
+
+    // A new token replaces the old one at once, and brings a revoked name back.
+    let fresh = ok(&s, &["runner", "token", "box-1"]).trim().to_string();
+    assert!(fresh.starts_with("blr_") && fresh != token);
+    let (status, _) = FakeRunner::new(&s, &token, "box-1-b")
+        .call(
+            Method::POST,
+            "/v1/runner/connect",
+            Some(serde_json::json!({ "instance": "box-1-b", "agents": ["claude"] })),
+        )
+        .await;
+    assert_eq!(status, reqwest::StatusCode::UNAUTHORIZED);
+    ok(&s, &["runner", "revoke", "box-1"]);
+    let again = ok(&s, &["runner", "token", "box-1"]).trim().to_string();
+    FakeRunner::new(&s, &again, "box-1-c")
+        .connect(&["claude"])
+        .await;
+    let listed: Value = serde_json::from_str(&ok(&s, &["runner", "list", "--json"])).unwrap();
+    assert!(listed[0]["revoked_at"].is_null(), "{listed}");
+}

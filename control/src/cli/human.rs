@@ -1,0 +1,82 @@
+//! How the CLI shows times to people: in the machine's local zone, with how
+//! long ago (or how soon) they are. `--json` keeps milliseconds since the
+//! epoch, for scripts.
+
+use chrono::{Local, TimeZone as _};
+use serde_json::Value;
+
+use crate::duration::Human;
+
+/// Now, in milliseconds since the epoch.
+pub fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+/// `2026-12-02 09:14 (3m ago)`, `2026-12-02 10:00 (in 45m)`, or `-`.
+pub fn when(ms: &Value, now: i64) -> String {
+    let Some(ms) = ms.as_i64() else {
+        return "-".into();
+    };
+    let local = match Local.timestamp_millis_opt(ms).single() {
+        Some(t) => t.format("%Y-%m-%d %H:%M").to_string(),
+        None => return ms.to_string(),
+    };
+    format!("{local} ({})", age(ms, now))
+}
+
+/// `3m ago`, `in 45m`, `now`.
+pub fn age(ms: i64, now: i64) -> String {
+    let d = now - ms;
+    if d.abs() < 1_000 {
+        "now".into()
+    } else if d > 0 {
+        format!("{} ago", Human(round(d)))
+    } else {
+        format!("in {}", Human(round(-d)))
+    }
+}
+
+/// To a whole second below a minute, a whole minute below an hour, …: an
+/// age to read at a glance, not `1h2m3s`.
+fn round(ms: i64) -> i64 {
+    let unit = match ms {
+        ..60_000 => 1_000,
+        ..3_600_000 => 60_000,
+        ..86_400_000 => 3_600_000,
+        _ => 86_400_000,
+    };
+    ms / unit * unit
+}
+
+/// A duration in milliseconds as `5m`, or `-`.
+pub fn duration(ms: &Value) -> String {
+    ms.as_i64()
+        .map(|ms| Human(ms).to_string())
+        .unwrap_or_else(|| "-".into())
+}
+
+/// A JSON string, or `-`.
+pub fn text(v: &Value) -> &str {
+    v.as_str().unwrap_or("-")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages_are_rounded_for_reading() {
+        assert_eq!(age(1_000_000, 1_000_400), "now");
+        assert_eq!(age(0, 42_500), "42s ago");
+        assert_eq!(age(0, 3 * 60_000 + 59_000), "3m ago");
+        assert_eq!(age(0, 2 * 3_600_000 + 59 * 60_000), "2h ago");
+        assert_eq!(age(0, 3 * 86_400_000 + 5), "3d ago");
+        assert_eq!(age(45 * 60_000, 0), "in 45m");
+    }
+
+    #[test]
+    fn missing_times_are_a_dash() {
+        assert_eq!(when(&Value::Null, 0), "-");
+        assert!(when(&Value::from(0), 60_000).ends_with("(1m ago)"));
+    }
+}

@@ -1,0 +1,298 @@
+//! What the client commands print for people: sessions, agents, runners and
+//! environments as tables and records, times local with their age.
+
+use std::io::Write;
+
+use anyhow::Result;
+use serde_json::Value;
+
+use super::human::{duration, text, when};
+
+type Out<'a> = &'a mut (dyn Write + Send);
+
+fn list<'a>(v: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
+    v[key].as_array().into_iter().flatten()
+}
+
+fn strings(v: &Value) -> String {
+    let items: Vec<&str> = v
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    if items.is_empty() {
+        "-".into()
+    } else {
+        items.join(",")
+    }
+}
+
+pub fn sessions(list_: &Value, now: i64, out: Out) -> Result<()> {
+    writeln!(
+        out,
+        "{:<22} {:<16} {:<10} {:<13} {:<28} LAST ACTIVITY",
+        "ID", "AGENT", "STATE", "ENVIRONMENT", "CREATED"
+    )?;
+    for s in list(list_, "sessions") {
+        writeln!(
+            out,
+            "{:<22} {:<16} {:<10} {:<13} {:<28} {}",
+            text(&s["id"]),
+            text(&s["agent"]),
+            text(&s["state"]),
+            text(&s["environment_state"]),
+            when(&s["created_at"], now),
+            when(&s["last_activity"], now),
+        )?;
+    }
+    Ok(())
+}
+
+pub fn session(s: &Value, now: i64, out: Out) -> Result<()> {
+    writeln!(
+        out,
+        "session {}  agent {}  state {}",
+        text(&s["id"]),
+        text(&s["agent"]),
+        text(&s["state"])
+    )?;
+    writeln!(out, "  created        {}", when(&s["created_at"], now))?;
+    writeln!(out, "  last activity  {}", when(&s["last_activity"], now))?;
+    if s["expires_at"].is_i64() {
+        writeln!(out, "  ends if idle   {}", when(&s["expires_at"], now))?;
+    }
+    if let Some(turns) = s["open_turns"].as_u64().filter(|n| *n > 0) {
+        writeln!(out, "  turns open     {turns}")?;
+    }
+    if let Some(reason) = s["end_reason"].as_str() {
+        writeln!(out, "  ended: {reason}")?;
+    }
+    if s["pruned_at"].is_i64() {
+        writeln!(out, "  transcript pruned {}", when(&s["pruned_at"], now))?;
+    }
+    if let Some(n) = s["waiting_messages"].as_u64().filter(|n| *n > 0) {
+        writeln!(out, "  messages waiting for the agent: {n}")?;
+    }
+    let w = &s["waiting_for_runner"];
+    if w.is_object() {
+        writeln!(
+            out,
+            "  run {} waits for a runner: {}",
+            text(&w["run_id"]),
+            text(&w["reason"])
+        )?;
+        if w["fails_at"].is_i64() {
+            writeln!(out, "    fails {}", when(&w["fails_at"], now))?;
+        }
+    }
+    let pending: Vec<&Value> = list(s, "permission_requests")
+        .filter(|p| p["state"] == "pending")
+        .collect();
+    if !pending.is_empty() {
+        writeln!(out, "permission requests waiting for an answer:")?;
+        for p in pending {
+            let req = &p["request"];
+            let call = &req["tool_call"];
+            writeln!(
+                out,
+                "  {}  {}  asked {}",
+                text(&p["request_id"]),
+                call["title"].as_str().unwrap_or("(no title)"),
+                when(&p["created_at"], now)
+            )?;
+            if let Some(command) = call["command"].as_str() {
+                writeln!(out, "    $ {command}")?;
+            }
+            let options: Vec<String> = list(req, "options")
+                .map(|o| format!("{} ({})", text(&o["option_id"]), text(&o["name"])))
+                .collect();
+            writeln!(out, "    options: {}", options.join(", "))?;
+            writeln!(
+                out,
+                "    answer: blaise session answer {} {} <option>",
+                text(&s["id"]),
+                text(&p["request_id"])
+            )?;
+        }
+    }
+    let e = &s["environment"];
+    if e.is_object() {
+        writeln!(
+            out,
+            "environment {}  state {}  runner {}",
+            text(&e["id"]),
+            text(&e["state"]),
+            text(&e["runner"])
+        )?;
+        if let Some(err) = e["last_error"].as_str() {
+            writeln!(out, "  last error: {err}")?;
+        }
+        if e["next_teardown_at"].is_i64() {
+            writeln!(
+                out,
+                "  next teardown try {} (attempt {})",
+                when(&e["next_teardown_at"], now),
+                e["teardown_attempts"].as_u64().unwrap_or(0) + 1
+            )?;
+        }
+    }
+    writeln!(out, "runs:")?;
+    for r in list(s, "runs") {
+        writeln!(
+            out,
+            "  {} {:<8} {:<10} runner {:<12} {}{}",
+            text(&r["id"]),
+            text(&r["kind"]),
+            text(&r["status"]),
+            text(&r["runner"]),
+            when(&r["created_at"], now),
+            r["error"]
+                .as_str()
+                .map(|e| format!("  ({e})"))
+                .unwrap_or_default()
+        )?;
+    }
+    let records: Vec<&Value> = list(s, "plug_records").collect();
+    if !records.is_empty() {
+        writeln!(out, "plug records:")?;
+        for p in records {
+            let owner = if p["owned"].as_bool() == Some(true) {
+                "owned"
+            } else {
+                "owned by nothing"
+            };
+            writeln!(out, "  {}  {owner}", text(&p["plug_id"]))?;
+        }
+    }
+    Ok(())
+}
+
+pub fn agents(v: &Value, now: i64, out: Out) -> Result<()> {
+    writeln!(
+        out,
+        "{:<16} {:<10} {:<7} {:<15} {:<8} {:<9} {:<16} UPDATED",
+        "NAME", "INACTIVITY", "POLICY", "PAUSED LIFETIME", "TIMEOUT", "STATE", "REQUIRES LABELS"
+    )?;
+    for a in list(v, "agents") {
+        agent_row(a, now, out)?;
+    }
+    Ok(())
+}
+
+fn agent_row(a: &Value, now: i64, out: Out) -> Result<()> {
+    let s = &a["settings"];
+    writeln!(
+        out,
+        "{:<16} {:<10} {:<7} {:<15} {:<8} {:<9} {:<16} {}",
+        text(&a["name"]),
+        duration(&s["inactivity_ms"]),
+        text(&s["idle_policy"]),
+        duration(&s["paused_lifetime_ms"]),
+        duration(&s["timeout_ms"]),
+        if a["disabled"].as_bool() == Some(true) {
+            "disabled"
+        } else {
+            "enabled"
+        },
+        strings(&s["requires_labels"]),
+        when(&a["updated_at"], now)
+    )?;
+    Ok(())
+}
+
+pub fn agent(a: &Value, now: i64, out: Out) -> Result<()> {
+    let s = &a["settings"];
+    writeln!(out, "agent {}", text(&a["name"]))?;
+    writeln!(out, "  inactivity       {}", duration(&s["inactivity_ms"]))?;
+    writeln!(out, "  idle policy      {}", text(&s["idle_policy"]))?;
+    writeln!(
+        out,
+        "  paused lifetime  {}",
+        duration(&s["paused_lifetime_ms"])
+    )?;
+    writeln!(out, "  turn timeout     {}", duration(&s["timeout_ms"]))?;
+    writeln!(out, "  requires labels  {}", strings(&s["requires_labels"]))?;
+    writeln!(
+        out,
+        "  state            {}",
+        if a["disabled"].as_bool() == Some(true) {
+            "disabled: no new runs but teardowns"
+        } else {
+            "enabled"
+        }
+    )?;
+    writeln!(out, "  updated          {}", when(&a["updated_at"], now))?;
+    Ok(())
+}
+
+pub fn runners(v: &Value, now: i64, out: Out) -> Result<()> {
+    for r in list(v, "runners") {
+        let state = if r["revoked_at"].is_i64() {
+            format!("revoked {}", when(&r["revoked_at"], now))
+        } else {
+            format!("added {}", when(&r["created_at"], now))
+        };
+        writeln!(out, "runner {}  {state}", text(&r["name"]))?;
+        let instances: Vec<&Value> = list(r, "instances").collect();
+        if instances.is_empty() {
+            writeln!(out, "  no instance seen in the last week")?;
+            continue;
+        }
+        writeln!(
+            out,
+            "  {:<20} {:<13} {:<10} {:<9} {:<16} {:<16} LAST SEEN",
+            "INSTANCE", "STATE", "LIVE RUNS", "CAPACITY", "AGENTS", "LABELS"
+        )?;
+        for i in instances {
+            writeln!(
+                out,
+                "  {:<20} {:<13} {:<10} {:<9} {:<16} {:<16} {}",
+                text(&i["instance"]),
+                if i["connected"].as_bool() == Some(true) {
+                    "connected"
+                } else {
+                    "not connected"
+                },
+                i["live_runs"].as_u64().unwrap_or(0),
+                i["capacity"]
+                    .as_u64()
+                    .map_or("no limit".to_string(), |c| c.to_string()),
+                strings(&i["agents"]),
+                strings(&i["labels"]),
+                when(&i["last_seen"], now)
+            )?;
+        }
+    }
+    Ok(())
+}
+
+pub fn environments(v: &Value, now: i64, out: Out) -> Result<()> {
+    writeln!(
+        out,
+        "{:<22} {:<13} {:<12} {:<22} NEXT TEARDOWN / LAST ERROR",
+        "ID", "STATE", "RUNNER", "SESSION"
+    )?;
+    for e in list(v, "environments") {
+        let mut tail = String::new();
+        if e["next_teardown_at"].is_i64() {
+            tail.push_str(&when(&e["next_teardown_at"], now));
+        }
+        if let Some(err) = e["last_error"].as_str() {
+            if !tail.is_empty() {
+                tail.push_str("  ");
+            }
+            tail.push_str(err);
+        }
+        writeln!(
+            out,
+            "{:<22} {:<13} {:<12} {:<22} {}",
+            text(&e["id"]),
+            text(&e["state"]),
+            text(&e["runner"]),
+            text(&e["session_id"]),
+            if tail.is_empty() { "-" } else { &tail }
+        )?;
+    }
+    Ok(())
+}

@@ -25,11 +25,17 @@ fn main() {
 }
 
 async fn run(cli: blaise_control::cli::Cli) {
+    use std::io::IsTerminal as _;
+    // `BLAISE_LOG` filters the log of both binaries (`RUST_LOG` too, when it
+    // is not set); colours only on a terminal, and never with `NO_COLOR`.
+    let filter = tracing_subscriber::EnvFilter::try_from_env("BLAISE_LOG")
+        .or_else(|_| tracing_subscriber::EnvFilter::try_from_default_env())
+        .unwrap_or_else(|_| "info".into());
+    let colour = std::io::stderr().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("BLAISE_LOG")
-                .unwrap_or_else(|_| "info".into()),
-        )
+        .with_env_filter(filter)
+        .with_ansi(colour)
         .with_writer(std::io::stderr)
         .init();
     let mut out = std::io::stdout();

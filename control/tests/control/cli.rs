@@ -557,3 +557,59 @@ async fn the_cli_lists_the_fleet_and_answers_and_cancels() {
     let listed: Value = serde_json::from_str(&ok(&s, &["runner", "list", "--json"])).unwrap();
     assert!(listed[0]["revoked_at"].is_null(), "{listed}");
 }
+
+/// The log is plain text off a terminal (no colour codes in a log file) and
+/// `BLAISE_LOG` filters it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_log_is_plain_text_off_a_terminal_and_blaise_log_filters_it() {
+    use std::io::Read as _;
+    let dir = tempfile::tempdir().unwrap();
+    let serve = |filter: &str| {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new(env!("CARGO_BIN_EXE_blaise"))
+            .args(["serve", "--listen", &format!("127.0.0.1:{port}"), "--db"])
+            .arg(dir.path().join(format!("{filter}.db")))
+            .env("BLAISE_LOG", filter)
+            .env_remove("RUST_LOG")
+            .env_remove("NO_COLOR")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        (child, format!("http://127.0.0.1:{port}/v1/health"))
+    };
+    for (filter, shows_info) in [("info", true), ("warn", false)] {
+        let (mut child, health) = serve(filter);
+        let mut up = false;
+        for _ in 0..200 {
+            if reqwest::get(&health)
+                .await
+                .is_ok_and(|r| r.status().is_success())
+            {
+                up = true;
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+        }
+        assert!(up, "serve answers");
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let mut log = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut log)
+            .unwrap();
+        assert!(!log.contains('\x1b'), "no colour codes: {log:?}");
+        assert_eq!(
+            log.contains("INFO blaise_control::server: listening on"),
+            shows_info,
+            "BLAISE_LOG={filter}: {log}"
+        );
+    }
+}

@@ -86,9 +86,10 @@ pub fn init_tracing() {
     use tracing_subscriber::layer::SubscriberExt as _;
     use tracing_subscriber::util::SubscriberInitExt as _;
     let capture = LogCapture::installed();
-    let env = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn"));
+    let env: EnvFilter = super::super::log_filter("warn");
     let not_the_plugs = filter_fn(|meta| meta.fields().field("plug").is_none());
     let stderr = tracing_subscriber::fmt::layer()
+        .with_ansi(super::super::log_colour())
         .with_writer(|| crate::secret_mask::ScrubbingStderr)
         .with_filter(env)
         .with_filter(not_the_plugs);

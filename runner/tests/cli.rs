@@ -102,7 +102,7 @@ fn check(yaml: &str) -> (bool, String, String) {
 #[test]
 fn check_accepts_a_good_file_and_prints_the_chain() {
     let (ok, stdout, stderr) = check(
-        "agent:\n  command: [agent]\nplugs:\n  - id: redact\n    source: WASM\n    with: { literals: [abcdefgh] }\n",
+        "agent:\n  command: [sh]\nplugs:\n  - id: redact\n    source: WASM\n    with: { literals: [abcdefgh] }\n",
     );
     assert!(ok, "{stderr}");
     assert!(
@@ -119,31 +119,31 @@ fn check_points_at_the_line_of_each_mistake() {
         ("agent:\n  command: [agent\nplugs: []\n", "blaise.yml:3:"),
         // A timing key, at the top level and in a plug.
         (
-            "agent:\n  command: [agent]\nidle_timeout: 5m\n",
+            "agent:\n  command: [sh]\nidle_timeout: 5m\n",
             "blaise.yml:3:1: `idle_timeout` looks like a timing setting",
         ),
         (
-            "agent:\n  command: [agent]\nplugs:\n  - id: redact\n    source: WASM\n    pause_lifetime: 1h\n",
+            "agent:\n  command: [sh]\nplugs:\n  - id: redact\n    source: WASM\n    pause_lifetime: 1h\n",
             "blaise.yml:6:5: `pause_lifetime` looks like a timing setting",
         ),
         // Two plugs with one id.
         (
-            "agent:\n  command: [agent]\nplugs:\n  - id: redact\n    source: WASM\n  - id: redact\n    source: WASM\n",
+            "agent:\n  command: [sh]\nplugs:\n  - id: redact\n    source: WASM\n  - id: redact\n    source: WASM\n",
             "blaise.yml:6:5: plug id `redact`: duplicate plug id",
         ),
         // Config that does not match the plug's schema.
         (
-            "agent:\n  command: [agent]\nplugs:\n  - id: redact\n    source: WASM\n    with:\n      literals: [ab]\n",
+            "agent:\n  command: [sh]\nplugs:\n  - id: redact\n    source: WASM\n    with:\n      literals: [ab]\n",
             "blaise.yml:6:5: plug `redact`: with.literals.0:",
         ),
         // A missing plug file.
         (
-            "agent:\n  command: [agent]\nplugs:\n  - id: redact\n    source: /nonexistent.wasm\n",
+            "agent:\n  command: [sh]\nplugs:\n  - id: redact\n    source: /nonexistent.wasm\n",
             "blaise.yml:5:5: plug `redact`: reading plug /nonexistent.wasm",
         ),
         // A bad limit.
         (
-            "agent:\n  command: [agent]\nplugs:\n  - id: redact\n    source: WASM\n    limits: { memory: 64MB }\n",
+            "agent:\n  command: [sh]\nplugs:\n  - id: redact\n    source: WASM\n    limits: { memory: 64MB }\n",
             "blaise.yml:6:",
         ),
     ];
@@ -157,9 +157,38 @@ fn check_points_at_the_line_of_each_mistake() {
     }
 }
 
+/// What would fail every session is an error of `check`, and a grant with
+/// no effect is said.
+#[test]
+fn check_catches_a_missing_agent_and_a_grant_that_does_nothing() {
+    let (ok, _, stderr) = check("agent:\n  command: [no-such-agent-acp, --acp]\nplugs: []\n");
+    assert!(!ok, "a missing agent passes");
+    assert!(
+        stderr.contains("agent.command: `no-such-agent-acp` is not on PATH")
+            && stderr.contains("every session would fail"),
+        "{stderr}"
+    );
+    let (ok, _, stderr) = check("agent:\n  command: [/nonexistent/agent]\nplugs: []\n");
+    assert!(!ok);
+    assert!(
+        stderr.contains("`/nonexistent/agent` is not an executable file"),
+        "{stderr}"
+    );
+    let (ok, stdout, stderr) = check(
+        "agent:\n  command: [sh]\nplugs:\n  - id: redact\n    source: WASM\n    allow: { exec: [docker] }\n",
+    );
+    assert!(ok, "{stderr}");
+    assert!(
+        stdout.contains(
+            "warning: plug `redact`: blaise.yml grants `exec: docker`, which the plug does not ask for: it has no effect"
+        ),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn timing_errors_say_where_timing_belongs() {
-    let (_, _, stderr) = check("agent:\n  command: [agent]\n  inactivity: 10m\n");
+    let (_, _, stderr) = check("agent:\n  command: [sh]\n  inactivity: 10m\n");
     assert!(
         stderr.contains("timing belongs to the agent's settings in the control plane"),
         "{stderr}"

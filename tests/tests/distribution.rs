@@ -64,7 +64,7 @@ fn push(dir: &Path, cache: &Path, wasm: &Path, reference: &str, extra: &[&str]) 
 
 fn write_config(dir: &Path, plugs: &str) -> PathBuf {
     let path = dir.join("blaise.yml");
-    std::fs::write(&path, format!("agent:\n  command: [my-agent]\n{plugs}")).unwrap();
+    std::fs::write(&path, format!("agent:\n  command: [sh]\n{plugs}")).unwrap();
     path
 }
 
@@ -453,7 +453,7 @@ fn index_search_and_add_write_a_config_that_check_accepts() {
     // The operator's file, with its comments and a local plug, is appended to.
     let noop = plug("tests/plugs/noop");
     let original = format!(
-        "# The operator's runner.\nagent:\n  command: [my-agent]   # the ACP agent\nplugs:\n  # A local plug.\n  - id: noop\n    source: {}\n",
+        "# The operator's runner.\nagent:\n  command: [sh]   # the ACP agent\nplugs:\n  # A local plug.\n  - id: noop\n    source: {}\n",
         noop.display()
     );
     std::fs::write(dir.join("blaise.yml"), &original).unwrap();

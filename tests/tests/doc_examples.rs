@@ -138,6 +138,28 @@ fn prepare_blaise_yml(snippet: &Snippet, dir: &Path) -> Vec<String> {
     ids
 }
 
+/// A `PATH` with an executable named as the agent's program of the
+/// `blaise.yml` in `dir` (when it is a name, not a path) in front.
+fn agent_on_path(dir: &Path) -> std::ffi::OsString {
+    use std::os::unix::fs::PermissionsExt as _;
+    let yaml: serde_yaml::Value =
+        serde_yaml::from_str(&std::fs::read_to_string(dir.join("blaise.yml")).unwrap()).unwrap();
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    if let Some(program) = yaml["agent"]["command"][0].as_str()
+        && !program.contains('/')
+    {
+        let stub = bin.join(program);
+        std::fs::write(&stub, "#!/bin/sh\nexit 0\n").unwrap();
+        std::fs::set_permissions(&stub, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let mut paths = vec![bin];
+    paths.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    std::env::join_paths(paths).unwrap()
+}
+
 #[test]
 fn every_blaise_yml_in_the_docs_passes_check() {
     let snippets = snippets();
@@ -154,12 +176,16 @@ fn every_blaise_yml_in_the_docs_passes_check() {
         }
         let dir = tempfile::tempdir().unwrap();
         let ids = prepare_blaise_yml(snippet, dir.path());
+        // `check` looks for the agent's program on PATH: the docs name
+        // agents this machine need not have, so a stand-in of that name is.
+        let path = agent_on_path(dir.path());
         let out = Command::new(runner_binary())
             .arg("--cache-dir")
             .arg(dir.path().join("cache"))
             .args(["check", "--config", "blaise.yml"])
             .current_dir(dir.path())
             .env_remove("GITHUB_TOKEN")
+            .env("PATH", path)
             .output()
             .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);

@@ -31,6 +31,12 @@ pub async fn run(host: &PlugHost, config: &Path, idle_policy: &str) -> Result<Ex
     for line in agent_env_notes(&file.config.agent.env) {
         println!("{line}");
     }
+    let program = agent_program(&file.config.agent.command, &plugs);
+    match &program {
+        Err(problem) => eprintln!("error: {problem}"),
+        Ok(Some(note)) => println!("{note}"),
+        Ok(None) => {}
+    }
 
     let policy = if idle_policy == "pause" {
         IdlePolicy::Pause
@@ -50,6 +56,9 @@ pub async fn run(host: &PlugHost, config: &Path, idle_policy: &str) -> Result<Ex
         eprintln!("error: {problem}");
         return Ok(ExitCode::FAILURE);
     }
+    if program.is_err() {
+        return Ok(ExitCode::FAILURE);
+    }
     println!(
         "ok: {} plug(s), startup check passed for idle policy `{idle_policy}`",
         plugs.len()
@@ -57,11 +66,69 @@ pub async fn run(host: &PlugHost, config: &Path, idle_policy: &str) -> Result<Ex
     Ok(ExitCode::SUCCESS)
 }
 
-/// One line for each thing a plug asks for and blaise.yml does not grant. A
-/// secret left out is a normal setup (the plug carries on without it): a
-/// note, not a warning.
+/// Whether the agent's program is there to start. Without a plug that may
+/// put a program before it (only a plug granted `exec` can), the runner
+/// starts it itself, from its `PATH` or as a path: it must be found here, or
+/// every session would fail at once. With such a plug (a sandbox, a
+/// container), it is found where that plug starts it: a note.
+fn agent_program(command: &[String], plugs: &[ResolvedPlug]) -> Result<Option<String>, String> {
+    let Some(program) = command.first() else {
+        return Err("agent.command is empty: give the agent's program and its arguments".into());
+    };
+    let wrappers: Vec<&str> = plugs
+        .iter()
+        .filter(|p| !p.grants.effective.exec.names.is_empty())
+        .map(|p| p.setup.id.as_str())
+        .collect();
+    if !wrappers.is_empty() {
+        return Ok(Some(format!(
+            "note: agent.command `{program}` is not looked for here: plug(s) {} may start it where they set it up (a sandbox, a container)",
+            wrappers
+                .iter()
+                .map(|id| format!("`{id}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    match find_program(program) {
+        Some(_) => Ok(None),
+        None if program.contains('/') => Err(format!(
+            "agent.command: `{program}` is not an executable file: every session would fail to start its agent"
+        )),
+        None => Err(format!(
+            "agent.command: `{program}` is not on PATH ({}): every session would fail to start its agent; install it, or give its full path",
+            std::env::var("PATH").unwrap_or_default()
+        )),
+    }
+}
+
+/// `program` as the runner would start it: a path as it is, a name on `PATH`.
+fn find_program(program: &str) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let executable = |p: &Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if program.contains('/') {
+        let p = Path::new(program);
+        return executable(p).then(|| p.to_path_buf());
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(program))
+        .find(|p| executable(p))
+}
+
+/// One line for each thing a plug asks for and blaise.yml does not grant (a
+/// secret left out is a normal setup, the plug carries on without it: a
+/// note, not a warning), and for each grant the plug never asked for (it has
+/// no effect: a typo, or a plug that changed).
 pub fn grant_gaps(plug: &ResolvedPlug) -> Vec<String> {
     let id = &plug.setup.id;
+    let unused = plug.grants.not_asked.iter().map(|grant| {
+        format!(
+            "warning: plug `{id}`: blaise.yml grants `{}`, which the plug does not ask for: it has no effect",
+            crate::distribution::download::printable(grant)
+        )
+    });
     plug.grants
         .not_granted
         .iter()
@@ -75,6 +142,7 @@ pub fn grant_gaps(plug: &ResolvedPlug) -> Vec<String> {
                 "warning: plug `{id}` asks for `{gap}`, not granted: such calls will be denied"
             ),
         })
+        .chain(unused)
         .collect()
 }
 

@@ -169,11 +169,7 @@ async fn serve_bootstraps_the_admin_token_and_keeps_its_database() {
     use std::io::{BufRead, BufReader};
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("blaise.db");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     let listen = format!("127.0.0.1:{port}");
     let url = format!("http://{listen}");
     let start = || {
@@ -312,11 +308,7 @@ async fn the_control_plane_embeds_in_another_program() {
 async fn serve_takes_its_limits_as_flags() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("blaise.db");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     let url = format!("http://127.0.0.1:{port}");
     let mut server = Command::new(env!("CARGO_BIN_EXE_blaise"))
         .args([
@@ -565,11 +557,7 @@ async fn the_log_is_plain_text_off_a_terminal_and_blaise_log_filters_it() {
     use std::io::Read as _;
     let dir = tempfile::tempdir().unwrap();
     let serve = |filter: &str| {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = free_port();
         let child = Command::new(env!("CARGO_BIN_EXE_blaise"))
             .args(["serve", "--listen", &format!("127.0.0.1:{port}"), "--db"])
             .arg(dir.path().join(format!("{filter}.db")))

@@ -565,3 +565,12 @@ impl FakeRun {
         out
     }
 }
+
+/// A port nothing listens on now, for a `blaise serve` a test starts.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}

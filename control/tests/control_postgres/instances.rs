@@ -29,11 +29,7 @@ impl Instance {
     /// `blaise serve --db <url>` (given through `BLAISE_DB`, as an operator would with a
     /// password) on a free port, once it answers its health check.
     async fn start(db: &str) -> Instance {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = free_port();
         let child = Command::new(env!("CARGO_BIN_EXE_blaise"))
             .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
             .args(["--check-interval", &format!("{}ms", CHECK.as_millis())])

@@ -86,3 +86,86 @@ pub fn start(client: Client, run_id: String, interval: Duration) -> Heartbeat {
     });
     Heartbeat { task, lost }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+    use std::net::TcpListener;
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, Instant};
+
+    /// A Blaise that hangs up on the first `lose` heartbeats and answers the
+    /// rest; when each arrived.
+    fn flaky_blaise(lose: usize) -> (String, Arc<Mutex<Vec<Instant>>>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let arrivals = Arc::new(Mutex::new(Vec::new()));
+        let seen = arrivals.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { return };
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut length = 0;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                        length = v.trim().parse().unwrap_or(0);
+                    }
+                }
+                let mut body = vec![0; length];
+                let _ = reader.read_exact(&mut body);
+                let n = {
+                    let mut a = seen.lock().unwrap();
+                    a.push(Instant::now());
+                    a.len()
+                };
+                if n > lose {
+                    let answer = r#"{"run_status":"running"}"#;
+                    let _ = write!(
+                        stream,
+                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{answer}",
+                        answer.len()
+                    );
+                }
+                // Otherwise dropping the stream hangs up: no answer.
+            }
+        });
+        (url, arrivals)
+    }
+
+    /// After a failed heartbeat the next one goes within a few hundred
+    /// milliseconds, not an interval later: a short outage ends as soon as
+    /// the network is back, long before Blaise's timeout.
+    #[tokio::test]
+    async fn a_failed_heartbeat_is_sent_again_soon_not_an_interval_later() {
+        let (url, arrivals) = flaky_blaise(3);
+        let interval = Duration::from_secs(3);
+        let beat = super::start(
+            crate::protocol::Client::new(&url, "blr_test").unwrap(),
+            "run_1".into(),
+            interval,
+        );
+        let started = Instant::now();
+        while arrivals.lock().unwrap().len() < 4 {
+            assert!(
+                started.elapsed() < interval * 2,
+                "three failures and an answer within two intervals: {:?}",
+                arrivals.lock().unwrap()
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let a = arrivals.lock().unwrap().clone();
+        assert!(
+            a[3] - a[0] < Duration::from_secs(2),
+            "the answered heartbeat came {:?} after the first failure",
+            a[3] - a[0]
+        );
+        assert!(!*beat.lost.borrow(), "contact is not lost");
+        // Answered again: back to one heartbeat an interval.
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        assert_eq!(arrivals.lock().unwrap().len(), 4);
+    }
+}

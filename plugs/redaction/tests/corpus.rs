@@ -570,6 +570,11 @@ const MARKED: &[&str] = &[
     "  \x1b[34;1m\"client_secret\"\x1b[0m\x1b[1;39m: \x1b[0;32m\"«q8XnZ2LvR5tKw3PmB7yHc1Fd»\"\x1b[0m",
     "\x1b[35m\x1b[Kconfig/app.yml\x1b[m\x1b[K\x1b[36m\x1b[K:\x1b[m\x1b[K\x1b[32m\x1b[K7\x1b[m\x1b[K\x1b[36m\x1b[K:\x1b[m\x1b[K  \x1b[01;31m\x1b[Kpassword\x1b[m\x1b[K: «amber_falcon_river_stone»",
     "config/app.yml:7:  token: «quiet_copper_lantern_moss»",
+    // What an escape sequence would swallow from the reading without it is
+    // still read: an OSC window title, a CSI's final byte taken from a token.
+    "\x1b]0;deploy with «ghp_d0WpixpxbB4r6bSr0pFBOPCWBRDFOxEzf5FJ»\x07$ ls",
+    "\x1b[«ghp_d0WpixpxbB4r6bSr0pFBOPCWBRDFOxEzf5FJ» done",
+    "\x1b]8;;https://deploy:«Xq7-harbor-91»@git.internal/repo\x1b\\repo\x1b]8;;\x1b\\",
     "====== Data ======\nKey          Value\n---          -----\napi_key      «Rk3vQ9mZx2LpT7wNc4Hy8Bd1»\nlicense      «6f2c9a1e8b7d4c3a5e0f1b2c3d4e5f6a»\n",
     "| Field        | Value                      |\n| API Secret   | «Tq4Wz8Lp2Nv6Xc3Rb9Ks5Hm1» |\n| Password     | «violet.harbor.ember.91»   |\n",
     "$ sshpass -p '«Qz7!harbor-22»' ssh deploy@10.0.0.7",

@@ -182,19 +182,28 @@ impl Redactor {
     }
 
     /// [`Redactor::find`] in text with terminal escape sequences: read
-    /// without them, masked where the bytes came from.
+    /// without them (colour codes between a name and its value, inside a
+    /// token) and as it is (what a sequence would swallow from the reading
+    /// without it, an OSC title, `ESC [` before a token's first letter, is
+    /// still text that leaves the runner); masked where either finds
+    /// something, at the bytes it came from.
     #[inline(never)]
-    fn find_through_colours(&self, text: &str) -> Vec<Found> {
-        let Some((plain, map)) = ansi::strip(text) else {
-            // Not reached (an ESC was seen); read as it is, once more deep.
-            return self.find_at_depth(text, 1);
-        };
-        let mut found = self.find_at_depth(&plain, 0);
-        for f in &mut found {
-            f.start = map[f.start] as usize;
-            f.end = map[f.end - 1] as usize + 1;
+    fn find_through_colours(&self, text: &str, mut raw: Vec<Found>) -> Vec<Found> {
+        // A value made of escape sequences (`"\x1b[0m\x1b[1;39m,` after a
+        // quote) is no secret: what the raw reading finds must hold text.
+        raw.retain(|f| {
+            f.kind != ESCAPE
+                && ansi::strip(&text[f.start..f.end])
+                    .is_none_or(|(t, _)| t.bytes().filter(u8::is_ascii_alphanumeric).count() >= 4)
+        });
+        if let Some((plain, map)) = ansi::strip(text) {
+            raw.extend(self.find_at_depth(&plain, 0).into_iter().map(|f| Found {
+                start: map[f.start] as usize,
+                end: map[f.end - 1] as usize + 1,
+                kind: f.kind,
+            }));
         }
-        found
+        raw
     }
 
     /// [`Redactor::find`] in text decoded `depth` times already.
@@ -224,10 +233,11 @@ impl Redactor {
         // An escape sequence was seen (the scan marks it, so plain text pays
         // no extra pass): read the text again without colours.
         if found.iter().any(|f| f.kind == ESCAPE) {
-            if depth == 0 {
-                return self.find_through_colours(text);
-            }
-            found.retain(|f| f.kind != ESCAPE);
+            found = if depth == 0 {
+                self.find_through_colours(text, found)
+            } else {
+                found.into_iter().filter(|f| f.kind != ESCAPE).collect()
+            };
         }
         if depth < decode::MAX_DEPTH {
             decode::escaped(self, text, depth, &mut found);
@@ -349,12 +359,14 @@ impl Redactor {
         // decided on the text without colours, as `find` reads it.
         let open = ansi::open_at_end(text.as_bytes());
         let whole = &text[..open.unwrap_or(text.len())];
+        // Both readings `find` makes: the earlier cut of the two.
+        let raw = self.hold_back_without_colours(whole);
         let cut = match ansi::strip(whole) {
             Some((plain, map)) => {
                 let cut = self.hold_back_without_colours(&plain);
-                map.get(cut).map_or(whole.len(), |&at| at as usize)
+                raw.min(map.get(cut).map_or(whole.len(), |&at| at as usize))
             }
-            None => self.hold_back_without_colours(whole),
+            None => raw,
         };
         let mut cut = cut.max(text.len().saturating_sub(MAX_HOLD));
         while !text.is_char_boundary(cut) {

@@ -235,10 +235,15 @@ pub async fn client_command(
                 for e in page["entries"].as_array().into_iter().flatten() {
                     after = e["index"].as_i64().unwrap_or(after);
                     let content = &e["content"];
-                    let text = content["text"]
-                        .as_str()
-                        .map(str::to_string)
-                        .unwrap_or_else(|| content.to_string());
+                    // What the agent wrote, for a terminal: no escape sequences.
+                    let text = super::human::printable(
+                        content["text"]
+                            .as_str()
+                            .map(str::to_string)
+                            .unwrap_or_else(|| content.to_string())
+                            .as_str(),
+                        true,
+                    );
                     writeln!(
                         out,
                         "[{}] {}: {}",

@@ -55,9 +55,28 @@ pub fn duration(ms: &Value) -> String {
         .unwrap_or_else(|| "-".into())
 }
 
-/// A JSON string, or `-`.
-pub fn text(v: &Value) -> &str {
-    v.as_str().unwrap_or("-")
+/// A JSON string for one line of a terminal, or `-`: what an agent wrote
+/// (a tool call's title, an error) could hold escape sequences that retitle
+/// the window, write the clipboard or hide what follows, so control
+/// characters are shown escaped (`\u{1b}`), line breaks too.
+pub fn text(v: &Value) -> String {
+    v.as_str()
+        .map_or_else(|| "-".into(), |t| printable(t, false))
+}
+
+/// `t` with its control characters escaped; line breaks and tabs kept when
+/// `lines` (a transcript entry's text).
+pub fn printable(t: &str, lines: bool) -> String {
+    if !t.chars().any(char::is_control) {
+        return t.to_string();
+    }
+    t.chars()
+        .map(|c| match c {
+            '\n' | '\t' if lines => c.to_string(),
+            c if c.is_control() => c.escape_default().to_string(),
+            c => c.to_string(),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -72,6 +91,17 @@ mod tests {
         assert_eq!(age(0, 2 * 3_600_000 + 59 * 60_000), "2h ago");
         assert_eq!(age(0, 3 * 86_400_000 + 5), "3d ago");
         assert_eq!(age(45 * 60_000, 0), "in 45m");
+    }
+
+    #[test]
+    fn control_characters_reach_no_terminal() {
+        let hostile = "ok\x1b]52;c;aGk=\x07\x1b[2Jgone\nnext";
+        assert_eq!(
+            text(&Value::from(hostile)),
+            "ok\\u{1b}]52;c;aGk=\\u{7}\\u{1b}[2Jgone\\nnext"
+        );
+        assert_eq!(printable("a\n\tb\x1b", true), "a\n\tb\\u{1b}");
+        assert_eq!(text(&Value::Null), "-");
     }
 
     #[test]

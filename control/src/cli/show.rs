@@ -24,7 +24,7 @@ fn strings(v: &Value) -> String {
     if items.is_empty() {
         "-".into()
     } else {
-        items.join(",")
+        super::human::printable(&items.join(","), false)
     }
 }
 
@@ -65,8 +65,8 @@ pub fn session(s: &Value, now: i64, out: Out) -> Result<()> {
     if let Some(turns) = s["open_turns"].as_u64().filter(|n| *n > 0) {
         writeln!(out, "  turns open     {turns}")?;
     }
-    if let Some(reason) = s["end_reason"].as_str() {
-        writeln!(out, "  ended: {reason}")?;
+    if s["end_reason"].is_string() {
+        writeln!(out, "  ended: {}", text(&s["end_reason"]))?;
     }
     if s["pruned_at"].is_i64() {
         writeln!(out, "  transcript pruned {}", when(&s["pruned_at"], now))?;
@@ -98,11 +98,14 @@ pub fn session(s: &Value, now: i64, out: Out) -> Result<()> {
                 out,
                 "  {}  {}  asked {}",
                 text(&p["request_id"]),
-                call["title"].as_str().unwrap_or("(no title)"),
+                call["title"].as_str().map_or_else(
+                    || "(no title)".into(),
+                    |t| super::human::printable(t, false)
+                ),
                 when(&p["created_at"], now)
             )?;
-            if let Some(command) = call["command"].as_str() {
-                writeln!(out, "    $ {command}")?;
+            if call["command"].is_string() {
+                writeln!(out, "    $ {}", text(&call["command"]))?;
             }
             let options: Vec<String> = list(req, "options")
                 .map(|o| format!("{} ({})", text(&o["option_id"]), text(&o["name"])))
@@ -125,8 +128,8 @@ pub fn session(s: &Value, now: i64, out: Out) -> Result<()> {
             text(&e["state"]),
             text(&e["runner"])
         )?;
-        if let Some(err) = e["last_error"].as_str() {
-            writeln!(out, "  last error: {err}")?;
+        if e["last_error"].is_string() {
+            writeln!(out, "  last error: {}", text(&e["last_error"]))?;
         }
         if e["next_teardown_at"].is_i64() {
             writeln!(
@@ -147,10 +150,11 @@ pub fn session(s: &Value, now: i64, out: Out) -> Result<()> {
             text(&r["status"]),
             text(&r["runner"]),
             when(&r["created_at"], now),
-            r["error"]
-                .as_str()
-                .map(|e| format!("  ({e})"))
-                .unwrap_or_default()
+            if r["error"].is_string() {
+                format!("  ({})", text(&r["error"]))
+            } else {
+                String::new()
+            }
         )?;
     }
     let records: Vec<&Value> = list(s, "plug_records").collect();
@@ -278,11 +282,11 @@ pub fn environments(v: &Value, now: i64, out: Out) -> Result<()> {
         if e["next_teardown_at"].is_i64() {
             tail.push_str(&when(&e["next_teardown_at"], now));
         }
-        if let Some(err) = e["last_error"].as_str() {
+        if e["last_error"].is_string() {
             if !tail.is_empty() {
                 tail.push_str("  ");
             }
-            tail.push_str(err);
+            tail.push_str(&text(&e["last_error"]));
         }
         writeln!(
             out,

@@ -480,7 +480,7 @@ async fn the_cli_lists_the_fleet_and_answers_and_cancels() {
     let request = serde_json::json!({
         "request_id": "perm-1",
         "tool_call": { "id": "tc-1", "title": "Remove target/", "kind": "delete",
-                       "status": "pending", "command": "rm -rf target" },
+                       "status": "pending", "command": "rm -rf target\x1b]0;pwned\x07" },
         "options": [
             { "option_id": "allow", "name": "Allow", "kind": "allow_once" },
             { "option_id": "option-2", "name": "Reject", "kind": "reject_once" }
@@ -498,7 +498,8 @@ async fn the_cli_lists_the_fleet_and_answers_and_cancels() {
     assert!(
         human.contains("permission requests waiting for an answer")
             && human.contains("perm-1  Remove target/")
-            && human.contains("$ rm -rf target")
+            && human.contains("$ rm -rf target\\u{1b}]0;pwned\\u{7}")
+            && !human.contains('\x1b')
             && human.contains("options: allow (Allow), option-2 (Reject)")
             && human.contains(&format!("blaise session answer {id} perm-1 <option>"))
             && human.contains("  created        20")

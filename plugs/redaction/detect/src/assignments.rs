@@ -728,17 +728,11 @@ fn sealed(b: &[u8], ks: usize, v: &[u8]) -> bool {
 /// The key of the YAML mapping that holds the key at `ks`: the nearest line
 /// above that is less indented (within 64 lines).
 fn yaml_parent(b: &[u8], ks: usize) -> Option<&[u8]> {
-    let line = b[..ks]
-        .iter()
-        .rposition(|&c| c == b'\n')
-        .map_or(0, |p| p + 1);
+    let line = crate::line_start_within(b, ks, crate::MAX_LINE_PREFIX)?;
     let indent = ks - line;
     let mut end = line.checked_sub(1)?;
     for _ in 0..64 {
-        let start = b[..end]
-            .iter()
-            .rposition(|&c| c == b'\n')
-            .map_or(0, |p| p + 1);
+        let start = crate::line_start_within(b, end, crate::MAX_LINE_PREFIX)?;
         let text = &b[start..end];
         let own = text.iter().take_while(|&&c| c == b' ').count();
         if own < text.len() && own < indent {
@@ -764,10 +758,7 @@ fn table_row(
     kind: &'static str,
 ) -> Option<Parsed> {
     let n = b.len();
-    let line = b[..ks]
-        .iter()
-        .rposition(|&c| c == b'\n')
-        .map_or(0, |p| p + 1);
+    let line = crate::line_start_within(b, ks, crate::MAX_LINE_PREFIX)?;
     let mut label = &b[line..ks];
     while let [b' ' | b'\t', rest @ ..] = label {
         label = rest;
@@ -871,10 +862,9 @@ fn netrc(b: &[u8], ks: usize, ke: usize) -> Option<bool> {
     if &b[ks..ke] != b"password" {
         return None;
     }
-    let line = b[..ks]
-        .iter()
-        .rposition(|&c| c == b'\n')
-        .map_or(0, |p| p + 1);
+    // A `.netrc` line is short: a long line's last part is read.
+    let line = crate::line_start_within(b, ks, crate::MAX_LINE_PREFIX)
+        .unwrap_or(ks.saturating_sub(crate::MAX_LINE_PREFIX));
     let before = &b[line..ks];
     if find(before, b"login ").is_some() || find(before, b"machine ").is_some() {
         return Some(true);
@@ -914,10 +904,9 @@ fn config_line(b: &[u8], ks: usize, value_end: usize) -> bool {
 /// prefixes tools put before a file's lines (a diff's `+`, `bat`'s gutter,
 /// `grep -n`'s `path:12:`).
 fn env_line(b: &[u8], ks: usize) -> bool {
-    let line = b[..ks]
-        .iter()
-        .rposition(|&c| c == b'\n')
-        .map_or(0, |p| p + 1);
+    let Some(line) = crate::line_start_within(b, ks, crate::MAX_LINE_PREFIX) else {
+        return false;
+    };
     let mut head = &b[line..ks];
     // A diff's added or context line.
     if let [b'+' | b' ', rest @ ..] = head
@@ -932,10 +921,10 @@ fn env_line(b: &[u8], ks: usize) -> bool {
     {
         head = &head[p + BAR.len()..];
     }
-    let trimmed = |h: &[u8]| {
+    fn trimmed(h: &[u8]) -> &[u8] {
         let n = h.iter().take_while(|c| matches!(c, b' ' | b'\t')).count();
-        h[n..].to_vec()
-    };
+        &h[n..]
+    }
     let mut h = trimmed(head);
     if h.is_empty() {
         return true;
@@ -960,10 +949,9 @@ fn env_line(b: &[u8], ks: usize) -> bool {
 /// context line), or `12:` alone (`rg --heading`). What follows it is the
 /// file's line as it was.
 fn after_grep_prefix(b: &[u8], i: usize) -> bool {
-    let line = b[..i]
-        .iter()
-        .rposition(|&c| c == b'\n')
-        .map_or(0, |p| p + 1);
+    let Some(line) = crate::line_start_within(b, i, crate::MAX_LINE_PREFIX) else {
+        return false;
+    };
     let prefix = &b[line..i];
     let Some(&sep) = prefix.last() else {
         return false;

@@ -22,10 +22,10 @@ pub(super) fn may_be_pgpass(w: &[u8]) -> bool {
 /// A `.pgpass` line whose first word starts at `s` (at the line's start or
 /// after its `*`s): its password.
 pub(super) fn pgpass(b: &[u8], s: usize, found: &mut Vec<Found>) {
-    let s = b[..s]
-        .iter()
-        .rposition(|&c| c == b'\n')
-        .map_or(0, |p| p + 1);
+    // A host is at most 253 bytes: a line that starts further back is none.
+    let Some(s) = super::line_start_within(b, s, 256) else {
+        return;
+    };
     if let Some(f) = pgpass_password(b, s) {
         found.push(f);
     }

@@ -522,6 +522,22 @@ fn word(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     }
 }
 
+/// Where the line holding `i` starts, if it starts at most `max` bytes
+/// before `i`: what is read of a line's beginning is bounded, so that a text
+/// of one endless line costs no more than many short ones.
+pub(crate) fn line_start_within(b: &[u8], i: usize, max: usize) -> Option<usize> {
+    let floor = i.saturating_sub(max);
+    match memchr::memrchr(b'\n', &b[floor..i]) {
+        Some(p) => Some(floor + p + 1),
+        None if floor == 0 => Some(0),
+        None => None,
+    }
+}
+
+/// How much of a line before a name is read for its layout (an env file's
+/// `export `, a table's label, `grep`'s `path:12:`, a client's command).
+pub(crate) const MAX_LINE_PREFIX: usize = 512;
+
 pub(crate) fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }

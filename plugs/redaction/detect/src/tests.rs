@@ -141,3 +141,27 @@ fn masks_are_on_char_boundaries() {
         "Läuft: password=[REDACTED:secret-assignment] and [REDACTED:github-token]é"
     );
 }
+
+/// What is read of a line's beginning is bounded: one endless line of
+/// candidates (names before blanks, flags, env assignments, `*:`) costs as
+/// much per byte as short lines do. Quadratic reading would make the 4×
+/// longer text about 16× slower; linear, about 4×.
+#[test]
+fn one_endless_line_of_candidates_is_read_in_linear_time() {
+    let r = Redactor::new(&[]);
+    let unit = "password  x1y2z3w4 ssl.key.password=ab.cd.ef redis-cli -a Qz7harbor22 *:5432:db:u:Pw9xLq2m ";
+    let time = |n: usize| {
+        let text = unit.repeat(n);
+        let started = std::time::Instant::now();
+        let found = r.find(&text);
+        (started.elapsed(), found.len())
+    };
+    let (short, found) = time(3_000);
+    assert!(found > 0, "the candidates are read");
+    let (long, _) = time(12_000);
+    let ratio = long.as_secs_f64() / short.as_secs_f64().max(1e-6);
+    assert!(
+        ratio < 9.0,
+        "4x the text took {ratio:.1}x the time ({short:?}, {long:?})"
+    );
+}

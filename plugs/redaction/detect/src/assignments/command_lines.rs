@@ -69,10 +69,9 @@ const PASSWORD_FLAGS: [(u8, &[&[u8]]); 4] = [
 /// `sshpass -p PASSWORD`, `ldapsearch … -w PASSWORD`: the value after the
 /// flag `-<flag>` (the word `[s, e)`) where the line runs such a program.
 fn program_password(b: &[u8], s: usize, e: usize, flag: u8) -> Parsed {
-    let line = b[..s]
-        .iter()
-        .rposition(|&c| c == b'\n')
-        .map_or(0, |p| p + 1);
+    // The program is read from the line's start (a long line: its last part).
+    let line = crate::line_start_within(b, s, 4 * crate::MAX_LINE_PREFIX)
+        .unwrap_or(s.saturating_sub(4 * crate::MAX_LINE_PREFIX));
     let before = &b[line..s];
     let known = PASSWORD_FLAGS
         .iter()

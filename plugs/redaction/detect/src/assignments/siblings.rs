@@ -188,12 +188,7 @@ fn quote_before(b: &[u8], i: usize) -> usize {
 
 /// Where the line of `i` starts, if it is not too long before `i`.
 fn line_start(b: &[u8], i: usize) -> Option<usize> {
-    let floor = i.saturating_sub(MAX_COLUMN + 1);
-    match b[floor..i].iter().rposition(|&c| c == b'\n') {
-        Some(p) => Some(floor + p + 1),
-        None if floor == 0 => Some(0),
-        None => None,
-    }
+    crate::line_start_within(b, i, MAX_COLUMN + 1)
 }
 
 /// Whether the text from the end of `field` to `to` keeps within one object:

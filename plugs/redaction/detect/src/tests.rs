@@ -149,7 +149,7 @@ fn masks_are_on_char_boundaries() {
 #[test]
 fn one_endless_line_of_candidates_is_read_in_linear_time() {
     let r = Redactor::new(&[]);
-    let unit = "password  x1y2z3w4 ssl.key.password=ab.cd.ef redis-cli -a Qz7harbor22 *:5432:db:u:Pw9xLq2m ";
+    let unit = "password  x1y2z3w4 ssl.key.password=ab.cd.ef redis-cli -a Qz7harbor22 *:5432:db:u:Pw9xLq2m -pXy7Lm2q ";
     let time = |n: usize| {
         let text = unit.repeat(n);
         let started = std::time::Instant::now();

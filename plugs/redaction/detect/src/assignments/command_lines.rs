@@ -151,10 +151,8 @@ fn user_password(b: &[u8], e: usize) -> Parsed {
 /// `mysql -u root -pS3cret!`: only after `mysql` (or `mariadb`, `mysqldump`,
 /// …) on the same line, where `-p` glued to a value is the password.
 fn mysql_password(b: &[u8], s: usize) -> Parsed {
-    let line = b[..s]
-        .iter()
-        .rposition(|&c| c == b'\n')
-        .map_or(0, |p| p + 1);
+    let line = crate::line_start_within(b, s, 4 * crate::MAX_LINE_PREFIX)
+        .unwrap_or(s.saturating_sub(4 * crate::MAX_LINE_PREFIX));
     let before = &b[line..s];
     if find(before, b"mysql").is_none() && find(before, b"mariadb").is_none() {
         return Parsed::No;

@@ -1,0 +1,24 @@
+//! `blaise-egress`: the agent reaches the destinations the operator listed,
+//! and nothing else.
+//!
+//! A plug puts `blaise-egress --allow DEST… -- COMMAND…` before the agent's
+//! command line (an exec grant the operator sees). The command runs in a
+//! network namespace of its own whose only way out is this program's proxy,
+//! listening on that namespace's loopback; `HTTPS_PROXY` and `HTTP_PROXY`
+//! point there. The proxy checks each destination ([`policy`]), resolves
+//! names itself and refuses those that lead to local or private addresses
+//! ([`addresses`]), counts what leaves ([`tally`]) and tells each refusal
+//! once on stderr, which the runner logs with the session.
+
+pub mod addresses;
+pub mod netns;
+pub mod policy;
+pub mod proxy;
+pub mod request;
+pub mod tally;
+
+pub use policy::Policy;
+pub use proxy::Proxy;
+
+/// The port the proxy listens on in the agent's namespace.
+pub const DEFAULT_PORT: u16 = 3128;

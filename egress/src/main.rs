@@ -1,0 +1,192 @@
+//! `blaise-egress [--allow DEST]… [--port N] [--netns PATH] -- COMMAND…`
+//!
+//! Runs COMMAND with its connections limited to the listed destinations (see
+//! the library's documentation), and exits as it exits.
+
+use std::process::{Command, ExitCode};
+use std::sync::Arc;
+
+use blaise_egress::{DEFAULT_PORT, Policy, Proxy, netns};
+
+const USAGE: &str = "\
+usage: blaise-egress [--allow DEST]... [--port N] [--netns PATH] -- COMMAND [ARG]...
+
+Runs COMMAND in a network namespace whose only way out is a proxy that lets
+connections through to the listed destinations only (HTTPS_PROXY and
+HTTP_PROXY point at it), and exits as COMMAND exits.
+
+  --allow DEST   host[:port], *.domain[:port], an IP address or a CIDR range
+                 ([v6]:port for IPv6 with a port); without a port: 443 and 80
+  --port N       the proxy's port on the namespace's loopback (default 3128)
+  --netns PATH   listen in this existing namespace (/proc/PID/ns/net of a
+                 container) and run COMMAND as is: it enters the namespace itself
+";
+
+struct Args {
+    allow: Vec<String>,
+    port: u16,
+    netns: Option<std::path::PathBuf>,
+    command: Vec<String>,
+}
+
+fn args() -> Result<Args, String> {
+    let mut args = Args {
+        allow: Vec::new(),
+        port: DEFAULT_PORT,
+        netns: None,
+        command: Vec::new(),
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value"));
+        match arg.as_str() {
+            "--" => {
+                args.command = it.collect();
+                break;
+            }
+            "--allow" => args.allow.push(value("--allow")?),
+            "--port" => {
+                let v = value("--port")?;
+                args.port = v
+                    .parse()
+                    .ok()
+                    .filter(|p| *p != 0)
+                    .ok_or(format!("--port `{v}` is not a port"))?;
+            }
+            "--netns" => args.netns = Some(value("--netns")?.into()),
+            "-h" | "--help" => {
+                print!("{USAGE}");
+                std::process::exit(0);
+            }
+            "-V" | "--version" => {
+                println!("blaise-egress {}", env!("CARGO_PKG_VERSION"));
+                std::process::exit(0);
+            }
+            other => return Err(format!("unknown argument `{}`", other.escape_debug())),
+        }
+    }
+    if args.command.is_empty() {
+        return Err("no command after `--`".into());
+    }
+    Ok(args)
+}
+
+fn main() -> ExitCode {
+    let args = match args() {
+        Ok(args) => args,
+        Err(why) => {
+            eprintln!("blaise-egress: {why}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let policy = match Policy::parse(&args.allow) {
+        Ok(policy) => policy,
+        Err(bad) => {
+            eprintln!("blaise-egress: --allow {bad}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&args, policy) {
+        Ok(code) => code,
+        Err(why) => {
+            eprintln!("blaise-egress: {why}");
+            ExitCode::from(125)
+        }
+    }
+}
+
+fn run(args: &Args, policy: Policy) -> Result<ExitCode, String> {
+    let proxy_url = format!("http://127.0.0.1:{}", args.port);
+    let mut command = Command::new(&args.command[0]);
+    command.args(&args.command[1..]);
+    for name in ["HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"] {
+        command.env(name, &proxy_url);
+    }
+    for name in ["NO_PROXY", "no_proxy"] {
+        command.env(name, "localhost,127.0.0.1,::1");
+    }
+    let signals = signals::block();
+    let forwards = policy.forwards();
+    let (mut child, listeners) = match &args.netns {
+        None => netns::isolated(&mut command, args.port, &forwards).map_err(|e| {
+            format!(
+                "could not start `{}` behind the proxy: {e}",
+                args.command[0]
+            )
+        })?,
+        Some(path) => {
+            let listener =
+                netns::listen_in(path, args.port, &forwards).map_err(|e| e.to_string())?;
+            let child = command
+                .spawn()
+                .map_err(|e| format!("could not start `{}`: {e}", args.command[0]))?;
+            (child, listener)
+        }
+    };
+    let proxy = Arc::new(Proxy::new(policy));
+    let serving = proxy.clone();
+    std::thread::Builder::new()
+        .name("egress-accept".into())
+        .stack_size(128 << 10)
+        .spawn(move || serving.serve(listeners.proxy))
+        .map_err(|e| format!("could not start the proxy: {e}"))?;
+    for (to, listener) in listeners.forwards {
+        let relaying = proxy.clone();
+        std::thread::Builder::new()
+            .name("egress-forward".into())
+            .stack_size(128 << 10)
+            .spawn(move || relaying.relay(listener, to))
+            .map_err(|e| format!("could not start the forward to {to}: {e}"))?;
+    }
+    signals::forward_to(signals, child.id());
+    let status = child
+        .wait()
+        .map_err(|e| format!("waiting for `{}`: {e}", args.command[0]))?;
+    for line in proxy.tally().summary() {
+        eprintln!("blaise-egress: {line}");
+    }
+    use std::os::unix::process::ExitStatusExt;
+    Ok(match (status.code(), status.signal()) {
+        (Some(code), _) => ExitCode::from(code as u8),
+        (None, Some(signal)) => ExitCode::from(128u8.wrapping_add(signal as u8)),
+        _ => ExitCode::FAILURE,
+    })
+}
+
+/// Termination signals are passed on to the command (the runner signals
+/// the whole process group too; an operator's `kill` may not).
+mod signals {
+    use std::mem::zeroed;
+
+    pub struct Blocked(libc::sigset_t);
+
+    const SIGNALS: [libc::c_int; 4] = [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGQUIT];
+
+    /// Blocks them in this process before any thread starts (children get
+    /// the usual mask back: `std` resets it at their exec).
+    pub fn block() -> Blocked {
+        unsafe {
+            let mut set: libc::sigset_t = zeroed();
+            libc::sigemptyset(&mut set);
+            for s in SIGNALS {
+                libc::sigaddset(&mut set, s);
+            }
+            libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+            Blocked(set)
+        }
+    }
+
+    pub fn forward_to(blocked: Blocked, pid: u32) {
+        let _ = std::thread::Builder::new()
+            .name("egress-signals".into())
+            .stack_size(64 << 10)
+            .spawn(move || {
+                loop {
+                    let mut signal = 0;
+                    if unsafe { libc::sigwait(&blocked.0, &mut signal) } == 0 {
+                        unsafe { libc::kill(pid as libc::pid_t, signal) };
+                    }
+                }
+            });
+    }
+}

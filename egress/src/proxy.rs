@@ -1,0 +1,371 @@
+//! The proxy: one thread per connection, `CONNECT` tunnels and plain HTTP,
+//! each destination checked against the policy before anything is sent.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::io::{self, Read, Write};
+use std::net::{IpAddr, Shutdown, SocketAddr, SocketAddrV4, TcpListener, TcpStream, ToSocketAddrs};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+use crate::addresses::is_special;
+use crate::policy::Policy;
+use crate::request::{self, Destination, MAX_HEAD, Request};
+use crate::tally::Tally;
+
+/// How long a client may take to send its request head.
+const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a destination may take to accept.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Bytes moved per read, each way.
+const CHUNK: usize = 64 << 10;
+/// A connection's thread holds little on its stack (its buffers are on the heap).
+const STACK: usize = 128 << 10;
+
+type Resolver = dyn Fn(&str, u16) -> io::Result<Vec<SocketAddr>> + Send + Sync;
+type Log = dyn Fn(&str) + Send + Sync;
+
+/// The proxy of one agent.
+pub struct Proxy {
+    policy: Policy,
+    tally: Tally,
+    resolve: Box<Resolver>,
+    log: Box<Log>,
+    /// Destinations that could not be reached, told once each.
+    failed: Mutex<BTreeSet<String>>,
+}
+
+/// Why a destination is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// Not in the allow list (name or address, and port).
+    NotListed,
+    /// A listed name that resolves only to addresses a name may not lead to.
+    OnlyLocal(Vec<IpAddr>),
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::NotListed => f.write_str("not in this environment's allow list"),
+            Refusal::OnlyLocal(ips) => write!(
+                f,
+                "it resolves only to local or private addresses ({}), which only an address in the allow list may name",
+                ips.iter()
+                    .map(IpAddr::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
+}
+
+/// How a connection begins once its destination is reached.
+enum Start {
+    /// `CONNECT`: the client is told, then the tunnel.
+    Tunnel,
+    /// Plain HTTP: this head goes first.
+    Forward(Vec<u8>),
+    /// A forwarded address: bytes as they come.
+    Raw,
+}
+
+/// Where a destination leads, or why it may not be reached.
+#[derive(Debug)]
+pub enum Decision {
+    Go(Vec<SocketAddr>),
+    Refused(Refusal),
+    Unresolved(String),
+}
+
+impl Proxy {
+    /// A proxy for `policy`, resolving with the system's resolver and telling
+    /// what it refuses on stderr.
+    pub fn new(policy: Policy) -> Proxy {
+        Proxy {
+            policy,
+            tally: Tally::default(),
+            resolve: Box::new(|name, port| Ok((name, port).to_socket_addrs()?.collect())),
+            log: Box::new(|line| {
+                let _ = writeln!(io::stderr().lock(), "blaise-egress: {line}");
+            }),
+            failed: Mutex::default(),
+        }
+    }
+
+    /// The same with another resolver (tests: a name that leads to loopback).
+    pub fn with_resolver(
+        mut self,
+        resolve: impl Fn(&str, u16) -> io::Result<Vec<SocketAddr>> + Send + Sync + 'static,
+    ) -> Proxy {
+        self.resolve = Box::new(resolve);
+        self
+    }
+
+    /// The same, telling its lines to `log`.
+    pub fn with_log(mut self, log: impl Fn(&str) + Send + Sync + 'static) -> Proxy {
+        self.log = Box::new(log);
+        self
+    }
+
+    pub fn tally(&self) -> &Tally {
+        &self.tally
+    }
+
+    /// Serves `listener` until it fails, a thread per connection.
+    pub fn serve(self: Arc<Self>, listener: TcpListener) {
+        for client in listener.incoming() {
+            let Ok(client) = client else { continue };
+            let proxy = self.clone();
+            let spawned = thread::Builder::new()
+                .name("egress-conn".into())
+                .stack_size(STACK)
+                .spawn(move || proxy.handle(client));
+            if let Err(e) = spawned {
+                (self.log)(&format!("could not take a connection: {e}"));
+            }
+        }
+    }
+
+    /// Where `dest` may lead under the policy.
+    pub fn decide(&self, dest: &Destination) -> Decision {
+        if let Some(ip) = dest.ip() {
+            return if self.policy.allows_addr(ip, dest.port) {
+                Decision::Go(vec![SocketAddr::new(ip, dest.port)])
+            } else {
+                Decision::Refused(Refusal::NotListed)
+            };
+        }
+        if !self.policy.allows_name(&dest.host, dest.port) {
+            return Decision::Refused(Refusal::NotListed);
+        }
+        let addrs = match (self.resolve)(&dest.host, dest.port) {
+            Ok(addrs) if !addrs.is_empty() => addrs,
+            Ok(_) => return Decision::Unresolved("no address".into()),
+            Err(e) => return Decision::Unresolved(e.to_string()),
+        };
+        let (go, local): (Vec<SocketAddr>, Vec<SocketAddr>) = addrs
+            .into_iter()
+            .partition(|a| !is_special(a.ip()) || self.policy.allows_addr(a.ip(), dest.port));
+        if go.is_empty() {
+            let mut ips: Vec<IpAddr> = local.iter().map(SocketAddr::ip).collect();
+            ips.dedup();
+            return Decision::Refused(Refusal::OnlyLocal(ips));
+        }
+        Decision::Go(go)
+    }
+
+    /// Serves a forward: what reaches `listener` goes on to `to`, which
+    /// the policy lists.
+    pub fn relay(self: Arc<Self>, listener: TcpListener, to: SocketAddrV4) {
+        for client in listener.incoming() {
+            let Ok(client) = client else { continue };
+            let proxy = self.clone();
+            let dest = Destination {
+                host: to.ip().to_string(),
+                port: to.port(),
+            };
+            let spawned = thread::Builder::new()
+                .name("egress-conn".into())
+                .stack_size(STACK)
+                .spawn(move || proxy.go(client, dest, Start::Raw, &[]));
+            if let Err(e) = spawned {
+                (self.log)(&format!("could not take a connection: {e}"));
+            }
+        }
+    }
+
+    fn handle(&self, mut client: TcpStream) {
+        let Some((head_len, buf)) = read_head(&mut client) else {
+            return;
+        };
+        let (dest, start) = match request::parse(&buf[..head_len]) {
+            Ok(Request::Connect(dest)) => (dest, Start::Tunnel),
+            Ok(Request::Forward { to, head }) => (to, Start::Forward(head)),
+            Err(why) => {
+                reply(
+                    &mut client,
+                    400,
+                    "Bad Request",
+                    &format!("blaise-egress: {why}"),
+                );
+                return;
+            }
+        };
+        self.go(client, dest, start, &buf[head_len..]);
+    }
+
+    /// Checks `dest`, connects, and moves bytes until both sides are done.
+    /// `early`: what the client sent after its request head.
+    fn go(&self, mut client: TcpStream, dest: Destination, start: Start, early: &[u8]) {
+        let _ = client.set_nodelay(true);
+        let shown = dest.to_string();
+        let addrs = match self.decide(&dest) {
+            Decision::Go(addrs) => addrs,
+            Decision::Refused(why) => {
+                if self.tally.refused(&shown) {
+                    (self.log)(&format!("refused {shown}: {why}"));
+                }
+                reply(
+                    &mut client,
+                    403,
+                    "Forbidden",
+                    &format!("blaise-egress refused {shown}: {why}"),
+                );
+                return;
+            }
+            Decision::Unresolved(why) => {
+                self.failed_once(&shown, &format!("{shown} does not resolve: {why}"));
+                reply(
+                    &mut client,
+                    502,
+                    "Bad Gateway",
+                    &format!("blaise-egress: {shown} does not resolve: {why}"),
+                );
+                return;
+            }
+        };
+        let mut server = match connect(&addrs) {
+            Ok(server) => server,
+            Err(e) => {
+                self.failed_once(&shown, &format!("could not reach {shown}: {e}"));
+                reply(
+                    &mut client,
+                    502,
+                    "Bad Gateway",
+                    &format!("blaise-egress could not reach {shown}: {e}"),
+                );
+                return;
+            }
+        };
+        let _ = server.set_nodelay(true);
+        self.tally.connected(&shown);
+        let head: &[u8] = match &start {
+            Start::Tunnel => {
+                if client
+                    .write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                    .is_err()
+                {
+                    return;
+                }
+                &[]
+            }
+            Start::Forward(head) => head,
+            Start::Raw => &[],
+        };
+        if server
+            .write_all(head)
+            .and_then(|()| server.write_all(early))
+            .is_err()
+        {
+            return;
+        }
+        let one_request = matches!(start, Start::Forward(_));
+        let (sent, received) = pipe(client, server, one_request);
+        self.tally
+            .moved(&shown, sent + (head.len() + early.len()) as u64, received);
+    }
+
+    fn failed_once(&self, dest: &str, line: &str) {
+        let first = self
+            .failed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(dest.to_string());
+        if first {
+            (self.log)(line);
+        }
+    }
+}
+
+/// The request head (its length, and the buffer holding it and whatever came
+/// after it), or `None` when the client went away or sent too much.
+fn read_head(client: &mut TcpStream) -> Option<(usize, Vec<u8>)> {
+    let _ = client.set_read_timeout(Some(HEAD_TIMEOUT));
+    let mut buf = vec![0; MAX_HEAD];
+    let mut len = 0;
+    let end = loop {
+        let n = client.read(&mut buf[len..]).ok()?;
+        if n == 0 {
+            return None;
+        }
+        len += n;
+        if let Some(end) = request::head_end(&buf[..len]) {
+            break end;
+        }
+        if len == buf.len() {
+            let why = format!(
+                "blaise-egress: a request head longer than {} KiB",
+                MAX_HEAD >> 10
+            );
+            reply(client, 431, "Request Header Fields Too Large", &why);
+            return None;
+        }
+    };
+    let _ = client.set_read_timeout(None);
+    buf.truncate(len);
+    Some((end, buf))
+}
+
+fn connect(addrs: &[SocketAddr]) -> io::Result<TcpStream> {
+    let mut last = io::Error::new(io::ErrorKind::NotFound, "no address");
+    for addr in addrs {
+        match TcpStream::connect_timeout(addr, CONNECT_TIMEOUT) {
+            Ok(s) => return Ok(s),
+            Err(e) => last = io::Error::new(e.kind(), format!("{addr}: {e}")),
+        }
+    }
+    Err(last)
+}
+
+/// Moves bytes both ways until both sides are done; (sent, received).
+/// `one_request`: once the server's answer ends the connection is over
+/// (plain HTTP, forwarded with `Connection: close`).
+fn pipe(client: TcpStream, server: TcpStream, one_request: bool) -> (u64, u64) {
+    let (Ok(client_w), Ok(server_r)) = (client.try_clone(), server.try_clone()) else {
+        return (0, 0);
+    };
+    let up = thread::Builder::new()
+        .name("egress-up".into())
+        .stack_size(STACK)
+        .spawn(move || {
+            let n = copy(&client, &server);
+            let _ = server.shutdown(Shutdown::Write);
+            n
+        });
+    let received = copy(&server_r, &client_w);
+    let _ = client_w.shutdown(if one_request {
+        Shutdown::Both
+    } else {
+        Shutdown::Write
+    });
+    let sent = up.ok().and_then(|t| t.join().ok()).unwrap_or(0);
+    (sent, received)
+}
+
+fn copy(mut from: &TcpStream, mut to: &TcpStream) -> u64 {
+    let mut buf = vec![0; CHUNK];
+    let mut total = 0;
+    loop {
+        let n = match from.read(&mut buf) {
+            Ok(0) | Err(_) => return total,
+            Ok(n) => n,
+        };
+        if to.write_all(&buf[..n]).is_err() {
+            let _ = from.shutdown(Shutdown::Read);
+            return total;
+        }
+        total += n as u64;
+    }
+}
+
+fn reply(client: &mut TcpStream, code: u16, reason: &str, body: &str) {
+    let body = format!("{body}\n");
+    let _ = write!(
+        client,
+        "HTTP/1.1 {code} {reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = client.flush();
+}

@@ -11,6 +11,7 @@
 //! once on stderr, which the runner logs with the session.
 
 pub mod addresses;
+#[cfg(target_os = "linux")]
 pub mod netns;
 pub mod policy;
 pub mod proxy;

@@ -263,9 +263,14 @@ pub enum ExecRefusal {
     NotFound,
 }
 
+/// Programs shipped with the runner: found beside its own executable first
+/// (where `cargo install` and a release archive put them), then on `PATH`.
+pub const SHIPPED: [&str; 1] = ["blaise-egress"];
+
 /// Where `name` is: an absolute path as is, a bare name on the runner's own
 /// `PATH` (absolute entries only: a relative entry would depend on the
-/// working directory a plug chooses). Anything else is never found.
+/// working directory a plug chooses), a [`SHIPPED`] program beside the
+/// runner first. Anything else is never found.
 pub fn find_program(name: &str) -> Option<PathBuf> {
     let executable = |path: &Path| {
         use std::os::unix::fs::PermissionsExt;
@@ -277,6 +282,14 @@ pub fn find_program(name: &str) -> Option<PathBuf> {
     }
     if name.is_empty() || name.contains('/') || name == "." || name == ".." {
         return None;
+    }
+    if SHIPPED.contains(&name)
+        && let Some(beside) = std::env::current_exe()
+            .ok()
+            .and_then(|exe| Some(exe.parent()?.join(name)))
+            .filter(|p| executable(p))
+    {
+        return Some(beside);
     }
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)

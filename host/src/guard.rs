@@ -374,28 +374,45 @@ fn children_of_self() -> Vec<u32> {
 
 /// Opens `dir` and checks, on the open directory itself, that it lies in one
 /// of `roots`: the handle to give [`install`] as the program's cwd.
-pub fn open_dir_inside(dir: &Path, roots: &[PathBuf]) -> Result<(OwnedFd, PathBuf), String> {
+pub fn open_dir_inside(dir: &Path, roots: &[PathBuf]) -> Result<(OwnedFd, PathBuf), DirRefusal> {
     use std::os::unix::fs::OpenOptionsExt;
+    let refusal = |said: String| DirRefusal { said, real: None };
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_DIRECTORY | libc::O_CLOEXEC)
         .open(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?;
+        .map_err(|e| refusal(format!("{}: {e}", dir.display())))?;
     let fd = OwnedFd::from(file);
     let real = std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd()))
-        .map_err(|e| format!("{}: {e}", dir.display()))?;
+        .map_err(|e| refusal(format!("{}: {e}", dir.display())))?;
     if !inside(&real, roots) {
-        return Err(format!(
-            "{} is outside the workspace{}",
-            dir.display(),
-            if real.as_path() != dir {
-                format!(" (it is {})", real.display())
-            } else {
-                String::new()
-            }
-        ));
+        return Err(DirRefusal {
+            said: format!("{} is outside the workspace", dir.display()),
+            real: (real.as_path() != dir).then_some(real),
+        });
     }
     Ok((fd, real))
+}
+
+/// Why a directory may not be used. Shown whole (with the real path a link
+/// led to) to the operator; [`DirRefusal::said`] alone to a plug, which
+/// learns nothing of the host's layout from it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirRefusal {
+    /// What is wrong, in the caller's own terms.
+    pub said: String,
+    /// Where the directory really is, when a link led elsewhere.
+    pub real: Option<PathBuf>,
+}
+
+impl std::fmt::Display for DirRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.said)?;
+        match &self.real {
+            Some(real) => write!(f, " (it is {})", real.display()),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Whether `path` (a real path, no symlinks) is one of `roots` or below one.

@@ -25,6 +25,7 @@ pub mod guard;
 pub mod instance;
 pub mod limits;
 pub mod load;
+pub mod public_dns;
 pub mod secret_mask;
 pub mod state_store;
 pub mod units;

@@ -235,3 +235,32 @@ async fn http_reaches_only_granted_hosts_and_never_follows_a_redirect() {
         other => panic!("{other:?}"),
     }
 }
+
+#[tokio::test]
+async fn a_granted_name_that_resolves_to_the_host_is_refused_unless_granted_as_the_address() {
+    let label = label();
+    let client = blaise_host::http::client().unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    listener.set_nonblocking(true).unwrap();
+    // `localhost` resolves, through the system's resolver, to 127.0.0.1: a
+    // name whose DNS someone else controls could do the same.
+    let grant = HttpGrant(vec![format!("localhost:{port}")]);
+    let mut cap = HttpCap {
+        grant: &grant,
+        client: &client,
+        deadline: Instant::now() + Duration::from_secs(30),
+        label: &label,
+    };
+    match cap.send(request(format!("http://localhost:{port}/"))).await {
+        Err(HttpError::Failed(why)) => assert!(
+            why.contains("`localhost` resolves only to local or private addresses (127.0.0.1"),
+            "{why}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        listener.accept().is_err(),
+        "nothing reached the server behind the name"
+    );
+}

@@ -168,6 +168,7 @@ pub fn processes_with(token: &str) -> Vec<String> {
 
 pub mod agents;
 pub mod blaise;
+pub mod destinations;
 pub mod fake_registry;
 pub mod git_http;
 pub mod model_api;

@@ -241,3 +241,70 @@ async fn bad_config_fails_on_start_naming_the_plug_and_the_field() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn with_an_egress_policy_the_container_reaches_the_listed_destinations_only() {
+    if !have(&["docker"]) {
+        return;
+    }
+    let s = Stage::new(settings(1_500, IdlePolicy::Pause)).await;
+    let allowed = blaise_tests::destinations::http_server("hello-from-the-allowed-server");
+    let other_port = blaise_tests::destinations::http_server("this-must-not-be-read");
+    s.configure(&format!(
+        "  - id: docker\n    source: {}\n    with:\n      image: {}\n      network:\n        allow: [\"127.0.0.1:{allowed}\", api.listed.example]\n    allow:\n      exec: [docker, blaise-egress]\n",
+        plug("plugs/docker").display(),
+        agent_image()
+    ));
+    let b = &s.blaise;
+    let runner = s.runner("box-1");
+    // busybox's nc: plain HTTP to the listed address (its forward), a
+    // CONNECT tunnel and plain HTTP through the proxy, a name and a port not
+    // listed, a raw address.
+    let first_line = "| head -1 | tr -d '\\r\\n'";
+    let script = [
+        format!("printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 20 127.0.0.1 {allowed} | tail -1; echo \" direct\""),
+        format!(
+            "printf 'CONNECT 127.0.0.1:{allowed} HTTP/1.1\\r\\n\\r\\nGET / HTTP/1.0\\r\\n\\r\\n' | nc -w 20 127.0.0.1 3128 | tr -d '\\r' | grep -e '200 Connection established' -e hello | tr '\\n' ' '; echo \" tunnel\""
+        ),
+        format!(
+            "printf 'GET http://not-listed.example/ HTTP/1.1\\r\\n\\r\\n' | nc -w 20 127.0.0.1 3128 {first_line}; echo \" name\""
+        ),
+        format!(
+            "printf 'GET http://127.0.0.1:{other_port}/ HTTP/1.1\\r\\n\\r\\n' | nc -w 20 127.0.0.1 3128 {first_line}; echo \" port\""
+        ),
+        "nc -w 20 203.0.113.9 80 </dev/null 2>&1; echo \" raw-ip=$?\"".into(),
+        "echo all-done-$((40 + 2))".into(),
+    ]
+    .join("; ");
+    let id = b.new_session("script", &format!("run {script}")).await;
+    let text = b.wait_for_text(&id, "all-done-42", MINUTE).await;
+    for expected in [
+        "hello-from-the-allowed-server direct",
+        "HTTP/1.1 200 Connection established hello-from-the-allowed-server  tunnel",
+        "HTTP/1.1 403 Forbidden name",
+        "HTTP/1.1 403 Forbidden port",
+        "Network is unreachable",
+        " raw-ip=1",
+    ] {
+        assert!(text.contains(expected), "`{expected}` in:\n{text}");
+    }
+    assert!(!text.contains("this-must-not-be-read"), "{text}");
+    let log = runner
+        .wait_for_stderr("refused not-listed.example:80", MINUTE)
+        .await;
+    assert!(
+        log.contains(&format!("refused 127.0.0.1:{other_port}")),
+        "{log}"
+    );
+    b.wait_for(&id, "the pause", MINUTE, |v| v["state"] == "paused")
+        .await;
+    runner
+        .wait_for_stderr(
+            &format!("reached 127.0.0.1:{allowed}: 2 connections"),
+            MINUTE,
+        )
+        .await;
+    runner.stop().await;
+    s.tear_down_in_a_fresh_process(&id).await;
+    assert_eq!(containers_of(&id), Vec::<String>::new());
+}

@@ -9,6 +9,7 @@ use blaise_control::model::IdlePolicy;
 use blaise_runner::host::bindings::RunKind;
 use blaise_runner::host::{Allow, Limits};
 use blaise_tests::blaise::{Stage, script_agent, settings};
+use blaise_tests::destinations::{TlsServer, http_server};
 use blaise_tests::tools::have;
 use blaise_tests::{World, plug, setup};
 use serde_json::json;
@@ -225,4 +226,92 @@ async fn a_home_whose_id_never_reached_the_state_is_still_torn_down() {
         .collect();
     assert_eq!(left.len(), 2, "{left:?}");
     assert!(left.contains(&"s-other".to_string()), "{left:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn with_an_egress_policy_the_agent_reaches_the_listed_destinations_only() {
+    if !have(&["bwrap"]) {
+        return;
+    }
+    let s = Stage::new(settings(1_500, IdlePolicy::Pause)).await;
+    let allowed = http_server("hello-from-the-allowed-server");
+    let other_port = http_server("this-must-not-be-read");
+    let tls = TlsServer::start(s.path());
+    s.configure(&format!(
+        "  - id: sandbox\n    source: {}\n    with:\n      read_only: [{}]\n      network:\n        allow: [\"127.0.0.1:{allowed}\", \"127.0.0.1:{}\", \"*.listed.example\"]\n    allow:\n      exec: [bwrap, blaise-egress]\n      storage: true\n",
+        plug("plugs/sandbox").display(),
+        script_agent().parent().unwrap().display(),
+        tls.port,
+    ));
+    let b = &s.blaise;
+    let runner = s.runner("box-1");
+    // Each line prints a marker and the client's exit code (28 would be a
+    // timeout: a refusal is at once).
+    let script = [
+        format!("curl -sS -m 20 http://127.0.0.1:{allowed}/; echo \" direct=$?\""),
+        format!(
+            "curl -sS -m 20 --noproxy '' -x \"$HTTP_PROXY\" http://127.0.0.1:{allowed}/; echo \" proxied=$?\""
+        ),
+        format!(
+            "curl -sSk -m 20 --noproxy '' -x \"$HTTPS_PROXY\" -o /dev/null -w 'tls-%{{http_code}}' https://127.0.0.1:{}/; echo \" connect=$?\"",
+            tls.port
+        ),
+        "curl -sS -m 20 --noproxy '' -x \"$HTTPS_PROXY\" https://not-listed.example/ 2>&1; echo \" name=$?\"".into(),
+        format!(
+            "curl -sS -m 20 --noproxy '' -x \"$HTTP_PROXY\" http://127.0.0.1:{other_port}/ 2>&1; echo \" port=$?\""
+        ),
+        format!("curl -sS -m 20 http://127.0.0.1:{other_port}/ 2>&1; echo \" port-direct=$?\""),
+        "curl -sS -m 20 --noproxy '' -x \"$HTTPS_PROXY\" https://203.0.113.9/ 2>&1; echo \" raw-ip=$?\"".into(),
+        "curl -sS -m 20 --noproxy '*' http://203.0.113.9/ 2>&1; echo \" raw-ip-direct=$?\"".into(),
+        "perl -MIO::Socket::INET -e 'my $s = IO::Socket::INET->new(PeerAddr => \"203.0.113.9:53\", Proto => \"udp\"); print(($s && defined $s->send(\"x\")) ? \"udp-sent\" : \"udp-failed\"); print \"\\n\"'".into(),
+        "timeout 20 getent hosts example.com; echo \" dns=$?\"".into(),
+        "echo all-done-$((40 + 2))".into(),
+    ]
+    .join("; ");
+    let id = b.new_session("script", &format!("run {script}")).await;
+    let text = b.wait_for_text(&id, "all-done-42", MINUTE).await;
+    for expected in [
+        "hello-from-the-allowed-server direct=0",
+        "hello-from-the-allowed-server proxied=0",
+        "tls-200 connect=0",
+        "CONNECT tunnel failed, response 403",
+        " name=56",
+        "blaise-egress refused 127.0.0.1:{other_port}: not in this environment's allow list",
+        " port=0",
+        " port-direct=7",
+        " raw-ip=56",
+        " raw-ip-direct=7",
+        "udp-failed",
+        " dns=2",
+    ] {
+        let expected = expected.replace("{other_port}", &other_port.to_string());
+        assert!(text.contains(&expected), "`{expected}` in:\n{text}");
+    }
+    assert!(!text.contains("this-must-not-be-read"), "{text}");
+
+    // The log tells each refusal, naming the destination.
+    let log = runner
+        .wait_for_stderr("refused not-listed.example:443", MINUTE)
+        .await;
+    for dest in [
+        format!("refused 127.0.0.1:{other_port}"),
+        "refused 203.0.113.9:443".into(),
+    ] {
+        assert!(log.contains(&dest), "{dest} in:\n{log}");
+    }
+    // What left is counted per destination when the agent stops.
+    b.wait_for(&id, "the pause", MINUTE, |v| v["state"] == "paused")
+        .await;
+    let log = runner
+        .wait_for_stderr(
+            &format!("reached 127.0.0.1:{allowed}: 2 connections"),
+            MINUTE,
+        )
+        .await;
+    assert!(
+        log.contains(&format!("reached 127.0.0.1:{}: 1 connection,", tls.port)),
+        "{log}"
+    );
+    runner.stop().await;
+    s.tear_down_in_a_fresh_process(&id).await;
 }

@@ -89,7 +89,7 @@ impl Host for HttpCap<'_> {
         let mut resp = builder
             .send()
             .await
-            .map_err(|e| HttpError::Failed(e.to_string()))?;
+            .map_err(|e| HttpError::Failed(with_causes(&e)))?;
         let status = resp.status().as_u16();
         let headers = resp
             .headers()
@@ -123,10 +123,27 @@ impl Host for HttpCap<'_> {
     }
 }
 
-/// The client shared by all plugs of a runner.
+/// An error and what caused it (reqwest's own text names only the URL; a
+/// refused resolution is in its causes).
+fn with_causes(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        let more = cause.to_string();
+        if !text.contains(&more) {
+            text = format!("{text}: {more}");
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// The client shared by all plugs of a runner: names resolve to public
+/// addresses only ([`crate::public_dns`]).
 pub fn client() -> anyhow::Result<reqwest::Client> {
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
+        .dns_resolver(std::sync::Arc::new(crate::public_dns::PublicOnly))
         .user_agent(concat!("blaise-runner/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(|e| anyhow::anyhow!("building the HTTP client: {e}"))

@@ -100,7 +100,8 @@ impl Host for ProcessCap<'_> {
         let (cwd, _) = guard::open_dir_inside(Path::new(cwd), &self.roots()).map_err(|why| {
             tracing::warn!(plug = %self.label.plug_id, session = %self.label.session_id, "denied: cwd {why}");
             ProcessError::Denied(format!(
-                "cwd {why}: a program runs in the workspace or the plug's storage"
+                "cwd {}: a program runs in the workspace or the plug's storage",
+                why.said
             ))
         })?;
         let mut child = TokioCommand::new(&path);

@@ -11,10 +11,10 @@ pub struct Config {
     /// image of the container; it must already be on the Docker host (it is never pulled by a run)
     #[schemars(length(min = 1))]
     pub image: String,
-    /// network mode: none (default), bridge, host, or a network's name
-    #[serde(default = "default_network")]
-    #[schemars(length(min = 1))]
-    pub network: String,
+    /// network mode: none (default), bridge, host, a network's name, or
+    /// `{allow: [...]}`: only the listed destinations, through `blaise-egress`
+    #[serde(default)]
+    pub network: Network,
     /// memory limit, e.g. 2g
     #[schemars(regex(pattern = r"^[0-9]+[bkmgBKMG]?$"))]
     pub memory: Option<String>,
@@ -47,8 +47,40 @@ pub struct Config {
     pub stop_timeout: u64,
 }
 
-fn default_network() -> String {
-    "none".into()
+/// What the container may reach.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Network {
+    /// A Docker network mode or a network's name.
+    Mode(#[schemars(length(min = 1))] String),
+    /// The listed destinations only.
+    Egress(Egress),
+}
+
+impl Default for Network {
+    fn default() -> Network {
+        Network::Mode("none".into())
+    }
+}
+
+impl Network {
+    /// The `--network` the container is created with (with an egress policy,
+    /// none: its only way out is the proxy).
+    pub fn mode(&self) -> &str {
+        match self {
+            Network::Mode(mode) => mode,
+            Network::Egress(_) => "none",
+        }
+    }
+}
+
+/// An egress policy.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Egress {
+    /// destinations: `host[:port]`, `*.domain[:port]`, an IP address or a
+    /// CIDR range; without a port, 443 and 80
+    pub allow: Vec<String>,
 }
 
 fn default_command() -> Vec<String> {
@@ -75,6 +107,27 @@ impl Config {
                     format!(
                         "`{mount}` conflicts with the session's workspace, which is mounted at {workspace}"
                     ),
+                ));
+            }
+        }
+        if let Network::Egress(egress) = &config.network {
+            for (i, entry) in egress.allow.iter().enumerate() {
+                if let Err(bad) = blaise_egress::Policy::parse(&[entry]) {
+                    return Err(PlugError::field(
+                        format!("network.allow[{i}]"),
+                        bad.to_string(),
+                    ));
+                }
+            }
+            // The proxy enters the container's network namespace through /proc.
+            if config
+                .host
+                .as_deref()
+                .is_some_and(|h| !h.starts_with("unix://"))
+            {
+                return Err(PlugError::field(
+                    "network",
+                    "an egress policy needs the Docker host on the runner's machine (a unix:// host): the proxy enters the container's network namespace",
                 ));
             }
         }

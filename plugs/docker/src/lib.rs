@@ -10,7 +10,7 @@ mod docker;
 
 use blaise_plug::{Context, Contribution, PauseInfo, Plug, PlugError, PlugInfo, TeardownInfo, log};
 
-use config::Config;
+use config::{Config, Network};
 use docker::{Docker, is_missing, strings};
 
 struct DockerPlug;
@@ -23,7 +23,7 @@ impl Plug for DockerPlug {
             .stateful(false)
             .can_resume(true)
             .config::<config::Config>()
-            .exec(&["docker"])
+            .exec(&["docker", "blaise-egress"])
             .build()
     }
 
@@ -47,7 +47,7 @@ impl Plug for DockerPlug {
                 log::info(format!("created container {name} from {}", config.image));
             }
         }
-        Ok(launch(&docker, &config, &name))
+        launch(&docker, &config, &name)
     }
 
     fn on_resume(ctx: &Context) -> Result<Contribution, PlugError> {
@@ -65,7 +65,7 @@ impl Plug for DockerPlug {
             }
             Some(true) => {}
         }
-        Ok(launch(&docker, &config, &name))
+        launch(&docker, &config, &name)
     }
 
     fn on_pause(ctx: &Context, info: &PauseInfo) -> Result<(), PlugError> {
@@ -149,7 +149,7 @@ fn create(docker: &Docker, config: &Config, ctx: &Context, name: &str) -> Result
     ] {
         args.extend(["--label".into(), format!("{key}={value}")]);
     }
-    args.extend(["--network".into(), config.network.clone()]);
+    args.extend(["--network".into(), config.network.mode().into()]);
     // The workspace has the same path inside and out: paths need no translation.
     args.extend([
         "--volume".into(),
@@ -204,7 +204,7 @@ fn config_error(config: &Config, why: String) -> PlugError {
     } else if lower.contains("network") && lower.contains("not found") {
         PlugError::field(
             "network",
-            format!("unknown network `{}`: {why}", config.network),
+            format!("unknown network `{}`: {why}", config.network.mode()),
         )
     } else if lower.contains("bind source path does not exist") || lower.contains("invalid mount") {
         PlugError::field("mounts", why)
@@ -213,17 +213,55 @@ fn config_error(config: &Config, why: String) -> PlugError {
     }
 }
 
-/// `docker exec -i` into the container, with the variables the config passes in.
-fn launch(docker: &Docker, config: &Config, name: &str) -> Contribution {
-    let mut prefix = docker.words();
+/// `docker exec -i` into the container, with the variables the config passes
+/// in; with an egress policy, after `blaise-egress --allow … --netns
+/// /proc/PID/ns/net --`: its proxy listens in the container's namespace, and
+/// the proxy variables it sets are passed in.
+fn launch(docker: &Docker, config: &Config, name: &str) -> Result<Contribution, PlugError> {
+    let mut prefix = Vec::new();
+    if let Network::Egress(egress) = &config.network {
+        let pid = docker.run(&strings(&[
+            "container",
+            "inspect",
+            "--format",
+            "{{.State.Pid}}",
+            name,
+        ]))?;
+        let pid: u32 = pid.trim().parse().ok().filter(|p| *p > 0).ok_or_else(|| {
+            PlugError::new(format!(
+                "container {name} has no process (its pid is `{}`)",
+                pid.trim()
+            ))
+        })?;
+        prefix.push("blaise-egress".to_owned());
+        for entry in &egress.allow {
+            prefix.extend(["--allow".into(), entry.clone()]);
+        }
+        prefix.extend(["--netns".into(), format!("/proc/{pid}/ns/net"), "--".into()]);
+    }
+    prefix.extend(docker.words());
     prefix.extend(strings(&["exec", "--interactive"]));
-    for var in &config.env {
+    let proxy_vars = [
+        "HTTPS_PROXY",
+        "HTTP_PROXY",
+        "https_proxy",
+        "http_proxy",
+        "NO_PROXY",
+        "no_proxy",
+    ];
+    let egress = matches!(config.network, Network::Egress(_));
+    for var in config
+        .env
+        .iter()
+        .map(String::as_str)
+        .chain(proxy_vars.into_iter().filter(|_| egress))
+    {
         // `-e NAME` takes the value from the environment docker runs in: the agent's.
-        prefix.extend(["--env".into(), var.clone()]);
+        prefix.extend(["--env".into(), var.to_owned()]);
     }
     if let Some(user) = &config.user {
         prefix.extend(["--user".into(), user.clone()]);
     }
     prefix.push(name.into());
-    Contribution::default().command_prefix(prefix)
+    Ok(Contribution::default().command_prefix(prefix))
 }

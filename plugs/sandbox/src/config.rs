@@ -8,9 +8,11 @@ use serde::Deserialize;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
-    /// share the host's network (default: false, only loopback)
+    /// `false` (default): only a private loopback; `true`: the host's whole
+    /// network; `{allow: [...]}`: only the listed destinations, through
+    /// `blaise-egress`
     #[serde(default)]
-    pub network: bool,
+    pub network: Network,
     /// more host paths the agent may read (e.g. where it is installed)
     #[serde(default)]
     #[schemars(inner(regex(pattern = "^/")))]
@@ -23,6 +25,31 @@ pub struct Config {
     #[serde(default = "default_hostname")]
     #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9.-]{0,62}$"))]
     pub hostname: String,
+}
+
+/// What the agent may reach.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Network {
+    /// None of it, or all of it.
+    All(bool),
+    /// The listed destinations only.
+    Egress(Egress),
+}
+
+impl Default for Network {
+    fn default() -> Network {
+        Network::All(false)
+    }
+}
+
+/// An egress policy.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Egress {
+    /// destinations: `host[:port]`, `*.domain[:port]`, an IP address or a
+    /// CIDR range; without a port, 443 and 80
+    pub allow: Vec<String>,
 }
 
 fn default_hostname() -> String {
@@ -54,6 +81,16 @@ impl Config {
                     field,
                     format!("`{path}` must be an absolute path without `..`"),
                 ));
+            }
+        }
+        if let Network::Egress(egress) = &config.network {
+            for (i, entry) in egress.allow.iter().enumerate() {
+                if let Err(bad) = blaise_egress::Policy::parse(&[entry]) {
+                    return Err(PlugError::field(
+                        format!("network.allow[{i}]"),
+                        bad.to_string(),
+                    ));
+                }
             }
         }
         Ok(config)

@@ -13,7 +13,7 @@ mod home;
 use blaise_plug::process::Command;
 use blaise_plug::{Context, Contribution, Plug, PlugError, PlugInfo, TeardownInfo, log, state};
 
-use config::Config;
+use config::{Config, Network};
 use home::Homes;
 
 /// The state key of the sandbox's id.
@@ -35,7 +35,7 @@ impl Plug for Sandbox {
             .stateful(true)
             .can_resume(true)
             .config::<config::Config>()
-            .exec(&["bwrap"])
+            .exec(&["bwrap", "blaise-egress"])
             .storage(true)
             .build()
     }
@@ -114,17 +114,28 @@ fn check_bwrap() -> Result<(), PlugError> {
     }
 }
 
-/// The `bwrap …` words before the agent's command line.
+/// The `bwrap …` words before the agent's command line (after
+/// `blaise-egress --allow … --` with an egress policy: bubblewrap then shares
+/// the namespace it made, whose only way out is its proxy).
 fn launch(ctx: &Context, config: &Config, home: &str) -> Contribution {
-    let mut args: Vec<String> = [
-        "bwrap",
-        "--die-with-parent",
-        "--new-session",
-        "--unshare-all",
-    ]
-    .map(String::from)
-    .into();
-    if config.network {
+    let mut args: Vec<String> = Vec::new();
+    if let Network::Egress(egress) = &config.network {
+        args.push("blaise-egress".into());
+        for entry in &egress.allow {
+            args.extend(["--allow".into(), entry.clone()]);
+        }
+        args.push("--".into());
+    }
+    args.extend(
+        [
+            "bwrap",
+            "--die-with-parent",
+            "--new-session",
+            "--unshare-all",
+        ]
+        .map(String::from),
+    );
+    if !matches!(config.network, Network::All(false)) {
         args.push("--share-net".into());
     }
     args.extend(["--hostname".into(), config.hostname.clone()]);

@@ -138,13 +138,24 @@ fn run(args: &Args, policy: Policy) -> Result<ExitCode, String> {
             .spawn(move || relaying.relay(listener, to))
             .map_err(|e| format!("could not start the forward to {to}: {e}"))?;
     }
-    signals::forward_to(signals, child.id());
+    // What left is told once: when a termination signal comes (the runner
+    // may kill the whole group soon after), or else when the command exits.
+    let told = Arc::new(std::sync::Once::new());
+    let tell = {
+        let (proxy, told) = (proxy.clone(), told.clone());
+        move || {
+            told.call_once(|| {
+                for line in proxy.tally().summary() {
+                    eprintln!("blaise-egress: {line}");
+                }
+            })
+        }
+    };
+    signals::forward_to(signals, child.id(), tell.clone());
     let status = child
         .wait()
         .map_err(|e| format!("waiting for `{}`: {e}", args.command[0]))?;
-    for line in proxy.tally().summary() {
-        eprintln!("blaise-egress: {line}");
-    }
+    tell();
     use std::os::unix::process::ExitStatusExt;
     Ok(match (status.code(), status.signal()) {
         (Some(code), _) => ExitCode::from(code as u8),
@@ -176,7 +187,8 @@ mod signals {
         }
     }
 
-    pub fn forward_to(blocked: Blocked, pid: u32) {
+    /// Passes each on to `pid`, after `first` (once) for a SIGTERM.
+    pub fn forward_to(blocked: Blocked, pid: u32, first: impl Fn() + Send + 'static) {
         let _ = std::thread::Builder::new()
             .name("egress-signals".into())
             .stack_size(64 << 10)
@@ -184,6 +196,9 @@ mod signals {
                 loop {
                     let mut signal = 0;
                     if unsafe { libc::sigwait(&blocked.0, &mut signal) } == 0 {
+                        if signal == libc::SIGTERM {
+                            first();
+                        }
                         unsafe { libc::kill(pid as libc::pid_t, signal) };
                     }
                 }

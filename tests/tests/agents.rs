@@ -64,9 +64,11 @@ async fn whole_session(agent: RealAgent, sandboxed: bool) {
     let mut plugs = format!("  - id: redaction\n    source: {}\n", redaction.display());
     if sandboxed {
         // Where npm put the agents, and node, read-only; the model's API
-        // (on this machine's loopback) over the host's network.
+        // (on this machine's loopback, by address) its only destination, as
+        // `docs/agents.md` shows with the real one's name.
+        let model_addr = model.url.trim_start_matches("http://").trim_end_matches('/');
         plugs = format!(
-            "  - id: sandbox\n    source: {}\n    with: {{ network: true, read_only: [{}, {}] }}\n    allow: {{ exec: [bwrap], storage: true }}\n{plugs}",
+            "  - id: sandbox\n    source: {}\n    with: {{ network: {{ allow: [\"{model_addr}\"] }}, read_only: [{}, {}] }}\n    allow: {{ exec: [bwrap, blaise-egress], storage: true }}\n{plugs}",
             plug("plugs/sandbox").display(),
             installed.bin.parent().unwrap().parent().unwrap().display(),
             installed.node_dir,
@@ -241,6 +243,14 @@ async fn whole_session(agent: RealAgent, sandboxed: bool) {
     );
     // The agent's stderr reached the log as text, not terminal codes.
     assert!(!logs.contains('\u{1b}'), "colour codes in the runner's log");
+    if sandboxed {
+        // Its model was reached through the egress policy, and counted.
+        let model_addr = model.url.trim_start_matches("http://");
+        assert!(
+            logs.contains(&format!("blaise-egress: reached {model_addr}: ")),
+            "{logs}"
+        );
+    }
     // What a user reads: every kind of thing the agent did is there
     // (Gemini CLI shows its to-do list as a tool call, not as a plan).
     let kinds: Vec<&str> = transcript

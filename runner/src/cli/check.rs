@@ -134,13 +134,22 @@ pub fn grant_gaps(plug: &ResolvedPlug) -> Vec<String> {
         .iter()
         // What a plug asks for is its author's text.
         .map(|gap| crate::distribution::download::printable(gap))
-        .map(|gap| match gap.strip_prefix("secret: ") {
-            Some(name) => format!(
-                "note: plug `{id}` can use the secret `{name}`; blaise.yml does not grant it, so the plug runs without it"
-            ),
-            None => format!(
-                "warning: plug `{id}` asks for `{gap}`, not granted: such calls will be denied"
-            ),
+        .map(|gap| {
+            if let Some(name) = gap.strip_prefix("secret: ") {
+                return format!(
+                    "note: plug `{id}` can use the secret `{name}`; blaise.yml does not grant it, so the plug runs without it"
+                );
+            }
+            // A program shipped with the runner that a plug runs only for a
+            // feature of its config (`blaise-egress`: an egress policy).
+            match gap.strip_prefix("exec: ") {
+                Some(program) if crate::host::grants::SHIPPED.contains(&program) => format!(
+                    "note: plug `{id}` can run `{program}` (shipped with the runner); blaise.yml does not grant it, so a config that needs it fails at start"
+                ),
+                _ => format!(
+                    "warning: plug `{id}` asks for `{gap}`, not granted: such calls will be denied"
+                ),
+            }
         })
         .chain(unused)
         .collect()

@@ -15,6 +15,11 @@ tools_install() {
   command -v bwrap >/dev/null || missing+=(bubblewrap)
   command -v dockerd >/dev/null || missing+=(docker.io)
   command -v busybox >/dev/null || missing+=(busybox-static)
+  # Clients and a TLS server for the egress tests (the agent's curl, perl's
+  # sockets, `openssl s_server` as an HTTPS destination).
+  command -v curl >/dev/null || missing+=(curl)
+  command -v openssl >/dev/null || missing+=(openssl)
+  command -v perl >/dev/null || missing+=(perl)
   # The control plane's PostgreSQL pass starts its own server from these
   # programs (control/tests/control/pg.rs); the package's own cluster is unused.
   compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)

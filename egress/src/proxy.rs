@@ -369,3 +369,69 @@ fn reply(client: &mut TcpStream, code: u16, reason: &str, body: &str) {
     );
     let _ = client.flush();
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn proxy(entries: &[&str]) -> Proxy {
+        Proxy::new(Policy::parse(entries).unwrap()).with_resolver(|name, port| {
+            let ip = match name {
+                "rebound.example" => "127.0.0.1",
+                "metadata.example" => "169.254.169.254",
+                "mixed.example" => "10.0.0.1",
+                _ => "93.184.215.14",
+            };
+            let mut out = vec![SocketAddr::new(ip.parse().unwrap(), port)];
+            if name == "mixed.example" {
+                out.push(SocketAddr::new("93.184.215.15".parse().unwrap(), port));
+            }
+            Ok(out)
+        })
+    }
+
+    fn dest(host: &str, port: u16) -> Destination {
+        Destination {
+            host: host.into(),
+            port,
+        }
+    }
+
+    #[test]
+    fn a_listed_name_that_resolves_home_is_refused() {
+        let p = proxy(&["rebound.example", "metadata.example", "mixed.example"]);
+        match p.decide(&dest("rebound.example", 443)) {
+            Decision::Refused(Refusal::OnlyLocal(ips)) => {
+                assert_eq!(ips, ["127.0.0.1".parse::<IpAddr>().unwrap()]);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            p.decide(&dest("metadata.example", 80)),
+            Decision::Refused(Refusal::OnlyLocal(_))
+        ));
+        // Only the public address of a name that has both is used.
+        match p.decide(&dest("mixed.example", 443)) {
+            Decision::Go(addrs) => assert_eq!(addrs, ["93.184.215.15:443".parse().unwrap()]),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_private_address_is_reached_when_listed_as_one() {
+        let p = proxy(&["rebound.example", "127.0.0.1:443"]);
+        assert!(matches!(
+            p.decide(&dest("rebound.example", 443)),
+            Decision::Go(_)
+        ));
+        assert!(matches!(p.decide(&dest("127.0.0.1", 443)), Decision::Go(_)));
+        assert!(matches!(
+            p.decide(&dest("127.0.0.1", 8443)),
+            Decision::Refused(Refusal::NotListed)
+        ));
+        assert!(matches!(
+            p.decide(&dest("elsewhere.example", 443)),
+            Decision::Refused(Refusal::NotListed)
+        ));
+    }
+}

@@ -66,7 +66,10 @@ async fn whole_session(agent: RealAgent, sandboxed: bool) {
         // Where npm put the agents, and node, read-only; the model's API
         // (on this machine's loopback, by address) its only destination, as
         // `docs/agents.md` shows with the real one's name.
-        let model_addr = model.url.trim_start_matches("http://").trim_end_matches('/');
+        let model_addr = model
+            .url
+            .trim_start_matches("http://")
+            .trim_end_matches('/');
         plugs = format!(
             "  - id: sandbox\n    source: {}\n    with: {{ network: {{ allow: [\"{model_addr}\"] }}, read_only: [{}, {}] }}\n    allow: {{ exec: [bwrap, blaise-egress], storage: true }}\n{plugs}",
             plug("plugs/sandbox").display(),

@@ -1,0 +1,109 @@
+//! The `blaise-egress` binary as a plug's prefix runs it: the command in a
+//! namespace of its own, the listed destination reached, others refused with
+//! the destination named, what left counted, the command's exit status kept.
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::process::Command;
+
+const EGRESS: &str = env!("CARGO_BIN_EXE_blaise-egress");
+
+/// A server on loopback answering each request with `body`.
+fn server(body: &'static str) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { continue };
+            let mut buf = [0u8; 4096];
+            let _ = conn.read(&mut buf);
+            let _ = write!(
+                conn,
+                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    port
+}
+
+fn have_curl() -> bool {
+    Command::new("curl").arg("--version").output().is_ok()
+}
+
+#[test]
+fn the_command_reaches_what_is_listed_and_nothing_else() {
+    if !have_curl() {
+        eprintln!("SKIPPED: no curl");
+        return;
+    }
+    let allowed = server("listed");
+    let other = server("not-listed");
+    let out = Command::new(EGRESS)
+        .args(["--allow", &format!("127.0.0.1:{allowed}"), "--"])
+        .args(["sh", "-c"])
+        .arg(format!(
+            "curl -sS -m 10 http://127.0.0.1:{allowed}/; echo; \
+             curl -sS -m 10 --noproxy '' -x \"$HTTP_PROXY\" http://127.0.0.1:{other}/; echo; \
+             curl -sS -m 10 http://127.0.0.1:{other}/ 2>&1; \
+             exit 7"
+        ))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(7), "the command's status: {stderr}");
+    assert!(stdout.contains("listed\n"), "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "blaise-egress refused 127.0.0.1:{other}: not in this environment's allow list"
+        )),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("not-listed"), "{stdout}");
+    assert!(
+        stdout.contains("Couldn't connect"),
+        "no forward for it: {stdout}"
+    );
+    assert!(
+        stderr.contains(&format!("blaise-egress: refused 127.0.0.1:{other}: not in")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "blaise-egress: reached 127.0.0.1:{allowed}: 1 connection,"
+        )),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn bad_arguments_say_what_is_wrong_and_start_nothing() {
+    for (args, says) in [
+        (
+            vec!["--allow", "https://x.example", "--", "true"],
+            "--allow `https://x.example`: a destination is",
+        ),
+        (vec!["--allow", "x.example"], "no command after `--`"),
+        (
+            vec!["--port", "0", "--", "true"],
+            "--port `0` is not a port",
+        ),
+        (vec!["--bogus", "--", "true"], "unknown argument `--bogus`"),
+    ] {
+        let out = Command::new(EGRESS).args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+    let out = Command::new(EGRESS)
+        .args(["--", "/no/such/program"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(125), "{stderr}");
+    assert!(
+        stderr.contains("could not start `/no/such/program`"),
+        "{stderr}"
+    );
+}

@@ -19,7 +19,7 @@ const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a destination may take to accept.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Bytes moved per read, each way.
-const CHUNK: usize = 64 << 10;
+const CHUNK: usize = 16 << 10;
 /// A connection's thread holds little on its stack (its buffers are on the heap).
 const STACK: usize = 128 << 10;
 

@@ -47,7 +47,10 @@ fn main() {
     // Latency: a plain HTTP request on a new connection, direct and proxied.
     let (mut direct, mut proxied) = (Vec::new(), Vec::new());
     for _ in 0..REQUESTS {
-        direct.push(request(("127.0.0.1", http), &format!("GET / HTTP/1.1\r\nHost: 127.0.0.1:{http}\r\n\r\n")));
+        direct.push(request(
+            ("127.0.0.1", http),
+            &format!("GET / HTTP/1.1\r\nHost: 127.0.0.1:{http}\r\n\r\n"),
+        ));
         proxied.push(request(
             ("127.0.0.1", port),
             &format!("GET http://127.0.0.1:{http}/ HTTP/1.1\r\nHost: 127.0.0.1:{http}\r\n\r\n"),
@@ -132,7 +135,11 @@ impl Egress {
 }
 
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 /// Reads each connection to its end, then answers one byte.
@@ -164,7 +171,8 @@ fn http_server() -> u16 {
             while reader.read_line(&mut line).unwrap_or(0) > 2 {
                 line.clear();
             }
-            let _ = conn.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok");
+            let _ = conn
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok");
         }
     });
     port
@@ -180,7 +188,11 @@ fn connect_through(port: u16, to: u16) -> TcpStream {
         s.read_exact(&mut byte).unwrap();
         head.push(byte[0]);
     }
-    assert!(head.starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&head));
+    assert!(
+        head.starts_with(b"HTTP/1.1 200"),
+        "{}",
+        String::from_utf8_lossy(&head)
+    );
     s
 }
 
@@ -207,7 +219,11 @@ fn request(to: (&str, u16), head: &str) -> f64 {
     s.write_all(head.as_bytes()).unwrap();
     let mut response = Vec::new();
     s.read_to_end(&mut response).unwrap();
-    assert!(response.ends_with(b"ok"), "{}", String::from_utf8_lossy(&response));
+    assert!(
+        response.ends_with(b"ok"),
+        "{}",
+        String::from_utf8_lossy(&response)
+    );
     start.elapsed().as_secs_f64() * 1e6
 }
 

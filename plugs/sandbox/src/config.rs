@@ -49,6 +49,9 @@ impl Default for Network {
 pub struct Egress {
     /// destinations: `host[:port]`, `*.domain[:port]`, an IP address or a
     /// CIDR range; without a port, 443 and 80
+    #[schemars(inner(regex(
+        pattern = r"^((\*\.)?[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?(/[0-9]{1,3})?(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]+(/[0-9]{1,3})?\](:[0-9]{1,5})?|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(/[0-9]{1,3})?)$"
+    )))]
     pub allow: Vec<String>,
 }
 

@@ -240,6 +240,7 @@ pub fn check_config(schema: &str, config: &serde_json::Value) -> Result<(), Stri
         .map_err(|e| format!("the plug describes an invalid config schema: {e}"))?;
     let problems: Vec<String> = validator
         .iter_errors(config)
+        .flat_map(|e| explained(e.to_owned()))
         .map(|e| {
             let at = e.instance_path.to_string();
             let field = at.trim_start_matches('/').replace('/', ".");
@@ -249,6 +250,14 @@ pub fn check_config(schema: &str, config: &serde_json::Value) -> Result<(), Stri
             let mut why = e.to_string();
             if e.instance.is_string() && value.len() > 2 {
                 why = why.replace(&value, "the value");
+            }
+            // A pattern says little to the operator: the field's own words do.
+            if matches!(
+                e.kind,
+                jsonschema::error::ValidationErrorKind::Pattern { .. }
+            ) && let Some(said) = description(&schema, e.schema_path.as_str())
+            {
+                why = format!("the value is not of the form this field takes ({said})");
             }
             if field.is_empty() {
                 format!("with: {why}")
@@ -264,9 +273,96 @@ pub fn check_config(schema: &str, config: &serde_json::Value) -> Result<(), Stri
     }
 }
 
+/// The description nearest above `path` (where the validator was in
+/// `schema`, `$ref`s followed): the field's, or its list's for an item.
+fn description(schema: &serde_json::Value, path: &str) -> Option<String> {
+    let mut nodes = vec![schema];
+    for segment in path.split('/').skip(1) {
+        let here = *nodes.last()?;
+        let next = if segment == "$ref" {
+            let target = here.get("$ref")?.as_str()?.strip_prefix('#')?;
+            schema.pointer(target)?
+        } else {
+            let key = segment.replace("~1", "/").replace("~0", "~");
+            match here {
+                serde_json::Value::Array(items) => items.get(key.parse::<usize>().ok()?)?,
+                other => other.get(&key)?,
+            }
+        };
+        nodes.push(next);
+    }
+    // Past the keyword itself (`pattern`), a few levels up at most.
+    nodes.iter().rev().skip(1).take(3).find_map(|node| {
+        let said = node.get("description")?.as_str()?;
+        Some(said.split_whitespace().collect::<Vec<_>>().join(" "))
+    })
+}
+
+/// The errors to show for `e`: for a value that fits none of a field's
+/// alternatives (`network: false | {allow: [...]}`), what is wrong with it
+/// under the one alternative of its own type, when there is exactly one.
+fn explained(e: jsonschema::ValidationError<'static>) -> Vec<jsonschema::ValidationError<'static>> {
+    use jsonschema::error::ValidationErrorKind;
+    let here = e.instance_path.to_string();
+    let pick = match &e.kind {
+        ValidationErrorKind::AnyOf { context } => {
+            let of_its_type: Vec<usize> = (0..context.len())
+                .filter(|&i| {
+                    !context[i].is_empty()
+                        && !context[i].iter().any(|c| {
+                            c.instance_path.to_string() == here
+                                && matches!(c.kind, ValidationErrorKind::Type { .. })
+                        })
+                })
+                .collect();
+            match of_its_type.as_slice() {
+                [one] => Some(*one),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    if let Some(i) = pick
+        && let ValidationErrorKind::AnyOf { context } = e.kind
+    {
+        let errors = context.into_iter().nth(i).unwrap_or_default();
+        return errors.into_iter().flat_map(explained).collect();
+    }
+    vec![e]
+}
+
 #[cfg(test)]
 mod tests {
     use super::check_config;
+
+    #[test]
+    fn a_value_that_fits_no_alternative_is_explained_by_its_own_kind() {
+        let schema = r#"{"type":"object","properties":{"network":{"anyOf":[
+            {"type":"boolean"},
+            {"type":"object","properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[a-z.]+$"}}}}
+        ]}}}"#;
+        let err = check_config(
+            schema,
+            &serde_json::json!({"network": {"allow": ["ok.example", "*"]}}),
+        )
+        .unwrap_err();
+        assert!(err.starts_with("with.network.allow.1: "), "{err}");
+        assert!(err.contains("does not match"), "{err}");
+        // With the field's description, that is what the operator reads.
+        let described = schema.replace(
+            r#"{"type":"array","#,
+            r#"{"description":"destinations, `host[:port]`","type":"array","#,
+        );
+        let err = check_config(
+            &described,
+            &serde_json::json!({"network": {"allow": ["*"]}}),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            "with.network.allow.0: the value is not of the form this field takes (destinations, `host[:port]`)"
+        );
+    }
 
     #[test]
     fn a_bad_config_value_is_named_not_echoed() {

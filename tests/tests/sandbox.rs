@@ -121,7 +121,13 @@ async fn bad_config_fails_on_start_naming_the_plug_and_the_field() {
     let conflict = json!({ "read_only": ["/opt/tools"], "read_write": ["/opt/tools/"] });
     let mut run = w
         .instance(
-            setup("my-sandbox", &sandbox, conflict, storage, Limits::default()),
+            setup(
+                "my-sandbox",
+                &sandbox,
+                conflict,
+                storage.clone(),
+                Limits::default(),
+            ),
             "s",
             RunKind::Start,
         )
@@ -131,6 +137,29 @@ async fn bad_config_fails_on_start_naming_the_plug_and_the_field() {
         err.contains("my-sandbox")
             && err.contains("with.read_write")
             && err.contains("also in `read_only`"),
+        "{err}"
+    );
+
+    // An egress entry that is not one is named, with what is wrong.
+    let bad_entry = json!({ "network": { "allow": ["api.example.com:443", "git*.com"] } });
+    let mut run = w
+        .instance(
+            setup(
+                "my-sandbox",
+                &sandbox,
+                bad_entry,
+                storage,
+                Limits::default(),
+            ),
+            "s",
+            RunKind::Start,
+        )
+        .await;
+    let err = run.on_start().await.unwrap_err().to_string();
+    assert!(
+        err.contains("my-sandbox")
+            && err.contains("with.network.allow[1]")
+            && err.contains("`git*.com`: `*` only as a whole first label"),
         "{err}"
     );
 

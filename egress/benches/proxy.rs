@@ -27,7 +27,7 @@ fn main() {
     let sink = sink();
     let http = http_server();
     let port = free_port();
-    let mut egress = Egress::start(port, &[sink, http]);
+    let egress = Egress::start(port, &[sink, http]);
 
     // Throughput: the same upload, direct and through a tunnel, alternating.
     let (mut direct, mut tunnel) = (Vec::new(), Vec::new());
@@ -103,7 +103,7 @@ impl Egress {
         let ns = format!("/proc/{}/ns/net", std::process::id());
         // Its command is `cat` on a pipe from here: it ends when the bench
         // lets go, and holds none of the bench's output open.
-        let child = cmd
+        let mut child = cmd
             .args(["--netns", &ns, "--", "cat"])
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
@@ -116,6 +116,8 @@ impl Egress {
             }
             std::thread::sleep(Duration::from_millis(10));
         }
+        let _ = child.kill();
+        let _ = child.wait();
         panic!("blaise-egress did not listen on {port}");
     }
 

@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::io::{self, Read, Write};
 use std::net::{IpAddr, Shutdown, SocketAddr, SocketAddrV4, TcpListener, TcpStream, ToSocketAddrs};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
@@ -22,6 +23,9 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const CHUNK: usize = 16 << 10;
 /// A connection's thread holds little on its stack (its buffers are on the heap).
 const STACK: usize = 128 << 10;
+/// Most connections carried at once: past it a new one is turned away
+/// (an agent cannot make the proxy, outside its sandbox, spawn threads without end).
+pub const MAX_CONNECTIONS: usize = 256;
 
 type Resolver = dyn Fn(&str, u16) -> io::Result<Vec<SocketAddr>> + Send + Sync;
 type Log = dyn Fn(&str) + Send + Sync;
@@ -34,6 +38,8 @@ pub struct Proxy {
     log: Box<Log>,
     /// Destinations that could not be reached, told once each.
     failed: Mutex<BTreeSet<String>>,
+    /// Connections being carried.
+    open: AtomicUsize,
 }
 
 /// Why a destination is refused.
@@ -91,6 +97,7 @@ impl Proxy {
                 let _ = writeln!(io::stderr().lock(), "blaise-egress: {line}");
             }),
             failed: Mutex::default(),
+            open: AtomicUsize::new(0),
         }
     }
 
@@ -117,14 +124,43 @@ impl Proxy {
     pub fn serve(self: Arc<Self>, listener: TcpListener) {
         for client in listener.incoming() {
             let Ok(client) = client else { continue };
-            let proxy = self.clone();
-            let spawned = thread::Builder::new()
-                .name("egress-conn".into())
-                .stack_size(STACK)
-                .spawn(move || proxy.handle(client));
-            if let Err(e) = spawned {
-                (self.log)(&format!("could not take a connection: {e}"));
+            self.carry(client, |proxy, client| proxy.handle(client));
+        }
+    }
+
+    /// Runs `work` on `client` in a thread of its own, unless
+    /// [`MAX_CONNECTIONS`] are already carried.
+    fn carry(
+        self: &Arc<Self>,
+        mut client: TcpStream,
+        work: impl FnOnce(&Proxy, TcpStream) + Send + 'static,
+    ) {
+        if self.open.fetch_add(1, Ordering::AcqRel) >= MAX_CONNECTIONS {
+            self.open.fetch_sub(1, Ordering::AcqRel);
+            if self.tally.refused("(too many connections at once)") {
+                (self.log)(&format!(
+                    "turned a connection away: {MAX_CONNECTIONS} are open at once"
+                ));
             }
+            reply(
+                &mut client,
+                503,
+                "Service Unavailable",
+                &format!("blaise-egress: {MAX_CONNECTIONS} connections are open at once"),
+            );
+            return;
+        }
+        let proxy = self.clone();
+        let spawned = thread::Builder::new()
+            .name("egress-conn".into())
+            .stack_size(STACK)
+            .spawn(move || {
+                work(&proxy, client);
+                proxy.open.fetch_sub(1, Ordering::AcqRel);
+            });
+        if let Err(e) = spawned {
+            self.open.fetch_sub(1, Ordering::AcqRel);
+            (self.log)(&format!("could not take a connection: {e}"));
         }
     }
 
@@ -161,18 +197,13 @@ impl Proxy {
     pub fn relay(self: Arc<Self>, listener: TcpListener, to: SocketAddrV4) {
         for client in listener.incoming() {
             let Ok(client) = client else { continue };
-            let proxy = self.clone();
             let dest = Destination {
                 host: to.ip().to_string(),
                 port: to.port(),
             };
-            let spawned = thread::Builder::new()
-                .name("egress-conn".into())
-                .stack_size(STACK)
-                .spawn(move || proxy.go(client, dest, Start::Raw, &[]));
-            if let Err(e) = spawned {
-                (self.log)(&format!("could not take a connection: {e}"));
-            }
+            self.carry(client, move |proxy, client| {
+                proxy.go(client, dest, Start::Raw, &[])
+            });
         }
     }
 
@@ -415,6 +446,52 @@ mod tests {
             Decision::Go(addrs) => assert_eq!(addrs, ["93.184.215.15:443".parse().unwrap()]),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn connections_past_the_cap_are_turned_away_and_the_next_ones_taken() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let logged = Arc::new(Mutex::new(Vec::<String>::new()));
+        let log = logged.clone();
+        let p =
+            Arc::new(proxy(&[]).with_log(move |line| log.lock().unwrap().push(line.to_string())));
+        std::thread::spawn(move || p.serve(listener));
+        // Each holds a thread, waiting for its request head.
+        let held: Vec<TcpStream> = (0..MAX_CONNECTIONS)
+            .map(|_| TcpStream::connect(addr).unwrap())
+            .collect();
+        let answer = |s: &mut TcpStream| {
+            let mut text = String::new();
+            let _ = s.read_to_string(&mut text);
+            text
+        };
+        let mut turned = TcpStream::connect(addr).unwrap();
+        assert!(
+            answer(&mut turned).starts_with("HTTP/1.1 503"),
+            "one past the cap"
+        );
+        drop(held);
+        // Once they are gone, a request is judged again.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let mut next = TcpStream::connect(addr).unwrap();
+            next.write_all(b"CONNECT evil.example:443 HTTP/1.1\r\n\r\n")
+                .unwrap();
+            let text = answer(&mut next);
+            if text.starts_with("HTTP/1.1 403") {
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "{text}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let logged = logged.lock().unwrap();
+        assert!(
+            logged
+                .iter()
+                .any(|l| l.contains("turned a connection away")),
+            "{logged:?}"
+        );
     }
 
     #[test]

@@ -1,5 +1,7 @@
 //! What left, per destination: connections and bytes each way; and what was
-//! refused, each destination once.
+//! refused, each destination once. Bounded: an agent that asks for endless
+//! names (`*.example.com` allows any subdomain) makes neither the tally nor
+//! the log grow without end.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
@@ -14,31 +16,50 @@ pub struct Counts {
     pub received: u64,
 }
 
+/// Most destinations counted one by one; the rest are counted together.
+pub const MAX_DESTINATIONS: usize = 256;
+/// Where the rest are counted.
+pub const OTHERS: &str = "(other destinations)";
+
 /// The counts of a run, shared by the proxy's connections.
 #[derive(Debug, Default)]
 pub struct Tally {
     reached: Mutex<BTreeMap<String, Counts>>,
-    refused: Mutex<BTreeSet<String>>,
+    refused: Mutex<Refused>,
+}
+
+#[derive(Debug, Default)]
+struct Refused {
+    named: BTreeSet<String>,
+    /// Refusals of destinations past the named ones.
+    more: u64,
 }
 
 impl Tally {
     pub fn connected(&self, dest: &str) {
-        lock(&self.reached)
-            .entry(dest.to_string())
-            .or_default()
-            .connections += 1;
+        let mut reached = lock(&self.reached);
+        entry(&mut reached, dest).connections += 1;
     }
 
     pub fn moved(&self, dest: &str, sent: u64, received: u64) {
         let mut reached = lock(&self.reached);
-        let c = reached.entry(dest.to_string()).or_default();
+        let c = entry(&mut reached, dest);
         c.sent += sent;
         c.received += received;
     }
 
-    /// Records a refusal; true the first time for this destination.
+    /// Records a refusal; true the first time for this destination (and
+    /// false past [`MAX_DESTINATIONS`] of them: not told one by one).
     pub fn refused(&self, dest: &str) -> bool {
-        lock(&self.refused).insert(dest.to_string())
+        let mut refused = lock(&self.refused);
+        if refused.named.contains(dest) {
+            return false;
+        }
+        if refused.named.len() >= MAX_DESTINATIONS {
+            refused.more += 1;
+            return false;
+        }
+        refused.named.insert(dest.to_string())
     }
 
     pub fn reached(&self) -> BTreeMap<String, Counts> {
@@ -46,7 +67,7 @@ impl Tally {
     }
 
     pub fn refusals(&self) -> BTreeSet<String> {
-        lock(&self.refused).clone()
+        lock(&self.refused).named.clone()
     }
 
     /// The summary lines written when the agent exits.
@@ -64,15 +85,29 @@ impl Tally {
                 )
             })
             .collect();
-        let refused = self.refusals();
-        if !refused.is_empty() {
+        let refused = lock(&self.refused);
+        if !refused.named.is_empty() {
+            let more = match refused.more {
+                0 => String::new(),
+                n => format!(", and {n} more refusals of other destinations"),
+            };
             lines.push(format!(
-                "refused: {}",
-                refused.into_iter().collect::<Vec<_>>().join(", ")
+                "refused: {}{more}",
+                refused.named.iter().cloned().collect::<Vec<_>>().join(", ")
             ));
         }
         lines
     }
+}
+
+/// The counts of `dest`, or of all the others once there are enough.
+fn entry<'a>(reached: &'a mut BTreeMap<String, Counts>, dest: &str) -> &'a mut Counts {
+    let key = if reached.contains_key(dest) || reached.len() < MAX_DESTINATIONS {
+        dest
+    } else {
+        OTHERS
+    };
+    reached.entry(key.to_string()).or_default()
 }
 
 fn bytes(n: u64) -> String {
@@ -105,6 +140,25 @@ mod tests {
                 "reached api.example.com:443: 2 connections, 300 B sent, 39 KiB received",
                 "refused: evil.example:443",
             ]
+        );
+    }
+
+    #[test]
+    fn endless_destinations_are_bounded() {
+        let t = Tally::default();
+        for i in 0..MAX_DESTINATIONS + 10 {
+            t.connected(&format!("n{i}.example.com:443"));
+            t.refused(&format!("r{i}.example.com:443"));
+        }
+        let reached = t.reached();
+        assert_eq!(reached.len(), MAX_DESTINATIONS + 1);
+        assert_eq!(reached[OTHERS].connections, 10);
+        assert_eq!(t.refusals().len(), MAX_DESTINATIONS);
+        assert!(
+            t.summary()
+                .last()
+                .unwrap()
+                .ends_with(", and 10 more refusals of other destinations")
         );
     }
 }

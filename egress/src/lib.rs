@@ -11,6 +11,8 @@
 //! once on stderr, which the runner logs with the session.
 
 pub mod addresses;
+#[cfg(feature = "config")]
+pub mod config;
 #[cfg(target_os = "linux")]
 pub mod netns;
 pub mod policy;

@@ -218,6 +218,16 @@ async fn bad_config_fails_on_start_naming_the_plug_and_the_field() {
             "with.network",
             "unknown network",
         ),
+        (
+            json!({ "image": agent_image(), "network": { "allow": ["api.example.com", "[::1"] } }),
+            "with.network.allow[1]",
+            "without its `]`",
+        ),
+        (
+            json!({ "image": agent_image(), "host": "tcp://10.0.0.1:2375", "network": { "allow": ["api.example.com"] } }),
+            "with.network",
+            "needs the Docker host on the runner's machine",
+        ),
     ];
     for (n, (config, field, words)) in cases.into_iter().enumerate() {
         let session = format!("bad-{}-{n}", std::process::id());

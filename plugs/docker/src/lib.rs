@@ -233,11 +233,7 @@ fn launch(docker: &Docker, config: &Config, name: &str) -> Result<Contribution, 
                 pid.trim()
             ))
         })?;
-        prefix.push("blaise-egress".to_owned());
-        for entry in &egress.allow {
-            prefix.extend(["--allow".into(), entry.clone()]);
-        }
-        prefix.extend(["--netns".into(), format!("/proc/{pid}/ns/net"), "--".into()]);
+        prefix = egress.prefix(&["--netns".into(), format!("/proc/{pid}/ns/net")]);
     }
     prefix.extend(docker.words());
     prefix.extend(strings(&["exec", "--interactive"]));

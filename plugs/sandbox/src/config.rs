@@ -43,17 +43,7 @@ impl Default for Network {
     }
 }
 
-/// An egress policy.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Egress {
-    /// destinations: `host[:port]`, `*.domain[:port]`, an IP address or a
-    /// CIDR range; without a port, 443 and 80
-    #[schemars(inner(regex(
-        pattern = r"^((\*\.)?[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?(/[0-9]{1,3})?(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]+(/[0-9]{1,3})?\](:[0-9]{1,5})?|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(/[0-9]{1,3})?)$"
-    )))]
-    pub allow: Vec<String>,
-}
+pub use blaise_egress::config::Egress;
 
 fn default_hostname() -> String {
     "sandbox".into()
@@ -86,15 +76,13 @@ impl Config {
                 ));
             }
         }
-        if let Network::Egress(egress) = &config.network {
-            for (i, entry) in egress.allow.iter().enumerate() {
-                if let Err(bad) = blaise_egress::Policy::parse(&[entry]) {
-                    return Err(PlugError::field(
-                        format!("network.allow[{i}]"),
-                        bad.to_string(),
-                    ));
-                }
-            }
+        if let Network::Egress(egress) = &config.network
+            && let Err((i, bad)) = egress.check()
+        {
+            return Err(PlugError::field(
+                format!("network.allow[{i}]"),
+                bad.to_string(),
+            ));
         }
         Ok(config)
     }

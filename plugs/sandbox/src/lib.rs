@@ -118,14 +118,10 @@ fn check_bwrap() -> Result<(), PlugError> {
 /// `blaise-egress --allow … --` with an egress policy: bubblewrap then shares
 /// the namespace it made, whose only way out is its proxy).
 fn launch(ctx: &Context, config: &Config, home: &str) -> Contribution {
-    let mut args: Vec<String> = Vec::new();
-    if let Network::Egress(egress) = &config.network {
-        args.push("blaise-egress".into());
-        for entry in &egress.allow {
-            args.extend(["--allow".into(), entry.clone()]);
-        }
-        args.push("--".into());
-    }
+    let mut args: Vec<String> = match &config.network {
+        Network::Egress(egress) => egress.prefix(&[]),
+        Network::All(_) => Vec::new(),
+    };
     args.extend(
         [
             "bwrap",

@@ -107,3 +107,63 @@ fn bad_arguments_say_what_is_wrong_and_start_nothing() {
         "{stderr}"
     );
 }
+
+/// A runner that is not root: the namespace comes with a user namespace of
+/// its own (the user mapped to itself), and bubblewrap works inside it.
+#[test]
+fn an_unprivileged_user_gets_the_same_namespace() {
+    let root = Command::new("id").arg("-u").output().unwrap().stdout == b"0\n";
+    let tools = ["setpriv", "curl", "bwrap"].iter().all(|t| {
+        Command::new("sh")
+            .args(["-c", &format!("command -v {t}")])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    if !root || !tools {
+        eprintln!("SKIPPED: needs root (to become another user), setpriv, curl and bwrap");
+        return;
+    }
+    // A copy of the binary the other user can reach.
+    let dir = std::env::temp_dir().join(format!("blaise-egress-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let egress = dir.join("blaise-egress");
+    std::fs::copy(EGRESS, &egress).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let allowed = server("listed");
+    let out = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(&egress)
+        .args(["--allow", &format!("127.0.0.1:{allowed}"), "--"])
+        .args(["bwrap", "--die-with-parent", "--unshare-all", "--share-net"])
+        .args([
+            "--ro-bind",
+            "/",
+            "/",
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            "--",
+        ])
+        .args(["sh", "-c"])
+        .arg(format!(
+            "id -u; curl -sS -m 10 http://127.0.0.1:{allowed}/; echo; \
+             curl -sS -m 10 https://elsewhere.example/ 2>&1; echo; \
+             curl -sS -m 10 --noproxy '*' http://203.0.113.9/ 2>&1"
+        ))
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stdout.starts_with("65534\n"), "{stdout}\n{stderr}");
+    assert!(stdout.contains("listed\n"), "{stdout}\n{stderr}");
+    assert!(stdout.contains("response 403"), "{stdout}\n{stderr}");
+    assert!(stdout.contains("Couldn't connect"), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("blaise-egress: refused elsewhere.example:443"),
+        "{stderr}"
+    );
+}

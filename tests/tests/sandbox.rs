@@ -318,10 +318,15 @@ async fn with_an_egress_policy_the_agent_reaches_the_listed_destinations_only() 
     }
     assert!(!text.contains("this-must-not-be-read"), "{text}");
 
-    // The log tells each refusal, naming the destination.
+    // The log tells each refusal, naming the destination, with the session.
     let log = runner
         .wait_for_stderr("refused not-listed.example:443", MINUTE)
         .await;
+    let line = log
+        .lines()
+        .find(|l| l.contains("refused not-listed.example:443"))
+        .unwrap();
+    assert!(line.contains(&format!("session={id}")), "{line}");
     for dest in [
         format!("refused 127.0.0.1:{other_port}"),
         "refused 203.0.113.9:443".into(),

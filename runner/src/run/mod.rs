@@ -82,16 +82,27 @@ impl Outcome {
     }
 }
 
-/// Runs an accepted run to its end.
+/// Runs an accepted run to its end. Everything it logs names the session
+/// and the run (a runner's log interleaves its runs').
 pub async fn execute(ctx: RunContext) -> Result<Outcome> {
+    use tracing::Instrument;
+    let span = tracing::info_span!(
+        "run",
+        session = %ctx.assignment.session_id,
+        run = %ctx.assignment.run_id
+    );
     let dir = ctx.run_dir();
     // From here on a signal is the run's to handle (see `signals`); a
     // teardown run only lets it finish its teardown.
     let signals = signals::Signals::install();
-    let outcome = match ctx.assignment.kind {
-        RunKindName::Start | RunKindName::Resume => agent_start::run(ctx, signals).await,
-        RunKindName::Teardown => teardown::run(ctx).await,
-    };
+    let outcome = async move {
+        match ctx.assignment.kind {
+            RunKindName::Start | RunKindName::Resume => agent_start::run(ctx, signals).await,
+            RunKindName::Teardown => teardown::run(ctx).await,
+        }
+    }
+    .instrument(span)
+    .await;
     let _ = std::fs::remove_dir_all(dir);
     outcome
 }

@@ -269,7 +269,7 @@ async fn with_an_egress_policy_the_container_reaches_the_listed_destinations_onl
     let runner = s.runner("box-1");
     // busybox's nc: plain HTTP to the listed address (its forward), a
     // CONNECT tunnel and plain HTTP through the proxy, a name and a port not
-    // listed, a raw address.
+    // listed, a raw address; its nslookup: DNS (UDP) to a server outside.
     let first_line = "| head -1 | tr -d '\\r\\n'";
     let script = [
         format!("printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 20 127.0.0.1 {allowed} | tail -1; echo \" direct\""),
@@ -283,6 +283,8 @@ async fn with_an_egress_policy_the_container_reaches_the_listed_destinations_onl
             "printf 'GET http://127.0.0.1:{other_port}/ HTTP/1.1\\r\\n\\r\\n' | nc -w 20 127.0.0.1 3128 {first_line}; echo \" port\""
         ),
         "nc -w 20 203.0.113.9 80 </dev/null 2>&1; echo \" raw-ip=$?\"".into(),
+        // A DNS query over UDP to a server outside.
+        "nslookup -timeout=5 example.com 203.0.113.9 2>&1 | tail -1".into(),
         "echo all-done-$((40 + 2))".into(),
     ]
     .join("; ");
@@ -293,12 +295,17 @@ async fn with_an_egress_policy_the_container_reaches_the_listed_destinations_onl
         "HTTP/1.1 200 Connection established hello-from-the-allowed-server  tunnel",
         "HTTP/1.1 403 Forbidden name",
         "HTTP/1.1 403 Forbidden port",
-        "Network is unreachable",
+        "nc: can't connect to remote host (203.0.113.9): Network is unreachable",
         " raw-ip=1",
+        "nslookup: can't connect to remote host (203.0.113.9): Network is unreachable",
     ] {
         assert!(text.contains(expected), "`{expected}` in:\n{text}");
     }
     assert!(!text.contains("this-must-not-be-read"), "{text}");
+    assert!(
+        !text.contains("Address:") || !text.contains("Name:"),
+        "DNS answered: {text}"
+    );
     let log = runner
         .wait_for_stderr("refused not-listed.example:80", MINUTE)
         .await;

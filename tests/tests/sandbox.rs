@@ -118,44 +118,24 @@ async fn bad_config_fails_on_start_naming_the_plug_and_the_field() {
         storage: true,
         ..Allow::default()
     };
-    let conflict = json!({ "read_only": ["/opt/tools"], "read_write": ["/opt/tools/"] });
-    let mut run = w
-        .instance(
-            setup(
-                "my-sandbox",
-                &sandbox,
-                conflict,
-                storage.clone(),
-                Limits::default(),
-            ),
-            "s",
-            RunKind::Start,
-        )
-        .await;
-    let err = run.on_start().await.unwrap_err().to_string();
+    // The start's error for `config`.
+    let fails = |config: serde_json::Value| {
+        let (w, sandbox, storage) = (&w, &sandbox, storage.clone());
+        async move {
+            let plug_setup = setup("my-sandbox", sandbox, config, storage, Limits::default());
+            let mut run = w.instance(plug_setup, "s", RunKind::Start).await;
+            run.on_start().await.unwrap_err().to_string()
+        }
+    };
+    let err = fails(json!({ "read_only": ["/opt/tools"], "read_write": ["/opt/tools/"] })).await;
     assert!(
         err.contains("my-sandbox")
             && err.contains("with.read_write")
             && err.contains("also in `read_only`"),
         "{err}"
     );
-
     // An egress entry that is not one is named, with what is wrong.
-    let bad_entry = json!({ "network": { "allow": ["api.example.com:443", "git*.com"] } });
-    let mut run = w
-        .instance(
-            setup(
-                "my-sandbox",
-                &sandbox,
-                bad_entry,
-                storage,
-                Limits::default(),
-            ),
-            "s",
-            RunKind::Start,
-        )
-        .await;
-    let err = run.on_start().await.unwrap_err().to_string();
+    let err = fails(json!({ "network": { "allow": ["api.example.com:443", "git*.com"] } })).await;
     assert!(
         err.contains("my-sandbox")
             && err.contains("with.network.allow[1]")

@@ -280,7 +280,7 @@ async fn the_exec_grant_compares_names_exactly() {
 #[tokio::test(flavor = "multi_thread")]
 async fn programs_and_the_agent_stay_in_the_workspace() {
     let a = Attack::new(json!({}), json!({}), json!({})).await;
-    for cwd in ["/", "/etc", "up", "up/etc"] {
+    for cwd in ["/", "/etc", "up", "up/etc", "/no/such/dir"] {
         let config = json!({"on_start": [
             {"symlink": ["../../../../../../../../../../", "up"]},
             {"exec": {"argv": ["echo", "hi"], "cwd": cwd}},
@@ -290,8 +290,10 @@ async fn programs_and_the_agent_stay_in_the_workspace() {
         let errors = a.fails("say hi").await;
         assert_named(&errors, "exec denied: cwd");
         assert!(errors.contains("outside the workspace"), "{cwd}: {errors}");
-        // The plug is not told where its link led on the host.
+        // The plug is not told where its link led on the host, nor whether
+        // a host path exists.
         assert!(!errors.contains("(it is"), "{cwd}: {errors}");
+        assert!(!errors.contains("No such file"), "{cwd}: {errors}");
     }
     for dir in ["/", "/etc", "up", "/proc/self/cwd"] {
         let config = json!({"on_start": [

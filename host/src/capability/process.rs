@@ -99,9 +99,11 @@ impl Host for ProcessCap<'_> {
         let cwd = cmd.cwd.as_deref().unwrap_or(self.workspace);
         let (cwd, _) = guard::open_dir_inside(Path::new(cwd), &self.roots()).map_err(|why| {
             tracing::warn!(plug = %self.label.plug_id, session = %self.label.session_id, "denied: cwd {why}");
+            // The same words whatever the reason: a plug learns neither where
+            // a link led nor whether a host path exists (the log has both).
             ProcessError::Denied(format!(
-                "cwd {}: a program runs in the workspace or the plug's storage",
-                why.said
+                "cwd {} is outside the workspace or not a directory: a program runs in the workspace or the plug's storage",
+                Path::new(cwd).display()
             ))
         })?;
         let mut child = TokioCommand::new(&path);

@@ -109,11 +109,6 @@ impl Policy {
         out.dedup();
         out
     }
-
-    /// Whether nothing is listed.
-    pub fn is_empty(&self) -> bool {
-        self.rules.is_empty()
-    }
 }
 
 impl Rule {

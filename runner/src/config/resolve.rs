@@ -293,8 +293,10 @@ fn description(schema: &serde_json::Value, path: &str) -> Option<String> {
     }
     // Past the keyword itself (`pattern`), a few levels up at most.
     nodes.iter().rev().skip(1).take(3).find_map(|node| {
+        // The plug author's words, for the operator's terminal: shown, not obeyed.
         let said = node.get("description")?.as_str()?;
-        Some(said.split_whitespace().collect::<Vec<_>>().join(" "))
+        let said = said.split_whitespace().collect::<Vec<_>>().join(" ");
+        Some(crate::distribution::download::printable(&said))
     })
 }
 
@@ -362,6 +364,14 @@ mod tests {
             err,
             "with.network.allow.0: the value is not of the form this field takes (destinations, `host[:port]`)"
         );
+        // A description with terminal controls is shown escaped.
+        let hostile = schema.replace(
+            r#"{"type":"array","#,
+            r#"{"description":"dest\u001b]0;pwned\u0007","type":"array","#,
+        );
+        let err =
+            check_config(&hostile, &serde_json::json!({"network": {"allow": ["*"]}})).unwrap_err();
+        assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "{err:?}");
     }
 
     #[test]

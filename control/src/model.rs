@@ -256,6 +256,33 @@ pub struct Run {
     pub reserved_for: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reserved_until: Option<Millis>,
+    /// What left the agent's network namespace (its `egress` report), when
+    /// an egress policy held it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub egress: Option<Egress>,
+}
+
+/// What left the agent's network namespace during a run, as `blaise-egress` counted it.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+pub struct Egress {
+    /// Each destination reached (`host:port` as the agent named it), and
+    /// `(other destinations)` past 256 of them.
+    pub reached: Vec<EgressReached>,
+    /// Each destination refused, once.
+    pub refused: Vec<String>,
+    /// Refusals of destinations past those listed.
+    #[serde(default)]
+    pub refused_more: u64,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct EgressReached {
+    pub destination: String,
+    pub connections: u64,
+    /// Bytes the agent sent.
+    pub sent: u64,
+    /// Bytes the agent received.
+    pub received: u64,
 }
 
 string_enum!(

@@ -24,6 +24,9 @@ pub struct RunView {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub conversation: Option<Conversation>,
     pub error: Option<String>,
+    /// What left the agent's network namespace, when an egress policy held it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub egress: Option<Egress>,
 }
 
 #[derive(Serialize, Debug, Clone)]
@@ -78,6 +81,16 @@ pub struct SessionSummary {
     pub last_activity: Millis,
 }
 
+/// A byte count as a person reads it: `300 B`, `39 KiB`, `12 MiB`, `3 GiB`.
+pub fn bytes(n: u64) -> String {
+    match n {
+        n if n < 10 << 10 => format!("{n} B"),
+        n if n < 10 << 20 => format!("{} KiB", n >> 10),
+        n if n < 10 << 30 => format!("{} MiB", n >> 20),
+        n => format!("{} GiB", n >> 30),
+    }
+}
+
 fn runner_name(ctx: &mut Ctx, id: Option<&str>) -> Result<Option<String>> {
     Ok(match id {
         Some(id) => ctx.tx.runner(id)?.map(|r| r.name),
@@ -116,6 +129,7 @@ pub fn session_view(ctx: &mut Ctx, id: &str) -> Result<SessionView> {
             plugs_can_resume: run.plugs_can_resume,
             conversation: run.conversation,
             error: run.error,
+            egress: run.egress,
         });
     }
     let chain = session.plug_chain.clone().unwrap_or_default();

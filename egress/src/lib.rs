@@ -8,7 +8,8 @@
 //! point there. The proxy checks each destination ([`policy`]), resolves
 //! names itself and refuses those that lead to local or private addresses
 //! ([`addresses`]), counts what leaves ([`tally`]) and tells each refusal
-//! once on stderr, which the runner logs with the session.
+//! once on stderr, which the runner logs with the session. The counts go to
+//! the runner's record of the run too, on a descriptor of its own ([`report`]).
 
 pub mod addresses;
 #[cfg(feature = "config")]
@@ -17,6 +18,7 @@ pub mod config;
 pub mod netns;
 pub mod policy;
 pub mod proxy;
+pub mod report;
 pub mod request;
 pub mod tally;
 

@@ -6,7 +6,7 @@
 use std::process::{Command, ExitCode};
 use std::sync::Arc;
 
-use blaise_egress::{DEFAULT_PORT, Policy, Proxy, netns};
+use blaise_egress::{DEFAULT_PORT, Policy, Proxy, netns, report};
 
 const USAGE: &str = "\
 usage: blaise-egress [--allow DEST]... [--port N] [--netns PATH] -- COMMAND [ARG]...
@@ -20,6 +20,10 @@ HTTP_PROXY point at it), and exits as COMMAND exits.
   --port N       the proxy's port on the namespace's loopback (default 3128)
   --netns PATH   listen in this existing namespace (/proc/PID/ns/net of a
                  container) and run COMMAND as is: it enters the namespace itself
+
+What left is written to stderr when COMMAND exits (or at the first SIGTERM).
+With BLAISE_EGRESS_REPORT_FD=N (the runner sets it), the same counts are also
+written to descriptor N as JSON lines, which COMMAND never sees.
 ";
 
 struct Args {
@@ -105,6 +109,7 @@ fn run(args: &Args, policy: Policy) -> Result<ExitCode, String> {
     for name in ["NO_PROXY", "no_proxy"] {
         command.env(name, "localhost,127.0.0.1,::1");
     }
+    let report = report_fd(&mut command);
     let signals = signals::block();
     let forwards = policy.forwards();
     let (mut child, listeners) = match &args.netns {
@@ -140,14 +145,28 @@ fn run(args: &Args, policy: Policy) -> Result<ExitCode, String> {
     }
     // What left is told once: when a termination signal comes (the runner
     // may kill the whole group soon after), or else when the command exits.
+    // The runner's record gets it then too, and again at the exit (each
+    // report is the whole tally: the last one counts).
+    let report = report.map(Arc::new);
+    let write_report = {
+        let (proxy, report) = (proxy.clone(), report.clone());
+        move || {
+            if let Some(mut fd) = report.as_deref() {
+                use std::io::Write;
+                // The runner is gone or stopped reading: the log has it.
+                let _ = fd.write_all(proxy.tally().report_line().as_bytes());
+            }
+        }
+    };
     let told = Arc::new(std::sync::Once::new());
     let tell = {
-        let (proxy, told) = (proxy.clone(), told.clone());
+        let (proxy, told, write_report) = (proxy.clone(), told.clone(), write_report.clone());
         move || {
             told.call_once(|| {
                 for line in proxy.tally().summary() {
                     eprintln!("blaise-egress: {line}");
                 }
+                write_report();
             })
         }
     };
@@ -156,12 +175,40 @@ fn run(args: &Args, policy: Policy) -> Result<ExitCode, String> {
         .wait()
         .map_err(|e| format!("waiting for `{}`: {e}", args.command[0]))?;
     tell();
+    write_report();
     use std::os::unix::process::ExitStatusExt;
     Ok(match (status.code(), status.signal()) {
         (Some(code), _) => ExitCode::from(code as u8),
         (None, Some(signal)) => ExitCode::from(128u8.wrapping_add(signal as u8)),
         _ => ExitCode::FAILURE,
     })
+}
+
+/// The descriptor the runner gave for its record of the run
+/// ([`report::FD_VAR`]), kept from the command: close-on-exec, and its
+/// variable removed from the command's environment.
+fn report_fd(command: &mut Command) -> Option<std::fs::File> {
+    let value = std::env::var_os(report::FD_VAR)?;
+    command.env_remove(report::FD_VAR);
+    let fd = value
+        .to_str()
+        .and_then(|v| v.parse::<libc::c_int>().ok())
+        .filter(|fd| *fd > 2);
+    // SAFETY: fcntl on a number only reads or sets that descriptor's flags.
+    let Some(fd) = fd.filter(|fd| unsafe { libc::fcntl(*fd, libc::F_GETFD) } >= 0) else {
+        eprintln!(
+            "blaise-egress: {}={value:?} is not an open descriptor: the counts go to the log only",
+            report::FD_VAR
+        );
+        return None;
+    };
+    use std::os::fd::FromRawFd;
+    // SAFETY: the descriptor is open (checked above) and nothing else in
+    // this process uses it: it was inherited for this purpose alone.
+    unsafe {
+        libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+        Some(std::fs::File::from_raw_fd(fd))
+    }
 }
 
 /// Termination signals are passed on to the command (the runner signals

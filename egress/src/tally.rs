@@ -70,6 +70,11 @@ impl Tally {
         lock(&self.refused).named.clone()
     }
 
+    /// Refusals of destinations past the named ones.
+    pub fn refused_more(&self) -> u64 {
+        lock(&self.refused).more
+    }
+
     /// The summary lines written when the agent exits.
     pub fn summary(&self) -> Vec<String> {
         let mut lines: Vec<String> = self

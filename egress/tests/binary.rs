@@ -78,6 +78,68 @@ fn the_command_reaches_what_is_listed_and_nothing_else() {
 }
 
 #[test]
+fn the_counts_reach_the_runner_on_its_descriptor_and_nothing_inside_can_write_there() {
+    if !have_curl() {
+        eprintln!("SKIPPED: no curl");
+        return;
+    }
+    let allowed = server("listed");
+    let dir = std::env::temp_dir().join(format!("egress-report-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let report = dir.join("report");
+    // As the runner does: an inherited descriptor, named in the variable.
+    let inside = format!(
+        "curl -sS -m 10 http://127.0.0.1:{allowed}/ >/dev/null; \
+         curl -sS -m 10 http://refused.example:8080/ >/dev/null 2>&1; \
+         [ -e /proc/self/fd/9 ] && echo 'fd 9 is open inside'; \
+         echo \"variable: ${{BLAISE_EGRESS_REPORT_FD-unset}}\"; \
+         echo '{{\"reached\":[]}}' >&9 || echo 'no fd 9'"
+    );
+    let out = Command::new("bash")
+        .args(["-c", r#"exec 9>"$1"; shift; exec "$@""#, "runner"])
+        .arg(&report)
+        .arg(EGRESS)
+        .args(["--allow", &format!("127.0.0.1:{allowed}"), "--", "sh", "-c"])
+        .arg(inside)
+        .env("BLAISE_EGRESS_REPORT_FD", "9")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!stdout.contains("fd 9 is open inside"), "{stdout}");
+    assert!(stdout.contains("variable: unset"), "{stdout}");
+    assert!(stdout.contains("no fd 9"), "{stdout}");
+    let written = std::fs::read_to_string(&report).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let last = written.lines().last().unwrap_or_default();
+    assert_eq!(
+        last,
+        format!(
+            "{{\"reached\":[{{\"destination\":\"127.0.0.1:{allowed}\",\"connections\":1,\"sent\":{sent},\"received\":{received}}}],\"refused\":[\"refused.example:8080\"],\"refused_more\":0}}",
+            sent = field(last, "sent"),
+            received = field(last, "received"),
+        ),
+        "{written}"
+    );
+    assert!(field(last, "received") > 0, "{written}");
+}
+
+/// A number field of the report's first destination.
+fn field(line: &str, name: &str) -> u64 {
+    let at = line.find(&format!("\"{name}\":")).expect(name) + name.len() + 3;
+    line[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect::<String>()
+        .parse()
+        .unwrap()
+}
+
+#[test]
 fn bad_arguments_say_what_is_wrong_and_start_nothing() {
     for (args, says) in [
         (

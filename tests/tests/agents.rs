@@ -253,6 +253,18 @@ async fn whole_session(agent: RealAgent, sandboxed: bool) {
             logs.contains(&format!("blaise-egress: reached {model_addr}: ")),
             "{logs}"
         );
+        // And in each run's record: its connections to the model.
+        for run in view["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["kind"] != "teardown")
+        {
+            let reached = &run["egress"]["reached"][0];
+            assert_eq!(reached["destination"], model_addr, "{run:#}");
+            assert!(reached["connections"].as_u64() > Some(0), "{run:#}");
+            assert!(reached["received"].as_u64() > Some(0), "{run:#}");
+        }
     }
     // What a user reads: every kind of thing the agent did is there
     // (Gemini CLI shows its to-do list as a tool call, not as a plan).

@@ -321,6 +321,19 @@ async fn with_an_egress_policy_the_container_reaches_the_listed_destinations_onl
             MINUTE,
         )
         .await;
+    // The run's record has the same, from blaise-egress's own descriptor.
+    let egress = &b.show(&id).await["runs"][0]["egress"];
+    assert_eq!(
+        egress["reached"][0]["destination"],
+        format!("127.0.0.1:{allowed}"),
+        "{egress}"
+    );
+    assert_eq!(egress["reached"][0]["connections"], 2, "{egress}");
+    assert_eq!(
+        egress["refused"],
+        json!([format!("127.0.0.1:{other_port}"), "not-listed.example:80"]),
+        "{egress}"
+    );
     runner.stop().await;
     s.tear_down_in_a_fresh_process(&id).await;
     assert_eq!(containers_of(&id), Vec::<String>::new());

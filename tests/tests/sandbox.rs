@@ -274,6 +274,8 @@ async fn with_an_egress_policy_the_agent_reaches_the_listed_destinations_only() 
         "curl -sS -m 20 --noproxy '*' http://203.0.113.9/ 2>&1; echo \" raw-ip-direct=$?\"".into(),
         "perl -MIO::Socket::INET -e 'my $s = IO::Socket::INET->new(PeerAddr => \"203.0.113.9:53\", Proto => \"udp\"); print(($s && defined $s->send(\"x\")) ? \"udp-sent\" : \"udp-failed\"); print \"\\n\"'".into(),
         "timeout 20 getent hosts example.com; echo \" dns=$?\"".into(),
+        // The runner's descriptor for the counts is not the agent's to write.
+        "echo \"report-var=${BLAISE_EGRESS_REPORT_FD-unset}\"".into(),
         "echo all-done-$((40 + 2))".into(),
     ]
     .join("; ");
@@ -292,6 +294,7 @@ async fn with_an_egress_policy_the_agent_reaches_the_listed_destinations_only() 
         " raw-ip-direct=7",
         "udp-failed",
         " dns=2",
+        "report-var=unset",
     ] {
         let expected = expected.replace("{other_port}", &other_port.to_string());
         assert!(text.contains(&expected), "`{expected}` in:\n{text}");
@@ -326,6 +329,32 @@ async fn with_an_egress_policy_the_agent_reaches_the_listed_destinations_only() 
         log.contains(&format!("reached 127.0.0.1:{}: 1 connection,", tls.port)),
         "{log}"
     );
+    // And in the run's record, from blaise-egress itself (not the agent's stderr).
+    let egress = &b.show(&id).await["runs"][0]["egress"];
+    let reached = |dest: String| {
+        egress["reached"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["destination"] == dest.as_str())
+            .unwrap_or_else(|| panic!("{dest} in {egress}"))
+            .clone()
+    };
+    let direct = reached(format!("127.0.0.1:{allowed}"));
+    assert_eq!(direct["connections"], 2, "{egress}");
+    assert!(direct["received"].as_u64().unwrap() > 29, "{egress}");
+    assert_eq!(reached(format!("127.0.0.1:{}", tls.port))["connections"], 1);
+    let refused = egress["refused"].as_array().unwrap();
+    for dest in [
+        "not-listed.example:443".to_string(),
+        format!("127.0.0.1:{other_port}"),
+        "203.0.113.9:443".into(),
+    ] {
+        assert!(
+            refused.contains(&dest.as_str().into()),
+            "{dest} in {egress}"
+        );
+    }
     runner.stop().await;
     s.tear_down_in_a_fresh_process(&id).await;
 }

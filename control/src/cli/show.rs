@@ -156,6 +156,7 @@ pub fn session(s: &Value, now: i64, out: Out) -> Result<()> {
                 String::new()
             }
         )?;
+        egress(&r["egress"], out)?;
     }
     let records: Vec<&Value> = list(s, "plug_records").collect();
     if !records.is_empty() {
@@ -168,6 +169,34 @@ pub fn session(s: &Value, now: i64, out: Out) -> Result<()> {
             };
             writeln!(out, "  {}  {owner}", text(&p["plug_id"]))?;
         }
+    }
+    Ok(())
+}
+
+/// What left a run's agent through its egress policy, under the run.
+fn egress(e: &Value, out: Out) -> Result<()> {
+    if !e.is_object() {
+        return Ok(());
+    }
+    let count = |v: &Value| v.as_u64().unwrap_or(0);
+    for r in list(e, "reached") {
+        let connections = count(&r["connections"]);
+        writeln!(
+            out,
+            "    reached {}: {connections} connection{}, {} sent, {} received",
+            text(&r["destination"]),
+            if connections == 1 { "" } else { "s" },
+            crate::views::bytes(count(&r["sent"])),
+            crate::views::bytes(count(&r["received"]))
+        )?;
+    }
+    let refused: Vec<String> = list(e, "refused").map(text).collect();
+    if !refused.is_empty() {
+        let more = match count(&e["refused_more"]) {
+            0 => String::new(),
+            n => format!(", and {n} more refusals of other destinations"),
+        };
+        writeln!(out, "    refused {}{more}", refused.join(", "))?;
     }
     Ok(())
 }

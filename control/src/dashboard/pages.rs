@@ -25,6 +25,57 @@ fn retry_button(environment_id: &str) -> String {
 /// A pending permission request: what the agent wants to do, and a button
 /// for each answer it offers. A request without that shape (from an older
 /// runner) is shown as it was stored.
+/// What left each run's agent through its egress policy: a row per
+/// destination reached, then those refused.
+fn egress(body: &mut String, runs: &[crate::views::RunView]) {
+    use crate::views::bytes;
+    let held: Vec<_> = runs
+        .iter()
+        .filter_map(|r| Some((r, r.egress.as_ref()?)))
+        .collect();
+    if held.is_empty() {
+        return;
+    }
+    body.push_str("<h2>Egress</h2><table id=\"egress\"><tr><th>Run</th><th>Destination</th><th>Connections</th><th>Sent</th><th>Received</th></tr>");
+    for (run, e) in held {
+        for r in &e.reached {
+            let _ = write!(
+                body,
+                "<tr class=\"reached\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&run.id),
+                esc(&r.destination),
+                r.connections,
+                bytes(r.sent),
+                bytes(r.received)
+            );
+        }
+        for d in &e.refused {
+            let _ = write!(
+                body,
+                "<tr class=\"refused\"><td>{}</td><td>{}</td><td colspan=\"3\" class=\"error\">refused</td></tr>",
+                esc(&run.id),
+                esc(d)
+            );
+        }
+        if e.refused_more > 0 {
+            let _ = write!(
+                body,
+                "<tr class=\"refused\"><td>{}</td><td colspan=\"4\" class=\"error\">and {} more refusals of other destinations</td></tr>",
+                esc(&run.id),
+                e.refused_more
+            );
+        }
+        if e.reached.is_empty() && e.refused.is_empty() && e.refused_more == 0 {
+            let _ = write!(
+                body,
+                "<tr><td>{}</td><td colspan=\"4\">nothing left the agent's network</td></tr>",
+                esc(&run.id)
+            );
+        }
+    }
+    body.push_str("</table>");
+}
+
 fn permission(session: &str, p: &PermissionRequest) -> String {
     let r = &p.request;
     let call = &r["tool_call"];
@@ -282,7 +333,9 @@ pub async fn session(
             esc(r.error.as_deref().unwrap_or(""))
         );
     }
-    body.push_str("</table><h2>Plug records</h2>");
+    body.push_str("</table>");
+    egress(&mut body, &v.runs);
+    body.push_str("<h2>Plug records</h2>");
     if v.plug_records.is_empty() {
         body.push_str("<p>None.</p>");
     } else {

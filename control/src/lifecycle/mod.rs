@@ -1,12 +1,14 @@
 //! Every transition of a session, each inside one transaction ([`Ctx`]).
 //!
 //! One file per kind of event: a message arrives ([`messages`]), someone closes a session
-//! ([`close`]), a runner takes a run ([`offers`]), a run reports ([`reports`], [`transcript`]),
+//! ([`close`]), a runner takes a run ([`offers`]), a run reports ([`reports`], [`transcript`],
+//! what left its agent's network in [`egress`]),
 //! a run dies or a limit passes ([`recovery`], and the clock in `crate::clock`). Runs are created
 //! and ended in [`runs`]; the environment's teardown and its retries live in [`environment`];
 //! someone answers a permission request in [`permissions`].
 
 pub mod close;
+pub mod egress;
 pub mod environment;
 pub mod messages;
 pub mod offers;

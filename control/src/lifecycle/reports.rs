@@ -67,6 +67,9 @@ pub enum LifecycleReport {
         #[serde(default)]
         teardown_error: Option<String>,
     },
+    /// What left the agent's network namespace (`blaise-egress`'s counts),
+    /// before the run's last report.
+    Egress(Egress),
 }
 
 impl LifecycleReport {
@@ -80,6 +83,7 @@ impl LifecycleReport {
             LifecycleReport::TornDown => "torn_down",
             LifecycleReport::Failed { .. } => "failed",
             LifecycleReport::Cancelled { .. } => "cancelled",
+            LifecycleReport::Egress(_) => "egress",
         }
     }
 }
@@ -122,6 +126,7 @@ impl LifecycleReport {
             LifecycleReport::Cancelled { teardown_error, .. } => {
                 teardown_error.iter_mut().for_each(cut);
             }
+            LifecycleReport::Egress(egress) => *egress = std::mem::take(egress).bounded(),
             _ => {}
         }
         Ok(self)
@@ -245,6 +250,10 @@ pub fn apply(
                 message.state = MessageState::Answered;
                 ctx.tx.put_message(&message)?;
             }
+        }
+        LifecycleReport::Egress(egress) => {
+            run.egress.get_or_insert_default().add(egress);
+            ctx.tx.put_run(&run)?;
         }
         LifecycleReport::Paused => paused(ctx, &mut session, &mut run)?,
         LifecycleReport::TornDown => {

@@ -22,6 +22,7 @@ pub fn offer_run(
         unmatched_since: None,
         reserved_for: None,
         reserved_until: None,
+        egress: None,
         id: new_id(RUN.prefix),
         session_id: session.id.clone(),
         environment_id: environment_id.to_string(),

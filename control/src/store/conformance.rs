@@ -36,6 +36,7 @@ pub fn run(id: &str, session_id: &str, status: RunStatus) -> Run {
         unmatched_since: None,
         reserved_for: None,
         reserved_until: None,
+        egress: None,
         id: id.into(),
         session_id: session_id.into(),
         environment_id: "e".into(),

@@ -7,26 +7,6 @@ use serde_json::Value;
 
 use crate::support::*;
 
-fn blaise(s: &Server, args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_blaise"))
-        .args(args)
-        .env("BLAISE_URL", &s.url)
-        .env("BLAISE_TOKEN", ADMIN)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn ok(s: &Server, args: &[&str]) -> String {
-    let (success, out, err) = blaise(s, args);
-    assert!(success, "blaise {args:?} failed: {err}");
-    out
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_cli_drives_a_session() {
     let s = Server::start().await;

@@ -95,6 +95,14 @@ async fn the_dashboard_renders_sessions_orphans_and_records_in_chromium() {
     }
     run.ok("started", json!({})).await;
     run.say("Looking at <parser.rs> now").await;
+    run.ok(
+        "egress",
+        json!({
+            "reached": [{ "destination": "api.anthropic.com:443", "connections": 3, "sent": 2048, "received": 3_000_000 }],
+            "refused": ["<b>evil</b>.example:443"],
+        }),
+    )
+    .await;
 
     let profile = tempfile::tempdir().unwrap();
     // Without the token: the login page.
@@ -150,6 +158,16 @@ async fn the_dashboard_renders_sessions_orphans_and_records_in_chromium() {
     );
     let environment = section(&dom, "id=\"environment\"", "</table>");
     assert!(environment.contains("state-active"), "{environment}");
+    // What left the agent's network, per destination; refused names escaped.
+    let egress = section(&dom, "id=\"egress\"", "</table>");
+    assert!(
+        egress.contains("<td>api.anthropic.com:443</td><td>3</td><td>2048 B</td><td>2929 KiB</td>"),
+        "{egress}"
+    );
+    assert!(
+        egress.contains("&lt;b&gt;evil&lt;/b&gt;.example:443"),
+        "{egress}"
+    );
     assert!(
         dom.contains(&format!("action=\"/sessions/{live}/messages\""))
             && dom.contains(&format!("action=\"/sessions/{live}/close\""))

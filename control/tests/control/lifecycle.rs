@@ -596,3 +596,72 @@ fn ordinary_messages_are_stored_as_typed() {
         assert_eq!(masked(text), text);
     }
 }
+
+/// Issue "Egress policy": what left the agent's network namespace is counted "per destination
+/// per run, in the run's record". A resent report counts once; two reports add up; the agent's
+/// destination names are shown escaped; a malformed one is refused and changes nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runs_egress_counts_are_kept_on_the_run() {
+    let s = Server::start().await;
+    // The turn stays open while the run reports: the idle clock does not run.
+    s.agent("a", json!({ "inactivity_ms": 100, "idle_policy": "pause" }))
+        .await;
+    let r = s.runner("r", &["a"]).await;
+    let id = s.new_session("a", "hello").await;
+    let run = r.take_started("start").await;
+    let first = json!({
+        "reached": [{ "destination": "api.anthropic.com:443", "connections": 3, "sent": 1200, "received": 56000 }],
+        "refused": ["evil.example:443"],
+    });
+    for duplicate in [false, true] {
+        let (status, ack) = run.report_with_id("eg-1", "egress", first.clone()).await;
+        assert_eq!(status, StatusCode::OK, "{ack}");
+        assert_eq!(ack["duplicate"], duplicate);
+    }
+    run.ok(
+        "egress",
+        json!({
+            "reached": [
+                { "destination": "api.anthropic.com:443", "connections": 1, "sent": 10, "received": 20 },
+                { "destination": "10.0.0.7:5432", "connections": 1, "sent": 5, "received": 7 },
+            ],
+            "refused": ["evil.example:443", "x\u{1b}[31m.example:443"],
+            "refused_more": 2,
+        }),
+    )
+    .await;
+    for bad in [
+        json!({ "reached": [{ "destination": "a:443" }], "refused": [] }),
+        json!({ "reached": "lots", "refused": [] }),
+        json!({ "reached": [{ "destination": "a:443", "connections": -1, "sent": 0, "received": 0 }], "refused": [] }),
+    ] {
+        let (status, answer) = run.report("egress", bad.clone()).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}: {answer}");
+    }
+
+    let egress = &s.show(&id).await["runs"][0]["egress"];
+    assert_eq!(
+        egress["reached"],
+        json!([
+            { "destination": "10.0.0.7:5432", "connections": 1, "sent": 5, "received": 7 },
+            { "destination": "api.anthropic.com:443", "connections": 4, "sent": 1210, "received": 56020 },
+        ])
+    );
+    assert_eq!(
+        egress["refused"],
+        json!(["evil.example:443", "x\\u{1b}[31m.example:443"])
+    );
+    assert_eq!(egress["refused_more"], 2);
+    // The operator's terminal: under the run, one line per destination.
+    let human = ok(&s, &["session", "show", &id]);
+    for line in [
+        "    reached api.anthropic.com:443: 4 connections, 1210 B sent, 54 KiB received",
+        "    reached 10.0.0.7:5432: 1 connection, 5 B sent, 7 B received",
+        "    refused evil.example:443, x\\u{1b}[31m.example:443, and 2 more refusals of other destinations",
+    ] {
+        assert!(human.contains(line), "{line:?} in:\n{human}");
+    }
+    // A run without an egress policy has no such record.
+    let other = paused_session(&s, &r).await;
+    assert_eq!(s.show(&other).await["runs"][0].get("egress"), None);
+}

@@ -574,3 +574,25 @@ pub fn free_port() -> u16 {
         .unwrap()
         .port()
 }
+
+/// The `blaise` binary against `s`, as its admin: success, stdout, stderr.
+pub fn blaise(s: &Server, args: &[&str]) -> (bool, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_blaise"))
+        .args(args)
+        .env("BLAISE_URL", &s.url)
+        .env("BLAISE_TOKEN", ADMIN)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `blaise ARGS…`'s stdout; a failure fails the test.
+pub fn ok(s: &Server, args: &[&str]) -> String {
+    let (success, out, err) = blaise(s, args);
+    assert!(success, "blaise {args:?} failed: {err}");
+    out
+}

@@ -713,7 +713,19 @@ struct Report {
     error: Field<Word>,
     environment: Field<Word>,
     teardown_error: Field<Option<Word>>,
+    reached: Field<Vec<Reached>>,
+    refused: Field<Vec<Word>>,
+    refused_more: Field<Number>,
     extra: Option<(Word, Json)>,
+}
+
+/// A destination of an `egress` report.
+#[derive(Debug, Arbitrary)]
+struct Reached {
+    destination: Field<Word>,
+    connections: Field<Number>,
+    sent: Field<Number>,
+    received: Field<Number>,
 }
 
 #[derive(Debug, Arbitrary)]
@@ -726,6 +738,7 @@ enum ReportKind {
     TornDown,
     Failed,
     Cancelled,
+    Egress,
     Other(Word),
 }
 
@@ -889,6 +902,7 @@ impl BodyShape {
                         ReportKind::TornDown => "torn_down".into(),
                         ReportKind::Failed => "failed".into(),
                         ReportKind::Cancelled => "cancelled".into(),
+                        ReportKind::Egress => "egress".into(),
                         ReportKind::Other(w) => word(w),
                     }
                 };
@@ -904,6 +918,23 @@ impl BodyShape {
                         .field("error", &r.error, word)
                         .field("environment", &r.environment, word)
                         .field("teardown_error", &r.teardown_error, optional_word)
+                        .field("reached", &r.reached, |reached| {
+                            Value::Array(
+                                reached
+                                    .iter()
+                                    .map(|d| {
+                                        Obj::new()
+                                            .field("destination", &d.destination, word)
+                                            .field("connections", &d.connections, number)
+                                            .field("sent", &d.sent, number)
+                                            .field("received", &d.received, number)
+                                            .value()
+                                    })
+                                    .collect(),
+                            )
+                        })
+                        .field("refused", &r.refused, |w| words(w))
+                        .field("refused_more", &r.refused_more, number)
                         .extra(&r.extra)
                         .value(),
                 )

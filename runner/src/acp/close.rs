@@ -15,6 +15,9 @@ pub struct Closed {
     /// The `last` entry of the stream it left open, if any: after every
     /// event it sent (the connection is over).
     pub last: Option<AgentEvent>,
+    /// What `blaise-egress` reported last, when it started the agent (see
+    /// [`super::AgentCommand::egress_report`]).
+    pub egress: Option<String>,
 }
 
 impl Agent {
@@ -61,9 +64,11 @@ impl Agent {
             connection.abort();
         }
         tracing::debug!(pid = self.pid(), %status, "the agent is closed");
+        let egress = self.process.egress_report().await;
         Ok(Closed {
             code: status.code(),
             last: self.end_stream(),
+            egress,
         })
     }
 }

@@ -71,6 +71,10 @@ pub struct AgentCommand {
     /// it is opened, checked and entered by its descriptor, so a symlink
     /// swapped in after the plugs' check changes nothing. Empty: no check.
     pub cwd_within: Vec<PathBuf>,
+    /// The program is the shipped `blaise-egress`: it gets a descriptor of
+    /// its own for its counts (`BLAISE_EGRESS_REPORT_FD`), which it keeps
+    /// from the agent; [`Closed::egress`] is what it wrote last.
+    pub egress_report: bool,
 }
 
 /// What the agent sends while it runs.

@@ -37,6 +37,8 @@ pub(crate) struct AgentProcess {
     exit: watch::Receiver<Option<ExitStatus>>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
     stderr_closed: watch::Receiver<bool>,
+    /// The last line `blaise-egress` wrote on its report descriptor, once it has closed it.
+    egress: Option<tokio::task::JoinHandle<Option<String>>>,
 }
 
 impl AgentProcess {
@@ -71,6 +73,12 @@ impl AgentProcess {
             process.env("PATH", path);
         }
         process.envs(command.env.iter().map(|(name, value)| (name, value)));
+        // Before the guard: its `pre_exec` forks the program, which must inherit the descriptor.
+        let egress = command
+            .egress_report
+            .then(|| egress_report_pipe(&mut process))
+            .transpose()
+            .context("a pipe for blaise-egress's counts")?;
         // Under a guard (in the agent's process group): whatever the agent
         // starts is killed when it exits, and if the run process dies (even
         // by SIGKILL), the agent and all it started go with it.
@@ -92,6 +100,11 @@ impl AgentProcess {
             .id()
             .context("the agent exited before it could be watched")?;
         let registered = crate::guard::register(pid);
+        // The write end now lives in the program alone: the pipe ends when it exits.
+        let egress = egress.map(|(reader, writer)| {
+            drop(writer);
+            tokio::spawn(last_line(reader))
+        });
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -140,6 +153,7 @@ impl AgentProcess {
                 exit,
                 stderr_tail,
                 stderr_closed,
+                egress,
             },
             stdin,
             stdout,
@@ -187,6 +201,17 @@ impl AgentProcess {
         }
     }
 
+    /// The last report `blaise-egress` wrote (the whole tally), once it has
+    /// exited; `None` if the agent was not started by it or it wrote none.
+    /// Waits a moment at most: a report is written as it exits.
+    pub async fn egress_report(&mut self) -> Option<String> {
+        let task = self.egress.take()?;
+        match tokio::time::timeout(STDERR_GRACE, task).await {
+            Ok(Ok(line)) => line,
+            Ok(Err(_)) | Err(_) => None,
+        }
+    }
+
     /// Sends `signal` to the agent's process group, unless the agent has
     /// exited and the group is empty. ESRCH (nothing left) is not an error.
     pub fn signal_group(&self, signal: libc::c_int) {
@@ -215,6 +240,49 @@ impl Drop for AgentProcess {
             self.signal_group(libc::SIGKILL);
         }
     }
+}
+
+/// Longest report read from `blaise-egress` (each line is its whole tally:
+/// 256 destinations and 256 refusals make well under this).
+const MAX_EGRESS_REPORT: usize = 1 << 20;
+
+/// A pipe whose write end the program inherits (its number in
+/// `BLAISE_EGRESS_REPORT_FD`); both ends are close-on-exec in the runner.
+fn egress_report_pipe(
+    process: &mut tokio::process::Command,
+) -> std::io::Result<(std::io::PipeReader, std::io::PipeWriter)> {
+    use std::os::fd::AsRawFd;
+    let (reader, writer) = std::io::pipe()?;
+    let fd = writer.as_raw_fd();
+    process.env(blaise_egress::report::FD_VAR, fd.to_string());
+    // SAFETY: fcntl only clears the close-on-exec flag of a descriptor that
+    // stays open in the parent until the child has been spawned.
+    unsafe {
+        process.pre_exec(move || {
+            if libc::fcntl(fd, libc::F_SETFD, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    Ok((reader, writer))
+}
+
+/// The last whole line read from `reader` until its end (at most
+/// [`MAX_EGRESS_REPORT`] bytes are read; the rest is left).
+async fn last_line(reader: std::io::PipeReader) -> Option<String> {
+    let reader = tokio::net::unix::pipe::Receiver::from_owned_fd(reader.into()).ok()?;
+    let mut lines = BoundedLines::new(
+        tokio::io::AsyncReadExt::take(reader, MAX_EGRESS_REPORT as u64),
+        MAX_EGRESS_REPORT,
+    );
+    let mut last = None;
+    while let Some(line) = lines.next().await {
+        if !line.is_empty() {
+            last = Some(line);
+        }
+    }
+    last
 }
 
 /// A control character other than a tab (what is left of terminal codes).
@@ -356,6 +424,7 @@ mod tests {
             env: vec![],
             cwd: sub.clone(),
             cwd_within: vec![workspace.clone()],
+            egress_report: false,
         };
         // Checked by the plugs' rules, then swapped (another session of the
         // same plug could do it in its storage) before the agent starts.
@@ -388,6 +457,7 @@ mod tests {
             env: vec![],
             cwd: tmp.path().to_path_buf(),
             cwd_within: vec![],
+            egress_report: false,
         };
         let (events, mut taken) = tokio::sync::mpsc::channel(8);
         let (process, _stdin, _stdout) = AgentProcess::spawn(&command, events).unwrap();

@@ -188,6 +188,28 @@ pub enum ReportBody {
         #[serde(skip_serializing_if = "Option::is_none")]
         teardown_error: Option<String>,
     },
+    /// What left the agent's network namespace through `blaise-egress`
+    /// during the run (its whole tally), sent before the run's last report.
+    Egress {
+        reached: Vec<EgressReached>,
+        /// Refused destinations, each once.
+        refused: Vec<String>,
+        /// Refusals of destinations past those listed.
+        #[serde(default)]
+        refused_more: u64,
+    },
+}
+
+/// One destination the agent reached, as `blaise-egress` counted it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct EgressReached {
+    /// `host:port` as the client named it.
+    pub destination: String,
+    pub connections: u64,
+    /// Bytes the agent sent.
+    pub sent: u64,
+    /// Bytes the agent received.
+    pub received: u64,
 }
 
 /// How a run opened the agent's conversation.

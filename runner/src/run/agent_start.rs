@@ -225,12 +225,24 @@ pub fn agent_command(
         }
         _ => (workspace.to_path_buf(), vec![workspace.to_path_buf()]),
     };
+    let argv = launch.command(command);
     Ok(AgentCommand {
-        argv: launch.command(command),
+        egress_report: starts_with_egress(&argv),
+        argv,
         env: vars,
         cwd,
         cwd_within,
     })
+}
+
+/// Whether the command's program is the shipped `blaise-egress` (a plug's
+/// prefix, its program already resolved to a path): only then does the
+/// program get a descriptor for the run's record, which it keeps from the
+/// agent. Anything else in that place would hand it to the agent.
+fn starts_with_egress(argv: &[String]) -> bool {
+    let shipped = crate::host::grants::find_program("blaise-egress");
+    argv.first()
+        .is_some_and(|program| shipped.is_some_and(|path| path.as_os_str() == program.as_str()))
 }
 
 /// The agent's ACP session, recorded with Blaise for the next resume. On a

@@ -7,6 +7,7 @@
 //! - `turns`: directives in, prompts to the agent, the transcript out
 //! - `stop`: the end of a run that had an agent: cancel, close, pause, tear down, report
 //! - `teardown`: a teardown run (no agent)
+//! - `egress`: what left the agent's network namespace, for the run's record
 //! - `reports`, `transcript`, `heartbeat`, `workspace`: what the phases share
 //! - `fields`: how a structured entry meets the text filters
 //! - `agent_home`: `HOME` and the XDG directories of the agent, in the workspace
@@ -16,6 +17,7 @@
 mod agent_home;
 mod agent_start;
 pub(crate) mod contact;
+mod egress;
 mod fields;
 mod heartbeat;
 mod outbox;

@@ -56,10 +56,12 @@ pub async fn finish(
     while let Ok(event) = events.try_recv() {
         last.push(event);
     }
+    let mut egress = None;
     match closed {
         Ok(closed) => {
             tracing::info!(status = ?closed.code, "the agent exited");
             last.extend(closed.last);
+            egress = closed.egress;
         }
         Err(e) => tracing::warn!("closing the agent: {e:#}"),
     }
@@ -79,6 +81,13 @@ pub async fn finish(
     }
     if let Err(e) = relay.close_streams(chain).await {
         tracing::warn!("{e}");
+    }
+    // What left the agent's namespace goes into the run's record, ahead of
+    // the last report (the outbox keeps the order).
+    if let Some(line) = egress
+        && let Some(report) = super::egress::report(&line, chain, relay).await
+    {
+        reporter.post(report);
     }
     // A failure's text may hold the agent's (an error it answered with,
     // its last stderr lines): filtered like the rest of what it produced.

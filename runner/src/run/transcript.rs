@@ -270,10 +270,26 @@ impl Relay {
         chain: &mut PlugChain,
         text: String,
     ) -> Result<String, RelayError> {
+        let mut filtered = self.filter_texts(chain, vec![text]).await?;
+        Ok(filtered.pop().unwrap_or_default())
+    }
+
+    /// Texts of the agent's, filtered in one call of the filters, each on its own.
+    pub async fn filter_texts(
+        &mut self,
+        chain: &mut PlugChain,
+        texts: Vec<String>,
+    ) -> Result<Vec<String>, RelayError> {
         let mut batch = Batch::default();
-        let range = self.text(&mut batch, "error", text);
+        let ranges: Vec<Range<usize>> = texts
+            .into_iter()
+            .map(|text| self.text(&mut batch, "error", text))
+            .collect();
         let filtered = chain.filter(batch.0).await.map_err(RelayError::Filter)?;
-        Ok(joined(&filtered, range))
+        Ok(ranges
+            .into_iter()
+            .map(|range| joined(&filtered, range))
+            .collect())
     }
 
     /// The outbox the entries go to.

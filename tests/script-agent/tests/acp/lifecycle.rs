@@ -60,6 +60,7 @@ async fn an_agent_that_ignores_its_closed_stdin_and_sigterm_is_killed() {
         env: vec![],
         cwd: dir.path().to_path_buf(),
         cwd_within: Vec::new(),
+        egress_report: false,
     })
     .await;
     let pid = agent.pid();
@@ -118,6 +119,7 @@ async fn a_program_that_does_not_exist_does_not_launch() {
             env: vec![],
             cwd: dir.path().to_path_buf(),
             cwd_within: Vec::new(),
+            egress_report: false,
         },
         events,
     )
@@ -146,6 +148,7 @@ async fn a_program_that_is_not_an_agent_fails_to_initialize() {
                 env: vec![],
                 cwd: dir.path().to_path_buf(),
                 cwd_within: Vec::new(),
+                egress_report: false,
             },
             events,
         ),

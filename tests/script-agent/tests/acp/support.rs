@@ -33,6 +33,7 @@ pub fn command(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> AgentCommand 
             .collect(),
         cwd: dir.to_path_buf(),
         cwd_within: Vec::new(),
+        egress_report: false,
     }
 }
 

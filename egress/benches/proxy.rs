@@ -4,14 +4,16 @@
 //! as the proxy forwards one request per connection), and the proxy's
 //! memory while it carries eight transfers at once.
 //!
-//! `cargo bench -p blaise-egress --bench proxy` (as root: the proxy listens in
-//! this process's own network namespace through `--netns`, which takes
-//! CAP_SYS_ADMIN; a plug's run needs no such thing). Figures are medians of
-//! alternating rounds, with the ratio to the direct baseline of the same run.
+//! `cargo bench -p blaise-egress --bench proxy` (as root: the agent's side is
+//! a thread of this bench in a network namespace of its own, which the proxy
+//! enters with `--netns` as for a container; both take CAP_SYS_ADMIN, a
+//! plug's run needs no such thing). Figures are medians of alternating
+//! rounds, with the ratio to the direct baseline of the same run.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 const EGRESS: &str = env!("CARGO_BIN_EXE_blaise-egress");
@@ -20,20 +22,21 @@ const ROUNDS: usize = 7;
 const REQUESTS: usize = 2_000;
 
 fn main() {
-    if unsafe { libc_geteuid() } != 0 {
+    if unsafe { libc::geteuid() } != 0 {
         eprintln!("the bench runs the proxy in its own namespace with --netns: run it as root");
         std::process::exit(1);
     }
     let sink = sink();
     let http = http_server();
     let port = free_port();
-    let egress = Egress::start(port, &[sink, http]);
+    let agent = AgentSide::new();
+    let egress = Egress::start(&agent, port, &[sink, http]);
 
     // Throughput: the same upload, direct and through a tunnel, alternating.
     let (mut direct, mut tunnel) = (Vec::new(), Vec::new());
     for _ in 0..ROUNDS {
         direct.push(upload(TcpStream::connect(("127.0.0.1", sink)).unwrap()));
-        tunnel.push(upload(connect_through(port, sink)));
+        tunnel.push(upload(agent.run(move || connect_through(port, sink))));
     }
     let (d, t) = (median(&mut direct), median(&mut tunnel));
     println!(
@@ -44,17 +47,26 @@ fn main() {
         t / d
     );
 
-    // Latency: a plain HTTP request on a new connection, direct and proxied.
+    // Latency: a plain HTTP request on a new connection, direct and proxied
+    // (from the agent's side), in alternating blocks.
     let (mut direct, mut proxied) = (Vec::new(), Vec::new());
-    for _ in 0..REQUESTS {
-        direct.push(request(
-            ("127.0.0.1", http),
-            &format!("GET / HTTP/1.1\r\nHost: 127.0.0.1:{http}\r\n\r\n"),
-        ));
-        proxied.push(request(
-            ("127.0.0.1", port),
-            &format!("GET http://127.0.0.1:{http}/ HTTP/1.1\r\nHost: 127.0.0.1:{http}\r\n\r\n"),
-        ));
+    for _ in 0..10 {
+        for _ in 0..REQUESTS / 10 {
+            direct.push(request(
+                ("127.0.0.1", http),
+                &format!("GET / HTTP/1.1\r\nHost: 127.0.0.1:{http}\r\n\r\n"),
+            ));
+        }
+        proxied.extend(agent.run(move || {
+            (0..REQUESTS / 10)
+                .map(|_| {
+                    request(
+                        ("127.0.0.1", port),
+                        &format!("GET http://127.0.0.1:{http}/ HTTP/1.1\r\nHost: 127.0.0.1:{http}\r\n\r\n"),
+                    )
+                })
+                .collect::<Vec<_>>()
+        }));
     }
     let (d50, p50) = (percentile(&mut direct, 50), percentile(&mut proxied, 50));
     let (d99, p99) = (percentile(&mut direct, 99), percentile(&mut proxied, 99));
@@ -69,8 +81,14 @@ fn main() {
 
     // Memory: the proxy's peak while eight uploads run at once.
     let idle = egress.rss_kib("VmRSS");
-    let uploads: Vec<_> = (0..8)
-        .map(|_| std::thread::spawn(move || upload(connect_through(port, sink))))
+    let tunnels = agent.run(move || {
+        (0..8)
+            .map(|_| connect_through(port, sink))
+            .collect::<Vec<_>>()
+    });
+    let uploads: Vec<_> = tunnels
+        .into_iter()
+        .map(|t| std::thread::spawn(move || upload(t)))
         .collect();
     for u in uploads {
         u.join().unwrap();
@@ -83,24 +101,54 @@ fn main() {
     egress.stop();
 }
 
-unsafe extern "C" {
-    #[link_name = "geteuid"]
-    fn libc_geteuid() -> u32;
+type Job = Box<dyn FnOnce() + Send>;
+
+/// The agent's side: a thread in a network namespace of its own, as a
+/// container's, which runs jobs there (a socket stays in the namespace it
+/// was made in, whichever thread uses it afterwards).
+struct AgentSide {
+    jobs: mpsc::Sender<Job>,
+    netns: String,
+}
+
+impl AgentSide {
+    fn new() -> AgentSide {
+        let (jobs, taken) = mpsc::channel::<Job>();
+        let (tid, told) = mpsc::channel();
+        std::thread::spawn(move || {
+            assert_eq!(unsafe { libc::unshare(libc::CLONE_NEWNET) }, 0, "unshare");
+            tid.send(unsafe { libc::gettid() }).unwrap();
+            for job in taken {
+                job();
+            }
+        });
+        let tid = told.recv().unwrap();
+        AgentSide {
+            jobs,
+            netns: format!("/proc/{}/task/{tid}/ns/net", std::process::id()),
+        }
+    }
+
+    fn run<T: Send + 'static>(&self, f: impl FnOnce() -> T + Send + 'static) -> T {
+        let (done, result) = mpsc::channel();
+        self.jobs
+            .send(Box::new(move || done.send(f()).unwrap()))
+            .unwrap();
+        result.recv().unwrap()
+    }
 }
 
 struct Egress(Child);
 
 impl Egress {
-    fn start(port: u16, allowed: &[u16]) -> Egress {
+    fn start(agent: &AgentSide, port: u16, allowed: &[u16]) -> Egress {
         let mut cmd = Command::new(EGRESS);
         cmd.args(["--port", &port.to_string()]);
-        // As a range: a single address with a port would also be forwarded,
-        // and its forward could not listen where the server already does
-        // (the proxy shares this process's namespace here).
+        // As a range: the servers are reached through the proxy, by address.
         for p in allowed {
             cmd.args(["--allow", &format!("127.0.0.0/8:{p}")]);
         }
-        let ns = format!("/proc/{}/ns/net", std::process::id());
+        let ns = agent.netns.clone();
         // Its command is `cat` on a pipe from here: it ends when the bench
         // lets go, and holds none of the bench's output open.
         let mut child = cmd
@@ -111,7 +159,7 @@ impl Egress {
             .spawn()
             .unwrap();
         for _ in 0..200 {
-            if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            if agent.run(move || TcpStream::connect(("127.0.0.1", port)).is_ok()) {
                 return Egress(child);
             }
             std::thread::sleep(Duration::from_millis(10));

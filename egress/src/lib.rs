@@ -10,10 +10,16 @@
 //! ([`addresses`]), counts what leaves ([`tally`]) and tells each refusal
 //! once on stderr, which the runner logs with the session. The counts go to
 //! the runner's record of the run too, on a descriptor of its own ([`report`]).
+//! A connection that does not go through the proxy fails at once and is
+//! told the same way ([`direct`]), as is a DNS lookup ([`lookups`]).
 
 pub mod addresses;
 #[cfg(feature = "config")]
 pub mod config;
+#[cfg(target_os = "linux")]
+pub mod direct;
+#[cfg(target_os = "linux")]
+pub mod lookups;
 #[cfg(target_os = "linux")]
 pub mod netns;
 pub mod policy;

@@ -135,6 +135,21 @@ fn run(args: &Args, policy: Policy) -> Result<ExitCode, String> {
         .stack_size(128 << 10)
         .spawn(move || serving.serve(listeners.proxy))
         .map_err(|e| format!("could not start the proxy: {e}"))?;
+    let forwarded: Vec<_> = listeners.forwards.iter().map(|(to, _)| *to).collect();
+    let watching = proxy.clone();
+    let direct = listeners.direct;
+    std::thread::Builder::new()
+        .name("egress-direct".into())
+        .stack_size(64 << 10)
+        .spawn(move || blaise_egress::direct::watch(watching, direct, forwarded))
+        .map_err(|e| format!("could not start watching direct connections: {e}"))?;
+    let refusing = proxy.clone();
+    let lookups = listeners.lookups;
+    std::thread::Builder::new()
+        .name("egress-lookups".into())
+        .stack_size(64 << 10)
+        .spawn(move || blaise_egress::lookups::refuse(refusing, lookups))
+        .map_err(|e| format!("could not start answering DNS lookups: {e}"))?;
     for (to, listener) in listeners.forwards {
         let relaying = proxy.clone();
         std::thread::Builder::new()
@@ -164,7 +179,7 @@ fn run(args: &Args, policy: Policy) -> Result<ExitCode, String> {
         move || {
             told.call_once(|| {
                 for line in proxy.tally().summary() {
-                    eprintln!("blaise-egress: {line}");
+                    blaise_egress::proxy::tell(&line);
                 }
                 write_report();
             })

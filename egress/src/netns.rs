@@ -20,7 +20,7 @@ use std::path::Path;
 use std::process::{Child, Command};
 
 /// The steps of the child's setup, to name the one that failed.
-const STEPS: [&str; 8] = [
+const STEPS: [&str; 10] = [
     "new network namespace",
     "user namespace mapping",
     "bringing up loopback",
@@ -29,16 +29,22 @@ const STEPS: [&str; 8] = [
     "new user and network namespace",
     "adding a forwarded address to loopback",
     "binding a forwarded address",
+    "routing direct attempts to loopback and watching it",
+    "binding the DNS refuser on 0.0.0.0:53",
 ];
 
 /// Most addresses forwarded into a namespace.
 pub const MAX_FORWARDS: usize = 64;
 
 /// The listeners made in the agent's namespace: the proxy's, and one per
-/// forwarded address (in the order asked for).
+/// forwarded address (in the order asked for); and the packet socket that
+/// sees direct attempts ([`crate::direct`]) and the socket DNS queries
+/// reach ([`crate::lookups`]).
 pub struct Listeners {
     pub proxy: TcpListener,
     pub forwards: Vec<(SocketAddrV4, TcpListener)>,
+    pub direct: OwnedFd,
+    pub lookups: OwnedFd,
 }
 
 /// Starts `command` in a new network namespace with the proxy's listener on
@@ -79,7 +85,7 @@ pub fn isolated(
     drop(theirs);
     match spawned {
         Ok(child) => {
-            let fds = receive_fds(mine.as_raw_fd(), 1 + forwards.len())?;
+            let fds = receive_fds(mine.as_raw_fd(), 3 + forwards.len())?;
             Ok((child, listeners(fds, forwards)))
         }
         Err(e) => {
@@ -101,6 +107,8 @@ struct Plan {
     /// Each forward's address, and the loopback label to add it under
     /// (`None` for a loopback address, already there).
     forwards: Vec<(libc::sockaddr_in, Option<[libc::c_char; libc::IFNAMSIZ]>)>,
+    /// The kernel filter of the direct-attempt watcher.
+    filter: [libc::sock_filter; 30],
 }
 
 impl Plan {
@@ -117,6 +125,7 @@ impl Plan {
                     )
                 })
                 .collect(),
+            filter: crate::direct::filter(),
         }
     }
 }
@@ -150,6 +159,17 @@ pub fn listen_in(netns: &Path, port: u16, forwards: &[SocketAddrV4]) -> io::Resu
     let plan = Plan::new(port, forwards);
     let file = std::fs::File::open(netns)
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", netns.display())))?;
+    // Its own namespace (the host's): every address would be made local
+    // to the host, and the command would have the host's network anyway.
+    let own = std::fs::metadata("/proc/self/ns/net")?;
+    let theirs = file.metadata()?;
+    use std::os::unix::fs::MetadataExt;
+    if (own.dev(), own.ino()) == (theirs.dev(), theirs.ino()) {
+        return Err(io::Error::other(format!(
+            "{} is blaise-egress's own network namespace: give the namespace of the container the command enters",
+            netns.display()
+        )));
+    }
     // `setns` moves only the calling thread: a thread of its own, which ends.
     let fds = std::thread::scope(|s| {
         s.spawn(|| unsafe {
@@ -178,12 +198,16 @@ pub fn listen_in(netns: &Path, port: u16, forwards: &[SocketAddrV4]) -> io::Resu
     Ok(listeners(fds, forwards))
 }
 
-fn listeners(fds: Vec<OwnedFd>, forwards: &[SocketAddrV4]) -> Listeners {
+fn listeners(mut fds: Vec<OwnedFd>, forwards: &[SocketAddrV4]) -> Listeners {
+    let lookups = fds.pop().expect("the DNS socket comes last");
+    let direct = fds.pop().expect("the watcher comes before it");
     let mut fds = fds.into_iter().map(TcpListener::from);
     let proxy = fds.next().expect("the proxy's listener comes first");
     Listeners {
         proxy,
         forwards: forwards.iter().copied().zip(fds).collect(),
+        direct,
+        lookups,
     }
 }
 
@@ -218,23 +242,6 @@ fn child_setup(
                 libc::close(fd);
             }
         }
-        // Loopback up.
-        let s = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
-        if s < 0 {
-            return Err((2, errno()));
-        }
-        let mut ifr: libc::ifreq = zeroed();
-        for (i, b) in b"lo\0".iter().enumerate() {
-            ifr.ifr_name[i] = *b as libc::c_char;
-        }
-        if libc::ioctl(s, libc::SIOCGIFFLAGS, &mut ifr) != 0 {
-            return Err((2, errno()));
-        }
-        ifr.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short;
-        if libc::ioctl(s, libc::SIOCSIFFLAGS, &ifr) != 0 {
-            return Err((2, errno()));
-        }
-        libc::close(s);
         let fds = make_listeners(plan)?;
         let fds = &fds.0[..fds.1];
         if send_fds(report_fd, fds) != 0 {
@@ -247,11 +254,36 @@ fn child_setup(
     Ok(())
 }
 
-/// The listeners of `plan` (the proxy's, then the forwards'; an array and
-/// how many: nothing is allocated), or the failed step and errno.
-unsafe fn make_listeners(plan: &Plan) -> Result<([RawFd; 1 + MAX_FORWARDS], usize), (usize, i32)> {
-    let mut fds = [0 as RawFd; 1 + MAX_FORWARDS];
+/// Brings loopback up (a new namespace has it down; a container's, up).
+unsafe fn loopback_up() -> Result<(), i32> {
+    let errno = || io::Error::last_os_error().raw_os_error().unwrap_or(0);
     unsafe {
+        let s = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
+        if s < 0 {
+            return Err(errno());
+        }
+        let mut ifr: libc::ifreq = zeroed();
+        for (i, b) in b"lo\0".iter().enumerate() {
+            ifr.ifr_name[i] = *b as libc::c_char;
+        }
+        let mut r = libc::ioctl(s, libc::SIOCGIFFLAGS, &mut ifr);
+        if r == 0 {
+            ifr.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short;
+            r = libc::ioctl(s, libc::SIOCSIFFLAGS, &ifr);
+        }
+        let e = errno();
+        libc::close(s);
+        if r != 0 { Err(e) } else { Ok(()) }
+    }
+}
+
+/// The listeners of `plan` (the proxy's, then the forwards'), then the
+/// direct-attempt watcher and the DNS socket: an array and how many
+/// (nothing is allocated), or the failed step and errno.
+unsafe fn make_listeners(plan: &Plan) -> Result<([RawFd; 3 + MAX_FORWARDS], usize), (usize, i32)> {
+    let mut fds = [0 as RawFd; 3 + MAX_FORWARDS];
+    unsafe {
+        loopback_up().map_err(|e| (2, e))?;
         fds[0] = listen(&plan.proxy).map_err(|e| (3, e))?;
         for (i, (addr, label)) in plan.forwards.iter().enumerate() {
             if let Some(label) = label {
@@ -259,8 +291,11 @@ unsafe fn make_listeners(plan: &Plan) -> Result<([RawFd; 1 + MAX_FORWARDS], usiz
             }
             fds[1 + i] = listen(addr).map_err(|e| (7, e))?;
         }
+        let n = 1 + plan.forwards.len();
+        fds[n] = crate::direct::prepare(&plan.filter).map_err(|e| (8, e))?;
+        fds[n + 1] = crate::lookups::socket().map_err(|e| (9, e))?;
+        Ok((fds, n + 2))
     }
-    Ok((fds, 1 + plan.forwards.len()))
 }
 
 /// A listening socket on `addr`, or the errno.
@@ -363,8 +398,8 @@ unsafe fn send_fds(sock: RawFd, fds: &[RawFd]) -> isize {
     }
 }
 
-/// Room for the control message of every listener (8-byte aligned).
-const CONTROL_WORDS: usize = (16 + (1 + MAX_FORWARDS) * 4) / 8 + 2;
+/// Room for the control message of every descriptor (8-byte aligned).
+const CONTROL_WORDS: usize = (16 + (3 + MAX_FORWARDS) * 4) / 8 + 2;
 
 /// The `count` listeners the child sent.
 fn receive_fds(sock: RawFd, count: usize) -> io::Result<Vec<OwnedFd>> {

@@ -42,6 +42,12 @@ pub struct Proxy {
     open: AtomicUsize,
 }
 
+/// Writes `blaise-egress: LINE` to stderr in one `write`: the agent writes
+/// to the same pipe, and a line in pieces could be torn by its output.
+pub fn tell(line: &str) {
+    let _ = io::stderr().write_all(format!("blaise-egress: {line}\n").as_bytes());
+}
+
 /// Why a destination is refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
@@ -93,9 +99,7 @@ impl Proxy {
             policy,
             tally: Tally::default(),
             resolve: Box::new(|name, port| Ok((name, port).to_socket_addrs()?.collect())),
-            log: Box::new(|line| {
-                let _ = writeln!(io::stderr().lock(), "blaise-egress: {line}");
-            }),
+            log: Box::new(tell),
             failed: Mutex::default(),
             open: AtomicUsize::new(0),
         }
@@ -118,6 +122,27 @@ impl Proxy {
 
     pub fn tally(&self) -> &Tally {
         &self.tally
+    }
+
+    /// A DNS lookup inside the namespace (answered `REFUSED` by
+    /// [`crate::lookups`]): told once per name.
+    pub fn refused_lookup(&self, name: &str, server: &str) {
+        let dest = format!("{name} (DNS lookup)");
+        if self.tally.refused(&dest) {
+            (self.log)(&format!(
+                "refused a DNS lookup of {name} (sent to {server}): the proxy resolves names (HTTPS_PROXY, HTTP_PROXY)"
+            ));
+        }
+    }
+
+    /// A connection the agent tried without the proxy (seen by
+    /// [`crate::direct`]; it has already failed): told once, like a refusal.
+    pub fn refused_directly(&self, dest: &str) {
+        if self.tally.refused(dest) {
+            (self.log)(&format!(
+                "refused {dest}: a direct connection; only the proxy (HTTPS_PROXY, HTTP_PROXY) leads out"
+            ));
+        }
     }
 
     /// Serves `listener` until it fails, a thread per connection.

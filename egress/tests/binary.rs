@@ -168,6 +168,18 @@ fn bad_arguments_say_what_is_wrong_and_start_nothing() {
         stderr.contains("could not start `/no/such/program`"),
         "{stderr}"
     );
+    // Its own namespace is the host's: never changed, the command never run.
+    let out = Command::new(EGRESS)
+        .args(["--netns", "/proc/self/ns/net", "--", "sh", "-c", "echo ran"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(125), "{stderr}");
+    assert!(
+        stderr.contains("is blaise-egress's own network namespace"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
 }
 
 /// A runner that is not root: the namespace comes with a user namespace of
@@ -212,7 +224,8 @@ fn an_unprivileged_user_gets_the_same_namespace() {
         .arg(format!(
             "id -u; curl -sS -m 10 http://127.0.0.1:{allowed}/; echo; \
              curl -sS -m 10 https://elsewhere.example/ 2>&1; echo; \
-             curl -sS -m 10 --noproxy '*' http://203.0.113.9/ 2>&1"
+             curl -sS -m 10 --noproxy '*' http://203.0.113.9/ 2>&1; \
+             getent hosts example.com; echo \"dns=$?\""
         ))
         .current_dir(&dir)
         .output()
@@ -226,6 +239,16 @@ fn an_unprivileged_user_gets_the_same_namespace() {
     assert!(stdout.contains("Couldn't connect"), "{stdout}\n{stderr}");
     assert!(
         stderr.contains("blaise-egress: refused elsewhere.example:443"),
+        "{stderr}"
+    );
+    // Direct attempts are seen and named without privileges too.
+    assert!(
+        stderr.contains("blaise-egress: refused 203.0.113.9:80: a direct connection"),
+        "{stderr}"
+    );
+    assert!(stdout.contains("dns=2"), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("blaise-egress: refused a DNS lookup of example.com (sent to "),
         "{stderr}"
     );
 }

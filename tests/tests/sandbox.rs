@@ -272,7 +272,8 @@ async fn with_an_egress_policy_the_agent_reaches_the_listed_destinations_only() 
         format!("curl -sS -m 20 http://127.0.0.1:{other_port}/ 2>&1; echo \" port-direct=$?\""),
         "curl -sS -m 20 --noproxy '' -x \"$HTTPS_PROXY\" https://203.0.113.9/ 2>&1; echo \" raw-ip=$?\"".into(),
         "curl -sS -m 20 --noproxy '*' http://203.0.113.9/ 2>&1; echo \" raw-ip-direct=$?\"".into(),
-        "perl -MIO::Socket::INET -e 'my $s = IO::Socket::INET->new(PeerAddr => \"203.0.113.9:53\", Proto => \"udp\"); print(($s && defined $s->send(\"x\")) ? \"udp-sent\" : \"udp-failed\"); print \"\\n\"'".into(),
+        // A datagram goes nowhere: its answer is the namespace's own "port unreachable".
+        "perl -MIO::Socket::INET -e 'alarm 20; my $s = IO::Socket::INET->new(PeerAddr => \"203.0.113.9:5353\", Proto => \"udp\") or die \"udp-failed: $!\\n\"; $s->send(\"x\"); my $r = $s->recv(my $b, 10); print defined($r) && length($b) ? \"udp-answered\\n\" : \"udp-refused: $!\\n\"'".into(),
         "timeout 20 getent hosts example.com; echo \" dns=$?\"".into(),
         // The runner's descriptor for the counts is not the agent's to write.
         "echo \"report-var=${BLAISE_EGRESS_REPORT_FD-unset}\"".into(),
@@ -292,7 +293,7 @@ async fn with_an_egress_policy_the_agent_reaches_the_listed_destinations_only() 
         " port-direct=7",
         " raw-ip=56",
         " raw-ip-direct=7",
-        "udp-failed",
+        "udp-refused: Connection refused",
         " dns=2",
         "report-var=unset",
     ] {
@@ -303,7 +304,7 @@ async fn with_an_egress_policy_the_agent_reaches_the_listed_destinations_only() 
 
     // The log tells each refusal, naming the destination, with the session.
     let log = runner
-        .wait_for_stderr("refused not-listed.example:443", MINUTE)
+        .wait_for_stderr("refused a DNS lookup of example.com", MINUTE)
         .await;
     let line = log
         .lines()
@@ -311,8 +312,13 @@ async fn with_an_egress_policy_the_agent_reaches_the_listed_destinations_only() 
         .unwrap();
     assert!(line.contains(&format!("session={id}")), "{line}");
     for dest in [
-        format!("refused 127.0.0.1:{other_port}"),
-        "refused 203.0.113.9:443".into(),
+        format!("refused 127.0.0.1:{other_port}: not in"),
+        "refused 203.0.113.9:443: not in".into(),
+        // Direct attempts, which never reach the proxy, are named too.
+        "refused 203.0.113.9:80: a direct connection".into(),
+        "refused 203.0.113.9:5353/udp: a direct connection".into(),
+        // A lookup is answered at once (REFUSED), and named.
+        "refused a DNS lookup of example.com (sent to ".into(),
     ] {
         assert!(log.contains(&dest), "{dest} in:\n{log}");
     }
@@ -349,6 +355,9 @@ async fn with_an_egress_policy_the_agent_reaches_the_listed_destinations_only() 
         "not-listed.example:443".to_string(),
         format!("127.0.0.1:{other_port}"),
         "203.0.113.9:443".into(),
+        "203.0.113.9:80".into(),
+        "203.0.113.9:5353/udp".into(),
+        "example.com (DNS lookup)".into(),
     ] {
         assert!(
             refused.contains(&dest.as_str().into()),

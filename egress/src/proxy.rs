@@ -318,9 +318,17 @@ impl Proxy {
             return;
         }
         let one_request = matches!(start, Start::Forward(_));
-        let (sent, received) = pipe(client, server, one_request);
+        // Counted as the bytes move: when the agent is stopped, a
+        // connection it keeps open is in the tally too.
         self.tally
-            .moved(&shown, sent + (head.len() + early.len()) as u64, received);
+            .moved(&shown, (head.len() + early.len()) as u64, 0);
+        pipe(
+            client,
+            server,
+            one_request,
+            &|n| self.tally.moved(&shown, n, 0),
+            &|n| self.tally.moved(&shown, 0, n),
+        );
     }
 
     fn failed_once(&self, dest: &str, line: &str) {
@@ -375,44 +383,51 @@ fn connect(addrs: &[SocketAddr]) -> io::Result<TcpStream> {
     Err(last)
 }
 
-/// Moves bytes both ways until both sides are done; (sent, received).
-/// `one_request`: once the server's answer ends the connection is over
-/// (plain HTTP, forwarded with `Connection: close`).
-fn pipe(client: TcpStream, server: TcpStream, one_request: bool) -> (u64, u64) {
+/// Moves bytes both ways until both sides are done, telling `sent` and
+/// `received` each chunk. `one_request`: once the server's answer ends the
+/// connection is over (plain HTTP, forwarded with `Connection: close`).
+fn pipe(
+    client: TcpStream,
+    server: TcpStream,
+    one_request: bool,
+    sent: &(dyn Fn(u64) + Sync),
+    received: &(dyn Fn(u64) + Sync),
+) {
     let (Ok(client_w), Ok(server_r)) = (client.try_clone(), server.try_clone()) else {
-        return (0, 0);
+        return;
     };
-    let up = thread::Builder::new()
-        .name("egress-up".into())
-        .stack_size(STACK)
-        .spawn(move || {
-            let n = copy(&client, &server);
-            let _ = server.shutdown(Shutdown::Write);
-            n
+    thread::scope(|scope| {
+        let up = thread::Builder::new()
+            .name("egress-up".into())
+            .stack_size(STACK)
+            .spawn_scoped(scope, move || {
+                copy(&client, &server, sent);
+                let _ = server.shutdown(Shutdown::Write);
+            });
+        copy(&server_r, &client_w, received);
+        let _ = client_w.shutdown(if one_request {
+            Shutdown::Both
+        } else {
+            Shutdown::Write
         });
-    let received = copy(&server_r, &client_w);
-    let _ = client_w.shutdown(if one_request {
-        Shutdown::Both
-    } else {
-        Shutdown::Write
+        if let Ok(up) = up {
+            let _ = up.join();
+        }
     });
-    let sent = up.ok().and_then(|t| t.join().ok()).unwrap_or(0);
-    (sent, received)
 }
 
-fn copy(mut from: &TcpStream, mut to: &TcpStream) -> u64 {
+fn copy(mut from: &TcpStream, mut to: &TcpStream, moved: &(dyn Fn(u64) + Sync)) {
     let mut buf = vec![0; CHUNK];
-    let mut total = 0;
     loop {
         let n = match from.read(&mut buf) {
-            Ok(0) | Err(_) => return total,
+            Ok(0) | Err(_) => return,
             Ok(n) => n,
         };
         if to.write_all(&buf[..n]).is_err() {
             let _ = from.shutdown(Shutdown::Read);
-            return total;
+            return;
         }
-        total += n as u64;
+        moved(n as u64);
     }
 }
 
@@ -470,6 +485,47 @@ mod tests {
         match p.decide(&dest("mixed.example", 443)) {
             Decision::Go(addrs) => assert_eq!(addrs, ["93.184.215.15:443".parse().unwrap()]),
             other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn what_a_tunnel_carries_is_counted_while_it_is_open() {
+        // An echo server, listed by address.
+        let server = TcpListener::bind("127.0.0.1:0").unwrap();
+        let to = server.local_addr().unwrap();
+        std::thread::spawn(move || {
+            let (mut conn, _) = server.accept().unwrap();
+            let mut buf = [0u8; 1024];
+            while let Ok(n) = conn.read(&mut buf) {
+                if n == 0 || conn.write_all(&buf[..n]).is_err() {
+                    break;
+                }
+            }
+        });
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let p = Arc::new(proxy(&[&to.to_string()]));
+        let serving = p.clone();
+        std::thread::spawn(move || serving.serve(listener));
+        let mut tunnel = TcpStream::connect(addr).unwrap();
+        write!(tunnel, "CONNECT {to} HTTP/1.1\r\n\r\n").unwrap();
+        let mut head = [0u8; 39];
+        tunnel.read_exact(&mut head).unwrap();
+        assert!(head.starts_with(b"HTTP/1.1 200"));
+        tunnel.write_all(&[7u8; 1000]).unwrap();
+        let mut echoed = [0u8; 1000];
+        tunnel.read_exact(&mut echoed).unwrap();
+        // Still open (an agent stopped mid-connection): already counted.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        let shown = to.to_string();
+        loop {
+            let c = p.tally().reached().get(&shown).copied().unwrap_or_default();
+            if c.sent == 1000 && c.received == 1000 {
+                assert_eq!(c.connections, 1);
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "{c:?}");
+            std::thread::sleep(Duration::from_millis(10));
         }
     }
 

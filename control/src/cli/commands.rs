@@ -24,7 +24,9 @@ pub async fn client_command(
     out: &mut (dyn Write + Send),
 ) -> Result<()> {
     match command {
-        Command::Serve(_) => unreachable!("serve is not a client command"),
+        Command::Serve(_) | Command::Backup(_) => {
+            unreachable!("serve and backup are not client commands")
+        }
         Command::Agent(AgentCommand::Set {
             name,
             inactivity,

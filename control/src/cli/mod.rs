@@ -1,6 +1,7 @@
 //! The `blaise` command line: its arguments (here), `serve` (`serve.rs`), and the client
 //! commands (`commands.rs`) that call the user API through [`Client`].
 
+mod backup;
 pub mod client;
 mod commands;
 mod human;
@@ -54,6 +55,27 @@ pub enum Command {
     /// Environments.
     #[command(subcommand)]
     Environment(EnvironmentCommand),
+    /// A consistent copy of the database, taken while `serve` runs.
+    Backup(BackupArgs),
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "\
+Restore: stop `blaise serve` and start it with `--db` naming the copy (or move
+the copy over the database after deleting its `-wal` and `-shm` files). The
+admin and runner tokens are in the database: they work again as they were.")]
+pub struct BackupArgs {
+    /// The database `serve` uses (its `--db`): a SQLite file. Given a
+    /// PostgreSQL URL, this says how to back it up with PostgreSQL's tools.
+    #[arg(
+        long,
+        env = "BLAISE_DB",
+        default_value = "blaise.db",
+        hide_env_values = true
+    )]
+    pub db: String,
+    /// The new file to write; an existing file is never replaced.
+    pub to: std::path::PathBuf,
 }
 
 #[derive(Args, Debug)]
@@ -68,7 +90,9 @@ pub struct ServeArgs {
         hide_env_values = true
     )]
     pub db: String,
-    #[arg(long, default_value = "127.0.0.1:7777")]
+    /// The address the APIs and the dashboard listen on (plain HTTP: put a
+    /// TLS proxy in front of it to serve beyond the machine).
+    #[arg(long, env = "BLAISE_LISTEN", default_value = "127.0.0.1:7777")]
     pub listen: SocketAddr,
     /// The clock acts when a limit falls due; this is how often it also looks at everything
     /// (a run's own timeout, runs waiting for a runner, the retention).
@@ -161,6 +185,7 @@ pub enum AgentCommand {
     },
     /// Shows one agent's settings.
     Show {
+        /// The agent's name.
         name: String,
         /// Print JSON for scripts.
         #[arg(long)]
@@ -171,14 +196,23 @@ pub enum AgentCommand {
 #[derive(Subcommand, Debug)]
 pub enum RunnerCommand {
     /// Adds a runner and prints its token (shown once).
-    Add { name: String },
+    Add {
+        /// The runner's name (its instances connect with its token).
+        name: String,
+    },
     /// Revokes a runner's token: its instances' calls are refused, their
     /// runs time out, sessions waiting for it go to other runners.
-    Revoke { name: String },
+    Revoke {
+        /// The runner's name (its instances connect with its token).
+        name: String,
+    },
     /// Gives a runner a new token and prints it (shown once): the old one
     /// stops working at once; a revoked runner is valid again, with its
     /// name and its environments.
-    Token { name: String },
+    Token {
+        /// The runner's name (its instances connect with its token).
+        name: String,
+    },
     /// Lists the runners and their instances (seen in the last week):
     /// connected or not, agents, labels, capacity, live runs, last seen.
     List {
@@ -192,18 +226,29 @@ pub enum RunnerCommand {
 pub enum SessionCommand {
     /// Opens a session; prints its id.
     New {
+        /// The agent that answers (`agent list`).
         #[arg(long)]
         agent: String,
+        /// The first message.
         #[arg(long)]
         message: String,
     },
     /// Sends a follow-up message.
-    Send { id: String, text: String },
+    Send {
+        /// The session's id (`ses_…`, as `session new` and `session list` print it).
+        id: String,
+        /// The message.
+        text: String,
+    },
     /// Closes a session (its environment is torn down).
-    Close { id: String },
+    Close {
+        /// The session's id (`ses_…`, as `session new` and `session list` print it).
+        id: String,
+    },
     /// Answers an agent's permission request with one of the options it
     /// offers (`session show` lists pending requests and their options).
     Answer {
+        /// The session's id (`ses_…`, as `session new` and `session list` print it).
         id: String,
         /// The request, as `session show` names it (`perm-1`).
         request: String,
@@ -212,7 +257,10 @@ pub enum SessionCommand {
     },
     /// Cancels the turn in progress (the agent stops working on the
     /// message; the session stays open).
-    Cancel { id: String },
+    Cancel {
+        /// The session's id (`ses_…`, as `session new` and `session list` print it).
+        id: String,
+    },
     /// Lists the sessions, the latest first.
     List {
         /// Print JSON (times in milliseconds since the epoch) for scripts.
@@ -222,12 +270,15 @@ pub enum SessionCommand {
     /// Shows a session: its state and times, why a run waits, pending
     /// permission requests, waiting messages, its environment and runs.
     Show {
+        /// The session's id (`ses_…`, as `session new` and `session list` print it).
         id: String,
         /// Print JSON for scripts.
         #[arg(long)]
         json: bool,
     },
+    /// Prints a session's transcript: what was said and what the agent did.
     Transcript {
+        /// The session's id (`ses_…`, as `session new` and `session list` print it).
         id: String,
         /// Keep printing new entries until the session ends.
         #[arg(long)]
@@ -238,7 +289,10 @@ pub enum SessionCommand {
 #[derive(Subcommand, Debug)]
 pub enum EnvironmentCommand {
     /// Retries the teardown of an orphaned environment.
-    Retry { id: String },
+    Retry {
+        /// The environment's id (`env_…`, as `environment list` prints it).
+        id: String,
+    },
     /// Lists environments: every state but `torn_down`, or one state.
     List {
         /// `creating`, `active`, `paused`, `tearing_down`, `torn_down` or
@@ -262,6 +316,7 @@ fn parse_policy(text: &str) -> Result<IdlePolicy, String> {
 pub async fn run(cli: Cli, out: &mut (dyn Write + Send)) -> Result<()> {
     match cli.command {
         Command::Serve(args) => serve::serve(args, out).await,
+        Command::Backup(args) => backup::run(&args, out),
         command => {
             let client = Client::from_env(&cli.url)?;
             client_command(&client, command, out).await

@@ -582,3 +582,116 @@ async fn the_log_is_plain_text_off_a_terminal_and_blaise_log_filters_it() {
         );
     }
 }
+
+/// Issue "An operator's first day": "`blaise backup` restores into a working control plane".
+/// The copy is taken while `serve` runs and writes; a server started on it has the sessions and
+/// the agents, and the same admin token works.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backup_taken_while_serve_runs_restores_into_a_working_control_plane() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("blaise.db");
+    let copy = dir.path().join("backup-1.db");
+    let serve = |db: &std::path::Path| {
+        let port = free_port();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_blaise"))
+            .args(["serve", "--db", db.to_str().unwrap()])
+            .args(["--listen", &format!("127.0.0.1:{port}")])
+            .env_remove("BLAISE_TOKEN")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.as_mut().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        (child, format!("http://127.0.0.1:{port}"), line)
+    };
+    let up = |url: &str, token: &str| {
+        let client = blaise_control::cli::Client::new(url, token);
+        async move {
+            for _ in 0..200 {
+                if let Ok(v) = client.get("/v1/sessions").await {
+                    return (client, v);
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+            }
+            panic!("blaise serve did not come up");
+        }
+    };
+    let (mut server, url, line) = serve(&db);
+    let token = line
+        .split_whitespace()
+        .find(|w| w.starts_with("bla_"))
+        .unwrap_or_else(|| panic!("no token printed: {line:?}"))
+        .to_string();
+    let (client, _) = up(&url, &token).await;
+    client
+        .call(
+            Method::PUT,
+            "/v1/agents/claude",
+            Some(serde_json::json!({})),
+        )
+        .await
+        .unwrap();
+    let session = client
+        .call(
+            Method::POST,
+            "/v1/sessions",
+            Some(serde_json::json!({ "agent": "claude", "message": "fix the build" })),
+        )
+        .await
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    // While it runs.
+    let backup = |to: &std::path::Path| {
+        Command::new(env!("CARGO_BIN_EXE_blaise"))
+            .args(["backup", "--db", db.to_str().unwrap()])
+            .arg(to)
+            .output()
+            .unwrap()
+    };
+    let out = backup(&copy);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("1 session, schema version ") && stdout.contains("(integrity checked)"),
+        "{stdout}"
+    );
+    // Never over a file; a PostgreSQL database is pg_dump's.
+    let again = backup(&copy);
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already exists"));
+    let pg = Command::new(env!("CARGO_BIN_EXE_blaise"))
+        .args(["backup", "--db", "postgres://u@127.0.0.1/blaise", "x.db"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&pg.stderr).contains("pg_dump"));
+    server.kill().unwrap();
+    server.wait().unwrap();
+
+    // Restored: a server on the copy.
+    let (mut restored, url, line) = serve(&copy);
+    assert!(
+        !line.contains("bla_"),
+        "the admin token is in the copy: {line}"
+    );
+    let (client, sessions) = up(&url, &token).await;
+    assert_eq!(
+        sessions["sessions"][0]["id"],
+        session.as_str(),
+        "{sessions}"
+    );
+    let agents = client.get("/v1/agents").await.unwrap();
+    assert_eq!(agents["agents"][0]["name"], "claude");
+    restored.kill().unwrap();
+    restored.wait().unwrap();
+}

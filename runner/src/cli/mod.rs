@@ -60,10 +60,11 @@ pub enum Command {
     },
     /// Connect to Blaise and serve runs until stopped.
     Start {
+        /// The runner's configuration: the agent and the plugs.
         #[arg(long, default_value = "blaise.yml")]
         config: PathBuf,
-        /// The control plane.
-        #[arg(long, default_value = "http://127.0.0.1:7777")]
+        /// The control plane (`blaise serve`).
+        #[arg(long, env = "BLAISE_URL", default_value = "http://127.0.0.1:7777")]
         url: String,
         /// Where the session workspaces live.
         #[arg(long, env = "BLAISE_DATA_DIR", default_value = ".blaise-runner")]
@@ -101,6 +102,7 @@ pub enum Command {
     },
     /// Validate blaise.yml, load every plug, run the startup check, print a table.
     Check {
+        /// The runner's configuration to check.
         #[arg(long, default_value = "blaise.yml")]
         config: PathBuf,
         /// The agent's idle policy to run the startup check against.
@@ -118,7 +120,9 @@ pub enum Command {
 pub enum PlugCommand {
     /// Show what a plug is: name, version, contract, hooks, config schema, imports.
     Inspect {
+        /// The component (`.wasm`).
         file: PathBuf,
+        /// Print it as JSON.
         #[arg(long)]
         json: bool,
     },
@@ -179,11 +183,13 @@ pub enum PlugCommand {
     },
     /// Resolve every plug of blaise.yml to a digest and write blaise.lock beside it.
     Lock {
+        /// The runner's configuration; blaise.lock is written beside it.
         #[arg(long, default_value = "blaise.yml")]
         config: PathBuf,
     },
     /// List the plugs of an index whose name or description contains TERM.
     Search {
+        /// Words of a plug's name or description.
         term: String,
         /// The index: an https:// URL or a file.
         #[arg(long, env = "BLAISE_INDEX")]
@@ -197,6 +203,7 @@ pub enum PlugCommand {
         /// The index: an https:// URL or a file.
         #[arg(long, env = "BLAISE_INDEX")]
         index: String,
+        /// The runner's configuration to append the plug to.
         #[arg(long, default_value = "blaise.yml")]
         config: PathBuf,
         /// The plug's id in blaise.yml (default: its name).
@@ -209,7 +216,10 @@ pub enum PlugCommand {
         command: IndexCommand,
     },
     /// Make a signing key pair: NAME.key (private) and NAME.pub.
-    Keygen { name: PathBuf },
+    Keygen {
+        /// The key pair's path without its extension.
+        name: PathBuf,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -8,6 +8,7 @@ use rusqlite::{OptionalExtension, params};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+pub mod backup;
 mod checkpoint;
 mod columns;
 

@@ -491,9 +491,11 @@ fn word(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
         if w[at..].starts_with(b"jdbc:oracle:thin:") {
             layouts::oracle_thin(b, s + at, found);
         }
+        // After a `-` only a vendor's token is looked for: one glued to a
+        // word before it (`yes-ghp_…`, `id-AKIA…`, a flag's value `-xoxb-…`).
         let Some(p) = w[at..]
             .iter()
-            .position(|&c| matches!(c, b'=' | b':' | b'/' | b'@' | b','))
+            .position(|&c| matches!(c, b'=' | b':' | b'/' | b'@' | b',' | b'-'))
         else {
             break;
         };

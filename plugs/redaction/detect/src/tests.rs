@@ -165,3 +165,34 @@ fn one_endless_line_of_candidates_is_read_in_linear_time() {
         "4x the text took {ratio:.1}x the time ({short:?}, {long:?})"
     );
 }
+
+#[test]
+fn a_token_glued_to_a_word_before_it_by_a_hyphen_is_masked() {
+    let ghp = "ghp_Zq8RtY3vWm1KpL6nBx4CdF7gHj2sAe9TuV0o";
+    let aws = "AKIAQ3EGRZLCV4TMVNXW";
+    for (text, masked) in [
+        (
+            format!("yes-{ghp}"),
+            "yes-[REDACTED:github-token]".to_string(),
+        ),
+        (
+            format!("see prod-{ghp} (rotated)"),
+            "see prod-[REDACTED:github-token] (rotated)".into(),
+        ),
+        (
+            format!("backup-key-id-{aws}"),
+            "backup-key-id-[REDACTED:aws-access-key]".into(),
+        ),
+    ] {
+        assert_eq!(redact(&text), masked);
+    }
+    // Hyphenated words stay words.
+    for text in [
+        "a well-known long-standing re-implementation",
+        "2026-12-02T06:12:56Z build-2026-12-02-nightly",
+        "550e8400-e29b-41d4-a716-446655440000",
+        "x86_64-unknown-linux-gnu cargo-build-release-profile",
+    ] {
+        assert_eq!(redact(text), text);
+    }
+}

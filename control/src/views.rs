@@ -69,7 +69,15 @@ pub struct SessionView {
     /// The current run waits for a runner: why, and when it fails if none comes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub waiting_for_runner: Option<crate::lifecycle::waiting::WaitingView>,
+    /// Paused with its environment gone (torn down when its runner stopped, or after a
+    /// failure): the next message starts a new environment and the agent starts over; the
+    /// transcript keeps what came before. See [`STARTS_FRESH`].
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub starts_fresh: bool,
 }
+
+/// What `starts_fresh` means, as the CLI and the dashboard say it.
+pub const STARTS_FRESH: &str = "its environment is gone: the next message starts a new one, and the agent starts over (the transcript keeps what came before)";
 
 #[derive(Serialize, Debug, Clone)]
 pub struct SessionSummary {
@@ -144,7 +152,12 @@ pub fn session_view(ctx: &mut Ctx, id: &str) -> Result<SessionView> {
             updated_at: r.updated_at,
         })
         .collect();
+    let starts_fresh = session.state == SessionState::Paused
+        && environment
+            .as_ref()
+            .is_some_and(|e| e.state == EnvironmentState::TornDown);
     Ok(SessionView {
+        starts_fresh,
         waiting_for_runner: crate::lifecycle::waiting::view(ctx, &session)?,
         waiting_messages: ctx.tx.messages(id, MessageState::Waiting)?.len(),
         permission_requests: ctx.tx.permissions(id)?,

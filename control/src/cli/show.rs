@@ -62,6 +62,9 @@ pub fn session(s: &Value, now: i64, out: Out) -> Result<()> {
     if s["expires_at"].is_i64() {
         writeln!(out, "  ends if idle   {}", when(&s["expires_at"], now))?;
     }
+    if s["starts_fresh"] == true {
+        writeln!(out, "  {}", crate::views::STARTS_FRESH)?;
+    }
     if let Some(turns) = s["open_turns"].as_u64().filter(|n| *n > 0) {
         writeln!(out, "  turns open     {turns}")?;
     }

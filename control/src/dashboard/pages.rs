@@ -279,6 +279,14 @@ pub async fn session(
         let _ = write!(body, " · expires {}", time(expires));
     }
     body.push_str("</p>");
+    if v.starts_fresh {
+        let _ = write!(
+            body,
+            "<p id=\"starts-fresh\">{}{}.</p>",
+            crate::views::STARTS_FRESH[..1].to_uppercase(),
+            &crate::views::STARTS_FRESH[1..]
+        );
+    }
     if let Some(w) = &v.waiting_for_runner {
         let _ = write!(
             body,

@@ -285,9 +285,17 @@ async fn a_cancelled_run_tears_down_and_the_next_message_starts_afresh() {
     assert_eq!(last_run(&v)["status"], "cancelled");
     assert_eq!(env_state(&v), "torn_down");
     assert_eq!(v["state"], "paused");
+    // Paused with no environment: the view says what the next message does.
+    assert_eq!(v["starts_fresh"], true, "{v:#}");
+    let human = ok(&s, &["session", "show", &id]);
+    assert!(
+        human.contains("its environment is gone: the next message starts a new one"),
+        "{human}"
+    );
     s.send(&id, "still there?").await;
     let start = a.take("start").await;
     assert_eq!(start.assignment["fresh_environment"], true);
+    assert_eq!(s.show(&id).await.get("starts_fresh"), None);
 }
 
 /// Permission requests go to Blaise; the answer comes back on the directive stream.

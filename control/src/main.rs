@@ -1,9 +1,7 @@
 //! `blaise`: the control plane (`serve`) and its client.
 
-use clap::Parser;
-
 fn main() {
-    let cli = blaise_control::cli::Cli::parse();
+    let cli = blaise_control::cli::Cli::from_env();
     // A transaction holds the thread it runs on while it waits: on SQLite for microseconds, on
     // PostgreSQL for network round trips. Serving on PostgreSQL, enough threads that the
     // store's connections (16), not the threads, bound how many transactions run at once.

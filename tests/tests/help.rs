@@ -34,7 +34,7 @@ fn undocumented(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
 fn every_command_and_flag_of_both_binaries_says_what_it_is() {
     let mut missing = Vec::new();
     for cmd in [
-        blaise_control::cli::Cli::command(),
+        blaise_control::cli::command(),
         blaise_runner::cli::Cli::command(),
     ] {
         cmd.clone().debug_assert();
@@ -45,4 +45,28 @@ fn every_command_and_flag_of_both_binaries_says_what_it_is() {
         "without help text:\n  {}",
         missing.join("\n  ")
     );
+}
+
+#[test]
+fn the_servers_help_lists_only_what_it_takes() {
+    let mut cmd = blaise_control::cli::command();
+    // As parsing does: global flags reach the subcommands.
+    cmd.build();
+    for name in ["serve", "backup"] {
+        let help = cmd
+            .find_subcommand_mut(name)
+            .unwrap()
+            .render_long_help()
+            .to_string();
+        assert!(
+            !help.contains("--url"),
+            "the client's --url in `{name} --help`:\n{help}"
+        );
+    }
+    let help = cmd
+        .find_subcommand_mut("session")
+        .unwrap()
+        .render_long_help()
+        .to_string();
+    assert!(help.contains("--url"), "{help}");
 }

@@ -39,6 +39,26 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The command line as `blaise` parses it: the client's global `--url` is
+/// kept out of the help of the commands that never call the control plane
+/// (`serve`, `backup`).
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    let unused_url = || clap::Arg::new("url").long("url").hide(true);
+    Cli::command()
+        .mut_subcommand("serve", |c| c.arg(unused_url()))
+        .mut_subcommand("backup", |c| c.arg(unused_url()))
+}
+
+impl Cli {
+    /// Parses the process's arguments with [`command`]; exits with clap's
+    /// message when they are wrong.
+    pub fn from_env() -> Cli {
+        use clap::FromArgMatches;
+        Cli::from_arg_matches_mut(&mut command().get_matches()).unwrap_or_else(|e| e.exit())
+    }
+}
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// The control plane with its dashboard.

@@ -195,3 +195,22 @@ fn timing_errors_say_where_timing_belongs() {
     );
     assert!(stderr.contains("blaise agent set"), "{stderr}");
 }
+
+#[test]
+fn start_without_a_token_names_the_variable_and_where_a_token_comes_from() {
+    let cache = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_blaise-runner"))
+        .arg("start")
+        .env_remove("BLAISE_RUNNER_TOKEN")
+        .env("BLAISE_CACHE_DIR", cache.path())
+        .current_dir(cache.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("set BLAISE_RUNNER_TOKEN (or give --token)")
+            && stderr.contains("blaise runner add NAME"),
+        "{stderr}"
+    );
+}

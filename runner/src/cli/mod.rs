@@ -72,9 +72,10 @@ pub enum Command {
         /// This process's name among the runner's instances.
         #[arg(long)]
         instance: Option<String>,
-        /// The runner token (`blaise runner add NAME`).
+        /// The runner token (`blaise runner add NAME` prints it); better given
+        /// through the environment than on the command line.
         #[arg(long, env = "BLAISE_RUNNER_TOKEN", hide_env_values = true)]
-        token: String,
+        token: Option<String>,
         /// Most runs this instance takes at once [default: 4 per core, at most one per
         /// 512 MiB of memory].
         #[arg(long, env = "BLAISE_RUNNER_CAPACITY", value_parser = clap::value_parser!(u32).range(1..=100_000))]
@@ -261,6 +262,12 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             capacity,
             labels,
         } => {
+            let Some(token) = token.filter(|t| !t.is_empty()) else {
+                anyhow::bail!(
+                    "no runner token: set BLAISE_RUNNER_TOKEN (or give --token) to the token \
+                     `blaise runner add NAME` printed"
+                );
+            };
             let runner = crate::daemon::RunnerOptions {
                 url,
                 token,

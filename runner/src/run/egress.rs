@@ -13,7 +13,8 @@ use crate::protocol::{EgressReached, ReportBody};
 /// Most destinations of each list taken from a report (`blaise-egress`
 /// counts 256 one by one, and the rest together).
 const MAX_LISTED: usize = 257;
-/// Longest destination kept (a name is at most 253 bytes, and a port).
+/// Longest destination sent, in characters (a name is at most 253 bytes,
+/// and a port).
 const MAX_DESTINATION: usize = 300;
 
 /// The `egress` report for what `blaise-egress` wrote last, or `None` if it
@@ -44,7 +45,8 @@ pub async fn report(line: &str, chain: &mut PlugChain, relay: &mut Relay) -> Opt
         .iter()
         .map(|r| r.destination.clone())
         .chain(refused.iter().cloned())
-        .map(|name| bounded(&name))
+        // Blaise escapes and cuts them too; this keeps the report's size bounded.
+        .map(|name| name.chars().take(MAX_DESTINATION).collect())
         .collect();
     let mut names = match relay.filter_texts(chain, names).await {
         Ok(names) => names.into_iter(),
@@ -64,18 +66,4 @@ pub async fn report(line: &str, chain: &mut PlugChain, relay: &mut Relay) -> Opt
         refused,
         refused_more,
     })
-}
-
-/// At most [`MAX_DESTINATION`] bytes, control characters shown escaped.
-fn bounded(name: &str) -> String {
-    let mut shown: String = name.escape_debug().collect();
-    if shown.len() > MAX_DESTINATION {
-        let mut end = MAX_DESTINATION;
-        while !shown.is_char_boundary(end) {
-            end -= 1;
-        }
-        shown.truncate(end);
-        shown.push('…');
-    }
-    shown
 }

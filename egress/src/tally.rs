@@ -106,13 +106,18 @@ impl Tally {
 }
 
 /// The counts of `dest`, or of all the others once there are enough.
+/// Called for every chunk a connection moves: a name is copied only when it
+/// is first counted.
 fn entry<'a>(reached: &'a mut BTreeMap<String, Counts>, dest: &str) -> &'a mut Counts {
     let key = if reached.contains_key(dest) || reached.len() < MAX_DESTINATIONS {
         dest
     } else {
         OTHERS
     };
-    reached.entry(key.to_string()).or_default()
+    if !reached.contains_key(key) {
+        reached.insert(key.to_string(), Counts::default());
+    }
+    reached.get_mut(key).expect("inserted above")
 }
 
 fn bytes(n: u64) -> String {

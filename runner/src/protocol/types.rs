@@ -190,14 +190,19 @@ pub enum ReportBody {
     },
     /// What left the agent's network namespace through `blaise-egress`
     /// during the run (its whole tally), sent before the run's last report.
-    Egress {
-        reached: Vec<EgressReached>,
-        /// Refused destinations, each once.
-        refused: Vec<String>,
-        /// Refusals of destinations past those listed.
-        #[serde(default)]
-        refused_more: u64,
-    },
+    Egress(EgressCounts),
+}
+
+/// `blaise-egress`'s tally, as it writes it on the runner's descriptor and
+/// as the `egress` report carries it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct EgressCounts {
+    pub reached: Vec<EgressReached>,
+    /// Refused destinations, each once.
+    pub refused: Vec<String>,
+    /// Refusals of destinations past those listed.
+    #[serde(default)]
+    pub refused_more: u64,
 }
 
 /// One destination the agent reached, as `blaise-egress` counted it.

@@ -8,7 +8,7 @@
 
 use super::transcript::Relay;
 use crate::chain::PlugChain;
-use crate::protocol::{EgressReached, ReportBody};
+use crate::protocol::{EgressCounts, ReportBody};
 
 /// Most destinations of each list taken from a report (`blaise-egress`
 /// counts 256 one by one, and the rest together).
@@ -20,14 +20,7 @@ const MAX_DESTINATION: usize = 300;
 /// The `egress` report for what `blaise-egress` wrote last, or `None` if it
 /// wrote nothing readable (it logged its counts anyway).
 pub async fn report(line: &str, chain: &mut PlugChain, relay: &mut Relay) -> Option<ReportBody> {
-    #[derive(serde::Deserialize)]
-    struct Tally {
-        reached: Vec<EgressReached>,
-        refused: Vec<String>,
-        #[serde(default)]
-        refused_more: u64,
-    }
-    let tally: Tally = match serde_json::from_str(line) {
+    let tally: EgressCounts = match serde_json::from_str(line) {
         Ok(tally) => tally,
         Err(e) => {
             tracing::warn!(
@@ -61,9 +54,9 @@ pub async fn report(line: &str, chain: &mut PlugChain, relay: &mut Relay) -> Opt
     for r in &mut refused {
         *r = names.next().unwrap_or_default();
     }
-    Some(ReportBody::Egress {
+    Some(ReportBody::Egress(EgressCounts {
         reached,
         refused,
         refused_more,
-    })
+    }))
 }

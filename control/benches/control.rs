@@ -47,7 +47,7 @@ fn populate(store: &dyn Store, cfg: &Config, now: Millis) -> Runner {
             disabled: false,
             updated_at: now,
         })?;
-        let (runner, _) = runners::add(ctx, "bench")?;
+        let (runner, _) = runners::add(ctx, "bench", runners::Scope::default())?;
         offers::connect(
             ctx,
             &runner,
@@ -163,7 +163,7 @@ fn bench_transcript_report(streams: usize) {
         let now = model_now();
         let (token, run_ids) = transact(&store, &cfg, now, |ctx| {
             ctx.tx.put_agent(&Agent { name: "a".into(), settings: AgentSettings::default(), disabled: false, updated_at: now })?;
-            let (runner, token) = runners::add(ctx, "bench")?;
+            let (runner, token) = runners::add(ctx, "bench", runners::Scope::default())?;
             offers::connect(ctx, &runner, &offers::Hello::serving("i", &["a".to_string()]))?;
             let mut run_ids = Vec::new();
             for _ in 0..=streams {

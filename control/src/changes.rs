@@ -579,6 +579,8 @@ mod tests {
             token_hash: "h".into(),
             created_at: 0,
             revoked_at: None,
+            agents: None,
+            labels: None,
         })
         .unwrap();
         tx.put_environment(&Environment {
@@ -619,6 +621,8 @@ mod tests {
                 token_hash: "h".into(),
                 created_at: 0,
                 revoked_at: Some(1),
+                agents: None,
+                labels: None,
             })
             .unwrap();
         let orphan = offered(&mut recording, "run_4", RunKind::Resume);

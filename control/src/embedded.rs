@@ -84,7 +84,7 @@ impl Embedded {
                 n += 1;
                 candidate = format!("{name}-{n}");
             }
-            Ok(runners::add(ctx, &candidate)?.1)
+            Ok(runners::add(ctx, &candidate, runners::Scope::default())?.1)
         })?)
     }
 }

@@ -82,11 +82,45 @@ pub struct Runner {
     pub token_hash: String,
     pub created_at: Millis,
     pub revoked_at: Option<Millis>,
+    /// The agents its token may serve; `None`: any (a runner added without `--agents`, as every
+    /// runner added before tokens had a scope).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agents: Option<Vec<String>>,
+    /// The labels its instances may claim; `None`: any. Labels route work to a runner; a scope
+    /// makes them a grant, so a token copied from one machine cannot claim another's work.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labels: Option<Vec<String>>,
 }
 
 impl Runner {
     pub fn revoked(&self) -> bool {
         self.revoked_at.is_some()
+    }
+
+    /// Whether its token may serve `agent`.
+    pub fn may_serve(&self, agent: &str) -> bool {
+        self.agents
+            .as_ref()
+            .is_none_or(|a| a.iter().any(|x| x == agent))
+    }
+
+    /// Whether its instances may claim `label`.
+    pub fn may_claim(&self, label: &str) -> bool {
+        self.labels
+            .as_ref()
+            .is_none_or(|l| l.iter().any(|x| x == label))
+    }
+
+    /// Whether `connection`, one of its instances, may take the runs of `agent`, which requires
+    /// `required` labels: the instance says it serves the agent and has the labels, and the
+    /// token's scope allows both (checked again here, since the scope may have narrowed since
+    /// the instance connected).
+    pub fn may_take_for(&self, connection: &Connection, agent: &str, required: &[String]) -> bool {
+        connection.agents.iter().any(|a| a == agent)
+            && self.may_serve(agent)
+            && required
+                .iter()
+                .all(|l| connection.labels.contains(l) && self.may_claim(l))
     }
 }
 
@@ -104,13 +138,6 @@ pub struct Connection {
     /// What this instance offers that an agent may require (`gpu`, `region-eu`, …).
     #[serde(default)]
     pub labels: Vec<String>,
-}
-
-impl Connection {
-    /// Whether it has every label in `required`.
-    pub fn has_labels(&self, required: &[String]) -> bool {
-        required.iter().all(|l| self.labels.contains(l))
-    }
 }
 
 string_enum!(

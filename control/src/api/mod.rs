@@ -16,6 +16,7 @@ pub fn routes() -> Router<AppState> {
         .route("/v1/agents/{name}", put(agents::set).get(agents::get))
         .route("/v1/runners", post(runners::add).get(runners::list))
         .route("/v1/runners/{name}/revoke", post(runners::revoke))
+        .route("/v1/runners/{name}/scope", post(runners::set_scope))
         .route("/v1/runners/{name}/token", post(runners::token))
         .route("/v1/sessions", post(sessions::new).get(sessions::list))
         .route("/v1/sessions/{id}", get(sessions::show))

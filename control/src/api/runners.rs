@@ -1,4 +1,4 @@
-//! `blaise runner add` / `revoke` / `token` / `list`.
+//! `blaise runner add` / `set` / `revoke` / `token` / `list`.
 
 use axum::Json;
 use axum::extract::{Path, State};
@@ -13,6 +13,31 @@ use crate::server::{AdminAuth, AppState, Body};
 #[serde(deny_unknown_fields)]
 pub struct AddRequest {
     pub name: String,
+    /// The agents its token may serve; absent or `null`: any.
+    #[serde(default)]
+    pub agents: Option<Vec<String>>,
+    /// The labels its instances may claim; absent or `null`: any.
+    #[serde(default)]
+    pub labels: Option<Vec<String>>,
+}
+
+/// A change to a runner's scope: a part left out stays as it is; `null` allows any.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScopeRequest {
+    #[serde(default, deserialize_with = "present")]
+    pub agents: Option<Option<Vec<String>>>,
+    #[serde(default, deserialize_with = "present")]
+    pub labels: Option<Option<Vec<String>>>,
+}
+
+/// A field that is there, `null` or not: `Some` (a field left out is `None` by `default`).
+fn present<'de, D, T>(d: D) -> std::result::Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(d).map(Some)
 }
 
 #[derive(Serialize)]
@@ -20,6 +45,10 @@ pub struct RunnerView {
     pub name: String,
     pub created_at: Millis,
     pub revoked_at: Option<Millis>,
+    /// The agents its token may serve (`null`: any).
+    pub agents: Option<Vec<String>>,
+    /// The labels its instances may claim (`null`: any).
+    pub labels: Option<Vec<String>>,
     /// Only in the answer to `add` and `token`: shown once, never stored.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub token: Option<String>,
@@ -48,6 +77,8 @@ fn view(r: Runner, token: Option<String>) -> RunnerView {
         name: r.name,
         created_at: r.created_at,
         revoked_at: r.revoked_at,
+        agents: r.agents,
+        labels: r.labels,
         token,
         instances: None,
     }
@@ -58,8 +89,33 @@ pub async fn add(
     _: AdminAuth,
     Body(req): Body<AddRequest>,
 ) -> Result<Json<RunnerView>> {
-    let (runner, token) = state.write(|ctx| runners::add(ctx, &req.name)).await?;
+    let scope = runners::Scope {
+        agents: req.agents,
+        labels: req.labels,
+    };
+    let (runner, token) = state
+        .write(|ctx| runners::add(ctx, &req.name, scope.clone()))
+        .await?;
     Ok(Json(view(runner, Some(token))))
+}
+
+/// Changes what a runner's token may serve.
+pub async fn set_scope(
+    State(state): State<AppState>,
+    _: AdminAuth,
+    Path(name): Path<String>,
+    Body(req): Body<ScopeRequest>,
+) -> Result<Json<RunnerView>> {
+    let change = runners::ScopeChange {
+        agents: req.agents,
+        labels: req.labels,
+    };
+    Ok(Json(view(
+        state
+            .write(|ctx| runners::set_scope(ctx, &name, change.clone()))
+            .await?,
+        None,
+    )))
 }
 
 pub async fn revoke(

@@ -47,9 +47,7 @@ pub async fn client_command(
             let body = json!({
                 "inactivity_ms": inactivity, "idle_policy": idle_policy, "paused_lifetime_ms": paused_lifetime,
                 "timeout_ms": timeout, "disabled": disabled,
-                "requires_labels": requires_labels.map(|l| {
-                    l.split(',').map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect::<Vec<_>>()
-                }),
+                "requires_labels": requires_labels.as_deref().map(comma_list),
             });
             let agent = client
                 .call(
@@ -157,9 +155,52 @@ pub async fn client_command(
                 show::environments(&environments, now_ms(), out)?;
             }
         }
-        Command::Runner(RunnerCommand::Add { name }) => {
-            let runner = client.post("/v1/runners", json!({ "name": name })).await?;
+        Command::Runner(RunnerCommand::Add {
+            name,
+            agents,
+            labels,
+        }) => {
+            let body = json!({
+                "name": name,
+                "agents": agents.as_deref().map(comma_list),
+                "labels": labels.as_deref().map(comma_list),
+            });
+            let runner = client.post("/v1/runners", body).await?;
             writeln!(out, "{}", runner["token"].as_str().unwrap_or_default())?;
+        }
+        Command::Runner(RunnerCommand::Set {
+            name,
+            agents,
+            any_agent,
+            labels,
+            any_label,
+        }) => {
+            let mut body = serde_json::Map::new();
+            match (agents, any_agent) {
+                (Some(a), _) => {
+                    body.insert("agents".into(), json!(comma_list(&a)));
+                }
+                (None, true) => {
+                    body.insert("agents".into(), Value::Null);
+                }
+                (None, false) => {}
+            }
+            match (labels, any_label) {
+                (Some(l), _) => {
+                    body.insert("labels".into(), json!(comma_list(&l)));
+                }
+                (None, true) => {
+                    body.insert("labels".into(), Value::Null);
+                }
+                (None, false) => {}
+            }
+            let runner = client
+                .post(
+                    &format!("/v1/runners/{}/scope", segment("runner name", &name)?),
+                    Value::Object(body),
+                )
+                .await?;
+            writeln!(out, "runner {name}: {}", show::scope(&runner))?;
         }
         Command::Runner(RunnerCommand::Revoke { name }) => {
             client
@@ -277,4 +318,13 @@ pub async fn client_command(
         }
     }
     Ok(())
+}
+
+/// `a, b,c` → `["a", "b", "c"]`; `""` → `[]`.
+fn comma_list(list: &str) -> Vec<String> {
+    list.split(',')
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(String::from)
+        .collect()
 }

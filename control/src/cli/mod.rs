@@ -215,10 +215,40 @@ pub enum AgentCommand {
 
 #[derive(Subcommand, Debug)]
 pub enum RunnerCommand {
-    /// Adds a runner and prints its token (shown once).
+    /// Adds a runner and prints its token (shown once). Without `--agents`
+    /// or `--labels` the token may serve any agent and claim any label.
     Add {
         /// The runner's name (its instances connect with its token).
         name: String,
+        /// The agents its token may serve, comma-separated (`--agents web,docs`);
+        /// an instance that connects for another agent is refused.
+        #[arg(long, value_name = "AGENTS")]
+        agents: Option<String>,
+        /// The labels its instances may claim, comma-separated (`--labels gpu,region-eu`;
+        /// `""`: none); an instance that claims another label is refused.
+        #[arg(long, value_name = "LABELS")]
+        labels: Option<String>,
+    },
+    /// Changes what a runner's token may serve; unset options keep their value.
+    /// It holds at once: its instances are offered only what the new scope
+    /// allows, and one that connects claiming more is refused; a session
+    /// whose environment it holds and whose agent it may no longer serve
+    /// continues on another runner, in a fresh environment.
+    Set {
+        /// The runner's name.
+        name: String,
+        /// The agents its token may serve, comma-separated.
+        #[arg(long, value_name = "AGENTS", conflicts_with = "any_agent")]
+        agents: Option<String>,
+        /// Let its token serve any agent.
+        #[arg(long)]
+        any_agent: bool,
+        /// The labels its instances may claim, comma-separated (`""`: none).
+        #[arg(long, value_name = "LABELS", conflicts_with = "any_label")]
+        labels: Option<String>,
+        /// Let its instances claim any label.
+        #[arg(long)]
+        any_label: bool,
     },
     /// Revokes a runner's token: its instances' calls are refused, their
     /// runs time out, sessions waiting for it go to other runners.

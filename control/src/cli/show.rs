@@ -262,6 +262,20 @@ pub fn agent(a: &Value, now: i64, out: Out) -> Result<()> {
     Ok(())
 }
 
+/// What a runner's token may serve, in words: `may serve agents web,docs; claim any label`.
+pub fn scope(r: &Value) -> String {
+    let agents = match r["agents"].as_array() {
+        Some(_) => format!("agents {}", strings(&r["agents"])),
+        None => "any agent".into(),
+    };
+    let labels = match r["labels"].as_array() {
+        Some(l) if l.is_empty() => "no label".into(),
+        Some(_) => format!("labels {}", strings(&r["labels"])),
+        None => "any label".into(),
+    };
+    format!("may serve {agents}; claim {labels}")
+}
+
 pub fn runners(v: &Value, now: i64, out: Out) -> Result<()> {
     for r in list(v, "runners") {
         let state = if r["revoked_at"].is_i64() {
@@ -269,7 +283,7 @@ pub fn runners(v: &Value, now: i64, out: Out) -> Result<()> {
         } else {
             format!("added {}", when(&r["created_at"], now))
         };
-        writeln!(out, "runner {}  {state}", text(&r["name"]))?;
+        writeln!(out, "runner {}  {state}  {}", text(&r["name"]), scope(r))?;
         let instances: Vec<&Value> = list(r, "instances").collect();
         if instances.is_empty() {
             writeln!(out, "  no instance seen in the last week")?;

@@ -75,6 +75,37 @@ pub fn connect(ctx: &mut Ctx, runner: &Runner, hello: &Hello) -> Result<Vec<Agen
         ));
     }
     check_labels("labels", labels)?;
+    let beyond: Vec<&str> = agents
+        .iter()
+        .filter(|a| !runner.may_serve(a))
+        .map(String::as_str)
+        .collect();
+    if !beyond.is_empty() {
+        return Err(Error::Forbidden(format!(
+            "runner {}'s token may serve agents {}, not {}",
+            runner.name,
+            runner.agents.as_deref().unwrap_or_default().join(", "),
+            beyond.join(", ")
+        )));
+    }
+    let beyond: Vec<&str> = labels
+        .iter()
+        .filter(|l| !runner.may_claim(l))
+        .map(String::as_str)
+        .collect();
+    if !beyond.is_empty() {
+        let allowed = runner.labels.as_deref().unwrap_or_default();
+        return Err(Error::Forbidden(format!(
+            "runner {}'s token may claim {}, not {}",
+            runner.name,
+            if allowed.is_empty() {
+                "no labels".to_string()
+            } else {
+                format!("labels {}", allowed.join(", "))
+            },
+            beyond.join(", ")
+        )));
+    }
     let mut infos = Vec::new();
     for name in agents {
         let agent = ctx.agent(name)?;
@@ -111,7 +142,7 @@ pub struct Offer {
 /// see [`has_room`].)
 fn may_take(
     ctx: &mut Ctx,
-    runner_id: &str,
+    runner: &Runner,
     connection: &Connection,
     run: &Run,
     session: &Session,
@@ -123,10 +154,10 @@ fn may_take(
     if agent.disabled && run.kind != RunKind::Teardown {
         return Ok(false);
     }
-    if !connection.has_labels(&agent.settings.requires_labels) {
+    if !runner.may_take_for(connection, &agent.name, &agent.settings.requires_labels) {
         return Ok(false);
     }
-    Ok(environment_owner(&mut *ctx.tx, run)?.is_none_or(|owner| owner == runner_id))
+    Ok(environment_owner(&mut *ctx.tx, run)?.is_none_or(|owner| owner == runner.id))
 }
 
 /// The runner a run must go to: the one holding its environment (for a resume or a teardown),
@@ -189,6 +220,12 @@ pub const OFFERS_PER_POLL: usize = 8;
 /// first instance to poll after it is offered gets it), and an instance is shown no more than
 /// it has room for.
 pub fn offers(ctx: &mut Ctx, runner: &Runner, instance: &str) -> Result<Vec<Offer>> {
+    // Read again: a long poll looks many times, and the runner's scope may have changed since
+    // its request was authenticated.
+    let Some(runner) = ctx.tx.runner(&runner.id)?.filter(|r| !r.revoked()) else {
+        return Ok(Vec::new());
+    };
+    let runner = &runner;
     let connection = connection(ctx, runner, instance)?;
     let mut out = Vec::new();
     let mut room = match connection.capacity {
@@ -214,7 +251,7 @@ pub fn offers(ctx: &mut Ctx, runner: &Runner, instance: &str) -> Result<Vec<Offe
         let Some(session) = ctx.tx.read_session(&run.session_id)? else {
             continue;
         };
-        if may_take(ctx, &runner.id, &connection, &run, &session)? {
+        if may_take(ctx, runner, &connection, &run, &session)? {
             if renew {
                 let before = run.clone();
                 run.reserved_for = Some(me.clone());
@@ -260,7 +297,7 @@ pub fn accept(ctx: &mut Ctx, runner: &Runner, instance: &str, run_id: &str) -> R
         RunStatus::Offered => {
             let connection = connection(ctx, runner, instance)?;
             let session = ctx.session(&run.session_id)?;
-            if !may_take(ctx, &runner.id, &connection, &run, &session)? {
+            if !may_take(ctx, runner, &connection, &run, &session)? {
                 return Err(Error::not_found("run", run_id));
             }
             if !has_room(ctx, &connection)? {

@@ -143,11 +143,22 @@ pub fn serve_session(ctx: &mut Ctx, session: &mut Session) -> Result<()> {
                 Some(id) => ctx.tx.runner(id)?,
                 None => None,
             };
-            if let Some(owner) = owner.filter(|r| r.revoked()) {
+            let released = owner.and_then(|r| {
+                if r.revoked() {
+                    Some(format!("runner {:?} was revoked", r.name))
+                } else if !r.may_serve(&session.agent) {
+                    Some(format!(
+                        "runner {:?} may no longer serve agent {} (its token's scope changed)",
+                        r.name, session.agent
+                    ))
+                } else {
+                    None
+                }
+            });
+            if let Some(why) = released {
                 environment.state = EnvironmentState::Orphaned;
                 environment.last_error = Some(format!(
-                    "runner {:?} was revoked while it held this environment; what its plugs created may still exist",
-                    owner.name
+                    "{why} while it held this environment; what its plugs created may still exist"
                 ));
                 environment.updated_at = ctx.now;
                 ctx.tx.put_environment(&environment)?;

@@ -55,11 +55,21 @@ pub fn why_waiting(ctx: &mut Ctx, run: &Run, session: &Session) -> Result<Option
         ))));
     }
     let owner = environment_owner(&mut *ctx.tx, run)?;
+    // The token's scope counts as much as what an instance claims (`Runner::may_take_for`).
+    let runners: std::collections::HashMap<String, Runner> = ctx
+        .tx
+        .runners()?
+        .into_iter()
+        .map(|r| (r.id.clone(), r))
+        .collect();
     let mut serving = Vec::new();
     for c in &connected {
+        let Some(runner) = runners.get(&c.runner_id).filter(|r| !r.revoked()) else {
+            continue;
+        };
         let runner_ok = owner.as_ref().is_none_or(|o| *o == c.runner_id);
-        if runner_ok && c.agents.contains(&session.agent) {
-            serving.push(c);
+        if runner_ok && c.agents.contains(&session.agent) && runner.may_serve(&session.agent) {
+            serving.push((runner, c));
         }
     }
     if serving.is_empty() {
@@ -78,7 +88,8 @@ pub fn why_waiting(ctx: &mut Ctx, run: &Run, session: &Session) -> Result<Option
     // above rather than once per connected instance.
     let able: Vec<&Connection> = serving
         .into_iter()
-        .filter(|c| c.has_labels(&agent.settings.requires_labels))
+        .filter(|(r, c)| r.may_take_for(c, &agent.name, &agent.settings.requires_labels))
+        .map(|(_, c)| c)
         .collect();
     if able.is_empty() {
         return Ok(Some(Wait::NoRunner(format!(

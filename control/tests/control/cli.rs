@@ -3,7 +3,7 @@
 use std::process::Command;
 
 use reqwest::Method;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::support::*;
 
@@ -529,6 +529,71 @@ async fn the_cli_lists_the_fleet_and_answers_and_cancels() {
         .await;
     let listed: Value = serde_json::from_str(&ok(&s, &["runner", "list", "--json"])).unwrap();
     assert!(listed[0]["revoked_at"].is_null(), "{listed}");
+}
+
+/// `runner add --agents --labels` scopes a token, `runner set` changes the scope (one part at a
+/// time, `--any-agent` lifts it), and `runner list` shows it in words.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runner_add_and_set_scope_a_token_and_list_shows_it() {
+    let s = Server::start().await;
+    s.agent("web", json!({})).await;
+    s.agent("docs", json!({})).await;
+    let token = ok(
+        &s,
+        &[
+            "runner",
+            "add",
+            "gpu-box",
+            "--agents",
+            "web, docs",
+            "--labels",
+            "gpu",
+        ],
+    )
+    .trim()
+    .to_string();
+    let r = FakeRunner::new(&s, &token, "gpu-box-1");
+    let (status, v) = r
+        .call(
+            Method::POST,
+            "/v1/runner/connect",
+            Some(json!({ "instance": "gpu-box-1", "agents": ["web"], "labels": ["eu"] })),
+        )
+        .await;
+    assert_eq!(status, reqwest::StatusCode::FORBIDDEN, "{v}");
+    r.connect_with(json!({ "agents": ["web"], "labels": ["gpu"] }))
+        .await;
+    let listed = ok(&s, &["runner", "list"]);
+    assert!(
+        listed.contains("runner gpu-box")
+            && listed.contains("may serve agents docs,web; claim labels gpu"),
+        "{listed}"
+    );
+
+    let set = ok(&s, &["runner", "set", "gpu-box", "--agents", "docs"]);
+    assert_eq!(
+        set.trim(),
+        "runner gpu-box: may serve agents docs; claim labels gpu",
+        "labels kept"
+    );
+    let set = ok(
+        &s,
+        &["runner", "set", "gpu-box", "--any-agent", "--labels", ""],
+    );
+    assert_eq!(
+        set.trim(),
+        "runner gpu-box: may serve any agent; claim no label"
+    );
+    let (success, _, err) = blaise(&s, &["runner", "set", "gpu-box", "--agents", ""]);
+    assert!(
+        !success && err.contains("at least one agent") && err.contains("agents"),
+        "{err}"
+    );
+    let (success, _, err) = blaise(
+        &s,
+        &["runner", "set", "gpu-box", "--agents", "a", "--any-agent"],
+    );
+    assert!(!success && err.contains("cannot be used with"), "{err}");
 }
 
 /// The log is plain text off a terminal (no colour codes in a log file) and

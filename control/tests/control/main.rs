@@ -15,6 +15,7 @@ mod failures;
 mod lifecycle;
 mod pg;
 mod retention;
+mod scopes;
 mod store;
 mod support;
 mod walkthrough;

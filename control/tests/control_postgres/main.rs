@@ -24,6 +24,8 @@ mod lifecycle;
 mod pg;
 #[path = "../control/retention.rs"]
 mod retention;
+#[path = "../control/scopes.rs"]
+mod scopes;
 #[path = "../control/store.rs"]
 mod store;
 #[path = "../control/support.rs"]

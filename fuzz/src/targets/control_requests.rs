@@ -663,6 +663,7 @@ enum Route {
     DashboardClose(Id),
     Login(Option<Word>, Option<Word>),
     Raw(Word),
+    Scope(Id),
 }
 
 // One is built per input: the size of the largest variant does not matter.
@@ -818,6 +819,7 @@ impl Route {
             Route::Agent(name) => ("PUT", format!("/v1/agents/{}", name.text())),
             Route::Runners => ("POST", "/v1/runners".into()),
             Route::Revoke(name) => ("POST", format!("/v1/runners/{}/revoke", name.text())),
+            Route::Scope(name) => ("POST", format!("/v1/runners/{}/scope", name.text())),
             Route::Sessions => ("POST", "/v1/sessions".into()),
             Route::Session(id) => ("GET", format!("/v1/sessions/{}", id.text())),
             Route::Messages(id) => ("POST", session(id, "messages")),

@@ -200,6 +200,10 @@ pub fn announcement(topics: &[Topic]) -> String {
 pub struct RecordingTx<'a> {
     pub inner: Box<dyn Tx + 'a>,
     pub touched: Vec<Topic>,
+    /// What the metrics count once it commits ([`Tx::note`]).
+    pub events: Vec<crate::store::Event>,
+    /// When it began (the metrics time write transactions).
+    pub started: std::time::Instant,
     /// Set when the recording commits itself ([`Notifying`]): what it touched is announced
     /// with the commit and woken here after it.
     changes: Option<&'a Changes>,
@@ -211,6 +215,8 @@ impl<'a> RecordingTx<'a> {
         RecordingTx {
             inner,
             touched: Vec::new(),
+            events: Vec::new(),
+            started: std::time::Instant::now(),
             changes: None,
         }
     }
@@ -253,6 +259,8 @@ impl Tx for RecordingTx<'_> {
         let RecordingTx {
             mut inner,
             touched,
+            events,
+            started,
             changes,
         } = *self;
         let Some(changes) = changes else {
@@ -262,6 +270,7 @@ impl Tx for RecordingTx<'_> {
             inner.announce(&announcement(&touched))?;
         }
         inner.commit()?;
+        crate::metrics::committed(started.elapsed(), &events);
         changes.wake_polls(&touched);
         Ok(())
     }
@@ -314,6 +323,12 @@ impl Tx for RecordingTx<'_> {
     }
     fn live_runs_of_instance(&mut self, runner_id: &str, instance: &str) -> StoreResult<usize> {
         self.inner.live_runs_of_instance(runner_id, instance)
+    }
+    fn census(&mut self) -> StoreResult<crate::store::Census> {
+        self.inner.census()
+    }
+    fn note(&mut self, event: crate::store::Event) {
+        self.events.push(event);
     }
     fn session(&mut self, id: &str) -> StoreResult<Option<Session>> {
         self.inner.session(id)

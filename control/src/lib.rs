@@ -11,6 +11,7 @@ pub mod duration;
 pub mod embedded;
 pub mod error;
 pub mod lifecycle;
+pub mod metrics;
 pub mod model;
 pub mod names;
 pub mod protocol;

@@ -106,12 +106,17 @@ impl AppState {
                 now: now(),
             })?;
             let RecordingTx {
-                mut inner, touched, ..
+                mut inner,
+                touched,
+                events,
+                started,
+                ..
             } = recording;
             if !touched.is_empty() && wakes(&out) {
                 inner.announce(&announcement(&touched))?;
             }
             inner.commit()?;
+            crate::metrics::committed(started.elapsed(), &events);
             Ok((out, touched))
         })
     }
@@ -377,8 +382,40 @@ pub fn router(state: AppState) -> Router {
         .merge(crate::api::routes())
         .merge(crate::dashboard::routes())
         .route("/v1/health", axum::routing::get(health))
+        .route("/metrics", axum::routing::get(metrics))
         .fallback(|| async { Error::NotFound("no such endpoint".into()) })
         .with_state(state)
+}
+
+/// For Prometheus: the metrics of `crate::metrics`, the gauges read now in one read-only
+/// transaction. Needs no token, like `/v1/health`: it holds counts by state and kind, no names,
+/// ids or text.
+async fn metrics(
+    axum::extract::State(state): axum::extract::State<AppState>,
+) -> Result<axum::response::Response> {
+    use axum::response::IntoResponse;
+    let fresh_ms = state.cfg.connection_fresh_ms();
+    let (census, instances, now) = state
+        .read(|ctx| {
+            let census = ctx.tx.census()?;
+            let instances = ctx.tx.connections(ctx.now.saturating_sub(fresh_ms))?.len();
+            Ok((census, instances, ctx.now))
+        })
+        .await?;
+    let text = crate::metrics::render(&crate::metrics::Snapshot {
+        census,
+        instances_connected: instances,
+        clock_held: state.clock_held.load(std::sync::atomic::Ordering::Relaxed),
+        now,
+    });
+    Ok((
+        [(
+            axum::http::header::CONTENT_TYPE,
+            crate::metrics::CONTENT_TYPE,
+        )],
+        text,
+    )
+        .into_response())
 }
 
 /// For load balancers and operators: answers 200 while the store answers (503 otherwise), and

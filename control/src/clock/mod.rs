@@ -272,7 +272,9 @@ async fn tick_if_held(
                 ..(*tick_cfg).clone()
             });
         }
+        let started = std::time::Instant::now();
         let r = tick(&*store, &tick_cfg, now())?;
+        crate::metrics::tick(started.elapsed());
         let mut forgot = last_forgot;
         if now() - last_forgot >= FORGET_EVERY_MS {
             forgot = now();

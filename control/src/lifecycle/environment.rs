@@ -7,6 +7,7 @@ use super::Ctx;
 use super::runs::{offer_run, serve_session};
 use crate::error::{Error, Result};
 use crate::model::*;
+use crate::store::Event;
 
 /// What a run that ended says about its environment.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -60,6 +61,7 @@ pub fn teardown_failed(
     environment.updated_at = ctx.now;
     if environment.teardown_attempts >= ctx.cfg.teardown_attempts {
         environment.state = EnvironmentState::Orphaned;
+        ctx.tx.note(Event::EnvironmentOrphaned);
         environment.next_teardown_at = None;
         tracing::warn!(environment = %environment.id, session = %session.id, error, "environment orphaned");
         ctx.notice(
@@ -97,7 +99,7 @@ pub fn torn_down(ctx: &mut Ctx, session: &mut Session, environment_id: &str) -> 
         serve_session(ctx, session)?;
     } else if session.state == SessionState::Active && session.current_run_id.is_none() {
         // Nothing to answer: the session waits for a message, with no environment to expire.
-        session.state = SessionState::Paused;
+        ctx.enter(session, SessionState::Paused);
         session.paused_at = Some(ctx.now);
         let agent = ctx.agent(&session.agent.clone())?;
         session.expires_at = Some(

@@ -6,6 +6,7 @@ use crate::auth::new_id;
 use crate::error::{Error, Result};
 use crate::model::*;
 use crate::names::{SESSION, check_name};
+use crate::store::Event;
 
 /// Opens a session with its first message; the start run is offered at once.
 pub fn new_session(ctx: &mut Ctx, agent_name: &str, text: &str) -> Result<Session> {
@@ -38,6 +39,10 @@ pub fn new_session(ctx: &mut Ctx, agent_name: &str, text: &str) -> Result<Sessio
         plug_chain: None,
         acp_session_id: None,
     };
+    ctx.tx.note(Event::Session {
+        from: None,
+        to: session.state,
+    });
     receive(ctx, &mut session, text)?;
     serve_session(ctx, &mut session)?;
     ctx.tx.put_session(&session)?;

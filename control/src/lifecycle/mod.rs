@@ -24,7 +24,7 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::model::*;
 use crate::names::{ENVIRONMENT, RUN, SESSION, check_id};
-use crate::store::{Store, Tx};
+use crate::store::{Event, Store, Tx};
 
 /// One transaction, with the server's limits and the time it runs at.
 pub struct Ctx<'a> {
@@ -86,10 +86,8 @@ fn run_in<'s, T>(
 const ATTEMPTS: u32 = 20;
 
 /// Transactions run again after a conflict, since this process started (`GET /v1/health`).
-static RETRIED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
 pub fn conflicts_retried() -> u64 {
-    RETRIED.load(std::sync::atomic::Ordering::Relaxed)
+    crate::metrics::conflicts()
 }
 
 /// Runs `attempt` again while it fails with a [`StoreError::Conflict`](crate::store::StoreError):
@@ -102,7 +100,7 @@ pub fn retrying<T>(mut attempt: impl FnMut() -> Result<T>) -> Result<T> {
     loop {
         match attempt() {
             Err(Error::Store(e)) if e.is_conflict() && tries < ATTEMPTS => {
-                RETRIED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                crate::metrics::conflict();
                 let cap_us = 200u64 << tries.min(8);
                 let mut r = [0u8; 2];
                 let _ = getrandom::fill(&mut r);
@@ -160,6 +158,17 @@ impl Ctx<'_> {
         }
     }
 
+    /// Moves the session to `to`, noted for the metrics when it is a change.
+    pub fn enter(&mut self, session: &mut Session, to: SessionState) {
+        if session.state != to {
+            self.tx.note(Event::Session {
+                from: Some(session.state),
+                to,
+            });
+            session.state = to;
+        }
+    }
+
     /// Adds a line from Blaise itself to the session's transcript.
     pub fn notice(&mut self, session_id: &str, text: &str) -> Result<()> {
         let mut entry = TranscriptEntry {
@@ -196,7 +205,7 @@ impl Ctx<'_> {
             )?;
         }
         tracing::info!(session = %session.id, %state, reason, "session ended");
-        session.state = state;
+        self.enter(session, state);
         session.ended_at = Some(self.now);
         session.end_reason = Some(reason.to_string());
         session.run_serving = false;

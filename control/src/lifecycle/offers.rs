@@ -7,7 +7,7 @@ use super::close;
 use crate::error::{Error, Result};
 use crate::model::*;
 use crate::names::{check_labels, check_list, check_name};
-use crate::store::{StoreResult, Tx};
+use crate::store::{Event, StoreResult, Tx};
 
 /// What a runner learns for each agent it serves when it connects.
 #[derive(Serialize, Clone, Debug)]
@@ -327,6 +327,10 @@ pub fn accept(ctx: &mut Ctx, runner: &Runner, instance: &str, run_id: &str) -> R
         _ => return Err(Error::not_found("run", run_id)),
     };
     run.status = RunStatus::Accepted;
+    ctx.tx.note(Event::RunAccepted {
+        kind: run.kind,
+        waited: ctx.now.saturating_sub(run.created_at),
+    });
     run.runner_id = Some(runner.id.clone());
     run.instance = Some(instance.to_string());
     run.accepted_at = Some(ctx.now);

@@ -5,6 +5,7 @@ use crate::auth::new_id;
 use crate::error::Result;
 use crate::model::*;
 use crate::names::{ENVIRONMENT, RUN};
+use crate::store::Event;
 
 const RECREATED: &str = "The environment was recreated: the files the agent left are gone, and the conversation starts anew.";
 
@@ -46,6 +47,7 @@ pub fn offer_run(
         conversation: None,
     };
     ctx.tx.put_run(&run)?;
+    ctx.tx.note(Event::RunOffered(kind));
     tracing::info!(session = %session.id, run = %run.id, %kind, environment = environment_id, "run offered");
     session.current_run_id = Some(run.id.clone());
     session.run_serving = false;
@@ -125,7 +127,7 @@ pub fn serve_session(ctx: &mut Ctx, session: &mut Session) -> Result<()> {
     if session.current_run_id.is_some() {
         return Ok(());
     }
-    session.state = SessionState::Active;
+    ctx.enter(session, SessionState::Active);
     session.paused_at = None;
     session.expires_at = None;
     let Some(mut environment) = ctx.session_environment(session)? else {
@@ -157,6 +159,7 @@ pub fn serve_session(ctx: &mut Ctx, session: &mut Session) -> Result<()> {
             });
             if let Some(why) = released {
                 environment.state = EnvironmentState::Orphaned;
+                ctx.tx.note(Event::EnvironmentOrphaned);
                 environment.last_error = Some(format!(
                     "{why} while it held this environment; what its plugs created may still exist"
                 ));
@@ -200,6 +203,12 @@ pub fn end_run(
     status: RunStatus,
     error: Option<String>,
 ) -> Result<()> {
+    if !run.status.is_finished() {
+        ctx.tx.note(Event::RunEnded {
+            kind: run.kind,
+            status,
+        });
+    }
     run.status = status;
     run.ended_at = Some(ctx.now);
     if error.is_some() {
@@ -271,7 +280,7 @@ pub fn quote(text: &str) -> String {
 
 /// The session pauses: its environment stays, and it expires at a time fixed now.
 pub fn pause_session(ctx: &mut Ctx, session: &mut Session, agent: &Agent) {
-    session.state = SessionState::Paused;
+    ctx.enter(session, SessionState::Paused);
     session.paused_at = Some(ctx.now);
     let lifetime = agent
         .settings

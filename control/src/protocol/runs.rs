@@ -83,11 +83,11 @@ pub async fn report(
 ) -> Result<Json<ReportAck>> {
     check_token("report_id", &req.report_id)?;
     let report = req.report.bounded()?;
-    Ok(Json(
-        state
-            .write(|ctx| reports::apply(ctx, &runner, &run, &req.report_id, report.clone()))
-            .await?,
-    ))
+    let ack = state
+        .write(|ctx| reports::apply(ctx, &runner, &run, &req.report_id, report.clone()))
+        .await?;
+    crate::metrics::report(report.kind());
+    Ok(Json(ack))
 }
 
 #[derive(Deserialize)]
@@ -102,11 +102,11 @@ pub async fn transcript(
     Path(run): Path<String>,
     Body(req): Body<TranscriptRequest>,
 ) -> Result<Json<TranscriptAck>> {
-    Ok(Json(
-        state
-            .write(|ctx| transcript::report(ctx, &runner, &run, &req.entries))
-            .await?,
-    ))
+    let ack = state
+        .write(|ctx| transcript::report(ctx, &runner, &run, &req.entries))
+        .await?;
+    crate::metrics::transcript_entries(req.entries.len());
+    Ok(Json(ack))
 }
 
 #[derive(Serialize)]

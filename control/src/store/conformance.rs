@@ -398,6 +398,77 @@ pub fn check(store: &dyn Store) {
     drop(tx);
     check_retention(store, now);
     check_connections(store);
+    check_census(store);
+}
+
+/// The counts by state `GET /metrics` reads: what a transaction adds shows in its own census.
+fn check_census(store: &dyn Store) {
+    let mut tx = store.begin().unwrap();
+    let count = |pairs: &[(String, u64)], state: &str| {
+        pairs
+            .iter()
+            .find(|(s, _)| s == state)
+            .map_or(0, |(_, n)| *n)
+    };
+    let before = tx.census().unwrap();
+    for (id, state) in [
+        ("census-1", SessionState::Paused),
+        ("census-2", SessionState::Paused),
+        ("census-3", SessionState::Failed),
+    ] {
+        tx.put_session(&session(id, state, 0)).unwrap();
+    }
+    for (id, status, created_at) in [
+        ("census-r1", RunStatus::Offered, 70),
+        ("census-r2", RunStatus::Offered, 50),
+        ("census-r3", RunStatus::Running, 60),
+        ("census-r4", RunStatus::Failed, 10),
+    ] {
+        tx.put_run(&Run {
+            created_at,
+            ..run(id, "census-1", status)
+        })
+        .unwrap();
+    }
+    tx.put_environment(&Environment {
+        id: "census-e".into(),
+        session_id: "census-1".into(),
+        runner_id: None,
+        state: EnvironmentState::Orphaned,
+        created_at: 0,
+        updated_at: 0,
+        last_error: None,
+        teardown_attempts: 0,
+        next_teardown_at: None,
+    })
+    .unwrap();
+    let after = tx.census().unwrap();
+    assert_eq!(
+        count(&after.sessions, "paused") - count(&before.sessions, "paused"),
+        2
+    );
+    assert_eq!(
+        count(&after.sessions, "failed") - count(&before.sessions, "failed"),
+        1
+    );
+    assert_eq!(
+        count(&after.environments, "orphaned") - count(&before.environments, "orphaned"),
+        1
+    );
+    let runs = |c: &super::Census, status: &str| {
+        c.runs
+            .iter()
+            .find(|(s, _, _)| s == status)
+            .map(|(_, n, oldest)| (*n, *oldest))
+    };
+    let offered_before = runs(&before, "offered").map_or(0, |r| r.0);
+    let (offered, oldest) = runs(&after, "offered").unwrap();
+    assert_eq!(offered - offered_before, 1 + 1);
+    assert!(oldest <= 50, "the oldest offered run's creation: {oldest}");
+    assert!(
+        after.runs.iter().all(|(s, _, _)| s != "failed"),
+        "finished runs are not counted: {after:?}"
+    );
 }
 
 /// What the retention may prune, and that pruning takes one session's

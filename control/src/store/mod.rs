@@ -151,6 +151,39 @@ pub trait Store: Send + Sync {
     }
 }
 
+/// How many sessions and environments are in each state, and the runs that have not finished
+/// (what `GET /metrics` shows of the store).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Census {
+    /// (state, how many), states with none left out.
+    pub sessions: Vec<(String, u64)>,
+    pub environments: Vec<(String, u64)>,
+    /// Runs offered, accepted or running: (status, how many, the oldest's `created_at`).
+    pub runs: Vec<(String, u64, Millis)>,
+}
+
+/// Something a transaction did that `GET /metrics` counts, once the transaction commits (see
+/// [`Tx::note`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// A session entered `to` (`from`: `None` for a new session).
+    Session {
+        from: Option<SessionState>,
+        to: SessionState,
+    },
+    RunOffered(RunKind),
+    /// A runner accepted a run `waited` ms after it was offered.
+    RunAccepted {
+        kind: RunKind,
+        waited: Millis,
+    },
+    RunEnded {
+        kind: RunKind,
+        status: RunStatus,
+    },
+    EnvironmentOrphaned,
+}
+
 /// One transaction. Dropped without [`Tx::commit`], it rolls back.
 pub trait Tx {
     fn commit(self: Box<Self>) -> StoreResult<()>;
@@ -183,6 +216,14 @@ pub trait Tx {
     fn forget_connections(&mut self, seen_before: Millis) -> StoreResult<usize>;
     /// How many runs the instance has accepted and not finished.
     fn live_runs_of_instance(&mut self, runner_id: &str, instance: &str) -> StoreResult<usize>;
+    /// Counts by state (see [`Census`]).
+    fn census(&mut self) -> StoreResult<Census>;
+
+    /// Notes `event` for the metrics; a transaction that records them (`changes::RecordingTx`)
+    /// counts it when it commits, so a transaction run again after a conflict counts once.
+    fn note(&mut self, event: Event) {
+        let _ = event;
+    }
 
     /// The session, locked until the transaction ends where other transactions could change it
     /// at the same time (PostgreSQL: `FOR UPDATE`): what a transition reads before it writes.

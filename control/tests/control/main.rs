@@ -13,6 +13,7 @@ mod dashboard;
 mod decisions;
 mod failures;
 mod lifecycle;
+mod metrics;
 mod pg;
 mod retention;
 mod scopes;

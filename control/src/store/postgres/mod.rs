@@ -31,7 +31,7 @@ use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Row, Statement};
 
-use super::{DueLimits, Oldest, Store, StoreError, StoreResult, Tx};
+use super::{Census, DueLimits, Oldest, Store, StoreError, StoreResult, Tx};
 use crate::model::*;
 use pool::{Conn, PgConn, Pool};
 
@@ -642,6 +642,36 @@ impl Tx for PostgresTx<'_> {
 
     fn read_session(&mut self, id: &str) -> StoreResult<Option<Session>> {
         self.one("SELECT data FROM sessions WHERE id = $1", &[&id])
+    }
+
+    fn census(&mut self) -> StoreResult<Census> {
+        let counts = |rows: Vec<Row>| -> Vec<(String, u64)> {
+            rows.iter()
+                .map(|r| (r.get::<_, String>(0), r.get::<_, i64>(1) as u64))
+                .collect()
+        };
+        let sessions = counts(self.rows(
+            "SELECT state, COUNT(*) FROM sessions GROUP BY state ORDER BY state",
+            &[],
+        )?);
+        let environments = counts(self.rows(
+            "SELECT state, COUNT(*) FROM environments GROUP BY state ORDER BY state",
+            &[],
+        )?);
+        let runs = self
+            .rows(
+                "SELECT status, COUNT(*), MIN(created_at) FROM runs
+                  WHERE status IN ('offered', 'accepted', 'running') GROUP BY status ORDER BY status",
+                &[],
+            )?
+            .iter()
+            .map(|r| (r.get::<_, String>(0), r.get::<_, i64>(1) as u64, r.get(2)))
+            .collect();
+        Ok(Census {
+            sessions,
+            environments,
+            runs,
+        })
     }
 
     fn session(&mut self, id: &str) -> StoreResult<Option<Session>> {

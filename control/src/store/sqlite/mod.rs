@@ -12,7 +12,7 @@ pub mod backup;
 mod checkpoint;
 mod columns;
 
-use super::{DueLimits, Oldest, Store, StoreResult, Tx};
+use super::{Census, DueLimits, Oldest, Store, StoreResult, Tx};
 use crate::model::*;
 
 /// Migrations, in order; `PRAGMA user_version` records how many have run.
@@ -404,6 +404,40 @@ impl Tx for SqliteTx<'_> {
             )?
             .query_row(params![runner_id, instance], |r| r.get(0))?;
         Ok(n as usize)
+    }
+
+    fn census(&mut self) -> StoreResult<Census> {
+        let counts = |sql: &str| -> StoreResult<Vec<(String, u64)>> {
+            let mut stmt = self.conn.prepare_cached(sql)?;
+            let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?;
+            Ok(rows
+                .collect::<rusqlite::Result<Vec<_>>>()?
+                .into_iter()
+                .map(|(s, n)| (s, n as u64))
+                .collect())
+        };
+        let sessions =
+            counts("SELECT state, COUNT(*) FROM sessions GROUP BY state ORDER BY state")?;
+        let environments =
+            counts("SELECT state, COUNT(*) FROM environments GROUP BY state ORDER BY state")?;
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT status, COUNT(*), MIN(created_at) FROM runs
+              WHERE status IN ('offered', 'accepted', 'running') GROUP BY status ORDER BY status",
+        )?;
+        let runs = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, i64>(1)? as u64,
+                    r.get::<_, i64>(2)?,
+                ))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(Census {
+            sessions,
+            environments,
+            runs,
+        })
     }
 
     fn session(&mut self, id: &str) -> StoreResult<Option<Session>> {

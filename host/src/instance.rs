@@ -97,6 +97,27 @@ impl RunInfo {
     }
 }
 
+/// One hook call as the runner's metrics see it.
+#[derive(Debug, Clone, Copy)]
+pub struct HookCall<'a> {
+    pub plug: &'a str,
+    pub hook: &'static str,
+    pub took: Duration,
+    pub ok: bool,
+    /// Bytes of text a transcript filter was given (0 for the other hooks).
+    pub bytes: usize,
+}
+
+/// What is told of every hook call in this process (the runner's metrics; one run per process).
+pub type HookObserver = fn(&HookCall);
+
+static HOOK_OBSERVER: std::sync::OnceLock<HookObserver> = std::sync::OnceLock::new();
+
+/// Has `observer` told of every hook call from now on (the first observer set stays).
+pub fn observe_hooks(observer: HookObserver) {
+    let _ = HOOK_OBSERVER.set(observer);
+}
+
 /// A plug instantiated for a run.
 pub struct PlugInstance {
     setup: Arc<PlugSetup>,
@@ -446,8 +467,14 @@ impl PlugInstance {
         store.set_epoch_deadline(PlugEngine::ticks(deadline));
         self.log.begin_call();
 
+        let bytes = match &call {
+            Call::Filter(entries) => entries.iter().map(|e| e.text.len()).sum(),
+            _ => 0,
+        };
+        let started = Instant::now();
         let outcome =
             tokio::time::timeout(deadline + HOST_CALL_GRACE, invoke(plug, store, &ctx, call)).await;
+        let took = started.elapsed();
         self.dropped_logs = self.log.end_call();
         // Anything a killed guard let go of does not outlive the hook.
         crate::guard::sweep_after_hook();
@@ -472,6 +499,15 @@ impl PlugInstance {
             }
             Err(_elapsed) => Err(Failure::Deadline(deadline)),
         };
+        if let Some(observe) = HOOK_OBSERVER.get() {
+            observe(&HookCall {
+                plug: &self.setup.id,
+                hook,
+                took,
+                ok: result.is_ok(),
+                bytes,
+            });
+        }
         match result {
             Ok(answer) => {
                 let pending = std::mem::take(&mut store.data_mut().state.pending);

@@ -42,7 +42,7 @@ pub use ctx::PlugCtx;
 pub use engine::Allocator;
 pub use failure::{Failure, HookError};
 pub use grants::{Allow, GrantReport, Grants};
-pub use instance::{PlugInstance, PlugSetup, RunInfo};
+pub use instance::{HookCall, HookObserver, PlugInstance, PlugSetup, RunInfo, observe_hooks};
 pub use limits::Limits;
 pub use load::LoadedPlug;
 

@@ -14,6 +14,7 @@ use tokio::signal::unix::{SignalKind, signal};
 
 use crate::config::{ConfigCheck, ConfigFile, ResolvedPlug, resolve, resolve_with};
 use crate::host::PlugHost;
+use crate::metrics::RunnerMetrics;
 use crate::protocol::{Client, EnvironmentLeft, FailedPhase, PROTOCOL_VERSION, ReportBody};
 use crate::run::report_once;
 
@@ -48,6 +49,8 @@ pub struct RunnerOptions {
     pub capacity: u32,
     /// What this instance offers that an agent may require (`gpu`, `region-eu`, …).
     pub labels: Vec<String>,
+    /// Where to serve `GET /metrics` (none: no port is opened).
+    pub metrics_listen: Option<std::net::SocketAddr>,
 }
 
 /// Memory one live run is counted at when the capacity is not given: the run process is about
@@ -167,6 +170,11 @@ async fn hello(
 /// runs in progress and waits for them to end. A run process is reaped the
 /// moment it exits (no zombie waits for the next offers poll).
 pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<()> {
+    let metrics = RunnerMetrics::new(options.capacity);
+    if let Some(addr) = options.metrics_listen {
+        let bound = crate::metrics::serve(addr, metrics.clone()).await?;
+        tracing::info!("metrics at http://{bound}/metrics");
+    }
     let (client, file, _plugs, long_poll_ms) = connect(&options, &host).await?;
     // The digest of the blaise.yml whose plug configs were last checked here.
     let mut checked = Some(file.digest());
@@ -184,19 +192,25 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<()> {
             polled = &mut offers => {
                 match polled {
                     Ok(polled) => {
+                        metrics.offers_polled(true);
                         for offer in polled.offers {
                             match accept(&client, &offer.run_id, &options.instance).await {
                                 Ok(_) => {
                                     tracing::info!(run = %offer.run_id, kind = ?offer.kind, session = %offer.session_id, "accepted a run");
                                     let digest = check_config(&options, &host, &mut checked).await;
                                     match spawn_run(&options, &offer.run_id, digest.as_deref()) {
-                                        Ok(child) => {
+                                        Ok((child, samples)) => {
                                             if let Some(pid) = child.id() {
                                                 runs.insert(offer.run_id.clone(), pid);
                                             }
-                                            watch_exit(offer.run_id, child, exited_tx.clone());
+                                            metrics.run_started(offer.kind.as_str());
+                                            tokio::spawn(crate::metrics::read_samples(metrics.clone(), offer.run_id.clone(), samples));
+                                            watch_exit(offer.run_id, child, exited_tx.clone(), metrics.clone());
                                         }
-                                        Err(e) => process_start_failed(&client, &offer.run_id, e).await,
+                                        Err(e) => {
+                                            metrics.run_not_started();
+                                            process_start_failed(&client, &offer.run_id, e).await
+                                        }
                                     }
                                 }
                                 Err(e) => tracing::info!(run = %offer.run_id, "not taken: {e}"),
@@ -204,6 +218,7 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<()> {
                         }
                     }
                     Err(e) if e.code.as_deref() == Some("not_connected") => {
+                        metrics.offers_polled(false);
                         // Blaise forgot this instance (it forgets those it has not seen for a
                         // week: a machine that slept): it says hello again.
                         tracing::warn!("Blaise does not know this instance any more: connecting again");
@@ -214,6 +229,7 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<()> {
                         }
                     }
                     Err(e) => {
+                        metrics.offers_polled(false);
                         tracing::warn!("asking Blaise for runs: {e}");
                         tokio::time::sleep(Duration::from_secs(1)).await;
                     }
@@ -258,11 +274,19 @@ fn watch_exit(
     run: String,
     mut child: Child,
     exited: tokio::sync::mpsc::UnboundedSender<(String, String)>,
+    metrics: Arc<RunnerMetrics>,
 ) {
+    let started = std::time::Instant::now();
     tokio::spawn(async move {
         let status = match child.wait().await {
-            Ok(status) => status.to_string(),
-            Err(e) => format!("could not be waited for: {e}"),
+            Ok(status) => {
+                metrics.run_ended(&run, status.code(), started.elapsed());
+                status.to_string()
+            }
+            Err(e) => {
+                metrics.run_ended(&run, None, started.elapsed());
+                format!("could not be waited for: {e}")
+            }
         };
         let _ = exited.send((run, status));
     });
@@ -285,7 +309,12 @@ async fn check_config(
 }
 
 /// Starts the process of one run: this binary's hidden `run-one` command.
-fn spawn_run(options: &RunnerOptions, run_id: &str, checked_config: Option<&str>) -> Result<Child> {
+/// Starts the process of run `run_id`; returns it and the pipe it writes its metrics to.
+fn spawn_run(
+    options: &RunnerOptions,
+    run_id: &str,
+    checked_config: Option<&str>,
+) -> Result<(Child, std::io::PipeReader)> {
     let exe = match std::env::var_os(RUN_PROGRAM) {
         Some(program) => PathBuf::from(program),
         None => std::env::current_exe().context("finding the runner's own binary")?,
@@ -309,13 +338,20 @@ fn spawn_run(options: &RunnerOptions, run_id: &str, checked_config: Option<&str>
         .arg("--config")
         .arg(&options.config)
         .arg("--data-dir")
-        .arg(&options.data_dir)
+        .arg(&options.data_dir);
+    let (samples, writer, fd) =
+        crate::child_pipe::pipe_to_child(&mut command).context("a pipe for the run's metrics")?;
+    command
+        .arg("--metrics-fd")
+        .arg(fd.to_string())
         .env("BLAISE_RUNNER_TOKEN", &options.token)
         // For the run's own measure of the host's overhead (accepted → agent spawned).
         .env(ACCEPTED_AT, unix_micros().to_string())
-        .stdin(Stdio::null())
-        .spawn()
-        .context("starting the run's process")
+        .stdin(Stdio::null());
+    let child = command.spawn().context("starting the run's process")?;
+    // The run's copy is the only writer left: the reader ends when the run has exited.
+    drop(writer);
+    Ok((child, samples))
 }
 
 /// The runner could not start the process of a run it accepted: say so at once.

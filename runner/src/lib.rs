@@ -4,6 +4,7 @@
 //! CLI does is reachable from here (see `cli`).
 
 pub mod acp;
+pub mod child_pipe;
 pub mod cli;
 pub mod config;
 pub mod daemon;
@@ -11,6 +12,7 @@ pub mod distribution;
 pub mod files;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod metrics;
 pub mod protocol;
 pub mod run;
 pub mod state_store;

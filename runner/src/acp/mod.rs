@@ -48,6 +48,7 @@ pub use agent::Agent;
 pub use close::Closed;
 /// For the fuzz targets (`crate::fuzzing`).
 pub(crate) use events::Transcript;
+pub(crate) use process::BoundedLines;
 
 use crate::host::bindings::TranscriptEntry;
 use crate::protocol::entries::{Permission, PlanStep, ToolCall};

@@ -251,20 +251,8 @@ const MAX_EGRESS_REPORT: usize = 1 << 20;
 fn egress_report_pipe(
     process: &mut tokio::process::Command,
 ) -> std::io::Result<(std::io::PipeReader, std::io::PipeWriter)> {
-    use std::os::fd::AsRawFd;
-    let (reader, writer) = std::io::pipe()?;
-    let fd = writer.as_raw_fd();
+    let (reader, writer, fd) = crate::child_pipe::pipe_to_child(process)?;
     process.env(blaise_egress::report::FD_VAR, fd.to_string());
-    // SAFETY: fcntl only clears the close-on-exec flag of a descriptor that
-    // stays open in the parent until the child has been spawned.
-    unsafe {
-        process.pre_exec(move || {
-            if libc::fcntl(fd, libc::F_SETFD, 0) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
     Ok((reader, writer))
 }
 

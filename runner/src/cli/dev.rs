@@ -61,6 +61,7 @@ pub async fn run(
         instance: "dev".into(),
         capacity: daemon::default_capacity(),
         labels: Vec::new(),
+        metrics_listen: None,
     };
     let host = Arc::new(PlugHost::new(&options)?);
     let mut serving = tokio::spawn(daemon::serve(runner, host));

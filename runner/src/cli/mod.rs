@@ -84,6 +84,11 @@ pub enum Command {
         /// `blaise agent set NAME --requires-labels gpu`).
         #[arg(long, env = "BLAISE_RUNNER_LABELS", value_delimiter = ',')]
         labels: Vec<String>,
+        /// Serve Prometheus metrics at `http://ADDR/metrics` (`127.0.0.1:9464`): runs in
+        /// progress, hook durations per plug, bytes through the filters, the outbox
+        /// (docs/metrics.md). Without it, no port is opened.
+        #[arg(long, env = "BLAISE_RUNNER_METRICS_LISTEN", value_name = "ADDR")]
+        metrics_listen: Option<std::net::SocketAddr>,
     },
     /// The process of one accepted run (started by `start`).
     #[command(hide = true)]
@@ -100,6 +105,9 @@ pub enum Command {
         data_dir: PathBuf,
         #[arg(long, env = "BLAISE_RUNNER_TOKEN", hide_env_values = true)]
         token: String,
+        /// The pipe its daemon reads the run's metrics from.
+        #[arg(long)]
+        metrics_fd: Option<i32>,
     },
     /// Validate blaise.yml, load every plug, run the startup check, print a table.
     Check {
@@ -261,6 +269,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             token,
             capacity,
             labels,
+            metrics_listen,
         } => {
             let Some(token) = token.filter(|t| !t.is_empty()) else {
                 anyhow::bail!(
@@ -277,6 +286,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
                 instance: instance.unwrap_or_else(crate::daemon::RunnerOptions::default_instance),
                 capacity: capacity.unwrap_or_else(crate::daemon::default_capacity),
                 labels: labels.into_iter().filter(|l| !l.is_empty()).collect(),
+                metrics_listen,
             };
             let host = std::sync::Arc::new(PlugHost::new(&options)?);
             crate::daemon::serve(runner, host).await?;
@@ -289,7 +299,13 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             config,
             data_dir,
             token,
+            metrics_fd,
         } => {
+            if let Some(fd) = metrics_fd
+                && let Err(e) = crate::metrics::sink::open(fd)
+            {
+                tracing::warn!("the run's metrics will not reach the runner: {e}");
+            }
             let runner = crate::daemon::RunnerOptions {
                 url,
                 token,
@@ -300,6 +316,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
                 // A run process does not connect: what its daemon said holds.
                 capacity: 1,
                 labels: Vec::new(),
+                metrics_listen: None,
             };
             let code = crate::daemon::run_one(runner, &run).await?;
             Ok(ExitCode::from(code as u8))

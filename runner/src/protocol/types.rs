@@ -51,6 +51,17 @@ pub enum RunKindName {
     Teardown,
 }
 
+impl RunKindName {
+    /// Its name on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunKindName::Start => "start",
+            RunKindName::Resume => "resume",
+            RunKindName::Teardown => "teardown",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Deserialize)]
 pub struct Offers {
     pub offers: Vec<Offer>,

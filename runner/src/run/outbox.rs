@@ -206,6 +206,8 @@ struct Task {
     /// Every `Outbox` is gone: nothing more will come.
     closed: bool,
     limits: Limits,
+    /// Its depth, told to the runner's metrics.
+    depth: crate::metrics::sink::OutboxGauge,
 }
 
 impl Task {
@@ -232,12 +234,18 @@ impl Task {
             next_id: 0,
             closed: false,
             limits,
+            depth: Default::default(),
         }
     }
 
     async fn run(mut self) {
         loop {
             self.take_waiting();
+            self.depth.set(
+                self.memory.len() + self.after_spill.len(),
+                self.memory_bytes,
+                self.spill.bytes(),
+            );
             let Some(front) = self.next() else {
                 if self.closed {
                     return;

@@ -1,7 +1,9 @@
 //! Benchmarks (not timed tests): `cargo bench -p blaise-control`.
 //!
 //! - one clock tick over 10,000 sessions (target ≤ 50 ms);
-//! - p99 latency of a transcript report on loopback at 1,000 entries/s (target ≤ 5 ms).
+//! - p99 latency of a transcript report on loopback at 1,000 entries/s (target ≤ 5 ms);
+//! - the dashboard's page of a session with 100,000 transcript entries (target ≤ 200 ms, ≤ 1 MiB
+//!   of HTML), against a session of 100 entries.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -221,6 +223,111 @@ fn bench_transcript_report(streams: usize) {
     });
 }
 
+/// A session whose transcript is `entries` long: user messages, streamed agent messages (five
+/// chunks each), thoughts and tool calls (two updates each), as a long agent session makes them.
+fn long_session(store: &dyn Store, cfg: &Config, now: Millis, entries: usize) -> String {
+    let id = transact(store, cfg, now, |ctx| {
+        Ok(messages::new_session(ctx, "a", "refactor the parser")?.id)
+    })
+    .unwrap();
+    let mut made = 1;
+    let mut n = 0u64;
+    while made < entries {
+        let batch: Vec<TranscriptEntry> = (0..1_000.min(entries - made))
+            .map(|i| {
+                n += 1;
+                let stream = format!("s{}", n / 8);
+                let (kind, content) = match n % 8 {
+                    0 => ("user_message", serde_json::json!({ "text": format!("next step {n}, please") })),
+                    1 | 2 => ("tool_call", serde_json::json!({ "text": format!("cargo test [{}]", if n % 8 == 1 { "in_progress" } else { "completed" }), "stream": format!("tc{}", n / 8), "last": true,
+                        "tool_call": { "id": format!("tc{}", n / 8), "title": "cargo test", "kind": "execute", "status": if n % 8 == 1 { "in_progress" } else { "completed" }, "command": "cargo test --workspace", "output": "test result: ok. 120 passed" } })),
+                    3 => ("agent_thought", serde_json::json!({ "text": "The parser's error path allocates on every token; ", "stream": format!("t{}", n / 8), "last": true })),
+                    k => ("agent_message", serde_json::json!({ "text": format!("Chunk {k} of answer {n}: the **tokenizer** now borrows its input, "), "stream": stream, "last": k == 7 })),
+                };
+                TranscriptEntry { index: 0, session_id: id.clone(), run_id: None, seq: None, kind: kind.into(), content, at: now + i as i64 }
+            })
+            .collect();
+        made += batch.len();
+        let mut batch = batch;
+        transact(store, cfg, now, |ctx| {
+            Ok(ctx.tx.append_transcript_all(&mut batch)?)
+        })
+        .unwrap();
+    }
+    id
+}
+
+/// The dashboard's session page over HTTP, as a browser asks for it: the median of 30 loads and
+/// the size of the HTML, for a session of 100,000 entries and one of 100 (the baseline).
+fn bench_session_page() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("bench.db")).unwrap();
+        let cfg = Config::default();
+        let now = model_now();
+        let admin = "bla_bench_admin_token";
+        transact(&store, &cfg, now, |ctx| {
+            ctx.tx
+                .set_admin_token_hash(&blaise_control::auth::hash_token(admin))?;
+            ctx.tx.put_agent(&Agent {
+                name: "a".into(),
+                settings: AgentSettings::default(),
+                disabled: false,
+                updated_at: now,
+            })?;
+            Ok(())
+        })
+        .unwrap();
+        let made = Instant::now();
+        let long = long_session(&store, &cfg, now, 100_000);
+        let short = long_session(&store, &cfg, now, 100);
+        eprintln!(
+            "(a session of 100,000 entries written in {:.1} s)",
+            made.elapsed().as_secs_f64()
+        );
+        let state = AppState::new(Arc::new(store), cfg);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(blaise_control::server::serve(listener, state));
+        let http = reqwest::Client::new();
+        let mut medians = Vec::new();
+        for (name, id) in [("100 entries", &short), ("100,000 entries", &long)] {
+            let mut times = Vec::new();
+            let mut size = 0;
+            for _ in 0..30 {
+                let t = Instant::now();
+                let resp = http
+                    .get(format!("{base}/sessions/{id}"))
+                    .header("cookie", format!("blaise_token={admin}"))
+                    .send()
+                    .await
+                    .unwrap();
+                assert!(resp.status().is_success(), "{}", resp.status());
+                size = resp.bytes().await.unwrap().len();
+                times.push(t.elapsed());
+            }
+            times.sort();
+            let median = percentile(&times, 0.5);
+            medians.push(median);
+            println!(
+                "dashboard session page, {name}: median {}  p90 {}  HTML {:.0} KiB",
+                ms(median),
+                ms(percentile(&times, 0.9)),
+                size as f64 / 1024.0
+            );
+        }
+        println!(
+            "  100,000 entries / 100 entries: {:.2}x the time (target ≤ 200 ms, ≤ 1024 KiB)",
+            medians[1].as_secs_f64() / medians[0].as_secs_f64()
+        );
+    });
+}
+
 fn main() {
     // `cargo test --benches` runs this binary with `--bench`-less args; keep it to real runs.
     if std::env::args().any(|a| a == "--list") {
@@ -235,5 +342,8 @@ fn main() {
     if wanted("transcript") {
         bench_transcript_report(0);
         bench_transcript_report(200);
+    }
+    if wanted("dashboard") {
+        bench_session_page();
     }
 }

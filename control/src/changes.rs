@@ -456,6 +456,9 @@ impl Tx for RecordingTx<'_> {
     ) -> StoreResult<Vec<TranscriptEntry>> {
         self.inner.transcript(session_id, after_index, limit)
     }
+    fn last_transcript_index(&mut self, session_id: &str) -> StoreResult<i64> {
+        self.inner.last_transcript_index(session_id)
+    }
     fn sessions_to_prune(
         &mut self,
         ended_before: Millis,

@@ -405,7 +405,8 @@ pub struct PlugRecord {
 }
 
 string_enum!(
-    PermissionState { Pending => "pending", Answered => "answered" }
+    /// `cancelled`: its run ended before anyone answered (nothing waits for an answer any more).
+    PermissionState { Pending => "pending", Answered => "answered", Cancelled => "cancelled" }
 );
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]

@@ -14,6 +14,8 @@ pub struct RunView {
     /// The runner's name (the one that accepted it).
     pub runner: Option<String>,
     pub created_at: Millis,
+    /// When a runner accepted it.
+    pub accepted_at: Option<Millis>,
     pub ended_at: Option<Millis>,
     pub stop: Option<StopDirective>,
     /// When Blaise sent the stop directive.
@@ -57,6 +59,7 @@ pub struct SessionView {
     pub last_activity: Millis,
     pub open_turns: u32,
     pub expires_at: Option<Millis>,
+    pub ended_at: Option<Millis>,
     pub end_reason: Option<String>,
     /// When the retention deleted its transcript, directives and reports.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -131,6 +134,7 @@ pub fn session_view(ctx: &mut Ctx, id: &str) -> Result<SessionView> {
             kind: run.kind,
             status: run.status,
             created_at: run.created_at,
+            accepted_at: run.accepted_at,
             ended_at: run.ended_at,
             stop: run.stop,
             stop_issued_at: run.stop_issued_at,
@@ -168,6 +172,7 @@ pub fn session_view(ctx: &mut Ctx, id: &str) -> Result<SessionView> {
         last_activity: session.last_activity,
         open_turns: session.open_turns,
         expires_at: session.expires_at,
+        ended_at: session.ended_at,
         end_reason: session.end_reason,
         pruned_at: session.pruned_at,
         environment,
@@ -239,4 +244,79 @@ pub fn waiting_sessions(
         }
     }
     Ok(out)
+}
+
+#[derive(Serialize)]
+pub struct RunnerView {
+    pub name: String,
+    pub created_at: Millis,
+    pub revoked_at: Option<Millis>,
+    /// The agents its token may serve (`null`: any).
+    pub agents: Option<Vec<String>>,
+    /// The labels its instances may claim (`null`: any).
+    pub labels: Option<Vec<String>>,
+    /// Only in the answer to `add` and `token`: shown once, never stored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+    /// Its processes seen in the last week, the latest first (only in `list`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instances: Option<Vec<InstanceView>>,
+}
+
+/// One process of a runner, as it last said hello.
+#[derive(Serialize)]
+pub struct InstanceView {
+    pub instance: String,
+    /// Seen within the freshness window: offers go to it.
+    pub connected: bool,
+    pub last_seen: Millis,
+    pub agents: Vec<String>,
+    pub labels: Vec<String>,
+    /// Most runs it takes at once (`null`: no limit).
+    pub capacity: Option<u32>,
+    /// Runs it accepted and has not finished.
+    pub live_runs: usize,
+}
+
+impl RunnerView {
+    pub fn of(r: Runner) -> RunnerView {
+        RunnerView {
+            name: r.name,
+            created_at: r.created_at,
+            revoked_at: r.revoked_at,
+            agents: r.agents,
+            labels: r.labels,
+            token: None,
+            instances: None,
+        }
+    }
+}
+
+/// Every runner, with its instances seen in the last week (the latest first).
+pub fn runners(ctx: &mut Ctx) -> Result<Vec<RunnerView>> {
+    let fresh = ctx.now.saturating_sub(ctx.cfg.connection_fresh_ms());
+    let week = ctx
+        .now
+        .saturating_sub(crate::clock::FORGET_INSTANCES_AFTER_MS);
+    let mut connections = ctx.tx.connections(week)?;
+    connections.sort_by_key(|c| std::cmp::Reverse(c.last_seen));
+    let mut views = Vec::new();
+    for r in ctx.tx.runners()? {
+        let mut instances = Vec::new();
+        for c in connections.iter().filter(|c| c.runner_id == r.id) {
+            instances.push(InstanceView {
+                instance: c.instance.clone(),
+                connected: c.last_seen >= fresh,
+                last_seen: c.last_seen,
+                agents: c.agents.clone(),
+                labels: c.labels.clone(),
+                capacity: c.capacity,
+                live_runs: ctx.tx.live_runs_of_instance(&r.id, &c.instance)?,
+            });
+        }
+        let mut v = RunnerView::of(r);
+        v.instances = Some(instances);
+        views.push(v);
+    }
+    Ok(views)
 }

@@ -2,12 +2,13 @@
 
 use axum::Json;
 use axum::extract::{Path, State};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use crate::error::Result;
 use crate::lifecycle::runners;
-use crate::model::*;
+use crate::model::Runner;
 use crate::server::{AdminAuth, AppState, Body};
+use crate::views::RunnerView;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -40,47 +41,10 @@ where
     T::deserialize(d).map(Some)
 }
 
-#[derive(Serialize)]
-pub struct RunnerView {
-    pub name: String,
-    pub created_at: Millis,
-    pub revoked_at: Option<Millis>,
-    /// The agents its token may serve (`null`: any).
-    pub agents: Option<Vec<String>>,
-    /// The labels its instances may claim (`null`: any).
-    pub labels: Option<Vec<String>>,
-    /// Only in the answer to `add` and `token`: shown once, never stored.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub token: Option<String>,
-    /// Its processes seen in the last week, the latest first (only in `list`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub instances: Option<Vec<InstanceView>>,
-}
-
-/// One process of a runner, as it last said hello.
-#[derive(Serialize)]
-pub struct InstanceView {
-    pub instance: String,
-    /// Seen within the freshness window: offers go to it.
-    pub connected: bool,
-    pub last_seen: Millis,
-    pub agents: Vec<String>,
-    pub labels: Vec<String>,
-    /// Most runs it takes at once (`null`: no limit).
-    pub capacity: Option<u32>,
-    /// Runs it accepted and has not finished.
-    pub live_runs: usize,
-}
-
 fn view(r: Runner, token: Option<String>) -> RunnerView {
     RunnerView {
-        name: r.name,
-        created_at: r.created_at,
-        revoked_at: r.revoked_at,
-        agents: r.agents,
-        labels: r.labels,
         token,
-        instances: None,
+        ..RunnerView::of(r)
     }
 }
 
@@ -140,34 +104,6 @@ pub async fn token(
 }
 
 pub async fn list(State(state): State<AppState>, _: AdminAuth) -> Result<Json<serde_json::Value>> {
-    let runners: Vec<RunnerView> = state
-        .read(|ctx| {
-            let fresh = ctx.now.saturating_sub(ctx.cfg.connection_fresh_ms());
-            let week = ctx
-                .now
-                .saturating_sub(crate::clock::FORGET_INSTANCES_AFTER_MS);
-            let mut connections = ctx.tx.connections(week)?;
-            connections.sort_by_key(|c| std::cmp::Reverse(c.last_seen));
-            let mut views = Vec::new();
-            for r in ctx.tx.runners()? {
-                let mut instances = Vec::new();
-                for c in connections.iter().filter(|c| c.runner_id == r.id) {
-                    instances.push(InstanceView {
-                        instance: c.instance.clone(),
-                        connected: c.last_seen >= fresh,
-                        last_seen: c.last_seen,
-                        agents: c.agents.clone(),
-                        labels: c.labels.clone(),
-                        capacity: c.capacity,
-                        live_runs: ctx.tx.live_runs_of_instance(&r.id, &c.instance)?,
-                    });
-                }
-                let mut v = view(r, None);
-                v.instances = Some(instances);
-                views.push(v);
-            }
-            Ok(views)
-        })
-        .await?;
+    let runners = state.read(crate::views::runners).await?;
     Ok(Json(serde_json::json!({ "runners": runners })))
 }

@@ -126,21 +126,7 @@ pub async fn cancel(
     Path(id): Path<String>,
 ) -> Result<Json<serde_json::Value>> {
     let seq = state
-        .write(|ctx| {
-            let session = ctx.session(&id)?;
-            let run = ctx
-                .current_run(&session)?
-                .filter(|r| r.status.is_live() && r.kind != RunKind::Teardown)
-                .ok_or_else(|| {
-                    Error::conflict(
-                        "no_run",
-                        format!("session {id} has no running run to cancel a turn of"),
-                    )
-                })?;
-            Ok(ctx
-                .tx
-                .add_directive(&run.id, &DirectiveBody::Cancel, ctx.now)?)
-        })
+        .write(|ctx| crate::lifecycle::messages::cancel_turn(ctx, &id))
         .await?;
     Ok(Json(serde_json::json!({ "directive_seq": seq })))
 }

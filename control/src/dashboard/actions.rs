@@ -1,27 +1,36 @@
-//! What the dashboard can do (form POSTs): retry the teardown of an orphaned environment, send a
-//! message, answer a permission request, close a session. Errors come back as a page that says
-//! what went wrong.
+//! What the dashboard does (form POSTs): start a session, send a message, answer a permission
+//! request, cancel a turn, close a session, retry a teardown, change an agent, add a runner,
+//! change its scope, give it a new token, revoke it. Each goes back to the page it came from;
+//! an error comes back as a page that says what went wrong.
 
 use axum::Form;
 use axum::extract::{Path, State};
+use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use serde::Deserialize;
 
 use super::Viewer;
-use super::html::{esc, page};
+use super::html::{error_page, esc, page};
 use crate::error::Error;
-use crate::lifecycle::{environment, messages, permissions};
+use crate::lifecycle::agents::AgentPatch;
+use crate::lifecycle::runners::{Scope, ScopeChange};
+use crate::lifecycle::{agents, environment, messages, permissions, runners};
+use crate::model::IdlePolicy;
 use crate::names::{SESSION, is_id};
 use crate::server::AppState;
 
 /// The error as a page, with a way back.
-fn error_page(e: Error, back: &str) -> Response {
-    let body = format!(
-        "<h1>Not done</h1><p class=\"error\" id=\"problem\">{}</p><p><a href=\"{}\">Back</a></p>",
-        esc(&e.to_string()),
-        esc(back)
-    );
-    (e.status(), Html(page("Not done", &body))).into_response()
+fn not_done(e: Error, back: &str) -> Response {
+    (
+        e.status(),
+        Html(error_page("Not done", &e.to_string(), back)),
+    )
+        .into_response()
+}
+
+/// After a change, back to a page (303: the browser follows with a GET).
+fn back_to(path: &str) -> Response {
+    Redirect::to(path).into_response()
 }
 
 /// The session's page, or the list when `id` is no session id (it came from the URL).
@@ -33,10 +42,39 @@ fn session_page(id: &str) -> String {
     }
 }
 
+/// `a, b,c` → `["a", "b", "c"]`; blank → `[]`.
+fn comma_list(list: &str) -> Vec<String> {
+    list.split(',')
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(String::from)
+        .collect()
+}
+
 pub async fn retry(State(app): State<AppState>, _: Viewer, Path(id): Path<String>) -> Response {
     match app.write(|ctx| environment::retry(ctx, &id)).await {
-        Ok(e) => Redirect::to(&format!("/sessions/{}", e.session_id)).into_response(),
-        Err(e) => error_page(e, "/"),
+        Ok(e) => back_to(&format!("/sessions/{}", e.session_id)),
+        Err(e) => not_done(e, "/environments"),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct NewSessionForm {
+    agent: String,
+    message: String,
+}
+
+pub async fn new_session(
+    State(app): State<AppState>,
+    _: Viewer,
+    Form(form): Form<NewSessionForm>,
+) -> Response {
+    match app
+        .write(|ctx| messages::new_session(ctx, &form.agent, &form.message))
+        .await
+    {
+        Ok(session) => back_to(&format!("/sessions/{}", session.id)),
+        Err(e) => not_done(e, "/"),
     }
 }
 
@@ -53,16 +91,24 @@ pub async fn send(
 ) -> Response {
     let back = session_page(&id);
     match app.write(|ctx| messages::send(ctx, &id, &form.text)).await {
-        Ok(_) => Redirect::to(&back).into_response(),
-        Err(e) => error_page(e, &back),
+        Ok(_) => back_to(&back),
+        Err(e) => not_done(e, &back),
+    }
+}
+
+pub async fn cancel(State(app): State<AppState>, _: Viewer, Path(id): Path<String>) -> Response {
+    let back = session_page(&id);
+    match app.write(|ctx| messages::cancel_turn(ctx, &id)).await {
+        Ok(_) => back_to(&back),
+        Err(e) => not_done(e, &back),
     }
 }
 
 pub async fn close(State(app): State<AppState>, _: Viewer, Path(id): Path<String>) -> Response {
     let back = session_page(&id);
     match crate::api::sessions::close_and_wait(&app, &id).await {
-        Ok(()) => Redirect::to(&back).into_response(),
-        Err(e) => error_page(e, &back),
+        Ok(()) => back_to(&back),
+        Err(e) => not_done(e, &back),
     }
 }
 
@@ -79,13 +125,163 @@ pub async fn answer(
 ) -> Response {
     let back = session_page(&id);
     if let Err(e) = crate::names::check_request_id_in_path(&request) {
-        return error_page(e, &back);
+        return not_done(e, &back);
     }
     match app
         .write(|ctx| permissions::answer(ctx, &id, &request, &form.option_id))
         .await
     {
-        Ok(_) => Redirect::to(&back).into_response(),
-        Err(e) => error_page(e, &back),
+        Ok(_) => back_to(&back),
+        Err(e) => not_done(e, &back),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct AgentForm {
+    name: String,
+    inactivity: String,
+    idle_policy: String,
+    paused_lifetime: String,
+    timeout: String,
+    #[serde(default)]
+    requires_labels: String,
+    #[serde(default)]
+    disabled: Option<String>,
+}
+
+impl AgentForm {
+    fn patch(&self) -> Result<AgentPatch, Error> {
+        let duration = |field: &str, text: &str| {
+            crate::duration::parse(text)
+                .map_err(|e| Error::invalid("invalid_field", field, format!("{field}: {e}")))
+        };
+        Ok(AgentPatch {
+            inactivity_ms: Some(duration("inactivity", &self.inactivity)?),
+            idle_policy: Some(IdlePolicy::parse(&self.idle_policy).ok_or_else(|| {
+                Error::invalid("invalid_field", "idle_policy", "idle policy: pause or end")
+            })?),
+            paused_lifetime_ms: Some(duration("paused lifetime", &self.paused_lifetime)?),
+            timeout_ms: Some(duration("timeout", &self.timeout)?),
+            disabled: Some(self.disabled.as_deref() == Some("true")),
+            requires_labels: Some(comma_list(&self.requires_labels)),
+        })
+    }
+}
+
+pub async fn set_agent(
+    State(app): State<AppState>,
+    _: Viewer,
+    Form(form): Form<AgentForm>,
+) -> Response {
+    let patch = match form.patch() {
+        Ok(p) => p,
+        Err(e) => return not_done(e, "/agents"),
+    };
+    match app.write(|ctx| agents::set(ctx, &form.name, &patch)).await {
+        Ok(_) => back_to("/agents"),
+        Err(e) => not_done(e, "/agents"),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct RunnerForm {
+    name: String,
+    #[serde(default)]
+    agents: String,
+    #[serde(default)]
+    labels: String,
+}
+
+/// A blank field is "any"; a list restricts.
+fn scope_part(text: &str) -> Option<Vec<String>> {
+    let list = comma_list(text);
+    (!list.is_empty()).then_some(list)
+}
+
+/// The token of runner `name`, shown once: the page is not kept (no-store) and says so.
+fn token_page(name: &str, token: &str) -> Response {
+    let body = format!(
+        "<h1>Runner {0}</h1><p>Its token, shown only now — copy it to the machine that runs <code>blaise-runner start</code>:</p><code class=\"token\" id=\"token\">{1}</code><pre>BLAISE_RUNNER_TOKEN={1} blaise-runner start --config blaise.yml --url …</pre><p><a href=\"/runners\">Back to the runners</a></p>",
+        esc(name),
+        esc(token)
+    );
+    (
+        StatusCode::OK,
+        [(axum::http::header::CACHE_CONTROL, "no-store")],
+        Html(page("New runner token", &body)),
+    )
+        .into_response()
+}
+
+pub async fn add_runner(
+    State(app): State<AppState>,
+    _: Viewer,
+    Form(form): Form<RunnerForm>,
+) -> Response {
+    let scope = Scope {
+        agents: scope_part(&form.agents),
+        labels: scope_part(&form.labels),
+    };
+    match app
+        .write(|ctx| runners::add(ctx, &form.name, scope.clone()))
+        .await
+    {
+        Ok((runner, token)) => token_page(&runner.name, &token),
+        Err(e) => not_done(e, "/runners"),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct ScopeForm {
+    #[serde(default)]
+    agents: String,
+    #[serde(default)]
+    labels: String,
+    #[serde(default)]
+    no_labels: Option<String>,
+}
+
+pub async fn runner_scope(
+    State(app): State<AppState>,
+    _: Viewer,
+    Path(name): Path<String>,
+    Form(form): Form<ScopeForm>,
+) -> Response {
+    let change = ScopeChange {
+        agents: Some(scope_part(&form.agents)),
+        labels: Some(if form.no_labels.as_deref() == Some("true") {
+            Some(Vec::new())
+        } else {
+            scope_part(&form.labels)
+        }),
+    };
+    match app
+        .write(|ctx| runners::set_scope(ctx, &name, change.clone()))
+        .await
+    {
+        Ok(_) => back_to("/runners"),
+        Err(e) => not_done(e, "/runners"),
+    }
+}
+
+pub async fn runner_token(
+    State(app): State<AppState>,
+    _: Viewer,
+    Path(name): Path<String>,
+) -> Response {
+    match app.write(|ctx| runners::rotate_token(ctx, &name)).await {
+        Ok((runner, token)) => token_page(&runner.name, &token),
+        Err(e) => not_done(e, "/runners"),
+    }
+}
+
+pub async fn revoke_runner(
+    State(app): State<AppState>,
+    _: Viewer,
+    Path(name): Path<String>,
+) -> Response {
+    match app.write(|ctx| runners::revoke(ctx, &name)).await {
+        Ok(_) => back_to("/runners"),
+        Err(e) => not_done(e, "/runners"),
     }
 }

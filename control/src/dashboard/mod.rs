@@ -1,14 +1,23 @@
-//! The dashboard: server-rendered HTML at `/` (no JS build step; one small inline script shows
-//! times in the viewer's time zone). Log in once with `/login?token=$BLAISE_TOKEN`: the token is
-//! kept in an HttpOnly, SameSite=Strict cookie.
+//! The dashboard: server-rendered HTML at `/`, a little script that follows the pages live and
+//! shows times in the viewer's zone (no build step). Log in once with the admin token (a form,
+//! or `/login?token=$BLAISE_TOKEN`): it is kept in an HttpOnly, SameSite=Strict cookie (also
+//! `Secure` behind HTTPS). Every page says what it may load (Content-Security-Policy): its own
+//! script and stylesheet, nothing from another host.
 
 mod actions;
+mod agents;
+mod environments;
 mod html;
-mod pages;
+mod live;
+mod runners;
+mod session;
+mod sessions;
+mod transcript;
 
-use axum::extract::{FromRequestParts, Query, State};
+use axum::extract::{FromRequestParts, Query, Request, State};
 use axum::http::request::Parts;
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::{Form, Router};
@@ -18,16 +27,48 @@ use crate::server::{AdminAuth, AppState, DASHBOARD_COOKIE, is_admin};
 
 pub fn routes() -> Router<AppState> {
     Router::new()
-        .route("/", get(pages::sessions))
-        .route("/sessions/{id}", get(pages::session))
-        .route("/environments/{id}/retry", post(actions::retry))
+        .route("/", get(sessions::sessions))
+        .route("/sessions", post(actions::new_session))
+        .route("/sessions/{id}", get(session::session))
         .route("/sessions/{id}/messages", post(actions::send))
+        .route("/sessions/{id}/cancel", post(actions::cancel))
         .route("/sessions/{id}/close", post(actions::close))
         .route(
             "/sessions/{id}/permissions/{request}/answer",
             post(actions::answer),
         )
+        .route("/environments", get(environments::environments))
+        .route("/environments/{id}/retry", post(actions::retry))
+        .route("/agents", get(agents::agents).post(actions::set_agent))
+        .route("/runners", get(runners::runners).post(actions::add_runner))
+        .route("/runners/{name}/scope", post(actions::runner_scope))
+        .route("/runners/{name}/token", post(actions::runner_token))
+        .route("/runners/{name}/revoke", post(actions::revoke_runner))
         .route("/login", get(login).post(login_form))
+        .route("/logout", post(logout))
+        .route(html::SCRIPT_PATH, get(html::script))
+        .route(html::STYLE_PATH, get(html::style))
+        .layer(axum::middleware::from_fn(guard_pages))
+}
+
+/// What every dashboard response carries: the page may load only its own script and
+/// stylesheet (an agent's text that slipped through as markup still could not run or fetch),
+/// is not sniffed as another type, sends no referrer, and is not kept by caches (a page can show
+/// a token once).
+async fn guard_pages(request: Request, next: Next) -> Response {
+    let mut response = next.run(request).await;
+    let headers = response.headers_mut();
+    for (name, value) in [
+        (header::CONTENT_SECURITY_POLICY, html::CSP),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::REFERRER_POLICY, "no-referrer"),
+    ] {
+        headers.insert(name, HeaderValue::from_static(value));
+    }
+    headers
+        .entry(header::CACHE_CONTROL)
+        .or_insert(HeaderValue::from_static("no-store"));
+    response
 }
 
 /// A dashboard visitor with the admin token; others get the login page.
@@ -53,15 +94,37 @@ pub struct LoginQuery {
 }
 
 /// The login page's form (the token stays out of the URL).
-async fn login_form(state: State<AppState>, Form(q): Form<LoginQuery>) -> Response {
-    login(state, Query(q)).await
+async fn login_form(
+    state: State<AppState>,
+    headers: HeaderMap,
+    Form(q): Form<LoginQuery>,
+) -> Response {
+    login(state, headers, Query(q)).await
 }
 
-async fn login(State(state): State<AppState>, Query(q): Query<LoginQuery>) -> Response {
+/// Whether the browser reached us over HTTPS (directly, or through a proxy that says so): the
+/// cookie is then `Secure`, never sent over plain HTTP.
+fn over_https(headers: &HeaderMap) -> bool {
+    headers
+        .get("x-forwarded-proto")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.eq_ignore_ascii_case("https"))
+        || headers
+            .get(header::FORWARDED)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.to_ascii_lowercase().contains("proto=https"))
+}
+
+async fn login(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(q): Query<LoginQuery>,
+) -> Response {
     match is_admin(&state, &q.token).await {
         Ok(true) => {
+            let secure = if over_https(&headers) { "; Secure" } else { "" };
             let cookie = format!(
-                "{DASHBOARD_COOKIE}={}; HttpOnly; SameSite=Strict; Path=/",
+                "{DASHBOARD_COOKIE}={}; HttpOnly; SameSite=Strict; Path=/{secure}",
                 q.token
             );
             let next = q
@@ -78,6 +141,14 @@ async fn login(State(state): State<AppState>, Query(q): Query<LoginQuery>) -> Re
             .into_response(),
         Err(e) => e.into_response(),
     }
+}
+
+/// Forgets the cookie; the next page asks for the token again.
+async fn logout(headers: HeaderMap) -> Response {
+    let secure = if over_https(&headers) { "; Secure" } else { "" };
+    let cookie =
+        format!("{DASHBOARD_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0{secure}");
+    ([(header::SET_COOKIE, cookie)], Redirect::to("/")).into_response()
 }
 
 /// Whether `next` is a path on this server and nothing a browser could read as another origin:

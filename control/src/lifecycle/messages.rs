@@ -155,3 +155,21 @@ fn receive(ctx: &mut Ctx, session: &mut Session, text: &str) -> Result<Message> 
     session.last_activity = ctx.now;
     Ok(message)
 }
+
+/// Cancels the turn in progress (a `cancel` directive to the session's run); the session stays
+/// open. Returns the directive's number.
+pub fn cancel_turn(ctx: &mut Ctx, session_id: &str) -> Result<i64> {
+    let session = ctx.session(session_id)?;
+    let run = ctx
+        .current_run(&session)?
+        .filter(|r| r.status.is_live() && r.kind != RunKind::Teardown)
+        .ok_or_else(|| {
+            Error::conflict(
+                "no_run",
+                format!("session {session_id} has no running run to cancel a turn of"),
+            )
+        })?;
+    Ok(ctx
+        .tx
+        .add_directive(&run.id, &DirectiveBody::Cancel, ctx.now)?)
+}

@@ -7,6 +7,7 @@
 //! and ended in [`runs`]; the environment's teardown and its retries live in [`environment`];
 //! someone answers a permission request in [`permissions`].
 
+pub mod agents;
 pub mod close;
 pub mod egress;
 pub mod environment;

@@ -26,6 +26,15 @@ pub fn answer(
     if pending.state == PermissionState::Answered && pending.answer.as_deref() == Some(option_id) {
         return Ok(pending);
     }
+    if pending.state == PermissionState::Cancelled {
+        return Err(Error::conflict(
+            "run_finished",
+            format!(
+                "permission request {request_id} was cancelled: the run that asked ({}) has ended",
+                pending.run_id
+            ),
+        ));
+    }
     if pending.state == PermissionState::Answered {
         return Err(Error::conflict(
             "already_answered",
@@ -67,6 +76,17 @@ pub fn answer(
     pending.answer = Some(option_id.to_owned());
     ctx.tx.put_permission(&pending)?;
     Ok(pending)
+}
+
+/// Cancels the requests of `run` nobody answered: the run has ended, and its agent with it.
+pub fn cancel_pending(ctx: &mut Ctx, run: &Run) -> Result<()> {
+    for mut p in ctx.tx.permissions(&run.session_id)? {
+        if p.run_id == run.id && p.state == PermissionState::Pending {
+            p.state = PermissionState::Cancelled;
+            ctx.tx.put_permission(&p)?;
+        }
+    }
+    Ok(())
 }
 
 /// The option ids a stored request offers: `options[].option_id` (what

@@ -211,6 +211,7 @@ pub fn end_run(
     }
     run.status = status;
     run.ended_at = Some(ctx.now);
+    super::permissions::cancel_pending(ctx, run)?;
     if error.is_some() {
         run.error = error;
     }

@@ -368,6 +368,8 @@ pub fn check(store: &dyn Store) {
     assert_eq!(tx.transcript("healthy", 3, 10).unwrap(), more);
     assert_eq!(tx.run_last_seq("r5").unwrap(), 6);
     tx.append_transcript_all(&mut []).unwrap();
+    assert_eq!(tx.last_transcript_index("healthy").unwrap(), 6);
+    assert_eq!(tx.last_transcript_index("no-such-session").unwrap(), 0);
 
     // Plug records by (session, plug id).
     let record = PlugRecord {

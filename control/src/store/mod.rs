@@ -311,6 +311,9 @@ pub trait Tx {
         after_index: i64,
         limit: usize,
     ) -> StoreResult<Vec<TranscriptEntry>>;
+    /// The index of the session's last transcript entry (0: none); indexes run from 1 without
+    /// a gap, so the last `n` entries are those after `last - n`.
+    fn last_transcript_index(&mut self, session_id: &str) -> StoreResult<i64>;
 
     /// Ended sessions whose records the retention may prune: ended at or
     /// before `ended_before`, not pruned yet, no run of theirs unfinished.

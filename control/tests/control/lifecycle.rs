@@ -359,6 +359,42 @@ async fn permission_requests_are_answered_on_the_directive_stream() {
     run.wait_directive("cancel").await;
 }
 
+/// A request nobody answered ends with its run (`cancelled`): it no longer shows as waiting, and
+/// an answer to it is refused, saying why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_permission_request_ends_with_its_run() {
+    let (s, a, _b) = two_runners().await;
+    let id = s.new_session("a", "delete the branch").await;
+    let run = a.take_started("start").await;
+    let (status, _) = a
+        .call(
+            Method::POST,
+            &format!("/v1/runner/runs/{}/permissions", run.id),
+            Some(json!({ "request_id": "perm-1", "request": { "options": [{ "option_id": "allow" }] } })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    run.ok(
+        "failed",
+        json!({ "phase": "agent", "error": "the agent exited" }),
+    )
+    .await;
+    let view = s.show(&id).await;
+    assert_eq!(
+        view["permission_requests"][0]["state"], "cancelled",
+        "{view:#}"
+    );
+    let (status, refused) = s
+        .admin(
+            Method::POST,
+            &format!("/v1/sessions/{id}/permissions/perm-1/answer"),
+            Some(json!({ "option_id": "allow" })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{refused}");
+    assert!(refused.to_string().contains("was cancelled"), "{refused}");
+}
+
 /// The transcript holds the user's messages, the run's entries and Blaise's notices, in order.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_transcript_follows_the_conversation() {

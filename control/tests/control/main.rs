@@ -7,6 +7,7 @@ mod backend {
 }
 
 mod bad_input;
+mod browser;
 mod capacity;
 mod cli;
 mod dashboard;

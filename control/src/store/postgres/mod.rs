@@ -1061,6 +1061,13 @@ impl Tx for PostgresTx<'_> {
         Ok(())
     }
 
+    fn last_transcript_index(&mut self, session_id: &str) -> StoreResult<i64> {
+        self.int(
+            "SELECT COALESCE(MAX(idx), 0) FROM transcript WHERE session_id = $1",
+            &[&session_id],
+        )
+    }
+
     fn transcript(
         &mut self,
         session_id: &str,

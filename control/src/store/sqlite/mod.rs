@@ -677,6 +677,13 @@ impl Tx for SqliteTx<'_> {
         )
     }
 
+    fn last_transcript_index(&mut self, session_id: &str) -> StoreResult<i64> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT COALESCE(MAX(idx), 0) FROM transcript WHERE session_id = ?1")?
+            .query_row(params![session_id], |r| r.get(0))?)
+    }
+
     fn transcript(
         &mut self,
         session_id: &str,

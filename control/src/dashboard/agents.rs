@@ -1,0 +1,114 @@
+//! The agents page: each agent's settings (how long a session may sit idle, what it does then,
+//! how long a paused one waits, the longest turn, the labels its runners need), a form to
+//! change them, and one to add an agent.
+
+use std::fmt::Write;
+
+use axum::extract::{Query, State};
+use axum::response::Response;
+
+use super::Viewer;
+use super::html::{esc, time};
+use super::live::{self, Parts, Since};
+use crate::duration::Human;
+use crate::error::Result;
+use crate::lifecycle::Ctx;
+use crate::model::{Agent, AgentSettings, IdlePolicy};
+use crate::server::AppState;
+
+pub async fn agents(
+    State(app): State<AppState>,
+    _: Viewer,
+    Query(since): Query<Since>,
+) -> Result<Response> {
+    live::respond(&app, None, since, render).await
+}
+
+fn render(ctx: &mut Ctx) -> Result<Parts> {
+    let agents = ctx.tx.agents()?;
+    let mut parts = Parts::new("Agents");
+    parts.fixed("<h1>Agents</h1><p>An agent's settings are the only place timing lives: runners learn them when they connect. Durations are a number and a unit: <code>500ms</code>, <code>30s</code>, <code>10m</code>, <code>2h</code>, <code>1d</code>.</p>");
+    let mut table = String::from(
+        "<div class=\"table-wrap\"><table id=\"agents\"><tr><th scope=\"col\">Agent</th><th scope=\"col\">Idle after</th><th scope=\"col\">Then</th><th scope=\"col\">Paused for at most</th><th scope=\"col\">Longest turn</th><th scope=\"col\">Runners need labels</th><th scope=\"col\">State</th><th scope=\"col\">Changed</th></tr>",
+    );
+    for a in &agents {
+        let s = &a.settings;
+        let _ = write!(
+            table,
+            "<tr class=\"agent\" data-agent=\"{0}\"><td><b>{0}</b></td><td>{1}</td><td>{2}</td><td>{3}</td><td>{4}</td><td>{5}</td><td>{6}</td><td>{7}</td></tr>",
+            esc(&a.name),
+            Human(s.inactivity_ms),
+            match s.idle_policy {
+                IdlePolicy::Pause => "pause (keep the environment)",
+                IdlePolicy::End => "end the session",
+            },
+            Human(s.paused_lifetime_ms),
+            Human(s.timeout_ms),
+            if s.requires_labels.is_empty() {
+                "-".to_string()
+            } else {
+                esc(&s.requires_labels.join(", "))
+            },
+            if a.disabled { "disabled" } else { "enabled" },
+            time(a.updated_at)
+        );
+    }
+    if agents.is_empty() {
+        table.push_str("<tr><td colspan=\"8\">No agent yet: add one below.</td></tr>");
+    }
+    table.push_str("</table></div>");
+    parts.live("list", table);
+    // The forms are fixed: what someone types survives the page's updates.
+    let mut forms = String::new();
+    for a in &agents {
+        forms.push_str(&form(Some(a)));
+    }
+    forms.push_str(&form(None));
+    parts.fixed(forms);
+    Ok(parts)
+}
+
+/// The form that changes agent `a`, or adds one.
+fn form(a: Option<&Agent>) -> String {
+    let defaults = AgentSettings::default();
+    let s = a.map_or(&defaults, |a| &a.settings);
+    let (id, summary, name) = match a {
+        Some(a) => (
+            format!("edit-{}", esc(&a.name)),
+            format!("Change {}", esc(&a.name)),
+            format!(
+                "<input type=\"hidden\" name=\"name\" value=\"{}\">",
+                esc(&a.name)
+            ),
+        ),
+        None => (
+            "add-agent".to_string(),
+            "Add an agent".to_string(),
+            "<label>Name <input name=\"name\" required pattern=\"[a-z0-9][a-z0-9._-]{0,63}\" title=\"1-64 of a-z 0-9 . _ -, starting with a letter or digit\"></label><br>".to_string(),
+        ),
+    };
+    let policy = |p: IdlePolicy| {
+        if s.idle_policy == p { " selected" } else { "" }
+    };
+    format!(
+        "<details id=\"{id}\" class=\"agent-form\"><summary>{summary}</summary><form method=\"post\" action=\"/agents\">{name}\
+         <label>Idle after <input name=\"inactivity\" value=\"{}\" required size=\"6\"></label>\
+         <label>Then <select name=\"idle_policy\"><option value=\"pause\"{}>pause</option><option value=\"end\"{}>end</option></select></label>\
+         <label>Paused for at most <input name=\"paused_lifetime\" value=\"{}\" required size=\"6\"></label>\
+         <label>Longest turn <input name=\"timeout\" value=\"{}\" required size=\"6\"></label>\
+         <label>Runners need labels <input name=\"requires_labels\" value=\"{}\" placeholder=\"gpu, region-eu\"></label>\
+         <label><input type=\"checkbox\" name=\"disabled\" value=\"true\"{}> Disabled (no new runs)</label>\
+         <br><button type=\"submit\">Save</button></form></details>",
+        Human(s.inactivity_ms),
+        policy(IdlePolicy::Pause),
+        policy(IdlePolicy::End),
+        Human(s.paused_lifetime_ms),
+        Human(s.timeout_ms),
+        esc(&s.requires_labels.join(", ")),
+        if a.is_some_and(|a| a.disabled) {
+            " checked"
+        } else {
+            ""
+        },
+    )
+}

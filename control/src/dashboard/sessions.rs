@@ -1,0 +1,279 @@
+//! The front page: what needs someone (runs waiting for a runner, orphaned environments, records
+//! nothing owns), a form to start a session, and the sessions — filtered by state and agent,
+//! found by id, newest first, a page at a time. It follows the store every few seconds.
+
+use std::fmt::Write;
+
+use axum::extract::{Query, State};
+use axum::response::Response;
+use serde::Deserialize;
+
+use super::Viewer;
+use super::environments::retry_button;
+use super::html::{esc, state, time};
+use super::live::{self, Parts, Since};
+use crate::error::Result;
+use crate::lifecycle::Ctx;
+use crate::model::{EnvironmentState, SessionState};
+use crate::server::AppState;
+use crate::views::{environment_view, unowned_records, waiting_sessions};
+
+/// Sessions on one page of the list.
+pub const PAGE: usize = 50;
+
+#[derive(Deserialize, Default)]
+pub struct ListQuery {
+    #[serde(flatten)]
+    since: Since,
+    /// Only sessions in this state (`waiting`: active and waiting for a runner).
+    state: Option<String>,
+    /// Only this agent's sessions.
+    agent: Option<String>,
+    /// Sessions whose id contains this.
+    q: Option<String>,
+    /// The page, from 1.
+    page: Option<usize>,
+}
+
+pub async fn sessions(
+    State(app): State<AppState>,
+    _: Viewer,
+    Query(q): Query<ListQuery>,
+) -> Result<Response> {
+    let filter = Filter {
+        state: q.state.filter(|s| !s.is_empty()),
+        agent: q.agent.filter(|s| !s.is_empty()),
+        search: q.q.map(|s| s.trim().to_string()).filter(|s| !s.is_empty()),
+        page: q.page.unwrap_or(1).max(1),
+    };
+    live::respond(&app, None, q.since, |ctx| render(ctx, &filter)).await
+}
+
+struct Filter {
+    state: Option<String>,
+    agent: Option<String>,
+    search: Option<String>,
+    page: usize,
+}
+
+impl Filter {
+    /// This filter's query string with another page.
+    fn query(&self, page: usize) -> String {
+        let mut parts = Vec::new();
+        for (k, v) in [
+            ("state", &self.state),
+            ("agent", &self.agent),
+            ("q", &self.search),
+        ] {
+            if let Some(v) = v {
+                parts.push(format!("{k}={}", percent(v)));
+            }
+        }
+        parts.push(format!("page={page}"));
+        format!("?{}", parts.join("&"))
+    }
+}
+
+/// Percent-encodes a query value (everything but unreserved characters).
+fn percent(v: &str) -> String {
+    v.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+fn render(ctx: &mut Ctx, f: &Filter) -> Result<Parts> {
+    let agents = ctx.tx.agents()?;
+    let waiting = waiting_sessions(ctx)?;
+    let mut parts = Parts::new("Sessions");
+    parts.fixed("<h1>Sessions</h1>");
+    parts.live("attention", attention(ctx, &waiting)?);
+
+    // The form to start one: fixed, so what is typed survives the page's updates.
+    let mut form = String::from(
+        "<details id=\"new-session\" open><summary>Start a session</summary><form method=\"post\" action=\"/sessions\"><label>Agent <select name=\"agent\" required>",
+    );
+    for a in agents.iter().filter(|a| !a.disabled) {
+        let _ = write!(form, "<option>{}</option>", esc(&a.name));
+    }
+    form.push_str("</select></label><br><label for=\"first-message\">First message</label><br><textarea id=\"first-message\" name=\"message\" rows=\"3\" required></textarea><br><button type=\"submit\">Start</button></form></details>");
+    if agents.is_empty() {
+        form = "<p class=\"notice-box\">No agent yet: add one on the <a href=\"/agents\">agents page</a> (or <code>blaise agent set NAME</code>) before starting a session.</p>".into();
+    }
+    parts.fixed(form);
+
+    // Filters: a GET form, so a filtered list is a link.
+    let mut filters = String::from(
+        "<form method=\"get\" action=\"/\" id=\"filters\" role=\"search\"><label>State <select name=\"state\"><option value=\"\">any</option>",
+    );
+    for s in std::iter::once("waiting").chain(SessionState::ALL.iter().map(|s| s.as_str())) {
+        let selected = if f.state.as_deref() == Some(s) {
+            " selected"
+        } else {
+            ""
+        };
+        let _ = write!(filters, "<option{selected}>{s}</option>");
+    }
+    filters.push_str(
+        "</select></label><label>Agent <select name=\"agent\"><option value=\"\">any</option>",
+    );
+    for a in &agents {
+        let selected = if f.agent.as_deref() == Some(&a.name) {
+            " selected"
+        } else {
+            ""
+        };
+        let _ = write!(filters, "<option{selected}>{}</option>", esc(&a.name));
+    }
+    let _ = write!(
+        filters,
+        "</select></label><label>Id <input type=\"search\" name=\"q\" value=\"{}\" placeholder=\"ses_…\"></label> <button type=\"submit\">Show</button> <a href=\"/\">All</a></form>",
+        esc(f.search.as_deref().unwrap_or(""))
+    );
+    parts.fixed(filters);
+
+    let waiting_ids: std::collections::HashSet<&str> =
+        waiting.iter().map(|(id, _)| id.as_str()).collect();
+    let mut sessions: Vec<_> = ctx
+        .tx
+        .sessions()?
+        .into_iter()
+        .filter(|s| match f.state.as_deref() {
+            None => true,
+            Some("waiting") => waiting_ids.contains(s.id.as_str()) && !s.state.is_ended(),
+            Some(state) => s.state.as_str() == state,
+        })
+        .filter(|s| f.agent.as_ref().is_none_or(|a| *a == s.agent))
+        .filter(|s| f.search.as_ref().is_none_or(|q| s.id.contains(q.as_str())))
+        .collect();
+    sessions.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
+    let total = sessions.len();
+    let pages = total.div_ceil(PAGE).max(1);
+    let page = f.page.min(pages);
+    let mut list = format!(
+        "<h2>{total} session{}</h2><div class=\"table-wrap\"><table id=\"sessions\"><tr><th scope=\"col\">Session</th><th scope=\"col\">First message</th><th scope=\"col\">Agent</th><th scope=\"col\">State</th><th scope=\"col\">Environment</th><th scope=\"col\">Opened</th><th scope=\"col\">Last activity</th></tr>",
+        if total == 1 { "" } else { "s" }
+    );
+    for s in sessions.iter().skip((page - 1) * PAGE).take(PAGE) {
+        let environment = ctx.session_environment(s)?.map(|e| e.state);
+        let first = ctx
+            .tx
+            .transcript(&s.id, 0, 1)?
+            .into_iter()
+            .find(|e| e.kind == "user_message")
+            .and_then(|e| e.content["text"].as_str().map(title))
+            .unwrap_or_default();
+        let shown = if waiting_ids.contains(s.id.as_str()) && !s.state.is_ended() {
+            "waiting"
+        } else {
+            s.state.as_str()
+        };
+        let _ = write!(
+            list,
+            "<tr class=\"session\" data-session=\"{0}\"><td><a href=\"/sessions/{0}\"><code>{0}</code></a></td><td>{1}</td><td>{2}</td><td>{3}</td><td>{4}</td><td>{5}</td><td>{6}</td></tr>",
+            esc(&s.id),
+            esc(&first),
+            esc(&s.agent),
+            state(shown),
+            environment
+                .map(|e| state(e.as_str()))
+                .unwrap_or_else(|| "-".into()),
+            time(s.created_at),
+            time(s.last_activity)
+        );
+    }
+    if total == 0 {
+        list.push_str("<tr><td colspan=\"7\">No sessions here.</td></tr>");
+    }
+    list.push_str("</table></div>");
+    if pages > 1 {
+        list.push_str("<p class=\"pager\">");
+        if page > 1 {
+            let _ = write!(
+                list,
+                "<a href=\"/{}\" rel=\"prev\">Newer</a>",
+                esc(&f.query(page - 1))
+            );
+        }
+        let _ = write!(list, "page {page} of {pages}");
+        if page < pages {
+            let _ = write!(
+                list,
+                " <a href=\"/{}\" rel=\"next\">Older</a>",
+                esc(&f.query(page + 1))
+            );
+        }
+        list.push_str("</p>");
+    }
+    parts.live("list", list);
+    Ok(parts)
+}
+
+/// A message as a session's title: its first line, cut at 80 characters.
+fn title(text: &str) -> String {
+    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    match line.char_indices().nth(80) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line.to_string(),
+    }
+}
+
+/// What needs someone: runs no runner takes, environments whose teardown gave up, records
+/// nothing owns.
+fn attention(
+    ctx: &mut Ctx,
+    waiting: &[(String, crate::lifecycle::waiting::WaitingView)],
+) -> Result<String> {
+    let mut out = String::new();
+    if !waiting.is_empty() {
+        out.push_str("<section id=\"waiting\"><h2>Waiting for a runner</h2><div class=\"table-wrap\"><table><tr><th scope=\"col\">Session</th><th scope=\"col\">Why</th><th scope=\"col\">Since</th><th scope=\"col\">Fails</th></tr>");
+        for (session_id, w) in waiting {
+            let _ = write!(
+                out,
+                "<tr class=\"waiting-session\" data-session=\"{0}\"><td><a href=\"/sessions/{0}\"><code>{0}</code></a></td><td class=\"waiting-reason\">{1}</td><td>{2}</td><td>{3}</td></tr>",
+                esc(session_id),
+                esc(&w.reason),
+                w.since.map(time).unwrap_or_else(|| "-".into()),
+                w.fails_at.map(time).unwrap_or_else(|| "-".into())
+            );
+        }
+        out.push_str("</table></div></section>");
+    }
+    let orphaned = ctx.tx.environments_in(EnvironmentState::Orphaned)?;
+    if !orphaned.is_empty() {
+        out.push_str("<section id=\"orphaned\"><h2>Orphaned environments</h2><p>Blaise stopped trying to tear these down; what their plugs created may still be running. Fix the cause, then retry.</p><div class=\"table-wrap\"><table><tr><th scope=\"col\">Environment</th><th scope=\"col\">Session</th><th scope=\"col\">Runner</th><th scope=\"col\">Last error</th><th scope=\"col\">Attempts</th><th scope=\"col\"><span class=\"visually-hidden\">Action</span></th></tr>");
+        for e in orphaned {
+            let v = environment_view(ctx, &e)?;
+            let _ = write!(
+                out,
+                "<tr class=\"orphaned-environment\" data-environment=\"{0}\"><td><code>{0}</code></td><td><a href=\"/sessions/{1}\"><code>{1}</code></a></td><td>{2}</td><td class=\"error\">{3}</td><td>{4}</td><td>{5}</td></tr>",
+                esc(&v.id),
+                esc(&e.session_id),
+                esc(v.runner.as_deref().unwrap_or("-")),
+                esc(v.last_error.as_deref().unwrap_or("")),
+                v.teardown_attempts,
+                retry_button(&v.id)
+            );
+        }
+        out.push_str("</table></div></section>");
+    }
+    let unowned = unowned_records(ctx)?;
+    if !unowned.is_empty() {
+        out.push_str("<section id=\"unowned\"><h2>Records nothing owns</h2><p>State left by stateful plugs that were removed from <code>blaise.yml</code>: no plug can tear down what they describe.</p><div class=\"table-wrap\"><table><tr><th scope=\"col\">Session</th><th scope=\"col\">Plug</th><th scope=\"col\">Updated</th></tr>");
+        for r in &unowned {
+            let _ = write!(
+                out,
+                "<tr class=\"unowned-record\"><td><a href=\"/sessions/{0}\"><code>{0}</code></a></td><td>{1}</td><td>{2}</td></tr>",
+                esc(&r.session_id),
+                esc(&r.plug_id),
+                time(r.updated_at)
+            );
+        }
+        out.push_str("</table></div></section>");
+    }
+    Ok(out)
+}

@@ -1,0 +1,72 @@
+//! An agent's settings, the only place timing lives: created or changed by `blaise agent set`,
+//! the API and the dashboard alike.
+
+use serde::{Deserialize, Serialize};
+
+use super::Ctx;
+use crate::error::{Error, Result};
+use crate::model::*;
+use crate::names::{check_labels, check_name};
+
+/// Fields left out keep their value (or the default, for a new agent).
+#[derive(Deserialize, Serialize, Default, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct AgentPatch {
+    pub inactivity_ms: Option<Millis>,
+    pub idle_policy: Option<IdlePolicy>,
+    pub paused_lifetime_ms: Option<Millis>,
+    pub timeout_ms: Option<Millis>,
+    pub disabled: Option<bool>,
+    /// Labels a runner must have to take this agent's runs (`[]` requires none).
+    pub requires_labels: Option<Vec<String>>,
+}
+
+impl AgentPatch {
+    /// Refuses a patch no agent may have, naming the field.
+    pub fn check(&self) -> Result<()> {
+        for (field, value) in [
+            ("inactivity_ms", self.inactivity_ms),
+            ("paused_lifetime_ms", self.paused_lifetime_ms),
+            ("timeout_ms", self.timeout_ms),
+        ] {
+            if value.is_some_and(|v| v <= 0) {
+                return Err(Error::invalid(
+                    "invalid_field",
+                    field,
+                    format!("`{field}` must be positive"),
+                ));
+            }
+        }
+        if let Some(labels) = &self.requires_labels {
+            check_labels("requires_labels", labels)?;
+        }
+        Ok(())
+    }
+}
+
+/// Creates agent `name` or changes its settings.
+pub fn set(ctx: &mut Ctx, name: &str, patch: &AgentPatch) -> Result<Agent> {
+    check_name("name", name)?;
+    patch.check()?;
+    let mut agent = ctx.tx.agent(name)?.unwrap_or_else(|| Agent {
+        name: name.to_string(),
+        settings: AgentSettings::default(),
+        disabled: false,
+        updated_at: ctx.now,
+    });
+    let s = &mut agent.settings;
+    s.inactivity_ms = patch.inactivity_ms.unwrap_or(s.inactivity_ms);
+    s.idle_policy = patch.idle_policy.unwrap_or(s.idle_policy);
+    s.paused_lifetime_ms = patch.paused_lifetime_ms.unwrap_or(s.paused_lifetime_ms);
+    s.timeout_ms = patch.timeout_ms.unwrap_or(s.timeout_ms);
+    if let Some(labels) = &patch.requires_labels {
+        let mut labels = labels.clone();
+        labels.sort();
+        labels.dedup();
+        s.requires_labels = labels;
+    }
+    agent.disabled = patch.disabled.unwrap_or(agent.disabled);
+    agent.updated_at = ctx.now;
+    ctx.tx.put_agent(&agent)?;
+    Ok(agent)
+}

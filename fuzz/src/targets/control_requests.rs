@@ -664,6 +664,13 @@ enum Route {
     Login(Option<Word>, Option<Word>),
     Raw(Word),
     Scope(Id),
+    DashboardPage(u8, Option<Word>),
+    DashboardNewSession,
+    DashboardSetAgent,
+    DashboardAddRunner,
+    DashboardRunner(Id, u8),
+    DashboardCancel(Id),
+    Logout,
 }
 
 // One is built per input: the size of the largest variant does not matter.
@@ -820,6 +827,27 @@ impl Route {
             Route::Runners => ("POST", "/v1/runners".into()),
             Route::Revoke(name) => ("POST", format!("/v1/runners/{}/revoke", name.text())),
             Route::Scope(name) => ("POST", format!("/v1/runners/{}/scope", name.text())),
+            Route::DashboardPage(which, query) => (
+                "GET",
+                format!(
+                    "{}?{}",
+                    ["/agents", "/runners", "/environments", "/"][*which as usize % 4],
+                    query.as_ref().map(|w| w.0.clone()).unwrap_or_default()
+                ),
+            ),
+            Route::DashboardNewSession => ("POST", "/sessions".into()),
+            Route::DashboardSetAgent => ("POST", "/agents".into()),
+            Route::DashboardAddRunner => ("POST", "/runners".into()),
+            Route::DashboardRunner(name, action) => (
+                "POST",
+                format!(
+                    "/runners/{}/{}",
+                    name.text(),
+                    ["scope", "token", "revoke"][*action as usize % 3]
+                ),
+            ),
+            Route::DashboardCancel(id) => ("POST", format!("/sessions/{}/cancel", id.text())),
+            Route::Logout => ("POST", "/logout".into()),
             Route::Sessions => ("POST", "/v1/sessions".into()),
             Route::Session(id) => ("GET", format!("/v1/sessions/{}", id.text())),
             Route::Messages(id) => ("POST", session(id, "messages")),

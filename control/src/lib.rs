@@ -18,4 +18,5 @@ pub mod protocol;
 pub mod server;
 pub mod store;
 pub mod timefmt;
+pub mod tls;
 pub mod views;

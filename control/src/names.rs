@@ -181,6 +181,15 @@ pub fn shown(value: &str) -> String {
     }
 }
 
+/// A comma-separated list as people type it (`a, b,c`) → `["a", "b", "c"]`; blank → `[]`.
+pub fn comma_list(list: &str) -> Vec<String> {
+    list.split(',')
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(String::from)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -450,6 +450,15 @@ async fn health(
 /// Serves on `listener` with the clock running, until the future is dropped (the clock stops
 /// with it).
 pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::io::Result<()> {
+    serve_with(listener, state, None).await
+}
+
+/// [`serve`], over TLS when `tls` is given (every connection: nothing is served in plain HTTP).
+pub async fn serve_with(
+    listener: tokio::net::TcpListener,
+    state: AppState,
+    tls: Option<Arc<tokio_rustls::rustls::ServerConfig>>,
+) -> std::io::Result<()> {
     struct StopOnDrop(tokio::task::JoinHandle<()>);
     impl Drop for StopOnDrop {
         fn drop(&mut self) {
@@ -462,7 +471,7 @@ pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::i
     // that sends no complete request in this time is closed, so that opening
     // connections and never finishing a request cannot use up the server's
     // file descriptors. A long poll is not affected: it waits in its
-    // handler, after the head.
+    // handler, after the head. A TLS handshake gets the same time.
     let header_read_timeout = Duration::from_millis(state.cfg.header_read_timeout_ms.max(1) as u64);
     let app = router(state);
     // Dropped with this future: every connection then finishes the request
@@ -472,6 +481,7 @@ pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::i
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(hyper_util::rt::TokioTimer::new())
         .header_read_timeout(header_read_timeout);
+    let acceptor = tls.map(tokio_rustls::TlsAcceptor::from);
     loop {
         let stream = match listener.accept().await {
             Ok((stream, _)) => stream,
@@ -484,31 +494,82 @@ pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::i
             }
         };
         let _ = stream.set_nodelay(true);
-        let service = hyper_util::service::TowerToHyperService::new(app.clone());
-        let connection = http.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
-        let mut stopped = stopped.clone();
-        tokio::spawn(async move {
-            // A client that goes away or sends garbage ends its own connection.
-            let mut connection = std::pin::pin!(connection);
-            tokio::select! {
-                _ = connection.as_mut() => {}
-                _ = stopped.changed() => {
-                    connection.as_mut().graceful_shutdown();
-                    let _ = connection.await;
-                }
+        let (http, app, stopped) = (http.clone(), app.clone(), stopped.clone());
+        match &acceptor {
+            None => {
+                let service = hyper_util::service::TowerToHyperService::new(app);
+                tokio::spawn(serve_connection(http, stream, service, stopped));
             }
-        });
+            Some(acceptor) => {
+                let acceptor = acceptor.clone();
+                tokio::spawn(async move {
+                    let stream =
+                        match tokio::time::timeout(header_read_timeout, acceptor.accept(stream))
+                            .await
+                        {
+                            Ok(Ok(stream)) => stream,
+                            // A client that speaks plain HTTP, or no TLS we accept: it is its
+                            // own connection that ends.
+                            Ok(Err(e)) => return tracing::debug!("a TLS handshake failed: {e}"),
+                            Err(_) => return tracing::debug!("a TLS handshake took too long"),
+                        };
+                    let app = tower::ServiceExt::map_request(
+                        app,
+                        |mut r: hyper::Request<hyper::body::Incoming>| {
+                            r.extensions_mut().insert(crate::tls::OverTls);
+                            r
+                        },
+                    );
+                    let service = hyper_util::service::TowerToHyperService::new(app);
+                    serve_connection(http, stream, service, stopped).await
+                });
+            }
+        }
     }
 }
 
-/// Binds `addr` and serves (for `blaise serve`).
-pub async fn bind_and_serve(addr: SocketAddr, state: AppState) -> anyhow::Result<()> {
+/// Serves one connection until the client ends it, or the server stops (it then finishes the
+/// request in progress).
+async fn serve_connection<I, S>(
+    http: hyper::server::conn::http1::Builder,
+    io: I,
+    service: S,
+    mut stopped: tokio::sync::watch::Receiver<()>,
+) where
+    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    S: hyper::service::Service<
+            hyper::Request<hyper::body::Incoming>,
+            Response = axum::response::Response,
+            Error = std::convert::Infallible,
+        > + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
+    let connection = http.serve_connection(hyper_util::rt::TokioIo::new(io), service);
+    // A client that goes away or sends garbage ends its own connection.
+    let mut connection = std::pin::pin!(connection);
+    tokio::select! {
+        _ = connection.as_mut() => {}
+        _ = stopped.changed() => {
+            connection.as_mut().graceful_shutdown();
+            let _ = connection.await;
+        }
+    }
+}
+
+/// Binds `addr` and serves (for `blaise serve`), over TLS when `tls` is given.
+pub async fn bind_and_serve(
+    addr: SocketAddr,
+    state: AppState,
+    tls: Option<Arc<tokio_rustls::rustls::ServerConfig>>,
+) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
-    tracing::info!("listening on http://{}", listener.local_addr()?);
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    tracing::info!("listening on {scheme}://{}", listener.local_addr()?);
     tokio::select! {
-        served = serve(listener, state) => served?,
+        served = serve_with(listener, state, tls) => served?,
         _ = shutdown_signal() => tracing::info!("shutting down"),
     }
     Ok(())

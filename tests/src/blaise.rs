@@ -249,6 +249,28 @@ pub fn script_agent() -> PathBuf {
     binary("blaise-script-agent", "blaise-script-agent")
 }
 
+/// Writes a `blaise.yml` at `path` for agent `script` (the script agent) with `plugs` (YAML
+/// list items; empty: none).
+pub fn write_script_config(path: &Path, plugs: &str) {
+    let mut yaml = format!(
+        "agent:\n  name: script\n  command: [{}]\n",
+        serde_json::to_string(&script_agent()).unwrap()
+    );
+    if !plugs.is_empty() {
+        yaml.push_str("plugs:\n");
+        yaml.push_str(plugs);
+    }
+    std::fs::write(path, yaml).unwrap();
+}
+
+/// The plug list of a `blaise.yml` with only the redaction plug.
+pub fn redaction_plug() -> String {
+    format!(
+        "  - id: redaction\n    source: {}\n",
+        crate::plug("plugs/redaction").display()
+    )
+}
+
 /// A `blaise-runner start` process; what it writes to stderr is kept (and
 /// passed on to the test's own stderr).
 pub struct Runner {
@@ -440,11 +462,7 @@ impl Stage {
 
     /// Writes `blaise.yml`: the script agent, then `plugs` (YAML list items).
     pub fn configure(&self, plugs: &str) {
-        let yaml = format!(
-            "agent:\n  name: script\n  command: [{}]\nplugs:\n{plugs}",
-            serde_json::to_string(&script_agent()).unwrap()
-        );
-        std::fs::write(&self.config, yaml).unwrap();
+        write_script_config(&self.config, plugs);
     }
 
     /// A `blaise-runner start` process of runner `box`.

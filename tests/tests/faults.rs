@@ -14,10 +14,10 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use blaise_tests::blaise::{Api, Runner, script_agent};
+use blaise_tests::blaise::{Api, Runner, redaction_plug, write_script_config};
+use blaise_tests::processes_with;
 use blaise_tests::proxy::{Fault, Proxy};
 use blaise_tests::serve::Serve;
-use blaise_tests::{plug, processes_with};
 use serde_json::{Value, json};
 
 const MINUTE: Duration = Duration::from_secs(60);
@@ -68,15 +68,7 @@ impl Rig {
             .unwrap();
         let token = api.runner_token("box").await;
         let config = tmp.path().join("blaise.yml");
-        std::fs::write(
-            &config,
-            format!(
-                "agent:\n  name: script\n  command: [{}]\nplugs:\n  - id: redaction\n    source: {}\n",
-                serde_json::to_string(&script_agent()).unwrap(),
-                plug("plugs/redaction").display()
-            ),
-        )
-        .unwrap();
+        write_script_config(&config, &redaction_plug());
         Rig {
             serve,
             token,

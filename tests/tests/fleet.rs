@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use blaise_tests::blaise::{Runner, script_agent};
+use blaise_tests::blaise::{Runner, write_script_config};
 use blaise_tests::serve::Serve;
 use serde_json::json;
 
@@ -14,14 +14,7 @@ const MINUTE: Duration = Duration::from_secs(60);
 /// A `blaise.yml` in `dir` for the script agent, no plugs.
 fn script_config(dir: &std::path::Path) -> std::path::PathBuf {
     let config = dir.join("blaise.yml");
-    std::fs::write(
-        &config,
-        format!(
-            "agent:\n  name: script\n  command: [{}]\n",
-            serde_json::to_string(&script_agent()).unwrap()
-        ),
-    )
-    .unwrap();
+    write_script_config(&config, "");
     config
 }
 

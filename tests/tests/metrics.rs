@@ -7,8 +7,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use blaise_tests::blaise::{Runner, script_agent};
-use blaise_tests::plug;
+use blaise_tests::blaise::{Runner, redaction_plug, write_script_config};
 use blaise_tests::serve::{Serve, free_port};
 use serde_json::{Value, json};
 
@@ -122,15 +121,7 @@ async fn prometheus_scrapes_the_control_plane_and_a_runner() {
         .unwrap();
     let token = api.runner_token("box").await;
     let config = tmp.path().join("blaise.yml");
-    std::fs::write(
-        &config,
-        format!(
-            "agent:\n  name: script\n  command: [{}]\nplugs:\n  - id: redaction\n    source: {}\n",
-            serde_json::to_string(&script_agent()).unwrap(),
-            plug("plugs/redaction").display()
-        ),
-    )
-    .unwrap();
+    write_script_config(&config, &redaction_plug());
     let metrics_addr = format!("127.0.0.1:{}", free_port());
     let runner = Runner::start_with_env(
         &serve.url(),

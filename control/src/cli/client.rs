@@ -1,6 +1,6 @@
 //! A client of the user API (admin token).
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Result, anyhow, bail};
 use serde_json::Value;
 
 /// A client of the user API.
@@ -23,7 +23,11 @@ impl Client {
         let token = std::env::var("BLAISE_TOKEN").map_err(|_| {
             anyhow!("set BLAISE_TOKEN to the admin token (`blaise serve` prints it on first start)")
         })?;
-        Ok(Client::new(url, &token))
+        let http = trusting(reqwest::Client::builder())?.build()?;
+        Ok(Client {
+            http,
+            ..Client::new(url, &token)
+        })
     }
 
     pub async fn call(
@@ -39,10 +43,21 @@ impl Client {
         if let Some(body) = body {
             req = req.json(&body);
         }
-        let resp = req
-            .send()
-            .await
-            .with_context(|| format!("cannot reach the control plane at {}", self.url))?;
+        let resp = req.send().await.map_err(|e| {
+            let e = anyhow::Error::new(e);
+            // The reason is deep in the chain (reqwest → hyper → rustls).
+            let hint = if format!("{e:#}").contains("certificate") {
+                format!(
+                    " (a certificate it does not trust: if a private CA signed it, set {CA_FILE_VAR} to that CA's PEM file)"
+                )
+            } else {
+                String::new()
+            };
+            e.context(format!(
+                "cannot reach the control plane at {}{hint}",
+                self.url
+            ))
+        })?;
         let status = resp.status();
         let value: Value = resp.json().await.unwrap_or(Value::Null);
         if !status.is_success() {
@@ -83,6 +98,32 @@ pub fn segment(what: &str, value: &str) -> Result<String> {
         }
     }
     Ok(out)
+}
+
+/// The variable naming a PEM file of certificate authorities to trust besides the public ones:
+/// for a `blaise serve --tls-cert` whose certificate a private CA signed.
+pub const CA_FILE_VAR: &str = "BLAISE_CA_FILE";
+
+/// `builder`, also trusting the certificates in `$BLAISE_CA_FILE` when it is set.
+pub fn trusting(builder: reqwest::ClientBuilder) -> Result<reqwest::ClientBuilder> {
+    let Some(file) = std::env::var_os(CA_FILE_VAR) else {
+        return Ok(builder);
+    };
+    let pem = std::fs::read(&file).map_err(|e| {
+        anyhow!(
+            "{CA_FILE_VAR}={}: cannot read it: {e}",
+            std::path::Path::new(&file).display()
+        )
+    })?;
+    let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
+        anyhow!(
+            "{CA_FILE_VAR}={}: not PEM certificates: {e}",
+            std::path::Path::new(&file).display()
+        )
+    })?;
+    Ok(certs
+        .into_iter()
+        .fold(builder, |b, cert| b.add_root_certificate(cert)))
 }
 
 #[cfg(test)]

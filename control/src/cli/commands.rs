@@ -11,6 +11,7 @@ use super::{
     AgentCommand, Client, Command, EnvironmentCommand, RunnerCommand, SessionCommand, show,
 };
 use crate::duration::Human;
+use crate::names::comma_list;
 
 /// `value` as JSON for scripts.
 fn json_out(value: &Value, out: &mut (dyn Write + Send)) -> Result<()> {
@@ -318,13 +319,4 @@ pub async fn client_command(
         }
     }
     Ok(())
-}
-
-/// `a, b,c` → `["a", "b", "c"]`; `""` → `[]`.
-fn comma_list(list: &str) -> Vec<String> {
-    list.split(',')
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .map(String::from)
-        .collect()
 }

@@ -110,10 +110,26 @@ pub struct ServeArgs {
         hide_env_values = true
     )]
     pub db: String,
-    /// The address the APIs and the dashboard listen on (plain HTTP: put a
-    /// TLS proxy in front of it to serve beyond the machine).
+    /// The address the APIs and the dashboard listen on: plain HTTP, or HTTPS with
+    /// `--tls-cert` and `--tls-key` (or behind a TLS proxy; docs/control-plane.md).
     #[arg(long, env = "BLAISE_LISTEN", default_value = "127.0.0.1:7777")]
     pub listen: SocketAddr,
+    /// Serve HTTPS with this PEM certificate chain (the server's certificate first).
+    #[arg(
+        long,
+        env = "BLAISE_TLS_CERT",
+        requires = "tls_key",
+        value_name = "FILE"
+    )]
+    pub tls_cert: Option<std::path::PathBuf>,
+    /// The PEM private key of `--tls-cert`.
+    #[arg(
+        long,
+        env = "BLAISE_TLS_KEY",
+        requires = "tls_cert",
+        value_name = "FILE"
+    )]
+    pub tls_key: Option<std::path::PathBuf>,
     /// The clock acts when a limit falls due; this is how often it also looks at everything
     /// (a run's own timeout, runs waiting for a runner, the retention).
     #[arg(long, default_value = "5s", value_parser = parse_duration)]

@@ -46,6 +46,11 @@ fn bootstrap_admin_token(
 }
 
 pub async fn serve(args: ServeArgs, out: &mut (dyn Write + Send)) -> Result<()> {
+    // Read before anything else starts: a certificate that does not load stops here, saying why.
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Some(crate::tls::server_config(cert, key)?),
+        _ => None,
+    };
     let shown = if crate::store::is_postgres_url(&args.db) {
         crate::store::postgres::redacted(&args.db)
     } else {
@@ -57,9 +62,10 @@ pub async fn serve(args: ServeArgs, out: &mut (dyn Write + Send)) -> Result<()> 
     let state = AppState::new(store, args.config());
     writeln!(
         out,
-        "dashboard: http://{}/ (log in with /login?token=$BLAISE_TOKEN)",
+        "dashboard: {}://{}/ (log in with /login?token=$BLAISE_TOKEN)",
+        if tls.is_some() { "https" } else { "http" },
         args.listen
     )?;
     out.flush()?;
-    crate::server::bind_and_serve(args.listen, state).await
+    crate::server::bind_and_serve(args.listen, state, tls).await
 }

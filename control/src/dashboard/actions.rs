@@ -16,7 +16,7 @@ use crate::lifecycle::agents::AgentPatch;
 use crate::lifecycle::runners::{Scope, ScopeChange};
 use crate::lifecycle::{agents, environment, messages, permissions, runners};
 use crate::model::IdlePolicy;
-use crate::names::{SESSION, is_id};
+use crate::names::{SESSION, comma_list, is_id};
 use crate::server::AppState;
 
 /// The error as a page, with a way back.
@@ -40,15 +40,6 @@ fn session_page(id: &str) -> String {
     } else {
         "/".into()
     }
-}
-
-/// `a, b,c` → `["a", "b", "c"]`; blank → `[]`.
-fn comma_list(list: &str) -> Vec<String> {
-    list.split(',')
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .map(String::from)
-        .collect()
 }
 
 pub async fn retry(State(app): State<AppState>, _: Viewer, Path(id): Path<String>) -> Response {

@@ -1,5 +1,6 @@
 //! The environments page: every environment not yet torn down (or those of one state), its
-//! session, runner, last error and teardown attempts, and a retry for the orphaned ones.
+//! session, runner, last error and teardown attempts, and a retry for the orphaned ones; 100 to
+//! a page.
 
 use std::fmt::Write;
 
@@ -29,7 +30,12 @@ pub struct EnvironmentsQuery {
     #[serde(flatten)]
     since: Since,
     state: Option<String>,
+    /// The page, from 1.
+    page: Option<usize>,
 }
+
+/// Environments on one page.
+const PAGE: usize = 100;
 
 pub async fn environments(
     State(app): State<AppState>,
@@ -37,10 +43,11 @@ pub async fn environments(
     Query(q): Query<EnvironmentsQuery>,
 ) -> Result<Response> {
     let only = q.state.as_deref().and_then(EnvironmentState::parse);
-    live::respond(&app, None, q.since, |ctx| render(ctx, only)).await
+    let page = q.page.unwrap_or(1).max(1);
+    live::respond(&app, None, q.since, |ctx| render(ctx, only, page)).await
 }
 
-fn render(ctx: &mut Ctx, only: Option<EnvironmentState>) -> Result<Parts> {
+fn render(ctx: &mut Ctx, only: Option<EnvironmentState>, page: usize) -> Result<Parts> {
     let mut parts = Parts::new("Environments");
     parts.fixed("<h1>Environments</h1><p>Where sessions run: a workspace and what the plugs created for it, held by one runner. Torn-down ones are left out unless asked for.</p>");
     let mut filters = String::from(
@@ -63,38 +70,61 @@ fn render(ctx: &mut Ctx, only: Option<EnvironmentState>) -> Result<Parts> {
     let mut table = String::from(
         "<div class=\"table-wrap\"><table id=\"environments\"><tr><th scope=\"col\">Environment</th><th scope=\"col\">State</th><th scope=\"col\">Session</th><th scope=\"col\">Runner</th><th scope=\"col\">Last error</th><th scope=\"col\">Attempts</th><th scope=\"col\">Next teardown</th><th scope=\"col\"><span class=\"visually-hidden\">Action</span></th></tr>",
     );
-    let mut count = 0;
+    let mut all = Vec::new();
     for s in wanted {
-        for e in ctx.tx.environments_in(s)? {
-            count += 1;
-            let v = environment_view(ctx, &e)?;
-            let _ = write!(
-                table,
-                "<tr class=\"environment\" data-environment=\"{0}\"><td><code>{0}</code></td><td>{1}</td><td><a href=\"/sessions/{2}\"><code>{2}</code></a></td><td>{3}</td><td class=\"{4}\">{5}</td><td>{6}</td><td>{7}</td><td>{8}</td></tr>",
-                esc(&v.id),
-                state(v.state.as_str()),
-                esc(&e.session_id),
-                esc(v.runner.as_deref().unwrap_or("-")),
-                if v.state == EnvironmentState::Orphaned {
-                    "error"
-                } else {
-                    "muted"
-                },
-                esc(v.last_error.as_deref().unwrap_or("")),
-                v.teardown_attempts,
-                v.next_teardown_at.map(time).unwrap_or_else(|| "-".into()),
-                if v.state == EnvironmentState::Orphaned {
-                    retry_button(&v.id)
-                } else {
-                    String::new()
-                }
-            );
-        }
+        all.extend(ctx.tx.environments_in(s)?);
+    }
+    let count = all.len();
+    let pages = count.div_ceil(PAGE).max(1);
+    let page = page.min(pages);
+    for e in all.iter().skip((page - 1) * PAGE).take(PAGE) {
+        let v = environment_view(ctx, e)?;
+        let _ = write!(
+            table,
+            "<tr class=\"environment\" data-environment=\"{0}\"><td><code>{0}</code></td><td>{1}</td><td><a href=\"/sessions/{2}\"><code>{2}</code></a></td><td>{3}</td><td class=\"{4}\">{5}</td><td>{6}</td><td>{7}</td><td>{8}</td></tr>",
+            esc(&v.id),
+            state(v.state.as_str()),
+            esc(&e.session_id),
+            esc(v.runner.as_deref().unwrap_or("-")),
+            if v.state == EnvironmentState::Orphaned {
+                "error"
+            } else {
+                "muted"
+            },
+            esc(v.last_error.as_deref().unwrap_or("")),
+            v.teardown_attempts,
+            v.next_teardown_at.map(time).unwrap_or_else(|| "-".into()),
+            if v.state == EnvironmentState::Orphaned {
+                retry_button(&v.id)
+            } else {
+                String::new()
+            }
+        );
     }
     if count == 0 {
         table.push_str("<tr><td colspan=\"8\">None.</td></tr>");
     }
     table.push_str("</table></div>");
+    if pages > 1 {
+        let state = only.map_or(String::new(), |s| format!("state={}&", s.as_str()));
+        table.push_str("<p class=\"pager\">");
+        if page > 1 {
+            let _ = write!(
+                table,
+                "<a href=\"/environments?{state}page={}\" rel=\"prev\">Previous</a>",
+                page - 1
+            );
+        }
+        let _ = write!(table, "page {page} of {pages} ({count} environments)");
+        if page < pages {
+            let _ = write!(
+                table,
+                " <a href=\"/environments?{state}page={}\" rel=\"next\">Next</a>",
+                page + 1
+            );
+        }
+        table.push_str("</p>");
+    }
     parts.live("list", table);
     Ok(parts)
 }

@@ -20,7 +20,9 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
-use axum::{Form, Router};
+use axum::{Extension, Form, Router};
+
+use crate::tls::OverTls;
 use serde::Deserialize;
 
 use crate::server::{AdminAuth, AppState, DASHBOARD_COOKIE, is_admin};
@@ -96,19 +98,21 @@ pub struct LoginQuery {
 /// The login page's form (the token stays out of the URL).
 async fn login_form(
     state: State<AppState>,
+    tls: Option<Extension<OverTls>>,
     headers: HeaderMap,
     Form(q): Form<LoginQuery>,
 ) -> Response {
-    login(state, headers, Query(q)).await
+    login(state, tls, headers, Query(q)).await
 }
 
-/// Whether the browser reached us over HTTPS (directly, or through a proxy that says so): the
+/// Whether the browser reached us over HTTPS (`serve --tls-cert`, or a proxy that says so): the
 /// cookie is then `Secure`, never sent over plain HTTP.
-fn over_https(headers: &HeaderMap) -> bool {
-    headers
-        .get("x-forwarded-proto")
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.eq_ignore_ascii_case("https"))
+fn over_https(tls: Option<Extension<OverTls>>, headers: &HeaderMap) -> bool {
+    tls.is_some()
+        || headers
+            .get("x-forwarded-proto")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.eq_ignore_ascii_case("https"))
         || headers
             .get(header::FORWARDED)
             .and_then(|v| v.to_str().ok())
@@ -117,12 +121,17 @@ fn over_https(headers: &HeaderMap) -> bool {
 
 async fn login(
     State(state): State<AppState>,
+    tls: Option<Extension<OverTls>>,
     headers: HeaderMap,
     Query(q): Query<LoginQuery>,
 ) -> Response {
     match is_admin(&state, &q.token).await {
         Ok(true) => {
-            let secure = if over_https(&headers) { "; Secure" } else { "" };
+            let secure = if over_https(tls, &headers) {
+                "; Secure"
+            } else {
+                ""
+            };
             let cookie = format!(
                 "{DASHBOARD_COOKIE}={}; HttpOnly; SameSite=Strict; Path=/{secure}",
                 q.token
@@ -144,8 +153,12 @@ async fn login(
 }
 
 /// Forgets the cookie; the next page asks for the token again.
-async fn logout(headers: HeaderMap) -> Response {
-    let secure = if over_https(&headers) { "; Secure" } else { "" };
+async fn logout(tls: Option<Extension<OverTls>>, headers: HeaderMap) -> Response {
+    let secure = if over_https(tls, &headers) {
+        "; Secure"
+    } else {
+        ""
+    };
     let cookie =
         format!("{DASHBOARD_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0{secure}");
     ([(header::SET_COOKIE, cookie)], Redirect::to("/")).into_response()

@@ -117,7 +117,8 @@ fn status(v: &SessionView, now: crate::model::Millis) -> String {
         let _ = write!(out, " · ends {} if no message comes", time(expires));
     }
     out.push_str("</p>");
-    if let Some(reason) = &v.end_reason {
+    // A reason that only repeats the state ("closed") says nothing more.
+    if let Some(reason) = v.end_reason.as_ref().filter(|r| *r != v.state.as_str()) {
         let _ = write!(
             out,
             "<p>Ended: <span class=\"end-reason\">{}</span></p>",

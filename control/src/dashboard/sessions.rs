@@ -1,6 +1,7 @@
 //! The front page: what needs someone (runs waiting for a runner, orphaned environments, records
-//! nothing owns), a form to start a session, and the sessions — filtered by state and agent,
-//! found by id, newest first, a page at a time. It follows the store every few seconds.
+//! nothing owns), a form to start a session, and the sessions — filtered by state, agent and
+//! runner, found by id or by their first message, newest first, a page at a time. It follows the
+//! store every few seconds.
 
 use std::fmt::Write;
 
@@ -29,7 +30,9 @@ pub struct ListQuery {
     state: Option<String>,
     /// Only this agent's sessions.
     agent: Option<String>,
-    /// Sessions whose id contains this.
+    /// Only sessions whose environment this runner holds (or last held).
+    runner: Option<String>,
+    /// Sessions whose id or first message contains this (case aside).
     q: Option<String>,
     /// The page, from 1.
     page: Option<usize>,
@@ -43,6 +46,7 @@ pub async fn sessions(
     let filter = Filter {
         state: q.state.filter(|s| !s.is_empty()),
         agent: q.agent.filter(|s| !s.is_empty()),
+        runner: q.runner.filter(|s| !s.is_empty()),
         search: q.q.map(|s| s.trim().to_string()).filter(|s| !s.is_empty()),
         page: q.page.unwrap_or(1).max(1),
     };
@@ -52,6 +56,7 @@ pub async fn sessions(
 struct Filter {
     state: Option<String>,
     agent: Option<String>,
+    runner: Option<String>,
     search: Option<String>,
     page: usize,
 }
@@ -63,6 +68,7 @@ impl Filter {
         for (k, v) in [
             ("state", &self.state),
             ("agent", &self.agent),
+            ("runner", &self.runner),
             ("q", &self.search),
         ] {
             if let Some(v) = v {
@@ -129,9 +135,21 @@ fn render(ctx: &mut Ctx, f: &Filter) -> Result<Parts> {
         };
         let _ = write!(filters, "<option{selected}>{}</option>", esc(&a.name));
     }
+    filters.push_str(
+        "</select></label><label>Runner <select name=\"runner\"><option value=\"\">any</option>",
+    );
+    let runners = ctx.tx.runners()?;
+    for r in &runners {
+        let selected = if f.runner.as_deref() == Some(&r.name) {
+            " selected"
+        } else {
+            ""
+        };
+        let _ = write!(filters, "<option{selected}>{}</option>", esc(&r.name));
+    }
     let _ = write!(
         filters,
-        "</select></label><label>Id <input type=\"search\" name=\"q\" value=\"{}\" placeholder=\"ses_…\"></label> <button type=\"submit\">Show</button> <a href=\"/\">All</a></form>",
+        "</select></label><label>Find <input type=\"search\" name=\"q\" value=\"{}\" placeholder=\"an id or words of the first message\"></label> <button type=\"submit\">Show</button> <a href=\"/\">All</a></form>",
         esc(f.search.as_deref().unwrap_or(""))
     );
     parts.fixed(filters);
@@ -148,8 +166,33 @@ fn render(ctx: &mut Ctx, f: &Filter) -> Result<Parts> {
             Some(state) => s.state.as_str() == state,
         })
         .filter(|s| f.agent.as_ref().is_none_or(|a| *a == s.agent))
-        .filter(|s| f.search.as_ref().is_none_or(|q| s.id.contains(q.as_str())))
         .collect();
+    // The filters that read more than the session: only when asked for (each reads a record per
+    // session left).
+    if let Some(name) = &f.runner {
+        let id = runners
+            .iter()
+            .find(|r| r.name == *name)
+            .map(|r| r.id.clone());
+        let mut kept = Vec::new();
+        for s in sessions {
+            let holder = ctx.session_environment(&s)?.and_then(|e| e.runner_id);
+            if id.is_some() && holder == id {
+                kept.push(s);
+            }
+        }
+        sessions = kept;
+    }
+    if let Some(q) = &f.search {
+        let q = q.to_lowercase();
+        let mut kept = Vec::new();
+        for s in sessions {
+            if s.id.contains(&q) || first_message(ctx, &s.id)?.to_lowercase().contains(&q) {
+                kept.push(s);
+            }
+        }
+        sessions = kept;
+    }
     sessions.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
     let total = sessions.len();
     let pages = total.div_ceil(PAGE).max(1);
@@ -160,13 +203,7 @@ fn render(ctx: &mut Ctx, f: &Filter) -> Result<Parts> {
     );
     for s in sessions.iter().skip((page - 1) * PAGE).take(PAGE) {
         let environment = ctx.session_environment(s)?.map(|e| e.state);
-        let first = ctx
-            .tx
-            .transcript(&s.id, 0, 1)?
-            .into_iter()
-            .find(|e| e.kind == "user_message")
-            .and_then(|e| e.content["text"].as_str().map(title))
-            .unwrap_or_default();
+        let first = title(&first_message(ctx, &s.id)?);
         let shown = if waiting_ids.contains(s.id.as_str()) && !s.state.is_ended() {
             "waiting"
         } else {
@@ -211,6 +248,17 @@ fn render(ctx: &mut Ctx, f: &Filter) -> Result<Parts> {
     }
     parts.live("list", list);
     Ok(parts)
+}
+
+/// The message that opened session `id` (empty when pruned).
+fn first_message(ctx: &mut Ctx, id: &str) -> Result<String> {
+    Ok(ctx
+        .tx
+        .transcript(id, 0, 1)?
+        .into_iter()
+        .find(|e| e.kind == "user_message")
+        .and_then(|e| e.content["text"].as_str().map(str::to_string))
+        .unwrap_or_default())
 }
 
 /// A message as a session's title: its first line, cut at 80 characters.

@@ -11,6 +11,19 @@ use tokio_tungstenite::tungstenite::Message;
 
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 
+/// Headless, in a container (no sandbox, no GPU, a small /dev/shm), and quiet (nothing fetched
+/// from Google).
+pub const HEADLESS: [&str; 8] = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+];
+
 type Socket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
@@ -29,16 +42,7 @@ impl Browser {
         );
         let port = crate::support::free_port();
         let child = tokio::process::Command::new(CHROMIUM)
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-dev-shm-usage",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ])
+            .args(HEADLESS)
             .arg(format!("--remote-debugging-port={port}"))
             .arg(format!("--user-data-dir={}", profile.display()))
             .arg("about:blank")

@@ -760,3 +760,129 @@ async fn a_backup_taken_while_serve_runs_restores_into_a_working_control_plane()
     restored.kill().unwrap();
     restored.wait().unwrap();
 }
+
+/// `blaise serve --tls-cert --tls-key` with a certificate made with openssl, signed by a local
+/// CA (the commands of docs/control-plane.md, "Serving HTTPS"): the API and the dashboard answer
+/// over HTTPS and nothing over plain HTTP, the login cookie is `Secure`, and the CLI trusts the
+/// CA through `BLAISE_CA_FILE` — without it, its error says to set it. A key that does not load
+/// stops `serve` at once, naming the file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_speaks_https_with_a_locally_made_certificate() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let openssl = |args: &str| {
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!("openssl {args}"))
+            .current_dir(d)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "openssl {args}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    openssl(
+        "req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=blaise-test-ca",
+    );
+    openssl(
+        "req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout key.pem -out server.csr -subj /CN=localhost",
+    );
+    std::fs::write(
+        d.join("server.ext"),
+        "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n",
+    )
+    .unwrap();
+    openssl(
+        "x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out cert.pem -days 2 -extfile server.ext",
+    );
+
+    let port = free_port();
+    let url = format!("https://127.0.0.1:{port}");
+    let mut serve = Command::new(env!("CARGO_BIN_EXE_blaise"))
+        .args(["serve", "--listen", &format!("127.0.0.1:{port}"), "--db"])
+        .arg(d.join("blaise.db"))
+        .arg("--tls-cert")
+        .arg(d.join("cert.pem"))
+        .arg("--tls-key")
+        .arg(d.join("key.pem"))
+        .env("BLAISE_TOKEN", ADMIN)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let ca = reqwest::Certificate::from_pem(&std::fs::read(d.join("ca.pem")).unwrap()).unwrap();
+    let https = reqwest::Client::builder()
+        .add_root_certificate(ca)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let mut up = false;
+    for _ in 0..200 {
+        if https
+            .get(format!("{url}/v1/health"))
+            .send()
+            .await
+            .is_ok_and(|r| r.status().is_success())
+        {
+            up = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(up, "serve answered over HTTPS");
+    let plain = reqwest::get(format!("http://127.0.0.1:{port}/v1/health")).await;
+    assert!(plain.is_err(), "nothing over plain HTTP: {plain:?}");
+    let login = https
+        .post(format!("{url}/login"))
+        .form(&[("token", ADMIN)])
+        .send()
+        .await
+        .unwrap();
+    let cookie = login.headers()["set-cookie"].to_str().unwrap();
+    assert!(cookie.contains("; Secure"), "{cookie}");
+
+    let cli = |ca: bool, args: &[&str]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_blaise"));
+        c.args(args)
+            .env("BLAISE_URL", &url)
+            .env("BLAISE_TOKEN", ADMIN)
+            .env_remove("BLAISE_CA_FILE");
+        if ca {
+            c.env("BLAISE_CA_FILE", d.join("ca.pem"));
+        }
+        c.output().unwrap()
+    };
+    let out = cli(true, &["agent", "set", "a", "--inactivity", "5m"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = cli(false, &["agent", "list"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("BLAISE_CA_FILE"),
+        "the error says what to set: {err}"
+    );
+    serve.kill().unwrap();
+    let _ = serve.wait();
+
+    // A key that is not a key: `serve` stops at once and names the file.
+    std::fs::write(d.join("bad.pem"), "not a key").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_blaise"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--db"])
+        .arg(d.join("blaise.db"))
+        .arg("--tls-cert")
+        .arg(d.join("cert.pem"))
+        .arg("--tls-key")
+        .arg(d.join("bad.pem"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("bad.pem") && err.contains("private key"),
+        "{err}"
+    );
+}

@@ -9,7 +9,7 @@ use serde_json::json;
 use crate::failures::paused_session;
 use crate::support::*;
 
-const CHROMIUM: &str = "/usr/bin/chromium";
+use crate::browser::CHROMIUM;
 
 /// The DOM Chromium builds for `url` (`--dump-dom`).
 async fn dump_dom(url: &str, profile: &Path) -> String {
@@ -20,16 +20,7 @@ async fn dump_dom(url: &str, profile: &Path) -> String {
     let out = tokio::time::timeout(
         std::time::Duration::from_secs(60),
         tokio::process::Command::new(CHROMIUM)
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-dev-shm-usage",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ])
+            .args(crate::browser::HEADLESS)
             .arg(format!("--user-data-dir={}", profile.display()))
             .args(["--dump-dom", url])
             .kill_on_drop(true)
@@ -387,6 +378,22 @@ async fn the_login_form_sets_the_dashboard_cookie() {
         cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
         "{cookie}"
     );
+    assert!(!cookie.contains("Secure"), "plain HTTP: {cookie}");
+    // Behind a TLS proxy that says so, the cookie is never sent over plain HTTP.
+    for (name, value) in [
+        ("x-forwarded-proto", "https"),
+        ("forwarded", "for=10.0.0.1;proto=https"),
+    ] {
+        let resp = web
+            .post(format!("{}/login", s.url))
+            .header(name, value)
+            .form(&[("token", ADMIN)])
+            .send()
+            .await
+            .unwrap();
+        let cookie = resp.headers()["set-cookie"].to_str().unwrap();
+        assert!(cookie.contains("; Secure"), "{name}: {cookie}");
+    }
     let page = web
         .get(format!("{}/", s.url))
         .header("cookie", cookie.split(';').next().unwrap())
@@ -685,6 +692,23 @@ async fn an_operator_drives_the_dashboard_in_a_browser() {
     b.until("!document.querySelector('#send')", Duration::from_secs(10))
         .await;
     assert_eq!(s.show(&id).await["state"], "closed");
+
+    // Found by words of its first message and by its runner; other words find nothing.
+    for (query, found) in [
+        ("?q=PLEASE+BUILD", true),
+        ("?q=nothing+like+it", false),
+        ("?runner=r", true),
+        ("?state=closed&agent=a", true),
+        ("?state=paused", false),
+    ] {
+        b.open(&format!("{}/{query}", s.url)).await;
+        let rows = b
+            .eval(&format!(
+                "document.querySelectorAll('#sessions tr[data-session=\"{id}\"]').length"
+            ))
+            .await;
+        assert_eq!(rows, json!(usize::from(found)), "{query}");
+    }
 
     // Agents: the settings, changed from the page.
     b.open(&format!("{}/agents", s.url)).await;

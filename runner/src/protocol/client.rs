@@ -81,10 +81,12 @@ pub struct Client {
 
 impl Client {
     pub fn new(url: &str, token: &str) -> anyhow::Result<Client> {
-        let http = reqwest::Client::builder()
-            .user_agent(concat!("blaise-runner/", env!("CARGO_PKG_VERSION")))
-            .connect_timeout(Duration::from_secs(10))
-            .build()?;
+        let http = trusting(
+            reqwest::Client::builder()
+                .user_agent(concat!("blaise-runner/", env!("CARGO_PKG_VERSION")))
+                .connect_timeout(Duration::from_secs(10)),
+        )?
+        .build()?;
         Ok(Client {
             http,
             base: url.trim_end_matches('/').to_string(),
@@ -359,4 +361,20 @@ fn encode(value: &str) -> String {
         }
     }
     out
+}
+
+/// `builder`, also trusting the certificate authorities in the PEM file `BLAISE_CA_FILE` names
+/// (a Blaise served over HTTPS with a certificate a private CA signed; `blaise` reads the same).
+fn trusting(builder: reqwest::ClientBuilder) -> anyhow::Result<reqwest::ClientBuilder> {
+    let Some(file) = std::env::var_os("BLAISE_CA_FILE") else {
+        return Ok(builder);
+    };
+    let shown = std::path::Path::new(&file).display().to_string();
+    let pem = std::fs::read(&file)
+        .map_err(|e| anyhow::anyhow!("BLAISE_CA_FILE={shown}: cannot read it: {e}"))?;
+    let certs = reqwest::Certificate::from_pem_bundle(&pem)
+        .map_err(|e| anyhow::anyhow!("BLAISE_CA_FILE={shown}: not PEM certificates: {e}"))?;
+    Ok(certs
+        .into_iter()
+        .fold(builder, |b, cert| b.add_root_certificate(cert)))
 }

@@ -150,14 +150,20 @@ fn model_now() -> Millis {
     blaise_control::model::now()
 }
 
-/// Transcript reports paced at 1,000/s to one run, while `streams` other runs hold their
-/// directive streams open (long polls that must not wake for it).
-fn bench_transcript_report(streams: usize) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
+/// The runtime of the benchmarks that serve over HTTP: two workers, as `blaise serve` on this
+/// machine's two cores.
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-        .unwrap();
+        .unwrap()
+}
+
+/// Transcript reports paced at 1,000/s to one run, while `streams` other runs hold their
+/// directive streams open (long polls that must not wake for it).
+fn bench_transcript_report(streams: usize) {
+    let rt = runtime();
     rt.block_on(async {
         let dir = tempfile::tempdir().unwrap();
         let store = SqliteStore::open(&dir.path().join("bench.db")).unwrap();
@@ -260,11 +266,7 @@ fn long_session(store: &dyn Store, cfg: &Config, now: Millis, entries: usize) ->
 /// The dashboard's session page over HTTP, as a browser asks for it: the median of 30 loads and
 /// the size of the HTML, for a session of 100,000 entries and one of 100 (the baseline).
 fn bench_session_page() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = runtime();
     rt.block_on(async {
         let dir = tempfile::tempdir().unwrap();
         let store = SqliteStore::open(&dir.path().join("bench.db")).unwrap();

@@ -43,7 +43,7 @@ pub async fn session(
 pub fn render(ctx: &mut Ctx, id: &str, before: Option<i64>) -> Result<Parts> {
     let v = session_view(ctx, id)?;
     let last = ctx.tx.last_transcript_index(id)?;
-    let end = before.map_or(last, |b| (b - 1).clamp(0, last));
+    let end = before.map_or(last, |b| b.saturating_sub(1).clamp(0, last));
     let start = end.saturating_sub(PAGE_ENTRIES as i64);
     let entries = ctx.tx.transcript(id, start, (end - start) as usize)?;
     let page = transcript::render(&entries, start > 0);

@@ -807,10 +807,8 @@ async fn an_operator_drives_the_dashboard_in_a_browser() {
             "/environments",
         ] {
             b.open(&format!("{}{page}", s.url)).await;
-            if width == 400 {
-                b.screenshot(&format!("phone{}", page.replace('/', "-")))
-                    .await;
-            }
+            b.screenshot(&format!("{width}{}", page.replace('/', "-")))
+                .await;
             let problems = page_problems(&mut b, width).await;
             assert_eq!(problems, json!([]), "{page} at {width} px");
         }

@@ -227,6 +227,11 @@ impl RunnerMetrics {
             })
             .inc();
         self.runs_in_progress.dec();
+        self.forget_outbox(run);
+    }
+
+    /// Run `run` has exited: its outbox no longer counts.
+    pub fn forget_outbox(&self, run: &str) {
         lock(&self.outboxes).remove(run);
         self.sum_outboxes();
     }
@@ -333,7 +338,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 const MAX_SAMPLE_LINE: usize = 4096;
 
 /// Reads run `run`'s samples from `reader` until the run process (and anything it passed the
-/// pipe to) has exited.
+/// pipe to) has exited; then its outbox leaves the sums (a sample read after the daemon saw the
+/// process exit would otherwise keep a dead run's outbox in them).
 pub async fn read_samples(metrics: Arc<RunnerMetrics>, run: String, reader: std::io::PipeReader) {
     let Ok(reader) = tokio::net::unix::pipe::Receiver::from_owned_fd(reader.into()) else {
         return;
@@ -345,6 +351,7 @@ pub async fn read_samples(metrics: Arc<RunnerMetrics>, run: String, reader: std:
             Err(e) => tracing::debug!(run, "a metrics line of the run was not read: {e}"),
         }
     }
+    metrics.forget_outbox(&run);
 }
 
 /// Serves `GET /metrics` on `addr` until the process ends. Binding is done before this returns,
@@ -430,8 +437,14 @@ mod tests {
             "a label outside a plug id's shape is not kept"
         );
 
-        // A run that exits leaves the outbox sums and the runs in progress.
+        // A run that exits leaves the outbox sums and the runs in progress, also when its last
+        // sample is read after the daemon saw it exit.
         m.run_ended("run_b", Some(0), Duration::from_secs(3));
+        m.apply(
+            "run_b",
+            sample(r#"{"sample":"outbox","items":2,"bytes":100,"spilled":0}"#),
+        );
+        m.forget_outbox("run_b");
         m.run_ended("run_a", Some(3), Duration::from_secs(3));
         let text = m.render();
         for line in [

@@ -21,6 +21,14 @@ pub enum StoreError {
     /// deadlock): nothing it did is kept, and running it again from the start is safe.
     #[error("store: a concurrent transaction conflicted: {0}")]
     Conflict(String),
+    /// The database has had migrations this program does not know: a newer blaise wrote it.
+    /// Nothing is read or written, since this program's queries may not match its tables.
+    #[error(
+        "store: the database is at schema version {found}, and this blaise knows versions up to \
+         {known}: a newer blaise has migrated it. Run that version (or newer), or restore a backup \
+         taken before the upgrade"
+    )]
+    TooNew { found: i64, known: i64 },
 }
 
 impl StoreError {

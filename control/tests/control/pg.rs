@@ -49,6 +49,11 @@ impl TestDb {
         ))
         .expect("changing ALLOW_CONNECTIONS");
     }
+
+    /// Runs `sql` in this database, as an administrator at `psql` would.
+    pub fn execute(&self, sql: &str) {
+        psql_on(server().expect("a test server"), &self.name, sql).expect("running psql");
+    }
 }
 
 impl Drop for TestDb {
@@ -220,7 +225,7 @@ fn start(bin: &Path) -> PgServer {
     };
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        if psql_on(&server, "SELECT 1").is_ok() {
+        if psql_on(&server, "postgres", "SELECT 1").is_ok() {
             return server;
         }
         assert!(
@@ -233,10 +238,10 @@ fn start(bin: &Path) -> PgServer {
 }
 
 fn psql(sql: &str) -> Result<(), String> {
-    psql_on(server().expect("a test server"), sql)
+    psql_on(server().expect("a test server"), "postgres", sql)
 }
 
-fn psql_on(s: &PgServer, sql: &str) -> Result<(), String> {
+fn psql_on(s: &PgServer, database: &str, sql: &str) -> Result<(), String> {
     let psql = bin_dir()
         .map(|b| b.join("psql"))
         .unwrap_or_else(|| "psql".into());
@@ -247,7 +252,7 @@ fn psql_on(s: &PgServer, sql: &str) -> Result<(), String> {
     let out = command
         .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", &s.host, "-p"])
         .arg(s.port.to_string())
-        .args(["-U", &s.user, "-d", "postgres", "-c", sql])
+        .args(["-U", &s.user, "-d", database, "-c", sql])
         .output()
         .map_err(|e| e.to_string())?;
     if out.status.success() {

@@ -242,3 +242,41 @@ fn a_transaction_whose_write_fails_keeps_nothing() {
     );
     assert!(tx.transcript(id, 0, 10).unwrap().is_empty());
 }
+
+/// A database a newer blaise has migrated (as after an upgrade rolled back without restoring
+/// the backup) is refused at open, saying which versions and what to do: this blaise's queries
+/// may not match the newer tables, and a write through them could lose what the newer one wrote.
+#[test]
+fn a_database_a_newer_blaise_migrated_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, db) = open_store(dir.path());
+    drop(store);
+    let opened = match &db {
+        Some(db) => {
+            db.execute("INSERT INTO blaise_migrations (version, applied_at) VALUES (999, 0)");
+            blaise_control::store::postgres::PostgresStore::open(&db.url).map(|_| ())
+        }
+        None => {
+            let path = dir.path().join("blaise.db");
+            rusqlite::Connection::open(&path)
+                .unwrap()
+                .pragma_update(None, "user_version", 999)
+                .unwrap();
+            blaise_control::store::sqlite::SqliteStore::open(&path).map(|_| ())
+        }
+    };
+    let error = opened.expect_err("a newer schema is refused").to_string();
+    assert!(
+        error.contains("schema version 999") && error.contains("a newer blaise has migrated it"),
+        "{error}"
+    );
+    // Refusing changed nothing: it is still refused, and still at 999.
+    if db.is_none() {
+        let path = dir.path().join("blaise.db");
+        let version: i64 = rusqlite::Connection::open(&path)
+            .unwrap()
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, 999);
+    }
+}

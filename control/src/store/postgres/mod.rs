@@ -105,6 +105,13 @@ impl PostgresStore {
                 &[],
             ))?
             .get(0);
+        if done as usize > MIGRATIONS.len() {
+            conn.drive(client.batch_execute("ROLLBACK"))?;
+            return Err(StoreError::TooNew {
+                found: done.into(),
+                known: MIGRATIONS.len() as i64,
+            });
+        }
         for (i, migration) in MIGRATIONS.iter().enumerate().skip(done as usize) {
             conn.drive(client.batch_execute(migration))?;
             conn.drive(client.execute(

@@ -12,7 +12,7 @@ pub mod backup;
 mod checkpoint;
 mod columns;
 
-use super::{Census, DueLimits, Oldest, Store, StoreResult, Tx};
+use super::{Census, DueLimits, Oldest, Store, StoreError, StoreResult, Tx};
 use crate::model::*;
 
 /// Migrations, in order; `PRAGMA user_version` records how many have run.
@@ -133,6 +133,12 @@ impl SqliteStore {
         // from here, not with a system call per page.
         conn.pragma_update(None, "cache_size", -32_768)?;
         let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        if version > MIGRATIONS.len() as i64 {
+            return Err(StoreError::TooNew {
+                found: version,
+                known: MIGRATIONS.len() as i64,
+            });
+        }
         for (i, migration) in MIGRATIONS.iter().enumerate().skip(version as usize) {
             conn.execute_batch(&format!(
                 "BEGIN; {migration}; PRAGMA user_version = {}; COMMIT;",

@@ -44,19 +44,11 @@ impl Client {
             req = req.json(&body);
         }
         let resp = req.send().await.map_err(|e| {
-            let e = anyhow::Error::new(e);
-            // The reason is deep in the chain (reqwest → hyper → rustls).
-            let hint = if format!("{e:#}").contains("certificate") {
-                format!(
-                    " (a certificate it does not trust: if a private CA signed it, set {CA_FILE_VAR} to that CA's PEM file)"
-                )
-            } else {
-                String::new()
-            };
-            e.context(format!(
-                "cannot reach the control plane at {}{hint}",
-                self.url
-            ))
+            anyhow!(
+                "cannot reach the control plane at {}: {}",
+                self.url,
+                cause(&e)
+            )
         })?;
         let status = resp.status();
         let value: Value = resp.json().await.unwrap_or(Value::Null);
@@ -102,6 +94,22 @@ pub fn segment(what: &str, value: &str) -> Result<String> {
 
 /// The variable naming a PEM file of certificate authorities to trust besides the public ones:
 /// for a `blaise serve --tls-cert` whose certificate a private CA signed.
+/// Why a request got no answer, in the words of the layer that failed (the reason is deep in
+/// the chain: reqwest → hyper → rustls), with what to do about a certificate it does not trust.
+pub fn cause(e: &reqwest::Error) -> String {
+    let mut deepest: &dyn std::error::Error = e;
+    while let Some(source) = deepest.source() {
+        deepest = source;
+    }
+    if format!("{e} {deepest}").contains("certificate") {
+        format!(
+            "{deepest} (a certificate it does not trust: if a private CA signed it, set {CA_FILE_VAR} to that CA's PEM file)"
+        )
+    } else {
+        deepest.to_string()
+    }
+}
+
 pub const CA_FILE_VAR: &str = "BLAISE_CA_FILE";
 
 /// `builder`, also trusting the certificates in `$BLAISE_CA_FILE` when it is set.

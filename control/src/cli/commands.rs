@@ -25,8 +25,8 @@ pub async fn client_command(
     out: &mut (dyn Write + Send),
 ) -> Result<()> {
     match command {
-        Command::Serve(_) | Command::Backup(_) => {
-            unreachable!("serve and backup are not client commands")
+        Command::Serve(_) | Command::Backup(_) | Command::Status(_) => {
+            unreachable!("serve, backup and status are not client commands")
         }
         Command::Agent(AgentCommand::Set {
             name,

@@ -7,6 +7,7 @@ mod commands;
 mod human;
 mod serve;
 mod show;
+mod status;
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -77,6 +78,21 @@ pub enum Command {
     Environment(EnvironmentCommand),
     /// A consistent copy of the database, taken while `serve` runs.
     Backup(BackupArgs),
+    /// Whether the control plane is up and reaches its database.
+    ///
+    /// Asks `--url` (no token needed) and exits non-zero when it is not up, saying why.
+    Status(StatusArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct StatusArgs {
+    /// Ask again until it is up, for at most this long (`30s`, `2m`): for a script that has
+    /// just started `blaise serve`.
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub wait: Option<i64>,
+    /// Print the health record as JSON for scripts.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug)]
@@ -383,6 +399,7 @@ pub async fn run(cli: Cli, out: &mut (dyn Write + Send)) -> Result<()> {
     match cli.command {
         Command::Serve(args) => serve::serve(args, out).await,
         Command::Backup(args) => backup::run(&args, out),
+        Command::Status(args) => status::run(&cli.url, &args, out).await,
         command => {
             let client = Client::from_env(&cli.url)?;
             client_command(&client, command, out).await

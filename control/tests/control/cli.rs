@@ -886,3 +886,56 @@ async fn serve_speaks_https_with_a_locally_made_certificate() {
         "{err}"
     );
 }
+
+/// `blaise status` says whether a control plane is up without a token: not answering (and
+/// exit 1) before `serve` starts; with `--wait` it asks until serve is up, as a script that
+/// has just started serve (or a container's health check) needs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn status_says_whether_serve_is_up_and_waits_for_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("http://127.0.0.1:{}", free_port());
+    let status = |args: &[&str]| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_blaise"));
+        command
+            .arg("status")
+            .args(args)
+            .env("BLAISE_URL", &url)
+            .env_remove("BLAISE_TOKEN")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        command
+    };
+    let down = status(&[]).output().unwrap();
+    let err = String::from_utf8_lossy(&down.stderr);
+    assert!(
+        !down.status.success() && err.contains(&format!("blaise at {url}: not answering")),
+        "{err}"
+    );
+
+    let waiting = status(&["--wait", "30s"]).spawn().unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_blaise"))
+        .args(["serve", "--db"])
+        .arg(dir.path().join("blaise.db"))
+        .args(["--listen", url.trim_start_matches("http://")])
+        .env("BLAISE_TOKEN", "bla_status")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let waited = waiting.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&waited.stdout);
+    assert!(
+        waited.status.success() && said.contains("up, its sqlite store reachable"),
+        "{said}{}",
+        String::from_utf8_lossy(&waited.stderr)
+    );
+    let json = status(&["--json"]).output().unwrap();
+    let health: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(
+        (health["ok"].as_bool(), health["store"].as_str()),
+        (Some(true), Some("sqlite"))
+    );
+    server.kill().unwrap();
+    server.wait().unwrap();
+}

@@ -39,6 +39,7 @@ async fn run(cli: blaise_control::cli::Cli) {
     let mut out = std::io::stdout();
     if let Err(e) = blaise_control::cli::run(cli, &mut out).await {
         eprintln!("error: {e:#}");
-        std::process::exit(1);
+        let waits = e.is::<blaise_control::cli::follow::WaitsForAnswer>();
+        std::process::exit(if waits { 2 } else { 1 });
     }
 }

@@ -68,6 +68,9 @@ pub struct SessionView {
     pub runs: Vec<RunView>,
     pub plug_records: Vec<PlugRecordView>,
     pub waiting_messages: usize,
+    /// The index of the transcript's last entry (0 when it has none): what a follower asks
+    /// `after` to see only what comes next.
+    pub last_index: i64,
     pub permission_requests: Vec<PermissionRequest>,
     /// The current run waits for a runner: why, and when it fails if none comes.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -164,6 +167,7 @@ pub fn session_view(ctx: &mut Ctx, id: &str) -> Result<SessionView> {
         starts_fresh,
         waiting_for_runner: crate::lifecycle::waiting::view(ctx, &session)?,
         waiting_messages: ctx.tx.messages(id, MessageState::Waiting)?.len(),
+        last_index: ctx.tx.last_transcript_index(id)?,
         permission_requests: ctx.tx.permissions(id)?,
         id: session.id,
         agent: session.agent,

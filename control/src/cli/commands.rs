@@ -212,16 +212,34 @@ pub async fn client_command(
                 .await?;
             writeln!(out, "runner {name} revoked")?;
         }
-        Command::Session(SessionCommand::New { agent, message }) => {
+        Command::Session(SessionCommand::New {
+            agent,
+            message,
+            wait,
+        }) => {
             let session = client
                 .post(
                     "/v1/sessions",
                     json!({ "agent": agent, "message": message }),
                 )
                 .await?;
-            writeln!(out, "{}", session["id"].as_str().unwrap_or_default())?;
+            let id = session["id"].as_str().unwrap_or_default();
+            writeln!(out, "{id}")?;
+            if wait {
+                super::follow::until_answered(client, id, 0, out).await?;
+            }
         }
-        Command::Session(SessionCommand::Send { id, text }) => {
+        Command::Session(SessionCommand::Send { id, text, wait }) => {
+            // Where the transcript stands before the message: what follows is the answer.
+            let after = if wait {
+                client
+                    .get(&format!("/v1/sessions/{}", segment("session id", &id)?))
+                    .await?["last_index"]
+                    .as_i64()
+                    .unwrap_or(0)
+            } else {
+                0
+            };
             let message = client
                 .post(
                     &format!("/v1/sessions/{}/messages", segment("session id", &id)?),
@@ -234,6 +252,9 @@ pub async fn client_command(
                 message["id"].as_str().unwrap_or_default(),
                 message["state"].as_str().unwrap_or_default()
             )?;
+            if wait {
+                super::follow::until_answered(client, &id, after, out).await?;
+            }
         }
         Command::Session(SessionCommand::Close { id }) => {
             let session = client
@@ -278,23 +299,7 @@ pub async fn client_command(
                     .await?;
                 for e in page["entries"].as_array().into_iter().flatten() {
                     after = e["index"].as_i64().unwrap_or(after);
-                    let content = &e["content"];
-                    // What the agent wrote, for a terminal: no escape sequences.
-                    let text = super::human::printable(
-                        content["text"]
-                            .as_str()
-                            .map(str::to_string)
-                            .unwrap_or_else(|| content.to_string())
-                            .as_str(),
-                        true,
-                    );
-                    writeln!(
-                        out,
-                        "[{}] {}: {}",
-                        after,
-                        e["kind"].as_str().unwrap_or_default(),
-                        text
-                    )?;
+                    writeln!(out, "{}", super::follow::entry_line(e))?;
                 }
                 out.flush()?;
                 let ended = !matches!(page["session_state"].as_str(), Some("active" | "paused"));

@@ -4,6 +4,7 @@
 mod backup;
 pub mod client;
 mod commands;
+pub mod follow;
 mod human;
 mod serve;
 mod show;
@@ -314,6 +315,10 @@ pub enum SessionCommand {
         /// The first message.
         #[arg(long)]
         message: String,
+        /// After the id, print the conversation as it comes until the agent has answered
+        /// (exit status 2 when it asks for permission first, saying how to answer).
+        #[arg(long)]
+        wait: bool,
     },
     /// Sends a follow-up message.
     Send {
@@ -321,6 +326,10 @@ pub enum SessionCommand {
         id: String,
         /// The message.
         text: String,
+        /// Print the conversation as it comes until the agent has answered (exit status 2
+        /// when it asks for permission first, saying how to answer).
+        #[arg(long)]
+        wait: bool,
     },
     /// Closes a session (its environment is torn down).
     Close {

@@ -89,39 +89,7 @@ pub fn session(s: &Value, now: i64, out: Out) -> Result<()> {
             writeln!(out, "    fails {}", when(&w["fails_at"], now))?;
         }
     }
-    let pending: Vec<&Value> = list(s, "permission_requests")
-        .filter(|p| p["state"] == "pending")
-        .collect();
-    if !pending.is_empty() {
-        writeln!(out, "permission requests waiting for an answer:")?;
-        for p in pending {
-            let req = &p["request"];
-            let call = &req["tool_call"];
-            writeln!(
-                out,
-                "  {}  {}  asked {}",
-                text(&p["request_id"]),
-                call["title"].as_str().map_or_else(
-                    || "(no title)".into(),
-                    |t| super::human::printable(t, false)
-                ),
-                when(&p["created_at"], now)
-            )?;
-            if call["command"].is_string() {
-                writeln!(out, "    $ {}", text(&call["command"]))?;
-            }
-            let options: Vec<String> = list(req, "options")
-                .map(|o| format!("{} ({})", text(&o["option_id"]), text(&o["name"])))
-                .collect();
-            writeln!(out, "    options: {}", options.join(", "))?;
-            writeln!(
-                out,
-                "    answer: blaise session answer {} {} <option>",
-                text(&s["id"]),
-                text(&p["request_id"])
-            )?;
-        }
-    }
+    pending_permissions(s, now, out)?;
     let e = &s["environment"];
     if e.is_object() {
         writeln!(
@@ -345,4 +313,44 @@ pub fn environments(v: &Value, now: i64, out: Out) -> Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// The permission requests of session view `s` that wait for an answer, each with its options
+/// and the command that answers it; whether there were any.
+pub fn pending_permissions(s: &Value, now: i64, out: &mut (dyn Write + Send)) -> Result<bool> {
+    let pending: Vec<&Value> = list(s, "permission_requests")
+        .filter(|p| p["state"] == "pending")
+        .collect();
+    if pending.is_empty() {
+        return Ok(false);
+    }
+    writeln!(out, "permission requests waiting for an answer:")?;
+    for p in pending {
+        let req = &p["request"];
+        let call = &req["tool_call"];
+        writeln!(
+            out,
+            "  {}  {}  asked {}",
+            text(&p["request_id"]),
+            call["title"].as_str().map_or_else(
+                || "(no title)".into(),
+                |t| super::human::printable(t, false)
+            ),
+            when(&p["created_at"], now)
+        )?;
+        if call["command"].is_string() {
+            writeln!(out, "    $ {}", text(&call["command"]))?;
+        }
+        let options: Vec<String> = list(req, "options")
+            .map(|o| format!("{} ({})", text(&o["option_id"]), text(&o["name"])))
+            .collect();
+        writeln!(out, "    options: {}", options.join(", "))?;
+        writeln!(
+            out,
+            "    answer: blaise session answer {} {} <option>",
+            text(&s["id"]),
+            text(&p["request_id"])
+        )?;
+    }
+    Ok(true)
 }

@@ -939,3 +939,96 @@ async fn status_says_whether_serve_is_up_and_waits_for_it() {
     server.kill().unwrap();
     server.wait().unwrap();
 }
+
+/// `session new --wait` and `session send --wait` print the conversation as it comes and stop
+/// when the agent has answered — not at its first words while the turn is open; `send` prints
+/// only what follows its message; a permission request stops the wait with exit status 2 and
+/// how to answer it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn new_and_send_wait_until_the_agent_has_answered() {
+    let s = Server::start().await;
+    ok(&s, &["agent", "set", "claude"]);
+    let token = ok(&s, &["runner", "add", "box"]).trim().to_string();
+    let runner = FakeRunner::new(&s, &token, "box-a");
+    runner.connect(&["claude"]).await;
+    let spawn = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_blaise"))
+            .args(args)
+            .env("BLAISE_URL", &s.url)
+            .env("BLAISE_TOKEN", crate::support::ADMIN)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let finish = |mut child: std::process::Child| {
+        tokio::task::spawn_blocking(move || {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+            while child.try_wait().unwrap().is_none() {
+                assert!(std::time::Instant::now() < deadline, "the wait never ended");
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            child.wait_with_output().unwrap()
+        })
+    };
+
+    let mut waiting = spawn(&[
+        "session",
+        "new",
+        "--agent",
+        "claude",
+        "--message",
+        "hello",
+        "--wait",
+    ]);
+    let run = runner.take_started("start").await;
+    run.wait_directive("prompt").await;
+    run.say("hi there").await;
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    assert!(
+        waiting.try_wait().unwrap().is_none(),
+        "the wait ended while the turn was open"
+    );
+    run.turn_ended().await;
+    let out = finish(waiting).await.unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    let id = said.lines().next().unwrap().to_string();
+    assert!(
+        out.status.success()
+            && id.starts_with("ses_")
+            && said.contains("] user_message: hello")
+            && said.contains("] agent_message: hi there"),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let waiting = spawn(&["session", "send", &id, "remove target", "--wait"]);
+    run.wait_directive("prompt").await;
+    run.say("removing").await;
+    let request = serde_json::json!({
+        "request_id": "perm-1",
+        "tool_call": { "id": "tc-1", "title": "Remove target/", "kind": "delete", "status": "pending" },
+        "options": [{ "option_id": "allow", "name": "Allow", "kind": "allow_once" }]
+    });
+    let (status, _) = runner
+        .call(
+            Method::POST,
+            &format!("/v1/runner/runs/{}/permissions", run.id),
+            Some(serde_json::json!({ "request_id": "perm-1", "request": request })),
+        )
+        .await;
+    assert!(status.is_success());
+    let out = finish(waiting).await.unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{said}{err}");
+    assert!(
+        said.contains("] user_message: remove target")
+            && said.contains("] agent_message: removing")
+            && !said.contains("hi there")
+            && said.contains(&format!("blaise session answer {id} perm-1 <option>"))
+            && err.contains("waits for a permission answer"),
+        "{said}{err}{:?}",
+        s.transcript(&id).await
+    );
+}

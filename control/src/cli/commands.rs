@@ -289,6 +289,7 @@ pub async fn client_command(
         }
         Command::Session(SessionCommand::Transcript { id, follow }) => {
             let mut after = 0;
+            let mut printer = super::follow::Printer::default();
             loop {
                 let wait = if follow { 25_000 } else { 0 };
                 let page = client
@@ -299,12 +300,13 @@ pub async fn client_command(
                     .await?;
                 for e in page["entries"].as_array().into_iter().flatten() {
                     after = e["index"].as_i64().unwrap_or(after);
-                    writeln!(out, "{}", super::follow::entry_line(e))?;
+                    printer.entry(e, out)?;
                 }
-                out.flush()?;
                 let ended = !matches!(page["session_state"].as_str(), Some("active" | "paused"));
                 let empty = page["entries"].as_array().is_none_or(|a| a.is_empty());
-                if !follow || (ended && empty) {
+                // Page by page to the end; following, until the session ends.
+                if empty && (!follow || ended) {
+                    printer.finish(out)?;
                     break;
                 }
             }

@@ -1,5 +1,6 @@
-//! Following a session's transcript: one line per entry, the same in `session transcript`,
-//! `session new --wait`, `session send --wait` and `blaise-runner dev`.
+//! Following a session's transcript: one line per entry (a streamed message's chunks on one),
+//! the same in `session transcript`, `session new --wait`, `session send --wait` and
+//! `blaise-runner dev`.
 
 use std::io::Write;
 use std::time::Duration;
@@ -10,20 +11,49 @@ use serde_json::Value;
 use super::Client;
 use super::client::segment;
 
-/// An entry as a person reads it in a terminal: `[index] kind: text`, what the agent wrote
-/// without escape sequences (a multi-line text keeps its lines).
-pub fn entry_line(entry: &Value) -> String {
-    let content = &entry["content"];
-    let text = content["text"]
-        .as_str()
-        .map(str::to_string)
-        .unwrap_or_else(|| content.to_string());
-    format!(
-        "[{}] {}: {}",
-        entry["index"].as_i64().unwrap_or_default(),
-        entry["kind"].as_str().unwrap_or_default(),
-        super::human::printable(&text, true)
-    )
+/// Entries as a person reads them in a terminal: `[index] kind: text`, what the agent wrote
+/// without escape sequences (a multi-line text keeps its lines), the chunks of a streamed
+/// message joined after its first one's line, as they come.
+#[derive(Default)]
+pub struct Printer {
+    /// The stream whose chunks are being joined on the current line.
+    open_stream: Option<String>,
+}
+
+impl Printer {
+    pub fn entry(&mut self, entry: &Value, out: &mut dyn Write) -> std::io::Result<()> {
+        let content = &entry["content"];
+        let text = content["text"]
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| content.to_string());
+        let text = super::human::printable(&text, true);
+        let stream = content["stream"].as_str().map(str::to_string);
+        if stream.is_some() && stream == self.open_stream {
+            write!(out, "{text}")?;
+        } else {
+            self.finish(out)?;
+            write!(
+                out,
+                "[{}] {}: {text}",
+                entry["index"].as_i64().unwrap_or_default(),
+                entry["kind"].as_str().unwrap_or_default(),
+            )?;
+        }
+        self.open_stream = stream.filter(|_| content["last"].as_bool() == Some(false));
+        if self.open_stream.is_none() {
+            writeln!(out)?;
+        }
+        out.flush()
+    }
+
+    /// Ends the line of a stream that stopped before its last chunk.
+    pub fn finish(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
+        if self.open_stream.take().is_some() {
+            writeln!(out)?;
+        }
+        Ok(())
+    }
 }
 
 /// The agent waits for a person: `--wait` stops and says how to answer (exit status 2, so a
@@ -45,6 +75,7 @@ pub async fn until_answered(
 ) -> Result<()> {
     let path = segment("session id", id)?;
     let mut state = String::from("active");
+    let mut printer = Printer::default();
     loop {
         // A second's long poll: a turn's end writes no entry, so the view is read again at
         // least that often.
@@ -55,9 +86,8 @@ pub async fn until_answered(
             .await?;
         for entry in page["entries"].as_array().into_iter().flatten() {
             after = entry["index"].as_i64().unwrap_or(after);
-            writeln!(out, "{}", entry_line(entry))?;
+            printer.entry(entry, out)?;
         }
-        out.flush()?;
         let more = page["entries"].as_array().is_some_and(|a| !a.is_empty());
         if more {
             continue;
@@ -68,6 +98,7 @@ pub async fn until_answered(
         if view["last_index"].as_i64().is_some_and(|last| last > after) {
             continue;
         }
+        printer.finish(out)?;
         if super::show::pending_permissions(&view, super::human::now_ms(), out)? {
             out.flush()?;
             return Err(WaitsForAnswer {
@@ -85,5 +116,33 @@ pub async fn until_answered(
             );
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Printer;
+    use serde_json::json;
+
+    /// A streamed message reads as one line, whatever the chunking; an escape sequence the
+    /// agent wrote reaches the terminal as text.
+    #[test]
+    fn chunks_join_on_one_line_and_escapes_are_shown_as_text() {
+        let mut printer = Printer::default();
+        let mut out = Vec::new();
+        for entry in [
+            json!({"index": 1, "kind": "user_message", "content": {"text": "hi"}}),
+            json!({"index": 2, "kind": "agent_message", "content": {"text": "hel", "stream": "s1", "last": false}}),
+            json!({"index": 3, "kind": "agent_message", "content": {"text": "lo\u{1b}[2J", "stream": "s1", "last": false}}),
+            json!({"index": 4, "kind": "agent_message", "content": {"text": "!", "stream": "s1", "last": true}}),
+            json!({"index": 5, "kind": "agent_message", "content": {"text": "cut", "stream": "s2", "last": false}}),
+        ] {
+            printer.entry(&entry, &mut out).unwrap();
+        }
+        printer.finish(&mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "[1] user_message: hi\n[2] agent_message: hello\\u{1b}[2J!\n[5] agent_message: cut\n"
+        );
     }
 }

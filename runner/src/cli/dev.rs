@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use anyhow::{Context as _, Result, bail};
 use blaise_control::embedded::Embedded;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::dev_tools::{self, Tool};
 use crate::daemon::{self, RunnerOptions};
@@ -93,10 +93,12 @@ fn finish(served: Result<Result<()>, tokio::task::JoinError>) -> Result<ExitCode
     Ok(ExitCode::SUCCESS)
 }
 
-/// Prints the session's transcript as it grows, until the session ends.
+/// Prints the session's transcript as it grows, until the session ends, as `blaise session
+/// transcript --follow` does.
 async fn follow(user: &blaise_control::cli::client::Client, session: &str) -> Result<()> {
     let mut after = 0;
-    let mut open_stream: Option<String> = None;
+    let mut printer = blaise_control::cli::follow::Printer::default();
+    let mut out = std::io::stdout();
     loop {
         let page = user
             .get(&format!(
@@ -105,43 +107,16 @@ async fn follow(user: &blaise_control::cli::client::Client, session: &str) -> Re
             .await?;
         for entry in page["entries"].as_array().into_iter().flatten() {
             after = entry["index"].as_u64().unwrap_or(after);
-            print_entry(entry, &mut open_stream);
+            printer.entry(entry, &mut out)?;
         }
         let state = page["session_state"].as_str().unwrap_or_default();
         if !matches!(state, "active" | "paused") {
+            printer.finish(&mut out)?;
             println!("\nsession {session}: {state}");
             // Keep serving (the teardown run, the dashboard) until Ctrl-C.
             std::future::pending::<()>().await;
         }
     }
-}
-
-fn print_entry(entry: &Value, open_stream: &mut Option<String>) {
-    let kind = entry["kind"].as_str().unwrap_or("entry");
-    let content = &entry["content"];
-    let text = content["text"]
-        .as_str()
-        .map(str::to_string)
-        .unwrap_or_else(|| content.to_string());
-    let stream = content["stream"].as_str().map(str::to_string);
-    if stream.is_some() && *open_stream == stream {
-        print!("{text}");
-    } else {
-        if open_stream.is_some() {
-            println!();
-        }
-        print!("[{kind}] {text}");
-    }
-    *open_stream = if content["last"].as_bool() == Some(false) {
-        stream
-    } else {
-        None
-    };
-    if open_stream.is_none() {
-        println!();
-    }
-    use std::io::Write;
-    let _ = std::io::stdout().flush();
 }
 
 /// The repository this runner was built from.

@@ -256,6 +256,9 @@ pub async fn client_command(
                 super::follow::until_answered(client, &id, after, out).await?;
             }
         }
+        Command::Session(SessionCommand::Wait { id, after }) => {
+            super::follow::until_answered(client, &id, after, out).await?;
+        }
         Command::Session(SessionCommand::Close { id }) => {
             let session = client
                 .post(

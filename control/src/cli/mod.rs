@@ -331,6 +331,18 @@ pub enum SessionCommand {
         #[arg(long)]
         wait: bool,
     },
+    /// Prints the conversation as it comes until the agent has answered every message sent.
+    ///
+    /// Exit status 0 once it has; 2 when it asks for permission first (printing how to
+    /// answer); 1 when the session ends first.
+    Wait {
+        /// The session's id (`ses_…`, as `session new` and `session list` print it).
+        id: String,
+        /// Print only the entries after this index (`[N]` in what is printed; default: the
+        /// whole conversation).
+        #[arg(long, default_value_t = 0)]
+        after: i64,
+    },
     /// Closes a session (its environment is torn down).
     Close {
         /// The session's id (`ses_…`, as `session new` and `session list` print it).

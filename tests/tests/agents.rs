@@ -415,3 +415,80 @@ fn processes_in(dir: &Path) -> Vec<String> {
     }
     found
 }
+
+/// `blaise-runner check --probe` starts the agent as a run would and tells a real ACP agent
+/// (Claude Code, as `docs/agents.md` configures it) from a program that exists but is not one:
+/// Gemini CLI without `--acp`, a program that says nothing, one that fails at once (its stderr
+/// is in the error). Without `--probe`, all of them pass `check`.
+#[test]
+fn check_probe_tells_an_acp_agent_from_a_program_that_is_not() {
+    let Some(installed) = agents::installed() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let key = dir.path().join("key");
+    std::fs::write(&key, "sk-ant-probe-0123456789").unwrap();
+    let check = |name: &str, agent: &str, probe: bool| {
+        let config = dir.path().join(format!("{name}.yml"));
+        std::fs::write(&config, format!("agent:\n{agent}plugs: []\n")).unwrap();
+        let mut command = std::process::Command::new(blaise_tests::blaise::runner_binary());
+        command
+            .args(["check", "--config"])
+            .arg(&config)
+            .env("PATH", &installed.path)
+            .env("BLAISE_CACHE_DIR", dir.path().join("cache"));
+        if probe {
+            command.args(["--probe", "--probe-timeout", "15s"]);
+        }
+        let out = command.output().unwrap();
+        (
+            out.status.success(),
+            format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ),
+        )
+    };
+    let claude = format!(
+        "  name: claude\n  command: [claude-agent-acp]\n  env:\n    ANTHROPIC_API_KEY: {{ file: {} }}\n",
+        key.display()
+    );
+    let (ok, said) = check("claude", &claude, true);
+    assert!(
+        ok && said.contains("probe: the agent answered ACP `initialize` in")
+            && said.contains("session/load: yes"),
+        "{said}"
+    );
+    let not_agents = [
+        ("gemini", "  command: [gemini]\n", ""),
+        (
+            "silent",
+            "  command: [sh, -c, 'sleep 30']\n",
+            "did not answer ACP `initialize` within",
+        ),
+        (
+            "failing",
+            "  command: [sh, -c, 'echo no such model configured >&2; exit 3']\n",
+            "no such model configured",
+        ),
+    ];
+    for (name, agent, want) in not_agents {
+        let (ok, said) = check(name, agent, false);
+        assert!(
+            ok,
+            "{name}: without --probe, check does not start it: {said}"
+        );
+        let started = std::time::Instant::now();
+        let (ok, said) = check(name, agent, true);
+        assert!(!ok, "{name} passed the probe: {said}");
+        assert!(
+            said.contains("error: probe: ") && said.contains(want),
+            "{name}: {said}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(40),
+            "{name}: the probe kept to its deadline"
+        );
+    }
+}

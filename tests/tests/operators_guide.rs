@@ -183,7 +183,11 @@ async fn the_operators_guide_runs_as_written() {
         stdout.contains("claude "),
         "agent list shows the agent\n{said}"
     );
-    assert!(stdout.contains("ok: 1 plug(s)"), "check passed\n{said}");
+    assert!(
+        stdout.contains("ok: 1 plug(s)")
+            && stdout.contains("probe: the agent answered ACP `initialize`"),
+        "check --probe passed\n{said}"
+    );
     // The stand-in answers a message with no command in it `ECHO: <its last line>`: both
     // answers came through the real agent, the runner and Blaise.
     for message in [

@@ -11,7 +11,13 @@ use crate::config::{ConfigFile, EnvValue, ResolvedPlug, cannot_resume, resolve};
 use crate::host::PlugHost;
 use crate::protocol::IdlePolicy;
 
-pub async fn run(host: &PlugHost, config: &Path, idle_policy: &str) -> Result<ExitCode> {
+/// `probe`: also start the agent and wait this long for its answer to `initialize`.
+pub async fn run(
+    host: &PlugHost,
+    config: &Path,
+    idle_policy: &str,
+    probe: Option<std::time::Duration>,
+) -> Result<ExitCode> {
     let file = match ConfigFile::load(config) {
         Ok(file) => file,
         Err(e) => {
@@ -31,11 +37,28 @@ pub async fn run(host: &PlugHost, config: &Path, idle_policy: &str) -> Result<Ex
     for line in agent_env_notes(&file.config.agent.env) {
         println!("{line}");
     }
-    let program = agent_program(&file.config.agent.command, &plugs);
+    let mut program = agent_program(&file.config.agent.command, &plugs);
     match &program {
         Err(problem) => eprintln!("error: {problem}"),
-        Ok(Some(note)) => println!("{note}"),
-        Ok(None) => {}
+        Ok(Some(note)) => {
+            println!("{note}");
+            if probe.is_some() {
+                println!(
+                    "note: --probe does not start the agent: a plug starts it, in what it sets up"
+                );
+            }
+        }
+        Ok(None) => {
+            if let Some(deadline) = probe {
+                match super::probe::probe(&file.config.agent, deadline).await {
+                    Ok(answer) => println!("{answer}"),
+                    Err(problem) => {
+                        eprintln!("error: {problem}");
+                        program = Err(problem);
+                    }
+                }
+            }
+        }
     }
 
     let policy = if idle_policy == "pause" {
@@ -216,6 +239,10 @@ pub fn startup_check(plugs: &[ResolvedPlug], idle_policy: IdlePolicy) -> Option<
 }
 
 fn print_table(plugs: &[ResolvedPlug]) {
+    if plugs.is_empty() {
+        println!("plugs: none");
+        return;
+    }
     let yes = |b: bool| if b { "yes" } else { "no" };
     let rows: Vec<[String; 7]> = plugs
         .iter()

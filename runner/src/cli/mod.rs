@@ -12,6 +12,7 @@ mod keygen;
 mod lock;
 mod new;
 mod plug_test;
+mod probe;
 mod pull;
 mod push;
 mod search;
@@ -117,6 +118,15 @@ pub enum Command {
         /// The agent's idle policy to run the startup check against.
         #[arg(long, value_parser = ["pause", "end"], default_value = "pause")]
         idle_policy: String,
+        /// Also start the agent (its command and `agent.env`, in a throwaway workspace) and
+        /// wait for its answer to ACP `initialize`: a command that exists but is not an ACP
+        /// agent fails here. Not done when a plug starts the agent (a sandbox, a container).
+        #[arg(long)]
+        probe: bool,
+        /// How long `--probe` waits for the agent's answer: a number and a unit (`500ms`,
+        /// `20s`, `1m`).
+        #[arg(long, value_name = "DURATION", default_value = "20s", value_parser = parse_probe_timeout)]
+        probe_timeout: std::time::Duration,
     },
     /// Work with plugs.
     Plug {
@@ -324,7 +334,12 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Check {
             config,
             idle_policy,
-        } => check::run(&PlugHost::new(&options)?, &config, &idle_policy).await,
+            probe,
+            probe_timeout,
+        } => {
+            let probe = probe.then_some(probe_timeout);
+            check::run(&PlugHost::new(&options)?, &config, &idle_policy, probe).await
+        }
         Command::Plug { command } => match command {
             PlugCommand::Inspect { file, json } => {
                 inspect::run(&PlugHost::new(&options)?, &file, json).await
@@ -427,6 +442,14 @@ pub fn init_tracing(default: &str) {
 }
 
 /// `BLAISE_LOG`, else `RUST_LOG`, else `default`.
+/// `--probe-timeout`: `20s`, `500ms`, `1m`; more than nothing.
+fn parse_probe_timeout(text: &str) -> Result<std::time::Duration, String> {
+    match crate::units::parse_duration(text)? {
+        d if d.is_zero() => Err("the probe needs some time: more than 0".into()),
+        d => Ok(d),
+    }
+}
+
 pub(crate) fn log_filter(default: &str) -> tracing_subscriber::EnvFilter {
     tracing_subscriber::EnvFilter::try_from_env("BLAISE_LOG")
         .or_else(|_| tracing_subscriber::EnvFilter::try_from_default_env())

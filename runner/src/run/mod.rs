@@ -15,7 +15,7 @@
 //! - `signals`: SIGINT/SIGTERM, watched from the first moment of the run
 
 mod agent_home;
-mod agent_start;
+pub(crate) mod agent_start;
 pub(crate) mod contact;
 mod egress;
 mod fields;

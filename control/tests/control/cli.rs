@@ -359,10 +359,7 @@ async fn serve_takes_its_limits_as_flags() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_id_or_a_name_cannot_leave_its_path_segment() {
     let s = Server::start().await;
-    ok(&s, &["agent", "set", "script"]);
-    let token = ok(&s, &["runner", "add", "box"]).trim().to_string();
-    let runner = FakeRunner::new(&s, &token, "box-a");
-    runner.connect(&["script"]).await;
+    let runner = agent_and_runner(&s, "script").await;
     let escape = "../runners/box/revoke?";
     for args in [
         vec!["session", "close", escape],
@@ -947,10 +944,7 @@ async fn status_says_whether_serve_is_up_and_waits_for_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn new_and_send_wait_until_the_agent_has_answered() {
     let s = Server::start().await;
-    ok(&s, &["agent", "set", "claude"]);
-    let token = ok(&s, &["runner", "add", "box"]).trim().to_string();
-    let runner = FakeRunner::new(&s, &token, "box-a");
-    runner.connect(&["claude"]).await;
+    let runner = agent_and_runner(&s, "claude").await;
     let spawn = |args: &[&str]| {
         std::process::Command::new(env!("CARGO_BIN_EXE_blaise"))
             .args(args)
@@ -1031,4 +1025,14 @@ async fn new_and_send_wait_until_the_agent_has_answered() {
         "{said}{err}{:?}",
         s.transcript(&id).await
     );
+}
+
+/// Agent `agent` made with the CLI, and a runner `box` (its token from `runner add`) with one
+/// instance connected for it.
+async fn agent_and_runner(s: &Server, agent: &str) -> FakeRunner {
+    ok(s, &["agent", "set", agent]);
+    let token = ok(s, &["runner", "add", "box"]).trim().to_string();
+    let runner = FakeRunner::new(s, &token, "box-a");
+    runner.connect(&[agent]).await;
+    runner
 }

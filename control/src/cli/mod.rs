@@ -340,7 +340,7 @@ pub enum SessionCommand {
         id: String,
         /// Print only the entries after this index (`[N]` in what is printed; default: the
         /// whole conversation).
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, value_name = "INDEX")]
         after: i64,
     },
     /// Closes a session (its environment is torn down).

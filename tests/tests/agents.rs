@@ -460,8 +460,13 @@ fn check_probe_tells_an_acp_agent_from_a_program_that_is_not() {
             && said.contains("session/load: yes"),
         "{said}"
     );
+    // It prints the key it was given: the probe's error masks it, as every log line does.
+    let failing = format!(
+        "  command: [sh, -c, 'echo no such model configured for key $ANTHROPIC_API_KEY >&2; exit 3']\n  env:\n    ANTHROPIC_API_KEY: {{ file: {} }}\n",
+        key.display()
+    );
     let not_agents = [
-        ("gemini", "  command: [gemini]\n", ""),
+        ("gemini", "  command: [gemini]\n", "GEMINI_API_KEY"),
         (
             "silent",
             "  command: [sh, -c, 'sleep 30']\n",
@@ -469,8 +474,8 @@ fn check_probe_tells_an_acp_agent_from_a_program_that_is_not() {
         ),
         (
             "failing",
-            "  command: [sh, -c, 'echo no such model configured >&2; exit 3']\n",
-            "no such model configured",
+            failing.as_str(),
+            "no such model configured for key [REDACTED",
         ),
     ];
     for (name, agent, want) in not_agents {
@@ -483,7 +488,9 @@ fn check_probe_tells_an_acp_agent_from_a_program_that_is_not() {
         let (ok, said) = check(name, agent, true);
         assert!(!ok, "{name} passed the probe: {said}");
         assert!(
-            said.contains("error: probe: ") && said.contains(want),
+            said.contains("error: probe: ")
+                && said.contains(want)
+                && !said.contains("sk-ant-probe-0123456789"),
             "{name}: {said}"
         );
         assert!(

@@ -30,7 +30,7 @@ pub async fn run(url: &str, args: &StatusArgs, out: &mut (dyn Write + Send)) -> 
                     writeln!(
                         out,
                         "blaise at {url}: up, its {} store reachable; this instance {clock}",
-                        health["store"].as_str().unwrap_or("?")
+                        store(&health)
                     )?;
                 }
                 return Ok(());
@@ -59,8 +59,13 @@ async fn ask(http: &reqwest::Client, url: &str) -> Result<Value, String> {
     if !status.is_success() || health["ok"].as_bool() != Some(true) {
         return Err(format!(
             "up, but its {} store is not reachable ({status}): see its log",
-            health["store"].as_str().unwrap_or("?")
+            store(&health)
         ));
     }
     Ok(health)
+}
+
+/// The store's kind as the server names it, for a terminal (whatever answers at the URL).
+fn store(health: &Value) -> String {
+    super::human::printable(health["store"].as_str().unwrap_or("?"), false)
 }

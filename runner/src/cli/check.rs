@@ -50,9 +50,13 @@ pub async fn run(
         }
         Ok(None) => {
             if let Some(deadline) = probe {
+                // What the agent printed may hold the key it was given (`invalid key sk-…`):
+                // masked here as in every log line.
+                let scrub = |text: String| crate::secret_mask::scrub(&text).into_owned();
                 match super::probe::probe(&file.config.agent, deadline).await {
                     Ok(answer) => println!("{answer}"),
                     Err(problem) => {
+                        let problem = scrub(problem);
                         eprintln!("error: {problem}");
                         program = Err(problem);
                     }

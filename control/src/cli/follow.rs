@@ -74,7 +74,7 @@ pub async fn until_answered(
     out: &mut (dyn Write + Send),
 ) -> Result<()> {
     let path = segment("session id", id)?;
-    let mut state = String::from("active");
+    let mut state = "active";
     let mut printer = Printer::default();
     loop {
         // A second's long poll: a turn's end writes no entry, so the view is read again at
@@ -93,12 +93,28 @@ pub async fn until_answered(
             continue;
         }
         let view = client.get(&format!("/v1/sessions/{path}")).await?;
-        state = view["state"].as_str().unwrap_or("active").to_string();
+        let ended = !matches!(view["state"].as_str(), Some("active" | "paused"));
+        // Into the next request's query: one of two words, whatever the view said (an ended
+        // session's long poll answers at once anyway).
+        state = if view["state"] == "paused" {
+            "paused"
+        } else {
+            "active"
+        };
         // Entries that came after the page above are printed before anything is decided.
         if view["last_index"].as_i64().is_some_and(|last| last > after) {
             continue;
         }
-        printer.finish(out)?;
+        // A stream still open stays on its line while the agent is quiet: only what ends the
+        // wait ends the line.
+        let waits = view["permission_requests"]
+            .as_array()
+            .is_some_and(|r| r.iter().any(|p| p["state"] == "pending"));
+        let answered =
+            view["waiting_messages"].as_u64() == Some(0) && view["open_turns"].as_u64() == Some(0);
+        if waits || answered || ended {
+            printer.finish(out)?;
+        }
         if super::show::pending_permissions(&view, super::human::now_ms(), out)? {
             out.flush()?;
             return Err(WaitsForAnswer {
@@ -106,13 +122,17 @@ pub async fn until_answered(
             }
             .into());
         }
-        if view["waiting_messages"].as_u64() == Some(0) && view["open_turns"].as_u64() == Some(0) {
+        if answered {
             return Ok(());
         }
-        if !matches!(state.as_str(), "active" | "paused") {
+        if ended {
             bail!(
-                "session {id} {state} ({}) before its agent answered",
-                view["end_reason"].as_str().unwrap_or("no reason recorded")
+                "session {id} {} ({}) before its agent answered",
+                super::human::printable(view["state"].as_str().unwrap_or("?"), false),
+                super::human::printable(
+                    view["end_reason"].as_str().unwrap_or("no reason recorded"),
+                    false
+                )
             );
         }
         tokio::time::sleep(Duration::from_millis(50)).await;

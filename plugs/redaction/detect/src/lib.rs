@@ -5,9 +5,9 @@
 //! (and on the bytes after `=`, `:`, `/`, `@`, `,` inside it) to the few
 //! formats that can start there; a word that may be the name of a secret
 //! (`password:`, `"api_key" =`, `Bearer`) has what follows it read as its
-//! value. Operator literals are found in the same pass through a first-byte
-//! table. The same code runs natively and in the plug, which is what the
-//! benchmark compares.
+//! value. Operator literals are found in a pass of their own, by their first
+//! bytes (`memchr`). The same code runs natively and in the plug, which is
+//! what the benchmark compares.
 //!
 //! The families live in their own modules: [`tokens`] (vendor prefixes such as
 //! `ghp_`, `AKIA`, `xoxb-`, JWTs), [`assignments`] (`KEY=value`, `"key":
@@ -78,11 +78,6 @@ const fn token_table() -> [bool; 256] {
 /// Bytes that can be part of a token-like word.
 pub(crate) static TOKEN: [bool; 256] = token_table();
 
-/// In a redactor's byte classes: the byte can be part of a token.
-const TOKEN_BIT: u8 = 1;
-/// In a redactor's byte classes: a literal starts with this byte.
-const LITERAL_BIT: u8 = 2;
-
 /// Longest match of an operator's pattern that is masked: a stream holds
 /// this much back when patterns are configured, so a match cut in two is
 /// still found.
@@ -100,32 +95,33 @@ pub struct Pattern {
 pub struct Redactor {
     literals: Vec<Vec<u8>>,
     patterns: Vec<Pattern>,
-    /// Per byte value: `TOKEN_BIT`, and `LITERAL_BIT` where a literal starts.
-    class: [u8; 256],
+    /// The bytes a literal starts with, ESC among them (it starts a
+    /// terminal escape sequence, which `literal_at` marks).
+    starts: Vec<u8>,
+    /// The same, per byte value: for more than `memchr3` looks for.
+    is_start: [bool; 256],
 }
 
 impl Redactor {
     pub fn new(literals: &[String]) -> Redactor {
-        let mut class = [0u8; 256];
-        for (c, k) in class.iter_mut().enumerate() {
-            if TOKEN[c] {
-                *k = TOKEN_BIT;
-            }
-        }
         let literals: Vec<Vec<u8>> = literals
             .iter()
             .filter(|l| !l.is_empty())
             .map(|l| l.as_bytes().to_vec())
             .collect();
-        for l in &literals {
-            class[l[0] as usize] |= LITERAL_BIT;
+        let mut starts: Vec<u8> = literals.iter().map(|l| l[0]).collect();
+        starts.push(0x1b);
+        starts.sort_unstable();
+        starts.dedup();
+        let mut is_start = [false; 256];
+        for &c in &starts {
+            is_start[c as usize] = true;
         }
-        // ESC starts a terminal escape sequence: `literal_at` marks it.
-        class[0x1b] |= LITERAL_BIT;
         Redactor {
             literals,
             patterns: Vec::new(),
-            class,
+            starts,
+            is_start,
         }
     }
 
@@ -210,15 +206,10 @@ impl Redactor {
     fn find_at_depth(&self, text: &str, depth: u8) -> Vec<Found> {
         let b = text.as_bytes();
         let mut found = Vec::new();
+        self.literals_in(b, &mut found);
         let mut i = 0;
-        while i < b.len() {
-            i = self.run_end(b, i, false, &mut found);
-            let start = i;
-            i = self.run_end(b, i, true, &mut found);
-            if i == start {
-                break;
-            }
-            let mut class = assignments::word_class(b, start, i);
+        while let Some((start, end, mut class)) = next_word(b, i) {
+            i = end;
             if i - start >= MIN_WORD {
                 word(b, start, i, &mut found);
                 class |= assignments::after_name(b, start, i);
@@ -230,8 +221,8 @@ impl Redactor {
                 assignments::at_word(b, class, start, i, &mut found);
             }
         }
-        // An escape sequence was seen (the scan marks it, so plain text pays
-        // no extra pass): read the text again without colours.
+        // An escape sequence was seen (`literals_in` marks it): read the text
+        // again without colours.
         if found.iter().any(|f| f.kind == ESCAPE) {
             found = if depth == 0 {
                 self.find_through_colours(text, found)
@@ -270,43 +261,22 @@ impl Redactor {
         found
     }
 
-    /// The end of the run of token bytes (`token`) or of separator bytes
-    /// (`!token`) that starts at `i`, checking for literals on the way.
-    ///
-    /// Unrolled by eight: the loop header is where wasm engines check their
-    /// deadline, so fewer iterations make the plug's scan nearly as fast as
-    /// the native one.
-    #[inline(always)]
-    fn run_end(&self, b: &[u8], mut i: usize, token: bool, found: &mut Vec<Found>) -> usize {
-        let class = &self.class;
-        let want = if token { TOKEN_BIT } else { 0 };
-        macro_rules! step {
-            ($at:expr) => {{
-                let k = class[b[$at] as usize];
-                if k & LITERAL_BIT != 0 {
-                    self.literal_at(b, $at, found);
+    /// Every literal, and a mark at each ESC, in `b`.
+    fn literals_in(&self, b: &[u8], found: &mut Vec<Found>) {
+        match self.starts[..] {
+            [x] => memchr::memchr_iter(x, b).for_each(|i| self.literal_at(b, i, found)),
+            [x, y] => memchr::memchr2_iter(x, y, b).for_each(|i| self.literal_at(b, i, found)),
+            [x, y, z] => {
+                memchr::memchr3_iter(x, y, z, b).for_each(|i| self.literal_at(b, i, found))
+            }
+            _ => {
+                for (i, &c) in b.iter().enumerate() {
+                    if self.is_start[c as usize] {
+                        self.literal_at(b, i, found);
+                    }
                 }
-                if k & TOKEN_BIT != want {
-                    return $at;
-                }
-            }};
+            }
         }
-        while i + 8 <= b.len() {
-            step!(i);
-            step!(i + 1);
-            step!(i + 2);
-            step!(i + 3);
-            step!(i + 4);
-            step!(i + 5);
-            step!(i + 6);
-            step!(i + 7);
-            i += 8;
-        }
-        while i < b.len() {
-            step!(i);
-            i += 1;
-        }
-        i
     }
 
     /// A base64 word whose decoded text holds a secret is masked whole, as
@@ -341,7 +311,8 @@ impl Redactor {
             });
         }
         for l in &self.literals {
-            if b[i..].starts_with(l) {
+            // The last byte first: a literal's first byte is common text.
+            if b.get(i + l.len() - 1) == l.last() && b[i..].starts_with(l) {
                 found.push(Found {
                     start: i,
                     end: i + l.len(),
@@ -460,6 +431,54 @@ impl Redactor {
     }
 }
 
+/// The next word from `i` on that may be or name a secret, with its
+/// [`assignments::word_class`]: long enough to hold one ([`MIN_WORD`]), or
+/// shaped like a name. `None` at the end of the text.
+///
+/// Most words are neither, and are passed here without a call: in the plug,
+/// a loop around calls keeps its values on the stack and reloads them at
+/// every byte, and a call costs a wasm function's entry checks. In wasm it
+/// is a function of its own for the same reason: inlined into the scan that
+/// calls it, its loop would share that function's spilled registers.
+#[cfg_attr(target_family = "wasm", inline(never))]
+#[cfg_attr(not(target_family = "wasm"), inline(always))]
+fn next_word(b: &[u8], mut i: usize) -> Option<(usize, usize, u8)> {
+    loop {
+        let start = run_of(b, i, false);
+        if start == b.len() {
+            return None;
+        }
+        let end = run_of(b, start, true);
+        let class = assignments::word_class(b, start, end);
+        if end - start >= MIN_WORD || class != 0 {
+            return Some((start, end, class));
+        }
+        i = end;
+    }
+}
+
+/// Where the run of token bytes (`token`) or of other bytes (`!token`)
+/// that starts at `i` ends. Unrolled by eight: the loop header is where
+/// wasm engines check their deadline.
+#[inline(always)]
+fn run_of(b: &[u8], mut i: usize, token: bool) -> usize {
+    while let Some(block) = b.get(i..i + 8) {
+        for (j, &c) in block.iter().enumerate() {
+            if TOKEN[c as usize] != token {
+                return i + j;
+            }
+        }
+        i += 8;
+    }
+    while let Some(&c) = b.get(i) {
+        if TOKEN[c as usize] != token {
+            return i;
+        }
+        i += 1;
+    }
+    i
+}
+
 /// Checks one word for the known formats: at its start, and after each
 /// `=`, `:`, `/`, `@` or `,` inside it (`TOKEN=ghp_…`, `Bearer:eyJ…`), and
 /// for `key=value` inside it.
@@ -493,13 +512,9 @@ fn word(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
         }
         // After a `-` only a vendor's token is looked for: one glued to a
         // word before it (`yes-ghp_…`, `id-AKIA…`, a flag's value `-xoxb-…`).
-        let Some(p) = w[at..]
-            .iter()
-            .position(|&c| matches!(c, b'=' | b':' | b'/' | b'@' | b',' | b'-'))
-        else {
+        let Some(p) = next_separator(w, at) else {
             break;
         };
-        let p = at + p;
         match w[p] {
             b'=' | b':' if s + p + 1 < e => {
                 if w[p..].starts_with(b"://") {
@@ -524,6 +539,17 @@ fn word(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     }
 }
 
+/// Where in the word `w`, from `at` on, the next byte is after which
+/// [`word`] looks for a token or a value. A function of its own in wasm, as
+/// [`next_word`] is: its loop keeps its values in registers.
+#[cfg_attr(target_family = "wasm", inline(never))]
+fn next_separator(w: &[u8], at: usize) -> Option<usize> {
+    let p = w[at..]
+        .iter()
+        .position(|&c| matches!(c, b'=' | b':' | b'/' | b'@' | b',' | b'-'))?;
+    Some(at + p)
+}
+
 /// Where the line holding `i` starts, if it starts at most `max` bytes
 /// before `i`: what is read of a line's beginning is bounded, so that a text
 /// of one endless line costs no more than many short ones.
@@ -540,12 +566,18 @@ pub(crate) fn line_start_within(b: &[u8], i: usize, max: usize) -> Option<usize>
 /// `export `, a table's label, `grep`'s `path:12:`, a client's command).
 pub(crate) const MAX_LINE_PREFIX: usize = 512;
 
+/// Where `needle` (not empty) first occurs in `hay`. Its first byte is
+/// found with `memchr` and only there is the rest compared: a compare at
+/// every position is a `memcmp` call each in wasm, where the plug runs.
 pub(crate) fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
+    let (&first, rest) = needle.split_first()?;
+    memchr::memchr_iter(first, hay).find(|&p| hay[p + 1..].starts_with(rest))
 }
 
+/// Where `needle` (not empty) last occurs in `hay`.
 pub(crate) fn rfind(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).rposition(|w| w == needle)
+    let (&first, rest) = needle.split_first()?;
+    memchr::memrchr_iter(first, hay).find(|&p| hay[p + 1..].starts_with(rest))
 }
 
 /// How many bytes from `from` on satisfy `ok`.

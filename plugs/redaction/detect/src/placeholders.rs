@@ -205,11 +205,37 @@ fn long_example_word(v: &[u8]) -> bool {
             n += 1;
         }
     }
-    let letters = &buf[..n];
-    EXAMPLE_WORDS
-        .iter()
-        .filter(|w| w.len() >= 7)
-        .any(|w| letters.windows(w.len()).any(|x| x == *w))
+    holds_example_word(&buf[..n], 7)
+}
+
+/// Per byte: the [`EXAMPLE_WORDS`] (as bits) that start with it.
+static EXAMPLE_STARTS: [u16; 256] = {
+    assert!(EXAMPLE_WORDS.len() <= 16, "one bit per word");
+    let mut t = [0u16; 256];
+    let mut k = 0;
+    while k < EXAMPLE_WORDS.len() {
+        t[EXAMPLE_WORDS[k][0] as usize] |= 1 << k;
+        k += 1;
+    }
+    t
+};
+
+/// Whether `letters` hold one of the [`EXAMPLE_WORDS`] of at least
+/// `min_len` letters. Compared only where a word's first letter is: values
+/// are read in every transcript entry, and a compare at each position is a
+/// `memcmp` call in wasm.
+fn holds_example_word(letters: &[u8], min_len: usize) -> bool {
+    letters.iter().enumerate().any(|(i, &c)| {
+        let mut words = EXAMPLE_STARTS[c as usize];
+        while words != 0 {
+            let w = EXAMPLE_WORDS[words.trailing_zeros() as usize];
+            if w.len() >= min_len && letters[i..].starts_with(w) {
+                return true;
+            }
+            words &= words - 1;
+        }
+        false
+    })
 }
 
 fn example(v: &[u8]) -> bool {
@@ -221,11 +247,7 @@ fn example(v: &[u8]) -> bool {
             n += 1;
         }
     }
-    let letters = &letters[..n];
-    if EXAMPLE_WORDS
-        .iter()
-        .any(|w| letters.windows(w.len()).any(|x| x == *w))
-    {
+    if holds_example_word(&letters[..n], 0) {
         return true;
     }
     // `your-api-key`, `YOUR_TOKEN`, `paste-key-here`: words, not a value.

@@ -79,6 +79,33 @@ fn leaves_prose_and_near_misses_alone() {
 }
 
 #[test]
+fn finds_literals_whatever_their_first_bytes_and_wherever_they_are() {
+    // One to four first bytes besides ESC: `memchr`, `memchr2`, `memchr3`
+    // and the table look for them.
+    let all = ["alpha-lit-1", "bravo-lit-2", "charlie-lit-3", "delta-lit-4"];
+    for n in 1..=all.len() {
+        let literals: Vec<String> = all[..n].iter().map(|l| l.to_string()).collect();
+        let r = Redactor::new(&literals);
+        for l in &literals {
+            for text in [
+                l.clone(),
+                format!("x={l}"),
+                format!("prefix{l}suffix, then \x1b[1m{l}\x1b[0m"),
+            ] {
+                let out = r.redact(&text);
+                assert!(
+                    !out.contains(l.as_str()),
+                    "{n} literals: {text:?} -> {out:?}"
+                );
+                assert!(out.contains("[REDACTED:literal]"), "{text:?} -> {out:?}");
+            }
+        }
+        // A literal's first byte alone is text.
+        assert_eq!(r.redact("a b c d alpha"), "a b c d alpha");
+    }
+}
+
+#[test]
 fn holds_back_what_may_continue() {
     let r = Redactor::new(&["hunter2-literal".into()]);
     assert_eq!(r.hold_back_from("token is ghp_aBcD"), "token is ".len());

@@ -1,6 +1,7 @@
 //! Loading a plug: read the component, check its contract version, compile it
 //! (or take it from the compile cache), pre-link it, and ask it to describe itself.
 
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -38,10 +39,32 @@ impl PlugHost {
 
     /// Loads a plug, running its `describe` under `limits` (the deadline and
     /// memory cap `blaise.yml` gives it).
+    ///
+    /// A file this runner read before and that has not changed since is
+    /// neither read nor hashed again: its recorded sha256 names its compiled
+    /// artifact.
     pub async fn load_with(&self, path: &Path, limits: Limits) -> Result<Arc<LoadedPlug>> {
-        let bytes =
-            std::fs::read(path).with_context(|| format!("reading plug {}", path.display()))?;
-        self.load_bytes_with(&bytes, path, limits).await
+        let mut file = std::fs::File::open(path)
+            .with_context(|| format!("reading plug {}", path.display()))?;
+        // Taken before the bytes are read: a change while they are read
+        // leaves a record the file no longer matches.
+        let meta = file.metadata().ok();
+        if let Some(meta) = &meta
+            && let Some(sha256) = self.cache.known_digest(path, meta)
+            && let Some(component) = self.cache.cached(&self.engine.engine, &sha256)?
+        {
+            return self
+                .loaded(component, Origin::Cache, sha256, path, limits)
+                .await;
+        }
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)
+            .with_context(|| format!("reading plug {}", path.display()))?;
+        let plug = self.load_bytes_with(&bytes, path, limits).await?;
+        if let Some(meta) = &meta {
+            self.cache.remember_digest(path, meta, &plug.sha256);
+        }
+        Ok(plug)
     }
 
     /// Loads a plug from the bytes of a component; `source` names it in errors.
@@ -61,6 +84,18 @@ impl PlugHost {
             .cache
             .component(&self.engine.engine, &sha256, bytes)
             .map_err(|e| anyhow!("{}: not a valid component: {e:#}", source.display()))?;
+        self.loaded(component, origin, sha256, source, limits).await
+    }
+
+    /// A compiled component, checked, pre-linked and described.
+    async fn loaded(
+        &self,
+        component: Component,
+        origin: Origin,
+        sha256: String,
+        source: &Path,
+        limits: Limits,
+    ) -> Result<Arc<LoadedPlug>> {
         let (plug_contract, imports) = self.contract_of(&component, source)?;
         let pre = self
             .linker

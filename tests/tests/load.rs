@@ -40,6 +40,38 @@ async fn a_plug_is_compiled_once_and_then_loaded_from_the_cache() {
 }
 
 #[tokio::test]
+async fn a_plug_file_is_read_again_only_when_it_changed() {
+    use blaise_runner::host::compile_cache::{SETTLED, sha256_hex};
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let path = tmp.path().join("plug.wasm");
+    let noop = std::fs::read(plug("tests/plugs/noop")).unwrap();
+    let redaction = std::fs::read(plug("plugs/redaction")).unwrap();
+    std::fs::write(&path, &noop).unwrap();
+    // Only a file whose times can tell a later write apart is recorded.
+    std::thread::sleep(SETTLED + std::time::Duration::from_millis(100));
+    let first = host_in(&cache).load(&path).await.unwrap();
+    assert_eq!(first.origin, Origin::Compiled);
+    let records = std::fs::read_dir(cache.join("compiled/digests"))
+        .unwrap()
+        .count();
+    assert_eq!(records, 1, "its digest is recorded");
+    let again = host_in(&cache).load(&path).await.unwrap();
+    assert_eq!(again.origin, Origin::Cache);
+    assert_eq!(again.sha256, first.sha256);
+
+    // Replaced by another plug: loaded as that one at once, never as the
+    // one recorded for the path.
+    std::fs::write(&path, &redaction).unwrap();
+    let replaced = host_in(&cache).load(&path).await.unwrap();
+    assert_eq!(replaced.info.name, "redaction");
+    assert_eq!(replaced.sha256, sha256_hex(&redaction));
+    std::fs::write(&path, &noop).unwrap();
+    let back = host_in(&cache).load(&path).await.unwrap();
+    assert_eq!((&back.sha256, back.origin), (&first.sha256, Origin::Cache));
+}
+
+#[tokio::test]
 async fn an_artifact_the_runner_did_not_write_is_never_loaded() {
     let tmp = tempfile::tempdir().unwrap();
     let cache = tmp.path().join("cache");

@@ -339,18 +339,17 @@ fn spawn_run(
         .arg(&options.config)
         .arg("--data-dir")
         .arg(&options.data_dir);
-    let (samples, writer, fd) =
-        crate::child_pipe::pipe_to_child(&mut command).context("a pipe for the run's metrics")?;
+    let samples =
+        crate::child_pipe::pipe_as_stdout(&mut command).context("a pipe for the run's metrics")?;
     command
-        .arg("--metrics-fd")
-        .arg(fd.to_string())
+        .args(["--metrics-fd", "1"])
         .env("BLAISE_RUNNER_TOKEN", &options.token)
         // For the run's own measure of the host's overhead (accepted → agent spawned).
         .env(ACCEPTED_AT, unix_micros().to_string())
         .stdin(Stdio::null());
     let child = command.spawn().context("starting the run's process")?;
     // The run's copy is the only writer left: the reader ends when the run has exited.
-    drop(writer);
+    drop(command);
     Ok((child, samples))
 }
 

@@ -123,7 +123,9 @@ impl CompileCache {
         let mut record = String::new();
         std::io::Read::read_to_string(&mut file, &mut record).ok()?;
         let (seen, sha256) = record.trim_end().rsplit_once(' ')?;
-        (seen == identity(meta) && sha256.len() == 64).then(|| sha256.to_string())
+        // It names a file in the cache: 64 hex digits and nothing else.
+        let digest = sha256.len() == 64 && sha256.bytes().all(|c| c.is_ascii_hexdigit());
+        (seen == identity(meta) && digest).then(|| sha256.to_string())
     }
 
     /// Records the sha256 of the component file at `path` as it was when
@@ -278,6 +280,11 @@ mod tests {
         assert!(cache.known_digest(&file, &meta).is_some());
         let record = cache.digest_record(&file);
         fs::set_permissions(&record, fs::Permissions::from_mode(0o666)).unwrap();
+        assert_eq!(cache.known_digest(&file, &meta), None);
+
+        // Nor one whose digest is not 64 hex digits (it names a file).
+        let bad = format!("{} ../../{}\n", identity(&meta), "x".repeat(58));
+        write_private(&record, bad.as_bytes()).unwrap();
         assert_eq!(cache.known_digest(&file, &meta), None);
     }
 }

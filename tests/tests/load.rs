@@ -60,6 +60,23 @@ async fn a_plug_file_is_read_again_only_when_it_changed() {
     assert_eq!(again.origin, Origin::Cache);
     assert_eq!(again.sha256, first.sha256);
 
+    // The record, not the file, names what is loaded while the file is unchanged: a record
+    // naming another compiled plug (only the runner itself writes one) loads that plug.
+    let other = host_in(&cache)
+        .load(&plug("plugs/redaction"))
+        .await
+        .unwrap();
+    let record = std::fs::read_dir(cache.join("compiled/digests"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| std::fs::read_to_string(p).unwrap().contains(&first.sha256))
+        .unwrap();
+    let text = std::fs::read_to_string(&record).unwrap();
+    std::fs::write(&record, text.replace(&first.sha256, &other.sha256)).unwrap();
+    let by_record = host_in(&cache).load(&path).await.unwrap();
+    assert_eq!(by_record.info.name, "redaction", "the file was not read");
+    std::fs::write(&record, text).unwrap();
+
     // Replaced by another plug: loaded as that one at once, never as the
     // one recorded for the path.
     std::fs::write(&path, &redaction).unwrap();

@@ -107,9 +107,7 @@ pub async fn until_answered(
         }
         // A stream still open stays on its line while the agent is quiet: only what ends the
         // wait ends the line.
-        let waits = view["permission_requests"]
-            .as_array()
-            .is_some_and(|r| r.iter().any(|p| p["state"] == "pending"));
+        let waits = !super::show::pending(&view).is_empty();
         let answered =
             view["waiting_messages"].as_u64() == Some(0) && view["open_turns"].as_u64() == Some(0);
         if waits || answered || ended {

@@ -317,10 +317,15 @@ pub fn environments(v: &Value, now: i64, out: Out) -> Result<()> {
 
 /// The permission requests of session view `s` that wait for an answer, each with its options
 /// and the command that answers it; whether there were any.
-pub fn pending_permissions(s: &Value, now: i64, out: &mut (dyn Write + Send)) -> Result<bool> {
-    let pending: Vec<&Value> = list(s, "permission_requests")
+/// The session's permission requests that wait for an answer.
+pub fn pending(s: &Value) -> Vec<&Value> {
+    list(s, "permission_requests")
         .filter(|p| p["state"] == "pending")
-        .collect();
+        .collect()
+}
+
+pub fn pending_permissions(s: &Value, now: i64, out: &mut (dyn Write + Send)) -> Result<bool> {
+    let pending = pending(s);
     if pending.is_empty() {
         return Ok(false);
     }

@@ -37,6 +37,9 @@ pub struct Changes {
     /// Told when a session or a run changed, here or in another instance: the change may have
     /// set a limit that falls due before the clock's next tick.
     clock: tokio::sync::Notify,
+    /// Told when a session changed: its message sources may have something to tell
+    /// (`crate::sources::pump`).
+    sources: tokio::sync::Notify,
 }
 
 struct OfferWaiter {
@@ -124,6 +127,7 @@ impl Changes {
             .any(|t| matches!(t, Topic::Session(_) | Topic::Run(_)))
         {
             self.clock.notify_one();
+            self.sources.notify_one();
         }
         self.wake_polls(touched);
     }
@@ -171,8 +175,18 @@ impl Changes {
     }
 
     /// Wakes every poll (another instance's announcements may have been missed).
+    /// Waits until a session changed (or a source asked: [`Changes::wake_sources`]).
+    pub async fn sources_changed(&self) {
+        self.sources.notified().await
+    }
+
+    pub fn wake_sources(&self) {
+        self.sources.notify_one();
+    }
+
     pub fn notify_all(&self) {
         self.clock.notify_one();
+        self.sources.notify_one();
         let topics = self.topics.lock().unwrap_or_else(|p| p.into_inner());
         for tx in topics.values() {
             tx.send_modify(|n| *n += 1);
@@ -503,6 +517,24 @@ impl Tx for RecordingTx<'_> {
     }
     fn permissions(&mut self, session_id: &str) -> StoreResult<Vec<PermissionRequest>> {
         self.inner.permissions(session_id)
+    }
+    fn source_thread(&mut self, source: &str, thread: &str) -> StoreResult<Option<SourceThread>> {
+        self.inner.source_thread(source, thread)
+    }
+    fn source_thread_of_session(&mut self, session_id: &str) -> StoreResult<Option<SourceThread>> {
+        self.inner.source_thread_of_session(session_id)
+    }
+    fn put_source_thread(&mut self, thread: &SourceThread) -> StoreResult<()> {
+        self.inner.put_source_thread(thread)
+    }
+    fn source_threads_due(&mut self, now: Millis, limit: usize) -> StoreResult<Vec<SourceThread>> {
+        self.inner.source_threads_due(now, limit)
+    }
+    fn take_delivery(&mut self, source: &str, delivery: &str, now: Millis) -> StoreResult<bool> {
+        self.inner.take_delivery(source, delivery, now)
+    }
+    fn forget_deliveries(&mut self, before: Millis) -> StoreResult<usize> {
+        self.inner.forget_deliveries(before)
     }
 }
 

@@ -16,6 +16,7 @@ pub mod model;
 pub mod names;
 pub mod protocol;
 pub mod server;
+pub mod sources;
 pub mod store;
 pub mod timefmt;
 pub mod tls;

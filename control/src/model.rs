@@ -420,3 +420,26 @@ pub struct PermissionRequest {
     pub answer: Option<String>,
     pub created_at: Millis,
 }
+
+/// A conversation of a message source (a Linear agent session: `control/src/sources`) and the
+/// Blaise session it is. What the source has been told is kept here, so that a restart of Blaise
+/// neither loses nor repeats it: `delivered` is the last transcript entry answered there, `outbox`
+/// the replies that wait to go out (a refusal, an acknowledgement), in order.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct SourceThread {
+    /// Which source, and which of its connections (`linear:<app>`).
+    pub source: String,
+    /// The source's own id of the conversation (Linear's agent session id).
+    pub thread: String,
+    /// `None` while no session was opened for it (a conversation Blaise refused).
+    pub session_id: Option<String>,
+    /// What the source needs to answer there and to link back (the issue, its URL).
+    pub meta: serde_json::Value,
+    /// The index of the last transcript entry the source was told of.
+    pub delivered: i64,
+    pub outbox: Vec<serde_json::Value>,
+    /// Failed attempts in a row to tell the source; the next is not before `retry_at`.
+    pub attempts: u32,
+    pub retry_at: Option<Millis>,
+    pub created_at: Millis,
+}

@@ -45,6 +45,8 @@ pub struct AppState {
     /// writes when they share connections: on PostgreSQL a read waiting for a pooled
     /// connection held a worker thread too).
     read_turns: Arc<tokio::sync::Semaphore>,
+    /// The message sources this instance answers for, besides the web (`crate::sources`).
+    pub sources: Arc<crate::sources::Sources>,
 }
 
 impl AppState {
@@ -67,7 +69,19 @@ impl AppState {
             cfg: Arc::new(cfg),
             changes,
             clock_held: Arc::default(),
+            sources: Arc::default(),
         }
+    }
+
+    /// This state, answering for `sources` too.
+    pub fn with_sources(mut self, sources: crate::sources::Sources) -> Self {
+        self.sources = Arc::new(sources);
+        self
+    }
+
+    /// What wakes long polls, the clock and the sources' pump.
+    pub fn changes(&self) -> &Arc<Changes> {
+        &self.changes
     }
 
     /// One read-only transaction.
@@ -381,6 +395,10 @@ pub fn router(state: AppState) -> Router {
         .merge(crate::protocol::routes())
         .merge(crate::api::routes())
         .merge(crate::dashboard::routes())
+        .route(
+            "/v1/sources/linear/{app}",
+            axum::routing::post(crate::sources::linear::webhook::receive),
+        )
         .route("/v1/health", axum::routing::get(health))
         .route("/metrics", axum::routing::get(metrics))
         .fallback(|| async { Error::NotFound("no such endpoint".into()) })
@@ -466,6 +484,7 @@ pub async fn serve_with(
         }
     }
     let _clock = StopOnDrop(state.spawn_clock());
+    let _sources = StopOnDrop(tokio::spawn(crate::sources::pump::run(state.clone())));
     // How long a client may take to send a request's head (its line and
     // headers), also the next one on a kept-alive connection: a connection
     // that sends no complete request in this time is closed, so that opening

@@ -177,6 +177,10 @@ pub struct ServeArgs {
     /// agent or has the labels the agent requires) for this long.
     #[arg(long, default_value = "10m", value_parser = parse_duration)]
     pub runner_wait: i64,
+    /// Answer for the Linear apps this file names: their agent sessions become Blaise sessions
+    /// (docs/linear.md).
+    #[arg(long, env = "BLAISE_LINEAR", value_name = "FILE")]
+    pub linear: Option<std::path::PathBuf>,
 }
 
 impl ServeArgs {

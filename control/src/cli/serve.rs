@@ -51,6 +51,16 @@ pub async fn serve(args: ServeArgs, out: &mut (dyn Write + Send)) -> Result<()> 
         (Some(cert), Some(key)) => Some(crate::tls::server_config(cert, key)?),
         _ => None,
     };
+    let sources = match &args.linear {
+        Some(path) => crate::sources::Sources {
+            linear: crate::sources::linear::config::load(path)
+                .map_err(|e| anyhow::anyhow!("--linear {e}"))?
+                .into_iter()
+                .map(|c| std::sync::Arc::new(crate::sources::linear::App::new(c)))
+                .collect(),
+        },
+        None => crate::sources::Sources::default(),
+    };
     let shown = if crate::store::is_postgres_url(&args.db) {
         crate::store::postgres::redacted(&args.db)
     } else {
@@ -59,13 +69,38 @@ pub async fn serve(args: ServeArgs, out: &mut (dyn Write + Send)) -> Result<()> 
     let store = crate::store::open(&args.db)
         .with_context(|| format!("cannot open the database {shown}"))?;
     bootstrap_admin_token(&*store, std::env::var("BLAISE_TOKEN").ok(), out)?;
-    let state = AppState::new(store, args.config());
+    for app in &sources.linear {
+        if crate::lifecycle::transact_read(&*store, &args.config(), crate::model::now(), |ctx| {
+            Ok(ctx.tx.agent(&app.config.agent)?)
+        })?
+        .is_none()
+        {
+            tracing::warn!(
+                "--linear: app {} opens sessions of agent {}, which does not exist yet (`blaise agent add {}`)",
+                app.config.name,
+                app.config.agent,
+                app.config.agent
+            );
+        }
+    }
+    let linear_apps: Vec<String> = sources
+        .linear
+        .iter()
+        .map(|a| a.config.name.clone())
+        .collect();
+    let state = AppState::new(store, args.config()).with_sources(sources);
     writeln!(
         out,
         "dashboard: {}://{}/ (log in with /login?token=$BLAISE_TOKEN)",
         if tls.is_some() { "https" } else { "http" },
         args.listen
     )?;
+    for name in linear_apps {
+        writeln!(
+            out,
+            "linear: app {name} takes webhooks at /v1/sources/linear/{name}"
+        )?;
+    }
     out.flush()?;
     crate::server::bind_and_serve(args.listen, state, tls).await
 }

@@ -401,6 +401,93 @@ pub fn check(store: &dyn Store) {
     check_retention(store, now);
     check_connections(store);
     check_census(store);
+    check_sources(store);
+}
+
+/// Message sources' threads and deliveries (`crate::sources`).
+fn check_sources(store: &dyn Store) {
+    let mut tx = store.begin().unwrap();
+    tx.put_session(&session("src-session", SessionState::Active, 0))
+        .unwrap();
+    let thread = SourceThread {
+        source: "linear:coder".into(),
+        thread: "as-1".into(),
+        session_id: Some("src-session".into()),
+        meta: serde_json::json!({ "issue": { "identifier": "ENG-1" } }),
+        delivered: 0,
+        outbox: vec![],
+        attempts: 0,
+        retry_at: None,
+        created_at: 3,
+    };
+    tx.put_source_thread(&thread).unwrap();
+    let refused = SourceThread {
+        thread: "as-2".into(),
+        session_id: None,
+        ..thread.clone()
+    };
+    tx.put_source_thread(&refused).unwrap();
+    assert_eq!(
+        tx.source_thread("linear:coder", "as-1").unwrap(),
+        Some(thread.clone()),
+        "round trip"
+    );
+    assert_eq!(tx.source_thread("linear:other", "as-1").unwrap(), None);
+    assert_eq!(
+        tx.source_thread_of_session("src-session").unwrap(),
+        Some(thread.clone())
+    );
+    assert!(
+        tx.source_threads_due(10, 10).unwrap().is_empty(),
+        "nothing to tell: no reply waits, no entry after the last told"
+    );
+    let mut entry = TranscriptEntry {
+        index: 0,
+        session_id: "src-session".into(),
+        run_id: None,
+        seq: None,
+        kind: "notice".into(),
+        content: serde_json::json!({ "text": "x" }),
+        at: 4,
+    };
+    tx.append_transcript(&mut entry).unwrap();
+    let due = |tx: &mut Box<dyn super::Tx + '_>, now| -> Vec<String> {
+        tx.source_threads_due(now, 10)
+            .unwrap()
+            .into_iter()
+            .map(|t| t.thread)
+            .collect()
+    };
+    assert_eq!(due(&mut tx, 10), ["as-1"], "an entry after the last told");
+    tx.put_source_thread(&SourceThread {
+        delivered: entry.index,
+        ..thread.clone()
+    })
+    .unwrap();
+    assert!(due(&mut tx, 10).is_empty(), "told up to the last entry");
+    tx.put_source_thread(&SourceThread {
+        outbox: vec![serde_json::json!({ "id": "r" })],
+        retry_at: Some(20),
+        attempts: 2,
+        ..refused.clone()
+    })
+    .unwrap();
+    assert!(due(&mut tx, 10).is_empty(), "a reply waits for its retry");
+    assert_eq!(due(&mut tx, 20), ["as-2"], "a reply, its retry due");
+    tx.put_source_thread(&SourceThread {
+        outbox: vec![serde_json::json!({ "id": "s" })],
+        ..thread.clone()
+    })
+    .unwrap();
+    assert_eq!(due(&mut tx, 20), ["as-1", "as-2"], "never retried first");
+    assert_eq!(tx.source_threads_due(20, 1).unwrap().len(), 1, "the limit");
+
+    assert!(tx.take_delivery("linear:coder", "d1", 5).unwrap());
+    assert!(!tx.take_delivery("linear:coder", "d1", 6).unwrap(), "taken before");
+    assert!(tx.take_delivery("linear:other", "d1", 6).unwrap(), "another source's");
+    assert_eq!(tx.forget_deliveries(6).unwrap(), 1, "the one taken at 5");
+    assert!(tx.take_delivery("linear:coder", "d1", 7).unwrap(), "forgotten");
+    tx.commit().unwrap();
 }
 
 /// The counts by state `GET /metrics` reads: what a transaction adds shows in its own census.

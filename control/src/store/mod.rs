@@ -351,4 +351,21 @@ pub trait Tx {
     ) -> StoreResult<Option<PermissionRequest>>;
     fn put_permission(&mut self, request: &PermissionRequest) -> StoreResult<()>;
     fn permissions(&mut self, session_id: &str) -> StoreResult<Vec<PermissionRequest>>;
+
+    /// A message source's conversation (see `crate::sources`), locked until the transaction ends
+    /// where other transactions could change it at the same time.
+    fn source_thread(&mut self, source: &str, thread: &str) -> StoreResult<Option<SourceThread>>;
+    /// The conversation a session was opened for, if a source opened it.
+    fn source_thread_of_session(&mut self, session_id: &str) -> StoreResult<Option<SourceThread>>;
+    fn put_source_thread(&mut self, thread: &SourceThread) -> StoreResult<()>;
+    /// Conversations with something to tell their source at `now`: a reply waiting, or entries
+    /// in their session's transcript after the last one told; not before their `retry_at`.
+    /// Soonest retry first (never retried first), at most `limit`.
+    fn source_threads_due(&mut self, now: Millis, limit: usize) -> StoreResult<Vec<SourceThread>>;
+    /// Records that the source's `delivery` was taken; `false`: it had been taken before (a
+    /// source that sends one again is answered without acting again).
+    fn take_delivery(&mut self, source: &str, delivery: &str, now: Millis) -> StoreResult<bool>;
+    /// Forgets the deliveries taken before `before` (a source no longer sends them again);
+    /// returns how many.
+    fn forget_deliveries(&mut self, before: Millis) -> StoreResult<usize>;
 }

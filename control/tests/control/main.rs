@@ -14,6 +14,7 @@ mod dashboard;
 mod decisions;
 mod failures;
 mod lifecycle;
+mod linear;
 mod metrics;
 mod pg;
 mod retention;

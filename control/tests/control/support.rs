@@ -92,6 +92,11 @@ impl Server {
     }
 
     pub async fn with_config(cfg: Config) -> Server {
+        Server::with_sources(cfg, Default::default()).await
+    }
+
+    /// A server that answers for message `sources` too (Linear apps).
+    pub async fn with_sources(cfg: Config, sources: blaise_control::sources::Sources) -> Server {
         let dir = tempfile::tempdir().unwrap();
         let (store, db) = open_store(dir.path());
         {
@@ -99,7 +104,7 @@ impl Server {
             tx.set_admin_token_hash(&hash_token(ADMIN)).unwrap();
             tx.commit().unwrap();
         }
-        let state = AppState::new(store, cfg);
+        let state = AppState::new(store, cfg).with_sources(sources);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let serving = state.clone();
@@ -115,6 +120,26 @@ impl Server {
             _dir: dir,
             db,
         }
+    }
+}
+
+impl Server {
+    /// Stops this server (its clock and pump with it) and starts another on the same store, as a
+    /// `blaise serve` killed and started again.
+    pub async fn restart(&mut self, sources: blaise_control::sources::Sources) {
+        self.task.abort();
+        let _ = (&mut self.task).await;
+        let state = AppState::new(self.state.store.clone(), (*self.state.cfg).clone())
+            .with_sources(sources);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        self.api = Api::at(&format!("http://{}", listener.local_addr().unwrap()));
+        let serving = state.clone();
+        self.task = tokio::spawn(async move {
+            blaise_control::server::serve(listener, serving)
+                .await
+                .unwrap();
+        });
+        self.state = state;
     }
 }
 

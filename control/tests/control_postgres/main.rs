@@ -20,6 +20,8 @@ mod failures;
 mod instances;
 #[path = "../control/lifecycle.rs"]
 mod lifecycle;
+#[path = "../control/linear.rs"]
+mod linear;
 #[path = "../control/pg.rs"]
 mod pg;
 #[path = "../control/retention.rs"]

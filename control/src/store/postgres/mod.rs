@@ -38,7 +38,11 @@ use pool::{Conn, PgConn, Pool};
 pub use pool::{POOL_SIZE, redacted};
 
 /// Migrations, in order; `blaise_migrations` records the ones that ran.
-const MIGRATIONS: &[&str] = &[include_str!("schema.sql"), include_str!("connections.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("schema.sql"),
+    include_str!("connections.sql"),
+    include_str!("sources.sql"),
+];
 
 /// Any number, the same in every instance: the advisory lock migrations run under, so two
 /// instances starting at once do not both migrate.
@@ -1224,5 +1228,64 @@ impl Tx for PostgresTx<'_> {
             "SELECT data FROM permissions WHERE session_id = $1 ORDER BY created_at, n",
             &[&session_id],
         )
+    }
+
+    fn source_thread(&mut self, source: &str, thread: &str) -> StoreResult<Option<SourceThread>> {
+        self.one(
+            "SELECT data FROM source_threads WHERE source = $1 AND thread = $2 FOR UPDATE",
+            &[&source, &thread],
+        )
+    }
+
+    fn source_thread_of_session(&mut self, session_id: &str) -> StoreResult<Option<SourceThread>> {
+        self.one(
+            "SELECT data FROM source_threads WHERE session_id = $1",
+            &[&session_id],
+        )
+    }
+
+    fn put_source_thread(&mut self, t: &SourceThread) -> StoreResult<()> {
+        self.exec(
+            "INSERT INTO source_threads
+               (source, thread, session_id, delivered, pending, retry_at, data)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)
+             ON CONFLICT (source, thread) DO UPDATE SET session_id = EXCLUDED.session_id,
+               delivered = EXCLUDED.delivered, pending = EXCLUDED.pending,
+               retry_at = EXCLUDED.retry_at, data = EXCLUDED.data",
+            &[
+                &t.source,
+                &t.thread,
+                &t.session_id,
+                &t.delivered,
+                &(t.outbox.len() as i64),
+                &t.retry_at,
+                &to_json(t)?,
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn source_threads_due(&mut self, now: Millis, limit: usize) -> StoreResult<Vec<SourceThread>> {
+        self.many(
+            "SELECT data FROM source_threads t
+              WHERE (t.retry_at IS NULL OR t.retry_at <= $1)
+                AND (t.pending > 0 OR (t.session_id IS NOT NULL AND EXISTS
+                      (SELECT 1 FROM transcript x
+                        WHERE x.session_id = t.session_id AND x.idx > t.delivered)))
+              ORDER BY t.retry_at NULLS FIRST LIMIT $2",
+            &[&now, &(limit as i64)],
+        )
+    }
+
+    fn take_delivery(&mut self, source: &str, delivery: &str, now: Millis) -> StoreResult<bool> {
+        Ok(self.exec(
+            "INSERT INTO source_deliveries (source, delivery, at) VALUES ($1, $2, $3)
+             ON CONFLICT DO NOTHING",
+            &[&source, &delivery, &now],
+        )? == 1)
+    }
+
+    fn forget_deliveries(&mut self, before: Millis) -> StoreResult<usize> {
+        Ok(self.exec("DELETE FROM source_deliveries WHERE at < $1", &[&before])? as usize)
     }
 }

@@ -22,12 +22,20 @@ const MIGRATIONS: &[&str] = &[
     include_str!("capacity.sql"),
     include_str!("clock.sql"),
     include_str!("connections.sql"),
+    include_str!("sources.sql"),
 ];
 
 /// `seq IS NOT NULL` is what lets SQLite read `transcript_by_run` (a partial index): without
 /// it, every transcript report scanned the whole transcript table.
 const RUN_LAST_SEQ: &str =
     "SELECT COALESCE(MAX(seq), 0) FROM transcript WHERE run_id = ?1 AND seq IS NOT NULL";
+
+/// Conversations of message sources with something to tell (see `Tx::source_threads_due`).
+const SOURCE_THREADS_DUE: &str = "SELECT data FROM source_threads t
+   WHERE (t.retry_at IS NULL OR t.retry_at <= ?1)
+     AND (t.pending > 0 OR (t.session_id IS NOT NULL AND EXISTS
+           (SELECT 1 FROM transcript x WHERE x.session_id = t.session_id AND x.idx > t.delivered)))
+   ORDER BY t.retry_at IS NOT NULL, t.retry_at LIMIT ?2";
 
 /// A page of a session's transcript (see `transcript`).
 const TRANSCRIPT_PAGE: &str =
@@ -818,6 +826,58 @@ impl Tx for SqliteTx<'_> {
             "SELECT data FROM permissions WHERE session_id = ?1 ORDER BY created_at, rowid",
             params![session_id],
         )
+    }
+
+    fn source_thread(&mut self, source: &str, thread: &str) -> StoreResult<Option<SourceThread>> {
+        self.one(
+            "SELECT data FROM source_threads WHERE source = ?1 AND thread = ?2",
+            params![source, thread],
+        )
+    }
+
+    fn source_thread_of_session(&mut self, session_id: &str) -> StoreResult<Option<SourceThread>> {
+        self.one(
+            "SELECT data FROM source_threads WHERE session_id = ?1",
+            params![session_id],
+        )
+    }
+
+    fn put_source_thread(&mut self, t: &SourceThread) -> StoreResult<()> {
+        self.exec(
+            "INSERT OR REPLACE INTO source_threads
+               (source, thread, session_id, delivered, pending, retry_at, data)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![
+                t.source,
+                t.thread,
+                t.session_id,
+                t.delivered,
+                t.outbox.len() as i64,
+                t.retry_at,
+                to_json(t)?
+            ],
+        )
+    }
+
+    fn source_threads_due(&mut self, now: Millis, limit: usize) -> StoreResult<Vec<SourceThread>> {
+        self.many(SOURCE_THREADS_DUE, params![now, limit as i64])
+    }
+
+    fn take_delivery(&mut self, source: &str, delivery: &str, now: Millis) -> StoreResult<bool> {
+        let added = self
+            .conn
+            .prepare_cached(
+                "INSERT OR IGNORE INTO source_deliveries (source, delivery, at) VALUES (?1, ?2, ?3)",
+            )?
+            .execute(params![source, delivery, now])?;
+        Ok(added == 1)
+    }
+
+    fn forget_deliveries(&mut self, before: Millis) -> StoreResult<usize> {
+        Ok(self
+            .conn
+            .prepare_cached("DELETE FROM source_deliveries WHERE at < ?1")?
+            .execute(params![before])?)
     }
 }
 

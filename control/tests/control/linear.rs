@@ -1,0 +1,782 @@
+//! Linear as a message source: "a Linear agent session is a Blaise session".
+//!
+//! Linear's API cannot be reached from here: [`StandIn`] stands in for its GraphQL endpoint, as
+//! its published documents describe it ("Developing the Agent Interaction", "Signals", the SDK's
+//! `schema.graphql`): `agentActivityCreate` takes `{agentSessionId, content, ephemeral?, signal?,
+//! signalMetadata?, id?}` and refuses a content of the wrong shape, an ephemeral response, an
+//! unknown field or an id used before; `agentSessionUpdate` takes `externalUrls: [{label, url}]`;
+//! a rate limit is a GraphQL error with `extensions.code: "RATELIMITED"` and the reset in
+//! `X-RateLimit-Requests-Reset` (ms since the epoch); a token is sent as `Bearer`. The webhooks
+//! are sent as Linear sends them: the raw body signed in `Linear-Signature` (hex HMAC-SHA256
+//! with the webhook secret), a `Linear-Delivery` UUID, `webhookTimestamp` in ms.
+
+use std::collections::{HashSet, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode as AxumStatus};
+use axum::response::IntoResponse;
+use blaise_control::sources::Sources;
+use blaise_control::sources::linear::App;
+use blaise_control::sources::linear::config::AppConfig;
+use hmac::{Hmac, Mac};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use sha2::Sha256;
+
+use crate::support::*;
+
+const SECRET: &str = "whsec-test-0123";
+const TOKEN: &str = "lin_oauth_test_token";
+
+#[derive(Default)]
+struct Recorded {
+    /// `(agentSessionId, input)` of each activity Linear took, in order.
+    activities: Vec<(String, Value)>,
+    /// `(agent session, externalUrls)`.
+    links: Vec<(String, Value)>,
+    ids: HashSet<String>,
+    /// What the next calls are answered with instead: `429` (rate limited, reset in 300 ms) or
+    /// another status.
+    failures: VecDeque<u16>,
+    /// Answer every call with 503 while set (Linear away).
+    down: bool,
+    /// When the last rate limit resets, and when the first call after it came.
+    reset_at: Option<i64>,
+    retried_at: Option<i64>,
+}
+
+#[derive(Clone)]
+struct StandIn {
+    url: String,
+    seen: Arc<Mutex<Recorded>>,
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+}
+
+impl StandIn {
+    async fn start() -> StandIn {
+        let seen = Arc::new(Mutex::new(Recorded::default()));
+        let app = axum::Router::new()
+            .route("/graphql", axum::routing::post(graphql))
+            .with_state(seen.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/graphql", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        StandIn { url, seen }
+    }
+
+    fn app(&self, name: &str, agent: &str) -> Sources {
+        Sources {
+            linear: vec![Arc::new(App::new(AppConfig {
+                name: name.into(),
+                agent: agent.into(),
+                webhook_secret: SECRET.into(),
+                access_token: TOKEN.into(),
+                public_url: Some("https://blaise.example.com".into()),
+                api_url: self.url.clone(),
+            }))],
+        }
+    }
+
+    fn activities(&self, session: &str) -> Vec<Value> {
+        let seen = self.seen.lock().unwrap();
+        seen.activities
+            .iter()
+            .filter(|(s, _)| s == session)
+            .map(|(_, a)| a.clone())
+            .collect()
+    }
+
+    /// Waits for an activity of the agent session whose body contains `words`; returns it.
+    async fn wait_body(&self, session: &str, words: &str) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let got = self.activities(session);
+            if let Some(a) = got.iter().find(|a| {
+                a["content"]["body"]
+                    .as_str()
+                    .is_some_and(|b| b.contains(words))
+            }) {
+                return a.clone();
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{session}: no activity says {words:?}: {got:#?}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Waits until the agent session has `n` activities; returns them.
+    async fn wait_activities(&self, session: &str, n: usize) -> Vec<Value> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let got = self.activities(session);
+            if got.len() >= n {
+                return got;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{session}: {} activities, waited for {n}: {got:#?}",
+                got.len()
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+fn graphql_error(status: AxumStatus, message: &str, code: &str) -> axum::response::Response {
+    (
+        status,
+        axum::Json(json!({ "errors": [{ "message": message, "extensions": { "code": code } }] })),
+    )
+        .into_response()
+}
+
+/// The activity input's rules, from "Developing the Agent Interaction" and "Signals".
+fn check_activity(input: &Value) -> Result<(), String> {
+    let allowed = [
+        "agentSessionId",
+        "content",
+        "ephemeral",
+        "signal",
+        "signalMetadata",
+        "id",
+    ];
+    for key in input.as_object().ok_or("input is not an object")?.keys() {
+        if !allowed.contains(&key.as_str()) {
+            return Err(format!("unknown field {key}"));
+        }
+    }
+    input["agentSessionId"]
+        .as_str()
+        .ok_or("no agentSessionId")?;
+    let id = input["id"].as_str().unwrap_or("");
+    if !id.is_empty() && (id.len() != 36 || id.matches('-').count() != 4) {
+        return Err(format!("id {id} is not a UUID"));
+    }
+    let c = &input["content"];
+    let kind = c["type"].as_str().ok_or("content.type is missing")?;
+    let text = |k: &str| c[k].as_str().is_some_and(|v| !v.is_empty());
+    match kind {
+        "thought" | "elicitation" | "response" | "error" if text("body") => {}
+        "action" if text("action") && text("parameter") => {}
+        "prompt" => return Err("an agent cannot create a prompt".into()),
+        _ => return Err(format!("content of type {kind} is invalid: {c}")),
+    }
+    if input["ephemeral"].as_bool() == Some(true) && !matches!(kind, "thought" | "action") {
+        return Err("only thoughts and actions may be ephemeral".into());
+    }
+    match input["signal"].as_str() {
+        None => {}
+        Some("select") => {
+            let options = input["signalMetadata"]["options"]
+                .as_array()
+                .ok_or("select without signalMetadata.options")?;
+            if options.iter().any(|o| o["value"].as_str().is_none()) {
+                return Err("a select option without a value".into());
+            }
+        }
+        Some("auth" | "continue") => {}
+        Some(other) => return Err(format!("an agent cannot send the signal {other}")),
+    }
+    Ok(())
+}
+
+async fn graphql(
+    State(seen): State<Arc<Mutex<Recorded>>>,
+    headers: HeaderMap,
+    axum::Json(body): axum::Json<Value>,
+) -> axum::response::Response {
+    let mut seen = seen.lock().unwrap();
+    if seen.down {
+        return AxumStatus::SERVICE_UNAVAILABLE.into_response();
+    }
+    if let (Some(reset), None) = (seen.reset_at, seen.retried_at) {
+        seen.retried_at = Some(now_ms());
+        let _ = reset;
+    }
+    match seen.failures.pop_front() {
+        Some(429) => {
+            let reset = now_ms() + 300;
+            seen.reset_at = Some(reset);
+            seen.retried_at = None;
+            let mut r = graphql_error(
+                AxumStatus::BAD_REQUEST,
+                "Rate limit exceeded",
+                "RATELIMITED",
+            );
+            r.headers_mut().insert(
+                "x-ratelimit-requests-reset",
+                reset.to_string().parse().unwrap(),
+            );
+            return r;
+        }
+        Some(status) => {
+            return AxumStatus::from_u16(status).unwrap().into_response();
+        }
+        None => {}
+    }
+    if headers.get("authorization").and_then(|v| v.to_str().ok())
+        != Some(&format!("Bearer {TOKEN}"))
+    {
+        return graphql_error(
+            AxumStatus::UNAUTHORIZED,
+            "Authentication required",
+            "AUTHENTICATION_ERROR",
+        );
+    }
+    let query = body["query"].as_str().unwrap_or("");
+    let vars = &body["variables"];
+    if query.contains("agentActivityCreate(input: $input)") {
+        let input = &vars["input"];
+        if let Err(e) = check_activity(input) {
+            return graphql_error(AxumStatus::BAD_REQUEST, &e, "INVALID_INPUT");
+        }
+        let id = input["id"].as_str().unwrap_or("").to_string();
+        if !id.is_empty() && !seen.ids.insert(id) {
+            return graphql_error(
+                AxumStatus::BAD_REQUEST,
+                "Entity already exists",
+                "INVALID_INPUT",
+            );
+        }
+        let session = input["agentSessionId"].as_str().unwrap().to_string();
+        seen.activities.push((session, input.clone()));
+        return axum::Json(json!({ "data": { "agentActivityCreate": {
+            "success": true, "agentActivity": { "id": input["id"] } } } }))
+        .into_response();
+    }
+    if query.contains("agentSessionUpdate(id: $id, input: $input)") {
+        let urls = &vars["input"]["externalUrls"];
+        let ok = urls.as_array().is_some_and(|u| {
+            u.iter()
+                .all(|l| l["label"].as_str().is_some() && l["url"].as_str().is_some())
+        });
+        if !ok {
+            return graphql_error(
+                AxumStatus::BAD_REQUEST,
+                "externalUrls: [{label, url}]",
+                "INVALID_INPUT",
+            );
+        }
+        let session = vars["id"].as_str().unwrap_or("").to_string();
+        seen.links.push((session, urls.clone()));
+        return axum::Json(json!({ "data": { "agentSessionUpdate": { "success": true } } }))
+            .into_response();
+    }
+    graphql_error(
+        AxumStatus::BAD_REQUEST,
+        "unknown operation",
+        "GRAPHQL_VALIDATION_FAILED",
+    )
+}
+
+fn created(agent_session: &str, comment: &str) -> Value {
+    json!({
+        "type": "AgentSessionEvent",
+        "action": "created",
+        "createdAt": "2026-12-01T10:00:00.000Z",
+        "organizationId": "org-1",
+        "oauthClientId": "client-1",
+        "appUserId": "app-user-1",
+        "webhookId": "webhook-1",
+        "webhookTimestamp": now_ms(),
+        "agentSession": {
+            "id": agent_session,
+            "appUserId": "app-user-1",
+            "status": "pending",
+            "issue": {
+                "id": "issue-1",
+                "identifier": "ENG-123",
+                "title": "Fix the flaky parser test",
+                "url": "https://linear.app/acme/issue/ENG-123/fix-the-flaky-parser-test",
+                "teamId": "team-1",
+                "team": { "id": "team-1", "key": "ENG", "name": "Engineering" }
+            },
+            "comment": { "id": "comment-1", "body": comment },
+            "creator": { "id": "user-1", "name": "Ada" }
+        },
+        "promptContext": format!("<issue identifier=\"ENG-123\"><title>Fix the flaky parser test</title></issue>\n<primary-directive-thread><comment author=\"Ada\">{comment}</comment></primary-directive-thread>"),
+        "previousComments": [],
+        "guidance": []
+    })
+}
+
+fn prompted(agent_session: &str, activity: &str, words: &str, signal: Option<&str>) -> Value {
+    json!({
+        "type": "AgentSessionEvent",
+        "action": "prompted",
+        "createdAt": "2026-12-01T10:01:00.000Z",
+        "organizationId": "org-1",
+        "oauthClientId": "client-1",
+        "appUserId": "app-user-1",
+        "webhookId": "webhook-1",
+        "webhookTimestamp": now_ms(),
+        "agentSession": { "id": agent_session, "status": "active" },
+        "agentActivity": {
+            "id": activity,
+            "agentSessionId": agent_session,
+            "content": { "type": "prompt", "body": words },
+            "signal": signal,
+            "userId": "user-1"
+        }
+    })
+}
+
+fn sign(body: &[u8], secret: &str) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();
+    mac.update(body);
+    hex::encode(mac.finalize().into_bytes())
+}
+
+static DELIVERIES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+fn delivery() -> String {
+    let n = DELIVERIES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("00000000-0000-4000-8000-{n:012}")
+}
+
+/// Sends `event` as Linear does; returns the status Blaise answered with.
+async fn webhook_as(s: &Server, event: &Value, delivery: &str, secret: &str) -> StatusCode {
+    let body = serde_json::to_vec(event).unwrap();
+    s.http
+        .post(format!("{}/v1/sources/linear/coder", s.url))
+        .header("content-type", "application/json; charset=utf-8")
+        .header("linear-delivery", delivery)
+        .header("linear-event", "AgentSessionEvent")
+        .header("linear-signature", sign(&body, secret))
+        .header("user-agent", "Linear-Webhook")
+        .body(body)
+        .send()
+        .await
+        .unwrap()
+        .status()
+}
+
+async fn webhook(s: &Server, event: &Value) -> StatusCode {
+    webhook_as(s, event, &delivery(), SECRET).await
+}
+
+async fn setup(settings: Value) -> (Server, FakeRunner, StandIn) {
+    let linear = StandIn::start().await;
+    let s = Server::with_sources(fast_config(), linear.app("coder", "a")).await;
+    s.agent("a", settings).await;
+    let r = s.runner("r", &["a"]).await;
+    (s, r, linear)
+}
+
+/// The Blaise session a Linear agent session opened (from the link Blaise gave Linear).
+async fn session_of(linear: &StandIn, agent_session: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let link = linear
+            .seen
+            .lock()
+            .unwrap()
+            .links
+            .iter()
+            .find(|(s, _)| s == agent_session)
+            .map(|(_, l)| l[0]["url"].as_str().unwrap().to_string());
+        if let Some(url) = link {
+            return url.rsplit('/').next().unwrap().to_string();
+        }
+        assert!(Instant::now() < deadline, "no link for {agent_session}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn kinds(activities: &[Value]) -> Vec<String> {
+    activities
+        .iter()
+        .map(|a| a["content"]["type"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A mention opens a session whose first message is Linear's prompt context; Linear hears a
+/// thought within two seconds and then the agent's work: its text before acting as a thought, the
+/// tool call as an action with its command and result, its last words as the response.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mention_opens_a_session_whose_work_linear_sees_as_activities() {
+    let (s, r, linear) = setup(json!({})).await;
+    let asked = Instant::now();
+    assert_eq!(
+        webhook(&s, &created("as-1", "@blaise please fix it")).await,
+        StatusCode::OK
+    );
+    let first = linear.wait_activities("as-1", 1).await;
+    assert!(
+        asked.elapsed() < Duration::from_secs(2),
+        "first activity after {:?}",
+        asked.elapsed()
+    );
+    assert_eq!(kinds(&first), ["thought"]);
+    let id = session_of(&linear, "as-1").await;
+    let view = s.show(&id).await;
+    assert_eq!(view["agent"], "a");
+    let transcript = s.transcript(&id).await;
+    let first_message = transcript[0]["content"]["text"].as_str().unwrap();
+    assert!(
+        first_message.contains("please fix it") && first_message.contains("ENG-123"),
+        "the prompt context is the first message: {first_message}"
+    );
+
+    let run = r.take_started("start").await;
+    let entries = json!([
+        { "seq": 1, "kind": "agent_message", "content": { "text": "I will run ", "stream": "m1", "last": false } },
+        { "seq": 2, "kind": "agent_message", "content": { "text": "the tests.", "stream": "m1", "last": true } },
+        { "seq": 3, "kind": "tool_call", "content": { "text": "", "stream": "t1", "last": true,
+            "tool_call": { "id": "t1", "title": "Run the tests", "kind": "execute", "status": "in_progress", "command": "cargo test -p parser" } } },
+        { "seq": 4, "kind": "tool_call", "content": { "text": "", "stream": "t1", "last": true,
+            "tool_call": { "id": "t1", "title": "Run the tests", "kind": "execute", "status": "completed", "command": "cargo test -p parser", "output": "test result: ok. 12 passed" } } },
+        { "seq": 5, "kind": "agent_message", "content": { "text": "All 12 ", "stream": "m2", "last": false } },
+    ]);
+    let (status, v) = run.transcript(entries).await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    // The turn goes on: its last text is not told yet.
+    let told = linear.wait_activities("as-1", 3).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(linear.activities("as-1").len(), 3, "{told:#?}");
+    let (status, v) = run
+        .transcript(json!([{ "seq": 6, "kind": "agent_message", "content": { "text": "tests pass now.", "stream": "m2", "last": true } }]))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    run.turn_ended().await;
+    let all = linear.wait_activities("as-1", 4).await;
+    assert_eq!(kinds(&all), ["thought", "thought", "action", "response"]);
+    assert_eq!(all[1]["content"]["body"], "I will run the tests.");
+    assert_eq!(all[2]["content"]["parameter"], "cargo test -p parser");
+    assert!(
+        all[2]["content"]["result"]
+            .as_str()
+            .unwrap()
+            .contains("12 passed")
+    );
+    assert_eq!(all[3]["content"]["body"], "All 12 tests pass now.");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(linear.activities("as-1").len(), 4, "nothing is told twice");
+    let links = linear.seen.lock().unwrap().links.clone();
+    assert_eq!(
+        links[0].1,
+        json!([{ "label": "Blaise session", "url": format!("https://blaise.example.com/sessions/{id}") }])
+    );
+}
+
+/// A permission request is an elicitation offering its options; the user's choice in Linear
+/// answers it; a follow-up is a prompt to the run; `stop` cancels the turn; a follow-up to a
+/// paused session resumes it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn permissions_follow_ups_and_stop_from_linear_act_on_the_session() {
+    let (s, r, linear) = setup(json!({ "inactivity_ms": 300, "idle_policy": "pause" })).await;
+    assert_eq!(
+        webhook(&s, &created("as-2", "@blaise clean up")).await,
+        StatusCode::OK
+    );
+    let id = session_of(&linear, "as-2").await;
+    let run = r.take_started("start").await;
+    let request = json!({ "request_id": "perm-1", "tool_call": { "title": "rm -rf build/" },
+        "options": [ { "option_id": "allow", "name": "Allow", "kind": "allow_once" },
+                     { "option_id": "reject", "name": "Reject", "kind": "reject_once" } ] });
+    let (status, v) = r
+        .call(
+            Method::POST,
+            &format!("/v1/runner/runs/{}/permissions", run.id),
+            Some(json!({ "request_id": "perm-1", "request": request })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    let (status, v) = run
+        .transcript(json!([{ "seq": 1, "kind": "permission_request",
+            "content": { "text": "rm -rf build/?", "stream": "p1", "last": true, "permission": request } }]))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    let told = linear.wait_activities("as-2", 2).await;
+    assert_eq!(told[1]["content"]["type"], "elicitation");
+    assert_eq!(told[1]["signal"], "select");
+    assert_eq!(
+        told[1]["signalMetadata"]["options"],
+        json!([{ "label": "Allow", "value": "Allow" }, { "label": "Reject", "value": "Reject" }])
+    );
+
+    assert_eq!(
+        webhook(&s, &prompted("as-2", "act-1", "Allow", None)).await,
+        StatusCode::OK
+    );
+    let answer = run.wait_directive("permission_answer").await;
+    assert_eq!(answer["option_id"], "allow");
+
+    assert_eq!(
+        webhook(
+            &s,
+            &prompted("as-2", "act-2", "also update the changelog", None)
+        )
+        .await,
+        StatusCode::OK
+    );
+    let prompt = run.wait_directive("prompt").await;
+    assert_eq!(prompt["text"], "also update the changelog");
+
+    assert_eq!(
+        webhook(&s, &prompted("as-2", "act-3", "", Some("stop"))).await,
+        StatusCode::OK
+    );
+    run.wait_directive("cancel").await;
+    let told = linear.wait_activities("as-2", 3).await;
+    assert_eq!(told[2]["content"]["type"], "response");
+    assert!(
+        told[2]["content"]["body"]
+            .as_str()
+            .unwrap()
+            .starts_with("Stopped")
+    );
+
+    // The turns end, the session falls idle and pauses; a word from Linear resumes it.
+    run.turn_ended().await;
+    run.turn_ended().await;
+    run.wait_directive("stop").await;
+    run.ok("paused", json!({})).await;
+    s.wait_state(&id, "paused").await;
+    drop(run);
+    assert_eq!(
+        webhook(&s, &prompted("as-2", "act-4", "one more thing", None)).await,
+        StatusCode::OK
+    );
+    let resume = r.take("resume").await;
+    assert_eq!(resume.assignment["session_id"], id.as_str());
+}
+
+/// The seeds' refusals, answered in Linear: a message to an ended session, to a session whose
+/// environment is orphaned ("an admin must retry the teardown"), to a conversation Blaise has no
+/// session for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refusals_are_answered_in_linear() {
+    let (s, r, linear) = setup(json!({ "inactivity_ms": 100, "idle_policy": "pause" })).await;
+
+    // Orphaned: paused, closed, and every teardown fails.
+    assert_eq!(
+        webhook(&s, &created("as-3", "@blaise x")).await,
+        StatusCode::OK
+    );
+    let orphan = session_of(&linear, "as-3").await;
+    let run = r.take_started("start").await;
+    run.turn_ended().await;
+    run.wait_directive("stop").await;
+    run.ok("paused", json!({})).await;
+    drop(run);
+    s.close(&orphan).await;
+    for _ in 0..3 {
+        r.take("teardown")
+            .await
+            .ok(
+                "failed",
+                json!({ "phase": "teardown", "error": "docker: permission denied" }),
+            )
+            .await;
+    }
+    assert_eq!(env_state(&s.show(&orphan).await), "orphaned");
+    // Blaise's notice of the orphaning reaches Linear as an error of its own.
+    linear
+        .wait_body("as-3", "the environment is orphaned")
+        .await;
+    assert_eq!(
+        webhook(&s, &prompted("as-3", "act-5", "are you there?", None)).await,
+        StatusCode::OK
+    );
+    let refused = linear
+        .wait_body("as-3", "the message was not accepted")
+        .await;
+    assert_eq!(refused["content"]["type"], "error", "{refused}");
+    assert!(
+        refused["content"]["body"]
+            .as_str()
+            .unwrap()
+            .contains("an admin must retry the teardown"),
+        "{refused}"
+    );
+
+    // Ended: a session closed with its teardown done.
+    assert_eq!(
+        webhook(&s, &created("as-4", "@blaise y")).await,
+        StatusCode::OK
+    );
+    let ended = session_of(&linear, "as-4").await;
+    // Its turn stays open, so that it does not fall idle and pause before it is closed.
+    let run = r.take_started("start").await;
+    let close = tokio::spawn({
+        let api = Api::at(&s.url);
+        let ended = ended.clone();
+        async move {
+            api.admin(Method::POST, &format!("/v1/sessions/{ended}/close"), None)
+                .await
+        }
+    });
+    run.wait_directive("stop").await;
+    run.ok("torn_down", json!({})).await;
+    close.await.unwrap();
+    drop(run);
+    assert_eq!(
+        webhook(&s, &prompted("as-4", "act-6", "and now?", None)).await,
+        StatusCode::OK
+    );
+    let refused = linear.wait_body("as-4", "has ended").await;
+    assert_eq!(refused["content"]["type"], "error", "{refused}");
+
+    // A conversation Blaise never opened a session for.
+    assert_eq!(
+        webhook(&s, &prompted("as-unknown", "act-7", "hello?", None)).await,
+        StatusCode::OK
+    );
+    let told = linear.wait_activities("as-unknown", 1).await;
+    assert_eq!(told[0]["content"]["type"], "error");
+}
+
+/// A bad signature and an old timestamp are refused before anything is read; a delivery sent
+/// again, or the same event under another delivery, is answered and changes nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forged_old_and_replayed_webhooks_change_nothing() {
+    let (s, _r, linear) = setup(json!({})).await;
+    let sessions = |s: &Server| {
+        let api = Api::at(&s.url);
+        async move {
+            api.ok(Method::GET, "/v1/sessions", None).await["sessions"]
+                .as_array()
+                .unwrap()
+                .len()
+        }
+    };
+    let event = created("as-5", "@blaise z");
+    assert_eq!(
+        webhook_as(&s, &event, &delivery(), "not-the-secret").await,
+        StatusCode::UNAUTHORIZED
+    );
+    let mut old = event.clone();
+    old["webhookTimestamp"] = json!(now_ms() - 120_000);
+    assert_eq!(webhook(&s, &old).await, StatusCode::UNAUTHORIZED);
+    // Signed, then changed on the way.
+    let body = serde_json::to_vec(&event).unwrap();
+    let signature = sign(&body, SECRET);
+    let mut tampered = event.clone();
+    tampered["agentSession"]["comment"]["body"] = json!("@blaise rm -rf /");
+    let status = s
+        .http
+        .post(format!("{}/v1/sources/linear/coder", s.url))
+        .header("linear-delivery", delivery())
+        .header("linear-signature", signature)
+        .body(serde_json::to_vec(&tampered).unwrap())
+        .send()
+        .await
+        .unwrap()
+        .status();
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert_eq!(sessions(&s).await, 0);
+
+    let once = delivery();
+    assert_eq!(webhook_as(&s, &event, &once, SECRET).await, StatusCode::OK);
+    assert_eq!(
+        webhook_as(&s, &event, &once, SECRET).await,
+        StatusCode::OK,
+        "the same delivery"
+    );
+    assert_eq!(
+        webhook(&s, &event).await,
+        StatusCode::OK,
+        "the same event, another delivery"
+    );
+    assert_eq!(sessions(&s).await, 1);
+    let id = session_of(&linear, "as-5").await;
+    let follow = prompted("as-5", "act-8", "and the docs", None);
+    assert_eq!(webhook(&s, &follow).await, StatusCode::OK);
+    assert_eq!(webhook(&s, &follow).await, StatusCode::OK);
+    let users = s
+        .transcript(&id)
+        .await
+        .iter()
+        .filter(|e| e["kind"] == "user_message")
+        .count();
+    assert_eq!(users, 2, "the first message and one follow-up");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        kinds(&linear.activities("as-5")),
+        ["thought"],
+        "one acknowledgement"
+    );
+    // An unknown app is not found; a body that is not an agent session event is taken and ignored.
+    let status = s
+        .http
+        .post(format!("{}/v1/sources/linear/other", s.url))
+        .body("{}")
+        .send()
+        .await
+        .unwrap()
+        .status();
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let issue =
+        json!({ "type": "Issue", "action": "update", "webhookTimestamp": now_ms(), "data": {} });
+    assert_eq!(webhook(&s, &issue).await, StatusCode::OK);
+}
+
+/// Linear's rate limit is waited out (not before its reset) and an outage is retried: everything
+/// arrives once, in order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rate_limits_and_outages_delay_activities_but_lose_none() {
+    let (s, r, linear) = setup(json!({})).await;
+    linear.seen.lock().unwrap().failures.extend([429, 503]);
+    assert_eq!(
+        webhook(&s, &created("as-6", "@blaise go")).await,
+        StatusCode::OK
+    );
+    let id = session_of(&linear, "as-6").await;
+    let run = r.take_started("start").await;
+    for (seq, text) in [(1, "one"), (2, "two")] {
+        let (status, _) = run
+            .transcript(json!([
+                { "seq": seq * 2 - 1, "kind": "agent_thought", "content": { "text": text, "stream": format!("th{seq}"), "last": true } },
+                { "seq": seq * 2, "kind": "tool_call", "content": { "text": "", "stream": format!("t{seq}"), "last": true,
+                    "tool_call": { "id": format!("t{seq}"), "title": format!("step {text}"), "status": "completed" } } },
+            ]))
+            .await;
+        assert_eq!(status, StatusCode::OK);
+    }
+    run.turn_ended().await;
+    let told = linear.wait_activities("as-6", 5).await;
+    assert_eq!(
+        kinds(&told),
+        ["thought", "thought", "action", "thought", "action"]
+    );
+    assert_eq!(told[1]["content"]["body"], "one");
+    assert_eq!(told[4]["content"]["action"], "step two");
+    let seen = linear.seen.lock().unwrap();
+    let (reset, retried) = (seen.reset_at.unwrap(), seen.retried_at.unwrap());
+    assert!(
+        retried >= reset,
+        "retried {} ms before the reset",
+        reset - retried
+    );
+    assert!(!id.is_empty());
+}
+
+/// A webhook Blaise answered is acted on even if Blaise stops before telling Linear anything:
+/// what waits to go out is stored, and the next `blaise serve` sends it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_webhook_acknowledged_before_a_restart_is_acted_on() {
+    let (mut s, _r, linear) = setup(json!({})).await;
+    linear.seen.lock().unwrap().down = true;
+    assert_eq!(
+        webhook(&s, &created("as-7", "@blaise restart-proof")).await,
+        StatusCode::OK
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    s.restart(linear.app("coder", "a")).await;
+    linear.seen.lock().unwrap().down = false;
+    let told = linear.wait_activities("as-7", 1).await;
+    assert_eq!(kinds(&told), ["thought"]);
+    let id = session_of(&linear, "as-7").await;
+    assert_eq!(s.show(&id).await["state"], "active");
+}

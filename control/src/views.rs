@@ -80,6 +80,41 @@ pub struct SessionView {
     /// transcript keeps what came before. See [`STARTS_FRESH`].
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub starts_fresh: bool,
+    /// Where its messages come from when not from the web (a Linear agent session).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourceView>,
+}
+
+/// A session's message source (`crate::sources`), and where its conversation lives there.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct SourceView {
+    /// `linear`.
+    pub kind: String,
+    /// The connection it came through (`linear:coder`).
+    pub name: String,
+    /// The source's id of the conversation (Linear's agent session id).
+    pub thread: String,
+    /// What it is about, as the source names it (`ENG-123`), its title, and its address there.
+    pub label: Option<String>,
+    pub title: Option<String>,
+    pub url: Option<String>,
+}
+
+fn source_view(thread: crate::model::SourceThread) -> SourceView {
+    let issue = &thread.meta["issue"];
+    let field = |k: &str| issue[k].as_str().map(str::to_string);
+    SourceView {
+        kind: thread
+            .source
+            .split_once(':')
+            .map_or(thread.source.as_str(), |(k, _)| k)
+            .to_string(),
+        label: field("identifier"),
+        title: field("title"),
+        url: field("url").filter(|u| u.starts_with("https://")),
+        name: thread.source,
+        thread: thread.thread,
+    }
 }
 
 /// What `starts_fresh` means, as the CLI and the dashboard say it.
@@ -164,6 +199,7 @@ pub fn session_view(ctx: &mut Ctx, id: &str) -> Result<SessionView> {
             .as_ref()
             .is_some_and(|e| e.state == EnvironmentState::TornDown);
     Ok(SessionView {
+        source: ctx.tx.source_thread_of_session(id)?.map(source_view),
         starts_fresh,
         waiting_for_runner: crate::lifecycle::waiting::view(ctx, &session)?,
         waiting_messages: ctx.tx.messages(id, MessageState::Waiting)?.len(),

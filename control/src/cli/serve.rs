@@ -76,7 +76,7 @@ pub async fn serve(args: ServeArgs, out: &mut (dyn Write + Send)) -> Result<()> 
         .is_none()
         {
             tracing::warn!(
-                "--linear: app {} opens sessions of agent {}, which does not exist yet (`blaise agent add {}`)",
+                "--linear: app {} opens sessions of agent {}, which does not exist yet (`blaise agent set {}`)",
                 app.config.name,
                 app.config.agent,
                 app.config.agent

@@ -59,6 +59,18 @@ pub fn session(s: &Value, now: i64, out: Out) -> Result<()> {
     )?;
     writeln!(out, "  created        {}", when(&s["created_at"], now))?;
     writeln!(out, "  last activity  {}", when(&s["last_activity"], now))?;
+    let source = &s["source"];
+    if source.is_object() {
+        let label = if source["label"].is_string() {
+            &source["label"]
+        } else {
+            &source["thread"]
+        };
+        writeln!(out, "  from           {} {}", text(&source["name"]), text(label))?;
+        if source["url"].is_string() {
+            writeln!(out, "                 {}", text(&source["url"]))?;
+        }
+    }
     if s["expires_at"].is_i64() {
         writeln!(out, "  ends if idle   {}", when(&s["expires_at"], now))?;
     }

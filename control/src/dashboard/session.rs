@@ -117,6 +117,9 @@ fn status(v: &SessionView, now: crate::model::Millis) -> String {
         let _ = write!(out, " · ends {} if no message comes", time(expires));
     }
     out.push_str("</p>");
+    if let Some(source) = &v.source {
+        out.push_str(&source_line(source));
+    }
     // A reason that only repeats the state ("closed") says nothing more.
     if let Some(reason) = v.end_reason.as_ref().filter(|r| *r != v.state.as_str()) {
         let _ = write!(
@@ -144,6 +147,24 @@ fn status(v: &SessionView, now: crate::model::Millis) -> String {
         );
     }
     out
+}
+
+/// Where the session's messages come from, linking back there.
+fn source_line(source: &crate::views::SourceView) -> String {
+    let kind = match source.kind.as_str() {
+        "linear" => "Linear",
+        other => other,
+    };
+    let label = source.label.as_deref().unwrap_or(&source.thread);
+    let named = match &source.title {
+        Some(title) => format!("{} · {}", esc(label), esc(title)),
+        None => esc(label),
+    };
+    let linked = match &source.url {
+        Some(url) => format!("<a href=\"{}\" rel=\"noopener noreferrer\">{named}</a>", esc(url)),
+        None => named,
+    };
+    format!("<p id=\"source\">From {} ({}): {linked}</p>", esc(kind), esc(&source.name))
 }
 
 /// The permission requests the agent waits on, each with a button per answer it offers.

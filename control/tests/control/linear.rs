@@ -421,6 +421,26 @@ async fn a_mention_opens_a_session_whose_work_linear_sees_as_activities() {
     let id = session_of(&linear, "as-1").await;
     let view = s.show(&id).await;
     assert_eq!(view["agent"], "a");
+    assert_eq!(
+        view["source"],
+        json!({ "kind": "linear", "name": "linear:coder", "thread": "as-1", "label": "ENG-123",
+                "title": "Fix the flaky parser test",
+                "url": "https://linear.app/acme/issue/ENG-123/fix-the-flaky-parser-test" })
+    );
+    let page = s
+        .http
+        .get(format!("{}/sessions/{id}", s.url))
+        .header("cookie", format!("blaise_token={ADMIN}"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("From Linear (linear:coder): <a href=\"https://linear.app/acme/issue/ENG-123/fix-the-flaky-parser-test\""),
+        "the session's page links back to the issue"
+    );
     let transcript = s.transcript(&id).await;
     let first_message = transcript[0]["content"]["text"].as_str().unwrap();
     assert!(

@@ -29,7 +29,10 @@ const SECRET: &str = "whsec-bench";
 /// When the stand-in first heard of each agent session.
 type FirstSeen = Arc<Mutex<HashMap<String, Instant>>>;
 
-async fn graphql(State(seen): State<FirstSeen>, axum::Json(body): axum::Json<Value>) -> axum::Json<Value> {
+async fn graphql(
+    State(seen): State<FirstSeen>,
+    axum::Json(body): axum::Json<Value>,
+) -> axum::Json<Value> {
     let input = &body["variables"]["input"];
     if let Some(session) = input["agentSessionId"].as_str() {
         seen.lock()
@@ -63,7 +66,9 @@ fn event(n: usize, action: &str) -> Value {
             "url": format!("https://linear.app/acme/issue/ENG-{n}/fix-the-parser") } },
     });
     if action == "created" {
-        e["promptContext"] = json!(format!("<issue identifier=\"ENG-{n}\"><title>Fix the parser</title></issue>"));
+        e["promptContext"] = json!(format!(
+            "<issue identifier=\"ENG-{n}\"><title>Fix the parser</title></issue>"
+        ));
     } else {
         e["agentActivity"] = json!({
             "id": format!("10000000-0000-4000-8000-{:012}", n * 7 + 1),
@@ -82,7 +87,10 @@ async fn send(http: &reqwest::Client, url: &str, event: &Value, delivery: usize)
     let status = http
         .post(url)
         .header("linear-signature", signature)
-        .header("linear-delivery", format!("20000000-0000-4000-8000-{delivery:012}"))
+        .header(
+            "linear-delivery",
+            format!("20000000-0000-4000-8000-{delivery:012}"),
+        )
         .header("content-type", "application/json")
         .body(body)
         .send()
@@ -164,7 +172,10 @@ async fn main() {
         .unwrap();
     let up = Instant::now();
     while http.get(format!("{base}/v1/health")).send().await.is_err() {
-        assert!(up.elapsed() < Duration::from_secs(20), "blaise serve did not start");
+        assert!(
+            up.elapsed() < Duration::from_secs(20),
+            "blaise serve did not start"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let status = http

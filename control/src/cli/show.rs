@@ -66,7 +66,12 @@ pub fn session(s: &Value, now: i64, out: Out) -> Result<()> {
         } else {
             &source["thread"]
         };
-        writeln!(out, "  from           {} {}", text(&source["name"]), text(label))?;
+        writeln!(
+            out,
+            "  from           {} {}",
+            text(&source["name"]),
+            text(label)
+        )?;
         if source["url"].is_string() {
             writeln!(out, "                 {}", text(&source["url"]))?;
         }

@@ -161,10 +161,17 @@ fn source_line(source: &crate::views::SourceView) -> String {
         None => esc(label),
     };
     let linked = match &source.url {
-        Some(url) => format!("<a href=\"{}\" rel=\"noopener noreferrer\">{named}</a>", esc(url)),
+        Some(url) => format!(
+            "<a href=\"{}\" rel=\"noopener noreferrer\">{named}</a>",
+            esc(url)
+        ),
         None => named,
     };
-    format!("<p id=\"source\">From {} ({}): {linked}</p>", esc(kind), esc(&source.name))
+    format!(
+        "<p id=\"source\">From {} ({}): {linked}</p>",
+        esc(kind),
+        esc(&source.name)
+    )
 }
 
 /// The permission requests the agent waits on, each with a button per answer it offers.

@@ -483,10 +483,19 @@ fn check_sources(store: &dyn Store) {
     assert_eq!(tx.source_threads_due(20, 1).unwrap().len(), 1, "the limit");
 
     assert!(tx.take_delivery("linear:coder", "d1", 5).unwrap());
-    assert!(!tx.take_delivery("linear:coder", "d1", 6).unwrap(), "taken before");
-    assert!(tx.take_delivery("linear:other", "d1", 6).unwrap(), "another source's");
+    assert!(
+        !tx.take_delivery("linear:coder", "d1", 6).unwrap(),
+        "taken before"
+    );
+    assert!(
+        tx.take_delivery("linear:other", "d1", 6).unwrap(),
+        "another source's"
+    );
     assert_eq!(tx.forget_deliveries(6).unwrap(), 1, "the one taken at 5");
-    assert!(tx.take_delivery("linear:coder", "d1", 7).unwrap(), "forgotten");
+    assert!(
+        tx.take_delivery("linear:coder", "d1", 7).unwrap(),
+        "forgotten"
+    );
     tx.commit().unwrap();
 }
 

@@ -19,7 +19,7 @@ use axum::http::{HeaderMap, StatusCode as AxumStatus};
 use axum::response::IntoResponse;
 use blaise_control::sources::Sources;
 use blaise_control::sources::linear::App;
-use blaise_control::sources::linear::config::AppConfig;
+use blaise_control::sources::linear::config::{AppConfig, Auth};
 use hmac::{Hmac, Mac};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -45,6 +45,14 @@ struct Recorded {
     /// When the last rate limit resets, and when the first call after it came.
     reset_at: Option<i64>,
     retried_at: Option<i64>,
+    /// Issues by id: `{state: {id, type}, delegate: {id}|null, team: {id}}`.
+    issues: std::collections::HashMap<String, Value>,
+    /// `(id, state)` of each issueUpdate.
+    moves: Vec<(String, String)>,
+    /// The app token the client credentials were last given (the only one valid), and how
+    /// many were asked for.
+    app_token: Option<String>,
+    tokens_given: usize,
 }
 
 #[derive(Clone)]
@@ -63,8 +71,23 @@ fn now_ms() -> i64 {
 impl StandIn {
     async fn start() -> StandIn {
         let seen = Arc::new(Mutex::new(Recorded::default()));
+        {
+            let mut seen = seen.lock().unwrap();
+            for (id, state, delegate) in [
+                ("issue-1", "unstarted", None),
+                ("issue-9", "unstarted", Some("app-user-1")),
+                ("issue-10", "started", Some("app-user-1")),
+            ] {
+                seen.issues.insert(
+                    id.into(),
+                    json!({ "id": id, "state": { "id": format!("s-{state}"), "type": state },
+                            "delegate": delegate.map(|d| json!({ "id": d })), "team": { "id": "team-1" } }),
+                );
+            }
+        }
         let app = axum::Router::new()
             .route("/graphql", axum::routing::post(graphql))
+            .route("/oauth/token", axum::routing::post(oauth_token))
             .with_state(seen.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}/graphql", listener.local_addr().unwrap());
@@ -78,7 +101,7 @@ impl StandIn {
                 name: name.into(),
                 agent: agent.into(),
                 webhook_secret: SECRET.into(),
-                access_token: TOKEN.into(),
+                auth: Auth::Token(TOKEN.into()),
                 public_url: Some("https://blaise.example.com".into()),
                 api_url: self.url.clone(),
             }))],
@@ -224,9 +247,9 @@ async fn graphql(
         }
         None => {}
     }
-    if headers.get("authorization").and_then(|v| v.to_str().ok())
-        != Some(&format!("Bearer {TOKEN}"))
-    {
+    let authorization = headers.get("authorization").and_then(|v| v.to_str().ok());
+    let app_token = seen.app_token.as_ref().map(|t| format!("Bearer {t}"));
+    if authorization != Some(&format!("Bearer {TOKEN}")) && authorization != app_token.as_deref() {
         return graphql_error(
             AxumStatus::UNAUTHORIZED,
             "Authentication required",
@@ -272,6 +295,37 @@ async fn graphql(
         return axum::Json(json!({ "data": { "agentSessionUpdate": { "success": true } } }))
             .into_response();
     }
+    if query.contains("issue(id: $id)") {
+        let issue = seen.issues.get(vars["id"].as_str().unwrap_or("")).cloned();
+        return match issue {
+            Some(issue) => axum::Json(json!({ "data": { "issue": issue } })).into_response(),
+            None => graphql_error(
+                AxumStatus::BAD_REQUEST,
+                "Entity not found: Issue",
+                "INVALID_INPUT",
+            ),
+        };
+    }
+    if query.contains("team(id: $teamId)") && query.contains("type: { eq: \"started\" }") {
+        // Not in position order, as Linear does not promise one.
+        return axum::Json(json!({ "data": { "team": { "states": { "nodes": [
+            { "id": "st-review", "name": "In Review", "position": 2.0 },
+            { "id": "st-progress", "name": "In Progress", "position": 1.0 },
+        ] } } } }))
+        .into_response();
+    }
+    if query.contains("issueUpdate(id: $id, input: $input)") {
+        let (id, state) = (
+            vars["id"].as_str().unwrap_or("").to_string(),
+            vars["input"]["stateId"].as_str().unwrap_or("").to_string(),
+        );
+        if let Some(issue) = seen.issues.get_mut(&id) {
+            issue["state"] = json!({ "id": state, "type": "started" });
+        }
+        seen.moves.push((id, state));
+        return axum::Json(json!({ "data": { "issueUpdate": { "success": true } } }))
+            .into_response();
+    }
     graphql_error(
         AxumStatus::BAD_REQUEST,
         "unknown operation",
@@ -279,7 +333,41 @@ async fn graphql(
     )
 }
 
+/// Linear's token endpoint, for the client credentials grant: Basic auth with the client's id
+/// and secret, `grant_type=client_credentials`; one app token valid at a time.
+async fn oauth_token(
+    State(seen): State<Arc<Mutex<Recorded>>>,
+    headers: HeaderMap,
+    body: String,
+) -> axum::response::Response {
+    use base64::Engine;
+    let basic = base64::engine::general_purpose::STANDARD.encode("client-1:client-secret-1");
+    let authorized = headers.get("authorization").and_then(|v| v.to_str().ok())
+        == Some(&format!("Basic {basic}"));
+    if !authorized
+        || !body
+            .split('&')
+            .any(|p| p == "grant_type=client_credentials")
+    {
+        return (
+            AxumStatus::BAD_REQUEST,
+            axum::Json(json!({ "error": "invalid_client", "error_description": "Invalid client credentials" })),
+        )
+            .into_response();
+    }
+    let mut seen = seen.lock().unwrap();
+    seen.tokens_given += 1;
+    let token = format!("lin_app_token_{}", seen.tokens_given);
+    seen.app_token = Some(token.clone());
+    axum::Json(json!({ "access_token": token, "token_type": "Bearer", "expires_in": 2591999, "scope": "read write app:assignable app:mentionable" }))
+        .into_response()
+}
+
 fn created(agent_session: &str, comment: &str) -> Value {
+    created_on(agent_session, comment, "issue-1")
+}
+
+fn created_on(agent_session: &str, comment: &str, issue: &str) -> Value {
     json!({
         "type": "AgentSessionEvent",
         "action": "created",
@@ -294,7 +382,7 @@ fn created(agent_session: &str, comment: &str) -> Value {
             "appUserId": "app-user-1",
             "status": "pending",
             "issue": {
-                "id": "issue-1",
+                "id": issue,
                 "identifier": "ENG-123",
                 "title": "Fix the flaky parser test",
                 "url": "https://linear.app/acme/issue/ENG-123/fix-the-flaky-parser-test",
@@ -799,4 +887,78 @@ async fn a_webhook_acknowledged_before_a_restart_is_acted_on() {
     assert_eq!(kinds(&told), ["thought"]);
     let id = session_of(&linear, "as-7").await;
     assert_eq!(s.show(&id).await["state"], "active");
+}
+
+/// Delegated an issue not yet started, the agent moves it to its team's first started state (the
+/// one of lowest position); an issue it was only mentioned in, or one already started, stays.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_delegated_issue_moves_to_its_teams_first_started_state() {
+    let (s, _r, linear) = setup(json!({})).await;
+    for (session, issue) in [
+        ("as-8", "issue-9"),
+        ("as-9", "issue-1"),
+        ("as-10", "issue-10"),
+    ] {
+        assert_eq!(
+            webhook(&s, &created_on(session, "@blaise take it", issue)).await,
+            StatusCode::OK
+        );
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while linear.seen.lock().unwrap().moves.is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "the delegated issue was not moved"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    for session in ["as-9", "as-10"] {
+        session_of(&linear, session).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let seen = linear.seen.lock().unwrap();
+    assert_eq!(
+        seen.moves,
+        [("issue-9".to_string(), "st-progress".to_string())]
+    );
+}
+
+/// With the app's client credentials, Blaise asks Linear for an app token, and for a new one when
+/// Linear refuses the old (it expired, or another was asked for).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_credentials_get_an_app_token_and_a_new_one_when_refused() {
+    let linear = StandIn::start().await;
+    let sources = Sources {
+        linear: vec![Arc::new(App::new(AppConfig {
+            name: "coder".into(),
+            agent: "a".into(),
+            webhook_secret: SECRET.into(),
+            auth: Auth::ClientCredentials {
+                id: "client-1".into(),
+                secret: "client-secret-1".into(),
+            },
+            public_url: None,
+            api_url: linear.url.clone(),
+        }))],
+    };
+    let s = Server::with_sources(fast_config(), sources).await;
+    s.agent("a", json!({})).await;
+    assert_eq!(
+        webhook(&s, &created("as-11", "@blaise one")).await,
+        StatusCode::OK
+    );
+    linear.wait_activities("as-11", 1).await;
+    assert_eq!(linear.seen.lock().unwrap().tokens_given, 1);
+    // Another token is given elsewhere: the one Blaise holds is refused from now on.
+    linear.seen.lock().unwrap().app_token = Some("lin_app_token_elsewhere".into());
+    assert_eq!(
+        webhook(&s, &created("as-12", "@blaise two")).await,
+        StatusCode::OK
+    );
+    linear.wait_activities("as-12", 1).await;
+    assert_eq!(
+        linear.seen.lock().unwrap().tokens_given,
+        2,
+        "asked again once"
+    );
 }

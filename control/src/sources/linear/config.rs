@@ -5,7 +5,7 @@
 //!   - name: coder                  # its webhook: POST /v1/sources/linear/coder
 //!     agent: coder                 # the Blaise agent its sessions use
 //!     webhook_secret: { env: LINEAR_WEBHOOK_SECRET }
-//!     access_token: { env: LINEAR_ACCESS_TOKEN }
+//!     access_token: { env: LINEAR_ACCESS_TOKEN }   # or client_id + client_secret
 //!     public_url: https://blaise.example.com   # links from Linear to the session's page
 //! ```
 //!
@@ -28,7 +28,12 @@ struct AppFile {
     name: String,
     agent: String,
     webhook_secret: serde_yaml::Value,
-    access_token: serde_yaml::Value,
+    #[serde(default)]
+    access_token: Option<serde_yaml::Value>,
+    #[serde(default)]
+    client_id: Option<String>,
+    #[serde(default)]
+    client_secret: Option<serde_yaml::Value>,
     #[serde(default)]
     public_url: Option<String>,
     #[serde(default)]
@@ -92,7 +97,7 @@ pub struct AppConfig {
     pub name: String,
     pub agent: String,
     pub webhook_secret: String,
-    pub access_token: String,
+    pub auth: Auth,
     /// Blaise's address as Linear's users reach it, for the link to a session's page.
     pub public_url: Option<String>,
     pub api_url: String,
@@ -107,6 +112,17 @@ impl std::fmt::Debug for AppConfig {
             .field("api_url", &self.api_url)
             .finish_non_exhaustive()
     }
+}
+
+/// How Blaise gets a token for Linear's API.
+#[derive(Clone)]
+pub enum Auth {
+    /// A token given as it is (an `actor=app` installation's, or a personal API key).
+    Token(String),
+    /// The app's OAuth client credentials: Blaise asks Linear for an app token
+    /// (`grant_type=client_credentials`, enabled in the app's settings) and asks again when it
+    /// expires or is refused.
+    ClientCredentials { id: String, secret: String },
 }
 
 /// Linear's GraphQL API.
@@ -145,7 +161,20 @@ pub fn parse(text: &str) -> Result<Vec<AppConfig>, String> {
         };
         apps.push(AppConfig {
             webhook_secret: secret(&format!("{at}.webhook_secret"), app.webhook_secret)?,
-            access_token: secret(&format!("{at}.access_token"), app.access_token)?,
+            auth: match (app.access_token, app.client_id, app.client_secret) {
+                (Some(token), None, None) => {
+                    Auth::Token(secret(&format!("{at}.access_token"), token)?)
+                }
+                (None, Some(id), Some(client_secret)) => Auth::ClientCredentials {
+                    secret: secret(&format!("{at}.client_secret"), client_secret)?,
+                    id,
+                },
+                _ => {
+                    return Err(format!(
+                        "{at}: give either `access_token`, or `client_id` and `client_secret` (the app's OAuth client credentials)"
+                    ));
+                }
+            },
             public_url: url("public_url", app.public_url)?,
             api_url: url("api_url", app.api_url)?.unwrap_or_else(|| API_URL.to_string()),
             name: app.name,
@@ -163,6 +192,43 @@ fn secret(field: &str, value: serde_yaml::Value) -> Result<String, String> {
 mod tests {
     use super::*;
 
+    /// Every `apps:` block of docs/linear.md is a file `serve --linear` takes (its secrets read
+    /// from a file of this test and from variables it sets).
+    #[test]
+    fn the_files_the_guide_shows_are_taken() {
+        let guide = include_str!("../../../../docs/linear.md");
+        let dir = std::env::temp_dir().join(format!("blaise-linear-doc-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let secret = dir.join("secret");
+        std::fs::write(&secret, "from-a-file\n").unwrap();
+        let mut blocks = 0;
+        for block in guide.split("```yaml\n").skip(1) {
+            let text = block.split("```").next().unwrap();
+            if !text.starts_with("apps:") {
+                continue;
+            }
+            let mut text = text.to_string();
+            for line in text.clone().lines() {
+                if let Some((_, rest)) = line.split_once("{ env: ") {
+                    let name = rest.split(' ').next().unwrap();
+                    // SAFETY: names of the guide's variables; no other test reads them.
+                    unsafe { std::env::set_var(name, "from-the-environment") };
+                }
+                if let Some((_, rest)) = line.split_once("{ file: ") {
+                    let path = rest.split(' ').next().unwrap();
+                    text = text.replace(path, &secret.display().to_string());
+                }
+            }
+            let apps = parse(&text).unwrap_or_else(|e| panic!("{e}:\n{text}"));
+            assert!(
+                matches!(&apps[0].auth, Auth::ClientCredentials { secret, .. } if secret == "from-a-file")
+            );
+            blocks += 1;
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(blocks > 0, "docs/linear.md shows no `apps:` file");
+    }
+
     #[test]
     fn secrets_are_read_from_where_they_are_named_and_mistakes_say_where() {
         // SAFETY: this test's own variable names; no other test reads them.
@@ -175,6 +241,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(apps[0].webhook_secret, "whsec");
+        assert!(matches!(&apps[0].auth, Auth::Token(t) if t == "lin_oauth_x"));
         assert_eq!(apps[0].api_url, API_URL);
         assert_eq!(
             apps[0].public_url.as_deref(),
@@ -198,6 +265,18 @@ mod tests {
             unset.contains("apps[0].webhook_secret")
                 && unset.contains("BLAISE_TEST_LINEAR_NOT_SET"),
             "{unset}"
+        );
+        let both = parse(
+            "apps:\n  - name: coder\n    agent: coder\n    webhook_secret: { env: BLAISE_TEST_LINEAR_SECRET }\n    access_token: { env: BLAISE_TEST_LINEAR_TOKEN }\n    client_id: abc\n    client_secret: { env: BLAISE_TEST_LINEAR_TOKEN }\n",
+        )
+        .unwrap_err();
+        assert!(both.contains("either `access_token`"), "{both}");
+        let credentials = parse(
+            "apps:\n  - name: coder\n    agent: coder\n    webhook_secret: { env: BLAISE_TEST_LINEAR_SECRET }\n    client_id: abc\n    client_secret: { env: BLAISE_TEST_LINEAR_TOKEN }\n",
+        )
+        .unwrap();
+        assert!(
+            matches!(&credentials[0].auth, Auth::ClientCredentials { id, secret } if id == "abc" && secret == "lin_oauth_x")
         );
         let name = parse(
             "apps:\n  - name: ../x\n    agent: coder\n    webhook_secret: { env: BLAISE_TEST_LINEAR_SECRET }\n    access_token: { env: BLAISE_TEST_LINEAR_TOKEN }\n",

@@ -23,6 +23,9 @@ pub struct Event {
     pub activity: Option<(String, String, Option<String>)>,
     /// The issue, for the session's page: `{identifier, title, url}`.
     pub issue: Value,
+    /// The issue's id and the app's user in the workspace, when Linear gave them valid.
+    pub issue_id: Option<String>,
+    pub app_user: Option<String>,
 }
 
 /// Reads the fields Blaise uses from a verified payload; a payload without them is refused (400)
@@ -69,7 +72,14 @@ pub fn parse(body: &Value) -> Result<Option<Event>> {
         _ => None,
     };
     let field = |k: &str| issue[k].as_str().map(plain);
+    let valid = |v: &Value| {
+        v.as_str()
+            .filter(|id| check_linear_id("", id).is_ok())
+            .map(str::to_string)
+    };
     Ok(Some(Event {
+        issue_id: valid(&issue["id"]).or_else(|| valid(&s["issueId"])),
+        app_user: valid(&body["appUserId"]),
         action,
         session: session.to_string(),
         prompt,
@@ -159,6 +169,11 @@ pub fn take(ctx: &mut Ctx, app: &AppConfig, delivery: &str, event: &Event) -> Re
                         thread.outbox.push(json!({
                             "links": [{ "label": "Blaise session", "url": format!("{url}/sessions/{id}") }]
                         }));
+                    }
+                    if let (Some(issue), Some(app_user)) = (&event.issue_id, &event.app_user) {
+                        thread.outbox.push(
+                            json!({ "start_issue": { "issue": issue, "app_user": app_user } }),
+                        );
                     }
                 }
                 Outcome::Done => {}

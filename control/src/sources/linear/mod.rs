@@ -27,7 +27,7 @@ pub struct App {
 
 impl App {
     pub fn new(config: AppConfig) -> App {
-        let api = api::Api::new(&config.api_url, &config.access_token);
+        let api = api::Api::new(&config.api_url, &config.auth);
         App { config, api }
     }
 
@@ -57,11 +57,19 @@ impl Source for App {
 }
 
 impl App {
-    /// A reply queued by [`events`]: an activity (`{id, activity}`) or the session's links
-    /// (`{links}`).
+    /// A reply queued by [`events`]: an activity (`{id, activity}`), the session's links
+    /// (`{links}`), or moving a delegated issue to started (`{start_issue: {issue, app_user}}`).
     async fn reply(&self, thread: &SourceThread, reply: &Value) -> Result<(), Failure> {
         if let Some(links) = reply.get("links") {
             return self.api.set_links(&thread.thread, links).await;
+        }
+        if let Some(start) = reply.get("start_issue") {
+            return match (start["issue"].as_str(), start["app_user"].as_str()) {
+                (Some(issue), Some(app_user)) => self.api.start_issue(issue, app_user).await,
+                _ => Err(Failure::Refused(format!(
+                    "a reply of unknown shape: {reply}"
+                ))),
+            };
         }
         match (reply["id"].as_str(), reply.get("activity")) {
             (Some(id), Some(activity)) => {

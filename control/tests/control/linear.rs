@@ -434,9 +434,14 @@ fn delivery() -> String {
 
 /// Sends `event` as Linear does; returns the status Blaise answered with.
 async fn webhook_as(s: &Server, event: &Value, delivery: &str, secret: &str) -> StatusCode {
+    webhook_at(&s.api, event, delivery, secret).await
+}
+
+/// Sends `event` to the server `api` reaches.
+async fn webhook_at(api: &Api, event: &Value, delivery: &str, secret: &str) -> StatusCode {
     let body = serde_json::to_vec(event).unwrap();
-    s.http
-        .post(format!("{}/v1/sources/linear/coder", s.url))
+    api.http
+        .post(format!("{}/v1/sources/linear/coder", api.url))
         .header("content-type", "application/json; charset=utf-8")
         .header("linear-delivery", delivery)
         .header("linear-event", "AgentSessionEvent")
@@ -961,4 +966,94 @@ async fn client_credentials_get_an_app_token_and_a_new_one_when_refused() {
         2,
         "asked again once"
     );
+}
+
+/// `blaise serve` killed (SIGKILL) right after it answered a webhook, before it could tell Linear
+/// anything: the next `blaise serve` on the same database tells Linear what waited.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn blaise_serve_killed_after_answering_a_webhook_still_acts_on_it() {
+    let linear = StandIn::start().await;
+    linear.seen.lock().unwrap().down = true;
+    let dir = tempfile::tempdir().unwrap();
+    // The database of this pass: a SQLite file, or a PostgreSQL database of this test's own.
+    let (store, pg) = open_store(dir.path());
+    drop(store);
+    let db = match &pg {
+        Some(pg) => pg.url.clone(),
+        None => dir.path().join("blaise.db").display().to_string(),
+    };
+    let config = dir.path().join("linear.yml");
+    std::fs::write(
+        &config,
+        format!(
+            "apps:\n  - name: coder\n    agent: a\n    webhook_secret: {{ env: LINEAR_TEST_SECRET }}\n    access_token: {{ env: LINEAR_TEST_TOKEN }}\n    public_url: https://blaise.example.com\n    api_url: {}\n",
+            linear.url
+        ),
+    )
+    .unwrap();
+    let serve = |port: u16| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_blaise"))
+            .args([
+                "serve",
+                "--listen",
+                &format!("127.0.0.1:{port}"),
+                "--linear",
+            ])
+            .arg(&config)
+            .env("BLAISE_DB", &db)
+            .env("BLAISE_TOKEN", ADMIN)
+            .env("LINEAR_TEST_SECRET", SECRET)
+            .env("LINEAR_TEST_TOKEN", TOKEN)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let up = |api: &Api| {
+        let api = Api::at(&api.url);
+        async move {
+            let deadline = Instant::now() + Duration::from_secs(20);
+            while api
+                .http
+                .get(format!("{}/v1/health", api.url))
+                .send()
+                .await
+                .is_err()
+            {
+                assert!(Instant::now() < deadline, "blaise serve did not start");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    };
+    let port = free_port();
+    let mut first = serve(port);
+    let api = Api::at(&format!("http://127.0.0.1:{port}"));
+    up(&api).await;
+    let (status, v) = api
+        .admin(Method::PUT, "/v1/agents/a", Some(json!({})))
+        .await;
+    assert!(status.is_success(), "{v}");
+    let event = created("as-13", "@blaise survive this");
+    assert_eq!(
+        webhook_at(&api, &event, &delivery(), SECRET).await,
+        StatusCode::OK
+    );
+    first.kill().unwrap();
+    first.wait().unwrap();
+    assert!(linear.activities("as-13").is_empty(), "Linear was away");
+
+    linear.seen.lock().unwrap().down = false;
+    let port = free_port();
+    let mut second = serve(port);
+    let api = Api::at(&format!("http://127.0.0.1:{port}"));
+    up(&api).await;
+    let told = linear.wait_activities("as-13", 1).await;
+    assert_eq!(kinds(&told), ["thought"]);
+    let id = session_of(&linear, "as-13").await;
+    let (_, view) = api
+        .admin(Method::GET, &format!("/v1/sessions/{id}"), None)
+        .await;
+    assert_eq!(view["source"]["thread"], "as-13");
+    second.kill().unwrap();
+    second.wait().unwrap();
 }

@@ -33,10 +33,20 @@ impl Drop for Embedded {
 impl Embedded {
     /// Opens (creating and migrating) `db`, binds `listen` (port 0 picks one) and serves.
     pub async fn start(db: &Path, listen: SocketAddr, cfg: Config) -> Result<Embedded> {
+        Self::start_with(db, listen, cfg, Default::default()).await
+    }
+
+    /// [`Embedded::start`], answering for message `sources` too (Linear apps).
+    pub async fn start_with(
+        db: &Path,
+        listen: SocketAddr,
+        cfg: Config,
+        sources: crate::sources::Sources,
+    ) -> Result<Embedded> {
         let store = SqliteStore::open(db)
             .with_context(|| format!("cannot open the database {}", db.display()))?;
         let admin_token = new_token("bla_");
-        let state = AppState::new(Arc::new(store), cfg);
+        let state = AppState::new(Arc::new(store), cfg).with_sources(sources);
         state
             .write(|ctx| Ok(ctx.tx.set_admin_token_hash(&hash_token(&admin_token))?))
             .await?;

@@ -53,7 +53,16 @@ impl std::ops::Deref for Blaise {
 
 impl Blaise {
     pub async fn start(db: &Path, config: Config) -> Blaise {
-        let embedded = Embedded::start(db, "127.0.0.1:0".parse().unwrap(), config)
+        Self::start_with(db, config, Default::default()).await
+    }
+
+    /// A control plane that answers for message `sources` too (Linear apps).
+    pub async fn start_with(
+        db: &Path,
+        config: Config,
+        sources: blaise_control::sources::Sources,
+    ) -> Blaise {
+        let embedded = Embedded::start_with(db, "127.0.0.1:0".parse().unwrap(), config, sources)
             .await
             .expect("starting the control plane");
         let api = Api::new(&embedded.url, &embedded.admin_token);
@@ -439,8 +448,18 @@ impl Stage {
 
     /// Agent `name` with these settings; write `blaise.yml` yourself.
     pub async fn with_agent(name: &str, agent: AgentSettings) -> Stage {
+        Self::with_sources(name, agent, Default::default()).await
+    }
+
+    /// Agent `name`, with a control plane that answers for message `sources` too.
+    pub async fn with_sources(
+        name: &str,
+        agent: AgentSettings,
+        sources: blaise_control::sources::Sources,
+    ) -> Stage {
         let tmp = tempfile::tempdir().unwrap();
-        let blaise = Blaise::start(&tmp.path().join("blaise.db"), quick_config()).await;
+        let blaise =
+            Blaise::start_with(&tmp.path().join("blaise.db"), quick_config(), sources).await;
         blaise.embedded.set_agent(name, agent).unwrap();
         let config = tmp.path().join("blaise.yml");
         let data = tmp.path().join("data");

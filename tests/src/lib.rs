@@ -171,6 +171,7 @@ pub mod blaise;
 pub mod destinations;
 pub mod fake_registry;
 pub mod git_http;
+pub mod linear_api;
 pub mod model_api;
 pub mod proxy;
 pub mod registry;

@@ -15,6 +15,8 @@ mod decisions;
 mod failures;
 mod lifecycle;
 mod linear;
+#[path = "../../../tests/src/linear_api.rs"]
+mod linear_api;
 mod metrics;
 mod pg;
 mod retention;

@@ -22,6 +22,8 @@ mod instances;
 mod lifecycle;
 #[path = "../control/linear.rs"]
 mod linear;
+#[path = "../../../tests/src/linear_api.rs"]
+mod linear_api;
 #[path = "../control/pg.rs"]
 mod pg;
 #[path = "../control/retention.rs"]

@@ -127,7 +127,7 @@ fn read(request: &Value) -> Conversation {
                 Some("tool_result") => conversation.results.push(text_of(&block["content"])),
                 Some("text") => {
                     let text = block["text"].as_str().unwrap_or_default();
-                    if !text.trim_start().starts_with('<') {
+                    if !super::is_agents_own(text) {
                         conversation.prompts.push(text.to_owned());
                         conversation.results.clear();
                     }

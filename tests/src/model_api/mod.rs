@@ -197,3 +197,11 @@ fn id(prefix: &str) -> String {
     static NEXT: AtomicU64 = AtomicU64::new(1);
     format!("{prefix}_{:08}", NEXT.fetch_add(1, Ordering::Relaxed))
 }
+
+/// Whether a user-role text is the agent's own (Claude Code's `<system-reminder>`, Codex's
+/// `<environment_context>`: a tag first) rather than the user's prompt. Linear's prompt context
+/// also starts with a tag (`<issue …>`), and it is the user's.
+fn is_agents_own(text: &str) -> bool {
+    let text = text.trim_start();
+    text.starts_with('<') && !text.starts_with("<issue")
+}

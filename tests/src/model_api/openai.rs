@@ -115,7 +115,7 @@ fn read(request: &Value) -> Conversation {
             }
             Some("message") if item["role"] == "user" => {
                 let text = text_of(&item["content"]);
-                if !text.trim_start().starts_with('<') {
+                if !super::is_agents_own(&text) {
                     conversation.prompts.push(text);
                     conversation.results.clear();
                 }

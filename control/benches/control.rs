@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use blaise_control::clock;
 use blaise_control::config::Config;
-use blaise_control::lifecycle::reports::{self, LifecycleReport};
+use blaise_control::lifecycle::reports::{self, ReportBody};
 use blaise_control::lifecycle::{messages, offers, runners, transact};
 use blaise_control::model::*;
 use blaise_control::server::AppState;
@@ -60,8 +60,8 @@ fn populate(store: &dyn Store, cfg: &Config, now: Millis) -> Runner {
             let run_id = session.current_run_id.clone().unwrap();
             offers::accept(ctx, &runner, "i", &run_id)?;
             for (n, report) in [
-                LifecycleReport::Started { conversation: None },
-                LifecycleReport::TurnEnded { message_id: None },
+                ReportBody::Started { conversation: None },
+                ReportBody::TurnEnded { message_id: None },
             ]
             .into_iter()
             .enumerate()
@@ -69,7 +69,7 @@ fn populate(store: &dyn Store, cfg: &Config, now: Millis) -> Runner {
                 reports::apply(ctx, &runner, &run_id, &format!("r{n}"), report)?;
             }
             if i % 2 == 0 {
-                reports::apply(ctx, &runner, &run_id, "p", LifecycleReport::Paused)?;
+                reports::apply(ctx, &runner, &run_id, "p", ReportBody::Paused)?;
             }
         }
         Ok(runner)
@@ -178,7 +178,7 @@ fn bench_transcript_report(streams: usize) {
                 let session = messages::new_session(ctx, "a", "hello")?;
                 let run_id = session.current_run_id.clone().unwrap();
                 offers::accept(ctx, &runner, "i", &run_id)?;
-                reports::apply(ctx, &runner, &run_id, "s", LifecycleReport::Started { conversation: None })?;
+                reports::apply(ctx, &runner, &run_id, "s", ReportBody::Started { conversation: None })?;
                 run_ids.push(run_id);
             }
             Ok((token, run_ids))

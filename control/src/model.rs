@@ -17,29 +17,11 @@ pub fn now() -> Millis {
         .unwrap_or(0)
 }
 
-macro_rules! string_enum {
-    ($(#[$m:meta])* $name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
-        $(#[$m])*
-        #[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug, Hash)]
-        #[serde(rename_all = "snake_case")]
-        pub enum $name { $($variant),+ }
-        impl $name {
-            /// Every value, in the order declared.
-            #[allow(dead_code)]
-            pub const ALL: &'static [Self] = &[$(Self::$variant),+];
-            pub fn as_str(self) -> &'static str { match self { $(Self::$variant => $text),+ } }
-            pub fn parse(text: &str) -> Option<Self> { match text { $($text => Some(Self::$variant),)+ _ => None } }
-        }
-        impl std::fmt::Display for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { f.write_str(self.as_str()) }
-        }
-    };
-}
-
-string_enum!(
-    /// Whether an idle session pauses (keeping its environment) or ends.
-    IdlePolicy { Pause => "pause", End => "end" }
-);
+pub use blaise_protocol::{
+    Conversation, DirectiveBody, EgressCounts as Egress, EgressReached, EntryKind, EnvironmentLeft,
+    FailedPhase, IdlePolicy, RunKind, RunStatus, SessionState, StopDirective, StopReason,
+    string_enum,
+};
 
 /// The settings of an agent: the only place where timing lives.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -51,6 +33,20 @@ pub struct AgentSettings {
     /// Labels a runner must have (all of them) to take this agent's runs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub requires_labels: Vec<String>,
+}
+
+impl AgentSettings {
+    /// The settings as a runner reads them.
+    pub fn wire(&self) -> blaise_protocol::AgentSettings {
+        let ms = |v: Millis| v.max(0) as u64;
+        blaise_protocol::AgentSettings {
+            inactivity_ms: ms(self.inactivity_ms),
+            idle_policy: self.idle_policy,
+            paused_lifetime_ms: ms(self.paused_lifetime_ms),
+            timeout_ms: ms(self.timeout_ms),
+            requires_labels: self.requires_labels.clone(),
+        }
+    }
 }
 
 impl Default for AgentSettings {
@@ -140,25 +136,6 @@ pub struct Connection {
     pub labels: Vec<String>,
 }
 
-string_enum!(
-    SessionState {
-        Active => "active",
-        Paused => "paused",
-        Closed => "closed",
-        Completed => "completed",
-        TimedOut => "timed_out",
-        Failed => "failed",
-        Expired => "expired",
-    }
-);
-
-impl SessionState {
-    /// The endings: a session in one of these states takes no more messages.
-    pub fn is_ended(self) -> bool {
-        !matches!(self, SessionState::Active | SessionState::Paused)
-    }
-}
-
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct Session {
     pub id: String,
@@ -191,58 +168,6 @@ pub struct Session {
     pub plug_chain: Option<Vec<String>>,
     /// The ACP session the agent created, for `session/load` on resume.
     pub acp_session_id: Option<String>,
-}
-
-string_enum!(
-    RunKind { Start => "start", Resume => "resume", Teardown => "teardown" }
-);
-
-string_enum!(
-    /// How a run opened the agent's conversation: `new` (`session/new`: a
-    /// start run, or a resume whose agent could take up nothing of it),
-    /// `resumed` (`session/resume`, nothing replayed) or `loaded`
-    /// (`session/load`, replayed to the filters and not recorded again).
-    Conversation { New => "new", Resumed => "resumed", Loaded => "loaded" }
-);
-
-string_enum!(
-    RunStatus {
-        Offered => "offered",
-        Accepted => "accepted",
-        Running => "running",
-        Paused => "paused",
-        TornDown => "torn_down",
-        Failed => "failed",
-        Cancelled => "cancelled",
-        TimedOut => "timed_out",
-        Withdrawn => "withdrawn",
-    }
-);
-
-impl RunStatus {
-    pub fn is_finished(self) -> bool {
-        !matches!(
-            self,
-            RunStatus::Offered | RunStatus::Accepted | RunStatus::Running
-        )
-    }
-    /// Accepted by a runner and not finished.
-    pub fn is_live(self) -> bool {
-        matches!(self, RunStatus::Accepted | RunStatus::Running)
-    }
-}
-
-string_enum!(
-    /// Why Blaise stops a run.
-    StopReason { Idle => "idle", Timeout => "timeout", Closed => "closed" }
-);
-
-/// What Blaise sends a run to end it: the runner pauses its plugs, tears down unless
-/// `may_resume`, reports and exits.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
-pub struct StopDirective {
-    pub reason: StopReason,
-    pub may_resume: bool,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -287,29 +212,6 @@ pub struct Run {
     /// an egress policy held it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub egress: Option<Egress>,
-}
-
-/// What left the agent's network namespace during a run, as `blaise-egress` counted it.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
-pub struct Egress {
-    /// Each destination reached (`host:port` as the agent named it), and
-    /// `(other destinations)` past 256 of them.
-    pub reached: Vec<EgressReached>,
-    /// Each destination refused, once.
-    pub refused: Vec<String>,
-    /// Refusals of destinations past those listed.
-    #[serde(default)]
-    pub refused_more: u64,
-}
-
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
-pub struct EgressReached {
-    pub destination: String,
-    pub connections: u64,
-    /// Bytes the agent sent.
-    pub sent: u64,
-    /// Bytes the agent received.
-    pub received: u64,
 }
 
 string_enum!(
@@ -369,22 +271,6 @@ pub struct Message {
     pub deliveries: u32,
 }
 
-/// What flows to a run on its directive stream.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum DirectiveBody {
-    Prompt {
-        message_id: String,
-        text: String,
-    },
-    Cancel,
-    Stop(StopDirective),
-    PermissionAnswer {
-        request_id: String,
-        option_id: String,
-    },
-}
-
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct Directive {
     pub run_id: String,
@@ -393,6 +279,19 @@ pub struct Directive {
     pub body: DirectiveBody,
     pub created_at: Millis,
     pub delivered_at: Option<Millis>,
+}
+
+impl Directive {
+    /// The directive as a run reads it.
+    pub fn wire(self) -> blaise_protocol::Directive {
+        blaise_protocol::Directive {
+            seq: self.seq.max(0) as u64,
+            body: self.body,
+            run_id: self.run_id,
+            created_at: self.created_at,
+            delivered_at: self.delivered_at,
+        }
+    }
 }
 
 /// A plug's persisted state: opaque entries by key, scoped to (session, plug id).

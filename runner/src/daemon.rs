@@ -147,7 +147,7 @@ pub async fn connect(
         .iter()
         .find(|a| a.name == agent)
         .ok_or_else(|| anyhow!("Blaise did not return the settings of agent `{agent}`"))?;
-    let policy = settings.idle_policy;
+    let policy = settings.settings.idle_policy;
     if let Some(problem) = crate::cli::startup_check(&plugs, policy) {
         bail!("startup check: {problem}");
     }

@@ -12,7 +12,7 @@ use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use blaise_runner::protocol::{Client, ReportBody, TranscriptRecord};
+use blaise_runner::protocol::{Client, EntryKind, ReportBody, TranscriptRecord};
 use blaise_runner::run::{Item, Outbox, OutboxLimits, Reporter};
 use serde_json::{Value, json};
 
@@ -43,7 +43,7 @@ fn blaise_on(port: u16) -> Arc<Mutex<Vec<(String, Value)>>> {
             let answer = if request.contains("/transcript") {
                 json!({"appended": 1, "duplicates": 0, "last_seq": 1})
             } else {
-                json!({"duplicate": false, "run_status": "running"})
+                json!({"duplicate": false, "run_status": "running", "session_state": "active"})
             };
             kept.lock().unwrap().push((request, body));
             let answer = answer.to_string();
@@ -81,7 +81,7 @@ async fn a_backlog_spills_to_disk_and_arrives_whole_and_in_order() {
     for seq in 1..=300u64 {
         outbox.post(Item::Transcript(vec![TranscriptRecord {
             seq,
-            kind: "agent_message".into(),
+            kind: EntryKind::AgentMessage,
             content: json!({"text": format!("{seq} {line}"), "stream": "s", "last": true}),
         }]));
     }

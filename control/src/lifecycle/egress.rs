@@ -18,16 +18,22 @@ pub const OTHERS: &str = "(other destinations)";
 /// Longest destination kept (a DNS name is at most 253 bytes, and a port).
 pub const MAX_DESTINATION: usize = 300;
 
-impl Egress {
+/// The counts kept on a run, held to their bounds (`Egress` is the protocol's type).
+pub trait Tally {
     /// The report with every destination shown safely and within bounds.
-    pub fn bounded(self) -> Egress {
+    fn bounded(self) -> Self;
+    /// Adds `other`'s counts to these, destination by destination.
+    fn add(&mut self, other: Self);
+}
+
+impl Tally for Egress {
+    fn bounded(self) -> Egress {
         let mut bounded = Egress::default();
         bounded.add(self);
         bounded
     }
 
-    /// Adds `other`'s counts to these, destination by destination.
-    pub fn add(&mut self, other: Egress) {
+    fn add(&mut self, other: Egress) {
         let mut reached: BTreeMap<String, EgressReached> = std::mem::take(&mut self.reached)
             .into_iter()
             .map(|r| (r.destination.clone(), r))

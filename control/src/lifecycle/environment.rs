@@ -1,24 +1,11 @@
 //! The environment between runs: teardown, its retries with a growing delay, orphaning, and
 //! what happens once it is gone.
 
-use serde::{Deserialize, Serialize};
-
 use super::Ctx;
 use super::runs::{offer_run, serve_session};
 use crate::error::{Error, Result};
 use crate::model::*;
 use crate::store::Event;
-
-/// What a run that ended says about its environment.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum EnvironmentOutcome {
-    /// Left as it was (nothing torn down).
-    #[default]
-    Intact,
-    TornDown,
-    TeardownFailed,
-}
 
 /// Starts a teardown run for the environment now (the session must have no run).
 pub fn schedule_teardown(
@@ -118,13 +105,13 @@ pub fn settle(
     ctx: &mut Ctx,
     session: &mut Session,
     environment_id: &str,
-    outcome: EnvironmentOutcome,
+    outcome: EnvironmentLeft,
     teardown_error: Option<&str>,
 ) -> Result<()> {
     match outcome {
-        EnvironmentOutcome::Intact => Ok(()),
-        EnvironmentOutcome::TornDown => torn_down(ctx, session, environment_id),
-        EnvironmentOutcome::TeardownFailed => teardown_failed(
+        EnvironmentLeft::Intact => Ok(()),
+        EnvironmentLeft::TornDown => torn_down(ctx, session, environment_id),
+        EnvironmentLeft::TeardownFailed => teardown_failed(
             ctx,
             session,
             environment_id,

@@ -1,22 +1,12 @@
 //! Runners: connecting, which runs they are offered, accepting one, and reading its directives.
 
-use serde::Serialize;
-
 use super::Ctx;
 use super::close;
 use crate::error::{Error, Result};
 use crate::model::*;
 use crate::names::{check_labels, check_list, check_name};
 use crate::store::{Event, StoreResult, Tx};
-
-/// What a runner learns for each agent it serves when it connects.
-#[derive(Serialize, Clone, Debug)]
-pub struct AgentInfo {
-    pub name: String,
-    #[serde(flatten)]
-    pub settings: AgentSettings,
-    pub disabled: bool,
-}
+pub use blaise_protocol::{AgentInfo, Assignment, Offer};
 
 /// What a runner instance says about itself when it connects.
 pub struct Hello<'a> {
@@ -111,7 +101,7 @@ pub fn connect(ctx: &mut Ctx, runner: &Runner, hello: &Hello) -> Result<Vec<Agen
         let agent = ctx.agent(name)?;
         infos.push(AgentInfo {
             name: agent.name,
-            settings: agent.settings,
+            settings: agent.settings.wire(),
             disabled: agent.disabled,
         });
     }
@@ -124,16 +114,6 @@ pub fn connect(ctx: &mut Ctx, runner: &Runner, hello: &Hello) -> Result<Vec<Agen
         labels: labels.to_vec(),
     })?;
     Ok(infos)
-}
-
-/// A run as offered to a runner.
-#[derive(Serialize, Clone, Debug, PartialEq)]
-pub struct Offer {
-    pub run_id: String,
-    pub kind: RunKind,
-    pub session_id: String,
-    pub agent: String,
-    pub environment_id: String,
 }
 
 /// Whether the instance `connection` of `runner` may take `run` of `session`: the agent is one
@@ -273,24 +253,6 @@ pub fn offers(ctx: &mut Ctx, runner: &Runner, instance: &str) -> Result<Vec<Offe
     Ok(out)
 }
 
-/// What a runner needs to do an accepted run.
-#[derive(Serialize, Clone, Debug, PartialEq)]
-pub struct Assignment {
-    pub run_id: String,
-    pub kind: RunKind,
-    pub session_id: String,
-    pub environment_id: String,
-    pub agent: String,
-    pub settings: AgentSettings,
-    /// For a resume run: the ACP session to `session/load`.
-    pub acp_session_id: Option<String>,
-    /// The environment was recreated (the transcript says so).
-    pub fresh_environment: bool,
-    /// For a teardown run: why the session ended.
-    pub teardown_reason: Option<String>,
-    pub heartbeat_interval_ms: Millis,
-}
-
 pub fn accept(ctx: &mut Ctx, runner: &Runner, instance: &str, run_id: &str) -> Result<Assignment> {
     let mut run = ctx.run(run_id)?;
     let mut session = match run.status {
@@ -354,7 +316,7 @@ fn assignment(ctx: &mut Ctx, run: &Run, session: &Session) -> Result<Assignment>
         session_id: session.id.clone(),
         environment_id: run.environment_id.clone(),
         agent: agent.name,
-        settings: agent.settings,
+        settings: agent.settings.wire(),
         acp_session_id: match run.kind {
             RunKind::Resume => session.acp_session_id.clone(),
             _ => None,
@@ -369,7 +331,7 @@ fn assignment(ctx: &mut Ctx, run: &Run, session: &Session) -> Result<Assignment>
             ),
             _ => None,
         },
-        heartbeat_interval_ms: ctx.cfg.heartbeat_interval_ms,
+        heartbeat_interval_ms: ctx.cfg.heartbeat_interval_ms.max(0) as u64,
     })
 }
 

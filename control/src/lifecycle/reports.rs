@@ -1,92 +1,15 @@
 //! Lifecycle reports from a run. Each carries an id: a repeated id is acknowledged and ignored;
 //! a new report for a finished run is refused.
 
-use serde::{Deserialize, Serialize};
-
 use super::Ctx;
-use super::environment::{EnvironmentOutcome, schedule_teardown, settle};
+use super::egress::Tally;
+use super::environment::{schedule_teardown, settle};
 use super::offers::own_run;
 use super::recovery::recover;
 use super::runs::{end_run, pause_session, serve_session};
 use crate::error::{Error, Result};
 use crate::model::*;
-
-/// Where a run failed.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum FailurePhase {
-    /// The runner could not start the process for the run it accepted.
-    ProcessStart,
-    /// Preparing the plugs (`on-start` / `on-resume`), before the agent started.
-    BeforeAgentStart,
-    /// With the agent running.
-    Agent,
-    /// Tearing the environment down (a teardown run, or after a stop).
-    Teardown,
-}
-
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum LifecycleReport {
-    Accepted,
-    /// The plugs are ready and the agent started (a teardown run: the teardown began).
-    Started {
-        /// How the agent's conversation was opened (none for a teardown run).
-        #[serde(default)]
-        conversation: Option<Conversation>,
-    },
-    /// Whether every plug of the run's chain can resume, and the chain's plug ids.
-    PlugsCanResume {
-        can_resume: bool,
-        #[serde(default)]
-        plugs_that_cannot: Vec<String>,
-        #[serde(default)]
-        chain: Option<Vec<String>>,
-    },
-    /// The agent answered a prompt: the turn is over and the idle clock runs again.
-    TurnEnded {
-        #[serde(default)]
-        message_id: Option<String>,
-    },
-    /// The run paused its plugs and is exiting.
-    Paused,
-    /// The run tore the environment down and is exiting.
-    TornDown,
-    Failed {
-        phase: FailurePhase,
-        error: String,
-        #[serde(default)]
-        environment: EnvironmentOutcome,
-        #[serde(default)]
-        teardown_error: Option<String>,
-    },
-    /// SIGINT/SIGTERM: the run stopped the conversation and is exiting.
-    Cancelled {
-        #[serde(default)]
-        environment: EnvironmentOutcome,
-        #[serde(default)]
-        teardown_error: Option<String>,
-    },
-    /// What left the agent's network namespace (`blaise-egress`'s counts),
-    /// before the run's last report.
-    Egress(Egress),
-}
-
-impl LifecycleReport {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            LifecycleReport::Accepted => "accepted",
-            LifecycleReport::Started { .. } => "started",
-            LifecycleReport::PlugsCanResume { .. } => "plugs_can_resume",
-            LifecycleReport::TurnEnded { .. } => "turn_ended",
-            LifecycleReport::Paused => "paused",
-            LifecycleReport::TornDown => "torn_down",
-            LifecycleReport::Failed { .. } => "failed",
-            LifecycleReport::Cancelled { .. } => "cancelled",
-            LifecycleReport::Egress(_) => "egress",
-        }
-    }
-}
+pub use blaise_protocol::{ReportAnswer, ReportBody};
 
 /// Longest error text a report keeps: it is copied into the session's end
 /// reason, its notices and the 409s that quote it, and printed in the log.
@@ -94,43 +17,41 @@ pub const MAX_ERROR: usize = 16 << 10;
 /// Most plug ids a report's `chain` or `plugs_that_cannot` may list.
 pub const MAX_CHAIN: usize = 256;
 
-impl LifecycleReport {
-    /// The report with the values a runner chooses held to their bounds:
-    /// plug ids checked and counted, error texts cut at [`MAX_ERROR`] (cut,
-    /// not refused: a runner resends a refused report, and its failure must
-    /// still be recorded). The cut is the same every time, so a resent
-    /// report is still a duplicate.
-    pub fn bounded(mut self) -> Result<LifecycleReport> {
-        match &mut self {
-            LifecycleReport::PlugsCanResume {
-                plugs_that_cannot,
-                chain,
-                ..
-            } => {
-                check_plug_ids("plugs_that_cannot", plugs_that_cannot)?;
-                if let Some(chain) = chain {
-                    check_plug_ids("chain", chain)?;
-                }
+/// The report with the values a runner chooses held to their bounds:
+/// plug ids checked and counted, error texts cut at [`MAX_ERROR`] (cut,
+/// not refused: a runner resends a refused report, and its failure must
+/// still be recorded). The cut is the same every time, so a resent
+/// report is still a duplicate.
+pub fn bounded(mut report: ReportBody) -> Result<ReportBody> {
+    match &mut report {
+        ReportBody::PlugsCanResume {
+            plugs_that_cannot,
+            chain,
+            ..
+        } => {
+            check_plug_ids("plugs_that_cannot", plugs_that_cannot)?;
+            if let Some(chain) = chain {
+                check_plug_ids("chain", chain)?;
             }
-            LifecycleReport::TurnEnded {
-                message_id: Some(id),
-            } => crate::names::check_token("message_id", id)?,
-            LifecycleReport::Failed {
-                error,
-                teardown_error,
-                ..
-            } => {
-                cut(error);
-                teardown_error.iter_mut().for_each(cut);
-            }
-            LifecycleReport::Cancelled { teardown_error, .. } => {
-                teardown_error.iter_mut().for_each(cut);
-            }
-            LifecycleReport::Egress(egress) => *egress = std::mem::take(egress).bounded(),
-            _ => {}
         }
-        Ok(self)
+        ReportBody::TurnEnded {
+            message_id: Some(id),
+        } => crate::names::check_token("message_id", id)?,
+        ReportBody::Failed {
+            error,
+            teardown_error,
+            ..
+        } => {
+            cut(error);
+            teardown_error.iter_mut().for_each(cut);
+        }
+        ReportBody::Cancelled { teardown_error, .. } => {
+            teardown_error.iter_mut().for_each(cut);
+        }
+        ReportBody::Egress(egress) => *egress = std::mem::take(egress).bounded(),
+        _ => {}
     }
+    Ok(report)
 }
 
 fn check_plug_ids(field: &str, ids: &[String]) -> Result<()> {
@@ -144,24 +65,9 @@ fn check_plug_ids(field: &str, ids: &[String]) -> Result<()> {
 }
 
 fn cut(text: &mut String) {
-    if text.len() <= MAX_ERROR {
-        return;
+    if text.len() > MAX_ERROR {
+        *text = blaise_protocol::text::cut_end(text, MAX_ERROR).into_owned();
     }
-    let mut end = MAX_ERROR;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let gone = text.len() - end;
-    text.truncate(end);
-    text.push_str(&format!("… [{gone} bytes cut]"));
-}
-
-#[derive(Serialize, Clone, Debug, PartialEq)]
-pub struct ReportAck {
-    /// The report id was seen before: nothing was changed.
-    pub duplicate: bool,
-    pub run_status: RunStatus,
-    pub session_state: SessionState,
 }
 
 pub fn apply(
@@ -169,8 +75,8 @@ pub fn apply(
     runner: &Runner,
     run_id: &str,
     report_id: &str,
-    report: LifecycleReport,
-) -> Result<ReportAck> {
+    report: ReportBody,
+) -> Result<ReportAnswer> {
     if report_id.trim().is_empty() {
         return Err(Error::BadRequest("`report_id` is required".into()));
     }
@@ -183,7 +89,7 @@ pub fn apply(
             ));
         }
         let session = ctx.session(&run.session_id)?;
-        return Ok(ReportAck {
+        return Ok(ReportAnswer {
             duplicate: true,
             run_status: run.status,
             session_state: session.state,
@@ -201,8 +107,8 @@ pub fn apply(
     let mut session = ctx.session(&run.session_id)?;
     session.last_activity = session.last_activity.max(ctx.now);
     match report.clone() {
-        LifecycleReport::Accepted => {}
-        LifecycleReport::Started { conversation } => {
+        ReportBody::Accepted => {}
+        ReportBody::Started { conversation } => {
             if run.status != RunStatus::Accepted {
                 return Err(Error::conflict(
                     "already_started",
@@ -222,7 +128,7 @@ pub fn apply(
                 ctx.tx.put_environment(&environment)?;
             }
         }
-        LifecycleReport::PlugsCanResume {
+        ReportBody::PlugsCanResume {
             can_resume,
             plugs_that_cannot,
             chain,
@@ -234,7 +140,7 @@ pub fn apply(
                 session.plug_chain = Some(chain);
             }
         }
-        LifecycleReport::TurnEnded { message_id } => {
+        ReportBody::TurnEnded { message_id } => {
             session.open_turns = session.open_turns.saturating_sub(1);
             // Turns are served in the order their prompts arrived: without an
             // id, the turn ended is the oldest one the run has open.
@@ -251,22 +157,22 @@ pub fn apply(
                 ctx.tx.put_message(&message)?;
             }
         }
-        LifecycleReport::Egress(egress) => {
+        ReportBody::Egress(egress) => {
             run.egress.get_or_insert_default().add(egress);
             ctx.tx.put_run(&run)?;
         }
-        LifecycleReport::Paused => paused(ctx, &mut session, &mut run)?,
-        LifecycleReport::TornDown => {
+        ReportBody::Paused => paused(ctx, &mut session, &mut run)?,
+        ReportBody::TornDown => {
             end_run(ctx, &mut session, &mut run, RunStatus::TornDown, None)?;
             settle(
                 ctx,
                 &mut session,
                 &run.environment_id,
-                EnvironmentOutcome::TornDown,
+                EnvironmentLeft::TornDown,
                 None,
             )?;
         }
-        LifecycleReport::Failed {
+        ReportBody::Failed {
             phase,
             error,
             environment,
@@ -280,7 +186,7 @@ pub fn apply(
             environment,
             teardown_error.as_deref(),
         )?,
-        LifecycleReport::Cancelled {
+        ReportBody::Cancelled {
             environment,
             teardown_error,
         } => {
@@ -298,7 +204,7 @@ pub fn apply(
                 environment,
                 teardown_error.as_deref(),
             )?;
-            if environment == EnvironmentOutcome::Intact {
+            if environment == EnvironmentLeft::Intact {
                 let mut env = ctx.environment(&run.environment_id)?;
                 if session.state.is_ended() || run.kind == RunKind::Teardown {
                     schedule_teardown(ctx, &mut session, env)?;
@@ -322,7 +228,7 @@ pub fn apply(
     ctx.tx
         .add_report(run_id, report_id, report.kind(), ctx.now)?;
     ctx.tx.put_session(&session)?;
-    Ok(ReportAck {
+    Ok(ReportAnswer {
         duplicate: false,
         run_status: run.status,
         session_state: session.state,
@@ -389,9 +295,9 @@ fn failed(
     ctx: &mut Ctx,
     session: &mut Session,
     run: &mut Run,
-    phase: FailurePhase,
+    phase: FailedPhase,
     error: &str,
-    environment: EnvironmentOutcome,
+    environment: EnvironmentLeft,
     teardown_error: Option<&str>,
 ) -> Result<()> {
     end_run(
@@ -401,7 +307,7 @@ fn failed(
         RunStatus::Failed,
         Some(format!("{}: {error}", phase_text(phase))),
     )?;
-    if phase == FailurePhase::ProcessStart {
+    if phase == FailedPhase::ProcessStart {
         // Nothing ran: recover at once instead of waiting for the connection timeout.
         return recover(
             ctx,
@@ -415,7 +321,7 @@ fn failed(
         return super::environment::teardown_failed(ctx, session, &run.environment_id, error);
     }
     if run.kind == RunKind::Resume
-        && phase == FailurePhase::BeforeAgentStart
+        && phase == FailedPhase::BeforeAgentStart
         && !session.state.is_ended()
     {
         // The environment is broken: tear it down and answer the waiting message in a new one.
@@ -443,18 +349,18 @@ fn failed(
         environment,
         teardown_error,
     )?;
-    if environment == EnvironmentOutcome::Intact {
+    if environment == EnvironmentLeft::Intact {
         let env = ctx.environment(&run.environment_id)?;
         schedule_teardown(ctx, session, env)?;
     }
     Ok(())
 }
 
-fn phase_text(phase: FailurePhase) -> &'static str {
+fn phase_text(phase: FailedPhase) -> &'static str {
     match phase {
-        FailurePhase::ProcessStart => "process start",
-        FailurePhase::BeforeAgentStart => "before the agent started",
-        FailurePhase::Agent => "agent",
-        FailurePhase::Teardown => "teardown",
+        FailedPhase::ProcessStart => "process start",
+        FailedPhase::BeforeAgentStart => "before the agent started",
+        FailedPhase::Agent => "agent",
+        FailedPhase::Teardown => "teardown",
     }
 }

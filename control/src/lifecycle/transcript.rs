@@ -1,27 +1,10 @@
 //! Transcript reports: entries numbered by the run from 1, appended in order, idempotent.
 
-use serde::Deserialize;
-
 use super::Ctx;
 use super::offers::own_run;
 use crate::error::{Error, Result};
 use crate::model::*;
-
-#[derive(Deserialize, Clone, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct ReportedEntry {
-    pub seq: i64,
-    pub kind: String,
-    pub content: serde_json::Value,
-}
-
-/// How many entries were new and how many repeated ones were ignored.
-#[derive(serde::Serialize, Debug, PartialEq)]
-pub struct TranscriptAck {
-    pub appended: usize,
-    pub duplicates: usize,
-    pub last_seq: i64,
-}
+pub use blaise_protocol::{TranscriptAnswer, TranscriptRecord};
 
 /// Appends the entries. A repeated entry (same seq, same content) is ignored; a gap, a reorder or
 /// a repeated seq with other content refuses the whole batch.
@@ -29,8 +12,8 @@ pub fn report(
     ctx: &mut Ctx,
     runner: &Runner,
     run_id: &str,
-    entries: &[ReportedEntry],
-) -> Result<TranscriptAck> {
+    entries: &[TranscriptRecord],
+) -> Result<TranscriptAnswer> {
     let run = own_run(ctx, runner, run_id)?;
     if entries.is_empty() {
         return Err(Error::BadRequest("`entries` is empty".into()));
@@ -39,17 +22,23 @@ pub fn report(
     let mut fresh = Vec::new();
     let mut duplicates = 0;
     for (i, entry) in entries.iter().enumerate() {
-        crate::names::check_token(&format!("entries[{i}].kind"), &entry.kind)?;
-        if entry.seq <= last {
-            let known = match fresh.iter().find(|e: &&&ReportedEntry| e.seq == entry.seq) {
-                Some(e) => Some((e.kind.clone(), e.content.clone())),
+        crate::names::check_token(&format!("entries[{i}].kind"), entry.kind.as_str())?;
+        let seq = i64::try_from(entry.seq).map_err(|_| {
+            Error::BadRequest(format!("`entries[{i}].seq` is too large: {}", entry.seq))
+        })?;
+        if seq <= last {
+            let known = match fresh
+                .iter()
+                .find(|e: &&&TranscriptRecord| e.seq == entry.seq)
+            {
+                Some(e) => Some((e.kind.to_string(), e.content.clone())),
                 None => ctx
                     .tx
-                    .run_transcript_entry(run_id, entry.seq)?
+                    .run_transcript_entry(run_id, seq)?
                     .map(|e| (e.kind, e.content)),
             };
             match known {
-                Some((kind, content)) if kind == entry.kind && content == entry.content => {
+                Some((kind, content)) if entry.kind == *kind && content == entry.content => {
                     duplicates += 1
                 }
                 _ => {
@@ -62,8 +51,8 @@ pub fn report(
                     ));
                 }
             }
-        } else if entry.seq == last + 1 {
-            last = entry.seq;
+        } else if seq == last + 1 {
+            last = seq;
             fresh.push(entry);
         } else {
             return Err(Error::conflict(
@@ -91,8 +80,8 @@ pub fn report(
             index: 0,
             session_id: run.session_id.clone(),
             run_id: Some(run_id.to_string()),
-            seq: Some(entry.seq),
-            kind: entry.kind.clone(),
+            seq: Some(entry.seq as i64),
+            kind: entry.kind.to_string(),
             content: entry.content.clone(),
             at: ctx.now,
         })
@@ -103,9 +92,9 @@ pub fn report(
         session.last_activity = session.last_activity.max(ctx.now);
         ctx.tx.put_session(&session)?;
     }
-    Ok(TranscriptAck {
-        appended: fresh.len(),
+    Ok(TranscriptAnswer {
+        appended: fresh.len() as u64,
         duplicates,
-        last_seq: last,
+        last_seq: last as u64,
     })
 }

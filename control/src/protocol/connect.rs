@@ -2,44 +2,19 @@
 
 use axum::Json;
 use axum::extract::{Query, State};
-use serde::{Deserialize, Serialize};
+use blaise_protocol::{ConnectRequest, Connected, Offers, OffersQuery, PROTOCOL_VERSION};
 
-use super::PROTOCOL_VERSION;
 use crate::error::Result;
-use crate::lifecycle::offers::{self, AgentInfo, Offer};
+use crate::lifecycle::offers;
 use crate::model::Millis;
 use crate::names::check_token;
 use crate::server::{AppState, Body, RunnerAuth};
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ConnectRequest {
-    /// Names this process among the instances sharing the runner's token.
-    pub instance: String,
-    /// The agents this runner serves.
-    pub agents: Vec<String>,
-    /// Most runs this instance takes at once; without it, no limit.
-    #[serde(default)]
-    pub capacity: Option<u32>,
-    /// What this instance offers that an agent may require (`gpu`, `region-eu`, …).
-    #[serde(default)]
-    pub labels: Vec<String>,
-}
-
-#[derive(Serialize)]
-pub struct ConnectResponse {
-    pub protocol_version: u32,
-    pub runner: String,
-    pub agents: Vec<AgentInfo>,
-    pub heartbeat_interval_ms: Millis,
-    pub long_poll_max_ms: Millis,
-}
 
 pub async fn connect(
     State(state): State<AppState>,
     RunnerAuth(runner): RunnerAuth,
     Body(req): Body<ConnectRequest>,
-) -> Result<Json<ConnectResponse>> {
+) -> Result<Json<Connected>> {
     check_token("instance", &req.instance)?;
     let hello = offers::Hello {
         instance: &req.instance,
@@ -50,41 +25,31 @@ pub async fn connect(
     let agents = state
         .write(|ctx| offers::connect(ctx, &runner, &hello))
         .await?;
-    Ok(Json(ConnectResponse {
+    Ok(Json(Connected {
         protocol_version: PROTOCOL_VERSION,
         runner: runner.name,
         agents,
-        heartbeat_interval_ms: state.cfg.heartbeat_interval_ms,
-        long_poll_max_ms: state.cfg.long_poll_max_ms,
+        heartbeat_interval_ms: state.cfg.heartbeat_interval_ms.max(0) as u64,
+        long_poll_max_ms: state.cfg.long_poll_max_ms.max(0) as u64,
     }))
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct OffersQuery {
-    pub instance: String,
-    #[serde(default)]
-    pub wait_ms: Option<Millis>,
-}
-
-#[derive(Serialize)]
-pub struct OffersResponse {
-    pub offers: Vec<Offer>,
 }
 
 pub async fn offers(
     State(state): State<AppState>,
     RunnerAuth(runner): RunnerAuth,
     Query(q): Query<OffersQuery>,
-) -> Result<Json<OffersResponse>> {
+) -> Result<Json<Offers>> {
     check_token("instance", &q.instance)?;
+    let wait_ms = q
+        .wait_ms
+        .map(|ms| Millis::try_from(ms).unwrap_or(Millis::MAX));
     let found = state
-        .long_poll_offers(&runner.id, q.wait_ms, |ctx| {
+        .long_poll_offers(&runner.id, wait_ms, |ctx| {
             let offers = offers::offers(ctx, &runner, &q.instance)?;
             Ok((!offers.is_empty()).then_some(offers))
         })
         .await?;
-    Ok(Json(OffersResponse {
+    Ok(Json(Offers {
         offers: found.unwrap_or_default(),
     }))
 }

@@ -11,7 +11,7 @@ use axum::routing::{get, post, put};
 
 use crate::server::AppState;
 
-pub const PROTOCOL_VERSION: u32 = 1;
+pub use blaise_protocol::PROTOCOL_VERSION;
 
 pub fn routes() -> Router<AppState> {
     Router::new()

@@ -2,7 +2,7 @@
 
 use axum::Json;
 use axum::extract::{Path, State};
-use serde::Deserialize;
+use blaise_protocol::AskPermission;
 
 use super::runs::finished;
 use crate::error::{Error, Result};
@@ -11,19 +11,11 @@ use crate::model::*;
 use crate::names::{check_request_id_in_path, is_request_id};
 use crate::server::{AppState, Body, RunnerAuth};
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AskRequest {
-    pub request_id: String,
-    /// What the agent asks: the tool call and the options, as ACP gave them.
-    pub request: serde_json::Value,
-}
-
 pub async fn ask(
     State(state): State<AppState>,
     RunnerAuth(runner): RunnerAuth,
     Path(run): Path<String>,
-    Body(req): Body<AskRequest>,
+    Body(req): Body<AskPermission>,
 ) -> Result<Json<PermissionRequest>> {
     if !is_request_id(&req.request_id) {
         return Err(Error::invalid(

@@ -1,10 +1,8 @@
 //! Plug state, by session and plug id: read it all, replace one plug's record, delete it.
 
-use std::collections::BTreeMap;
-
 use axum::Json;
 use axum::extract::{Path, State};
-use serde::{Deserialize, Serialize};
+use blaise_protocol::{PlugRecords, PutPlugState};
 
 use super::runs::finished;
 use crate::error::Result;
@@ -13,20 +11,6 @@ use crate::lifecycle::offers::own_run;
 use crate::model::*;
 use crate::names::check_plug_id;
 use crate::server::{AppState, Body, RunnerAuth};
-
-#[derive(Serialize)]
-pub struct PlugStateRecord {
-    pub plug_id: String,
-    pub entries: BTreeMap<String, String>,
-    /// Whether the session's current plug chain has this plug.
-    pub owned: bool,
-    pub updated_at: Millis,
-}
-
-#[derive(Serialize)]
-pub struct PlugStateList {
-    pub records: Vec<PlugStateRecord>,
-}
 
 fn live_run(ctx: &mut Ctx, runner: &Runner, run_id: &str) -> Result<Run> {
     let run = own_run(ctx, runner, run_id)?;
@@ -40,7 +24,7 @@ pub async fn list(
     State(state): State<AppState>,
     RunnerAuth(runner): RunnerAuth,
     Path(run): Path<String>,
-) -> Result<Json<PlugStateList>> {
+) -> Result<Json<PlugRecords>> {
     let records = state
         .write(|ctx| {
             // Only a live run reads its session's state: a finished one may
@@ -53,7 +37,7 @@ pub async fn list(
                 .tx
                 .plug_records(&run.session_id)?
                 .into_iter()
-                .map(|r| PlugStateRecord {
+                .map(|r| blaise_protocol::PlugRecord {
                     owned: chain.contains(&r.plug_id),
                     plug_id: r.plug_id,
                     entries: r.entries,
@@ -62,20 +46,14 @@ pub async fn list(
                 .collect())
         })
         .await?;
-    Ok(Json(PlugStateList { records }))
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PutRequest {
-    pub entries: BTreeMap<String, String>,
+    Ok(Json(PlugRecords { records }))
 }
 
 pub async fn put(
     State(state): State<AppState>,
     RunnerAuth(runner): RunnerAuth,
     Path((run, plug)): Path<(String, String)>,
-    Body(req): Body<PutRequest>,
+    Body(req): Body<PutPlugState>,
 ) -> Result<Json<serde_json::Value>> {
     check_plug_id(&plug)?;
     state

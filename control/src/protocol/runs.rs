@@ -2,22 +2,19 @@
 
 use axum::Json;
 use axum::extract::{Path, Query, State};
-use serde::{Deserialize, Serialize};
+use blaise_protocol::{
+    AcceptRequest, AcpSession, DirectiveBatch, DirectivesQuery, HeartbeatAnswer, Report,
+    TranscriptBatch,
+};
 
 use crate::changes::Topic;
 use crate::error::{Error, Result};
 use crate::lifecycle::offers::{self, Assignment, own_run};
-use crate::lifecycle::reports::{self, LifecycleReport, ReportAck};
-use crate::lifecycle::transcript::{self, ReportedEntry, TranscriptAck};
+use crate::lifecycle::reports::{self, ReportAnswer};
+use crate::lifecycle::transcript::{self, TranscriptAnswer};
 use crate::model::*;
 use crate::names::check_token;
 use crate::server::{AppState, Body, RunnerAuth};
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AcceptRequest {
-    pub instance: String,
-}
 
 pub async fn accept(
     State(state): State<AppState>,
@@ -33,56 +30,42 @@ pub async fn accept(
     ))
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DirectivesQuery {
-    #[serde(default)]
-    pub after: i64,
-    #[serde(default)]
-    pub wait_ms: Option<Millis>,
-}
-
-#[derive(Serialize)]
-pub struct DirectivesResponse {
-    pub run_status: RunStatus,
-    pub directives: Vec<Directive>,
-}
-
 pub async fn directives(
     State(state): State<AppState>,
     RunnerAuth(runner): RunnerAuth,
     Path(run): Path<String>,
     Query(q): Query<DirectivesQuery>,
-) -> Result<Json<DirectivesResponse>> {
+) -> Result<Json<DirectiveBatch>> {
     let mut status = RunStatus::Offered;
+    let after = i64::try_from(q.after).unwrap_or(i64::MAX);
+    let wait_ms = q
+        .wait_ms
+        .map(|ms| Millis::try_from(ms).unwrap_or(Millis::MAX));
     let found = state
-        .long_poll(Topic::Run(run.clone()), q.wait_ms, |ctx| {
-            let (r, directives) = offers::directives(ctx, &runner, &run, q.after)?;
+        .long_poll(Topic::Run(run.clone()), wait_ms, |ctx| {
+            let (r, directives) = offers::directives(ctx, &runner, &run, after)?;
             status = r.status;
             Ok((!directives.is_empty() || r.status.is_finished()).then_some(directives))
         })
         .await?;
-    Ok(Json(DirectivesResponse {
+    Ok(Json(DirectiveBatch {
         run_status: status,
-        directives: found.unwrap_or_default(),
+        directives: found
+            .unwrap_or_default()
+            .into_iter()
+            .map(Directive::wire)
+            .collect(),
     }))
-}
-
-#[derive(Deserialize)]
-pub struct ReportRequest {
-    pub report_id: String,
-    #[serde(flatten)]
-    pub report: LifecycleReport,
 }
 
 pub async fn report(
     State(state): State<AppState>,
     RunnerAuth(runner): RunnerAuth,
     Path(run): Path<String>,
-    Body(req): Body<ReportRequest>,
-) -> Result<Json<ReportAck>> {
+    Body(req): Body<Report>,
+) -> Result<Json<ReportAnswer>> {
     check_token("report_id", &req.report_id)?;
-    let report = req.report.bounded()?;
+    let report = reports::bounded(req.body)?;
     let ack = state
         .write(|ctx| reports::apply(ctx, &runner, &run, &req.report_id, report.clone()))
         .await?;
@@ -90,18 +73,12 @@ pub async fn report(
     Ok(Json(ack))
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TranscriptRequest {
-    pub entries: Vec<ReportedEntry>,
-}
-
 pub async fn transcript(
     State(state): State<AppState>,
     RunnerAuth(runner): RunnerAuth,
     Path(run): Path<String>,
-    Body(req): Body<TranscriptRequest>,
-) -> Result<Json<TranscriptAck>> {
+    Body(req): Body<TranscriptBatch>,
+) -> Result<Json<TranscriptAnswer>> {
     let ack = state
         .write(|ctx| transcript::report(ctx, &runner, &run, &req.entries))
         .await?;
@@ -109,23 +86,16 @@ pub async fn transcript(
     Ok(Json(ack))
 }
 
-#[derive(Serialize)]
-pub struct HeartbeatResponse {
-    pub run_status: RunStatus,
-    /// The stop directive, if one was issued (it is also on the directive stream).
-    pub stop: Option<StopDirective>,
-}
-
 pub async fn heartbeat(
     State(state): State<AppState>,
     RunnerAuth(runner): RunnerAuth,
     Path(run): Path<String>,
-) -> Result<Json<HeartbeatResponse>> {
+) -> Result<Json<HeartbeatAnswer>> {
     let run = state.write(|ctx| own_run(ctx, &runner, &run)).await?;
     if run.status.is_finished() {
         return Err(finished(&run));
     }
-    Ok(Json(HeartbeatResponse {
+    Ok(Json(HeartbeatAnswer {
         run_status: run.status,
         stop: run.stop,
     }))
@@ -138,17 +108,11 @@ pub fn finished(run: &Run) -> Error {
     )
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AcpSessionRequest {
-    pub acp_session_id: String,
-}
-
 pub async fn acp_session(
     State(state): State<AppState>,
     RunnerAuth(runner): RunnerAuth,
     Path(run): Path<String>,
-    Body(req): Body<AcpSessionRequest>,
+    Body(req): Body<AcpSession>,
 ) -> Result<Json<serde_json::Value>> {
     check_token("acp_session_id", &req.acp_session_id)?;
     state

@@ -13,6 +13,10 @@ use blaise_control::server::AppState;
 use blaise_control::store::Store;
 use blaise_control::store::postgres::PostgresStore;
 use blaise_control::store::sqlite::SqliteStore;
+use blaise_protocol::{
+    AcceptRequest, Assignment, ConnectRequest, Connected, DirectiveBatch, EntryKind,
+    HeartbeatAnswer, Offers, Report, ReportAnswer, ReportBody, TranscriptAnswer, TranscriptRecord,
+};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -362,7 +366,15 @@ impl FakeRunner {
     }
 
     pub async fn connect(&self, agents: &[&str]) -> Value {
-        self.connect_with(json!({ "agents": agents })).await
+        let hello = ConnectRequest {
+            instance: self.instance.clone(),
+            agents: agents.iter().map(|a| a.to_string()).collect(),
+            capacity: None,
+            labels: vec![],
+        };
+        let v = self.connect_with(wire(&hello)).await;
+        read_as::<Connected>("connect", &v);
+        v
     }
 
     /// Connects with `hello`'s fields (`agents`, `capacity`, `labels`) and this instance.
@@ -387,16 +399,25 @@ impl FakeRunner {
             )
             .await;
         assert_eq!(s, StatusCode::OK, "offers: {v}");
+        read_as::<Offers>("offers", &v);
         v["offers"].as_array().unwrap().clone()
     }
 
     pub async fn accept(&self, run_id: &str) -> (StatusCode, Value) {
-        self.call(
-            Method::POST,
-            &format!("/v1/runner/runs/{run_id}/accept"),
-            Some(json!({ "instance": self.instance })),
-        )
-        .await
+        let accept = AcceptRequest {
+            instance: self.instance.clone(),
+        };
+        let (s, v) = self
+            .call(
+                Method::POST,
+                &format!("/v1/runner/runs/{run_id}/accept"),
+                Some(wire(&accept)),
+            )
+            .await;
+        if s == StatusCode::OK {
+            read_as::<Assignment>("accept", &v);
+        }
+        (s, v)
     }
 
     /// Waits for an offer of `kind` and accepts it; the run then heartbeats until it dies.
@@ -426,7 +447,7 @@ impl FakeRunner {
     pub async fn take_started(&self, kind: &str) -> FakeRun {
         let run = self.take(kind).await;
         run.plugs(true, &["checkout", "sandbox"]).await;
-        run.ok("started", json!({})).await;
+        run.send(ReportBody::Started { conversation: None }).await;
         run
     }
 }
@@ -453,10 +474,11 @@ impl FakeRun {
         let path = format!("/v1/runner/runs/{id}/heartbeat");
         let heart = tokio::spawn(async move {
             loop {
-                let (s, _) = beat.call(Method::POST, &path, Some(json!({}))).await;
+                let (s, v) = beat.call(Method::POST, &path, Some(json!({}))).await;
                 if s != StatusCode::OK {
                     return;
                 }
+                read_as::<HeartbeatAnswer>("heartbeat", &v);
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
         });
@@ -504,20 +526,46 @@ impl FakeRun {
     pub async fn ok(&self, kind: &str, extra: Value) -> Value {
         let (s, v) = self.report(kind, extra).await;
         assert_eq!(s, StatusCode::OK, "{kind} report: {v}");
+        read_as::<ReportAnswer>("a report", &v);
+        v
+    }
+
+    /// Sends `body` as the runner does (a new report id) and expects it taken.
+    pub async fn send(&self, body: ReportBody) -> Value {
+        let report = Report {
+            report_id: format!("rep-{}", REPORT_IDS.fetch_add(1, Ordering::Relaxed)),
+            body,
+        };
+        let (s, v) = self
+            .runner
+            .call(
+                Method::POST,
+                &format!("/v1/runner/runs/{}/reports", self.id),
+                Some(wire(&report)),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{} report: {v}", report.body.kind());
+        read_as::<ReportAnswer>("a report", &v);
         v
     }
 
     pub async fn plugs(&self, can_resume: bool, chain: &[&str]) {
-        let cannot: Vec<&str> = if can_resume { vec![] } else { vec![chain[0]] };
-        self.ok(
-            "plugs_can_resume",
-            json!({ "can_resume": can_resume, "plugs_that_cannot": cannot, "chain": chain }),
-        )
+        let chain: Vec<String> = chain.iter().map(|p| p.to_string()).collect();
+        let cannot = if can_resume {
+            vec![]
+        } else {
+            vec![chain[0].clone()]
+        };
+        self.send(ReportBody::PlugsCanResume {
+            can_resume,
+            plugs_that_cannot: cannot,
+            chain: Some(chain),
+        })
         .await;
     }
 
     pub async fn turn_ended(&self) {
-        self.ok("turn_ended", json!({})).await;
+        self.send(ReportBody::TurnEnded { message_id: None }).await;
     }
 
     pub async fn transcript(&self, entries: Value) -> (StatusCode, Value) {
@@ -532,13 +580,14 @@ impl FakeRun {
 
     /// Says something as the agent (next sequence number).
     pub async fn say(&self, text: &str) {
-        let seq = self.seq.fetch_add(1, Ordering::Relaxed);
-        let (s, v) = self
-            .transcript(
-                json!([{ "seq": seq, "kind": "agent_message", "content": { "text": text } }]),
-            )
-            .await;
+        let entry = TranscriptRecord {
+            seq: self.seq.fetch_add(1, Ordering::Relaxed),
+            kind: EntryKind::AgentMessage,
+            content: json!({ "text": text }),
+        };
+        let (s, v) = self.transcript(json!([wire(&entry)])).await;
         assert_eq!(s, StatusCode::OK, "transcript: {v}");
+        read_as::<TranscriptAnswer>("transcript", &v);
     }
 
     /// The next directives (long poll).
@@ -556,6 +605,7 @@ impl FakeRun {
             )
             .await;
         assert_eq!(s, StatusCode::OK, "directives: {v}");
+        read_as::<DirectiveBatch>("directives", &v);
         let list = v["directives"].as_array().unwrap().clone();
         if let Some(last) = list.last() {
             *self.cursor.lock().unwrap() = last["seq"].as_i64().unwrap();
@@ -589,6 +639,19 @@ impl FakeRun {
         }
         out
     }
+}
+
+/// `message` as JSON, as the runner sends it (the protocol's own type).
+fn wire<T: serde::Serialize>(message: &T) -> Value {
+    serde_json::to_value(message).unwrap()
+}
+
+/// Checks that Blaise's answer reads as the runner reads it (the protocol's own type): the fake
+/// runner's requests and answers are the real runner's shapes, not a copy of them.
+fn read_as<T: serde::de::DeserializeOwned>(what: &str, answer: &Value) -> T {
+    serde_json::from_value(answer.clone()).unwrap_or_else(|e| {
+        panic!("the answer to {what} is not what the runner reads: {e}: {answer}")
+    })
 }
 
 /// A port nothing listens on now, for a `blaise serve` a test starts.

@@ -6,7 +6,7 @@ use arbitrary::{Arbitrary, Result, Unstructured};
 use axum::http::StatusCode;
 use blaise_runner::protocol::{
     Assignment, Connected, DirectiveBatch, DirectiveBody, HeartbeatAnswer, Offers, PlugRecords,
-    ReportAnswer, TranscriptAnswer,
+    ReportAnswer, StopDirective, TranscriptAnswer,
 };
 use serde_json::Value;
 
@@ -45,7 +45,7 @@ pub fn run(input: &[u8]) {
             last = last.max(directive.seq);
             match &directive.body {
                 DirectiveBody::Prompt { message_id, text } => {
-                    let _ = (message_id.as_deref(), text.len());
+                    let _ = (message_id.len(), text.len());
                 }
                 DirectiveBody::Cancel => {}
                 DirectiveBody::PermissionAnswer {
@@ -54,12 +54,12 @@ pub fn run(input: &[u8]) {
                 } => {
                     let _ = (request_id.len(), option_id.len());
                 }
-                DirectiveBody::Stop { reason, may_resume } => {
-                    let _ = (reason.len(), may_resume);
+                DirectiveBody::Stop(StopDirective { reason, may_resume }) => {
+                    let _ = (reason.as_str(), may_resume);
                 }
             }
         }
-        let _ = (last, batch.run_status.len());
+        let _ = (last, batch.run_status.is_finished());
     }
     let _ = serde_json::from_slice::<Assignment>(body);
     let _ = serde_json::from_slice::<Offers>(body);

@@ -168,7 +168,7 @@ impl Client {
         let body = ConnectRequest {
             instance: instance.into(),
             agents: agents.to_vec(),
-            capacity,
+            capacity: Some(capacity),
             labels: labels.to_vec(),
         };
         self.call(Method::POST, "/connect", Some(&body), Self::CALL)
@@ -186,7 +186,9 @@ impl Client {
     }
 
     pub async fn accept(&self, run: &str, instance: &str) -> Result<Assignment> {
-        let body = serde_json::json!({ "instance": instance });
+        let body = AcceptRequest {
+            instance: instance.into(),
+        };
         self.call(
             Method::POST,
             &format!("/runs/{run}/accept"),
@@ -247,7 +249,9 @@ impl Client {
     }
 
     pub async fn acp_session(&self, run: &str, acp_session_id: &str) -> Result<()> {
-        let body = serde_json::json!({ "acp_session_id": acp_session_id });
+        let body = AcpSession {
+            acp_session_id: acp_session_id.into(),
+        };
         self.call::<_, serde_json::Value>(
             Method::PUT,
             &format!("/runs/{run}/acp-session"),
@@ -277,11 +281,11 @@ impl Client {
         // Values are the plug's opaque bytes and go as they are; keys are
         // shown to Blaise's users (the session view lists them), so a key
         // made of a handed-out secret arrives masked like every other string.
-        let entries: BTreeMap<std::borrow::Cow<'_, str>, &String> = entries
+        let entries = entries
             .iter()
-            .map(|(key, value)| (crate::secret_mask::scrub(key), value))
+            .map(|(key, value)| (crate::secret_mask::scrub(key).into_owned(), value.clone()))
             .collect();
-        let body = serde_json::json!({ "entries": entries });
+        let body = PutPlugState { entries };
         self.call_scrubbed::<_, serde_json::Value>(
             Method::PUT,
             &format!("/runs/{run}/plug-state/{plug}"),
@@ -314,7 +318,10 @@ impl Client {
         request_id: &str,
         request: &serde_json::Value,
     ) -> Result<()> {
-        let body = serde_json::json!({ "request_id": request_id, "request": request });
+        let body = AskPermission {
+            request_id: request_id.into(),
+            request: request.clone(),
+        };
         self.call::<_, serde_json::Value>(
             Method::POST,
             &format!("/runs/{run}/permissions"),

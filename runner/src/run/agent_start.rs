@@ -19,7 +19,7 @@ use super::{Outcome, RunContext, agent_home, heartbeat};
 use crate::acp::{Agent, AgentCommand, AgentEvent, PermissionAnswer};
 use crate::chain::{Launch, PlugChain};
 use crate::config::EnvValue;
-use crate::protocol::{Conversation, FailedPhase, ReportBody, RunKindName};
+use crate::protocol::{Conversation, FailedPhase, ReportBody, RunKind};
 
 /// How long an agent may take to start and answer `initialize`.
 const LAUNCH_TIMEOUT: Duration = Duration::from_secs(60);
@@ -70,7 +70,7 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> anyhow::Result<Outcom
     // stopped halfway could leave what it made half made): the run stops
     // after it, tearing down what the chain made.
     let launch = match a.kind {
-        RunKindName::Resume => chain.resume().await,
+        RunKind::Resume => chain.resume().await,
         _ => chain.start().await,
     };
     let launch = match launch {
@@ -257,7 +257,7 @@ async fn open_session(
     events: &mut mpsc::Receiver<AgentEvent>,
 ) -> Result<(String, Conversation), String> {
     let a = &ctx.assignment;
-    if a.kind == RunKindName::Resume {
+    if a.kind == RunKind::Resume {
         let mut why = None;
         if let Some(id) = &a.acp_session_id {
             for (how, offered, conversation) in [

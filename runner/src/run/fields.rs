@@ -107,20 +107,7 @@ pub fn cut_long(text: String) -> String {
     if text.len() <= MAX_FIELD {
         return text;
     }
-    let mut head = MAX_FIELD * 3 / 4;
-    while !text.is_char_boundary(head) {
-        head -= 1;
-    }
-    let mut tail = text.len() - MAX_FIELD / 4;
-    while !text.is_char_boundary(tail) {
-        tail += 1;
-    }
-    format!(
-        "{}\n… [{} bytes cut] …\n{}",
-        &text[..head],
-        tail - head,
-        &text[tail..]
-    )
+    blaise_protocol::text::cut_middle(&text, MAX_FIELD, 3)
 }
 
 #[cfg(test)]

@@ -37,7 +37,7 @@ use anyhow::Result;
 
 use crate::config::{ConfigFile, ResolvedPlug};
 use crate::host::PlugHost;
-use crate::protocol::{Assignment, Client, RunKindName};
+use crate::protocol::{Assignment, Client, RunKind};
 
 pub use contact::{retryable, until_answered};
 pub use heartbeat::LOST_CONTACT;
@@ -99,8 +99,8 @@ pub async fn execute(ctx: RunContext) -> Result<Outcome> {
     let signals = signals::Signals::install();
     let outcome = async move {
         match ctx.assignment.kind {
-            RunKindName::Start | RunKindName::Resume => agent_start::run(ctx, signals).await,
-            RunKindName::Teardown => teardown::run(ctx).await,
+            RunKind::Start | RunKind::Resume => agent_start::run(ctx, signals).await,
+            RunKind::Teardown => teardown::run(ctx).await,
         }
     }
     .instrument(span)

@@ -11,7 +11,7 @@ use crate::chain::PlugChain;
 use crate::config::cannot_resume;
 use crate::host::bindings::RunKind;
 use crate::host::{HookError, RunInfo};
-use crate::protocol::{ReportBody, RunKindName};
+use crate::protocol::{ReportBody, RunKind as WireKind};
 use crate::state_store::ControlStateStore;
 
 pub struct Prepared {
@@ -53,7 +53,7 @@ pub async fn prepare(
         .send(ReportBody::PlugsCanResume {
             can_resume: cannot.is_empty(),
             plugs_that_cannot: cannot,
-            chain: chain_ids,
+            chain: Some(chain_ids),
         })
         .await
         .map_err(PrepareError::Report)?;
@@ -64,9 +64,9 @@ pub async fn prepare(
         session_id: a.session_id.clone(),
         run_id: a.run_id.clone(),
         run_kind: match a.kind {
-            RunKindName::Start => RunKind::Start,
-            RunKindName::Resume => RunKind::Resume,
-            RunKindName::Teardown => RunKind::Teardown,
+            WireKind::Start => RunKind::Start,
+            WireKind::Resume => RunKind::Resume,
+            WireKind::Teardown => RunKind::Teardown,
         },
         workspace: workspace.clone(),
         plug_storage: ctx.data_dir.join("plug-storage"),

@@ -102,7 +102,7 @@ pub async fn finish(
     };
     tracing::info!(?ending, "the run is ending");
     let (reason, may_resume) = match &ending {
-        Ending::Stop { reason, may_resume } => (reason.clone(), *may_resume),
+        Ending::Stop { reason, may_resume } => (reason.to_string(), *may_resume),
         Ending::Signal => ("cancelled".to_string(), false),
         // The environment stays: Blaise recovers the session in it.
         Ending::LostContact => ("lost contact".to_string(), true),

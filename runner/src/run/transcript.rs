@@ -17,8 +17,8 @@ use crate::acp::AgentEvent;
 use crate::chain::PlugChain;
 use crate::host::HookError;
 use crate::host::bindings::{EntryKind, TranscriptEntry};
-use crate::protocol::TranscriptRecord;
-use crate::protocol::entries::{Permission, PlanStep, ToolCall, plan_text};
+use crate::protocol::entries::{Permission, PlanStep, Text, ToolCall, plan_text};
+use crate::protocol::{EntryKind as Kind, TranscriptRecord};
 
 pub struct Relay {
     outbox: Outbox,
@@ -60,7 +60,7 @@ pub struct Presented {
 enum Piece {
     Chunk(Range<usize>),
     Structured {
-        record: &'static str,
+        record: Kind,
         stream: String,
         value: Value,
         fields: Vec<(Field, Range<usize>)>,
@@ -128,7 +128,7 @@ impl Relay {
                     let stream = call.id.clone();
                     self.structured(
                         &mut batch,
-                        "tool_call",
+                        Kind::ToolCall,
                         stream,
                         &call,
                         EntryKind::ToolCall,
@@ -140,7 +140,7 @@ impl Relay {
                     let stream = format!("plan-{}", self.presented);
                     self.structured(
                         &mut batch,
-                        "plan",
+                        Kind::Plan,
                         stream,
                         &steps,
                         EntryKind::AgentThought,
@@ -165,7 +165,7 @@ impl Relay {
                         if !e.replay && !e.text.is_empty() {
                             let content =
                                 json!({ "text": e.text, "stream": e.stream_id, "last": e.last });
-                            records.push((kind_name(e.kind), content));
+                            records.push((wire_kind(e.kind), content));
                         }
                     }
                 }
@@ -180,14 +180,15 @@ impl Relay {
                         fields::put_back(&mut value, field, joined(&filtered, range.clone()));
                     }
                     if !replay {
-                        let output = self.new_output(record, &stream, &value);
-                        records.push((record, content_of(record, stream.clone(), value)));
+                        let output = self.new_output(&record, &stream, &value);
+                        let content = content_of(&record, stream.clone(), value);
+                        records.push((record, content));
                         if let Some(text) = output {
                             // For readers of text, as before tool calls had a
                             // structure: the output is its own entry.
                             let content = json!({ "text": text, "stream": format!("{stream}/output"),
                                                   "last": true, "tool_call_id": stream });
-                            records.push(("tool_output", content));
+                            records.push((Kind::ToolOutput, content));
                         }
                     }
                 }
@@ -249,11 +250,11 @@ impl Relay {
             }
         }
         let content = content_of(
-            "permission_request",
+            &Kind::PermissionRequest,
             request.request_id.clone(),
             value.clone(),
         );
-        self.queue(vec![("permission_request", content)]);
+        self.queue(vec![(Kind::PermissionRequest, content)]);
         Ok(Presented {
             request: value,
             options: shown
@@ -349,10 +350,10 @@ impl Relay {
 
     /// A tool call's output (filtered, cut) when it is new or changed since
     /// it was last recorded.
-    fn new_output(&mut self, record: &str, stream: &str, value: &Value) -> Option<String> {
+    fn new_output(&mut self, record: &Kind, stream: &str, value: &Value) -> Option<String> {
         use std::hash::{Hash, Hasher};
         let output = value["output"].as_str().filter(|o| !o.is_empty());
-        let output = output.filter(|_| record == "tool_call")?;
+        let output = output.filter(|_| *record == Kind::ToolCall)?;
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         output.hash(&mut hasher);
         let hash = hasher.finish();
@@ -363,7 +364,7 @@ impl Relay {
     fn structured<T: serde::Serialize>(
         &mut self,
         batch: &mut Batch,
-        record: &'static str,
+        record: Kind,
         stream: String,
         what: &T,
         kind: EntryKind,
@@ -420,14 +421,14 @@ impl Relay {
 
     /// Numbers the records once and hands them to the outbox, in requests
     /// well under Blaise's body limit.
-    fn queue(&mut self, records: Vec<(&'static str, Value)>) {
+    fn queue(&mut self, records: Vec<(Kind, Value)>) {
         let records: Vec<TranscriptRecord> = records
             .into_iter()
             .map(|(kind, content)| {
                 self.seq += 1;
                 TranscriptRecord {
                     seq: self.seq,
-                    kind: kind.into(),
+                    kind,
                     content,
                 }
             })
@@ -442,13 +443,13 @@ impl Relay {
 
 /// A structured record's content: its text form for readers of text, and
 /// the structure under its kind's name (`tool_call`, `plan`, `permission`).
-fn content_of(record: &str, stream: String, value: Value) -> Value {
+fn content_of(record: &Kind, stream: String, value: Value) -> Value {
     let (key, text) = match record {
-        "tool_call" => (
+        Kind::ToolCall => (
             "tool_call",
             serde_json::from_value::<ToolCall>(value.clone()).map(|c| c.text()),
         ),
-        "plan" => (
+        Kind::Plan => (
             "plan",
             serde_json::from_value::<Vec<PlanStep>>(value.clone()).map(|s| plan_text(&s)),
         ),
@@ -539,14 +540,15 @@ pub fn notice(text: &str) -> AgentEvent {
     })
 }
 
-pub fn kind_name(kind: EntryKind) -> &'static str {
+/// The kind a plug's entry is recorded as.
+pub fn wire_kind(kind: EntryKind) -> Kind {
     match kind {
-        EntryKind::UserMessage => "user_message",
-        EntryKind::AgentMessage => "agent_message",
-        EntryKind::AgentThought => "agent_thought",
-        EntryKind::ToolCall => "tool_call",
-        EntryKind::ToolOutput => "tool_output",
-        EntryKind::PermissionRequest => "permission_request",
-        EntryKind::Notice => "notice",
+        EntryKind::UserMessage => Kind::UserMessage,
+        EntryKind::AgentMessage => Kind::AgentMessage,
+        EntryKind::AgentThought => Kind::AgentThought,
+        EntryKind::ToolCall => Kind::ToolCall,
+        EntryKind::ToolOutput => Kind::ToolOutput,
+        EntryKind::PermissionRequest => Kind::PermissionRequest,
+        EntryKind::Notice => Kind::Notice,
     }
 }

@@ -16,7 +16,7 @@ use super::signals::Signals;
 use super::transcript::{Relay, RelayError};
 use crate::acp::{Agent, AgentEvent, PermissionAnswer};
 use crate::chain::PlugChain;
-use crate::protocol::{Client, DirectiveBody, ReportBody};
+use crate::protocol::{Client, DirectiveBody, ReportBody, StopDirective, StopReason};
 
 /// How long a cancelled turn may take to wind down before the run goes on without it.
 const CANCEL_GRACE: Duration = Duration::from_secs(10);
@@ -29,7 +29,10 @@ pub const QUIET: Duration = Duration::from_secs(1);
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ending {
     /// Blaise's stop directive.
-    Stop { reason: String, may_resume: bool },
+    Stop {
+        reason: StopReason,
+        may_resume: bool,
+    },
     /// SIGINT or SIGTERM.
     Signal,
     /// 90 heartbeats in a row failed.
@@ -81,7 +84,7 @@ impl<'a> Turns<'a> {
         let mut directives = poll_directives(self.client.clone(), self.run_id.to_string());
         let mut signals = self.signals.clone();
         let mut permissions: HashMap<String, Waiting> = HashMap::new();
-        let mut queue: VecDeque<(Option<String>, String)> = VecDeque::new();
+        let mut queue: VecDeque<(String, String)> = VecDeque::new();
         let agent = self.agent;
         let session = self.acp_session;
         let mut turn: Option<(Option<String>, TurnFuture<'a>)> = None;
@@ -97,7 +100,7 @@ impl<'a> Turns<'a> {
                     return Ending::Failed(e.to_string());
                 }
                 turn = Some((
-                    message_id,
+                    Some(message_id),
                     Box::pin(async move { agent.prompt(session, &text).await }),
                 ));
             }
@@ -124,7 +127,7 @@ impl<'a> Turns<'a> {
                         }
                         None
                     }
-                    Some(DirectiveBody::Stop { reason, may_resume }) => Some(Ending::Stop { reason, may_resume }),
+                    Some(DirectiveBody::Stop(StopDirective { reason, may_resume })) => Some(Ending::Stop { reason, may_resume }),
                     // The run is over for Blaise (the poller saw it finish).
                     None => Some(Ending::LostContact),
                 },
@@ -275,7 +278,7 @@ fn poll_directives(client: Client, run_id: String) -> mpsc::UnboundedReceiver<Di
                     Ok(batch) => {
                         delay = Duration::from_millis(100);
                         let finished = batch.directives.is_empty()
-                            && !matches!(batch.run_status.as_str(), "accepted" | "running");
+                            && !batch.run_status.is_live();
                         for directive in batch.directives {
                             after = after.max(directive.seq);
                             let stop = matches!(directive.body, DirectiveBody::Stop { .. });

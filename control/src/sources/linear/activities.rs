@@ -117,32 +117,7 @@ fn uuid(b: &[u8]) -> String {
 
 /// `text` within `max` bytes: its head and tail, with what was left out said between them.
 fn cut(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_string();
-    }
-    let half = max / 2;
-    let head = floor(text, half);
-    let tail = ceil(text, text.len() - half);
-    format!(
-        "{}\n… [{} bytes cut] …\n{}",
-        &text[..head],
-        tail - head,
-        &text[tail..]
-    )
-}
-
-fn floor(s: &str, mut i: usize) -> usize {
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
-fn ceil(s: &str, mut i: usize) -> usize {
-    while !s.is_char_boundary(i) {
-        i += 1;
-    }
-    i
+    blaise_protocol::text::cut_middle(text, max, 2)
 }
 
 #[cfg(test)]

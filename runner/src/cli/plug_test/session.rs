@@ -302,7 +302,9 @@ const KINDS: [EntryKind; 7] = [
 /// An entry kind as the contract spells it (`agent-message`): the
 /// transcript's name with `-` for `_`.
 fn kind_wit_name(kind: EntryKind) -> String {
-    crate::run::transcript::kind_name(kind).replace('_', "-")
+    crate::run::transcript::wire_kind(kind)
+        .as_str()
+        .replace('_', "-")
 }
 
 fn transcript_entry(entry: &Entry) -> Result<TranscriptEntry, String> {

@@ -10,10 +10,10 @@ use std::time::{Duration, Instant};
 
 use blaise_control::clock;
 use blaise_control::config::Config;
+use blaise_control::http::AppState;
 use blaise_control::lifecycle::reports::{self, ReportBody};
 use blaise_control::lifecycle::{messages, offers, runners, transact};
 use blaise_control::model::*;
-use blaise_control::server::AppState;
 use blaise_control::store::Store;
 use blaise_control::store::sqlite::SqliteStore;
 
@@ -187,7 +187,7 @@ fn bench_transcript_report(streams: usize) {
         let state = AppState::new(Arc::new(store), cfg);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}/v1/runner/runs", listener.local_addr().unwrap());
-        tokio::spawn(blaise_control::server::serve(listener, state));
+        tokio::spawn(blaise_control::http::serve(listener, state));
         let http = reqwest::Client::new();
         // The other runs read their prompt, then wait on their streams.
         for run_id in &run_ids[1..] {
@@ -295,7 +295,7 @@ fn bench_session_page() {
         let state = AppState::new(Arc::new(store), cfg);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
-        tokio::spawn(blaise_control::server::serve(listener, state));
+        tokio::spawn(blaise_control::http::serve(listener, state));
         let http = reqwest::Client::new();
         let mut medians = Vec::new();
         for (name, id) in [("100 entries", &short), ("100,000 entries", &long)] {

@@ -38,7 +38,7 @@ pub struct Config {
     /// labels it requires) fails after waiting this long.
     pub runner_wait_ms: Millis,
     /// How long a client may take to send a request's head (see
-    /// [`crate::server::serve`]).
+    /// [`crate::http::serve`]).
     pub header_read_timeout_ms: Millis,
 }
 

@@ -12,7 +12,7 @@ use crate::config::Config;
 use crate::lifecycle::runners;
 use crate::model::{Agent, AgentSettings, now};
 use crate::names::check_name;
-use crate::server::AppState;
+use crate::state::AppState;
 use crate::store::sqlite::SqliteStore;
 
 pub struct Embedded {
@@ -56,7 +56,7 @@ impl Embedded {
         let url = format!("http://{}", listener.local_addr()?);
         let serving = state.clone();
         let task = tokio::spawn(async move {
-            if let Err(e) = crate::server::serve(listener, serving).await {
+            if let Err(e) = crate::http::serve(listener, serving).await {
                 tracing::error!("the embedded control plane stopped: {e}");
             }
         });

@@ -1,10 +1,6 @@
 //! Errors the API answers with: a status, a stable code and a message that says what to do
-//! (`{"error": {"code", "message"}}`, plus `"field"` when one field of the request is invalid).
-
-use axum::Json;
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
-use serde_json::json;
+//! (`{"error": {"code", "message"}}`, plus `"field"` when one field of the request is invalid;
+//! `crate::http` writes them).
 
 use crate::store::StoreError;
 
@@ -52,18 +48,10 @@ impl Error {
     }
 
     pub fn not_found(what: &str, id: &str) -> Self {
-        Error::NotFound(format!("no {what} with id {}", crate::names::shown(id)))
-    }
-
-    pub fn status(&self) -> StatusCode {
-        match self {
-            Error::BadRequest(_) | Error::Invalid { .. } => StatusCode::BAD_REQUEST,
-            Error::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            Error::Forbidden(_) => StatusCode::FORBIDDEN,
-            Error::NotFound(_) => StatusCode::NOT_FOUND,
-            Error::Conflict { .. } => StatusCode::CONFLICT,
-            Error::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
-        }
+        Error::NotFound(format!(
+            "no {what} with id {}",
+            blaise_protocol::text::quoted(id, blaise_protocol::text::QUOTED_MAX)
+        ))
     }
 
     pub fn code(&self) -> &'static str {
@@ -75,19 +63,5 @@ impl Error {
             Error::Conflict { code, .. } | Error::Invalid { code, .. } => code,
             Error::Store(_) => "internal",
         }
-    }
-}
-
-impl IntoResponse for Error {
-    fn into_response(self) -> Response {
-        if let Error::Store(e) = &self {
-            tracing::error!("{e}");
-        }
-        let mut error = json!({"code": self.code(), "message": self.to_string()});
-        if let Error::Invalid { field, .. } = &self {
-            error["field"] = field.as_str().into();
-        }
-        let body = json!({ "error": error });
-        (self.status(), Json(body)).into_response()
     }
 }

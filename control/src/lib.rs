@@ -1,23 +1,26 @@
 //! The Blaise control plane: sessions, runs, the clock, the runner protocol and the dashboard.
+//!
+//! The domain — [`lifecycle`] (what each event does to a session), [`clock`], [`store`],
+//! [`wakeups`] (what a commit wakes), [`sources`] (messages from Linear) and [`state`] (one
+//! instance: its transactions and long polls) — knows nothing of HTTP; [`http`] serves it (the
+//! runner protocol, the API, the dashboard, webhooks). [`cli`] is `blaise`.
 
-pub mod api;
 pub mod auth;
-pub mod changes;
 pub mod cli;
 pub mod clock;
 pub mod config;
-pub mod dashboard;
 pub mod duration;
 pub mod embedded;
 pub mod error;
+pub mod http;
 pub mod lifecycle;
 pub mod metrics;
 pub mod model;
 pub mod names;
-pub mod protocol;
-pub mod server;
 pub mod sources;
+pub mod state;
 pub mod store;
 pub mod timefmt;
 pub mod tls;
 pub mod views;
+pub mod wakeups;

@@ -175,10 +175,7 @@ pub fn check_token(field: &str, value: &str) -> Result<()> {
 /// `value` quoted for an error message or a log line: control characters escaped and cut at 64
 /// characters, so what a client sent cannot forge lines or flood the answer.
 pub fn shown(value: &str) -> String {
-    match value.char_indices().nth(NAME_MAX) {
-        Some((end, _)) => format!("{:?}…", &value[..end]),
-        None => format!("{value:?}"),
-    }
+    blaise_protocol::text::quoted(value, blaise_protocol::text::QUOTED_MAX)
 }
 
 /// A comma-separated list as people type it (`a, b,c`) → `["a", "b", "c"]`; blank → `[]`.

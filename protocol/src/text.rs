@@ -1,5 +1,5 @@
-//! Cutting long text the same way on both sides: a field, an error, a log line kept within a
-//! size, saying how much was left out. Cuts fall on character boundaries.
+//! Text hygiene, the same on both sides: long text cut within a size, saying how much was left
+//! out (cuts fall on character boundaries), and a stranger's text made safe to print or quote.
 
 /// `text` within about `max` bytes: `head` parts of every four of `max` from its start, the rest
 /// from its end (where errors usually are), and between them how many bytes were cut.
@@ -44,6 +44,45 @@ pub fn ceil(s: &str, i: usize) -> usize {
     i
 }
 
+/// How many characters of a value an error message or a log line quotes.
+pub const QUOTED_MAX: usize = 64;
+
+/// `value` quoted for an error message or a log line: in quotes, control characters escaped,
+/// cut at `max_chars` characters, so what a client sent can neither forge lines nor flood.
+pub fn quoted(value: &str, max_chars: usize) -> String {
+    match value.char_indices().nth(max_chars) {
+        Some((end, _)) => format!("{:?}…", &value[..end]),
+        None => format!("{value:?}"),
+    }
+}
+
+/// A string from the network, made safe to print: [`printable`], cut to `max_chars`
+/// characters.
+pub fn shown(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        Some((at, _)) => printable(&text[..at]) + "…",
+        None => printable(text),
+    }
+}
+
+/// A stranger's text with its control characters escaped, whole; so are the invisible
+/// characters that reorder or hide what a terminal shows (bidi embeddings, overrides and
+/// isolates, zero-width marks, the BOM).
+pub fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        let invisible = matches!(c,
+            '\u{061C}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{2069}' | '\u{FEFF}');
+        if c.is_control() || invisible {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,5 +97,19 @@ mod tests {
         assert_eq!(cut_middle("short", 10, 3), "short");
         assert_eq!(cut_end(&text, 3), "é… [198 bytes cut]");
         assert_eq!(cut_end("short", 10), "short");
+    }
+
+    #[test]
+    fn strangers_text_cannot_forge_lines_or_hide_itself() {
+        assert_eq!(
+            printable("a\nb\u{1b}[2J\u{202e}c"),
+            "a\\nb\\u{1b}[2J\\u{202e}c"
+        );
+        assert_eq!(shown("abcdef", 3), "abc…");
+        assert_eq!(quoted("a\nb", 64), "\"a\\nb\"");
+        assert_eq!(
+            quoted(&"x".repeat(70), 64),
+            format!("{:?}…", "x".repeat(64))
+        );
     }
 }

@@ -26,15 +26,6 @@ pub const RUN_PROGRAM: &str = "BLAISE_RUN_PROGRAM";
 /// blaise.yml whose plug configs the daemon checked.
 pub const CHECKED_CONFIG: &str = "BLAISE_CHECKED_CONFIG";
 
-/// The environment variable that tells a run process when its run was accepted.
-pub const ACCEPTED_AT: &str = "BLAISE_RUN_ACCEPTED_AT_US";
-
-pub fn unix_micros() -> u128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_micros())
-}
-
 /// Where and how a runner works.
 #[derive(Debug, Clone)]
 pub struct RunnerOptions {
@@ -129,7 +120,7 @@ pub async fn connect(
         let _ = give_up.send(true);
     });
     let agents = std::slice::from_ref(&agent);
-    let connected = crate::run::contact::until_answered(&patience, "connecting to Blaise", || {
+    let connected = crate::protocol::until_answered(&patience, "connecting to Blaise", || {
         hello(&client, options, agents)
     })
     .await;
@@ -148,7 +139,7 @@ pub async fn connect(
         .find(|a| a.name == agent)
         .ok_or_else(|| anyhow!("Blaise did not return the settings of agent `{agent}`"))?;
     let policy = settings.settings.idle_policy;
-    if let Some(problem) = crate::cli::startup_check(&plugs, policy) {
+    if let Some(problem) = crate::config::startup_check(&plugs, policy) {
         bail!("startup check: {problem}");
     }
     tracing::info!(runner = %connected.runner, agent, ?policy, plugs = plugs.len(), capacity = options.capacity, labels = ?options.labels, "connected to Blaise");
@@ -345,7 +336,10 @@ fn spawn_run(
         .args(["--metrics-fd", "1"])
         .env("BLAISE_RUNNER_TOKEN", &options.token)
         // For the run's own measure of the host's overhead (accepted → agent spawned).
-        .env(ACCEPTED_AT, unix_micros().to_string())
+        .env(
+            crate::run::ACCEPTED_AT,
+            crate::run::unix_micros().to_string(),
+        )
         .stdin(Stdio::null());
     let child = command.spawn().context("starting the run's process")?;
     // The run's copy is the only writer left: the reader ends when the run has exited.
@@ -382,7 +376,7 @@ async fn accept(
 ) -> Result<crate::protocol::Assignment, crate::protocol::ProtocolError> {
     // Contact is not lost here: only the patience ends the tries.
     let (_contact, never_lost) = tokio::sync::watch::channel(false);
-    let tries = crate::run::until_answered(&never_lost, "accepting a run", || {
+    let tries = crate::protocol::until_answered(&never_lost, "accepting a run", || {
         client.accept(run_id, instance)
     });
     tokio::time::timeout(ACCEPT_PATIENCE, tries)

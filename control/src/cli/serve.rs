@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use super::ServeArgs;
 use crate::auth::{hash_token, new_token};
 use crate::config::Config;
-use crate::server::AppState;
+use crate::state::AppState;
 use crate::store::Store;
 
 /// The admin token: `BLAISE_TOKEN` if set (its hash replaces the stored one), else the stored
@@ -102,5 +102,5 @@ pub async fn serve(args: ServeArgs, out: &mut (dyn Write + Send)) -> Result<()> 
         )?;
     }
     out.flush()?;
-    crate::server::bind_and_serve(args.listen, state, tls).await
+    crate::http::bind_and_serve(args.listen, state, tls).await
 }

@@ -7,12 +7,12 @@ use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
-use crate::changes::Changes;
 use crate::config::Config;
 use crate::error::Result;
 use crate::lifecycle::{transact, transact_read, waiting};
 use crate::model::{Millis, now};
 use crate::store::{Oldest, Store};
+use crate::wakeups::Changes;
 
 /// What one tick did.
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
@@ -191,7 +191,7 @@ const RECHECK_GAP: Duration = Duration::from_millis(20);
 /// here or in another instance, makes it look again, [`Changes::limits_moved`]), and at least
 /// every `check_interval` (a run's own timeout, runs waiting for a runner, the retention, and
 /// a session whose check failed are looked at then). The store should wake the long polls its
-/// transactions touch ([`crate::changes::Notifying`]).
+/// transactions touch ([`crate::wakeups::Notifying`]).
 pub fn spawn(
     store: Arc<dyn Store>,
     cfg: Arc<Config>,

@@ -10,7 +10,6 @@
 
 pub mod linear;
 pub mod produced;
-pub mod pump;
 
 use std::future::Future;
 use std::pin::Pin;

@@ -3,8 +3,11 @@
 //! The domain logic talks to a [`Store`] only through [`Tx`]: narrow, record-level reads and
 //! writes inside one transaction. SQLite ([`sqlite::SqliteStore`]) is the default, for one
 //! instance; PostgreSQL ([`postgres::PostgresStore`]) serves several instances at once. Both
-//! pass [`conformance::check`].
+//! pass the conformance suite (`conformance::check`, with the `test-support` feature).
 
+/// The suite every backend passes: for the crate's tests and, with the `test-support` feature,
+/// for tests elsewhere (it is no part of a production build).
+#[cfg(any(test, feature = "test-support"))]
 pub mod conformance;
 pub mod postgres;
 pub mod sqlite;
@@ -116,30 +119,22 @@ pub trait Store: Send + Sync {
 
     /// Opens a transaction that only reads: a consistent view that locks nothing and never
     /// waits for a transition (views, the dashboard). Writing in it fails.
-    fn begin_read(&self) -> StoreResult<Box<dyn Tx + '_>> {
-        self.begin()
-    }
+    fn begin_read(&self) -> StoreResult<Box<dyn Tx + '_>>;
 
     /// A read of one statement (a token's lookup on every request): without a transaction
     /// around it where the store can do without one (PostgreSQL: one round trip, not three).
     /// A second statement in it is an error.
-    fn begin_one(&self) -> StoreResult<Box<dyn Tx + '_>> {
-        self.begin_read()
-    }
+    fn begin_one(&self) -> StoreResult<Box<dyn Tx + '_>>;
 
     /// How many transactions that write may run at once (SQLite has one writer): the server
     /// lets that many requests begin one and keeps the others waiting as futures, not each
     /// holding a thread while it waits.
-    fn writers(&self) -> usize {
-        1
-    }
+    fn writers(&self) -> usize;
 
     /// How many transactions that only read may run at once on connections of their own
     /// (SQLite's readers); `None` when they share the writers' connections (PostgreSQL's one
     /// pool), and so their turns.
-    fn readers(&self) -> Option<usize> {
-        None
-    }
+    fn readers(&self) -> Option<usize>;
 
     /// `"sqlite"` or `"postgres"`, for the health answer and the logs.
     fn kind(&self) -> &'static str;
@@ -147,16 +142,12 @@ pub trait Store: Send + Sync {
     /// Hands every announcement other instances sharing this store commit to `deliver`, from
     /// now on, for as long as the store lives. A store only one process can open has no others
     /// to hear from.
-    fn listen(&self, deliver: Deliver) {
-        let _ = deliver;
-    }
+    fn listen(&self, deliver: Deliver);
 
     /// Whether this instance may run the clock now: takes the store's clock lease when it is
     /// free, and says whether it holds it. Exactly one instance holds it at a time; when that
     /// instance dies, the lease is free again. A store only one process can open always says yes.
-    fn hold_clock(&self) -> StoreResult<bool> {
-        Ok(true)
-    }
+    fn hold_clock(&self) -> StoreResult<bool>;
 }
 
 /// How many sessions and environments are in each state, and the runs that have not finished
@@ -198,10 +189,7 @@ pub trait Tx {
 
     /// Tells the other instances sharing the store `what` changed, when (and only if) this
     /// transaction commits. Nothing to do where no other instance can be.
-    fn announce(&mut self, what: &str) -> StoreResult<()> {
-        let _ = what;
-        Ok(())
-    }
+    fn announce(&mut self, what: &str) -> StoreResult<()>;
 
     fn admin_token_hash(&mut self) -> StoreResult<Option<String>>;
     fn set_admin_token_hash(&mut self, hash: &str) -> StoreResult<()>;
@@ -229,17 +217,13 @@ pub trait Tx {
 
     /// Notes `event` for the metrics; a transaction that records them (`changes::RecordingTx`)
     /// counts it when it commits, so a transaction run again after a conflict counts once.
-    fn note(&mut self, event: Event) {
-        let _ = event;
-    }
+    fn note(&mut self, event: Event);
 
     /// The session, locked until the transaction ends where other transactions could change it
     /// at the same time (PostgreSQL: `FOR UPDATE`): what a transition reads before it writes.
     fn session(&mut self, id: &str) -> StoreResult<Option<Session>>;
     /// The session as it is, without a lock: for reads that change nothing in it (offers).
-    fn read_session(&mut self, id: &str) -> StoreResult<Option<Session>> {
-        self.session(id)
-    }
+    fn read_session(&mut self, id: &str) -> StoreResult<Option<Session>>;
     fn put_session(&mut self, session: &Session) -> StoreResult<()>;
     /// Newest first.
     fn sessions(&mut self) -> StoreResult<Vec<Session>>;
@@ -271,9 +255,7 @@ pub trait Tx {
     /// The environment as it is, without its session's lock: for reads that change nothing in
     /// it (which runner an offered run goes to). With 100 runners polling, locking each
     /// offerable run's session made the polls queue behind each other and every transition.
-    fn read_environment(&mut self, id: &str) -> StoreResult<Option<Environment>> {
-        self.environment(id)
-    }
+    fn read_environment(&mut self, id: &str) -> StoreResult<Option<Environment>>;
     fn put_environment(&mut self, environment: &Environment) -> StoreResult<()>;
     fn environments_in(&mut self, state: EnvironmentState) -> StoreResult<Vec<Environment>>;
 
@@ -308,11 +290,7 @@ pub trait Tx {
     fn append_transcript(&mut self, entry: &mut TranscriptEntry) -> StoreResult<()>;
     /// Appends `entries`, all of one session, in order: as [`Tx::append_transcript`] on each,
     /// in fewer statements where that is cheaper (a report carries many entries).
-    fn append_transcript_all(&mut self, entries: &mut [TranscriptEntry]) -> StoreResult<()> {
-        entries
-            .iter_mut()
-            .try_for_each(|e| self.append_transcript(e))
-    }
+    fn append_transcript_all(&mut self, entries: &mut [TranscriptEntry]) -> StoreResult<()>;
     fn transcript(
         &mut self,
         session_id: &str,

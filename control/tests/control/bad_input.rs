@@ -393,7 +393,7 @@ async fn idle_long_polls_do_not_wake_each_other() {
             let calls = calls.clone();
             tokio::spawn(async move {
                 state
-                    .long_poll(blaise_control::changes::Topic::Offers, Some(400), |_| {
+                    .long_poll(blaise_control::wakeups::Topic::Offers, Some(400), |_| {
                         calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         Ok(None::<()>)
                     })

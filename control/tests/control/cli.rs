@@ -638,7 +638,7 @@ async fn the_log_is_plain_text_off_a_terminal_and_blaise_log_filters_it() {
             .unwrap();
         assert!(!log.contains('\x1b'), "no colour codes: {log:?}");
         assert_eq!(
-            log.contains("INFO blaise_control::server: listening on"),
+            log.contains("INFO blaise_control::http: listening on"),
             shows_info,
             "BLAISE_LOG={filter}: {log}"
         );

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use blaise_control::auth::hash_token;
 use blaise_control::config::Config;
-use blaise_control::server::AppState;
+use blaise_control::http::AppState;
 use blaise_control::store::Store;
 use blaise_control::store::postgres::PostgresStore;
 use blaise_control::store::sqlite::SqliteStore;
@@ -113,7 +113,7 @@ impl Server {
         let url = format!("http://{}", listener.local_addr().unwrap());
         let serving = state.clone();
         let task = tokio::spawn(async move {
-            blaise_control::server::serve(listener, serving)
+            blaise_control::http::serve(listener, serving)
                 .await
                 .unwrap();
         });
@@ -139,7 +139,7 @@ impl Server {
         self.api = Api::at(&format!("http://{}", listener.local_addr().unwrap()));
         let serving = state.clone();
         self.task = tokio::spawn(async move {
-            blaise_control::server::serve(listener, serving)
+            blaise_control::http::serve(listener, serving)
                 .await
                 .unwrap();
         });

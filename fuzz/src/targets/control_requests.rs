@@ -27,7 +27,7 @@ use axum::body::Body;
 use axum::http::{HeaderName, HeaderValue, Method, Request, StatusCode, Uri};
 use blaise_control::auth::{hash_token, new_token};
 use blaise_control::config::Config;
-use blaise_control::server::{AppState, router};
+use blaise_control::http::{AppState, router};
 use blaise_control::store::sqlite::SqliteStore;
 use serde_json::{Value, json};
 use tower::ServiceExt as _;

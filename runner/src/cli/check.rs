@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 
 use super::inspect::hook_name;
-use crate::config::{ConfigFile, EnvValue, ResolvedPlug, cannot_resume, resolve};
+use crate::config::{ConfigFile, EnvValue, ResolvedPlug, resolve, startup_check};
 use crate::host::PlugHost;
 use crate::protocol::IdlePolicy;
 
@@ -225,21 +225,6 @@ fn looks_like_a_key_by_name(name: &str, value: &str) -> bool {
         && !value.contains(char::is_whitespace)
         && !value.starts_with('/')
         && !value.contains("://")
-}
-
-/// The runner's startup check: a chain that cannot resume is refused when the
-/// agent's idle policy is to pause.
-pub fn startup_check(plugs: &[ResolvedPlug], idle_policy: IdlePolicy) -> Option<String> {
-    if idle_policy != IdlePolicy::Pause {
-        return None;
-    }
-    let cannot = cannot_resume(plugs);
-    (!cannot.is_empty()).then(|| {
-        format!(
-            "the agent's idle policy is `pause`, but plug(s) {} cannot resume: remove them, or set the agent's idle policy to `end`",
-            cannot.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
-        )
-    })
 }
 
 fn print_table(plugs: &[ResolvedPlug]) {

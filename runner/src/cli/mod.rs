@@ -462,8 +462,8 @@ pub(crate) fn log_colour() -> bool {
     std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
+pub use crate::config::startup_check;
 pub use build::build_plug;
-pub use check::startup_check;
 
 fn absolute(path: &std::path::Path) -> Result<PathBuf> {
     std::fs::create_dir_all(path)?;

@@ -32,5 +32,5 @@ pub use error::ConfigError;
 pub use parse::{AgentConfig, Config, ConfigFile, EnvValue, LimitOverrides, PlugEntry};
 pub use resolve::{
     ConfigCheck, LockUse, ResolvedPlug, cannot_resume, check_config, resolve, resolve_plugs,
-    resolve_with,
+    resolve_with, startup_check,
 };

@@ -11,6 +11,7 @@ use crate::distribution::{
     Digest, Freshness, Locator, LockFile, PlugCache, Source, Wanted, locate::LocateError,
 };
 use crate::host::{GrantReport, Limits, PlugHost, PlugSetup, grants};
+use crate::protocol::IdlePolicy;
 use crate::units::format_size;
 
 /// One plug of the chain, resolved.
@@ -331,6 +332,21 @@ fn explained(e: jsonschema::ValidationError<'static>) -> Vec<jsonschema::Validat
         return errors.into_iter().flat_map(explained).collect();
     }
     vec![e]
+}
+
+/// The runner's startup check: a chain that cannot resume is refused when the
+/// agent's idle policy is to pause.
+pub fn startup_check(plugs: &[ResolvedPlug], idle_policy: IdlePolicy) -> Option<String> {
+    if idle_policy != IdlePolicy::Pause {
+        return None;
+    }
+    let cannot = cannot_resume(plugs);
+    (!cannot.is_empty()).then(|| {
+        format!(
+            "the agent's idle policy is `pause`, but plug(s) {} cannot resume: remove them, or set the agent's idle policy to `end`",
+            cannot.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
+        )
+    })
 }
 
 #[cfg(test)]

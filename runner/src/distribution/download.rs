@@ -19,8 +19,8 @@ use reqwest::header::{HeaderMap, LOCATION};
 use reqwest::{Method, StatusCode, Url};
 use sha2::{Digest as _, Sha256};
 
-use super::oci::is_insecure;
 use super::reference::Digest;
+use super::reference::is_insecure;
 use crate::units::{format_duration, format_size, parse_duration, parse_size};
 
 /// The largest plug (component) downloaded, unless `BLAISE_MAX_PLUG_SIZE` says.
@@ -489,29 +489,10 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 /// escaped (no terminal escape sequences reach the operator's screen) and cut
 /// to 200 characters.
 pub fn shown(text: &str) -> String {
-    match text.char_indices().nth(200) {
-        Some((at, _)) => printable(&text[..at]) + "…",
-        None => printable(text),
-    }
+    blaise_protocol::text::shown(text, 200)
 }
 
-/// A stranger's text with its control characters escaped, whole; so are the
-/// invisible characters that reorder or hide what a terminal shows (bidi
-/// embeddings, overrides and isolates, zero-width marks, the BOM).
-pub fn printable(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        let invisible = matches!(c,
-            '\u{061C}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
-            | '\u{2060}'..='\u{2069}' | '\u{FEFF}');
-        if c.is_control() || invisible {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
+pub use blaise_protocol::text::printable;
 
 #[cfg(test)]
 mod tests {

@@ -11,7 +11,6 @@
 //! for the registry `BLAISE_REGISTRY_HOST` names only.
 
 use std::collections::BTreeMap;
-use std::net::IpAddr;
 
 use anyhow::{Context as _, Result, anyhow, bail};
 use oci_client::Client;
@@ -22,7 +21,7 @@ use oci_client::secrets::RegistryAuth;
 use super::cache::PlugCache;
 use super::download::{Fetcher, shown};
 use super::progress;
-use super::reference::{Digest, OciReference};
+use super::reference::{Digest, OciReference, is_insecure};
 use super::registry::Registry;
 use crate::units::format_size;
 
@@ -36,30 +35,6 @@ pub const DESCRIPTION_ANNOTATION: &str = "org.opencontainers.image.description";
 pub const TITLE_ANNOTATION: &str = "org.opencontainers.image.title";
 pub const SOURCE_ANNOTATION: &str = "org.opencontainers.image.source";
 pub const LICENSES_ANNOTATION: &str = "org.opencontainers.image.licenses";
-
-/// Whether the registry is spoken to over plain HTTP (see the module docs).
-pub fn is_insecure(registry: &str) -> bool {
-    let host = host_of(registry);
-    if host == "localhost" || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback()) {
-        return true;
-    }
-    std::env::var("BLAISE_INSECURE_REGISTRIES").is_ok_and(|list| {
-        list.split(',')
-            .map(str::trim)
-            .any(|r| !r.is_empty() && (r == registry || r == host))
-    })
-}
-
-/// The host of `host`, `host:port`, `[v6]` or `[v6]:port`.
-fn host_of(registry: &str) -> &str {
-    if let Some(rest) = registry.strip_prefix('[') {
-        return rest.split(']').next().unwrap_or(rest);
-    }
-    match registry.rsplit_once(':') {
-        Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host,
-        _ => registry,
-    }
-}
 
 pub fn client_config(registry: &str) -> ClientConfig {
     ClientConfig {
@@ -271,22 +246,4 @@ pub async fn push(reference: &OciReference, artifact: Artifact) -> Result<Digest
         .await
         .map_err(|e| anyhow!("pushing to {reference}: {e}"))?;
     manifest_digest(&Fetcher::new()?, reference).await
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn plain_http_only_to_this_machine_unless_listed() {
-        assert!(is_insecure("localhost:5000"));
-        assert!(is_insecure("127.0.0.1:5000"));
-        assert!(is_insecure("127.3.4.5"));
-        assert!(is_insecure("[::1]:5000"));
-        assert!(!is_insecure("ghcr.io"));
-        assert!(!is_insecure("10.0.0.1:5000"));
-        assert!(!is_insecure("localhost.example.com"));
-        assert_eq!(host_of("registry:5000"), "registry");
-        assert_eq!(host_of("[::1]:5000"), "::1");
-    }
 }

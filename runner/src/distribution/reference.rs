@@ -2,6 +2,7 @@
 //! an OCI reference; and `sha256:` digests.
 
 use std::fmt;
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, anyhow, bail};
@@ -183,9 +184,47 @@ impl fmt::Display for Digest {
     }
 }
 
+/// Whether the registry is spoken to over plain HTTP: one on this machine (`localhost`, a
+/// loopback address), or one `BLAISE_INSECURE_REGISTRIES` lists.
+pub fn is_insecure(registry: &str) -> bool {
+    let host = host_of(registry);
+    if host == "localhost" || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback()) {
+        return true;
+    }
+    std::env::var("BLAISE_INSECURE_REGISTRIES").is_ok_and(|list| {
+        list.split(',')
+            .map(str::trim)
+            .any(|r| !r.is_empty() && (r == registry || r == host))
+    })
+}
+
+/// The host of `host`, `host:port`, `[v6]` or `[v6]:port`.
+fn host_of(registry: &str) -> &str {
+    if let Some(rest) = registry.strip_prefix('[') {
+        return rest.split(']').next().unwrap_or(rest);
+    }
+    match registry.rsplit_once(':') {
+        Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host,
+        _ => registry,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_http_only_to_this_machine_unless_listed() {
+        assert!(is_insecure("localhost:5000"));
+        assert!(is_insecure("127.0.0.1:5000"));
+        assert!(is_insecure("127.3.4.5"));
+        assert!(is_insecure("[::1]:5000"));
+        assert!(!is_insecure("ghcr.io"));
+        assert!(!is_insecure("10.0.0.1:5000"));
+        assert!(!is_insecure("localhost.example.com"));
+        assert_eq!(host_of("registry:5000"), "registry");
+        assert_eq!(host_of("[::1]:5000"), "::1");
+    }
 
     #[test]
     fn tells_paths_urls_and_references_apart() {

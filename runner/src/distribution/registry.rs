@@ -16,7 +16,7 @@ use reqwest::header::{ACCEPT, HeaderMap, HeaderValue, WWW_AUTHENTICATE};
 use reqwest::{Method, StatusCode, Url};
 
 use super::download::{Fetcher, Kind, redirect_allowed, shown};
-use super::oci::is_insecure;
+use super::reference::is_insecure;
 use super::reference::{Digest, OciReference};
 
 /// The largest manifest read (the distribution spec's own advice to registries).

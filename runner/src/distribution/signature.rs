@@ -97,7 +97,7 @@ pub fn verify(evidence: &[Evidence], digest: &Digest, keys: &[&TrustedKey]) -> R
 fn sigstore_client(registry: &str) -> Result<sigstore::cosign::Client> {
     ClientBuilder::default()
         .with_oci_client_config(ClientConfig {
-            protocol: if oci::is_insecure(registry) {
+            protocol: if super::reference::is_insecure(registry) {
                 ClientProtocol::Http
             } else {
                 ClientProtocol::Https

@@ -2,12 +2,14 @@
 //! the only way the runner and Blaise talk.
 
 mod client;
+pub mod contact;
 pub mod entries;
 mod types;
 
 /// For the fuzz targets (`crate::fuzzing`).
 pub(crate) use client::error_from;
 pub use client::{Client, ProtocolError, repeat_while_lost};
+pub use contact::{retryable, until_answered};
 pub use types::*;
 
 /// The protocol version this runner speaks.

@@ -101,10 +101,10 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> anyhow::Result<Outcom
             return Ok(before_agent(&reporter, e, Some(torn)).await);
         }
     };
-    let since_accepted = std::env::var(crate::daemon::ACCEPTED_AT)
+    let since_accepted = std::env::var(super::ACCEPTED_AT)
         .ok()
         .and_then(|t| t.parse::<u128>().ok())
-        .map(|t| crate::daemon::unix_micros().saturating_sub(t));
+        .map(|t| super::unix_micros().saturating_sub(t));
     let programs_us = crate::host::process::time_in_programs().as_micros();
     tracing::info!(argv = ?command.argv, cwd = %command.cwd.display(), host_overhead_us = since_accepted, programs_us, "launching the agent");
     let launching = tokio::time::timeout(LAUNCH_TIMEOUT, Agent::launch(command, events_tx));

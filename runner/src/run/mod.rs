@@ -16,7 +16,6 @@
 
 mod agent_home;
 pub(crate) mod agent_start;
-pub(crate) mod contact;
 mod egress;
 mod fields;
 mod heartbeat;
@@ -39,7 +38,17 @@ use crate::config::{ConfigFile, ResolvedPlug};
 use crate::host::PlugHost;
 use crate::protocol::{Assignment, Client, RunKind};
 
-pub use contact::{retryable, until_answered};
+/// The environment variable that tells a run process when its run was accepted (the daemon
+/// sets it; the run measures its own start from it).
+pub const ACCEPTED_AT: &str = "BLAISE_RUN_ACCEPTED_AT_US";
+
+/// Microseconds since the Unix epoch ([`ACCEPTED_AT`]'s unit).
+pub fn unix_micros() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros())
+}
+
 pub use heartbeat::LOST_CONTACT;
 pub use outbox::{Item, Limits as OutboxLimits, Outbox, OutboxError};
 pub use reports::{ReportError, Reporter, report_once};

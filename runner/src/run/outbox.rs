@@ -23,7 +23,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, oneshot, watch};
 
-use super::contact::{MAX_BACKOFF, changed, retryable};
+use crate::protocol::contact::{MAX_BACKOFF, changed, retryable};
 use crate::protocol::{Client, ProtocolError, Report, ReportAnswer, TranscriptRecord};
 
 /// How much the queue holds where.

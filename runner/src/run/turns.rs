@@ -9,13 +9,13 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot, watch};
 
-use super::contact::until_answered;
 use super::outbox::Outbox;
 use super::reports::Reporter;
 use super::signals::Signals;
 use super::transcript::{Relay, RelayError};
 use crate::acp::{Agent, AgentEvent, PermissionAnswer};
 use crate::chain::PlugChain;
+use crate::protocol::contact::until_answered;
 use crate::protocol::{Client, DirectiveBody, ReportBody, StopDirective, StopReason};
 
 /// How long a cancelled turn may take to wind down before the run goes on without it.

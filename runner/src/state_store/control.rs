@@ -12,7 +12,7 @@ use tokio::sync::{Mutex, watch};
 
 use super::{PlugState, StateChanges, StateStore, apply};
 use crate::protocol::Client;
-use crate::run::until_answered;
+use crate::protocol::until_answered;
 
 /// The plug state of one run's session, through the runner protocol.
 pub struct ControlStateStore {

@@ -1,4 +1,4 @@
-//! `POST /v1/sources/linear/{app}`: Linear's webhooks for one app.
+//! Linear's webhooks for one app (`POST /v1/sources/linear/{app}`, served by `crate::http`).
 //!
 //! Checked before anything is read: the signature (`Linear-Signature`, the hex HMAC-SHA256 of
 //! the raw body with the app's webhook secret) and the time it was sent (`webhookTimestamp`,
@@ -6,46 +6,33 @@
 //! in one transaction and Linear gets its 200, well within its five seconds: the session is
 //! opened or the message queued, and whatever goes back to Linear goes from the pump.
 
-use axum::body::Bytes;
-use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
+use super::config::AppConfig;
 use super::events;
 use crate::error::{Error, Result};
-use crate::server::AppState;
 
 /// How far a delivery's `webhookTimestamp` may be from Blaise's clock (Linear's own advice).
 pub const MAX_SKEW_MS: i64 = 60_000;
 
-pub async fn receive(
-    State(state): State<AppState>,
-    Path(name): Path<String>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Result<Response> {
-    let app = state
-        .sources
-        .linear
-        .iter()
-        .find(|a| a.config.name == name)
-        .cloned()
-        .ok_or_else(|| Error::NotFound("no Linear app of that name is configured".into()))?;
-    let signature = headers
-        .get("linear-signature")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    if !signed(app.config.webhook_secret.as_bytes(), &body, signature) {
+/// A delivery's payload, once its signature and time are checked: `Ok(None)` for a webhook of
+/// another kind (nothing for Blaise to do), else the event and its `Linear-Delivery` id.
+pub fn check(
+    config: &AppConfig,
+    signature: &str,
+    delivery: Option<&str>,
+    body: &[u8],
+    now: i64,
+) -> Result<Option<(events::Event, String)>> {
+    if !signed(config.webhook_secret.as_bytes(), body, signature) {
         return Err(Error::Unauthorized(
             "the webhook's Linear-Signature does not match its body".into(),
         ));
     }
-    let payload: serde_json::Value = serde_json::from_slice(&body)
+    let payload: serde_json::Value = serde_json::from_slice(body)
         .map_err(|e| Error::BadRequest(format!("the webhook's body is not JSON: {e}")))?;
     let sent = payload["webhookTimestamp"].as_f64().unwrap_or(0.0) as i64;
-    let now = crate::model::now();
     if (now - sent).abs() > MAX_SKEW_MS {
         return Err(Error::Unauthorized(format!(
             "the webhook was sent {} s from now (webhookTimestamp); at most {} s are taken",
@@ -55,11 +42,9 @@ pub async fn receive(
     }
     let Some(event) = events::parse(&payload)? else {
         // Another kind of webhook (the app's permissions changed…): nothing for Blaise to do.
-        return Ok(StatusCode::OK.into_response());
+        return Ok(None);
     };
-    let delivery = headers
-        .get("linear-delivery")
-        .and_then(|v| v.to_str().ok())
+    let delivery = delivery
         .filter(|d| {
             !d.is_empty()
                 && d.len() <= 64
@@ -67,14 +52,7 @@ pub async fn receive(
         })
         .ok_or_else(|| Error::BadRequest("the webhook has no valid Linear-Delivery header".into()))?
         .to_string();
-    let config = app.config.clone();
-    let fresh = state
-        .write(|ctx| events::take(ctx, &config, &delivery, &event))
-        .await?;
-    if fresh {
-        state.changes().wake_sources();
-    }
-    Ok(StatusCode::OK.into_response())
+    Ok(Some((event, delivery)))
 }
 
 /// Whether `signature` (hex) is the HMAC-SHA256 of `body` with `secret`, compared in constant time.

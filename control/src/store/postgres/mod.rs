@@ -178,6 +178,11 @@ impl Store for PostgresStore {
         POOL_SIZE as usize
     }
 
+    /// Readers share the writers' pool, and so their turns.
+    fn readers(&self) -> Option<usize> {
+        None
+    }
+
     fn listen(&self, deliver: super::Deliver) {
         self.pool.driver.handle().spawn(listen::run(
             self.pool.config.clone(),
@@ -537,6 +542,11 @@ impl Tx for PostgresTx<'_> {
                 _ => StoreError::Failed(format!("not committed: {e}")),
             }
         })
+    }
+
+    /// The metrics count what [`crate::wakeups::RecordingTx`] noted; the store keeps nothing.
+    fn note(&mut self, event: crate::store::Event) {
+        let _ = event;
     }
 
     fn announce(&mut self, what: &str) -> StoreResult<()> {

@@ -167,6 +167,24 @@ impl Store for SqliteStore {
         "sqlite"
     }
 
+    fn begin_one(&self) -> StoreResult<Box<dyn Tx + '_>> {
+        self.begin_read()
+    }
+
+    fn writers(&self) -> usize {
+        1
+    }
+
+    /// One process opens the file: there are no other instances to hear from.
+    fn listen(&self, deliver: super::Deliver) {
+        let _ = deliver;
+    }
+
+    /// One process opens the file: it always holds the clock.
+    fn hold_clock(&self) -> StoreResult<bool> {
+        Ok(true)
+    }
+
     fn readers(&self) -> Option<usize> {
         (!self.readers.is_empty()).then_some(self.readers.len())
     }
@@ -454,6 +472,26 @@ impl Tx for SqliteTx<'_> {
         })
     }
 
+    /// One writer at a time: nothing else can change the session, so a read is a lock.
+    fn read_session(&mut self, id: &str) -> StoreResult<Option<Session>> {
+        self.session(id)
+    }
+
+    fn read_environment(&mut self, id: &str) -> StoreResult<Option<Environment>> {
+        self.environment(id)
+    }
+
+    /// One process opens the file: nobody else to tell.
+    fn announce(&mut self, what: &str) -> StoreResult<()> {
+        let _ = what;
+        Ok(())
+    }
+
+    /// The metrics count what [`crate::wakeups::RecordingTx`] noted; the store keeps nothing.
+    fn note(&mut self, event: crate::store::Event) {
+        let _ = event;
+    }
+
     fn session(&mut self, id: &str) -> StoreResult<Option<Session>> {
         let session: Option<Session> =
             self.one("SELECT data FROM sessions WHERE id = ?1", params![id])?;
@@ -676,6 +714,12 @@ impl Tx for SqliteTx<'_> {
             .conn
             .prepare_cached(RUN_LAST_SEQ)?
             .query_row(params![run_id], |r| r.get(0))?)
+    }
+
+    fn append_transcript_all(&mut self, entries: &mut [TranscriptEntry]) -> StoreResult<()> {
+        entries
+            .iter_mut()
+            .try_for_each(|e| self.append_transcript(e))
     }
 
     fn append_transcript(&mut self, e: &mut TranscriptEntry) -> StoreResult<()> {

@@ -11,10 +11,10 @@ use sha2::{Digest, Sha256};
 use std::fmt::Write;
 
 use super::html::page;
-use crate::changes::Topic;
 use crate::error::Result;
 use crate::lifecycle::Ctx;
-use crate::server::AppState;
+use crate::state::AppState;
+use crate::wakeups::Topic;
 
 /// How long a session page's poll waits for a change before it says "nothing new" (204).
 const LONG_POLL_MS: i64 = 25_000;

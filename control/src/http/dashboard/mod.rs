@@ -25,7 +25,7 @@ use axum::{Extension, Form, Router};
 use crate::tls::OverTls;
 use serde::Deserialize;
 
-use crate::server::{AdminAuth, AppState, DASHBOARD_COOKIE, is_admin};
+use crate::http::{AdminAuth, AppState, DASHBOARD_COOKIE, is_admin};
 
 pub fn routes() -> Router<AppState> {
     Router::new()

@@ -6,10 +6,10 @@ use blaise_protocol::AskPermission;
 
 use super::runs::finished;
 use crate::error::{Error, Result};
+use crate::http::{AppState, Body, RunnerAuth};
 use crate::lifecycle::offers::own_run;
 use crate::model::*;
 use crate::names::{check_request_id_in_path, is_request_id};
-use crate::server::{AppState, Body, RunnerAuth};
 
 pub async fn ask(
     State(state): State<AppState>,

@@ -16,7 +16,7 @@ use super::live::{self, Parts, Since};
 use crate::error::Result;
 use crate::lifecycle::Ctx;
 use crate::model::{EnvironmentState, SessionState};
-use crate::server::AppState;
+use crate::state::AppState;
 use crate::views::{environment_view, unowned_records, waiting_sessions};
 
 /// Sessions on one page of the list.

@@ -14,7 +14,7 @@ use crate::duration::Human;
 use crate::error::Result;
 use crate::lifecycle::Ctx;
 use crate::model::{Agent, AgentSettings, IdlePolicy};
-use crate::server::AppState;
+use crate::state::AppState;
 
 pub async fn agents(
     State(app): State<AppState>,

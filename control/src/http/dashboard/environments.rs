@@ -14,7 +14,7 @@ use super::live::{self, Parts, Since};
 use crate::error::Result;
 use crate::lifecycle::Ctx;
 use crate::model::EnvironmentState;
-use crate::server::AppState;
+use crate::state::AppState;
 use crate::views::environment_view;
 
 /// The button that retries an orphaned environment's teardown.

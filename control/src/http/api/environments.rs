@@ -5,9 +5,9 @@ use axum::extract::{Path, Query, State};
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
+use crate::http::{AdminAuth, AppState};
 use crate::lifecycle::environment;
 use crate::model::*;
-use crate::server::{AdminAuth, AppState};
 use crate::views::{EnvironmentView, environment_view};
 
 pub async fn retry(

@@ -5,10 +5,10 @@ use axum::extract::{Query, State};
 use blaise_protocol::{ConnectRequest, Connected, Offers, OffersQuery, PROTOCOL_VERSION};
 
 use crate::error::Result;
+use crate::http::{AppState, Body, RunnerAuth};
 use crate::lifecycle::offers;
 use crate::model::Millis;
 use crate::names::check_token;
-use crate::server::{AppState, Body, RunnerAuth};
 
 pub async fn connect(
     State(state): State<AppState>,

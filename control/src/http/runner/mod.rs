@@ -9,7 +9,7 @@ mod runs;
 use axum::Router;
 use axum::routing::{get, post, put};
 
-use crate::server::AppState;
+use crate::state::AppState;
 
 pub use blaise_protocol::PROTOCOL_VERSION;
 

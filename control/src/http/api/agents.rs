@@ -1,9 +1,9 @@
 //! `blaise agent set`: an agent's settings, the only place timing lives.
 
 use crate::error::Result;
+use crate::http::{AdminAuth, AppState, Body};
 use crate::model::*;
 use crate::names::check_name;
-use crate::server::{AdminAuth, AppState, Body};
 use axum::Json;
 use axum::extract::{Path, State};
 

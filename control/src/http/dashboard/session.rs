@@ -13,12 +13,12 @@ use super::Viewer;
 use super::html::{duration, esc, state, time};
 use super::live::{self, Parts, Since};
 use super::transcript::{self, PAGE_ENTRIES};
-use crate::changes::Topic;
 use crate::error::Result;
 use crate::lifecycle::Ctx;
 use crate::model::{EnvironmentState, PermissionRequest, PermissionState, SessionState};
-use crate::server::AppState;
+use crate::state::AppState;
 use crate::views::{RunView, SessionView, session_view};
+use crate::wakeups::Topic;
 
 #[derive(Deserialize)]
 pub struct SessionQuery {

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
-use crate::protocol::ProtocolError;
+use super::ProtocolError;
 
 /// The longest wait between two tries.
 pub const MAX_BACKOFF: Duration = Duration::from_secs(5);

@@ -6,11 +6,11 @@ use blaise_protocol::{PlugRecords, PutPlugState};
 
 use super::runs::finished;
 use crate::error::Result;
+use crate::http::{AppState, Body, RunnerAuth};
 use crate::lifecycle::Ctx;
 use crate::lifecycle::offers::own_run;
 use crate::model::*;
 use crate::names::check_plug_id;
-use crate::server::{AppState, Body, RunnerAuth};
 
 fn live_run(ctx: &mut Ctx, runner: &Runner, run_id: &str) -> Result<Run> {
     let run = own_run(ctx, runner, run_id)?;

@@ -8,7 +8,7 @@ pub(crate) mod sessions;
 use axum::Router;
 use axum::routing::{get, post, put};
 
-use crate::server::AppState;
+use crate::state::AppState;
 
 pub fn routes() -> Router<AppState> {
     Router::new()

@@ -17,12 +17,12 @@ use crate::lifecycle::runners::{Scope, ScopeChange};
 use crate::lifecycle::{agents, environment, messages, permissions, runners};
 use crate::model::IdlePolicy;
 use crate::names::{SESSION, comma_list, is_id};
-use crate::server::AppState;
+use crate::state::AppState;
 
 /// The error as a page, with a way back.
 fn not_done(e: Error, back: &str) -> Response {
     (
-        e.status(),
+        crate::http::error::status(&e),
         Html(error_page("Not done", &e.to_string(), back)),
     )
         .into_response()
@@ -97,7 +97,7 @@ pub async fn cancel(State(app): State<AppState>, _: Viewer, Path(id): Path<Strin
 
 pub async fn close(State(app): State<AppState>, _: Viewer, Path(id): Path<String>) -> Response {
     let back = session_page(&id);
-    match crate::api::sessions::close_and_wait(&app, &id).await {
+    match app.close_and_wait(&id).await {
         Ok(()) => back_to(&back),
         Err(e) => not_done(e, &back),
     }

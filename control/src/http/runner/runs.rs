@@ -7,14 +7,14 @@ use blaise_protocol::{
     TranscriptBatch,
 };
 
-use crate::changes::Topic;
 use crate::error::{Error, Result};
+use crate::http::{AppState, Body, RunnerAuth};
 use crate::lifecycle::offers::{self, Assignment, own_run};
 use crate::lifecycle::reports::{self, ReportAnswer};
 use crate::lifecycle::transcript::{self, TranscriptAnswer};
 use crate::model::*;
 use crate::names::check_token;
-use crate::server::{AppState, Body, RunnerAuth};
+use crate::wakeups::Topic;
 
 pub async fn accept(
     State(state): State<AppState>,

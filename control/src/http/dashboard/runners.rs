@@ -12,7 +12,7 @@ use super::html::{esc, state, time};
 use super::live::{self, Parts, Since};
 use crate::error::Result;
 use crate::lifecycle::Ctx;
-use crate::server::AppState;
+use crate::state::AppState;
 use crate::views::RunnerView;
 
 pub async fn runners(

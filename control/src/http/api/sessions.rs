@@ -4,14 +4,13 @@ use axum::Json;
 use axum::extract::{Path, Query, State};
 use serde::{Deserialize, Serialize};
 
-use crate::changes::Topic;
 use crate::error::{Error, Result};
-use crate::lifecycle::close::{self, CloseStep};
+use crate::http::{AdminAuth, AppState, Body};
 use crate::lifecycle::{messages, permissions};
 use crate::model::*;
 use crate::names::check_request_id_in_path;
-use crate::server::{AdminAuth, AppState, Body};
 use crate::views::{SessionSummary, SessionView, session_summaries, session_view};
+use crate::wakeups::Topic;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -74,50 +73,8 @@ pub async fn close(
     _: AdminAuth,
     Path(id): Path<String>,
 ) -> Result<Json<SessionView>> {
-    close_and_wait(&state, &id).await?;
+    state.close_and_wait(&id).await?;
     Ok(Json(state.read(|ctx| session_view(ctx, &id)).await?))
-}
-
-/// Closes the session; for a running one, waits until its run has received the stop, and
-/// withdraws the stop (nothing changed) if no runner received it in time.
-pub async fn close_and_wait(state: &AppState, id: &str) -> Result<()> {
-    // Twice at most: if the run ended (paused, say) before it read the stop, the session can
-    // now be closed without one.
-    for _ in 0..2 {
-        let CloseStep::AwaitingDelivery { run_id, seq } =
-            state.write(|ctx| close::begin(ctx, id)).await?
-        else {
-            return Ok(());
-        };
-        let received = match state
-            .long_poll(
-                Topic::Run(run_id.clone()),
-                Some(state.cfg.close_wait_ms),
-                |ctx| close::check(ctx, &run_id, seq, false),
-            )
-            .await?
-        {
-            Some(received) => received,
-            // Withdraw the stop unless it was received at the last moment (one transaction).
-            None => state
-                .write(|ctx| close::check(ctx, &run_id, seq, true))
-                .await?
-                .unwrap_or(false),
-        };
-        if received {
-            return Ok(());
-        }
-        let run_finished = state
-            .read(|ctx| Ok(ctx.run(&run_id)?.status.is_finished()))
-            .await?;
-        if !run_finished {
-            return Err(close::not_received(id, &run_id));
-        }
-    }
-    Err(Error::conflict(
-        "busy",
-        format!("session {id} kept changing while it was being closed; try again"),
-    ))
 }
 
 pub async fn cancel(

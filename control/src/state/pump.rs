@@ -11,10 +11,10 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 
-use super::produced::{self, Produced};
-use super::{Failure, Source, Told};
+use super::AppState;
 use crate::model::*;
-use crate::server::AppState;
+use crate::sources::produced::{self, Produced};
+use crate::sources::{Failure, Source, Told};
 
 /// How often the pump looks when nothing woke it (a change the clock made, a retry falling due).
 const TICK: Duration = Duration::from_millis(1_000);

@@ -5,9 +5,9 @@ use axum::extract::{Path, State};
 use serde::Deserialize;
 
 use crate::error::Result;
+use crate::http::{AdminAuth, AppState, Body};
 use crate::lifecycle::runners;
 use crate::model::Runner;
-use crate::server::{AdminAuth, AppState, Body};
 use crate::views::RunnerView;
 
 #[derive(Deserialize)]

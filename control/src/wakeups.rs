@@ -260,8 +260,20 @@ impl Store for Notifying {
     fn begin_read(&self) -> StoreResult<Box<dyn Tx + '_>> {
         self.store.begin_read()
     }
+    fn begin_one(&self) -> StoreResult<Box<dyn Tx + '_>> {
+        self.store.begin_one()
+    }
+    fn writers(&self) -> usize {
+        self.store.writers()
+    }
+    fn readers(&self) -> Option<usize> {
+        self.store.readers()
+    }
     fn kind(&self) -> &'static str {
         self.store.kind()
+    }
+    fn listen(&self, deliver: crate::store::Deliver) {
+        self.store.listen(deliver)
     }
     fn hold_clock(&self) -> StoreResult<bool> {
         self.store.hold_clock()

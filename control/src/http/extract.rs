@@ -1,0 +1,140 @@
+//! What a request carries that the routes need checked first: a JSON body, a runner's token,
+//! the admin token (a header, or the dashboard's cookie from its own pages).
+
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use serde::de::DeserializeOwned;
+
+use crate::auth::{bearer, hash_token};
+use crate::error::{Error, Result};
+use crate::model::Runner;
+use crate::state::AppState;
+
+/// A JSON body; malformed or mistyped JSON is a 400 that says what is wrong.
+pub struct Body<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
+    type Rejection = Error;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self> {
+        match axum::Json::<T>::from_request(req, state).await {
+            Ok(axum::Json(v)) => Ok(Body(v)),
+            Err(e) => Err(Error::BadRequest(format!(
+                "invalid JSON body: {}",
+                e.body_text()
+            ))),
+        }
+    }
+}
+
+fn header_token(parts: &Parts) -> Option<String> {
+    bearer(
+        parts
+            .headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok()),
+    )
+    .map(str::to_string)
+}
+
+/// The runner a request comes from (its token is `Authorization: Bearer …`).
+pub struct RunnerAuth(pub Runner);
+
+impl FromRequestParts<AppState> for RunnerAuth {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self> {
+        let token = header_token(parts).ok_or_else(|| {
+            Error::Unauthorized("a runner token is required (Authorization: Bearer …)".into())
+        })?;
+        let hash = hash_token(&token);
+        let runner = state
+            .read_one(|ctx| Ok(ctx.tx.runner_by_token_hash(&hash)?))
+            .await?;
+        match runner {
+            Some(r) if !r.revoked() => Ok(RunnerAuth(r)),
+            Some(r) => Err(Error::Unauthorized(format!(
+                "runner {} was revoked",
+                r.name
+            ))),
+            None => Err(Error::Unauthorized("unknown runner token".into())),
+        }
+    }
+}
+
+/// The cookie the dashboard keeps the admin token in.
+pub const DASHBOARD_COOKIE: &str = "blaise_token";
+
+fn cookie_token(parts: &Parts) -> Option<String> {
+    let cookies = parts.headers.get("cookie")?.to_str().ok()?;
+    cookies.split(';').find_map(|c| {
+        c.trim()
+            .strip_prefix(&format!("{DASHBOARD_COOKIE}="))
+            .map(str::to_string)
+    })
+}
+
+pub async fn is_admin(state: &AppState, token: &str) -> Result<bool> {
+    let hash = hash_token(token);
+    Ok(state
+        .read_one(|ctx| Ok(ctx.tx.admin_token_hash()?))
+        .await?
+        .is_some_and(|h| h == hash))
+}
+
+/// Whether a request that changes something comes from this server's own
+/// pages. A browser sends the dashboard's cookie with any request a page makes
+/// it send, and `SameSite` does not look at the port: a page on another port
+/// of this host (a dev server an agent started) is the same *site*. Browsers
+/// say where a request comes from (`Sec-Fetch-Site`, and `Origin` on every
+/// cross-origin POST); a client that says neither is not a browser page.
+fn same_origin(parts: &Parts) -> bool {
+    if parts.method.is_safe() {
+        return true;
+    }
+    if let Some(site) = parts.headers.get("sec-fetch-site") {
+        return site == "same-origin";
+    }
+    let Some(origin) = parts.headers.get(axum::http::header::ORIGIN) else {
+        return true;
+    };
+    let host = parts.headers.get(axum::http::header::HOST);
+    let origin_host = origin
+        .to_str()
+        .ok()
+        .and_then(|o| o.split_once("://"))
+        .map(|(_, host)| host.as_bytes());
+    origin_host.is_some() && origin_host == host.map(|h| h.as_bytes())
+}
+
+/// A request with the admin token (header, or the dashboard's cookie).
+pub struct AdminAuth;
+
+impl FromRequestParts<AppState> for AdminAuth {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self> {
+        let token = match header_token(parts) {
+            Some(token) => token,
+            None => {
+                let token = cookie_token(parts).ok_or_else(|| {
+                    Error::Unauthorized(
+                        "the admin token is required (Authorization: Bearer $BLAISE_TOKEN)".into(),
+                    )
+                })?;
+                if !same_origin(parts) {
+                    return Err(Error::Forbidden(
+                        "a change made with the dashboard's cookie must come from the dashboard's own pages"
+                            .into(),
+                    ));
+                }
+                token
+            }
+        };
+        if is_admin(state, &token).await? {
+            Ok(AdminAuth)
+        } else {
+            Err(Error::Unauthorized("wrong admin token".into()))
+        }
+    }
+}

@@ -1,7 +1,8 @@
 //! A TCP proxy between a runner and the control plane that the test can make
 //! misbehave: refuse connections, hold them without answering, lose every
 //! response after the request reached the server (so the request *was*
-//! applied), or delay traffic. The network's faults, without a restart.
+//! applied), delay traffic, or refuse a run's transcript as Blaise would. The
+//! network's faults, without a restart.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -27,6 +28,18 @@ pub enum Fault {
     LoseResponses = 3,
     /// Passes everything, each chunk 300 ms late.
     Delay = 4,
+    /// Answers a run's transcript report (`POST …/transcript`) with Blaise's 409 refusal
+    /// itself, without passing it on; passes everything else.
+    RefuseTranscript = 5,
+}
+
+/// What Blaise answers a transcript it will not take (`docs/protocol.md`).
+const TRANSCRIPT_REFUSED: &str = r#"{"error":{"code":"transcript_conflict","message":"entry 1 of the run was already recorded with other content (refused by the test's proxy)"}}"#;
+
+/// Whether `chunk` starts a transcript report.
+fn is_transcript_report(chunk: &[u8]) -> bool {
+    let line = chunk.split(|&b| b == b'\n').next().unwrap_or_default();
+    line.starts_with(b"POST /v1/runner/runs/") && line.windows(12).any(|w| w == b"/transcript ")
 }
 
 pub struct Proxy {
@@ -95,14 +108,19 @@ async fn connection(
         let mut buf = vec![0u8; 16 << 10];
         loop {
             let n = match cr.read(&mut buf).await {
-                Ok(0) | Err(_) => return,
+                Ok(0) | Err(_) => return false,
                 Ok(n) => n,
             };
+            if fault.load(Ordering::SeqCst) == Fault::RefuseTranscript as u8
+                && is_transcript_report(&buf[..n])
+            {
+                return true;
+            }
             if fault.load(Ordering::SeqCst) == Fault::Delay as u8 {
                 tokio::time::sleep(Duration::from_millis(300)).await;
             }
             if sw.write_all(&buf[..n]).await.is_err() {
-                return;
+                return false;
             }
         }
     };
@@ -125,9 +143,17 @@ async fn connection(
             }
         }
     };
-    tokio::select! {
-        _ = up => {}
-        _ = down => {}
-        _ = cut.changed() => {}
+    let refused = tokio::select! {
+        refused = up => refused,
+        _ = down => false,
+        _ = cut.changed() => false,
+    };
+    if refused {
+        let answer = format!(
+            "HTTP/1.1 409 Conflict\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{TRANSCRIPT_REFUSED}",
+            TRANSCRIPT_REFUSED.len()
+        );
+        let _ = cw.write_all(answer.as_bytes()).await;
+        let _ = cw.shutdown().await;
     }
 }

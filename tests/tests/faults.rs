@@ -464,6 +464,46 @@ async fn network_faults_lose_no_word() {
     }
 }
 
+/// "Transcript-report failures fail the run": Blaise refuses the run's transcript (a 409, as
+/// for a batch that contradicts what it recorded; here the proxy answers for it) and the run
+/// fails, saying why, and tears down what it can; the session fails, and takes no more messages.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refused_transcript_report_fails_the_run() {
+    let rig = Rig::new("1h").await;
+    let proxy = Proxy::start(rig.serve.addr).await;
+    let _runner = rig.runner_at(&proxy.url(), "box-1");
+    let api = rig.api();
+    let session = rig.session("say before the refusal").await;
+    api.wait_for_text(&session, "agent_message: before the refusal", MINUTE)
+        .await;
+    let view = api.show(&session).await;
+    let workspace = rig.workspace(&view);
+    assert!(workspace.exists(), "{}", workspace.display());
+
+    proxy.set(Fault::RefuseTranscript);
+    api.send(&session, "say refused by Blaise").await.unwrap();
+    let view = api
+        .wait_for(&session, "the session to fail", MINUTE, |v| {
+            v["state"] == "failed"
+        })
+        .await;
+    let run = view["runs"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(run["status"], "failed", "{view:#}");
+    let error = run["error"].as_str().unwrap_or_default();
+    assert!(error.contains("transcript"), "the run says why: {error:?}");
+    assert_eq!(view["environment"]["state"], "torn_down", "{view:#}");
+    assert!(!workspace.exists(), "the run tore down what it could");
+    assert!(
+        api.send(&session, "anyone?").await.is_err(),
+        "a failed session takes no more messages"
+    );
+    let text = api.transcript_text(&session).await;
+    assert!(
+        !text.contains("agent_message: refused by Blaise"),
+        "nothing refused was recorded: {text}"
+    );
+}
+
 /// A runner that starts while Blaise is down (an upgrade, a reboot in the
 /// wrong order) keeps trying to connect and serves once Blaise is back,
 /// instead of exiting.

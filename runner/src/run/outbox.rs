@@ -23,7 +23,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, oneshot, watch};
 
-use crate::protocol::contact::{MAX_BACKOFF, changed, retryable};
+use crate::protocol::contact::{MAX_BACKOFF, changed, retryable, until_answered};
 use crate::protocol::{Client, ProtocolError, Report, ReportAnswer, TranscriptRecord};
 
 /// How much the queue holds where.
@@ -130,6 +130,10 @@ struct Spilled {
 pub struct Outbox {
     tx: mpsc::UnboundedSender<(Item, Option<Waiter>)>,
     failed: watch::Receiver<Option<OutboxError>>,
+    /// For a report sent on its own ([`Outbox::send_alone`]).
+    client: Client,
+    run_id: String,
+    lost: watch::Receiver<bool>,
 }
 
 impl Outbox {
@@ -154,9 +158,43 @@ impl Outbox {
     ) -> Outbox {
         let (tx, rx) = mpsc::unbounded_channel();
         let (failed_tx, failed) = watch::channel(None);
-        let task = Task::new(client, run_id, lost, failed_tx, rx, dir, limits);
+        let task = Task::new(
+            client.clone(),
+            run_id,
+            lost.clone(),
+            failed_tx,
+            rx,
+            dir,
+            limits,
+        );
         tokio::spawn(task.run());
-        Outbox { tx, failed }
+        Outbox {
+            tx,
+            failed,
+            client,
+            run_id: run_id.to_string(),
+            lost,
+        }
+    }
+
+    /// Sends `report` on its own, not behind the queue: for a report once the queue has
+    /// stopped (Blaise refused an item before it, or the backlog was full). What the queue held
+    /// is not coming, and the run is failing: its last report must still reach Blaise, which
+    /// would otherwise take the run for dead and start it again. Made again while Blaise does
+    /// not answer, as the queue would; a report repeated is harmless (its id).
+    pub async fn send_alone(&self, report: &Report) -> Result<ReportAnswer, OutboxError> {
+        let what = "sending the run's report";
+        until_answered(&self.lost, what, || {
+            self.client.report(&self.run_id, report)
+        })
+        .await
+        .map_err(|e| {
+            if retryable(&e) {
+                OutboxError::LostContact
+            } else {
+                OutboxError::Refused(e)
+            }
+        })
     }
 
     /// Queues `item` and returns at once; a refusal shows in [`Outbox::failed`].

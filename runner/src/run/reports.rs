@@ -38,9 +38,19 @@ impl Reporter {
     /// Sends a report and waits until Blaise has it (and everything the run
     /// sent before it).
     pub async fn send(&self, body: ReportBody) -> Result<ReportAnswer, ReportError> {
-        match self.outbox.send(Item::Report(report(body))).await {
-            Ok(Ack::Report(answer)) => Ok(answer),
+        let report = report(body);
+        let queued = match self.outbox.send(Item::Report(report.clone())).await {
+            Ok(Ack::Report(answer)) => return Ok(answer),
             Ok(Ack::Done) => unreachable!("a report is answered with a report ack"),
+            // The queue stopped: on this report or on an item before it ("transcript-report
+            // failures fail the run", and the failure must be reported). Sent on its own; if
+            // it was this report Blaise refused, it refuses it again.
+            Err(e @ (OutboxError::Refused(_) | OutboxError::Full)) => e,
+            Err(e) => return Err(ReportError::Lost(e)),
+        };
+        tracing::debug!("the run's queue to Blaise stopped ({queued}): the report goes alone");
+        match self.outbox.send_alone(&report).await {
+            Ok(answer) => Ok(answer),
             Err(OutboxError::Refused(e)) => Err(ReportError::Refused(e)),
             Err(e) => Err(ReportError::Lost(e)),
         }

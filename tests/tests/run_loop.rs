@@ -245,6 +245,14 @@ async fn a_session_that_expires_while_paused_is_torn_down_by_a_teardown_run() {
         !workspace.exists(),
         "the teardown run removed the workspace"
     );
+    // "There is no agent": the start run launched it, the teardown run did not.
+    let log = runner.stderr();
+    assert!(log.contains("kind=Teardown"), "{log}");
+    assert_eq!(
+        log.matches("launching the agent").count(),
+        1,
+        "only the start run launches the agent: {log}"
+    );
     assert!(runner.stop().await.success());
 }
 
@@ -644,21 +652,35 @@ async fn changing_blaise_yml_while_paused_keeps_state_by_plug_id() {
     std::fs::write(&s.config, before).unwrap();
     let runner = s.runner("box-1");
     let b = &s.blaise;
-    let id = b.new_session("script", "say before").await;
-    b.wait_for_text(&id, "agent_message: before", MINUTE).await;
+    let id = b
+        .new_session("script", "say before\nsay zebra-crossing-42")
+        .await;
+    b.wait_for_text(&id, "agent_message: zebra-crossing-42", MINUTE)
+        .await;
     b.wait_for(&id, "the pause", MINUTE, |v| v["state"] == "paused")
         .await;
 
     // While paused: the plugs are reordered, `leaver` is removed and a new
-    // stateful plug `newcomer` appears. Each run reads blaise.yml afresh.
+    // stateful plug `newcomer` appears; the stateless `redaction` is removed
+    // and another, `masker`, added with a config of its own. Each run reads
+    // blaise.yml afresh.
+    let masker = format!(
+        "  - id: masker\n    source: {}\n    with:\n      literals: [zebra-crossing-42]\n",
+        plug("plugs/redaction").display()
+    );
     let after = format!(
-        "agent:\n  name: script\n  command: {agent}\nplugs:\n{}{}{redaction}",
+        "agent:\n  name: script\n  command: {agent}\nplugs:\n{}{masker}{}",
         stateful_probe("newcomer", "fresh", "unused"),
         stateful_probe("keeper", "kept", "unused"),
     );
     std::fs::write(&s.config, after).unwrap();
-    b.send(&id, "env kept\nenv fresh").await.unwrap();
-    let text = b.wait_for_text(&id, "agent_message: fresh=", MINUTE).await;
+    b.send(&id, "env kept\nenv fresh\nsay zebra-crossing-42 again")
+        .await
+        .unwrap();
+    // The added stateless plug's config applies at once.
+    let text = b
+        .wait_for_text(&id, "agent_message: [REDACTED:literal] again", MINUTE)
+        .await;
     assert!(
         text.contains("agent_message: kept=from-keeper"),
         "the kept plug found its state by id:\n{text}"
@@ -682,6 +704,8 @@ async fn changing_blaise_yml_while_paused_keeps_state_by_plug_id() {
         Some(false.into()),
         "the removed plug's record stays, owned by nothing: {records:?}"
     );
+    assert_eq!(owned("redaction"), None, "a stateless plug keeps no record");
+    assert_eq!(owned("masker"), None, "a stateless plug keeps no record");
     assert!(runner.stop().await.success());
 }
 

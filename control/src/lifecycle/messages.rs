@@ -10,6 +10,17 @@ use crate::store::Event;
 
 /// Opens a session with its first message; the start run is offered at once.
 pub fn new_session(ctx: &mut Ctx, agent_name: &str, text: &str) -> Result<Session> {
+    new_session_from(ctx, agent_name, text, None)
+}
+
+/// [`new_session`] with a first message from a message source (`from`: `linear:<app>`), which
+/// the transcript names.
+pub fn new_session_from(
+    ctx: &mut Ctx,
+    agent_name: &str,
+    text: &str,
+    from: Option<&str>,
+) -> Result<Session> {
     check_name("agent", agent_name)?;
     let agent = ctx.agent(agent_name)?;
     if agent.disabled {
@@ -43,7 +54,7 @@ pub fn new_session(ctx: &mut Ctx, agent_name: &str, text: &str) -> Result<Sessio
         from: None,
         to: session.state,
     });
-    receive(ctx, &mut session, text)?;
+    receive(ctx, &mut session, text, from)?;
     serve_session(ctx, &mut session)?;
     ctx.tx.put_session(&session)?;
     Ok(session)
@@ -52,6 +63,16 @@ pub fn new_session(ctx: &mut Ctx, agent_name: &str, text: &str) -> Result<Sessio
 /// A follow-up message. Goes to the running run as a prompt, waits while a run is stopping or
 /// the environment is being torn down, or wakes a paused session.
 pub fn send(ctx: &mut Ctx, session_id: &str, text: &str) -> Result<Message> {
+    send_from(ctx, session_id, text, None)
+}
+
+/// [`send`] from a message source (`from`: `linear:<app>`), which the transcript names.
+pub fn send_from(
+    ctx: &mut Ctx,
+    session_id: &str,
+    text: &str,
+    from: Option<&str>,
+) -> Result<Message> {
     check_text(text)?;
     let mut session = ctx.session(session_id)?;
     let environment = ctx.session_environment(&session)?;
@@ -86,7 +107,7 @@ pub fn send(ctx: &mut Ctx, session_id: &str, text: &str) -> Result<Message> {
             format!("agent {} is disabled: no new runs start for it", agent.name),
         ));
     }
-    let message = receive(ctx, &mut session, text)?;
+    let message = receive(ctx, &mut session, text, from)?;
     match current {
         Some(run) if run.kind != RunKind::Teardown && run.stop.is_none() => {
             deliver(ctx, &mut session, &run, message.clone())?;
@@ -129,7 +150,12 @@ pub fn masked(text: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// Records the message (waiting), masked, and shows it in the transcript.
-fn receive(ctx: &mut Ctx, session: &mut Session, text: &str) -> Result<Message> {
+fn receive(
+    ctx: &mut Ctx,
+    session: &mut Session,
+    text: &str,
+    from: Option<&str>,
+) -> Result<Message> {
     let text = masked(text);
     let text = text.as_ref();
     let message = Message {
@@ -148,7 +174,12 @@ fn receive(ctx: &mut Ctx, session: &mut Session, text: &str) -> Result<Message> 
         run_id: None,
         seq: None,
         kind: "user_message".into(),
-        content: serde_json::json!({ "message_id": message.id, "text": text }),
+        content: match from {
+            Some(from) => {
+                serde_json::json!({ "message_id": message.id, "text": text, "from": from })
+            }
+            None => serde_json::json!({ "message_id": message.id, "text": text }),
+        },
         at: ctx.now,
     };
     ctx.tx.append_transcript(&mut entry)?;

@@ -76,6 +76,11 @@ async fn a_mention_opens_a_session_whose_work_linear_sees_as_activities() {
         first_message.contains("please fix it") && first_message.contains("ENG-123"),
         "the prompt context is the first message: {first_message}"
     );
+    assert_eq!(transcript[0]["content"]["from"], "linear:coder");
+    assert!(
+        page.contains("<header>Linear (coder) · "),
+        "the page says who sent the message (not \"You\")"
+    );
 
     let run = r.take_started("start").await;
     let entries = json!([

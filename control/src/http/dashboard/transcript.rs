@@ -135,12 +135,22 @@ pub fn render(entries: &[TranscriptEntry], more_before: bool) -> Page {
     }
 }
 
+/// Who sent a message: a message source's user (`from`: `linear:<app>`), or the web's.
+fn sender(content: &serde_json::Value) -> String {
+    match content["from"].as_str().and_then(|f| f.split_once(':')) {
+        Some(("linear", app)) => format!("Linear ({app})"),
+        Some((source, app)) => format!("{source} ({app})"),
+        None => "You".to_string(),
+    }
+}
+
 fn line_html(line: &Line) -> String {
     let at = time(line.at);
     let content = &line.entry.content;
     match line.kind {
         "user_message" => format!(
-            "<article class=\"msg msg-user\"><header>You · {at}</header><div class=\"md\">{}</div></article>",
+            "<article class=\"msg msg-user\"><header>{} · {at}</header><div class=\"md\">{}</div></article>",
+            esc(&sender(content)),
             markdown(&line.text)
         ),
         "agent_message" => format!(

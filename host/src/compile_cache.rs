@@ -17,7 +17,9 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Context as _, Result};
+
+use crate::HostError;
 use sha2::{Digest, Sha256};
 use wasmtime::Engine;
 use wasmtime::component::Component;
@@ -36,7 +38,11 @@ pub enum Origin {
 }
 
 impl CompileCache {
-    pub fn open(dir: &Path, engine: &Engine) -> Result<CompileCache> {
+    pub fn open(dir: &Path, engine: &Engine) -> Result<CompileCache, HostError> {
+        Self::open_dir(dir, engine).map_err(|e| HostError::of(HostError::Cache, &e))
+    }
+
+    fn open_dir(dir: &Path, engine: &Engine) -> Result<CompileCache> {
         fs::create_dir_all(dir)
             .with_context(|| format!("creating the compile cache {}", dir.display()))?;
         fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
@@ -56,11 +62,12 @@ impl CompileCache {
         engine: &Engine,
         sha256: &str,
         bytes: &[u8],
-    ) -> Result<(Component, Origin)> {
+    ) -> Result<(Component, Origin), HostError> {
         if let Some(component) = self.cached(engine, sha256)? {
             return Ok((component, Origin::Cache));
         }
-        let component = Component::new(engine, bytes)?;
+        let component = Component::new(engine, bytes)
+            .map_err(|e| HostError::NotAComponent(format!("{e:#}")))?;
         let artifact = self.artifact(sha256);
         if let Err(err) = self.store(&component, &artifact) {
             // A cache that cannot be written only costs a compile next time.
@@ -71,7 +78,12 @@ impl CompileCache {
 
     /// The compiled component whose source has this sha256, if this runner
     /// compiled it before.
-    pub fn cached(&self, engine: &Engine, sha256: &str) -> Result<Option<Component>> {
+    pub fn cached(&self, engine: &Engine, sha256: &str) -> Result<Option<Component>, HostError> {
+        self.cached_artifact(engine, sha256)
+            .map_err(|e| HostError::of(HostError::Cache, &e))
+    }
+
+    fn cached_artifact(&self, engine: &Engine, sha256: &str) -> Result<Option<Component>> {
         let artifact = self.artifact(sha256);
         let Ok(meta) = fs::metadata(&artifact) else {
             return Ok(None);
@@ -103,7 +115,7 @@ impl CompileCache {
     }
 
     fn store(&self, component: &Component, artifact: &Path) -> Result<()> {
-        write_private(artifact, &component.serialize()?)
+        write_private_file(artifact, &component.serialize()?)
     }
 
     /// The sha256 this runner computed for the component file at `path`, if
@@ -150,7 +162,7 @@ impl CompileCache {
                 Ok(fs::set_permissions(dir, fs::Permissions::from_mode(0o700))?)
             })
             .and_then(|()| {
-                write_private(&record, format!("{} {sha256}\n", identity(meta)).as_bytes())
+                write_private_file(&record, format!("{} {sha256}\n", identity(meta)).as_bytes())
             });
         if let Err(err) = written {
             // Without a record the next load reads and hashes the file again.
@@ -193,7 +205,12 @@ pub fn dir_is_private(dir: &Path, me: u32) -> bool {
 }
 
 /// Writes a file atomically (temp file + rename) with mode 0600.
-pub fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
+pub fn write_private(path: &Path, bytes: &[u8]) -> Result<(), HostError> {
+    write_private_file(path, bytes)
+        .map_err(|e| HostError::Cache(format!("writing {}: {e:#}", path.display())))
+}
+
+fn write_private_file(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().context("cache path has no parent")?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     tmp.write_all(bytes)?;
@@ -210,20 +227,20 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 
 /// Fails unless the bytes look like a component (and not a precompiled artifact
 /// or a core module), so that an operator gets a clear message.
-pub fn check_is_component(bytes: &[u8], source: &Path) -> Result<()> {
+pub fn check_is_component(bytes: &[u8], source: &Path) -> Result<(), HostError> {
     const MAGIC: &[u8] = b"\0asm";
     if bytes.len() < 8 || &bytes[..4] != MAGIC {
-        bail!(
+        return Err(HostError::NotAComponent(format!(
             "{} is not a WebAssembly component (build plugs with `cargo build --target wasm32-wasip2`)",
             source.display()
-        );
+        )));
     }
     // Layer 1 in the header marks a component; 0 marks a core module.
     if bytes[6..8] != [1, 0] {
-        bail!(
+        return Err(HostError::NotAComponent(format!(
             "{} is a core WebAssembly module, not a component: build it for `wasm32-wasip2`",
             source.display()
-        );
+        )));
     }
     Ok(())
 }

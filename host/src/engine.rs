@@ -29,7 +29,11 @@ pub struct PlugEngine {
 impl PlugEngine {
     /// Builds the engine. `max_memory` is the largest memory cap any plug may
     /// get: pooling slots are sized for it.
-    pub fn new(max_memory: u64) -> Result<PlugEngine> {
+    pub fn new(max_memory: u64) -> Result<PlugEngine, crate::HostError> {
+        Self::build(max_memory).map_err(|e| crate::HostError::of(crate::HostError::Setup, &e))
+    }
+
+    fn build(max_memory: u64) -> Result<PlugEngine> {
         // The pool reserves address space up front; where that is not allowed
         // (an `ulimit -v`, a small 32-bit space) fall back to on-demand.
         let (engine, allocator) = match Engine::new(&config(Some(max_memory))) {

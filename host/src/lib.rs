@@ -19,6 +19,7 @@ pub mod contribution;
 pub mod ctx;
 pub mod engine;
 pub mod env_policy;
+pub mod error;
 pub mod failure;
 pub mod grants;
 pub mod guard;
@@ -34,12 +35,13 @@ pub use capability::{http, log, process, secrets, state};
 
 use std::path::PathBuf;
 
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 use wasmtime::component::Linker;
 
 pub use compile_cache::Origin;
 pub use ctx::PlugCtx;
 pub use engine::Allocator;
+pub use error::HostError;
 pub use failure::{Failure, HookError};
 pub use grants::{Allow, GrantReport, Grants};
 pub use instance::{HookCall, HookObserver, PlugInstance, PlugSetup, RunInfo, observe_hooks};
@@ -106,15 +108,13 @@ pub struct PlugHost {
 }
 
 impl PlugHost {
-    pub fn new(options: &HostOptions) -> Result<PlugHost> {
+    pub fn new(options: &HostOptions) -> Result<PlugHost, HostError> {
         let engine = PlugEngine::new(options.max_memory)?;
         let mut linker = Linker::new(&engine.engine);
+        let setup = |what: &str, e: wasmtime::Error| HostError::Setup(format!("{what}: {e:#}"));
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)
-            .map_err(anyhow::Error::from)
-            .context("linking WASI")?;
-        link_capabilities(&mut linker)
-            .map_err(anyhow::Error::from)
-            .context("linking the plug contract")?;
+            .map_err(|e| setup("linking WASI", e))?;
+        link_capabilities(&mut linker).map_err(|e| setup("linking the plug contract", e))?;
         let cache = CompileCache::open(&options.cache_dir.join("compiled"), &engine.engine)?;
         Ok(PlugHost {
             engine,

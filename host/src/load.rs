@@ -5,14 +5,15 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::{Context as _, Result, anyhow, bail};
 use wasmtime::component::Component;
 
 use crate::bindings::{PlugInfo, PlugPre};
 use crate::compile_cache::{Origin, check_is_component, sha256_hex};
 use crate::contract::{self, Version};
 use crate::instance::{PlugInstance, PlugSetup};
-use crate::{Limits, PlugHost};
+use crate::{HostError, Limits, PlugHost};
+
+type Result<T, E = HostError> = std::result::Result<T, E>;
 
 /// A plug ready to be instantiated for runs.
 pub struct LoadedPlug {
@@ -44,8 +45,9 @@ impl PlugHost {
     /// neither read nor hashed again: its recorded sha256 names its compiled
     /// artifact.
     pub async fn load_with(&self, path: &Path, limits: Limits) -> Result<Arc<LoadedPlug>> {
-        let mut file = std::fs::File::open(path)
-            .with_context(|| format!("reading plug {}", path.display()))?;
+        let unreadable =
+            |e: std::io::Error| HostError::Read(format!("reading plug {}: {e}", path.display()));
+        let mut file = std::fs::File::open(path).map_err(unreadable)?;
         // Taken before the bytes are read: a change while they are read
         // leaves a record the file no longer matches.
         let meta = file.metadata().ok();
@@ -58,8 +60,7 @@ impl PlugHost {
                 .await;
         }
         let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes)
-            .with_context(|| format!("reading plug {}", path.display()))?;
+        file.read_to_end(&mut bytes).map_err(unreadable)?;
         let plug = self.load_bytes_with(&bytes, path, limits).await?;
         if let Some(meta) = &meta {
             self.cache.remember_digest(path, meta, &plug.sha256);
@@ -83,7 +84,13 @@ impl PlugHost {
         let (component, origin) = self
             .cache
             .component(&self.engine.engine, &sha256, bytes)
-            .map_err(|e| anyhow!("{}: not a valid component: {e:#}", source.display()))?;
+            .map_err(|e| match e {
+                HostError::NotAComponent(e) => HostError::NotAComponent(format!(
+                    "{}: not a valid component: {e}",
+                    source.display()
+                )),
+                other => other,
+            })?;
         self.loaded(component, origin, sha256, source, limits).await
     }
 
@@ -97,15 +104,15 @@ impl PlugHost {
         limits: Limits,
     ) -> Result<Arc<LoadedPlug>> {
         let (plug_contract, imports) = self.contract_of(&component, source)?;
-        let pre = self
-            .linker
-            .instantiate_pre(&component)
-            .map_err(|e| anyhow!("{}: cannot be linked: {e:#}", source.display()))?;
-        let pre = PlugPre::new(pre).map_err(|e| anyhow!("{}: {e:#}", source.display()))?;
+        let pre = self.linker.instantiate_pre(&component).map_err(|e| {
+            HostError::Link(format!("{}: cannot be linked: {e:#}", source.display()))
+        })?;
+        let pre = PlugPre::new(pre)
+            .map_err(|e| HostError::Link(format!("{}: {e:#}", source.display())))?;
         let info = self
             .describe(&pre, limits)
             .await
-            .map_err(|e| anyhow!("{}: {e}", source.display()))?;
+            .map_err(|e| HostError::Describe(format!("{}: {e}", source.display())))?;
         Ok(Arc::new(LoadedPlug {
             source: source.to_path_buf(),
             sha256,
@@ -134,7 +141,7 @@ impl PlugHost {
             .iter()
             .find(|name| name.starts_with(&format!("{}/hooks", contract::PACKAGE)));
         let Some(hooks) = hooks else {
-            bail!(
+            return Err(HostError::Contract(format!(
                 "{} is not a Blaise plug: it does not export `{}/hooks` (it exports: {})",
                 source.display(),
                 contract::PACKAGE,
@@ -143,26 +150,26 @@ impl PlugHost {
                 } else {
                     exports.join(", ")
                 }
-            );
+            )));
         };
         let version = contract::version_of_item(hooks).ok_or_else(|| {
-            anyhow!(
+            HostError::Contract(format!(
                 "{}: export `{hooks}` carries no contract version",
                 source.display()
-            )
+            ))
         })?;
         for item in exports.iter().chain(&imports) {
             if let Some(v) = contract::version_of_item(item)
                 && !v.runs_on(contract::VERSION)
             {
-                bail!(
+                return Err(HostError::Contract(format!(
                     "{} was built for plug contract {}@{v}, but this runner implements {}@{} (it accepts {}); rebuild the plug against a compatible blaise-plug SDK",
                     source.display(),
                     contract::PACKAGE,
                     contract::PACKAGE,
                     contract::VERSION,
                     contract::supported_range()
-                );
+                )));
             }
         }
         Ok((version, imports))

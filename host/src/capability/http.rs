@@ -140,11 +140,11 @@ fn with_causes(e: &(dyn std::error::Error + 'static)) -> String {
 
 /// The client shared by all plugs of a runner: names resolve to public
 /// addresses only ([`crate::public_dns`]).
-pub fn client() -> anyhow::Result<reqwest::Client> {
+pub fn client() -> Result<reqwest::Client, crate::HostError> {
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .dns_resolver(std::sync::Arc::new(crate::public_dns::PublicOnly))
         .user_agent(concat!("blaise-runner/", env!("CARGO_PKG_VERSION")))
         .build()
-        .map_err(|e| anyhow::anyhow!("building the HTTP client: {e}"))
+        .map_err(|e| crate::HostError::Setup(format!("building the HTTP client: {e}")))
 }

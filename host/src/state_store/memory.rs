@@ -3,10 +3,9 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use anyhow::Result;
 use async_trait::async_trait;
 
-use super::{PlugState, StateChanges, StateStore, apply};
+use super::{PlugState, StateChanges, StateError, StateStore, apply};
 
 #[derive(Default)]
 pub struct MemoryStateStore {
@@ -26,11 +25,16 @@ impl MemoryStateStore {
 
 #[async_trait]
 impl StateStore for MemoryStateStore {
-    async fn load(&self, session: &str, plug: &str) -> Result<PlugState> {
+    async fn load(&self, session: &str, plug: &str) -> Result<PlugState, StateError> {
         Ok(self.snapshot(session, plug))
     }
 
-    async fn commit(&self, session: &str, plug: &str, changes: &StateChanges) -> Result<()> {
+    async fn commit(
+        &self,
+        session: &str,
+        plug: &str,
+        changes: &StateChanges,
+    ) -> Result<(), StateError> {
         let mut states = self.states.lock().unwrap();
         let state = states
             .entry((session.to_string(), plug.to_string()))

@@ -38,7 +38,7 @@ pub async fn run(host: &PlugHost, source: &str) -> Result<ExitCode> {
         Ok(plug) => plug,
         Err(e) => {
             cache.forget(&located.path, located.digest.as_ref());
-            return Err(e.context(format!("{source}: not kept in the cache")));
+            return Err(anyhow::Error::from(e).context(format!("{source}: not kept in the cache")));
         }
     };
     if let Some(notice) = &located.notice {

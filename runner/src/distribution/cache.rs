@@ -113,7 +113,7 @@ impl PlugCache {
         if Digest::of(bytes) != *digest {
             bail!("manifest digest mismatch: expected {digest}");
         }
-        write_private(&self.manifest_path(digest), bytes)
+        Ok(write_private(&self.manifest_path(digest), bytes)?)
     }
 
     fn manifest_path(&self, digest: &Digest) -> PathBuf {
@@ -129,7 +129,7 @@ impl PlugCache {
 
     /// Keeps signatures that were verified (a refused artifact leaves nothing).
     pub fn store_signatures(&self, digest: &Digest, json: &[u8]) -> Result<()> {
-        write_private(&self.signatures_path(digest), json)
+        Ok(write_private(&self.signatures_path(digest), json)?)
     }
 
     fn signatures_path(&self, digest: &Digest) -> PathBuf {

@@ -4,13 +4,12 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use anyhow::{Result, anyhow};
 use async_trait::async_trait;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use tokio::sync::{Mutex, watch};
 
-use super::{PlugState, StateChanges, StateStore, apply};
+use super::{PlugState, StateChanges, StateError, StateStore, apply};
 use crate::protocol::Client;
 use crate::protocol::until_answered;
 
@@ -44,13 +43,14 @@ impl ControlStateStore {
 
     async fn records(
         &self,
-    ) -> Result<tokio::sync::MutexGuard<'_, Option<HashMap<String, PlugState>>>> {
+    ) -> Result<tokio::sync::MutexGuard<'_, Option<HashMap<String, PlugState>>>, StateError> {
         let mut records = self.records.lock().await;
         if records.is_none() {
             let fetched = until_answered(&self.lost, "reading plug state", || {
                 self.client.plug_state(&self.run_id)
             })
-            .await?;
+            .await
+            .map_err(unavailable)?;
             let mut map = HashMap::new();
             for record in fetched.records {
                 map.insert(
@@ -63,12 +63,12 @@ impl ControlStateStore {
         Ok(records)
     }
 
-    fn check_session(&self, session: &str) -> Result<()> {
+    fn check_session(&self, session: &str) -> Result<(), StateError> {
         if session != self.session_id {
-            return Err(anyhow!(
+            return Err(StateError::WrongSession(format!(
                 "plug state of session {session} asked through a run of session {}",
                 self.session_id
-            ));
+            )));
         }
         Ok(())
     }
@@ -76,7 +76,7 @@ impl ControlStateStore {
 
 #[async_trait]
 impl StateStore for ControlStateStore {
-    async fn load(&self, session: &str, plug: &str) -> Result<PlugState> {
+    async fn load(&self, session: &str, plug: &str) -> Result<PlugState, StateError> {
         self.check_session(session)?;
         let records = self.records().await?;
         Ok(records
@@ -86,7 +86,12 @@ impl StateStore for ControlStateStore {
             .unwrap_or_default())
     }
 
-    async fn commit(&self, session: &str, plug: &str, changes: &StateChanges) -> Result<()> {
+    async fn commit(
+        &self,
+        session: &str,
+        plug: &str,
+        changes: &StateChanges,
+    ) -> Result<(), StateError> {
         self.check_session(session)?;
         let mut records = self.records().await?;
         let records = records.as_mut().expect("fetched above");
@@ -96,7 +101,8 @@ impl StateStore for ControlStateStore {
             until_answered(&self.lost, "removing plug state", || {
                 self.client.delete_plug_state(&self.run_id, plug)
             })
-            .await?;
+            .await
+            .map_err(unavailable)?;
             records.remove(plug);
         } else {
             let entries = state
@@ -106,21 +112,30 @@ impl StateStore for ControlStateStore {
             until_answered(&self.lost, "saving plug state", || {
                 self.client.put_plug_state(&self.run_id, plug, &entries)
             })
-            .await?;
+            .await
+            .map_err(unavailable)?;
             records.insert(plug.to_string(), state);
         }
         Ok(())
     }
 }
 
-fn decode(plug: &str, entries: &BTreeMap<String, String>) -> Result<PlugState> {
+fn unavailable(e: crate::protocol::ProtocolError) -> StateError {
+    StateError::Unavailable(e.to_string())
+}
+
+fn decode(plug: &str, entries: &BTreeMap<String, String>) -> Result<PlugState, StateError> {
     entries
         .iter()
         .map(|(k, v)| {
             STANDARD
                 .decode(v)
                 .map(|bytes| (k.clone(), bytes))
-                .map_err(|e| anyhow!("plug state of `{plug}`, key `{k}`: not base64 ({e})"))
+                .map_err(|e| {
+                    StateError::Corrupt(format!(
+                        "plug state of `{plug}`, key `{k}`: not base64 ({e})"
+                    ))
+                })
         })
         .collect()
 }

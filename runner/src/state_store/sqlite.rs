@@ -3,23 +3,25 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use anyhow::{Context as _, Result};
 use async_trait::async_trait;
 use rusqlite::{Connection, params};
 
-use super::{PlugState, StateChanges, StateStore};
+use super::{PlugState, StateChanges, StateError, StateStore};
 
 pub struct SqliteStateStore {
     conn: Arc<Mutex<Connection>>,
 }
 
 impl SqliteStateStore {
-    pub fn open(path: &Path) -> Result<SqliteStateStore> {
+    pub fn open(path: &Path) -> Result<SqliteStateStore, StateError> {
+        let failed = |what: &str, e: &dyn std::fmt::Display| {
+            StateError::Unavailable(format!("{what} {}: {e}", path.display()))
+        };
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            std::fs::create_dir_all(dir).map_err(|e| failed("creating the directory of", &e))?;
         }
-        let conn = Connection::open(path)
-            .with_context(|| format!("opening the plug state store {}", path.display()))?;
+        let conn =
+            Connection::open(path).map_err(|e| failed("opening the plug state store", &e))?;
         conn.execute_batch(
             "PRAGMA journal_mode = WAL;
              PRAGMA synchronous = NORMAL;
@@ -31,7 +33,7 @@ impl SqliteStateStore {
                  PRIMARY KEY (session, plug, key)
              );",
         )
-        .with_context(|| format!("preparing the plug state store {}", path.display()))?;
+        .map_err(|e| failed("preparing the plug state store", &e))?;
         Ok(SqliteStateStore {
             conn: Arc::new(Mutex::new(conn)),
         })
@@ -39,16 +41,19 @@ impl SqliteStateStore {
 
     async fn with_conn<T: Send + 'static>(
         &self,
-        f: impl FnOnce(&mut Connection) -> Result<T> + Send + 'static,
-    ) -> Result<T> {
+        f: impl FnOnce(&mut Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> Result<T, StateError> {
         let conn = self.conn.clone();
-        tokio::task::spawn_blocking(move || f(&mut conn.lock().unwrap())).await?
+        tokio::task::spawn_blocking(move || f(&mut conn.lock().unwrap()))
+            .await
+            .map_err(|e| StateError::Unavailable(format!("the plug state store: {e}")))?
+            .map_err(|e| StateError::Unavailable(format!("the plug state store: {e}")))
     }
 }
 
 #[async_trait]
 impl StateStore for SqliteStateStore {
-    async fn load(&self, session: &str, plug: &str) -> Result<PlugState> {
+    async fn load(&self, session: &str, plug: &str) -> Result<PlugState, StateError> {
         let (session, plug) = (session.to_string(), plug.to_string());
         self.with_conn(move |conn| {
             let mut stmt = conn.prepare_cached(
@@ -57,12 +62,17 @@ impl StateStore for SqliteStateStore {
             let rows = stmt.query_map(params![session, plug], |row| {
                 Ok((row.get::<_, String>(0)?, row.get::<_, Vec<u8>>(1)?))
             })?;
-            Ok(rows.collect::<rusqlite::Result<PlugState>>()?)
+            rows.collect::<rusqlite::Result<PlugState>>()
         })
         .await
     }
 
-    async fn commit(&self, session: &str, plug: &str, changes: &StateChanges) -> Result<()> {
+    async fn commit(
+        &self,
+        session: &str,
+        plug: &str,
+        changes: &StateChanges,
+    ) -> Result<(), StateError> {
         if changes.is_empty() {
             return Ok(());
         }

@@ -42,7 +42,7 @@ pub async fn run(host: PlugHost, args: TestArgs, capture: LogCapture) -> Result<
             println!("{}", json!({ "error": format!("{e:#}") }));
             return Ok(ExitCode::FAILURE);
         }
-        Err(e) => return Err(e),
+        Err(e) => return Err(e.into()),
     };
     let mut session = TestSession::new(host, plug.clone(), capture)?;
     if args.serve {

@@ -16,10 +16,22 @@ use std::sync::Arc;
 
 use crate::model::*;
 
+/// Why the store did not do what a transaction asked. Each backend turns its own errors into
+/// these kinds (`sqlite::errors`, `postgres::errors`).
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    /// The database refused the statement (the message is the backend's).
     #[error("store: {0}")]
     Failed(String),
+    /// The database could not be reached, or the connection to it was lost.
+    #[error("store: {0}")]
+    Unavailable(String),
+    /// What the database holds cannot be read back (a record's JSON, a damaged file).
+    #[error("store: {0}")]
+    Corrupt(String),
+    /// A record a write expected is not there.
+    #[error("store: not found: {0}")]
+    NotFound(String),
     /// The transaction lost a race with another one (PostgreSQL's serialization failure or
     /// deadlock): nothing it did is kept, and running it again from the start is safe.
     #[error("store: a concurrent transaction conflicted: {0}")]
@@ -40,15 +52,9 @@ impl StoreError {
     }
 }
 
-impl From<rusqlite::Error> for StoreError {
-    fn from(e: rusqlite::Error) -> Self {
-        StoreError::Failed(e.to_string())
-    }
-}
-
 impl From<serde_json::Error> for StoreError {
     fn from(e: serde_json::Error) -> Self {
-        StoreError::Failed(format!("corrupt record: {e}"))
+        StoreError::Corrupt(format!("corrupt record: {e}"))
     }
 }
 

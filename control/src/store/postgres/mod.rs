@@ -19,6 +19,7 @@
 //! So the store works the same from a request handler, the clock's blocking thread or a plain
 //! test, and a round trip costs no thread switch of ours.
 
+mod errors;
 mod lease;
 mod listen;
 mod pool;
@@ -53,30 +54,6 @@ pub struct PostgresStore {
     /// Names this process in its announcements, so it skips its own.
     instance: String,
     lease: lease::Lease,
-}
-
-impl From<tokio_postgres::Error> for StoreError {
-    fn from(e: tokio_postgres::Error) -> Self {
-        match e.code() {
-            Some(c) if *c == SqlState::T_R_SERIALIZATION_FAILURE => StoreError::Conflict(
-                e.as_db_error()
-                    .map_or(e.to_string(), |d| d.message().into()),
-            ),
-            Some(c) if *c == SqlState::T_R_DEADLOCK_DETECTED => {
-                StoreError::Conflict("deadlock detected".into())
-            }
-            // Two transactions numbered a new record alike (the next transcript index, the
-            // next directive) or wrote the same new key: the one that lost starts over.
-            Some(c) if *c == SqlState::UNIQUE_VIOLATION => StoreError::Conflict(
-                e.as_db_error()
-                    .map_or(e.to_string(), |d| d.message().into()),
-            ),
-            _ => StoreError::Failed(match e.as_db_error() {
-                Some(db) => format!("postgres: {} ({})", db.message(), db.code().code()),
-                None => format!("postgres: {e}"),
-            }),
-        }
-    }
 }
 
 impl PostgresStore {

@@ -57,7 +57,9 @@ impl Driver {
             .spawn(async move { config.connect(NoTls).await });
         match block_on(task) {
             Ok(opened) => Ok(opened?),
-            Err(e) => Err(StoreError::Failed(format!("postgres connect task: {e}"))),
+            Err(e) => Err(StoreError::Unavailable(format!(
+                "postgres connect task: {e}"
+            ))),
         }
     }
 
@@ -199,9 +201,9 @@ impl Pool {
             StoreError::Failed(format!("{} is not a PostgreSQL URL: {e}", redacted(url)))
         })?;
         let driver = Arc::new(Driver::new()?);
-        let first = driver
-            .connect(&config)
-            .map_err(|e| StoreError::Failed(format!("cannot connect to {}: {e}", redacted(url))))?;
+        let first = driver.connect(&config).map_err(|e| {
+            StoreError::Unavailable(format!("cannot connect to {}: {e}", redacted(url)))
+        })?;
         let manager = Manager {
             config: config.clone(),
             driver: driver.clone(),

@@ -11,6 +11,7 @@ use serde::de::DeserializeOwned;
 pub mod backup;
 mod checkpoint;
 mod columns;
+mod errors;
 
 use super::{Census, DueLimits, Oldest, Store, StoreError, StoreResult, Tx};
 use crate::model::*;

@@ -8,8 +8,6 @@ pub mod child_pipe;
 pub mod cli;
 pub mod config;
 pub mod daemon;
-pub mod distribution;
-pub mod files;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod metrics;
@@ -19,5 +17,7 @@ pub mod state_store;
 
 /// The plug host (crate `blaise-host`), and the parts of it the runner's
 /// modules use by their old names.
+pub use blaise_distribution as distribution;
+pub use blaise_distribution::files;
 pub use blaise_host as host;
 pub use blaise_host::{chain, contract, guard, secret_mask, units};

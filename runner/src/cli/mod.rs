@@ -425,7 +425,7 @@ pub fn init_tracing_for(command: &Command) {
         Command::Plug {
             command: PlugCommand::Test { .. },
         } => plug_test::init_tracing(),
-        _ => init_tracing("warn,blaise_runner=info,sigstore=error"),
+        _ => init_tracing("warn,blaise_runner=info,blaise_distribution=info,sigstore=error"),
     }
 }
 

@@ -12,6 +12,7 @@
 pub mod cache;
 pub mod download;
 pub mod fetch;
+pub mod files;
 pub mod index;
 pub mod locate;
 pub mod lock;

@@ -274,7 +274,7 @@ pub fn generate(name: &Path) -> Result<(PathBuf, PathBuf)> {
     // The PEM encoder writes CRLF line ends; keys are nicer to read with LF.
     let private = private.replace("\r\n", "\n");
     let public = public.replace("\r\n", "\n");
-    crate::host::compile_cache::write_private(&key_path, private.as_bytes())?;
+    blaise_host::compile_cache::write_private(&key_path, private.as_bytes())?;
     std::fs::write(&pub_path, public.as_bytes())?;
     Ok((key_path, pub_path))
 }

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, Result, bail};
 
 use super::reference::Digest;
-use crate::host::compile_cache::write_private;
+use blaise_host::compile_cache::write_private;
 
 pub struct PlugCache {
     dir: PathBuf,
@@ -139,7 +139,7 @@ impl PlugCache {
     /// Takes the fetch lock for `key` (a digest, or a URL), waiting for
     /// another process that holds it.
     pub async fn lock(&self, key: &str) -> Result<FetchLock> {
-        let name = crate::host::compile_cache::sha256_hex(key.as_bytes());
+        let name = blaise_host::compile_cache::sha256_hex(key.as_bytes());
         let path = self.dir.join(format!("{}.lock", &name[..32]));
         tokio::task::spawn_blocking(move || -> Result<FetchLock> {
             let file = File::options()

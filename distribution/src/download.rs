@@ -21,7 +21,7 @@ use sha2::{Digest as _, Sha256};
 
 use super::reference::Digest;
 use super::reference::is_insecure;
-use crate::units::{format_duration, format_size, parse_duration, parse_size};
+use blaise_host::units::{format_duration, format_size, parse_duration, parse_size};
 
 /// The largest plug (component) downloaded, unless `BLAISE_MAX_PLUG_SIZE` says.
 pub const DEFAULT_MAX_PLUG: u64 = 128 << 20;

@@ -12,7 +12,7 @@ use super::lock::{LockFile, Locked};
 use super::oci::{self, CONTRACT_ANNOTATION};
 use super::reference::{Digest, OciReference, Source};
 use super::signature::{self, Evidence, Refusal, TrustedKey};
-use crate::contract::{self, Version};
+use blaise_host::contract::{self, Version};
 
 /// Whether registries are asked what tags point to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

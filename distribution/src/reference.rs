@@ -160,7 +160,7 @@ impl Digest {
 
     /// The digest of some bytes.
     pub fn of(bytes: &[u8]) -> Digest {
-        Digest::from_hex(&crate::host::compile_cache::sha256_hex(bytes))
+        Digest::from_hex(&blaise_host::compile_cache::sha256_hex(bytes))
     }
 
     /// From the lowercase hex of a sha256.

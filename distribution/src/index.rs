@@ -15,8 +15,8 @@ use anyhow::{Context as _, Result, anyhow, bail};
 use serde::{Deserialize, Serialize};
 
 use super::download::shown;
-use crate::contract::{self, Version};
-use crate::units::format_size;
+use blaise_host::contract::{self, Version};
+use blaise_host::units::format_size;
 
 pub const SCHEMA: u32 = 1;
 

@@ -23,7 +23,7 @@ use super::download::{Fetcher, shown};
 use super::progress;
 use super::reference::{Digest, OciReference, is_insecure};
 use super::registry::Registry;
-use crate::units::format_size;
+use blaise_host::units::format_size;
 
 pub const WASM_CONFIG_MEDIA_TYPE: &str = "application/vnd.wasm.config.v0+json";
 pub const WASM_LAYER_MEDIA_TYPE: &str = "application/wasm";

@@ -94,7 +94,7 @@ fn main() {
     unsafe { std::env::remove_var("RUST_BACKTRACE") };
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let wasm_path = blaise_runner::cli::build_plug(
+        let wasm_path = blaise_runner::build::build_plug(
             &root().join("tests/plugs/noop"),
             Some(&root().join("target/plugs")),
         )

@@ -21,7 +21,7 @@ fn root() -> PathBuf {
 }
 
 fn build(dir: &str) -> PathBuf {
-    blaise_runner::cli::build_plug(&root().join(dir), Some(&root().join("target/plugs")))
+    blaise_runner::build::build_plug(&root().join(dir), Some(&root().join("target/plugs")))
         .expect("building a plug")
 }
 

@@ -7,13 +7,13 @@
 //! same property is proved against the real `blaise serve` in
 //! `tests/tests/faults.rs`.
 
-use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use blaise_runner::protocol::{Client, EntryKind, ReportBody, TranscriptRecord};
 use blaise_runner::run::{Item, Outbox, OutboxLimits, Reporter};
+use blaise_test_support::http::{self, Response};
 use serde_json::{Value, json};
 
 /// Serves on `port`: acknowledges every request, keeps each body.
@@ -21,38 +21,16 @@ fn blaise_on(port: u16) -> Arc<Mutex<Vec<(String, Value)>>> {
     let listener = TcpListener::bind(("127.0.0.1", port)).unwrap();
     let seen = Arc::new(Mutex::new(Vec::new()));
     let kept = seen.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { return };
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut request = String::new();
-            reader.read_line(&mut request).unwrap();
-            let mut length = 0;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body).unwrap();
-            let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-            let answer = if request.contains("/transcript") {
-                json!({"appended": 1, "duplicates": 0, "last_seq": 1})
-            } else {
-                json!({"duplicate": false, "run_status": "running", "session_state": "active"})
-            };
-            kept.lock().unwrap().push((request, body));
-            let answer = answer.to_string();
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{answer}",
-                answer.len()
-            );
-        }
+    http::serve(listener, move |request| {
+        let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+        let answer = if request.path().ends_with("/transcript") {
+            json!({"appended": 1, "duplicates": 0, "last_seq": 1})
+        } else {
+            json!({"duplicate": false, "run_status": "running", "session_state": "active"})
+        };
+        let line = format!("{} {}", request.method, request.target);
+        kept.lock().unwrap().push((line, body));
+        Some(Response::json(200, &answer.to_string()))
     });
     seen
 }

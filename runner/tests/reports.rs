@@ -4,41 +4,24 @@
 //! answer on purpose, so a test double stands in for it here: a TCP server
 //! that reads each request and hangs up without answering.
 
-use std::io::{BufRead, BufReader, Read};
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 
 use blaise_runner::protocol::{Client, ReportBody};
 use blaise_runner::run::{Outbox, ReportError, Reporter};
+use blaise_test_support::http;
 
 /// Accepts connections, keeps each request body, answers nothing.
 fn black_hole() -> (String, Arc<Mutex<Vec<serde_json::Value>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
     let bodies = Arc::new(Mutex::new(Vec::new()));
     let kept = bodies.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(stream) = stream else { return };
-            let mut reader = BufReader::new(stream);
-            let mut length = 0;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0; length];
-            if reader.read_exact(&mut body).is_ok()
-                && let Ok(json) = serde_json::from_slice(&body)
-            {
-                kept.lock().unwrap().push(json);
-            }
-            // Dropping the stream hangs up: the answer is lost.
+    let url = http::serve(listener, move |request| {
+        if let Ok(json) = serde_json::from_slice(&request.body) {
+            kept.lock().unwrap().push(json);
         }
+        // No answer: the stub hangs up, and the answer is lost.
+        None
     });
     (url, bodies)
 }

@@ -6,7 +6,7 @@
 //! this double exists; the well-behaved paths are tested against the real one.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -202,33 +202,13 @@ impl FakeRegistry {
 }
 
 fn serve(stream: TcpStream, routes: &Mutex<HashMap<String, Reply>>, requests: &Mutex<Vec<String>>) {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut line = String::new();
-    if reader.read_line(&mut line).is_err() {
+    let Some(request) = blaise_test_support::http::read_request(&stream) else {
         return;
-    }
-    // The rest of the head; no request here has a body. An `Authorization`
-    // header is noted with the request (what credentials reached us).
-    let mut authorization = None;
-    loop {
-        let mut header = String::new();
-        match reader.read_line(&mut header) {
-            Ok(0) | Err(_) => return,
-            Ok(_) if header == "\r\n" || header == "\n" => break,
-            Ok(_) => {
-                if let Some((name, value)) = header.split_once(':')
-                    && name.eq_ignore_ascii_case("authorization")
-                {
-                    authorization = Some(value.trim().to_string());
-                }
-            }
-        }
-    }
-    let mut parts = line.split_whitespace();
-    let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-    let path = target.split('?').next().unwrap_or("").to_string();
-    let seen = match authorization {
+    };
+    let (method, target) = (request.method.as_str(), request.target.as_str());
+    let path = request.path().to_string();
+    // An `Authorization` header is noted with the request (what credentials reached us).
+    let seen = match request.header("authorization") {
         Some(value) => format!("{method} {target} Authorization: {value}"),
         None => format!("{method} {target}"),
     };

@@ -24,7 +24,7 @@ pub fn plug(crate_dir: &str) -> PathBuf {
         return path.clone();
     }
     let target = root().join("target").join("plugs");
-    let path = blaise_runner::cli::build_plug(&root().join(crate_dir), Some(&target))
+    let path = blaise_runner::build::build_plug(&root().join(crate_dir), Some(&target))
         .unwrap_or_else(|e| panic!("building {crate_dir}: {e:#}"));
     built.push((crate_dir.to_string(), path.clone()));
     path

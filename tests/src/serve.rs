@@ -13,14 +13,7 @@ pub fn blaise_binary() -> PathBuf {
     binary("blaise-control", "blaise")
 }
 
-/// A free port on 127.0.0.1 (bound and released: the server binds it next).
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
+pub use blaise_test_support::free_port;
 
 pub struct Serve {
     child: Option<tokio::process::Child>,

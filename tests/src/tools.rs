@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::Command;
 use std::sync::OnceLock;
 
-use blaise_runner::cli::dev_tools::{self, Tool};
+use blaise_dev::tools::{self as dev_tools, Tool};
 
 /// Whether `tool` (`git`, `docker`, `bwrap`) works here, and if not, why.
 pub fn check(tool: &str) -> Result<(), String> {

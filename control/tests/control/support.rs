@@ -655,13 +655,7 @@ fn read_as<T: serde::de::DeserializeOwned>(what: &str, answer: &Value) -> T {
 }
 
 /// A port nothing listens on now, for a `blaise serve` a test starts.
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
+pub use blaise_test_support::free_port;
 
 /// The `blaise` binary against `s`, as its admin: success, stdout, stderr.
 pub fn blaise(s: &Server, args: &[&str]) -> (bool, String, String) {

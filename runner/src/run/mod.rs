@@ -49,9 +49,13 @@ pub fn unix_micros() -> u128 {
         .map_or(0, |d| d.as_micros())
 }
 
+// `blaise-runner check --probe` starts the agent as a run would; `plug test`
+// names a plug's entries as a run records them.
+pub use agent_start::agent_command;
 pub use heartbeat::LOST_CONTACT;
 pub use outbox::{Item, Limits as OutboxLimits, Outbox, OutboxError};
 pub use reports::{ReportError, Reporter, report_once};
+pub use transcript::wire_kind;
 
 /// Everything a run process needs.
 pub struct RunContext {

@@ -18,8 +18,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::config::LimitOverrides;
-use crate::host::Allow;
+use blaise_runner::config::LimitOverrides;
+use blaise_runner::host::Allow;
 
 /// A whole script.
 #[derive(Debug, Clone, Default, Deserialize)]

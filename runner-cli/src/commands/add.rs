@@ -8,9 +8,9 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, Result, anyhow, bail};
 
-use crate::config::ConfigFile;
-use crate::contract;
-use crate::distribution::index::{Index, IndexPlug, IndexVersion};
+use blaise_runner::config::ConfigFile;
+use blaise_runner::contract;
+use blaise_runner::distribution::index::{Index, IndexPlug, IndexVersion};
 
 pub async fn run(
     spec: &str,
@@ -29,7 +29,7 @@ pub async fn run(
         )
     })?;
     let chosen = pick(plug, version)?;
-    crate::distribution::Digest::parse(&chosen.digest).map_err(|e| {
+    blaise_runner::distribution::Digest::parse(&chosen.digest).map_err(|e| {
         anyhow!(
             "the index gives `{}@{}` a digest that is not one: {e:#}",
             plug.name,
@@ -57,7 +57,7 @@ pub async fn run(
             config.display()
         )
     })?;
-    crate::files::write_atomically(config, &text)?;
+    blaise_runner::files::write_atomically(config, &text)?;
     println!(
         "added plug `{id}`: {} {} ({}) to {}",
         plug.name,
@@ -176,7 +176,7 @@ fn entry_lines(
             // Names from the index's schema: escaped, so none can end the comment.
             required
                 .iter()
-                .map(|r| crate::distribution::download::shown(r))
+                .map(|r| blaise_runner::distribution::download::shown(r))
                 .collect::<Vec<_>>()
                 .join(", ")
         ));

@@ -7,10 +7,10 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, Result};
 
-use crate::contract;
-use crate::distribution::oci::{self, Artifact};
-use crate::distribution::{OciReference, signature};
-use crate::host::PlugHost;
+use blaise_runner::contract;
+use blaise_runner::distribution::oci::{self, Artifact};
+use blaise_runner::distribution::{OciReference, signature};
+use blaise_runner::host::PlugHost;
 
 pub struct PushOptions<'a> {
     pub sign: Option<&'a Path>,

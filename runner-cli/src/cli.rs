@@ -1,30 +1,16 @@
-//! The `blaise-runner` command line: argument parsing here, the work in the library.
-
-mod add;
-mod build;
-mod check;
-#[cfg(feature = "embedded-control")]
-mod dev;
-pub mod dev_tools;
-mod index;
-mod inspect;
-mod keygen;
-mod lock;
-mod new;
-mod plug_test;
-mod probe;
-mod pull;
-mod push;
-mod search;
-mod table;
+//! The `blaise-runner` command line: its arguments, and which command runs.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
+use blaise_runner::host::{HostOptions, PlugHost};
+use blaise_runner::logging::{DEFAULT_FILTER, init_tracing};
 use clap::{Parser, Subcommand};
 
-use crate::host::{HostOptions, PlugHost};
+use crate::commands::{
+    add, check, index, inspect, keygen, lock, new, plug_test, pull, push, search,
+};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -44,7 +30,6 @@ pub struct Cli {
 pub enum Command {
     /// The embedded default: the control plane, one runner, the plugs and the
     /// script agent in one process, with the dashboard on 127.0.0.1.
-    #[cfg(feature = "embedded-control")]
     Dev {
         /// A runner configuration to use instead of the generated one.
         #[arg(long)]
@@ -264,13 +249,12 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         ..HostOptions::default()
     };
     match cli.command {
-        #[cfg(feature = "embedded-control")]
         Command::Dev {
             config,
             data_dir,
             listen,
             message,
-        } => dev::run(options, config, data_dir, listen, message).await,
+        } => blaise_dev::run(options, config, data_dir, listen, message).await,
         Command::Start {
             config,
             url,
@@ -287,19 +271,20 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
                      `blaise runner add NAME` printed"
                 );
             };
-            let runner = crate::daemon::RunnerOptions {
+            let runner = blaise_runner::daemon::RunnerOptions {
                 url,
                 token,
                 config,
                 data_dir: absolute(&data_dir)?,
                 cache_dir: options.cache_dir.clone(),
-                instance: instance.unwrap_or_else(crate::daemon::RunnerOptions::default_instance),
-                capacity: capacity.unwrap_or_else(crate::daemon::default_capacity),
+                instance: instance
+                    .unwrap_or_else(blaise_runner::daemon::RunnerOptions::default_instance),
+                capacity: capacity.unwrap_or_else(blaise_runner::daemon::default_capacity),
                 labels: labels.into_iter().filter(|l| !l.is_empty()).collect(),
                 metrics_listen,
             };
             let host = std::sync::Arc::new(PlugHost::new(&options)?);
-            crate::daemon::serve(runner, host).await?;
+            blaise_runner::daemon::serve(runner, host).await?;
             Ok(ExitCode::SUCCESS)
         }
         Command::RunOne {
@@ -312,11 +297,11 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             metrics_fd,
         } => {
             if let Some(fd) = metrics_fd
-                && let Err(e) = crate::metrics::sink::open(fd)
+                && let Err(e) = blaise_runner::metrics::sink::open(fd)
             {
                 tracing::warn!("the run's metrics will not reach the runner: {e}");
             }
-            let runner = crate::daemon::RunnerOptions {
+            let runner = blaise_runner::daemon::RunnerOptions {
                 url,
                 token,
                 config,
@@ -328,7 +313,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
                 labels: Vec::new(),
                 metrics_listen: None,
             };
-            let code = crate::daemon::run_one(runner, &run).await?;
+            let code = blaise_runner::daemon::run_one(runner, &run).await?;
             Ok(ExitCode::from(code as u8))
         }
         Command::Check {
@@ -345,7 +330,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
                 inspect::run(&PlugHost::new(&options)?, &file, json).await
             }
             PlugCommand::Build { dir } => {
-                let wasm = build::build_plug(&dir, None)?;
+                let wasm = blaise_runner::build::build_plug(&dir, None)?;
                 println!("{}", wasm.display());
                 Ok(ExitCode::SUCCESS)
             }
@@ -420,52 +405,42 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
 /// lines with its steps, the rest log the runner's work.
 pub fn init_tracing_for(command: &Command) {
     match command {
-        #[cfg(feature = "embedded-control")]
         Command::Dev { .. } => init_tracing("warn"),
         Command::Plug {
             command: PlugCommand::Test { .. },
         } => plug_test::init_tracing(),
-        _ => init_tracing("warn,blaise_runner=info,blaise_distribution=info,sigstore=error"),
+        _ => init_tracing(DEFAULT_FILTER),
     }
 }
 
-/// Logs to stderr; `BLAISE_LOG` filters (as for `blaise`; `RUST_LOG` when
-/// it is not set), else `default`. Colours only on a terminal, never with
-/// `NO_COLOR`. Every line is scrubbed of the secret values handed to plugs,
-/// whatever field or level.
-pub fn init_tracing(default: &str) {
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(log_filter(default))
-        .with_ansi(log_colour())
-        .with_writer(|| crate::secret_mask::ScrubbingStderr)
-        .try_init();
-}
-
-/// `BLAISE_LOG`, else `RUST_LOG`, else `default`.
 /// `--probe-timeout`: `20s`, `500ms`, `1m`; more than nothing.
 fn parse_probe_timeout(text: &str) -> Result<std::time::Duration, String> {
-    match crate::units::parse_duration(text)? {
+    match blaise_runner::units::parse_duration(text)? {
         d if d.is_zero() => Err("the probe needs some time: more than 0".into()),
         d => Ok(d),
     }
 }
 
-pub(crate) fn log_filter(default: &str) -> tracing_subscriber::EnvFilter {
-    tracing_subscriber::EnvFilter::try_from_env("BLAISE_LOG")
-        .or_else(|_| tracing_subscriber::EnvFilter::try_from_default_env())
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default))
-}
-
-/// Whether the log is coloured: on a terminal, without `NO_COLOR`.
-pub(crate) fn log_colour() -> bool {
-    use std::io::IsTerminal as _;
-    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-}
-
-pub use crate::config::startup_check;
-pub use build::build_plug;
-
 fn absolute(path: &std::path::Path) -> Result<PathBuf> {
     std::fs::create_dir_all(path)?;
     Ok(path.canonicalize()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory as _;
+
+    /// Issue "An operator's first day": a command or flag added without a
+    /// word of help fails here, naming it.
+    #[test]
+    fn every_command_and_flag_says_what_it_is() {
+        let cmd = super::Cli::command();
+        cmd.clone().debug_assert();
+        let missing = blaise_test_support::help::undocumented(&cmd);
+        assert!(
+            missing.is_empty(),
+            "without help text:\n  {}",
+            missing.join("\n  ")
+        );
+    }
 }

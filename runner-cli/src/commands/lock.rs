@@ -6,9 +6,9 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::config::{ConfigCheck, ConfigFile, LockUse, resolve_plugs};
-use crate::distribution::{LockFile, LockedPlug};
-use crate::host::PlugHost;
+use blaise_runner::config::{ConfigCheck, ConfigFile, LockUse, resolve_plugs};
+use blaise_runner::distribution::{LockFile, LockedPlug};
+use blaise_runner::host::PlugHost;
 
 pub async fn run(host: &PlugHost, config: &Path) -> Result<ExitCode> {
     let file = match ConfigFile::load(config) {

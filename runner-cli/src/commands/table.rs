@@ -2,7 +2,7 @@
 //! Cells come from plugs' `describe` and from indexes: control characters are
 //! escaped (no escape sequence reaches the operator's terminal).
 
-use crate::distribution::download::printable;
+use blaise_runner::distribution::download::printable;
 
 pub fn print<const N: usize>(header: [&str; N], rows: &[[String; N]]) {
     let header = header.map(String::from);

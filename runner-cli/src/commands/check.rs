@@ -7,9 +7,9 @@ use std::process::ExitCode;
 use anyhow::Result;
 
 use super::inspect::hook_name;
-use crate::config::{ConfigFile, EnvValue, ResolvedPlug, resolve, startup_check};
-use crate::host::PlugHost;
-use crate::protocol::IdlePolicy;
+use blaise_runner::config::{ConfigFile, EnvValue, ResolvedPlug, resolve, startup_check};
+use blaise_runner::host::PlugHost;
+use blaise_runner::protocol::IdlePolicy;
 
 /// `probe`: also start the agent and wait this long for its answer to `initialize`.
 pub async fn run(
@@ -52,7 +52,7 @@ pub async fn run(
             if let Some(deadline) = probe {
                 // What the agent printed may hold the key it was given (`invalid key sk-…`):
                 // masked here as in every log line.
-                let scrub = |text: String| crate::secret_mask::scrub(&text).into_owned();
+                let scrub = |text: String| blaise_runner::secret_mask::scrub(&text).into_owned();
                 match super::probe::probe(&file.config.agent, deadline).await {
                     Ok(answer) => println!("{answer}"),
                     Err(problem) => {
@@ -153,14 +153,14 @@ pub fn grant_gaps(plug: &ResolvedPlug) -> Vec<String> {
     let unused = plug.grants.not_asked.iter().map(|grant| {
         format!(
             "warning: plug `{id}`: blaise.yml grants `{}`, which the plug does not ask for: it has no effect",
-            crate::distribution::download::printable(grant)
+            blaise_runner::distribution::download::printable(grant)
         )
     });
     plug.grants
         .not_granted
         .iter()
         // What a plug asks for is its author's text.
-        .map(|gap| crate::distribution::download::printable(gap))
+        .map(|gap| blaise_runner::distribution::download::printable(gap))
         .map(|gap| {
             if let Some(name) = gap.strip_prefix("secret: ") {
                 return format!(
@@ -170,7 +170,7 @@ pub fn grant_gaps(plug: &ResolvedPlug) -> Vec<String> {
             // A program shipped with the runner that a plug runs only for a
             // feature of its config (`blaise-egress`: an egress policy).
             match gap.strip_prefix("exec: ") {
-                Some(program) if crate::host::grants::SHIPPED.contains(&program) => format!(
+                Some(program) if blaise_runner::host::grants::SHIPPED.contains(&program) => format!(
                     "note: plug `{id}` can run `{program}` (shipped with the runner); blaise.yml does not grant it, so a config that needs it fails at start"
                 ),
                 _ => format!(
@@ -282,7 +282,7 @@ fn print_table(plugs: &[ResolvedPlug]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::host::grants::SecretSource;
+    use blaise_runner::host::grants::SecretSource;
 
     #[test]
     fn a_written_out_key_is_warned_about_and_an_unreadable_source_noted() {

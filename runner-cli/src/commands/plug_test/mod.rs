@@ -20,8 +20,8 @@ use std::sync::Arc;
 use anyhow::{Context as _, Result, bail};
 use serde_json::{Value, json};
 
-use crate::distribution::download::printable;
-use crate::host::PlugHost;
+use blaise_runner::distribution::download::printable;
+use blaise_runner::host::PlugHost;
 pub use capture::{LogCapture, init_tracing};
 use script::{Script, Setup, Step};
 use session::{Outcome, TestSession};
@@ -120,7 +120,7 @@ fn where_(script: Option<&Path>) -> String {
 /// The component to test: the file, or the crate in the directory built.
 fn component(plug: &Path) -> Result<PathBuf> {
     if plug.is_dir() {
-        super::build_plug(plug, None)
+        Ok(blaise_runner::build::build_plug(plug, None)?)
     } else if plug.is_file() {
         Ok(plug.to_path_buf())
     } else {
@@ -134,11 +134,15 @@ fn component(plug: &Path) -> Result<PathBuf> {
 fn read_script(path: &Path) -> Result<Script> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("reading the script {}", path.display()))?;
-    serde_yaml::from_str(&text).map_err(|e| crate::config::ConfigError::from_yaml(path, &e).into())
+    serde_yaml::from_str(&text)
+        .map_err(|e| blaise_runner::config::ConfigError::from_yaml(path, &e).into())
 }
 
 /// The harness's mode: JSON lines in, JSON lines out.
-async fn serve(session: &mut TestSession, plug: &crate::host::LoadedPlug) -> Result<ExitCode> {
+async fn serve(
+    session: &mut TestSession,
+    plug: &blaise_runner::host::LoadedPlug,
+) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     let hello = json!({
         "plug": super::inspect::describe(plug),

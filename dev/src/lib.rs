@@ -13,9 +13,11 @@ use anyhow::{Context as _, Result, bail};
 use blaise_control::embedded::Embedded;
 use serde_json::json;
 
-use super::dev_tools::{self, Tool};
-use crate::daemon::{self, RunnerOptions};
-use crate::host::{HostOptions, PlugHost};
+pub mod tools;
+
+use blaise_runner::daemon::{self, RunnerOptions};
+use blaise_runner::host::{HostOptions, PlugHost};
+use tools::Tool;
 
 /// The agent `dev` serves.
 pub const AGENT: &str = "script";
@@ -141,7 +143,7 @@ fn write_default_config(data_dir: &Path) -> Result<(PathBuf, String)> {
     }
     let agent = script_agent(&repo)?;
     let build = |name: &str| {
-        super::build_plug(
+        blaise_runner::build::build_plug(
             &repo.join("plugs").join(name),
             Some(&repo.join("target/plugs")),
         )
@@ -158,7 +160,7 @@ fn write_default_config(data_dir: &Path) -> Result<(PathBuf, String)> {
     };
     let (git, bwrap, docker) = (usable(Tool::Git), usable(Tool::Bwrap), usable(Tool::Docker));
     let image = if docker {
-        match dev_tools::agent_image(&agent) {
+        match tools::agent_image(&agent) {
             Ok(image) => Some(image),
             Err(e) => {
                 skipped.push(format!("docker (no image for the agent: {e:#})"));

@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use anyhow::{Result, anyhow};
 
-use crate::distribution::{Digest, Freshness, Locator, PlugCache, Wanted};
-use crate::host::PlugHost;
+use blaise_runner::distribution::{Digest, Freshness, Locator, PlugCache, Wanted};
+use blaise_runner::host::PlugHost;
 
 pub async fn run(host: &PlugHost, source: &str) -> Result<ExitCode> {
     let cache = PlugCache::open(host.cache_dir())?;
@@ -15,7 +15,7 @@ pub async fn run(host: &PlugHost, source: &str) -> Result<ExitCode> {
         fetcher: Default::default(),
         cache: &cache,
         lock: None,
-        lock_path: &here.join(crate::distribution::lock::FILE_NAME),
+        lock_path: &here.join(blaise_runner::distribution::lock::FILE_NAME),
         dir: &here,
         freshness: Freshness::AskRegistry,
     };

@@ -7,9 +7,9 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, Result, anyhow};
 
-use crate::distribution::index::{Index, IndexVersion, Needs, contract_range};
-use crate::distribution::{Digest, Freshness, Locator, PlugCache, Source, Wanted};
-use crate::host::PlugHost;
+use blaise_runner::distribution::index::{Index, IndexVersion, Needs, contract_range};
+use blaise_runner::distribution::{Digest, Freshness, Locator, PlugCache, Source, Wanted};
+use blaise_runner::host::PlugHost;
 
 pub async fn add(
     host: &PlugHost,
@@ -26,7 +26,7 @@ pub async fn add(
     let publisher_key = key
         .map(|k| {
             // Read it as a key first: a typo should not end up in the index.
-            crate::distribution::signature::TrustedKey::read(k)?;
+            blaise_runner::distribution::signature::TrustedKey::read(k)?;
             std::fs::read_to_string(k).with_context(|| format!("reading {}", k.display()))
         })
         .transpose()?;
@@ -36,7 +36,7 @@ pub async fn add(
         fetcher: Default::default(),
         cache: &cache,
         lock: None,
-        lock_path: &here.join(crate::distribution::lock::FILE_NAME),
+        lock_path: &here.join(blaise_runner::distribution::lock::FILE_NAME),
         dir: &here,
         freshness: Freshness::AskRegistry,
     }

@@ -13,11 +13,13 @@ use serde_json::{Value, json};
 
 use super::capture::{Captured, LogCapture};
 use super::script::{Entry, Setup, Step};
-use crate::host::bindings::{
+use blaise_runner::host::bindings::{
     Contribution, EntryKind, PauseInfo, PlugInfo, RunKind, TeardownInfo, TranscriptEntry,
 };
-use crate::host::{HookError, LoadedPlug, PlugHost, PlugInstance, PlugSetup, RunInfo, grants};
-use crate::state_store::{MemoryStateStore, PlugState};
+use blaise_runner::host::{
+    HookError, LoadedPlug, PlugHost, PlugInstance, PlugSetup, RunInfo, grants,
+};
+use blaise_runner::state_store::{MemoryStateStore, PlugState};
 
 const SESSION: &str = "plug-test-session";
 const PLUG_ID: &str = "plug";
@@ -103,8 +105,8 @@ impl TestSession {
         setup: &Setup,
     ) -> Result<Arc<PlugSetup>, String> {
         let config = setup.with.clone().unwrap_or(json!({}));
-        crate::config::check_config(&plug.info.config_schema, &config)?;
-        let mut limits = crate::host::Limits::default();
+        blaise_runner::config::check_config(&plug.info.config_schema, &config)?;
+        let mut limits = blaise_runner::host::Limits::default();
         if let Some(memory) = setup.limits.memory {
             if memory > host.max_memory() {
                 return Err(format!(
@@ -168,7 +170,9 @@ impl TestSession {
         outcome.logs = self.capture.take();
         if let Err(e) = result {
             let (message, field) = match &e.failure {
-                crate::host::Failure::Plug { message, field } => (message.clone(), field.clone()),
+                blaise_runner::host::Failure::Plug { message, field } => {
+                    (message.clone(), field.clone())
+                }
                 other => (other.to_string(), None),
             };
             outcome.error = Some(StepError {
@@ -187,13 +191,13 @@ impl TestSession {
         .into_iter()
         .flatten()
         {
-            crate::secret_mask::scrub_json(value);
+            blaise_runner::secret_mask::scrub_json(value);
         }
         for entry in outcome.entries.iter_mut().flatten() {
-            crate::secret_mask::scrub_json(entry);
+            blaise_runner::secret_mask::scrub_json(entry);
         }
         if let Some(error) = outcome.error.as_mut() {
-            error.message = crate::secret_mask::scrub(&error.message).into_owned();
+            error.message = blaise_runner::secret_mask::scrub(&error.message).into_owned();
         }
         outcome.ok = match (step.expect_error(), &outcome.error) {
             (None, None) => true,
@@ -276,7 +280,7 @@ impl TestSession {
         HookError {
             plug_id: PLUG_ID.into(),
             hook,
-            failure: crate::host::Failure::Host(format!("plug test: {why}")),
+            failure: blaise_runner::host::Failure::Host(format!("plug test: {why}")),
         }
     }
 }
@@ -302,7 +306,7 @@ const KINDS: [EntryKind; 7] = [
 /// An entry kind as the contract spells it (`agent-message`): the
 /// transcript's name with `-` for `_`.
 fn kind_wit_name(kind: EntryKind) -> String {
-    crate::run::transcript::wire_kind(kind)
+    blaise_runner::run::wire_kind(kind)
         .as_str()
         .replace('_', "-")
 }

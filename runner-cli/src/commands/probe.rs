@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
-use crate::acp::{Agent, AgentEvent};
-use crate::chain::Launch;
-use crate::config::AgentConfig;
-use crate::run::agent_start::agent_command;
+use blaise_runner::acp::{Agent, AgentEvent};
+use blaise_runner::chain::Launch;
+use blaise_runner::config::AgentConfig;
+use blaise_runner::run::agent_command;
 
 /// The agent's answer in one line, or why there was none (with the last lines of its stderr).
 pub async fn probe(agent: &AgentConfig, deadline: Duration) -> Result<String, String> {
@@ -26,7 +26,7 @@ pub async fn probe(agent: &AgentConfig, deadline: Duration) -> Result<String, St
         workspace.path(),
         &workspace.path().join("plug-storage"),
     )?;
-    let (events_tx, mut events) = mpsc::channel(crate::acp::EVENTS);
+    let (events_tx, mut events) = mpsc::channel(blaise_runner::acp::EVENTS);
     let started = Instant::now();
     let launch = tokio::time::timeout(deadline, Agent::launch(command, events_tx));
     tokio::pin!(launch);

@@ -30,7 +30,7 @@ fn text(out: &[u8]) -> String {
 }
 
 fn redaction_wasm() -> PathBuf {
-    blaise_runner::cli::build_plug(
+    blaise_runner::build::build_plug(
         &root().join("plugs/redaction"),
         Some(&root().join("target/plugs")),
     )
@@ -368,7 +368,7 @@ fn python_and_javascript_plugs_run_their_whole_lifecycle_in_the_real_host() {
 #[test]
 fn plug_test_never_prints_a_secret_the_plug_was_given() {
     let tmp = tempfile::tempdir().unwrap();
-    let probe = blaise_runner::cli::build_plug(
+    let probe = blaise_runner::build::build_plug(
         &root().join("tests/plugs/probe"),
         Some(&root().join("target/plugs")),
     )

@@ -69,7 +69,7 @@ impl<S: tracing::Subscriber> Layer<S> for LogCapture {
         if !fields.rest.is_empty() {
             message = format!("{message} ({})", fields.rest.join(", "));
         }
-        let message = crate::secret_mask::scrub(&message).into_owned();
+        let message = blaise_runner::secret_mask::scrub(&message).into_owned();
         self.0.lock().unwrap().push(Captured {
             level: event.metadata().level().as_str().to_ascii_lowercase(),
             source: fields.source,
@@ -86,11 +86,11 @@ pub fn init_tracing() {
     use tracing_subscriber::layer::SubscriberExt as _;
     use tracing_subscriber::util::SubscriberInitExt as _;
     let capture = LogCapture::installed();
-    let env: EnvFilter = super::super::log_filter("warn");
+    let env: EnvFilter = blaise_runner::logging::log_filter("warn");
     let not_the_plugs = filter_fn(|meta| meta.fields().field("plug").is_none());
     let stderr = tracing_subscriber::fmt::layer()
-        .with_ansi(super::super::log_colour())
-        .with_writer(|| crate::secret_mask::ScrubbingStderr)
+        .with_ansi(blaise_runner::logging::log_colour())
+        .with_writer(|| blaise_runner::secret_mask::ScrubbingStderr)
         .with_filter(env)
         .with_filter(not_the_plugs);
     let _ = tracing_subscriber::registry()

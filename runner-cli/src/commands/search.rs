@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::distribution::index::Index;
+use blaise_runner::distribution::index::Index;
 
 pub async fn run(term: &str, index_location: &str) -> Result<ExitCode> {
     let index = Index::load(index_location).await?;

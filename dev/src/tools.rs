@@ -62,7 +62,7 @@ pub fn agent_image(agent: &Path) -> Result<String> {
     bytes.extend(agent.as_os_str().as_encoded_bytes());
     bytes.push(0);
     bytes.extend(std::fs::read(agent).with_context(|| format!("reading {}", agent.display()))?);
-    let digest = crate::host::compile_cache::sha256_hex(&bytes);
+    let digest = blaise_runner::host::compile_cache::sha256_hex(&bytes);
     let tag = format!("blaise-dev/agent:{}", &digest[..12]);
     let present = Command::new("docker")
         .args(["image", "inspect", &tag])

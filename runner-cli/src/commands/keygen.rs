@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::distribution::signature;
+use blaise_runner::distribution::signature;
 
 pub fn run(name: &Path) -> Result<ExitCode> {
     let (key, public) = signature::generate(name)?;

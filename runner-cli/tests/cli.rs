@@ -15,7 +15,7 @@ fn root() -> PathBuf {
 fn redaction_wasm() -> PathBuf {
     static WASM: OnceLock<PathBuf> = OnceLock::new();
     WASM.get_or_init(|| {
-        blaise_runner::cli::build_plug(
+        blaise_runner::build::build_plug(
             &root().join("plugs/redaction"),
             Some(&root().join("target/plugs")),
         )

@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use anyhow::Result;
 use serde_json::json;
 
-use crate::host::bindings::Hook;
-use crate::host::{LoadedPlug, PlugHost};
+use blaise_runner::host::bindings::Hook;
+use blaise_runner::host::{LoadedPlug, PlugHost};
 
 pub async fn run(host: &PlugHost, file: &Path, as_json: bool) -> Result<ExitCode> {
     let plug = host.load(file).await?;
@@ -38,7 +38,7 @@ pub fn describe(plug: &LoadedPlug) -> serde_json::Value {
         "name": info.name,
         "version": info.version,
         "description": info.description,
-        "contract": format!("{}@{}", crate::contract::PACKAGE, plug.contract),
+        "contract": format!("{}@{}", blaise_runner::contract::PACKAGE, plug.contract),
         "stateful": info.stateful,
         "can_resume": info.can_resume,
         "hooks": info.hooks.iter().map(|h| hook_name(*h)).collect::<Vec<_>>(),
@@ -65,7 +65,7 @@ fn print_text(plug: &LoadedPlug) {
     }
     println!(
         "  contract:           {}@{}",
-        crate::contract::PACKAGE,
+        blaise_runner::contract::PACKAGE,
         plug.contract
     );
     println!("  stateful:           {}", yes(info.stateful));

@@ -1,4 +1,4 @@
-//! `blaise-runner plug build`: a plug's sources to a component.
+//! A plug's sources to a component (`blaise-runner plug build`, `dev`, the tests).
 //!
 //! A Rust crate: `cargo rustc --lib --release --target wasm32-wasip2 --crate-type cdylib`.
 //! Any other language: the plug's `build.sh` (as `plug new --lang` writes
@@ -7,7 +7,47 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use anyhow::{Context as _, Result, bail};
+/// Why a plug did not build.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error("{0} has neither a Cargo.toml nor a {BUILD_SCRIPT}: give the plug's directory")]
+    NotAPlug(PathBuf),
+    #[error("running {what}: {source}")]
+    Spawn {
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cargo metadata: {0}")]
+    Metadata(String),
+    #[error("building plug `{0}` failed (is the target installed? `rustup target add {TARGET}`)")]
+    Failed(String),
+    #[error("cargo built `{name}` but {} is missing", wasm.display())]
+    Missing { name: String, wasm: PathBuf },
+    #[error("{} failed ({status}; its errors are above)", script.display())]
+    Script {
+        script: PathBuf,
+        status: std::process::ExitStatus,
+    },
+    #[error(
+        "{} must print the path of the component it built as its last line; it printed `{printed}`",
+        script.display()
+    )]
+    ScriptOutput { script: PathBuf, printed: String },
+}
+
+type Result<T> = std::result::Result<T, BuildError>;
+
+fn spawn(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> BuildError {
+    let what = what.into();
+    move |source| BuildError::Spawn { what, source }
+}
 
 /// The compilation target of plugs.
 pub const TARGET: &str = "wasm32-wasip2";
@@ -21,10 +61,7 @@ pub fn build_plug(dir: &Path, target_dir: Option<&Path>) -> Result<PathBuf> {
         if dir.join(BUILD_SCRIPT).is_file() {
             return build_with_script(dir);
         }
-        bail!(
-            "{} has neither a Cargo.toml nor a {BUILD_SCRIPT}: give the plug's directory",
-            dir.display()
-        );
+        return Err(BuildError::NotAPlug(dir.to_path_buf()));
     }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let output = Command::new(&cargo)
@@ -37,15 +74,18 @@ pub fn build_plug(dir: &Path, target_dir: Option<&Path>) -> Result<PathBuf> {
         ])
         .arg(&manifest)
         .output()
-        .context("running cargo metadata")?;
+        .map_err(spawn("cargo metadata"))?;
     if !output.status.success() {
-        bail!(
-            "cargo metadata failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        return Err(BuildError::Metadata(
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        ));
     }
-    let meta: serde_json::Value = serde_json::from_slice(&output.stdout)?;
-    let manifest_abs = manifest.canonicalize()?;
+    let meta: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .map_err(|e| BuildError::Metadata(format!("unreadable output: {e}")))?;
+    let manifest_abs = manifest.canonicalize().map_err(|source| BuildError::Io {
+        path: manifest.clone(),
+        source,
+    })?;
     let package = meta["packages"]
         .as_array()
         .and_then(|ps| {
@@ -54,8 +94,10 @@ pub fn build_plug(dir: &Path, target_dir: Option<&Path>) -> Result<PathBuf> {
                     == Some(manifest_abs.as_path())
             })
         })
-        .context("cargo metadata does not list the plug's package")?;
-    let name = package["name"].as_str().context("package without a name")?;
+        .ok_or_else(|| BuildError::Metadata("it does not list the plug's package".into()))?;
+    let name = package["name"]
+        .as_str()
+        .ok_or_else(|| BuildError::Metadata("a package without a name".into()))?;
     // Components go to `<target>/plugs/`, apart from the crate's native
     // build (which its tests use): one place for `plug build`, `dev` and the
     // docs' examples, and no wait on the lock of a native build.
@@ -64,7 +106,7 @@ pub fn build_plug(dir: &Path, target_dir: Option<&Path>) -> Result<PathBuf> {
         None => PathBuf::from(
             meta["target_directory"]
                 .as_str()
-                .context("no target directory")?,
+                .ok_or_else(|| BuildError::Metadata("no target directory".into()))?,
         )
         .join("plugs"),
     };
@@ -91,18 +133,19 @@ pub fn build_plug(dir: &Path, target_dir: Option<&Path>) -> Result<PathBuf> {
         .env_remove("RUSTFLAGS")
         .env_remove("CARGO_ENCODED_RUSTFLAGS")
         .status()
-        .context("running cargo build")?;
+        .map_err(spawn("cargo build"))?;
     if !status.success() {
-        bail!(
-            "building plug `{name}` failed (is the target installed? `rustup target add {TARGET}`)"
-        );
+        return Err(BuildError::Failed(name.to_string()));
     }
     let wasm = target_dir
         .join(TARGET)
         .join("release")
         .join(format!("{}.wasm", name.replace('-', "_")));
     if !wasm.is_file() {
-        bail!("cargo built `{name}` but {} is missing", wasm.display());
+        return Err(BuildError::Missing {
+            name: name.to_string(),
+            wasm,
+        });
     }
     Ok(wasm)
 }
@@ -117,23 +160,21 @@ fn build_with_script(dir: &Path) -> Result<PathBuf> {
         .current_dir(dir)
         .stderr(std::process::Stdio::inherit())
         .output()
-        .with_context(|| format!("running {}", dir.join(BUILD_SCRIPT).display()))?;
+        .map_err(spawn(dir.join(BUILD_SCRIPT).display().to_string()))?;
     if !output.status.success() {
-        bail!(
-            "{} failed ({}; its errors are above)",
-            dir.join(BUILD_SCRIPT).display(),
-            output.status
-        );
+        return Err(BuildError::Script {
+            script: dir.join(BUILD_SCRIPT),
+            status: output.status,
+        });
     }
     let stdout = String::from_utf8_lossy(&output.stdout);
     let last = stdout.lines().last().unwrap_or_default().trim();
     let wasm = dir.join(last);
     if last.is_empty() || !wasm.is_file() {
-        bail!(
-            "{} must print the path of the component it built as its last line; it printed `{}`",
-            dir.join(BUILD_SCRIPT).display(),
-            crate::distribution::download::shown(last)
-        );
+        return Err(BuildError::ScriptOutput {
+            script: dir.join(BUILD_SCRIPT),
+            printed: crate::distribution::download::shown(last),
+        });
     }
     Ok(wasm)
 }

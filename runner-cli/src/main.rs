@@ -1,12 +1,16 @@
-//! `blaise-runner`: see `blaise_runner::cli`.
+//! `blaise-runner`: the runner's command line, over the `blaise-runner`
+//! library (the daemon, runs, plugs) and `blaise-dev` (the embedded default).
+
+mod cli;
+mod commands;
 
 use std::process::ExitCode;
 
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let cli = blaise_runner::cli::Cli::parse();
-    blaise_runner::cli::init_tracing_for(&cli.command);
+    let cli = cli::Cli::parse();
+    cli::init_tracing_for(&cli.command);
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
         Err(e) => {
@@ -14,7 +18,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let result = runtime.block_on(blaise_runner::cli::run(cli));
+    let result = runtime.block_on(cli::run(cli));
     // Never wait for a blocking task a plug left stuck (a WASI open of a
     // FIFO, abandoned at its hook's deadline): the command is over.
     runtime.shutdown_background();

@@ -5,15 +5,34 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
-
 use crate::auth::{hash_token, new_token};
 use crate::config::Config;
 use crate::lifecycle::runners;
 use crate::model::{Agent, AgentSettings, now};
 use crate::names::check_name;
 use crate::state::AppState;
+use crate::store::StoreError;
 use crate::store::sqlite::SqliteStore;
+
+/// Why the embedded control plane could not start or do what was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum EmbeddedError {
+    #[error("cannot open the database {}: {source}", path.display())]
+    Database {
+        path: std::path::PathBuf,
+        source: StoreError,
+    },
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    /// What the domain refused (a bad name) or failed at (the store).
+    #[error(transparent)]
+    Domain(#[from] crate::error::Error),
+}
+
+type Result<T, E = EmbeddedError> = std::result::Result<T, E>;
 
 pub struct Embedded {
     /// `http://127.0.0.1:PORT`: the dashboard and both APIs.
@@ -43,17 +62,23 @@ impl Embedded {
         cfg: Config,
         sources: crate::sources::Sources,
     ) -> Result<Embedded> {
-        let store = SqliteStore::open(db)
-            .with_context(|| format!("cannot open the database {}", db.display()))?;
+        let store = SqliteStore::open(db).map_err(|source| EmbeddedError::Database {
+            path: db.to_path_buf(),
+            source,
+        })?;
         let admin_token = new_token("bla_");
         let state = AppState::new(Arc::new(store), cfg).with_sources(sources);
         state
             .write(|ctx| Ok(ctx.tx.set_admin_token_hash(&hash_token(&admin_token))?))
             .await?;
+        let listen_error = |source| EmbeddedError::Listen {
+            addr: listen,
+            source,
+        };
         let listener = tokio::net::TcpListener::bind(listen)
             .await
-            .with_context(|| format!("cannot listen on {listen}"))?;
-        let url = format!("http://{}", listener.local_addr()?);
+            .map_err(listen_error)?;
+        let url = format!("http://{}", listener.local_addr().map_err(listen_error)?);
         let serving = state.clone();
         let task = tokio::spawn(async move {
             if let Err(e) = crate::http::serve(listener, serving).await {

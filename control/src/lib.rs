@@ -3,15 +3,18 @@
 //! The domain — [`lifecycle`] (what each event does to a session), [`clock`], [`store`],
 //! [`wakeups`] (what a commit wakes), [`sources`] (messages from Linear) and [`state`] (one
 //! instance: its transactions and long polls) — knows nothing of HTTP; [`http`] serves it (the
-//! runner protocol, the API, the dashboard, webhooks). [`cli`] is `blaise`.
+//! runner protocol, the API, the dashboard, webhooks). [`client`] calls the user API, [`follow`]
+//! prints a transcript for a terminal, [`embedded`] runs it all inside another process. The
+//! `blaise` command line is the binary's (`src/bin/blaise/`).
 
 pub mod auth;
-pub mod cli;
+pub mod client;
 pub mod clock;
 pub mod config;
 pub mod duration;
 pub mod embedded;
 pub mod error;
+pub mod follow;
 pub mod http;
 pub mod lifecycle;
 pub mod metrics;

@@ -22,25 +22,47 @@ use tools::Tool;
 /// The agent `dev` serves.
 pub const AGENT: &str = "script";
 
+/// Why `dev` stopped, by which part failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DevError {
+    /// Getting ready: the data directory, the generated blaise.yml, building
+    /// the plugs and the script agent, the agent's image.
+    #[error("{0}")]
+    Setup(String),
+    /// The embedded control plane, or talking to it.
+    #[error("{0}")]
+    Control(String),
+    /// The plug host.
+    #[error(transparent)]
+    Host(#[from] blaise_runner::host::HostError),
+    /// The runner.
+    #[error(transparent)]
+    Runner(#[from] daemon::DaemonError),
+}
+
+fn setup(e: anyhow::Error) -> DevError {
+    DevError::Setup(format!("{e:#}"))
+}
+
+fn control(e: impl Into<anyhow::Error>) -> DevError {
+    DevError::Control(format!("{:#}", e.into()))
+}
+
 pub async fn run(
     options: HostOptions,
     config: Option<PathBuf>,
     data_dir: PathBuf,
     listen: SocketAddr,
     message: Option<String>,
-) -> Result<ExitCode> {
-    std::fs::create_dir_all(&data_dir)?;
-    let data_dir = data_dir.canonicalize()?;
-    let (config, plugs) = match config {
-        Some(config) => (config, None),
-        None => {
-            let (config, plugs) = write_default_config(&data_dir)?;
-            (config, Some(plugs))
-        }
-    };
-    let embedded = Embedded::start(&data_dir.join("blaise.db"), listen, Default::default()).await?;
-    embedded.set_agent(AGENT, Default::default())?;
-    let token = embedded.runner_token("dev")?;
+) -> Result<ExitCode, DevError> {
+    let (data_dir, config, plugs) = prepare(&data_dir, config).map_err(setup)?;
+    let embedded = Embedded::start(&data_dir.join("blaise.db"), listen, Default::default())
+        .await
+        .map_err(control)?;
+    embedded
+        .set_agent(AGENT, Default::default())
+        .map_err(control)?;
+    let token = embedded.runner_token("dev").map_err(control)?;
     println!(
         "Blaise dashboard: {}/login?token={}",
         embedded.url, embedded.admin_token
@@ -69,20 +91,21 @@ pub async fn run(
     let mut serving = tokio::spawn(daemon::serve(runner, host));
 
     if let Some(message) = message {
-        let user = blaise_control::cli::client::Client::new(&embedded.url, &embedded.admin_token);
+        let user = blaise_control::client::Client::new(&embedded.url, &embedded.admin_token);
         let session = user
             .post(
                 "/v1/sessions",
                 json!({ "agent": AGENT, "message": message }),
             )
-            .await?;
+            .await
+            .map_err(control)?;
         let id = session["id"]
             .as_str()
-            .context("the new session has no id")?
+            .ok_or_else(|| DevError::Control("the new session has no id".into()))?
             .to_string();
         println!("session {id} (Ctrl-C to stop)");
         tokio::select! {
-            result = follow(&user, &id) => result?,
+            result = follow(&user, &id) => result.map_err(control)?,
             served = &mut serving => return finish(served),
         }
     }
@@ -90,16 +113,32 @@ pub async fn run(
     finish(serving.await)
 }
 
-fn finish(served: Result<Result<()>, tokio::task::JoinError>) -> Result<ExitCode> {
-    served??;
+/// The data directory, made absolute, and the runner's blaise.yml: the
+/// given one, or one written there (with what it holds, for the terminal).
+fn prepare(data_dir: &Path, config: Option<PathBuf>) -> Result<(PathBuf, PathBuf, Option<String>)> {
+    std::fs::create_dir_all(data_dir)?;
+    let data_dir = data_dir.canonicalize()?;
+    Ok(match config {
+        Some(config) => (data_dir, config, None),
+        None => {
+            let (config, plugs) = write_default_config(&data_dir)?;
+            (data_dir, config, Some(plugs))
+        }
+    })
+}
+
+fn finish(
+    served: Result<Result<(), daemon::DaemonError>, tokio::task::JoinError>,
+) -> Result<ExitCode, DevError> {
+    served.map_err(|e| DevError::Setup(format!("the runner's task: {e}")))??;
     Ok(ExitCode::SUCCESS)
 }
 
 /// Prints the session's transcript as it grows, until the session ends, as `blaise session
 /// transcript --follow` does.
-async fn follow(user: &blaise_control::cli::client::Client, session: &str) -> Result<()> {
+async fn follow(user: &blaise_control::client::Client, session: &str) -> Result<()> {
     let mut after = 0;
-    let mut printer = blaise_control::cli::follow::Printer::default();
+    let mut printer = blaise_control::follow::Printer::default();
     let mut out = std::io::stdout();
     loop {
         let page = user

@@ -56,7 +56,11 @@ impl Tool {
 /// An image holding busybox and `agent` (with the shared libraries it links,
 /// at their host paths), tagged by the agent's path and content (the path is
 /// where `agent.command` finds it); built unless present.
-pub fn agent_image(agent: &Path) -> Result<String> {
+pub fn agent_image(agent: &Path) -> Result<String, crate::DevError> {
+    image_for(agent).map_err(|e| crate::DevError::Setup(format!("{e:#}")))
+}
+
+fn image_for(agent: &Path) -> Result<String> {
     // The layout's version first: an image built by an older runner is not reused.
     let mut bytes = b"layout 2\0".to_vec();
     bytes.extend(agent.as_os_str().as_encoded_bytes());

@@ -15,9 +15,8 @@ use std::fs::{self, File};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context as _, Result, bail};
-
 use super::reference::Digest;
+use crate::error::{Context as _, Result, bail};
 use blaise_host::compile_cache::write_private;
 
 pub struct PlugCache {
@@ -82,7 +81,7 @@ impl PlugCache {
     pub fn store_component(&self, expected: &Digest, bytes: &[u8]) -> Result<PathBuf> {
         let actual = Digest::of(bytes);
         if actual != *expected {
-            bail!("digest mismatch: expected {expected}, got {actual}");
+            bail!(Verify, "digest mismatch: expected {expected}, got {actual}");
         }
         let path = self.component_path(expected);
         write_private(&path, bytes)?;
@@ -111,7 +110,7 @@ impl PlugCache {
 
     pub fn store_manifest(&self, digest: &Digest, bytes: &[u8]) -> Result<()> {
         if Digest::of(bytes) != *digest {
-            bail!("manifest digest mismatch: expected {digest}");
+            bail!(Verify, "manifest digest mismatch: expected {digest}");
         }
         Ok(write_private(&self.manifest_path(digest), bytes)?)
     }

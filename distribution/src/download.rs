@@ -14,14 +14,17 @@ use std::io::Write as _;
 use std::net::IpAddr;
 use std::time::{Duration, Instant};
 
-use anyhow::{Result, anyhow, bail};
 use reqwest::header::{HeaderMap, LOCATION};
 use reqwest::{Method, StatusCode, Url};
 use sha2::{Digest as _, Sha256};
 
 use super::reference::Digest;
 use super::reference::is_insecure;
+use crate::error::{Result, bail, err};
 use blaise_host::units::{format_duration, format_size, parse_duration, parse_size};
+
+/// What this module's failures are, unless one says otherwise.
+const KIND: crate::error::Kind = crate::error::Kind::Fetch;
 
 /// The largest plug (component) downloaded, unless `BLAISE_MAX_PLUG_SIZE` says.
 pub const DEFAULT_MAX_PLUG: u64 = 128 << 20;
@@ -47,7 +50,8 @@ impl Limits {
     pub fn from_env() -> Result<Limits> {
         let max_plug = match std::env::var("BLAISE_MAX_PLUG_SIZE") {
             Ok(text) => parse_size(&text).ok().filter(|&n| n > 0).ok_or_else(|| {
-                anyhow!(
+                err!(
+                    BadInput,
                     "BLAISE_MAX_PLUG_SIZE=`{}` is not a size (e.g. `256MiB`)",
                     shown(&text)
                 )
@@ -59,7 +63,8 @@ impl Limits {
                 .ok()
                 .filter(|d| !d.is_zero())
                 .ok_or_else(|| {
-                    anyhow!(
+                    err!(
+                        BadInput,
                         "BLAISE_DOWNLOAD_TIMEOUT=`{}` is not a duration (e.g. `10m`)",
                         shown(&text)
                     )
@@ -100,7 +105,7 @@ impl Fetcher {
             .read_timeout(limits.idle)
             .user_agent(concat!("blaise-runner/", env!("CARGO_PKG_VERSION")))
             .build()
-            .map_err(|e| anyhow!("creating the HTTP client: {e}"))?;
+            .map_err(|e| err!("creating the HTTP client: {e}"))?;
         Ok(Fetcher { client, limits })
     }
 
@@ -134,13 +139,13 @@ impl Fetcher {
             let response = tokio::time::timeout_at(deadline, request.send())
                 .await
                 .map_err(|_| {
-                    anyhow!(
+                    err!(
                         "{}: no answer within {}",
                         shown(url.as_str()),
                         format_duration(self.limits.timeout)
                     )
                 })?
-                .map_err(|e| anyhow!("{}: {}", shown(url.as_str()), error_chain(&e)))?;
+                .map_err(|e| err!("{}: {}", shown(url.as_str()), error_chain(&e)))?;
             if !response.status().is_redirection() || response.status() == StatusCode::NOT_MODIFIED
             {
                 return Ok(response);
@@ -150,14 +155,14 @@ impl Fetcher {
                 .get(LOCATION)
                 .and_then(|l| l.to_str().ok())
                 .ok_or_else(|| {
-                    anyhow!(
+                    err!(
                         "{}: the server answered {} without a usable Location",
                         shown(url.as_str()),
                         response.status()
                     )
                 })?;
             let next = url.join(location).map_err(|_| {
-                anyhow!(
+                err!(
                     "{}: redirected to `{}`, not a URL",
                     shown(url.as_str()),
                     shown(location)
@@ -183,6 +188,7 @@ impl Fetcher {
             && length > cap
         {
             bail!(
+                Verify,
                 "{what}: the server announces {} bytes, more than the {} allowed",
                 length,
                 format_size(cap)
@@ -193,9 +199,10 @@ impl Fetcher {
         let mut bytes = Vec::new();
         while let Some(chunk) = self.chunk(&mut response, deadline, what).await? {
             pace.add(chunk.len(), Instant::now())
-                .map_err(|why| anyhow!("{what}: {why}: cut"))?;
+                .map_err(|why| err!("{what}: {why}: cut"))?;
             if bytes.len() as u64 + chunk.len() as u64 > cap {
                 bail!(
+                    Verify,
                     "{what}: the server sent more than the {} allowed",
                     format_size(cap)
                 );
@@ -220,9 +227,11 @@ impl Fetcher {
         let limit = expected.unwrap_or(cap).min(cap);
         match (response.content_length(), expected) {
             (Some(length), Some(declared)) if length != declared => bail!(
+                Verify,
                 "{what}: the registry sends {length} bytes, but the manifest declares {declared}: refused"
             ),
             (Some(length), _) if length > limit => bail!(
+                Verify,
                 "{what}: the server announces {}, more than the {} allowed (BLAISE_MAX_PLUG_SIZE)",
                 format_size(length),
                 format_size(limit)
@@ -235,14 +244,16 @@ impl Fetcher {
         let mut pace = Pace::new(IDLE_TIMEOUT, Instant::now());
         while let Some(chunk) = self.chunk(&mut response, deadline, what).await? {
             pace.add(chunk.len(), Instant::now())
-                .map_err(|why| anyhow!("{what}: {why}: cut"))?;
+                .map_err(|why| err!("{what}: {why}: cut"))?;
             length += chunk.len() as u64;
             if length > limit {
                 match expected {
                     Some(declared) if declared <= cap => bail!(
+                        Verify,
                         "{what}: the registry sent more than the {declared} bytes the manifest declares: refused"
                     ),
                     _ => bail!(
+                        Verify,
                         "{what}: more than the {} allowed (BLAISE_MAX_PLUG_SIZE): refused",
                         format_size(cap)
                     ),
@@ -250,18 +261,19 @@ impl Fetcher {
             }
             hasher.update(&chunk);
             file.write_all(&chunk)
-                .map_err(|e| anyhow!("{what}: writing it to the cache: {e}"))?;
+                .map_err(|e| err!(Disk, "{what}: writing it to the cache: {e}"))?;
             bar.inc(chunk.len() as u64);
         }
         if let Some(declared) = expected
             && length != declared
         {
             bail!(
+                Verify,
                 "{what}: the download ended after {length} of the {declared} bytes the manifest declares"
             );
         }
         file.sync_all()
-            .map_err(|e| anyhow!("{what}: writing it to the cache: {e}"))?;
+            .map_err(|e| err!(Disk, "{what}: writing it to the cache: {e}"))?;
         Ok((Digest::from_hex(&hex::encode(hasher.finalize())), length))
     }
 
@@ -389,13 +401,19 @@ fn check_scheme(url: &Url) -> Result<()> {
         "https" => {}
         "http" if is_insecure(&host_port(url)) => {}
         "http" => bail!(
+            BadInput,
             "`{}`: plain http:// is only allowed to this machine; use https:// (or list the host in BLAISE_INSECURE_REGISTRIES)",
             shown(url.as_str())
         ),
-        other => bail!("`{}`: `{other}://` is not fetched", shown(url.as_str())),
+        other => bail!(
+            BadInput,
+            "`{}`: `{other}://` is not fetched",
+            shown(url.as_str())
+        ),
     }
     if !url.username().is_empty() || url.password().is_some() {
         bail!(
+            BadInput,
             "a URL with credentials in it is not fetched: give them in BLAISE_REGISTRY_USERNAME / BLAISE_REGISTRY_PASSWORD"
         );
     }
@@ -415,7 +433,8 @@ pub(super) fn redirect_allowed(from: &Url, to: &Url, kind: Kind) -> Result<()> {
         return Ok(());
     }
     let refuse = |why: &str| {
-        anyhow!(
+        err!(
+            Verify,
             "{} redirected to {}: {why}; refused",
             shown(from.as_str()),
             shown(to.as_str())

@@ -1,7 +1,6 @@
 //! Plugs and indexes downloaded from a URL (`https://`, or `http://` to this
 //! machine), under the limits of [`super::download`].
 
-use anyhow::{Result, anyhow};
 use reqwest::header::HeaderMap;
 use reqwest::{Method, Url};
 
@@ -9,6 +8,10 @@ use super::cache::PlugCache;
 use super::download::{Fetcher, Kind, shown};
 use super::progress;
 use super::reference::Digest;
+use crate::error::{Result, err};
+
+/// What this module's failures are, unless one says otherwise.
+const KIND: crate::error::Kind = crate::error::Kind::Fetch;
 
 /// Downloads a plug into a staged file of the cache; returns it (deleted
 /// unless the caller commits it) and its digest.
@@ -44,13 +47,14 @@ pub async fn download_document(fetcher: &Fetcher, url: &str, cap: u64) -> Result
 }
 
 async fn get(fetcher: &Fetcher, url: &str, kind: Kind) -> Result<reqwest::Response> {
-    let parsed = Url::parse(url).map_err(|e| anyhow!("`{}` is not a URL: {e}", shown(url)))?;
+    let parsed =
+        Url::parse(url).map_err(|e| err!(BadInput, "`{}` is not a URL: {e}", shown(url)))?;
     let response = fetcher
         .get(Method::GET, parsed, kind, HeaderMap::new(), None)
         .await?;
     if !response.status().is_success() {
         let why = fetcher.error_text(response).await;
-        return Err(anyhow!(
+        return Err(err!(
             "downloading {}: the server answered {why}",
             shown(url)
         ));

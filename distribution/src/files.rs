@@ -1,9 +1,8 @@
 //! Writing a user's file (blaise.yml, blaise.lock, an index) without ever
 //! leaving half of it: a temporary file beside it, renamed over it.
 
+use crate::error::{Context as _, Result};
 use std::path::Path;
-
-use anyhow::{Context as _, Result};
 
 /// Replaces `path` with `text` atomically, keeping the old file's permissions.
 pub fn write_atomically(path: &Path, text: &str) -> Result<()> {

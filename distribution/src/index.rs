@@ -11,12 +11,15 @@
 
 use std::path::Path;
 
-use anyhow::{Context as _, Result, anyhow, bail};
 use serde::{Deserialize, Serialize};
 
 use super::download::shown;
+use crate::error::{Context as _, Result, bail, err};
 use blaise_host::contract::{self, Version};
 use blaise_host::units::format_size;
+
+/// What this module's failures are, unless one says otherwise.
+const KIND: crate::error::Kind = crate::error::Kind::BadInput;
 
 pub const SCHEMA: u32 = 1;
 
@@ -154,7 +157,7 @@ impl Index {
             );
         }
         let index: Index = serde_json::from_str(text)
-            .map_err(|e| anyhow!("{from}: not a plug index ({})", shown(&e.to_string())))?;
+            .map_err(|e| err!("{from}: not a plug index ({})", shown(&e.to_string())))?;
         if index.schema != SCHEMA {
             bail!(
                 "{from}: index schema {} is not {SCHEMA}, the one this runner reads",
@@ -167,7 +170,7 @@ impl Index {
                 "{from}: the index lists {all} versions, more than the {MAX_ALL_VERSIONS} this runner reads"
             );
         }
-        index.check_texts().map_err(|e| anyhow!("{from}: {e}"))?;
+        index.check_texts().map_err(|e| err!("{from}: {e}"))?;
         Ok(index)
     }
 
@@ -218,7 +221,7 @@ impl Index {
             read_capped(Path::new(location))
                 .with_context(|| format!("reading the index {location}"))?
         };
-        let text = String::from_utf8(bytes).map_err(|_| anyhow!("{location}: not UTF-8"))?;
+        let text = String::from_utf8(bytes).map_err(|_| err!("{location}: not UTF-8"))?;
         Index::parse(&text, location)
     }
 
@@ -226,12 +229,12 @@ impl Index {
     pub fn read_or_empty(path: &Path) -> Result<Index> {
         match read_capped(path) {
             Ok(bytes) => {
-                let text = String::from_utf8(bytes)
-                    .map_err(|_| anyhow!("{}: not UTF-8", path.display()))?;
+                let text =
+                    String::from_utf8(bytes).map_err(|_| err!("{}: not UTF-8", path.display()))?;
                 Index::parse(&text, &path.display().to_string())
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Index::empty()),
-            Err(e) => Err(anyhow!("reading {}: {e}", path.display())),
+            Err(e) => Err(err!("reading {}: {e}", path.display())),
         }
     }
 

@@ -8,9 +8,11 @@
 //! it), `oci` (Wasm OCI artifacts), `fetch` (URLs), `cache` (on disk, by digest),
 //! `lock` (`blaise.lock`), `signature` (cosign), `index` (the catalogue),
 //! `locate` (from a source to a verified file), `progress` (the bar).
+//! Failures are an [`Error`] of a [`Kind`]: bad input, fetch, verify, disk.
 
 pub mod cache;
 pub mod download;
+pub mod error;
 pub mod fetch;
 pub mod files;
 pub mod index;
@@ -23,6 +25,7 @@ pub mod registry;
 pub mod signature;
 
 pub use cache::PlugCache;
+pub use error::{Error, Kind};
 pub use locate::{Freshness, Located, Locator, Wanted};
 pub use lock::{LockFile, LockedPlug};
 pub use reference::{Digest, OciReference, Source};

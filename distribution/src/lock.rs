@@ -15,10 +15,13 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Result, anyhow, bail};
 use serde::{Deserialize, Serialize};
 
 use super::reference::Digest;
+use crate::error::{Result, bail, err};
+
+/// What this module's failures are, unless one says otherwise.
+const KIND: crate::error::Kind = crate::error::Kind::BadInput;
 
 pub const FILE_NAME: &str = "blaise.lock";
 const VERSION: u32 = 1;
@@ -66,7 +69,7 @@ impl LockFile {
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(anyhow!("reading {}: {e}", path.display())),
+            Err(e) => return Err(err!("reading {}: {e}", path.display())),
         };
         LockFile::parse(&text, path).map(Some)
     }
@@ -74,7 +77,7 @@ impl LockFile {
     /// Reads the text of a lock file (`path` names it in errors).
     pub fn parse(text: &str, path: &Path) -> Result<LockFile> {
         let lock: LockFile = serde_yaml::from_str(text).map_err(|e| {
-            anyhow!(
+            err!(
                 "{}: not a valid lock file ({e}); run `blaise-runner plug lock` to write it again",
                 path.display()
             )

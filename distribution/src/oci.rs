@@ -12,7 +12,6 @@
 
 use std::collections::BTreeMap;
 
-use anyhow::{Context as _, Result, anyhow, bail};
 use oci_client::Client;
 use oci_client::client::{ClientConfig, ClientProtocol, Config, ImageLayer};
 use oci_client::manifest::{OciDescriptor, OciImageManifest};
@@ -23,7 +22,11 @@ use super::download::{Fetcher, shown};
 use super::progress;
 use super::reference::{Digest, OciReference, is_insecure};
 use super::registry::Registry;
+use crate::error::{Context as _, Result, bail, err};
 use blaise_host::units::format_size;
+
+/// What this module's failures are, unless one says otherwise.
+const KIND: crate::error::Kind = crate::error::Kind::Fetch;
 
 pub const WASM_CONFIG_MEDIA_TYPE: &str = "application/vnd.wasm.config.v0+json";
 pub const WASM_LAYER_MEDIA_TYPE: &str = "application/wasm";
@@ -84,7 +87,7 @@ pub async fn pull_manifest(
     let manifest = Registry::new(fetcher, reference)?
         .manifest(digest.as_str())
         .await?;
-    let parsed = parse_manifest(&manifest.bytes).map_err(|e| anyhow!("{reference}: {e:#}"))?;
+    let parsed = parse_manifest(&manifest.bytes).context(reference)?;
     Ok((manifest.bytes, parsed))
 }
 
@@ -106,26 +109,33 @@ pub fn parse_manifest(bytes: &[u8]) -> Result<OciImageManifest> {
         .unwrap_or("");
     if INDEX_MEDIA_TYPES.contains(&media_type) || value.get("manifests").is_some() {
         bail!(
+            Verify,
             "the reference names an image index (a list of manifests, e.g. one per platform), not a Wasm artifact"
         );
     }
     if media_type == DOCKER_MANIFEST {
-        bail!("the reference names a container image, not a Wasm artifact");
+        bail!(
+            Verify,
+            "the reference names a container image, not a Wasm artifact"
+        );
     }
     if !media_type.is_empty() && media_type != oci_client::manifest::OCI_IMAGE_MEDIA_TYPE {
         bail!(
+            Verify,
             "the manifest is of type `{}`, not an OCI image manifest holding a Wasm artifact",
             shown(media_type)
         );
     }
     let manifest: OciImageManifest = serde_json::from_value(value).map_err(|e| {
-        anyhow!(
+        err!(
+            Verify,
             "the manifest is not an OCI image manifest: {}",
             shown(&e.to_string())
         )
     })?;
     if manifest.config.media_type != WASM_CONFIG_MEDIA_TYPE {
         bail!(
+            Verify,
             "not a Wasm artifact: its config is `{}`, not `{WASM_CONFIG_MEDIA_TYPE}` (push plugs with `blaise-runner plug push`)",
             shown(&manifest.config.media_type)
         );
@@ -148,6 +158,7 @@ pub fn wasm_layer(manifest: &OciImageManifest) -> Result<&OciDescriptor> {
                 kinds.push("…".into());
             }
             bail!(
+                Verify,
                 "not a Wasm artifact: it has {} layer(s) ({}), not one `{WASM_LAYER_MEDIA_TYPE}` layer",
                 layers.len(),
                 kinds.join(", ")
@@ -161,11 +172,13 @@ pub fn layer_size(layer: &OciDescriptor, max: u64) -> Result<u64> {
     match u64::try_from(layer.size) {
         Ok(size) if size > 0 && size <= max => Ok(size),
         Ok(size) if size > max => bail!(
+            Verify,
             "its component declares {} bytes, more than the {} a plug may have (BLAISE_MAX_PLUG_SIZE): not downloaded",
             size,
             format_size(max)
         ),
         _ => bail!(
+            Verify,
             "its component declares a size of {} bytes: not a component; not downloaded",
             layer.size
         ),
@@ -244,6 +257,6 @@ pub async fn push(reference: &OciReference, artifact: Artifact) -> Result<Digest
             Some(manifest),
         )
         .await
-        .map_err(|e| anyhow!("pushing to {reference}: {e}"))?;
+        .map_err(|e| err!("pushing to {reference}: {e}"))?;
     manifest_digest(&Fetcher::new()?, reference).await
 }

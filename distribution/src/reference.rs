@@ -1,11 +1,13 @@
 //! What a `source:` of `blaise.yml` names: a local file, an `https://` URL or
 //! an OCI reference; and `sha256:` digests.
 
+use crate::error::{Result, bail, err};
 use std::fmt;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Result, anyhow, bail};
+/// What this module's failures are, unless one says otherwise.
+const KIND: crate::error::Kind = crate::error::Kind::BadInput;
 
 /// Where a plug's component comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,13 +30,13 @@ impl OciReference {
     pub fn parse(text: &str) -> Result<OciReference> {
         let text = text.strip_prefix("oci://").unwrap_or(text);
         let reference: oci_client::Reference = text.parse().map_err(|e| {
-            anyhow!("`{text}` is not an OCI reference (`registry/name:tag` or `registry/name@sha256:…`): {e}")
+            err!("`{text}` is not an OCI reference (`registry/name:tag` or `registry/name@sha256:…`): {e}")
         })?;
         if let Some(digest) = reference.digest() {
             Digest::parse(digest)?;
         }
         check_registry(reference.registry())
-            .map_err(|why| anyhow!("`{text}` is not an OCI reference: {why}"))?;
+            .map_err(|why| err!("`{text}` is not an OCI reference: {why}"))?;
         Ok(OciReference { reference })
     }
 
@@ -150,7 +152,7 @@ pub struct Digest(String);
 impl Digest {
     pub fn parse(text: &str) -> Result<Digest> {
         let hex = text.strip_prefix("sha256:").ok_or_else(|| {
-            anyhow!("`{text}` is not a digest: write `sha256:` followed by 64 hex digits")
+            err!("`{text}` is not a digest: write `sha256:` followed by 64 hex digits")
         })?;
         if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
             bail!("`{text}` is not a digest: write `sha256:` followed by 64 hex digits");

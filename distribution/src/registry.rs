@@ -10,7 +10,6 @@
 //! `WWW-Authenticate` names a token service, which must be https:// unless it
 //! is on this machine).
 
-use anyhow::{Result, anyhow, bail};
 use base64::Engine as _;
 use reqwest::header::{ACCEPT, HeaderMap, HeaderValue, WWW_AUTHENTICATE};
 use reqwest::{Method, StatusCode, Url};
@@ -18,6 +17,10 @@ use reqwest::{Method, StatusCode, Url};
 use super::download::{Fetcher, Kind, redirect_allowed, shown};
 use super::reference::is_insecure;
 use super::reference::{Digest, OciReference};
+use crate::error::{Result, bail, err};
+
+/// What this module's failures are, unless one says otherwise.
+const KIND: crate::error::Kind = crate::error::Kind::Fetch;
 
 /// The largest manifest read (the distribution spec's own advice to registries).
 pub const MAX_MANIFEST: u64 = 4 << 20;
@@ -52,8 +55,13 @@ impl<'a> Registry<'a> {
         } else {
             "https"
         };
-        let base = Url::parse(&format!("{scheme}://{registry}/"))
-            .map_err(|e| anyhow!("`{}` is not a registry address: {e}", shown(registry)))?;
+        let base = Url::parse(&format!("{scheme}://{registry}/")).map_err(|e| {
+            err!(
+                BadInput,
+                "`{}` is not a registry address: {e}",
+                shown(registry)
+            )
+        })?;
         Ok(Registry {
             fetcher,
             reference,
@@ -70,7 +78,7 @@ impl<'a> Registry<'a> {
                 "v2/{}/{kind}/{what}",
                 self.reference.reference.repository()
             ))
-            .map_err(|e| anyhow!("{}: {e}", self.reference))
+            .map_err(|e| err!("{}: {e}", self.reference))
     }
 
     /// What the tag (or digest) of the reference points to now.
@@ -127,6 +135,7 @@ impl<'a> Registry<'a> {
             && asked != digest
         {
             bail!(
+                Verify,
                 "{}: the registry sent a manifest whose digest is {digest}, not {asked}: refused",
                 self.reference.registry()
             );
@@ -160,7 +169,10 @@ impl<'a> Registry<'a> {
             .read_capped(response, cap, &format!("blob {digest}"))
             .await?;
         if Digest::of(&bytes) != *digest {
-            bail!("blob {digest}: the registry sent other bytes: refused");
+            bail!(
+                Verify,
+                "blob {digest}: the registry sent other bytes: refused"
+            );
         }
         Ok(bytes)
     }
@@ -182,15 +194,15 @@ impl<'a> Registry<'a> {
         tag_or_digest: &str,
         status: StatusCode,
         response: Option<reqwest::Response>,
-    ) -> anyhow::Error {
+    ) -> crate::error::Error {
         let why = match response {
             Some(r) => self.fetcher.error_text(r).await,
             None => status.to_string(),
         };
         let named = self.named(tag_or_digest);
         match status {
-            StatusCode::NOT_FOUND => anyhow!("{named} is not in the registry (it answered {why})"),
-            _ => anyhow!("asking for {named}: {}", explain(status, &why)),
+            StatusCode::NOT_FOUND => err!("{named} is not in the registry (it answered {why})"),
+            _ => err!("asking for {named}: {}", explain(status, &why)),
         }
     }
 
@@ -255,13 +267,13 @@ impl<'a> Registry<'a> {
                 .map(|(_, v)| v.as_str())
         };
         let realm = param("realm").ok_or_else(|| {
-            anyhow!(
+            err!(
                 "{}: the registry asks for a token without saying where to get it",
                 self.reference.registry()
             )
         })?;
         let mut url = Url::parse(realm).map_err(|_| {
-            anyhow!(
+            err!(
                 "{}: the registry's token service `{}` is not a URL",
                 self.reference.registry(),
                 shown(realm)
@@ -274,7 +286,7 @@ impl<'a> Registry<'a> {
             is_insecure(self.reference.registry()) && url.host_str().is_some_and(is_insecure);
         if !both_local {
             redirect_allowed(&self.base, &url, Kind::Content)
-                .map_err(|e| anyhow!("{}: its token service: {e:#}", self.reference.registry()))?;
+                .map_err(|e| err!("{}: its token service: {e:#}", self.reference.registry()))?;
         }
         {
             let mut query = url.query_pairs_mut();
@@ -298,7 +310,7 @@ impl<'a> Registry<'a> {
                 auth.as_deref(),
             )
             .await
-            .map_err(|e| anyhow!("getting a token for {}: {e:#}", self.reference.registry()))?;
+            .map_err(|e| err!("getting a token for {}: {e:#}", self.reference.registry()))?;
         if !response.status().is_success() {
             let status = response.status();
             let why = self.fetcher.error_text(response).await;
@@ -318,13 +330,13 @@ impl<'a> Registry<'a> {
             access_token: Option<String>,
         }
         let token: Token = serde_json::from_slice(&body).map_err(|_| {
-            anyhow!(
+            err!(
                 "{}: the token service answered something that is not a token",
                 self.reference.registry()
             )
         })?;
         let token = token.token.or(token.access_token).ok_or_else(|| {
-            anyhow!(
+            err!(
                 "{}: the token service sent no token",
                 self.reference.registry()
             )
@@ -379,6 +391,7 @@ fn credentials_from(
     };
     let Some(host) = host else {
         bail!(
+            BadInput,
             "{registry} asks for credentials, and BLAISE_REGISTRY_USERNAME is set, but not for which registry: set BLAISE_REGISTRY_HOST to the registry they are for (`host` or `host:port`); they are sent to no other"
         );
     };

@@ -9,7 +9,6 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context as _, Result, anyhow, bail};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde::{Deserialize, Serialize};
@@ -24,7 +23,11 @@ use super::download::{Fetcher, shown};
 use super::oci;
 use super::reference::{Digest, OciReference};
 use super::registry::Registry;
+use crate::error::{Context as _, Result, bail, err};
 use oci_client::manifest::OciImageManifest;
+
+/// What this module's failures are, unless one says otherwise.
+const KIND: crate::error::Kind = crate::error::Kind::Verify;
 
 /// A public key the operator trusts, with the file it came from (for messages).
 pub struct TrustedKey {
@@ -37,7 +40,7 @@ impl TrustedKey {
         let pem = std::fs::read(path)
             .with_context(|| format!("reading public key {}", path.display()))?;
         let key = CosignVerificationKey::try_from_pem(&pem)
-            .map_err(|e| anyhow!("{} is not a PEM public key: {e}", path.display()))?;
+            .map_err(|e| err!(BadInput, "{} is not a PEM public key: {e}", path.display()))?;
         Ok(TrustedKey {
             path: path.to_path_buf(),
             key,
@@ -105,7 +108,7 @@ fn sigstore_client(registry: &str) -> Result<sigstore::cosign::Client> {
             ..Default::default()
         })
         .build()
-        .map_err(|e| anyhow!("creating the signature client: {e}"))
+        .map_err(|e| err!(Fetch, "creating the signature client: {e}"))
 }
 
 fn auth(registry: &str) -> Result<Auth> {
@@ -123,7 +126,7 @@ fn sigstore_reference(
         .at(digest)
         .whole()
         .parse()
-        .map_err(|e| anyhow!("{reference}: {e}"))
+        .map_err(|e| err!(BadInput, "{reference}: {e}"))
 }
 
 /// cosign's payload layers and the annotation holding each one's signature.
@@ -147,12 +150,12 @@ pub async fn fetch(
     let Some(manifest) = registry
         .manifest_if_any(&tag)
         .await
-        .map_err(|e| anyhow!("fetching {what}: {e:#}"))?
+        .map_err(|e| err!(Fetch, "fetching {what}: {e:#}"))?
     else {
         return Ok(Vec::new());
     };
     let manifest: OciImageManifest = serde_json::from_slice(&manifest.bytes)
-        .map_err(|_| anyhow!("{what}: the signature tag does not hold an OCI image manifest"))?;
+        .map_err(|_| err!("{what}: the signature tag does not hold an OCI image manifest"))?;
     let mut found = Vec::new();
     for layer in manifest
         .layers
@@ -176,7 +179,7 @@ pub async fn fetch(
         let payload = registry
             .small_blob(&layer_digest, MAX_PAYLOAD)
             .await
-            .map_err(|e| anyhow!("fetching {what}: {e:#}"))?;
+            .map_err(|e| err!(Fetch, "fetching {what}: {e:#}"))?;
         found.push(Evidence {
             payload: BASE64.encode(&payload),
             signature: signature.clone(),
@@ -193,7 +196,8 @@ fn read_private_key(path: &Path) -> Result<SigStoreKeyPair> {
     let encrypted = String::from_utf8_lossy(&pem).contains("ENCRYPTED");
     let pair = if encrypted {
         let password = std::env::var("COSIGN_PASSWORD").map_err(|_| {
-            anyhow!(
+            err!(
+                BadInput,
                 "{} is encrypted: set COSIGN_PASSWORD to its password",
                 path.display()
             )
@@ -202,7 +206,13 @@ fn read_private_key(path: &Path) -> Result<SigStoreKeyPair> {
     } else {
         SigStoreKeyPair::from_pem(&pem)
     };
-    pair.map_err(|e| anyhow!("{} is not a usable private key: {e}", path.display()))
+    pair.map_err(|e| {
+        err!(
+            BadInput,
+            "{} is not a usable private key: {e}",
+            path.display()
+        )
+    })
 }
 
 /// Signs the artifact `digest` of `reference` with the key at `key` and
@@ -218,19 +228,24 @@ pub async fn sign(reference: &OciReference, digest: &Digest, key: &Path) -> Resu
     ]
     .iter()
     .find_map(|scheme| pair.to_sigstore_signer(scheme).ok())
-    .ok_or_else(|| anyhow!("{}: unsupported key type", key.display()))?;
+    .ok_or_else(|| err!(BadInput, "{}: unsupported key type", key.display()))?;
 
     let mut client = sigstore_client(reference.registry())?;
     let image = sigstore_reference(reference, digest)?;
     let (signature_image, _) = client
         .triangulate(&image, &auth(reference.registry())?)
         .await
-        .map_err(|e| anyhow!("finding where to put the signature of {reference}: {e}"))?;
+        .map_err(|e| {
+            err!(
+                Fetch,
+                "finding where to put the signature of {reference}: {e}"
+            )
+        })?;
     let mut layer = SignatureLayer::new_unsigned(&image, digest.as_str())
-        .map_err(|e| anyhow!("preparing the signature: {e}"))?;
+        .map_err(|e| err!("preparing the signature: {e}"))?;
     let signed = PrivateKeySigner::new_with_signer(signer)
         .add_constraint(&mut layer)
-        .map_err(|e| anyhow!("signing with {}: {e}", key.display()))?;
+        .map_err(|e| err!("signing with {}: {e}", key.display()))?;
     if !signed {
         bail!("signing with {} failed", key.display());
     }
@@ -242,7 +257,7 @@ pub async fn sign(reference: &OciReference, digest: &Digest, key: &Path) -> Resu
             vec![layer],
         )
         .await
-        .map_err(|e| anyhow!("pushing the signature of {reference}@{digest}: {e}"))?;
+        .map_err(|e| err!(Fetch, "pushing the signature of {reference}@{digest}: {e}"))?;
     Ok(())
 }
 
@@ -251,21 +266,21 @@ pub async fn sign(reference: &OciReference, digest: &Digest, key: &Path) -> Resu
 pub fn generate(name: &Path) -> Result<(PathBuf, PathBuf)> {
     let signer = SigningScheme::ECDSA_P256_SHA256_ASN1
         .create_signer()
-        .map_err(|e| anyhow!("generating a key: {e}"))?;
+        .map_err(|e| err!("generating a key: {e}"))?;
     let pair = signer
         .to_sigstore_keypair()
-        .map_err(|e| anyhow!("generating a key: {e}"))?;
+        .map_err(|e| err!("generating a key: {e}"))?;
     let private = pair
         .private_key_to_pem()
-        .map_err(|e| anyhow!("encoding the key: {e}"))?;
+        .map_err(|e| err!("encoding the key: {e}"))?;
     let public = pair
         .public_key_to_pem()
-        .map_err(|e| anyhow!("encoding the key: {e}"))?;
+        .map_err(|e| err!("encoding the key: {e}"))?;
     let key_path = name.with_extension("key");
     let pub_path = name.with_extension("pub");
     for path in [&key_path, &pub_path] {
         if path.exists() {
-            bail!("{} exists: not overwriting a key", path.display());
+            bail!(BadInput, "{} exists: not overwriting a key", path.display());
         }
     }
     if let Some(dir) = key_path.parent().filter(|d| !d.as_os_str().is_empty()) {

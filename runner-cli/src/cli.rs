@@ -254,7 +254,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             data_dir,
             listen,
             message,
-        } => blaise_dev::run(options, config, data_dir, listen, message).await,
+        } => Ok(blaise_dev::run(options, config, data_dir, listen, message).await?),
         Command::Start {
             config,
             url,

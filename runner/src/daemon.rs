@@ -8,7 +8,7 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{Context as _, Result, anyhow, bail};
+use anyhow::{Context as _, Result, anyhow};
 use tokio::process::{Child, Command};
 use tokio::signal::unix::{SignalKind, signal};
 
@@ -83,6 +83,25 @@ impl RunnerOptions {
     }
 }
 
+/// Why the daemon stopped, or a run process could not begin.
+#[derive(Debug, thiserror::Error)]
+pub enum DaemonError {
+    /// blaise.yml cannot be read, a plug does not resolve, or the startup
+    /// check refuses the chain.
+    #[error("{0}")]
+    Config(String),
+    /// Blaise refused the runner, cannot be reached, or speaks another protocol.
+    #[error("{0}")]
+    Blaise(String),
+    /// The machine: a port, a signal handler, a process.
+    #[error("{0}")]
+    System(String),
+}
+
+fn system(e: impl std::fmt::Display) -> DaemonError {
+    DaemonError::System(e.to_string())
+}
+
 /// How long a starting runner keeps trying to reach a Blaise that does not
 /// answer before it gives up.
 pub const CONNECT_PATIENCE: Duration = Duration::from_secs(600);
@@ -92,9 +111,10 @@ pub const CONNECT_PATIENCE: Duration = Duration::from_secs(600);
 pub async fn connect(
     options: &RunnerOptions,
     host: &PlugHost,
-) -> Result<(Client, ConfigFile, Vec<ResolvedPlug>, u64)> {
-    let file = ConfigFile::load(&options.config).map_err(|e| anyhow!("{e}"))?;
-    let plugs = resolve(&file, host).await.map_err(|e| anyhow!("{e}"))?;
+) -> Result<(Client, ConfigFile, Vec<ResolvedPlug>, u64), DaemonError> {
+    let config = |e: &dyn std::fmt::Display| DaemonError::Config(e.to_string());
+    let file = ConfigFile::load(&options.config).map_err(|e| config(&e))?;
+    let plugs = resolve(&file, host).await.map_err(|e| config(&e))?;
     // Said once, here, not by every run.
     for plug in &plugs {
         if let Some(notice) = &plug.notice {
@@ -109,7 +129,7 @@ pub async fn connect(
             tracing::warn!(plug = %plug.setup.id, "the plug asks for `{gap}`, which blaise.yml does not grant: such calls will be denied");
         }
     }
-    let client = Client::new(&options.url, &options.token)?;
+    let client = Client::new(&options.url, &options.token).map_err(|e| config(&e))?;
     let agent = file.config.agent.name.clone();
     // Blaise may be restarting (or not up yet) when the runner starts: a
     // connect it does not answer is made again, for up to CONNECT_PATIENCE;
@@ -125,22 +145,27 @@ pub async fn connect(
     })
     .await;
     timer.abort();
-    let connected =
-        connected.with_context(|| format!("connecting to Blaise at {}", options.url))?;
+    let connected = connected.map_err(|e| {
+        DaemonError::Blaise(format!("connecting to Blaise at {}: {e}", options.url))
+    })?;
     if connected.protocol_version != PROTOCOL_VERSION {
-        bail!(
+        return Err(DaemonError::Blaise(format!(
             "Blaise speaks runner protocol {}, this runner speaks {PROTOCOL_VERSION}",
             connected.protocol_version
-        );
+        )));
     }
     let settings = connected
         .agents
         .iter()
         .find(|a| a.name == agent)
-        .ok_or_else(|| anyhow!("Blaise did not return the settings of agent `{agent}`"))?;
+        .ok_or_else(|| {
+            DaemonError::Blaise(format!(
+                "Blaise did not return the settings of agent `{agent}`"
+            ))
+        })?;
     let policy = settings.settings.idle_policy;
     if let Some(problem) = crate::config::startup_check(&plugs, policy) {
-        bail!("startup check: {problem}");
+        return Err(DaemonError::Config(format!("startup check: {problem}")));
     }
     tracing::info!(runner = %connected.runner, agent, ?policy, plugs = plugs.len(), capacity = options.capacity, labels = ?options.labels, "connected to Blaise");
     Ok((client, file, plugs, connected.long_poll_max_ms))
@@ -160,10 +185,12 @@ async fn hello(
 /// Serves offered runs until SIGINT/SIGTERM; then passes the signal on to the
 /// runs in progress and waits for them to end. A run process is reaped the
 /// moment it exits (no zombie waits for the next offers poll).
-pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<()> {
+pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<(), DaemonError> {
     let metrics = RunnerMetrics::new(options.capacity);
     if let Some(addr) = options.metrics_listen {
-        let bound = crate::metrics::serve(addr, metrics.clone()).await?;
+        let bound = crate::metrics::serve(addr, metrics.clone())
+            .await
+            .map_err(system)?;
         tracing::info!("metrics at http://{bound}/metrics");
     }
     let (client, file, _plugs, long_poll_ms) = connect(&options, &host).await?;
@@ -173,8 +200,8 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<()> {
     // of its own, which reports the exit here.
     let mut runs: HashMap<String, u32> = HashMap::new();
     let (exited_tx, mut exited) = tokio::sync::mpsc::unbounded_channel::<(String, String)>();
-    let mut sigterm = signal(SignalKind::terminate())?;
-    let mut sigint = signal(SignalKind::interrupt())?;
+    let mut sigterm = signal(SignalKind::terminate()).map_err(system)?;
+    let mut sigint = signal(SignalKind::interrupt()).map_err(system)?;
     let wait = Duration::from_millis(long_poll_ms.clamp(1000, 30_000));
     let offers = client.offers(&options.instance, wait);
     tokio::pin!(offers);
@@ -395,11 +422,12 @@ async fn accept(
 /// reported to Blaise at once, so that it recovers the session without
 /// waiting for the run to time out. Nothing any program or the agent started
 /// outlives the run.
-pub async fn run_one(options: RunnerOptions, run_id: &str) -> Result<i32> {
+pub async fn run_one(options: RunnerOptions, run_id: &str) -> Result<i32, DaemonError> {
     if let Err(e) = crate::guard::become_subreaper() {
         tracing::warn!("cannot become the subreaper of the run's programs: {e}");
     }
-    let client = Client::new(&options.url, &options.token)?;
+    let client = Client::new(&options.url, &options.token)
+        .map_err(|e| DaemonError::Config(e.to_string()))?;
     let prepared = match prepare_run(&options, run_id, &client).await {
         Ok(prepared) => prepared,
         Err(e) => {
@@ -408,7 +436,7 @@ pub async fn run_one(options: RunnerOptions, run_id: &str) -> Result<i32> {
             return Ok(crate::run::Outcome::Failed(String::new()).exit_code());
         }
     };
-    let outcome = crate::run::execute(prepared).await?;
+    let outcome = crate::run::execute(prepared).await;
     crate::guard::sweep();
     tracing::info!(run = run_id, ?outcome, "run ended");
     if outcome == crate::run::Outcome::LostContact {

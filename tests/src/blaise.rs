@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use blaise_control::cli::client::Client as UserClient;
+use blaise_control::client::{Client as UserClient, ClientError};
 use blaise_control::config::Config;
 use blaise_control::embedded::Embedded;
 use blaise_control::model::{AgentSettings, IdlePolicy};
@@ -101,7 +101,7 @@ impl Api {
         s["id"].as_str().unwrap().to_string()
     }
 
-    pub async fn send(&self, session: &str, text: &str) -> anyhow::Result<Value> {
+    pub async fn send(&self, session: &str, text: &str) -> Result<Value, ClientError> {
         self.user
             .post(
                 &format!("/v1/sessions/{session}/messages"),
@@ -121,7 +121,7 @@ impl Api {
             .to_owned()
     }
 
-    pub async fn close(&self, session: &str) -> anyhow::Result<Value> {
+    pub async fn close(&self, session: &str) -> Result<Value, ClientError> {
         self.user
             .post(&format!("/v1/sessions/{session}/close"), json!({}))
             .await

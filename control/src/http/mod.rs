@@ -212,10 +212,10 @@ pub async fn bind_and_serve(
     addr: SocketAddr,
     state: AppState,
     tls: Option<Arc<tokio_rustls::rustls::ServerConfig>>,
-) -> anyhow::Result<()> {
+) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr)
         .await
-        .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
+        .map_err(|e| std::io::Error::new(e.kind(), format!("cannot listen on {addr}: {e}")))?;
     let scheme = if tls.is_some() { "https" } else { "http" };
     tracing::info!("listening on {scheme}://{}", listener.local_addr()?);
     tokio::select! {

@@ -426,7 +426,7 @@ const HOSTILE_NAMES: &[&str] = &[
 
 /// `value` percent-encoded as one path segment (so the test reaches the handler with it).
 fn seg(value: &str) -> String {
-    blaise_control::cli::client::segment("value", value).unwrap()
+    blaise_control::client::segment("value", value).unwrap()
 }
 
 /// Asserts a 400 `invalid_name` that names `field` and states the rule.

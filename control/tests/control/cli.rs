@@ -204,7 +204,7 @@ async fn serve_bootstraps_the_admin_token_and_keeps_its_database() {
         .unwrap_or_else(|| panic!("no token printed: {line:?}"))
         .to_string();
     assert_eq!(wait_up(token.clone()).await, reqwest::StatusCode::OK);
-    let client = blaise_control::cli::Client::new(&url, &token);
+    let client = blaise_control::client::Client::new(&url, &token);
     client
         .call(Method::PUT, "/v1/agents/a", Some(serde_json::json!({})))
         .await
@@ -268,7 +268,7 @@ async fn the_control_plane_embeds_in_another_program() {
     let token = cp.runner_token("dev").unwrap();
     let again = cp.runner_token("dev").unwrap();
     assert_ne!(token, again);
-    let client = blaise_control::cli::Client::new(&cp.url, &cp.admin_token);
+    let client = blaise_control::client::Client::new(&cp.url, &cp.admin_token);
     let session = client
         .post(
             "/v1/sessions",
@@ -314,7 +314,7 @@ async fn serve_takes_its_limits_as_flags() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let client = blaise_control::cli::Client::new(&url, ADMIN);
+    let client = blaise_control::client::Client::new(&url, ADMIN);
     for _ in 0..200 {
         if client.get("/v1/sessions").await.is_ok() {
             break;
@@ -671,7 +671,7 @@ async fn a_backup_taken_while_serve_runs_restores_into_a_working_control_plane()
         (child, format!("http://127.0.0.1:{port}"), line)
     };
     let up = |url: &str, token: &str| {
-        let client = blaise_control::cli::Client::new(url, token);
+        let client = blaise_control::client::Client::new(url, token);
         async move {
             for _ in 0..200 {
                 if let Ok(v) = client.get("/v1/sessions").await {

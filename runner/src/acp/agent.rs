@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use agent_client_protocol::JsonRpcRequest;
 use agent_client_protocol::v1::ConnectionTo;
-use anyhow::bail;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+use super::AcpError;
 use super::events::Transcript;
 use super::permission::PendingPermissions;
 use super::process::AgentProcess;
@@ -94,12 +94,12 @@ impl Agent {
         &self,
         what: &str,
         request: Req,
-    ) -> anyhow::Result<Req::Response> {
+    ) -> Result<Req::Response, AcpError> {
         if let Some(status) = self.process.exit_status() {
-            bail!(
+            return Err(AcpError::Gone(format!(
                 "the agent is not running: it exited before {what}, with {}",
                 self.process.describe_exit(status).await
-            );
+            )));
         }
         let mut answer = std::pin::pin!(self.cx.send_request(request).block_task());
         let result = tokio::select! {
@@ -109,10 +109,12 @@ impl Agent {
                 // An answer written just before the exit may still be on its way.
                 match tokio::time::timeout(ANSWER_GRACE, &mut answer).await {
                     Ok(answer) => answer,
-                    Err(_) => bail!(
-                        "the agent exited during {what}, with {}",
-                        self.process.describe_exit(status).await
-                    ),
+                    Err(_) => {
+                        return Err(AcpError::Gone(format!(
+                            "the agent exited during {what}, with {}",
+                            self.process.describe_exit(status).await
+                        )));
+                    }
                 }
             }
         };
@@ -122,15 +124,20 @@ impl Agent {
                 if !agent_client_protocol::is_incoming_transport_closed(&error)
                     && !agent_client_protocol::is_connection_terminated(&error) =>
             {
-                bail!("the agent answered {what} with an error: {error}")
+                Err(AcpError::Refused {
+                    what: what.to_owned(),
+                    error: error.to_string(),
+                })
             }
             // The connection is gone: most likely with the agent.
             Err(error) => match tokio::time::timeout(EXIT_GRACE, self.process.exited()).await {
-                Ok(status) => bail!(
+                Ok(status) => Err(AcpError::Gone(format!(
                     "the agent exited during {what}, with {}",
                     self.process.describe_exit(status).await
-                ),
-                Err(_) => bail!("the connection to the agent broke during {what}: {error}"),
+                ))),
+                Err(_) => Err(AcpError::Gone(format!(
+                    "the connection to the agent broke during {what}: {error}"
+                ))),
             },
         }
     }

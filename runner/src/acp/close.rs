@@ -28,7 +28,9 @@ impl Agent {
     /// a turn it gets `grace` to exit by itself first. Then `SIGTERM`, up to
     /// `grace` more, then `SIGKILL`; whatever is left in the process group
     /// afterwards is killed too. The caller keeps taking events meanwhile.
-    pub async fn close(mut self, grace: Duration) -> anyhow::Result<Closed> {
+    ///
+    /// It does not fail today: the `Result` keeps room for a close that can.
+    pub async fn close(mut self, grace: Duration) -> Result<Closed, super::AcpError> {
         let idle = self.is_idle();
         self.permissions.cancel_all();
         if let Some(stop) = self.stop.take() {

@@ -8,14 +8,13 @@ use agent_client_protocol::v1::schema::{
     Implementation, InitializeRequest, RequestPermissionRequest, SessionNotification, SessionUpdate,
 };
 use agent_client_protocol::{ByteStreams, Client, UntypedMessage};
-use anyhow::Context as _;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::compat::{TokioAsyncReadCompatExt as _, TokioAsyncWriteCompatExt as _};
 
 use super::events::Transcript;
 use super::permission::{self, PendingPermissions};
 use super::process::{AgentProcess, DrainedStdout};
-use super::{Agent, AgentCommand, AgentEvent};
+use super::{AcpError, Agent, AgentCommand, AgentEvent};
 
 impl Agent {
     /// Starts the agent as `command` says (its complete environment, plus
@@ -26,12 +25,12 @@ impl Agent {
     pub async fn launch(
         command: AgentCommand,
         events: mpsc::Sender<AgentEvent>,
-    ) -> anyhow::Result<Agent> {
-        let cwd = std::path::absolute(&command.cwd).with_context(|| {
-            format!(
-                "the agent's working directory {} is not valid",
+    ) -> Result<Agent, AcpError> {
+        let cwd = std::path::absolute(&command.cwd).map_err(|why| {
+            AcpError::Start(format!(
+                "the agent's working directory {} is not valid: {why}",
                 command.cwd.display()
-            )
+            ))
         })?;
         let (process, stdin, stdout) = AgentProcess::spawn(&command, events.clone())?;
         let transcript = Arc::new(Mutex::new(Transcript::default()));
@@ -95,7 +94,9 @@ impl Agent {
                         Ok(Err(error)) => error.to_string(),
                         _ => "it ended at once".to_owned(),
                     };
-                    anyhow::bail!("could not connect to the agent: {error}");
+                    return Err(AcpError::Start(format!(
+                        "could not connect to the agent: {error}"
+                    )));
                 }
             },
             process,
@@ -118,10 +119,10 @@ impl Agent {
             )
             .await?;
         if initialized.protocol_version != ProtocolVersion::V1 {
-            anyhow::bail!(
+            return Err(AcpError::Unsupported(format!(
                 "the agent speaks ACP protocol version {:?}; the runner speaks version 1",
                 initialized.protocol_version
-            );
+            )));
         }
         let capabilities = initialized.agent_capabilities;
         agent.load_session = capabilities.load_session;

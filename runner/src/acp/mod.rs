@@ -33,6 +33,7 @@
 
 mod agent;
 mod close;
+mod error;
 mod events;
 mod launch;
 mod permission;
@@ -46,6 +47,7 @@ use tokio::sync::oneshot;
 
 pub use agent::Agent;
 pub use close::Closed;
+pub use error::AcpError;
 /// For the fuzz targets (`crate::fuzzing`).
 pub(crate) use events::Transcript;
 pub(crate) use process::BoundedLines;

@@ -7,13 +7,12 @@ use std::collections::VecDeque;
 use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 
-use anyhow::{Context as _, bail};
 use tokio::process::{ChildStdin, ChildStdout};
 use tokio::sync::watch;
 
 use tokio::sync::mpsc;
 
-use super::{AgentCommand, AgentEvent};
+use super::{AcpError, AgentCommand, AgentEvent};
 
 /// How much of the agent's stderr is kept for error messages.
 const STDERR_TAIL_LINES: usize = 20;
@@ -48,9 +47,9 @@ impl AgentProcess {
     pub fn spawn(
         command: &AgentCommand,
         events: mpsc::Sender<AgentEvent>,
-    ) -> anyhow::Result<(Self, ChildStdin, ChildStdout)> {
+    ) -> Result<(Self, ChildStdin, ChildStdout), AcpError> {
         let Some((program, args)) = command.argv.split_first() else {
-            bail!("the agent command is empty");
+            return Err(AcpError::Start("the agent command is empty".into()));
         };
         let anywhere = [std::path::PathBuf::from("/")];
         let roots = match command.cwd_within.as_slice() {
@@ -58,7 +57,7 @@ impl AgentProcess {
             roots => roots,
         };
         let (cwd, _) = crate::guard::open_dir_inside(&command.cwd, roots)
-            .map_err(|why| anyhow::anyhow!("the agent's working directory: {why}"))?;
+            .map_err(|why| AcpError::Start(format!("the agent's working directory: {why}")))?;
         let mut process = tokio::process::Command::new(program);
         process
             .args(args)
@@ -78,27 +77,27 @@ impl AgentProcess {
             .egress_report
             .then(|| egress_report_pipe(&mut process))
             .transpose()
-            .context("a pipe for blaise-egress's counts")?;
+            .map_err(|why| AcpError::Start(format!("a pipe for blaise-egress's counts: {why}")))?;
         // Under a guard (in the agent's process group): whatever the agent
         // starts is killed when it exits, and if the run process dies (even
         // by SIGKILL), the agent and all it started go with it.
         // The guard enters the opened directory (`fchdir`), not its path.
         crate::guard::install(&mut process, crate::guard::OnTerm::Wait, Some(cwd));
-        let mut child = process.spawn().with_context(|| {
+        let mut child = process.spawn().map_err(|why| {
             // The command line holds the plugs' prefixes: quoted short.
             let argv = command.argv.join(" ");
             let shown: String = argv.chars().take(300).collect();
             let more = if shown.len() < argv.len() { "…" } else { "" };
-            format!(
-                "could not start the agent `{shown}{more}` ({} words, {} bytes) in {}",
+            AcpError::Start(format!(
+                "could not start the agent `{shown}{more}` ({} words, {} bytes) in {}: {why}",
                 command.argv.len(),
                 argv.len(),
                 command.cwd.display()
-            )
+            ))
         })?;
         let pid = child
             .id()
-            .context("the agent exited before it could be watched")?;
+            .ok_or_else(|| AcpError::Start("the agent exited before it could be watched".into()))?;
         let registered = crate::guard::register(pid);
         // The write end now lives in the program alone: the pipe ends when it exits.
         let egress = egress.map(|(reader, writer)| {
@@ -108,7 +107,9 @@ impl AgentProcess {
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
-            bail!("the agent's stdio could not be piped");
+            return Err(AcpError::Start(
+                "the agent's stdio could not be piped".into(),
+            ));
         };
 
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));

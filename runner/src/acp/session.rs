@@ -3,13 +3,11 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use super::{AcpError, Agent};
 use agent_client_protocol::v1::schema::{
     CancelNotification, ContentBlock, LoadSessionRequest, NewSessionRequest, PromptRequest,
     ResumeSessionRequest, TextContent,
 };
-use anyhow::bail;
-
-use super::Agent;
 
 /// Counts a prompt as under way until it is answered; a prompt whose future
 /// is dropped before its answer stays counted (the agent may still be at it).
@@ -38,7 +36,7 @@ impl Drop for Turn<'_> {
 
 impl Agent {
     /// `session/new` in the agent's working directory: the new ACP session id.
-    pub async fn new_session(&self) -> anyhow::Result<String> {
+    pub async fn new_session(&self) -> Result<String, AcpError> {
         let created = self
             .call("session/new", NewSessionRequest::new(self.cwd.clone()))
             .await?;
@@ -48,11 +46,12 @@ impl Agent {
     /// `session/resume` of an earlier session: the agent takes it up again
     /// without replaying it. An error if the agent did not advertise
     /// `sessionCapabilities.resume`.
-    pub async fn resume_session(&self, session: &str) -> anyhow::Result<()> {
+    pub async fn resume_session(&self, session: &str) -> Result<(), AcpError> {
         if !self.resume_session {
-            bail!(
+            return Err(AcpError::Unsupported(
                 "the agent cannot resume sessions (it does not advertise sessionCapabilities.resume)"
-            );
+                    .into(),
+            ));
         }
         self.call(
             "session/resume",
@@ -67,9 +66,11 @@ impl Agent {
     /// ([`Agent::set_replay`]) and ends when the replay is over: an agent may
     /// go on replaying after it has answered. An error if the agent did not
     /// advertise `loadSession`.
-    pub async fn load_session(&self, session: &str) -> anyhow::Result<()> {
+    pub async fn load_session(&self, session: &str) -> Result<(), AcpError> {
         if !self.load_session {
-            bail!("the agent cannot load sessions (it does not advertise loadSession)");
+            return Err(AcpError::Unsupported(
+                "the agent cannot load sessions (it does not advertise loadSession)".into(),
+            ));
         }
         self.call(
             "session/load",
@@ -84,7 +85,7 @@ impl Agent {
     /// `refusal`); the turn's updates arrive as events meanwhile (the caller
     /// ends the last stream: [`Agent::end_stream`]). If the agent dies
     /// during the turn, the error says so, with its exit status.
-    pub async fn prompt(&self, session: &str, text: &str) -> anyhow::Result<String> {
+    pub async fn prompt(&self, session: &str, text: &str) -> Result<String, AcpError> {
         let mut turn = Turn::begin(&self.turns);
         let answered = self
             .call(
@@ -96,7 +97,11 @@ impl Agent {
             )
             .await;
         turn.answered = true;
-        let stop_reason = serde_json::to_value(answered?.stop_reason)?;
+        let stop_reason =
+            serde_json::to_value(answered?.stop_reason).map_err(|error| AcpError::Refused {
+                what: "the prompt".into(),
+                error: format!("an unreadable stop reason: {error}"),
+            })?;
         Ok(stop_reason
             .as_str()
             .map_or_else(|| stop_reason.to_string(), str::to_owned))
@@ -105,10 +110,10 @@ impl Agent {
     /// `session/cancel`: the agent should end the current turn soon (its
     /// prompt then returns `cancelled`). The session's pending permission
     /// requests are answered "cancelled".
-    pub async fn cancel(&self, session: &str) -> anyhow::Result<()> {
+    pub async fn cancel(&self, session: &str) -> Result<(), AcpError> {
         self.cx
             .send_notification(CancelNotification::new(session.to_owned()))
-            .map_err(|error| anyhow::anyhow!("could not send session/cancel: {error}"))?;
+            .map_err(|error| AcpError::Gone(format!("could not send session/cancel: {error}")))?;
         self.permissions.cancel_session(session);
         Ok(())
     }

@@ -11,7 +11,6 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use anyhow::{Context as _, Result};
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -356,10 +355,10 @@ pub async fn read_samples(metrics: Arc<RunnerMetrics>, run: String, reader: std:
 
 /// Serves `GET /metrics` on `addr` until the process ends. Binding is done before this returns,
 /// so a taken address fails `start` at once.
-pub async fn serve(addr: SocketAddr, metrics: Arc<RunnerMetrics>) -> Result<SocketAddr> {
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .with_context(|| format!("listening for metrics on {addr}"))?;
+pub async fn serve(addr: SocketAddr, metrics: Arc<RunnerMetrics>) -> std::io::Result<SocketAddr> {
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
+        std::io::Error::new(e.kind(), format!("listening for metrics on {addr}: {e}"))
+    })?;
     let bound = listener.local_addr()?;
     let app = axum::Router::new().route(
         "/metrics",

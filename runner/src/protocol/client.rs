@@ -46,6 +46,11 @@ impl fmt::Display for ProtocolError {
 
 impl std::error::Error for ProtocolError {}
 
+/// The client could not be made: `BLAISE_CA_FILE` unreadable, no TLS.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{0}")]
+pub struct ClientSetupError(pub String);
+
 type Result<T> = std::result::Result<T, ProtocolError>;
 
 /// Repeats `call` as is while Blaise's answer is lost, up to `retries` more
@@ -80,13 +85,14 @@ pub struct Client {
 }
 
 impl Client {
-    pub fn new(url: &str, token: &str) -> anyhow::Result<Client> {
+    pub fn new(url: &str, token: &str) -> std::result::Result<Client, ClientSetupError> {
         let http = trusting(
             reqwest::Client::builder()
                 .user_agent(concat!("blaise-runner/", env!("CARGO_PKG_VERSION")))
                 .connect_timeout(Duration::from_secs(10)),
         )?
-        .build()?;
+        .build()
+        .map_err(|e| ClientSetupError(format!("the HTTP client: {e}")))?;
         Ok(Client {
             http,
             base: url.trim_end_matches('/').to_string(),
@@ -372,15 +378,18 @@ fn encode(value: &str) -> String {
 
 /// `builder`, also trusting the certificate authorities in the PEM file `BLAISE_CA_FILE` names
 /// (a Blaise served over HTTPS with a certificate a private CA signed; `blaise` reads the same).
-fn trusting(builder: reqwest::ClientBuilder) -> anyhow::Result<reqwest::ClientBuilder> {
+fn trusting(
+    builder: reqwest::ClientBuilder,
+) -> std::result::Result<reqwest::ClientBuilder, ClientSetupError> {
     let Some(file) = std::env::var_os("BLAISE_CA_FILE") else {
         return Ok(builder);
     };
     let shown = std::path::Path::new(&file).display().to_string();
     let pem = std::fs::read(&file)
-        .map_err(|e| anyhow::anyhow!("BLAISE_CA_FILE={shown}: cannot read it: {e}"))?;
-    let certs = reqwest::Certificate::from_pem_bundle(&pem)
-        .map_err(|e| anyhow::anyhow!("BLAISE_CA_FILE={shown}: not PEM certificates: {e}"))?;
+        .map_err(|e| ClientSetupError(format!("BLAISE_CA_FILE={shown}: cannot read it: {e}")))?;
+    let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
+        ClientSetupError(format!("BLAISE_CA_FILE={shown}: not PEM certificates: {e}"))
+    })?;
     Ok(certs
         .into_iter()
         .fold(builder, |b, cert| b.add_root_certificate(cert)))

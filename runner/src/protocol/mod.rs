@@ -8,7 +8,7 @@ mod types;
 
 /// For the fuzz targets (`crate::fuzzing`).
 pub(crate) use client::error_from;
-pub use client::{Client, ProtocolError, repeat_while_lost};
+pub use client::{Client, ClientSetupError, ProtocolError, repeat_while_lost};
 pub use contact::{retryable, until_answered};
 pub use types::*;
 

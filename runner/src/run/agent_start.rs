@@ -16,7 +16,7 @@ use super::stop::{self, left, lost};
 use super::transcript::{Relay, RelayError, notice};
 use super::turns::{Ending, Turns};
 use super::{Outcome, RunContext, agent_home, heartbeat};
-use crate::acp::{Agent, AgentCommand, AgentEvent, PermissionAnswer};
+use crate::acp::{AcpError, Agent, AgentCommand, AgentEvent, PermissionAnswer};
 use crate::chain::{Launch, PlugChain};
 use crate::config::EnvValue;
 use crate::protocol::{Conversation, FailedPhase, ReportBody, RunKind};
@@ -35,7 +35,7 @@ const REPLAY_LATE: Duration = Duration::from_secs(5);
 
 pub const NO_LOAD_NOTICE: &str = "The agent cannot load its earlier conversation: this is a new conversation in the same environment. The files are where the agent left them; the context is not.";
 
-pub async fn run(ctx: RunContext, mut signals: Signals) -> anyhow::Result<Outcome> {
+pub async fn run(ctx: RunContext, mut signals: Signals) -> Outcome {
     let a = ctx.assignment.clone();
     let heartbeat = heartbeat::start(
         ctx.client.clone(),
@@ -54,16 +54,16 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> anyhow::Result<Outcom
         workspace,
     } = match prepare(&ctx, &reporter, &heartbeat.lost).await {
         Ok(p) => p,
-        Err(PrepareError::Report(e)) => return Ok(lost(e)),
+        Err(PrepareError::Report(e)) => return lost(e),
         Err(e) => {
             // Nothing of the chain ran: the environment is as it was.
-            return Ok(before_agent(&reporter, e.to_string(), None).await);
+            return before_agent(&reporter, e.to_string(), None).await;
         }
     };
     let mut relay = Relay::new(outbox.clone());
     if signals.arrived() {
         // Nothing of the chain ran: the environment is as it was.
-        return Ok(cancelled(&reporter, None).await);
+        return cancelled(&reporter, None).await;
     }
 
     // A hook is not cut short by a signal (it has its deadline, and a plug
@@ -78,12 +78,12 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> anyhow::Result<Outcom
         Err(e) => {
             // The broken environment is torn down here, so that a fresh one can be made.
             let torn = stop::tear_down(&mut chain, &workspace, "failed", false).await;
-            return Ok(before_agent(&reporter, e.to_string(), Some(torn)).await);
+            return before_agent(&reporter, e.to_string(), Some(torn)).await;
         }
     };
     if signals.arrived() {
         let torn = stop::tear_down(&mut chain, &workspace, "cancelled", false).await;
-        return Ok(cancelled(&reporter, Some(torn)).await);
+        return cancelled(&reporter, Some(torn)).await;
     }
 
     let agent_config = &ctx.config.config.agent;
@@ -98,7 +98,7 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> anyhow::Result<Outcom
         Ok(command) => command,
         Err(e) => {
             let torn = stop::tear_down(&mut chain, &workspace, "failed", false).await;
-            return Ok(before_agent(&reporter, e, Some(torn)).await);
+            return before_agent(&reporter, e, Some(torn)).await;
         }
     };
     let since_accepted = std::env::var(super::ACCEPTED_AT)
@@ -110,11 +110,11 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> anyhow::Result<Outcom
     let launching = tokio::time::timeout(LAUNCH_TIMEOUT, Agent::launch(command, events_tx));
     let launched = match pump(launching, &mut chain, &mut relay, &mut events).await {
         Ok((launched, _)) => launched.unwrap_or_else(|_| {
-            Err(anyhow::anyhow!(
+            Err(AcpError::Start(format!(
                 "it did not answer `initialize` within {LAUNCH_TIMEOUT:?}"
-            ))
+            )))
         }),
-        Err(e) => Err(anyhow::anyhow!("{e}")),
+        Err(e) => Err(AcpError::Start(e.to_string())),
     };
     let agent = match launched {
         Ok(agent) => agent,
@@ -125,7 +125,7 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> anyhow::Result<Outcom
                 .await
                 .unwrap_or_else(|e| e.to_string());
             let torn = stop::tear_down(&mut chain, &workspace, "failed", false).await;
-            return Ok(before_agent(&reporter, error, Some(torn)).await);
+            return before_agent(&reporter, error, Some(torn)).await;
         }
     };
 
@@ -151,7 +151,7 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> anyhow::Result<Outcom
                 events: &mut events,
                 relay: &mut relay,
             };
-            return Ok(stop::finish(ending, live, &mut chain, &workspace, &reporter).await);
+            return stop::finish(ending, live, &mut chain, &workspace, &reporter).await;
         }
     };
     let started = ReportBody::Started {
@@ -159,7 +159,7 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> anyhow::Result<Outcom
     };
     if let Err(e) = reporter.send(started).await {
         let _ = agent.close(Duration::from_secs(5)).await;
-        return Ok(lost(e));
+        return lost(e);
     }
 
     let ending = Turns {
@@ -186,7 +186,7 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> anyhow::Result<Outcom
     // Heartbeats go on until the final report is in: Blaise keeps the run
     // alive through a long pause or teardown, and contact can still be lost.
     drop(heartbeat);
-    Ok(outcome)
+    outcome
 }
 
 /// The agent's command line, environment and working directory under the
@@ -354,7 +354,7 @@ async fn take_up(
         .send(chain, agent.set_replay(false))
         .await
         .map_err(failed)?;
-    Ok(answered)
+    Ok(answered.map_err(anyhow::Error::from))
 }
 
 /// Awaits `work` while relaying what the agent sends meanwhile (its stderr

@@ -32,8 +32,6 @@ mod workspace;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::Result;
-
 use crate::config::{ConfigFile, ResolvedPlug};
 use crate::host::PlugHost;
 use crate::protocol::{Assignment, Client, RunKind};
@@ -99,7 +97,7 @@ impl Outcome {
 
 /// Runs an accepted run to its end. Everything it logs names the session
 /// and the run (a runner's log interleaves its runs').
-pub async fn execute(ctx: RunContext) -> Result<Outcome> {
+pub async fn execute(ctx: RunContext) -> Outcome {
     use tracing::Instrument;
     let span = tracing::info_span!(
         "run",

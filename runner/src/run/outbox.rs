@@ -67,28 +67,20 @@ impl Item {
 }
 
 /// Why an item will never be acknowledged.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum OutboxError {
     /// Blaise refused it (a 4xx): it changed nothing, and the run must fail.
+    #[error("refused: {0}")]
     Refused(ProtocolError),
     /// Contact with Blaise was lost before it answered: whether it took
     /// effect is unknown, so nothing that contradicts it may follow.
+    #[error("{}", super::heartbeat::LOST_CONTACT)]
     LostContact,
     /// The backlog is full (Blaise has not acknowledged `Limits::disk` bytes).
+    #[error(
+        "Blaise has not acknowledged the run's transcript backlog (its limit on disk is full): the run stops"
+    )]
     Full,
-}
-
-impl std::fmt::Display for OutboxError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            OutboxError::Refused(e) => write!(f, "refused: {e}"),
-            OutboxError::LostContact => write!(f, "{}", super::heartbeat::LOST_CONTACT),
-            OutboxError::Full => write!(
-                f,
-                "Blaise has not acknowledged the run's transcript backlog (its limit on disk is full): the run stops"
-            ),
-        }
-    }
 }
 
 /// What an acknowledged item brought back.
@@ -119,7 +111,7 @@ struct Queued {
     item: Item,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 struct Spilled {
     id: u64,
     item: Item,
@@ -489,15 +481,12 @@ struct Spill {
     pending: usize,
 }
 
+/// A write to the spill file that failed, with the item it did not take.
+#[derive(Debug, thiserror::Error)]
+#[error("{error:#}")]
 struct SpillError {
     error: anyhow::Error,
     item: Spilled,
-}
-
-impl std::fmt::Display for SpillError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:#}", self.error)
-    }
 }
 
 impl Spill {

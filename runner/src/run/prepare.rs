@@ -20,20 +20,14 @@ pub struct Prepared {
 }
 
 /// Why a run could not get its plugs ready.
+#[derive(Debug, thiserror::Error)]
 pub enum PrepareError {
-    Workspace(anyhow::Error),
+    #[error("{0}")]
+    Workspace(std::io::Error),
+    #[error("{0}")]
     Plug(HookError),
+    #[error("{0}")]
     Report(ReportError),
-}
-
-impl std::fmt::Display for PrepareError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            PrepareError::Workspace(e) => write!(f, "{e:#}"),
-            PrepareError::Plug(e) => write!(f, "{e}"),
-            PrepareError::Report(e) => write!(f, "{e}"),
-        }
-    }
 }
 
 pub async fn prepare(

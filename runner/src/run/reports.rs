@@ -12,22 +12,15 @@ pub struct Reporter {
 }
 
 /// A report Blaise did not acknowledge.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum ReportError {
     /// No answer before contact was lost: whether it took effect is unknown,
     /// so nothing that contradicts it may follow.
+    #[error("report lost: {0}")]
     Lost(OutboxError),
     /// Blaise refused it (a 4xx): it changed nothing.
+    #[error("report refused: {0}")]
     Refused(ProtocolError),
-}
-
-impl std::fmt::Display for ReportError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ReportError::Lost(e) => write!(f, "report lost: {e}"),
-            ReportError::Refused(e) => write!(f, "report refused: {e}"),
-        }
-    }
 }
 
 impl Reporter {

@@ -63,7 +63,7 @@ pub async fn finish(
             last.extend(closed.last);
             egress = closed.egress;
         }
-        Err(e) => tracing::warn!("closing the agent: {e:#}"),
+        Err(e) => tracing::warn!("closing the agent: {e}"),
     }
     // What the agent said last, then every open stream closed through the
     // filters: nothing a filter held back is lost, and it leaves masked.

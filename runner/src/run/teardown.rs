@@ -8,7 +8,7 @@ use super::stop::{lost, tear_down};
 use super::{Outcome, RunContext, heartbeat};
 use crate::protocol::{EnvironmentLeft, FailedPhase, ReportBody};
 
-pub async fn run(ctx: RunContext) -> anyhow::Result<Outcome> {
+pub async fn run(ctx: RunContext) -> Outcome {
     let a = &ctx.assignment;
     let heartbeat = heartbeat::start(
         ctx.client.clone(),
@@ -24,22 +24,22 @@ pub async fn run(ctx: RunContext) -> anyhow::Result<Outcome> {
     let reporter = Reporter::new(outbox);
     let mut prepared = match prepare(&ctx, &reporter, &heartbeat.lost).await {
         Ok(p) => p,
-        Err(PrepareError::Report(e)) => return Ok(lost(e)),
-        Err(e) => return Ok(fail(&reporter, e.to_string()).await),
+        Err(PrepareError::Report(e)) => return lost(e),
+        Err(e) => return fail(&reporter, e.to_string()).await,
     };
     if let Err(e) = reporter
         .send(ReportBody::Started { conversation: None })
         .await
     {
-        return Ok(lost(e));
+        return lost(e);
     }
     let reason = a.teardown_reason.clone().unwrap_or_else(|| "ended".into());
     if let Err(error) = tear_down(&mut prepared.chain, &prepared.workspace, &reason, false).await {
-        return Ok(fail(&reporter, error).await);
+        return fail(&reporter, error).await;
     }
     match reporter.send(ReportBody::TornDown).await {
-        Ok(_) => Ok(Outcome::TornDown),
-        Err(e) => Ok(lost(e)),
+        Ok(_) => Outcome::TornDown,
+        Err(e) => lost(e),
     }
 }
 

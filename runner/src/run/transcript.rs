@@ -33,18 +33,11 @@ pub struct Relay {
     outputs: HashMap<String, u64>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum RelayError {
     /// A filter failed: the entries must not leave unfiltered.
+    #[error("transcript filter failed: {0}")]
     Filter(HookError),
-}
-
-impl std::fmt::Display for RelayError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            RelayError::Filter(e) => write!(f, "transcript filter failed: {e}"),
-        }
-    }
 }
 
 /// A permission request as it may leave the runner.

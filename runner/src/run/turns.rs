@@ -56,7 +56,7 @@ pub struct Turns<'a> {
     pub signals: Signals,
 }
 
-type TurnFuture<'a> = Pin<Box<dyn Future<Output = anyhow::Result<String>> + 'a>>;
+type TurnFuture<'a> = Pin<Box<dyn Future<Output = Result<String, crate::acp::AcpError>> + 'a>>;
 
 /// A permission request waiting for its answer: where the answer goes, and
 /// the option ids shown to Blaise with the agent's own.

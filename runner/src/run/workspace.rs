@@ -3,7 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context as _, Result};
+use std::io::{Error, Result};
+
+/// `e`, saying what was being done.
+fn doing(what: String) -> impl FnOnce(Error) -> Error {
+    move |e| Error::new(e.kind(), format!("{what}: {e}"))
+}
 
 pub fn path(data_dir: &Path, environment_id: &str) -> PathBuf {
     data_dir.join("workspaces").join(environment_id)
@@ -12,17 +17,18 @@ pub fn path(data_dir: &Path, environment_id: &str) -> PathBuf {
 pub fn ensure(data_dir: &Path, environment_id: &str) -> Result<PathBuf> {
     let dir = path(data_dir, environment_id);
     std::fs::create_dir_all(&dir)
-        .with_context(|| format!("creating the workspace {}", dir.display()))?;
+        .map_err(doing(format!("creating the workspace {}", dir.display())))?;
     dir.canonicalize()
-        .with_context(|| format!("resolving {}", dir.display()))
+        .map_err(doing(format!("resolving {}", dir.display())))
 }
 
 /// Removes the workspace; one that is already gone is fine.
 pub fn remove(dir: &Path) -> Result<()> {
     match std::fs::remove_dir_all(dir) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            Err(e).with_context(|| format!("removing the workspace {}", dir.display()))
-        }
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(doing(format!(
+            "removing the workspace {}",
+            dir.display()
+        ))(e)),
         _ => Ok(()),
     }
 }

@@ -5,7 +5,7 @@
 use chrono::{Local, TimeZone as _};
 use serde_json::Value;
 
-use crate::duration::Human;
+use blaise_control::duration::Human;
 
 /// Now, in milliseconds since the epoch.
 pub fn now_ms() -> i64 {
@@ -67,20 +67,7 @@ pub fn text(v: &Value) -> String {
         .map_or_else(|| "-".into(), |t| printable(t, false))
 }
 
-/// `t` with its control characters escaped; line breaks and tabs kept when
-/// `lines` (a transcript entry's text).
-pub fn printable(t: &str, lines: bool) -> String {
-    if !t.chars().any(char::is_control) {
-        return t.to_string();
-    }
-    t.chars()
-        .map(|c| match c {
-            '\n' | '\t' if lines => c.to_string(),
-            c if c.is_control() => c.escape_default().to_string(),
-            c => c.to_string(),
-        })
-        .collect()
-}
+pub use blaise_control::follow::printable;
 
 #[cfg(test)]
 mod tests {

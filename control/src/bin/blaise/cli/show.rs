@@ -80,7 +80,7 @@ pub fn session(s: &Value, now: i64, out: Out) -> Result<()> {
         writeln!(out, "  ends if idle   {}", when(&s["expires_at"], now))?;
     }
     if s["starts_fresh"] == true {
-        writeln!(out, "  {}", crate::views::STARTS_FRESH)?;
+        writeln!(out, "  {}", blaise_control::views::STARTS_FRESH)?;
     }
     if let Some(turns) = s["open_turns"].as_u64().filter(|n| *n > 0) {
         writeln!(out, "  turns open     {turns}")?;
@@ -174,8 +174,8 @@ fn egress(e: &Value, out: Out) -> Result<()> {
             "    reached {}: {connections} connection{}, {} sent, {} received",
             text(&r["destination"]),
             if connections == 1 { "" } else { "s" },
-            crate::views::bytes(count(&r["sent"])),
-            crate::views::bytes(count(&r["received"]))
+            blaise_control::views::bytes(count(&r["sent"])),
+            blaise_control::views::bytes(count(&r["received"]))
         )?;
     }
     let refused: Vec<String> = list(e, "refused").map(text).collect();

@@ -7,10 +7,10 @@ use std::path::Path;
 use anyhow::{Result, bail};
 
 use super::BackupArgs;
-use crate::store::sqlite::backup::backup;
+use blaise_control::store::sqlite::backup::backup;
 
 pub fn run(args: &BackupArgs, out: &mut (dyn Write + Send)) -> Result<()> {
-    if crate::store::is_postgres_url(&args.db) {
+    if blaise_control::store::is_postgres_url(&args.db) {
         bail!(
             "--db is a PostgreSQL database: back it up with PostgreSQL's tools, e.g. \
              `pg_dump --format=custom --file=blaise.dump \"$BLAISE_DB\"` (consistent while \
@@ -27,7 +27,7 @@ pub fn run(args: &BackupArgs, out: &mut (dyn Write + Send)) -> Result<()> {
         summary.sessions,
         if summary.sessions == 1 { "" } else { "s" },
         summary.schema_version,
-        crate::views::bytes(summary.bytes)
+        blaise_control::views::bytes(summary.bytes)
     )?;
     writeln!(
         out,

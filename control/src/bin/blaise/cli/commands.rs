@@ -5,13 +5,13 @@ use std::io::Write;
 use anyhow::Result;
 use serde_json::{Value, json};
 
-use super::client::segment;
 use super::human::now_ms;
 use super::{
     AgentCommand, Client, Command, EnvironmentCommand, RunnerCommand, SessionCommand, show,
 };
-use crate::duration::Human;
-use crate::names::comma_list;
+use blaise_control::client::segment;
+use blaise_control::duration::Human;
+use blaise_control::names::comma_list;
 
 /// `value` as JSON for scripts.
 fn json_out(value: &Value, out: &mut (dyn Write + Send)) -> Result<()> {

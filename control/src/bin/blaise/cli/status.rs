@@ -12,7 +12,7 @@ use super::StatusArgs;
 
 pub async fn run(url: &str, args: &StatusArgs, out: &mut (dyn Write + Send)) -> Result<()> {
     let url = url.trim_end_matches('/');
-    let http = super::client::trusting(reqwest::Client::builder())?
+    let http = blaise_control::client::trusting(reqwest::Client::builder())?
         .timeout(Duration::from_secs(10))
         .build()?;
     let deadline = Instant::now() + Duration::from_millis(args.wait.unwrap_or(0) as u64);
@@ -50,7 +50,7 @@ async fn ask(http: &reqwest::Client, url: &str) -> Result<Value, String> {
         .get(format!("{url}/v1/health"))
         .send()
         .await
-        .map_err(|e| format!("not answering ({})", super::client::cause(&e)))?;
+        .map_err(|e| format!("not answering ({})", blaise_control::client::cause(&e)))?;
     let status = response.status();
     let health: Value = response
         .json()

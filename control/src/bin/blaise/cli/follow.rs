@@ -6,55 +6,9 @@ use std::io::Write;
 use std::time::Duration;
 
 use anyhow::{Result, bail};
-use serde_json::Value;
 
-use super::Client;
-use super::client::segment;
-
-/// Entries as a person reads them in a terminal: `[index] kind: text`, what the agent wrote
-/// without escape sequences (a multi-line text keeps its lines), the chunks of a streamed
-/// message joined after its first one's line, as they come.
-#[derive(Default)]
-pub struct Printer {
-    /// The stream whose chunks are being joined on the current line.
-    open_stream: Option<String>,
-}
-
-impl Printer {
-    pub fn entry(&mut self, entry: &Value, out: &mut dyn Write) -> std::io::Result<()> {
-        let content = &entry["content"];
-        let text = content["text"]
-            .as_str()
-            .map(str::to_string)
-            .unwrap_or_else(|| content.to_string());
-        let text = super::human::printable(&text, true);
-        let stream = content["stream"].as_str().map(str::to_string);
-        if stream.is_some() && stream == self.open_stream {
-            write!(out, "{text}")?;
-        } else {
-            self.finish(out)?;
-            write!(
-                out,
-                "[{}] {}: {text}",
-                entry["index"].as_i64().unwrap_or_default(),
-                entry["kind"].as_str().unwrap_or_default(),
-            )?;
-        }
-        self.open_stream = stream.filter(|_| content["last"].as_bool() == Some(false));
-        if self.open_stream.is_none() {
-            writeln!(out)?;
-        }
-        out.flush()
-    }
-
-    /// Ends the line of a stream that stopped before its last chunk.
-    pub fn finish(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
-        if self.open_stream.take().is_some() {
-            writeln!(out)?;
-        }
-        Ok(())
-    }
-}
+use blaise_control::client::{Client, segment};
+pub use blaise_control::follow::Printer;
 
 /// The agent waits for a person: `--wait` stops and says how to answer (exit status 2, so a
 /// script can tell it from an answer and from a failure).

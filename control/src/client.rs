@@ -1,7 +1,31 @@
-//! A client of the user API (admin token).
+//! A client of the user API (admin token): `blaise`'s client commands,
+//! `blaise-runner dev` and the tests call the API through it.
 
-use anyhow::{Result, anyhow, bail};
 use serde_json::Value;
+
+/// Why a call of the user API failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ClientError {
+    /// The client could not be made: no `BLAISE_TOKEN`, an unreadable
+    /// `BLAISE_CA_FILE`.
+    #[error("{0}")]
+    Setup(String),
+    /// The control plane did not answer (down, wrong address, a certificate
+    /// it does not trust).
+    #[error("{0}")]
+    Unreachable(String),
+    /// It answered with an error: its message and the HTTP status.
+    #[error("{message} ({status})")]
+    Refused {
+        status: reqwest::StatusCode,
+        message: String,
+    },
+    /// What was to be sent cannot be: an id that is not one path segment.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+type Result<T, E = ClientError> = std::result::Result<T, E>;
 
 /// A client of the user API.
 pub struct Client {
@@ -21,9 +45,14 @@ impl Client {
 
     pub fn from_env(url: &str) -> Result<Self> {
         let token = std::env::var("BLAISE_TOKEN").map_err(|_| {
-            anyhow!("set BLAISE_TOKEN to the admin token (`blaise serve` prints it on first start)")
+            ClientError::Setup(
+                "set BLAISE_TOKEN to the admin token (`blaise serve` prints it on first start)"
+                    .into(),
+            )
         })?;
-        let http = trusting(reqwest::Client::builder())?.build()?;
+        let http = trusting(reqwest::Client::builder())?
+            .build()
+            .map_err(|e| ClientError::Setup(format!("the HTTP client: {e}")))?;
         Ok(Client {
             http,
             ..Client::new(url, &token)
@@ -44,17 +73,20 @@ impl Client {
             req = req.json(&body);
         }
         let resp = req.send().await.map_err(|e| {
-            anyhow!(
+            ClientError::Unreachable(format!(
                 "cannot reach the control plane at {}: {}",
                 self.url,
                 cause(&e)
-            )
+            ))
         })?;
         let status = resp.status();
         let value: Value = resp.json().await.unwrap_or(Value::Null);
         if !status.is_success() {
             let message = value["error"]["message"].as_str().unwrap_or("no message");
-            bail!("{message} ({status})");
+            return Err(ClientError::Refused {
+                status,
+                message: message.to_string(),
+            });
         }
         Ok(value)
     }
@@ -79,7 +111,9 @@ impl Client {
 /// as dot-segments even when they are written `%2E` or `%2E%2E`.
 pub fn segment(what: &str, value: &str) -> Result<String> {
     if matches!(value, "" | "." | "..") {
-        bail!("{value:?} is not a valid {what}");
+        return Err(ClientError::Invalid(format!(
+            "{value:?} is not a valid {what}"
+        )));
     }
     let mut out = String::with_capacity(value.len());
     for b in value.bytes() {
@@ -118,16 +152,16 @@ pub fn trusting(builder: reqwest::ClientBuilder) -> Result<reqwest::ClientBuilde
         return Ok(builder);
     };
     let pem = std::fs::read(&file).map_err(|e| {
-        anyhow!(
+        ClientError::Setup(format!(
             "{CA_FILE_VAR}={}: cannot read it: {e}",
             std::path::Path::new(&file).display()
-        )
+        ))
     })?;
     let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
-        anyhow!(
+        ClientError::Setup(format!(
             "{CA_FILE_VAR}={}: not PEM certificates: {e}",
             std::path::Path::new(&file).display()
-        )
+        ))
     })?;
     Ok(certs
         .into_iter()

@@ -5,10 +5,10 @@ use std::io::Write;
 use anyhow::{Context, Result};
 
 use super::ServeArgs;
-use crate::auth::{hash_token, new_token};
-use crate::config::Config;
-use crate::state::AppState;
-use crate::store::Store;
+use blaise_control::auth::{hash_token, new_token};
+use blaise_control::config::Config;
+use blaise_control::state::AppState;
+use blaise_control::store::Store;
 
 /// The admin token: `BLAISE_TOKEN` if set (its hash replaces the stored one), else the stored
 /// one, else a new one printed once.
@@ -18,11 +18,12 @@ fn bootstrap_admin_token(
     out: &mut (dyn Write + Send),
 ) -> Result<()> {
     let cfg = Config::default();
-    let stored =
-        crate::lifecycle::transact(store, &cfg, 0, |ctx| Ok(ctx.tx.admin_token_hash()?))?;
+    let stored = blaise_control::lifecycle::transact(store, &cfg, 0, |ctx| {
+        Ok(ctx.tx.admin_token_hash()?)
+    })?;
     match (env_token.filter(|t| !t.is_empty()), stored) {
         (Some(token), _) => {
-            crate::lifecycle::transact(store, &cfg, 0, |ctx| {
+            blaise_control::lifecycle::transact(store, &cfg, 0, |ctx| {
                 Ok(ctx.tx.set_admin_token_hash(&hash_token(&token))?)
             })?;
             writeln!(out, "admin token: the one in BLAISE_TOKEN")?;
@@ -33,7 +34,7 @@ fn bootstrap_admin_token(
         )?,
         (None, None) => {
             let token = new_token("bla_");
-            crate::lifecycle::transact(store, &cfg, 0, |ctx| {
+            blaise_control::lifecycle::transact(store, &cfg, 0, |ctx| {
                 Ok(ctx.tx.set_admin_token_hash(&hash_token(&token))?)
             })?;
             writeln!(
@@ -48,31 +49,34 @@ fn bootstrap_admin_token(
 pub async fn serve(args: ServeArgs, out: &mut (dyn Write + Send)) -> Result<()> {
     // Read before anything else starts: a certificate that does not load stops here, saying why.
     let tls = match (&args.tls_cert, &args.tls_key) {
-        (Some(cert), Some(key)) => Some(crate::tls::server_config(cert, key)?),
+        (Some(cert), Some(key)) => Some(blaise_control::tls::server_config(cert, key)?),
         _ => None,
     };
     let sources = match &args.linear {
-        Some(path) => crate::sources::Sources {
-            linear: crate::sources::linear::config::load(path)
+        Some(path) => blaise_control::sources::Sources {
+            linear: blaise_control::sources::linear::config::load(path)
                 .map_err(|e| anyhow::anyhow!("--linear {e}"))?
                 .into_iter()
-                .map(|c| std::sync::Arc::new(crate::sources::linear::App::new(c)))
+                .map(|c| std::sync::Arc::new(blaise_control::sources::linear::App::new(c)))
                 .collect(),
         },
-        None => crate::sources::Sources::default(),
+        None => blaise_control::sources::Sources::default(),
     };
-    let shown = if crate::store::is_postgres_url(&args.db) {
-        crate::store::postgres::redacted(&args.db)
+    let shown = if blaise_control::store::is_postgres_url(&args.db) {
+        blaise_control::store::postgres::redacted(&args.db)
     } else {
         args.db.clone()
     };
-    let store = crate::store::open(&args.db)
+    let store = blaise_control::store::open(&args.db)
         .with_context(|| format!("cannot open the database {shown}"))?;
     bootstrap_admin_token(&*store, std::env::var("BLAISE_TOKEN").ok(), out)?;
     for app in &sources.linear {
-        if crate::lifecycle::transact_read(&*store, &args.config(), crate::model::now(), |ctx| {
-            Ok(ctx.tx.agent(&app.config.agent)?)
-        })?
+        if blaise_control::lifecycle::transact_read(
+            &*store,
+            &args.config(),
+            blaise_control::model::now(),
+            |ctx| Ok(ctx.tx.agent(&app.config.agent)?),
+        )?
         .is_none()
         {
             tracing::warn!(
@@ -102,5 +106,5 @@ pub async fn serve(args: ServeArgs, out: &mut (dyn Write + Send)) -> Result<()> 
         )?;
     }
     out.flush()?;
-    crate::http::bind_and_serve(args.listen, state, tls).await
+    Ok(blaise_control::http::bind_and_serve(args.listen, state, tls).await?)
 }

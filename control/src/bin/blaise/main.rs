@@ -1,15 +1,16 @@
-//! `blaise`: the control plane (`serve`) and its client.
+//! `blaise`: the control plane (`serve`) and its client. The command line lives here, in the
+//! binary (`cli/`); the library is the control plane itself.
+
+mod cli;
 
 fn main() {
-    let cli = blaise_control::cli::Cli::from_env();
+    let cli = cli::Cli::from_env();
     // A transaction holds the thread it runs on while it waits: on SQLite for microseconds, on
     // PostgreSQL for network round trips. Serving on PostgreSQL, enough threads that the
     // store's connections (16), not the threads, bound how many transactions run at once.
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let workers = match &cli.command {
-        blaise_control::cli::Command::Serve(args)
-            if blaise_control::store::is_postgres_url(&args.db) =>
-        {
+        cli::Command::Serve(args) if blaise_control::store::is_postgres_url(&args.db) => {
             cores + blaise_control::store::postgres::POOL_SIZE as usize
         }
         _ => cores,
@@ -22,7 +23,7 @@ fn main() {
     runtime.block_on(run(cli));
 }
 
-async fn run(cli: blaise_control::cli::Cli) {
+async fn run(cli: cli::Cli) {
     use std::io::IsTerminal as _;
     // `BLAISE_LOG` filters the log of both binaries (`RUST_LOG` too, when it
     // is not set); colours only on a terminal, and never with `NO_COLOR`.
@@ -37,9 +38,9 @@ async fn run(cli: blaise_control::cli::Cli) {
         .with_writer(std::io::stderr)
         .init();
     let mut out = std::io::stdout();
-    if let Err(e) = blaise_control::cli::run(cli, &mut out).await {
+    if let Err(e) = cli::run(cli, &mut out).await {
         eprintln!("error: {e:#}");
-        let waits = e.is::<blaise_control::cli::follow::WaitsForAnswer>();
+        let waits = e.is::<cli::follow::WaitsForAnswer>();
         std::process::exit(if waits { 2 } else { 1 });
     }
 }

@@ -1,7 +1,9 @@
-//! What the tests of every crate share, written once: a stub HTTP server for
-//! the peers a test stands in for, a free loopback port, and the walker that
-//! finds a command or flag without help text.
+//! What the tests of every crate share, written once: the client of Blaise's
+//! user API with its waits, a stub HTTP server for the peers a test stands in
+//! for, a free loopback port, and the walker that finds a command or flag
+//! without help text.
 
+pub mod api;
 pub mod help;
 pub mod http;
 

@@ -72,33 +72,27 @@ impl Blaise {
 
 /// The user API of a control plane (in this process or another), with what
 /// the tests ask of it.
+/// Blaise's user API as its admin: the shared test client (`blaise_test_support::api`: the
+/// session's view, its transcript, the waits), plus the CLI's client (`user`) for what a test
+/// sends as `blaise` would.
 pub struct Api {
     pub user: UserClient,
-    url: String,
+    api: blaise_test_support::api::Api,
+}
+
+impl std::ops::Deref for Api {
+    type Target = blaise_test_support::api::Api;
+    fn deref(&self) -> &Self::Target {
+        &self.api
+    }
 }
 
 impl Api {
     pub fn new(url: &str, admin_token: &str) -> Api {
         Api {
             user: UserClient::new(url, admin_token),
-            url: url.to_owned(),
+            api: blaise_test_support::api::Api::new(url, admin_token),
         }
-    }
-
-    pub fn url(&self) -> &str {
-        &self.url
-    }
-
-    pub async fn new_session(&self, agent: &str, message: &str) -> String {
-        let s = self
-            .user
-            .post(
-                "/v1/sessions",
-                json!({ "agent": agent, "message": message }),
-            )
-            .await
-            .expect("creating a session");
-        s["id"].as_str().unwrap().to_string()
     }
 
     pub async fn send(&self, session: &str, text: &str) -> Result<Value, ClientError> {
@@ -110,116 +104,10 @@ impl Api {
             .await
     }
 
-    /// Adds a runner named `name`; its token.
-    pub async fn runner_token(&self, name: &str) -> String {
-        self.user
-            .post("/v1/runners", json!({ "name": name }))
-            .await
-            .unwrap()["token"]
-            .as_str()
-            .expect("a runner token")
-            .to_owned()
-    }
-
     pub async fn close(&self, session: &str) -> Result<Value, ClientError> {
         self.user
             .post(&format!("/v1/sessions/{session}/close"), json!({}))
             .await
-    }
-
-    pub async fn show(&self, session: &str) -> Value {
-        self.user
-            .get(&format!("/v1/sessions/{session}"))
-            .await
-            .unwrap()
-    }
-
-    /// The whole transcript (Blaise answers it a page at a time).
-    pub async fn transcript(&self, session: &str) -> Vec<Value> {
-        let mut all: Vec<Value> = Vec::new();
-        loop {
-            let after = all.last().and_then(|e| e["index"].as_u64()).unwrap_or(0);
-            let page = self
-                .user
-                .get(&format!(
-                    "/v1/sessions/{session}/transcript?after={after}&wait_ms=0"
-                ))
-                .await
-                .unwrap();
-            let entries = page["entries"].as_array().cloned().unwrap_or_default();
-            if entries.is_empty() {
-                return all;
-            }
-            all.extend(entries);
-        }
-    }
-
-    /// The transcript's text, one line per entry: `kind: text`, chunks of a
-    /// stream joined.
-    pub async fn transcript_text(&self, session: &str) -> String {
-        let mut out = String::new();
-        let mut open: Option<String> = None;
-        for e in self.transcript(session).await {
-            let text = e["content"]["text"].as_str().unwrap_or_default();
-            let stream = e["content"]["stream"].as_str().map(str::to_string);
-            if stream.is_some() && stream == open {
-                out.push_str(text);
-            } else {
-                if !out.is_empty() {
-                    out.push('\n');
-                }
-                out.push_str(&format!(
-                    "{}: {text}",
-                    e["kind"].as_str().unwrap_or_default()
-                ));
-            }
-            open = if e["content"]["last"].as_bool() == Some(false) {
-                stream
-            } else {
-                None
-            };
-        }
-        out
-    }
-
-    /// Polls the session view until `ready` holds; panics with the view after `timeout`.
-    pub async fn wait_for(
-        &self,
-        session: &str,
-        what: &str,
-        timeout: Duration,
-        ready: impl Fn(&Value) -> bool,
-    ) -> Value {
-        let start = Instant::now();
-        loop {
-            let view = self.show(session).await;
-            if ready(&view) {
-                return view;
-            }
-            if start.elapsed() > timeout {
-                panic!(
-                    "timed out waiting for {what}; session:\n{}\ntranscript:\n{}",
-                    serde_json::to_string_pretty(&view).unwrap(),
-                    self.transcript_text(session).await
-                );
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    }
-
-    /// Waits until the transcript contains `needle`.
-    pub async fn wait_for_text(&self, session: &str, needle: &str, timeout: Duration) -> String {
-        let start = Instant::now();
-        loop {
-            let text = self.transcript_text(session).await;
-            if text.contains(needle) {
-                return text;
-            }
-            if start.elapsed() > timeout {
-                panic!("timed out waiting for `{needle}` in the transcript:\n{text}");
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
     }
 }
 

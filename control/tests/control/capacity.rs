@@ -52,7 +52,7 @@ async fn a_runner_at_its_capacity_takes_no_more_runs_until_one_ends() {
     run1.ok("started", json!({})).await;
     run1.ok("failed", json!({ "phase": "agent", "error": "done here" }))
         .await;
-    s.wait_for(&first, "the first run to end", |v| {
+    s.wait_until(&first, "the first run to end", |v| {
         runs(v)[0]["status"] != "accepted" && runs(v)[0]["status"] != "running"
     })
     .await;
@@ -147,7 +147,7 @@ async fn a_start_run_no_runner_can_take_fails_after_the_runner_wait_with_the_rea
     s.runner("cpu-box", &["gpu"]).await;
     let id = s.new_session("gpu", "hello").await;
     let view = s
-        .wait_for(&id, "the clock to note the wait", |v| {
+        .wait_until(&id, "the clock to note the wait", |v| {
             v["waiting_for_runner"]["fails_at"].is_i64()
         })
         .await;
@@ -196,7 +196,7 @@ async fn a_runner_that_connects_in_time_takes_the_waiting_run() {
     s.agent("a", json!({})).await;
     let id = s.new_session("a", "hello").await;
     let view = s
-        .wait_for(&id, "the clock to note the wait", |v| {
+        .wait_until(&id, "the clock to note the wait", |v| {
             v["waiting_for_runner"]["fails_at"].is_i64()
         })
         .await;

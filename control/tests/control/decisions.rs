@@ -268,7 +268,7 @@ async fn a_run_that_ignores_a_timeout_stop_is_failed() {
     let run = r.take_started("start").await;
     run.wait_directive("stop").await;
     let v = s
-        .wait_for(&id, "the first run failed", |v| {
+        .wait_until(&id, "the first run failed", |v| {
             runs(v)[0]["status"] == "failed"
         })
         .await;

@@ -356,7 +356,7 @@ async fn an_accepted_run_nobody_connects_to_is_failed() {
     let (status, _) = r.accept(offer["run_id"].as_str().unwrap()).await;
     assert_eq!(status, StatusCode::OK);
     let v = s
-        .wait_for(&id, "the run failed", |v| runs(v)[0]["status"] == "failed")
+        .wait_until(&id, "the run failed", |v| runs(v)[0]["status"] == "failed")
         .await;
     assert!(
         runs(&v)[0]["error"]

@@ -44,11 +44,9 @@ pub fn fast_config() -> Config {
 }
 
 /// The HTTP API of a server, as the admin sees it: of one started here ([`Server`] derefs to
-/// it) or of a `blaise serve` process ([`Api::at`]).
-pub struct Api {
-    pub url: String,
-    pub http: reqwest::Client,
-}
+/// it) or of a `blaise serve` process ([`ControlApi::at`]). The shared client, with what only
+/// these tests need in [`ControlApi`].
+pub use blaise_test_support::api::Api;
 
 pub struct Server {
     pub api: Api,
@@ -147,84 +145,44 @@ impl Server {
     }
 }
 
-impl Api {
-    pub fn at(url: &str) -> Api {
-        Api {
-            url: url.to_string(),
-            http: reqwest::Client::new(),
-        }
+/// What the control plane's own tests add to the shared client: the admin token they start
+/// servers with, agents, fake runners, and answers as status and body.
+#[allow(async_fn_in_trait)]
+pub trait ControlApi {
+    fn at(url: &str) -> Api;
+    async fn agent(&self, name: &str, settings: Value) -> Value;
+    async fn add_runner(&self, name: &str) -> String;
+    async fn runner(&self, name: &str, agents: &[&str]) -> FakeRunner;
+    async fn send(&self, session: &str, text: &str) -> (StatusCode, Value);
+    async fn close(&self, session: &str) -> (StatusCode, Value);
+    /// Polls `show` until `pred` holds, for up to 10 s.
+    async fn wait_until(&self, session: &str, what: &str, pred: impl Fn(&Value) -> bool)
+    -> Value;
+    async fn wait_state(&self, session: &str, state: &str) -> Value;
+}
+
+impl ControlApi for Api {
+    fn at(url: &str) -> Api {
+        Api::new(url, ADMIN)
     }
 
-    pub async fn call(
-        &self,
-        method: Method,
-        path: &str,
-        token: Option<&str>,
-        body: Option<Value>,
-    ) -> (StatusCode, Value) {
-        let mut req = self.http.request(method, format!("{}{path}", self.url));
-        if let Some(t) = token {
-            req = req.bearer_auth(t);
-        }
-        if let Some(b) = body {
-            req = req.json(&b);
-        }
-        let resp = req.send().await.unwrap();
-        let status = resp.status();
-        let text = resp.text().await.unwrap();
-        (
-            status,
-            serde_json::from_str(&text).unwrap_or(Value::String(text)),
-        )
-    }
-
-    pub async fn admin(
-        &self,
-        method: Method,
-        path: &str,
-        body: Option<Value>,
-    ) -> (StatusCode, Value) {
-        self.call(method, path, Some(ADMIN), body).await
-    }
-
-    /// A successful admin call's body.
-    pub async fn ok(&self, method: Method, path: &str, body: Option<Value>) -> Value {
-        let (status, v) = self.admin(method.clone(), path, body).await;
-        assert!(status.is_success(), "{method} {path}: {status} {v}");
-        v
-    }
-
-    pub async fn agent(&self, name: &str, settings: Value) -> Value {
+    async fn agent(&self, name: &str, settings: Value) -> Value {
         self.ok(Method::PUT, &format!("/v1/agents/{name}"), Some(settings))
             .await
     }
 
-    pub async fn add_runner(&self, name: &str) -> String {
-        let v = self
-            .ok(Method::POST, "/v1/runners", Some(json!({ "name": name })))
-            .await;
-        v["token"].as_str().unwrap().to_string()
+    async fn add_runner(&self, name: &str) -> String {
+        self.runner_token(name).await
     }
 
-    pub async fn runner(&self, name: &str, agents: &[&str]) -> FakeRunner {
+    async fn runner(&self, name: &str, agents: &[&str]) -> FakeRunner {
         let token = self.add_runner(name).await;
         let r = FakeRunner::at(&self.url, &token, &format!("{name}-1"));
         r.connect(agents).await;
         r
     }
 
-    pub async fn new_session(&self, agent: &str, message: &str) -> String {
-        let v = self
-            .ok(
-                Method::POST,
-                "/v1/sessions",
-                Some(json!({ "agent": agent, "message": message })),
-            )
-            .await;
-        v["id"].as_str().unwrap().to_string()
-    }
-
-    pub async fn send(&self, session: &str, text: &str) -> (StatusCode, Value) {
+    async fn send(&self, session: &str, text: &str) -> (StatusCode, Value) {
         self.admin(
             Method::POST,
             &format!("/v1/sessions/{session}/messages"),
@@ -233,7 +191,7 @@ impl Api {
         .await
     }
 
-    pub async fn close(&self, session: &str) -> (StatusCode, Value) {
+    async fn close(&self, session: &str) -> (StatusCode, Value) {
         self.admin(
             Method::POST,
             &format!("/v1/sessions/{session}/close"),
@@ -242,45 +200,18 @@ impl Api {
         .await
     }
 
-    pub async fn show(&self, session: &str) -> Value {
-        self.ok(Method::GET, &format!("/v1/sessions/{session}"), None)
-            .await
-    }
-
-    pub async fn transcript(&self, session: &str) -> Vec<Value> {
-        let v = self
-            .ok(
-                Method::GET,
-                &format!("/v1/sessions/{session}/transcript"),
-                None,
-            )
-            .await;
-        v["entries"].as_array().unwrap().clone()
-    }
-
-    /// Polls `show` until `pred` holds (or fails after 10 s, printing the last view).
-    pub async fn wait_for(
+    async fn wait_until(
         &self,
         session: &str,
         what: &str,
         pred: impl Fn(&Value) -> bool,
     ) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let v = self.show(session).await;
-            if pred(&v) {
-                return v;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {what}; session: {v:#}"
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        self.wait_for(session, what, Duration::from_secs(10), pred)
+            .await
     }
 
-    pub async fn wait_state(&self, session: &str, state: &str) -> Value {
-        self.wait_for(session, &format!("session state {state}"), |v| {
+    async fn wait_state(&self, session: &str, state: &str) -> Value {
+        self.wait_until(session, &format!("session state {state}"), |v| {
             v["state"] == state
         })
         .await

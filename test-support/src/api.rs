@@ -184,11 +184,14 @@ impl Api {
             if start.elapsed() > timeout {
                 panic!("timed out waiting for `{needle}` in the transcript:\n{text}");
             }
-            tokio::time::sleep(POLL).await;
+            tokio::time::sleep(POLL_TRANSCRIPT).await;
         }
     }
 }
 
-/// How often a wait reads again: often enough for the control tests'
-/// millisecond timings, cheap against a local server.
+/// How often a wait reads the session's view again: often enough for the
+/// control tests' millisecond timings, cheap against a local server.
 const POLL: Duration = Duration::from_millis(20);
+
+/// How often a wait reads the whole transcript again (many pages, for a long one).
+const POLL_TRANSCRIPT: Duration = Duration::from_millis(100);

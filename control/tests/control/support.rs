@@ -156,8 +156,7 @@ pub trait ControlApi {
     async fn send(&self, session: &str, text: &str) -> (StatusCode, Value);
     async fn close(&self, session: &str) -> (StatusCode, Value);
     /// Polls `show` until `pred` holds, for up to 10 s.
-    async fn wait_until(&self, session: &str, what: &str, pred: impl Fn(&Value) -> bool)
-    -> Value;
+    async fn wait_until(&self, session: &str, what: &str, pred: impl Fn(&Value) -> bool) -> Value;
     async fn wait_state(&self, session: &str, state: &str) -> Value;
 }
 
@@ -200,12 +199,7 @@ impl ControlApi for Api {
         .await
     }
 
-    async fn wait_until(
-        &self,
-        session: &str,
-        what: &str,
-        pred: impl Fn(&Value) -> bool,
-    ) -> Value {
+    async fn wait_until(&self, session: &str, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
         self.wait_for(session, what, Duration::from_secs(10), pred)
             .await
     }

@@ -27,3 +27,11 @@ pub mod timefmt;
 pub mod tls;
 pub mod views;
 pub mod wakeups;
+
+/// Where the user API's client and the transcript printer were before the command line moved
+/// into the `blaise` binary.
+#[doc(hidden)]
+pub mod cli {
+    pub use crate::client::{self, Client};
+    pub use crate::follow;
+}

@@ -110,7 +110,7 @@ impl IndexVersion {
         let Some(built_for) = Version::parse(&self.contract) else {
             return Err(format!("its contract `{}` is not a version", self.contract));
         };
-        if built_for.runs_on(contract::VERSION) {
+        if contract::accepts(built_for) {
             Ok(())
         } else {
             Err(format!(

@@ -289,7 +289,7 @@ impl Locator<'_> {
             .as_ref()
             .and_then(|a| a.get(CONTRACT_ANNOTATION))
             .and_then(|v| Version::parse(v))
-            && !built_for.runs_on(contract::VERSION)
+            && !contract::accepts(built_for)
         {
             return Err(err(
                 "source",

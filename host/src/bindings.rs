@@ -1,7 +1,8 @@
-//! Host-side bindings of the plug contract in `wit/`.
+//! Host-side bindings of the current plug contract, `wit/plug.wit` (older
+//! versions have theirs in `contract/`).
 
 wasmtime::component::bindgen!({
-    path: "../wit",
+    path: "../wit/plug.wit",
     world: "plug",
     imports: { default: async },
     exports: { default: async },

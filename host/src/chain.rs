@@ -71,6 +71,17 @@ impl PlugChain {
             .collect()
     }
 
+    /// Plugs that would not keep the agent's processes across a pause (they
+    /// do not say `keeps-processes`, or were built for a contract before it);
+    /// empty when the chain can pause hot.
+    pub fn cannot_keep_processes(&self) -> Vec<&str> {
+        self.plugs
+            .iter()
+            .filter(|p| !p.info().keeps_processes)
+            .map(|p| p.id())
+            .collect()
+    }
+
     /// `on-start` in declaration order; the first failure stops the chain.
     pub async fn start(&mut self) -> Result<Launch, HookError> {
         let mut launch = Launch::default();
@@ -103,6 +114,17 @@ impl PlugChain {
                     "pausing a plug that cannot resume: a later resume may fail"
                 );
             }
+        }
+        let mut info = info.clone();
+        if info.keep_processes && (!info.may_resume || !self.cannot_keep_processes().is_empty()) {
+            // A plug that does not keep processes may stop what runs the
+            // agent: no plug is told to keep them, and the pause is cold.
+            tracing::warn!(
+                plugs = ?self.cannot_keep_processes(),
+                may_resume = info.may_resume,
+                "a hot pause was asked of a chain that cannot keep the agent's processes; pausing cold"
+            );
+            info.keep_processes = false;
         }
         let mut errors = Vec::new();
         for plug in self.plugs.iter_mut().rev() {

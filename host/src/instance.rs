@@ -12,9 +12,9 @@ use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
 use crate::bindings::blaise::plug::log::Level;
 use crate::bindings::{
-    Context, Contribution, Hook, PauseInfo, Plug, PlugError, PlugInfo, PlugPre, RunKind,
-    TeardownInfo, TranscriptEntry,
+    Context, Contribution, Hook, PauseInfo, PlugInfo, RunKind, TeardownInfo, TranscriptEntry,
 };
+use crate::contract::exports::{Answer, Call, Exports, Pre};
 use crate::ctx::{PlugCtx, PlugLabel, StateView};
 use crate::engine::PlugEngine;
 use crate::failure::{Failure, HookError};
@@ -82,6 +82,9 @@ pub struct RunInfo {
     pub session_id: String,
     pub run_id: String,
     pub run_kind: RunKind,
+    /// On a resume: whether the agent's processes were kept across the pause
+    /// (hot resume), told to plugs as `context.processes-kept`.
+    pub processes_kept: bool,
     /// The session's workspace, preopened for every plug.
     pub workspace: PathBuf,
     /// Where plugs granted `storage` get a directory each (`<root>/<plug id>`),
@@ -122,29 +125,13 @@ pub fn observe_hooks(observer: HookObserver) {
 pub struct PlugInstance {
     setup: Arc<PlugSetup>,
     run: Option<Arc<RunInfo>>,
-    pre: PlugPre<PlugCtx>,
+    pre: Pre,
     http: reqwest::Client,
-    live: Option<(Store<PlugCtx>, Plug)>,
+    live: Option<(Store<PlugCtx>, Exports)>,
     /// The committed state, kept here so a fresh instance after a trap starts from it.
     committed: crate::state_store::PlugState,
     log: Arc<LogSink>,
     dropped_logs: usize,
-}
-
-enum Call {
-    Describe,
-    Start,
-    Resume,
-    Pause(PauseInfo),
-    Teardown(TeardownInfo),
-    Filter(Vec<TranscriptEntry>),
-}
-
-enum Answer {
-    Info(PlugInfo),
-    Contribution(Contribution),
-    Done,
-    Entries(Vec<TranscriptEntry>),
 }
 
 impl PlugInstance {
@@ -169,7 +156,7 @@ impl PlugInstance {
 
     pub(crate) async fn describe_instance(
         host: &PlugHost,
-        plug_pre: &PlugPre<PlugCtx>,
+        plug_pre: &Pre,
         setup: Arc<PlugSetup>,
     ) -> Result<PlugInstance, HookError> {
         Self::instantiate(host, plug_pre.clone(), setup, None, Default::default()).await
@@ -177,7 +164,7 @@ impl PlugInstance {
 
     async fn instantiate(
         host: &PlugHost,
-        pre: PlugPre<PlugCtx>,
+        pre: Pre,
         setup: Arc<PlugSetup>,
         run: Option<Arc<RunInfo>>,
         committed: crate::state_store::PlugState,
@@ -378,7 +365,7 @@ impl PlugInstance {
         let mut store = store;
         let bindings = self
             .pre
-            .instantiate_async(&mut store)
+            .instantiate(&mut store)
             .await
             .map_err(|e| Failure::Host(format!("instantiating: {e:#}")))?;
         self.live = Some((store, bindings));
@@ -454,6 +441,7 @@ impl PlugInstance {
                 r.workspace.to_string_lossy().into_owned()
             }),
             storage: self.storage().map(|dir| dir.to_string_lossy().into_owned()),
+            processes_kept: run.is_some_and(|r| r.processes_kept),
         }
     }
 
@@ -473,7 +461,7 @@ impl PlugInstance {
         };
         let started = Instant::now();
         let outcome =
-            tokio::time::timeout(deadline + HOST_CALL_GRACE, invoke(plug, store, &ctx, call)).await;
+            tokio::time::timeout(deadline + HOST_CALL_GRACE, plug.invoke(store, &ctx, call)).await;
         let took = started.elapsed();
         self.dropped_logs = self.log.end_call();
         // Anything a killed guard let go of does not outlive the hook.
@@ -551,37 +539,4 @@ fn create_private_dir(dir: &std::path::Path) -> anyhow::Result<()> {
         .mode(0o700)
         .create(dir)
         .map_err(|e| anyhow::anyhow!("creating the plug's storage {}: {e}", dir.display()))
-}
-
-async fn invoke(
-    plug: &Plug,
-    store: &mut Store<PlugCtx>,
-    ctx: &Context,
-    call: Call,
-) -> wasmtime::Result<Result<Answer, PlugError>> {
-    let hooks = plug.blaise_plug_hooks();
-    Ok(match call {
-        Call::Describe => Ok(Answer::Info(hooks.call_describe(&mut *store).await?)),
-        Call::Start => hooks
-            .call_on_start(&mut *store, ctx)
-            .await?
-            .map(Answer::Contribution),
-        Call::Resume => hooks
-            .call_on_resume(&mut *store, ctx)
-            .await?
-            .map(Answer::Contribution),
-        Call::Pause(info) => hooks
-            .call_on_pause(&mut *store, ctx, &info)
-            .await?
-            .map(|()| Answer::Done),
-        Call::Teardown(info) => hooks
-            .call_on_teardown(&mut *store, ctx, &info)
-            .await?
-            .map(|()| Answer::Done),
-        Call::Filter(entries) => Ok(Answer::Entries(
-            plug.blaise_plug_transcript()
-                .call_filter(&mut *store, ctx, &entries)
-                .await?,
-        )),
-    })
 }

@@ -94,6 +94,9 @@ fn link_capabilities(linker: &mut Linker<PlugCtx>) -> wasmtime::Result<()> {
     contract::secrets::add_to_linker::<PlugCtx, secrets::Secrets>(linker, secrets::view)?;
     contract::process::add_to_linker::<PlugCtx, process::Process>(linker, process::view)?;
     contract::http::add_to_linker::<PlugCtx, http::Http>(linker, http::view)?;
+    // Plugs built for an older contract import the same capabilities under
+    // that version's names.
+    crate::contract::v0_2::link(linker)?;
     Ok(())
 }
 

@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use wasmtime::component::Component;
 
-use crate::bindings::{PlugInfo, PlugPre};
+use crate::bindings::PlugInfo;
 use crate::compile_cache::{Origin, check_is_component, sha256_hex};
+use crate::contract::exports::Pre;
 use crate::contract::{self, Version};
 use crate::instance::{PlugInstance, PlugSetup};
 use crate::{HostError, Limits, PlugHost};
@@ -29,7 +30,7 @@ pub struct LoadedPlug {
     pub imports: Vec<String>,
     /// Whether it came from the compile cache.
     pub origin: Origin,
-    pub(crate) pre: PlugPre<crate::PlugCtx>,
+    pub(crate) pre: Pre,
 }
 
 impl PlugHost {
@@ -107,7 +108,7 @@ impl PlugHost {
         let pre = self.linker.instantiate_pre(&component).map_err(|e| {
             HostError::Link(format!("{}: cannot be linked: {e:#}", source.display()))
         })?;
-        let pre = PlugPre::new(pre)
+        let pre = Pre::new(pre, plug_contract)
             .map_err(|e| HostError::Link(format!("{}: {e:#}", source.display())))?;
         let info = self
             .describe(&pre, limits)
@@ -159,9 +160,10 @@ impl PlugHost {
             ))
         })?;
         for item in exports.iter().chain(&imports) {
-            if let Some(v) = contract::version_of_item(item)
-                && !v.runs_on(contract::VERSION)
-            {
+            let Some(v) = contract::version_of_item(item) else {
+                continue;
+            };
+            if !contract::accepts(v) {
                 return Err(HostError::Contract(format!(
                     "{} was built for plug contract {}@{v}, but this runner implements {}@{} (it accepts {}); rebuild the plug against a compatible blaise-plug SDK",
                     source.display(),
@@ -171,15 +173,17 @@ impl PlugHost {
                     contract::supported_range()
                 )));
             }
+            if !v.runs_on(version) && !version.runs_on(v) {
+                return Err(HostError::Contract(format!(
+                    "{} mixes plug contracts: it exports `{hooks}` but uses `{item}`; build it against one blaise-plug SDK",
+                    source.display(),
+                )));
+            }
         }
         Ok((version, imports))
     }
 
-    async fn describe(
-        &self,
-        pre: &PlugPre<crate::PlugCtx>,
-        limits: Limits,
-    ) -> Result<PlugInfo, crate::HookError> {
+    async fn describe(&self, pre: &Pre, limits: Limits) -> Result<PlugInfo, crate::HookError> {
         // `describe` runs with no session, no workspace and no grants.
         let setup = Arc::new(PlugSetup::for_describe(limits));
         let mut instance = PlugInstance::describe_instance(self, pre, setup).await?;

@@ -12,10 +12,27 @@ use crate::commands::{
     add, check, index, inspect, keygen, lock, new, plug_test, pull, push, search,
 };
 
+/// `--version`: the runner's version and the plug contracts it loads.
+static VERSION_LINE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    use blaise_runner::contract;
+    let older: Vec<String> = contract::OLDER.iter().map(|v| v.to_string()).collect();
+    format!(
+        "{} (plug contract {}@{}{})",
+        env!("CARGO_PKG_VERSION"),
+        contract::PACKAGE,
+        contract::VERSION,
+        if older.is_empty() {
+            String::new()
+        } else {
+            format!("; also loads plugs built for {}", older.join(", "))
+        }
+    )
+});
+
 #[derive(Debug, Parser)]
 #[command(
     name = "blaise-runner",
-    version,
+    version = &**VERSION_LINE,
     about = "Runs coding-agent sessions with sandboxed WebAssembly plugs"
 )]
 pub struct Cli {

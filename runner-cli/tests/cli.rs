@@ -49,7 +49,8 @@ fn inspect_shows_the_redaction_plug() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["name"], "redaction");
     assert_eq!(v["version"], "0.1.0");
-    assert_eq!(v["contract"], "blaise:plug@0.2.0");
+    assert_eq!(v["contract"], "blaise:plug@0.3.0");
+    assert_eq!(v["contract_adapted"], false);
     assert_eq!(v["stateful"], false);
     assert_eq!(v["can_resume"], true);
     // It checks its config on start and resume: a bad one fails closed.
@@ -67,7 +68,7 @@ fn inspect_shows_the_redaction_plug() {
         .collect();
     // A component imports only what it uses: redaction never runs programs,
     // makes requests or keeps state, and `inspect` shows it.
-    assert!(imports.contains(&"blaise:plug/types@0.2.0"), "{imports:?}");
+    assert!(imports.contains(&"blaise:plug/types@0.3.0"), "{imports:?}");
     assert!(imports.contains(&"wasi:cli/stderr@0.2.6"), "{imports:?}");
     for absent in [
         "blaise:plug/process",
@@ -84,6 +85,68 @@ fn inspect_shows_the_redaction_plug() {
     let shown = text(&out.stdout);
     assert!(shown.starts_with("redaction 0.1.0\n"), "{shown}");
     assert!(shown.contains("filters transcript: yes"), "{shown}");
+}
+
+/// A plug built for the frozen contract 0.2.0, as published before 0.3.0.
+fn older_wasm() -> PathBuf {
+    static WASM: OnceLock<PathBuf> = OnceLock::new();
+    WASM.get_or_init(|| {
+        blaise_runner::build::build_plug(
+            &root().join("tests/plugs/older-contract"),
+            Some(&root().join("target/plugs")),
+        )
+        .expect("building the older-contract plug")
+    })
+    .clone()
+}
+
+#[test]
+fn a_plug_built_for_an_older_contract_is_shown_as_adapted_and_checked_with_a_note() {
+    let tmp = tempfile::tempdir().unwrap();
+    let wasm = older_wasm();
+    let out = runner(
+        &["plug", "inspect", wasm.to_str().unwrap(), "--json"],
+        tmp.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["contract"], "blaise:plug@0.2.0");
+    assert_eq!(v["contract_adapted"], true);
+    assert_eq!(v["keeps_processes"], false);
+    let out = runner(&["plug", "inspect", wasm.to_str().unwrap()], tmp.path());
+    let shown = text(&out.stdout);
+    assert!(
+        shown.contains("  contract:           blaise:plug@0.2.0 (older: loaded through this runner's adapter; blaise:plug@0.3.0 is current)\n"),
+        "{shown}"
+    );
+    assert!(shown.contains("  keeps processes:    no\n"), "{shown}");
+
+    let (ok, stdout, stderr) = check(&format!(
+        "agent:\n  command: [sh]\nplugs:\n  - id: redact\n    source: WASM\n  - id: legacy\n    source: {}\n    allow: {{ exec: [echo] }}\n",
+        wasm.display()
+    ));
+    assert!(ok, "{stderr}");
+    assert!(
+        stdout.contains("legacy  older 0.1.0      0.2.0     yes       yes"),
+        "{stdout}"
+    );
+    let notes: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("built for plug contract"))
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            "note: plug `legacy` was built for plug contract blaise:plug@0.2.0, which this runner still loads through an adapter (blaise:plug@0.3.0 is current): it is never told to keep the agent's processes across a pause, so sessions with it always resume cold; rebuild it with a current blaise-plug SDK to lift that"
+        ],
+        "one note, for the older plug only: {stdout}"
+    );
+
+    let out = runner(&["--version"], tmp.path());
+    assert_eq!(
+        text(&out.stdout),
+        "blaise-runner 0.1.0 (plug contract blaise:plug@0.3.0; also loads plugs built for 0.2.0)\n"
+    );
 }
 
 fn check(yaml: &str) -> (bool, String, String) {
@@ -106,7 +169,7 @@ fn check_accepts_a_good_file_and_prints_the_chain() {
     );
     assert!(ok, "{stderr}");
     assert!(
-        stdout.contains("redact  redaction 0.1.0  0.2.0     no        yes"),
+        stdout.contains("redact  redaction 0.1.0  0.3.0     no        yes"),
         "{stdout}"
     );
     assert!(stdout.contains("startup check passed"), "{stdout}");

@@ -54,6 +54,7 @@ fn run_info(workspace: &Path) -> Arc<RunInfo> {
         session_id: "bench".into(),
         run_id: "r".into(),
         run_kind: RunKind::Start,
+        processes_kept: false,
         workspace: workspace.to_path_buf(),
         plug_storage: workspace.with_file_name("plug-storage"),
         state: Arc::new(MemoryStateStore::default()),

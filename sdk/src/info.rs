@@ -11,6 +11,7 @@ impl PlugInfo {
             description: String::new(),
             stateful: false,
             can_resume: false,
+            keeps_processes: false,
             hooks: Vec::new(),
             filters_transcript: false,
             config_schema: r#"{"type":"object","additionalProperties":false}"#.into(),
@@ -38,6 +39,16 @@ impl PlugInfoBuilder {
     }
     pub fn can_resume(mut self, yes: bool) -> Self {
         self.0.can_resume = yes;
+        self
+    }
+    /// The plug honours a hot pause: told `PauseInfo::keep_processes`, its
+    /// `on_pause` keeps alive (frozen where it can) what runs the agent, and
+    /// its `on_resume` re-attaches when `Context::processes_kept` says the
+    /// agent lives on. Leave it unset if the pause stops what runs the agent
+    /// and you do not handle `keep_processes`: the session then always
+    /// resumes cold, which is always correct.
+    pub fn keeps_processes(mut self, yes: bool) -> Self {
+        self.0.keeps_processes = yes;
         self
     }
     /// The `with:` config is a `C`: its JSON Schema, derived from the type

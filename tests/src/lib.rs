@@ -83,6 +83,7 @@ pub fn run(
         session_id: session.into(),
         run_id: format!("run-{n}"),
         run_kind: kind,
+        processes_kept: false,
         workspace: workspace.to_path_buf(),
         plug_storage: workspace.with_file_name("plug-storage"),
         state,

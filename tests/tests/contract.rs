@@ -121,6 +121,7 @@ async fn every_hook_round_trips_and_the_chain_keeps_its_order() {
         .pause(&PauseInfo {
             reason: "idle".into(),
             may_resume: false,
+            keep_processes: false,
         })
         .await;
     assert!(errors.is_empty(), "{errors:?}");
@@ -186,6 +187,7 @@ async fn pause_and_teardown_are_best_effort_and_name_the_failing_plug() {
         .pause(&PauseInfo {
             reason: "timeout".into(),
             may_resume: false,
+            keep_processes: false,
         })
         .await;
     assert_eq!(errors.len(), 1);
@@ -310,6 +312,7 @@ async fn state_is_isolated_by_plug_and_session_and_kept_only_on_success() {
             .on_pause(PauseInfo {
                 reason: "idle".into(),
                 may_resume: true,
+                keep_processes: false,
             })
             .await
             .unwrap_err();
@@ -382,6 +385,7 @@ async fn pausing_a_plug_that_cannot_resume_warns_naming_it_and_pauses_anyway() {
         .pause(&PauseInfo {
             reason: "idle".into(),
             may_resume: true,
+            keep_processes: false,
         })
         .await;
     assert!(errors.is_empty(), "{errors:?}");

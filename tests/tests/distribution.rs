@@ -168,6 +168,7 @@ async fn a_pushed_plug_is_pulled_loaded_and_runs_its_hooks() {
     let pause = PauseInfo {
         reason: "closed".into(),
         may_resume: false,
+        keep_processes: false,
     };
     assert!(chain.pause(&pause).await.is_empty());
     let teardown = TeardownInfo {

@@ -167,12 +167,14 @@ async fn every_hook_tolerates_what_already_happened() {
     let no_resume = PauseInfo {
         reason: "closed".into(),
         may_resume: false,
+        keep_processes: false,
     };
     run.on_pause(no_resume).await.unwrap();
     assert_eq!(containers_of(&session), [format!("{name} running")]);
     let pause = PauseInfo {
         reason: "idle".into(),
         may_resume: true,
+        keep_processes: false,
     };
     run.on_pause(pause.clone()).await.unwrap();
     run.on_pause(pause.clone()).await.unwrap();

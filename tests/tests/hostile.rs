@@ -352,11 +352,13 @@ async fn a_plug_for_another_contract_is_refused_naming_both_versions() {
         .expect("must be refused")
         .to_string();
     assert!(
-        err.contains("was built for plug contract blaise:plug@0.3.0"),
+        err.contains("was built for plug contract blaise:plug@0.4.0"),
         "{err}"
     );
     assert!(
-        err.contains("this runner implements blaise:plug@0.2.0"),
+        err.contains(
+            "this runner implements blaise:plug@0.3.0 (it accepts blaise:plug@0.2.0 to blaise:plug@0.3.0)"
+        ),
         "{err}"
     );
     // The host keeps working.

@@ -211,6 +211,47 @@ async fn the_full_life_of_a_session() {
     drop(s.tmp);
 }
 
+/// A plug published before contract 0.3.0 keeps working: built for the
+/// frozen 0.2.0 contract, it takes part in a whole session (start, filter,
+/// idle pause, resume, teardown) through the runner's adapter.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_plug_built_for_contract_0_2_takes_part_in_a_whole_session() {
+    let extra = format!(
+        "  - id: older\n    source: {}\n    allow: {{ exec: [echo] }}\n",
+        plug("tests/plugs/older-contract").display()
+    );
+    let s = setup_with(settings(1_500, IdlePolicy::Pause), &[], &extra).await;
+    let runner = s.runner("box-1");
+    let b = &s.blaise;
+    let id = b.new_session("script", "env OLDER_RUNS").await;
+    b.wait_for_text(&id, "OLDER_RUNS=1 [seen by a 0.2 plug]", MINUTE)
+        .await;
+    let view = b
+        .wait_for(&id, "the pause", MINUTE, |v| v["state"] == "paused")
+        .await;
+    let workspace = s.workspace(&view);
+    b.send(&id, "env OLDER_RUNS").await.unwrap();
+    b.wait_for_text(&id, "OLDER_RUNS=2 [seen by a 0.2 plug]", MINUTE)
+        .await;
+    let log = read(&workspace.join("older.log"));
+    let hooks: Vec<&str> = log
+        .lines()
+        .filter(|l| l.starts_with("on-"))
+        .map(|l| l.split(' ').next().unwrap())
+        .collect();
+    assert_eq!(hooks, ["on-start", "on-pause", "on-resume"], "{log}");
+    assert!(
+        log.contains("imports resume runs=2 echo=Some(0) run 2"),
+        "its state and its programs work through the adapter: {log}"
+    );
+    b.close(&id).await.unwrap();
+    b.wait_for(&id, "the teardown", MINUTE, |v| {
+        v["environment"]["state"] == "torn_down"
+    })
+    .await;
+    assert!(runner.stop().await.success());
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_session_that_expires_while_paused_is_torn_down_by_a_teardown_run() {
     let agent = AgentSettings {

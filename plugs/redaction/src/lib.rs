@@ -89,6 +89,7 @@ mod tests {
             config: config.into(),
             workspace: "/ws".into(),
             storage: None,
+            processes_kept: false,
         }
     }
 

@@ -8,6 +8,7 @@ use anyhow::Result;
 
 use super::inspect::hook_name;
 use blaise_runner::config::{ConfigFile, EnvValue, ResolvedPlug, resolve, startup_check};
+use blaise_runner::contract;
 use blaise_runner::host::PlugHost;
 use blaise_runner::protocol::IdlePolicy;
 
@@ -78,6 +79,9 @@ pub async fn run(
         for line in grant_gaps(plug) {
             println!("{line}");
         }
+        if let Some(line) = older_contract_note(plug) {
+            println!("{line}");
+        }
     }
     if let Some(problem) = problems {
         eprintln!("error: {problem}");
@@ -91,6 +95,20 @@ pub async fn run(
         plugs.len()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// For a plug built for an older contract (loaded through an adapter): what
+/// it misses.
+fn older_contract_note(plug: &ResolvedPlug) -> Option<String> {
+    let built_for = plug.loaded().contract;
+    contract::adapted(built_for).then(|| {
+        format!(
+            "note: plug `{}` was built for plug contract {pkg}@{built_for}, which this runner still loads through an adapter ({pkg}@{} is current): it is never told to keep the agent's processes across a pause, so sessions with it always resume cold; rebuild it with a current blaise-plug SDK to lift that",
+            plug.setup.id,
+            contract::VERSION,
+            pkg = contract::PACKAGE,
+        )
+    })
 }
 
 /// Whether the agent's program is there to start. Without a plug that may

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use serde_json::json;
 
+use blaise_runner::contract;
 use blaise_runner::host::bindings::Hook;
 use blaise_runner::host::{LoadedPlug, PlugHost};
 
@@ -38,9 +39,11 @@ pub fn describe(plug: &LoadedPlug) -> serde_json::Value {
         "name": info.name,
         "version": info.version,
         "description": info.description,
-        "contract": format!("{}@{}", blaise_runner::contract::PACKAGE, plug.contract),
+        "contract": format!("{}@{}", contract::PACKAGE, plug.contract),
+        "contract_adapted": contract::adapted(plug.contract),
         "stateful": info.stateful,
         "can_resume": info.can_resume,
+        "keeps_processes": info.keeps_processes,
         "hooks": info.hooks.iter().map(|h| hook_name(*h)).collect::<Vec<_>>(),
         "filters_transcript": info.filters_transcript,
         "config_schema": schema,
@@ -64,12 +67,22 @@ fn print_text(plug: &LoadedPlug) {
         println!("  {}", info.description);
     }
     println!(
-        "  contract:           {}@{}",
-        blaise_runner::contract::PACKAGE,
-        plug.contract
+        "  contract:           {}@{}{}",
+        contract::PACKAGE,
+        plug.contract,
+        if contract::adapted(plug.contract) {
+            format!(
+                " (older: loaded through this runner's adapter; {}@{} is current)",
+                contract::PACKAGE,
+                contract::VERSION
+            )
+        } else {
+            String::new()
+        }
     );
     println!("  stateful:           {}", yes(info.stateful));
     println!("  can resume:         {}", yes(info.can_resume));
+    println!("  keeps processes:    {}", yes(info.keeps_processes));
     println!(
         "  hooks:              {}",
         if hooks.is_empty() {

@@ -106,8 +106,10 @@ pub fn create(parent: &Path, name: &str, lang: Lang) -> Result<PathBuf> {
         Lang::Rust => sdk_patch()?,
         _ => String::new(),
     };
+    let contract = blaise_runner::contract::VERSION.to_string();
     let fill = |t: &str| {
         t.replace("{{name}}", name)
+            .replace("{{contract}}", &contract)
             .replace("{{sdk_version}}", SDK_VERSION)
             .replace("{{sdk_patch}}", &patch)
     };

@@ -62,6 +62,8 @@ pub async fn prepare(
             WireKind::Resume => RunKind::Resume,
             WireKind::Teardown => RunKind::Teardown,
         },
+        // Every resume is cold until the runner keeps agents across a pause.
+        processes_kept: false,
         workspace: workspace.clone(),
         plug_storage: ctx.data_dir.join("plug-storage"),
         state: Arc::new(ControlStateStore::new(

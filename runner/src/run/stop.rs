@@ -111,6 +111,8 @@ pub async fn finish(
     let info = PauseInfo {
         reason: reason.clone(),
         may_resume,
+        // Every pause is cold until the runner keeps agents across one.
+        keep_processes: false,
     };
     let pause_errors = chain.pause(&info).await;
     for e in &pause_errors {

@@ -11,6 +11,8 @@
 //!   - filter: ["a chunk of the agent's message", { text: "…", kind: tool-output }]
 //!   - pause: { may_resume: true }
 //!   - resume
+//!   - pause: { keep_processes: true }   # a hot pause: the next resume is told processes were kept
+//!   - resume
 //!   - teardown
 //!   - start: { expect_error: "greeting" }   # this step must fail, saying this
 //! ```
@@ -78,6 +80,10 @@ pub enum Step {
         reason: String,
         #[serde(default = "yes")]
         may_resume: bool,
+        /// A hot pause (`pause-info.keep-processes`); the next resume is told
+        /// `processes-kept`.
+        #[serde(default)]
+        keep_processes: bool,
         #[serde(default)]
         expect_error: Option<String>,
     },
@@ -189,12 +195,14 @@ impl Step {
             Step::Pause {
                 reason: idle(),
                 may_resume: true,
+                keep_processes: false,
                 expect_error: None,
             },
             Step::Resume { expect_error: None },
             Step::Pause {
                 reason: closed(),
                 may_resume: false,
+                keep_processes: false,
                 expect_error: None,
             },
             Step::Teardown {
@@ -242,6 +250,7 @@ mod tests {
             Step::Pause {
                 reason: "idle".into(),
                 may_resume: false,
+                keep_processes: false,
                 expect_error: None
             }
         );

@@ -65,6 +65,9 @@ pub struct TestSession {
     runs: u64,
     /// The run in progress: its instance, and whether it has been paused.
     current: Option<(PlugInstance, bool)>,
+    /// Whether the last pause kept the agent's processes (a hot pause): the
+    /// next resume is told so.
+    kept: bool,
 }
 
 impl TestSession {
@@ -80,6 +83,7 @@ impl TestSession {
             capture,
             runs: 0,
             current: None,
+            kept: false,
         })
     }
 
@@ -155,8 +159,11 @@ impl TestSession {
                 .await
                 .map(|c| outcome.contribution = Some(contribution(&c))),
             Step::Pause {
-                reason, may_resume, ..
-            } => self.pause(reason, *may_resume).await,
+                reason,
+                may_resume,
+                keep_processes,
+                ..
+            } => self.pause(reason, *may_resume, *keep_processes).await,
             Step::Teardown { reason, .. } => self.teardown(reason).await,
             Step::Filter { entries, .. } => self
                 .filter(entries)
@@ -219,17 +226,38 @@ impl TestSession {
         result
     }
 
-    async fn pause(&mut self, reason: &str, may_resume: bool) -> Result<(), HookError> {
+    async fn pause(
+        &mut self,
+        reason: &str,
+        may_resume: bool,
+        keep_processes: bool,
+    ) -> Result<(), HookError> {
         if self.current.is_none() {
             return Err(self.misuse("pause", "there is no run to pause: start or resume first"));
+        }
+        if keep_processes && !may_resume {
+            return Err(self.misuse(
+                "pause",
+                "`keep_processes` needs `may_resume`: processes are kept only for a resume",
+            ));
+        }
+        if keep_processes && !self.plug.info.keeps_processes {
+            return Err(self.misuse(
+                "pause",
+                "`keep_processes`: the plug does not say `keeps-processes` in its description, so the runner never pauses it hot",
+            ));
         }
         let (instance, paused) = self.current.as_mut().expect("checked above");
         *paused = true;
         let info = PauseInfo {
             reason: reason.into(),
             may_resume,
+            keep_processes,
         };
-        instance.on_pause(info).await
+        let result = instance.on_pause(info).await;
+        // A failed hot pause leaves nothing to continue: the resume is cold.
+        self.kept = keep_processes && result.is_ok();
+        result
     }
 
     async fn teardown(&mut self, reason: &str) -> Result<(), HookError> {
@@ -261,10 +289,13 @@ impl TestSession {
 
     async fn instance(&mut self, kind: RunKind) -> Result<PlugInstance, HookError> {
         self.runs += 1;
+        // Only the run right after a hot pause continues kept processes.
+        let kept = std::mem::take(&mut self.kept);
         let run = Arc::new(RunInfo {
             session_id: SESSION.into(),
             run_id: format!("plug-test-run-{}", self.runs),
             run_kind: kind,
+            processes_kept: kind == RunKind::Resume && kept,
             workspace: self.workspace.path().to_path_buf(),
             plug_storage: self.storage.path().to_path_buf(),
             state: self.state.clone(),

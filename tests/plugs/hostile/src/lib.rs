@@ -298,6 +298,7 @@ impl Guest for Hostile {
             description: "Tries everything a plug should not be able to do".into(),
             stateful: true,
             can_resume: true,
+            keeps_processes: false,
             hooks: vec![
                 Hook::OnStart,
                 Hook::OnResume,

@@ -19,6 +19,7 @@ impl Guest for Future {
             description: String::new(),
             stateful: false,
             can_resume: true,
+            keeps_processes: false,
             hooks: Vec::new(),
             filters_transcript: false,
             config_schema: "{}".into(),

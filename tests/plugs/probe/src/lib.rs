@@ -193,6 +193,7 @@ impl Plug for Probe {
             .description("test plug")
             .stateful(true)
             .can_resume(true)
+            .keeps_processes(true)
             .config::<Config>()
             .exec(&["echo", "sh"])
             .http(&["127.0.0.1"])
@@ -205,11 +206,17 @@ impl Plug for Probe {
     }
 
     fn on_resume(ctx: &Context) -> Result<Contribution, PlugError> {
-        run(ctx, &config(ctx)?.on_resume, "resume")
+        let hook = if ctx.processes_kept {
+            "resume:kept"
+        } else {
+            "resume"
+        };
+        run(ctx, &config(ctx)?.on_resume, hook)
     }
 
     fn on_pause(ctx: &Context, info: &PauseInfo) -> Result<(), PlugError> {
-        let hook = format!("pause:{}:{}", info.reason, info.may_resume);
+        let kept = if info.keep_processes { ":kept" } else { "" };
+        let hook = format!("pause:{}:{}{kept}", info.reason, info.may_resume);
         run(ctx, &config(ctx)?.on_pause, &hook).map(|_| ())
     }
 

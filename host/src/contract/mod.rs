@@ -1,5 +1,16 @@
-//! The version of the plug contract (`wit/`) this runner implements, and which
-//! plug versions it accepts.
+//! The versions of the plug contract (`wit/`) this runner implements and
+//! accepts, and how a hook call reaches a plug of each.
+//!
+//! How the contract evolves: `wit/plug.wit` is the current version; each
+//! older version still loaded is frozen beside it (`wit/0.2/plug.wit`) with
+//! an adapter here (`v0_2`) that links the older imports to the same host
+//! capabilities and converts hook calls both ways. A field a newer version
+//! added is not passed to an older plug and is read from it as its "as
+//! before" value (false, none, empty); [`exports`] is the one place that
+//! picks the version's bindings.
+
+pub mod exports;
+pub mod v0_2;
 
 use std::fmt;
 
@@ -9,9 +20,25 @@ pub const PACKAGE: &str = "blaise:plug";
 /// The contract version this runner implements (the `package` line of `wit/plug.wit`).
 pub const VERSION: Version = Version {
     major: 0,
-    minor: 2,
+    minor: 3,
     patch: 0,
 };
+
+/// Older contract versions this runner still loads, through an adapter each,
+/// newest first.
+pub const OLDER: &[Version] = &[v0_2::VERSION];
+
+/// Whether this runner loads a plug built for contract `built_for`: the
+/// current contract's line, or one of the older versions it adapts.
+pub fn accepts(built_for: Version) -> bool {
+    built_for.runs_on(VERSION) || OLDER.iter().any(|&older| built_for.runs_on(older))
+}
+
+/// Whether a plug built for `built_for` runs through an adapter (an older
+/// contract): it is then not told of what newer versions added.
+pub fn adapted(built_for: Version) -> bool {
+    !built_for.runs_on(VERSION) && accepts(built_for)
+}
 
 /// A semver version (no pre-release or build metadata: the contract never uses them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -58,13 +85,20 @@ pub fn version_of_item(name: &str) -> Option<Version> {
     Version::parse(version)
 }
 
-/// The range of contract versions this runner accepts, for messages.
+/// The contract versions this runner accepts, for messages:
+/// `blaise:plug@0.2.0 to blaise:plug@0.3.0`.
 pub fn supported_range() -> String {
-    if VERSION.major == 0 {
-        format!("{PACKAGE}@0.{}.0 to {PACKAGE}@{}", VERSION.minor, VERSION)
+    let oldest = OLDER.last().copied().unwrap_or(VERSION);
+    let first = if oldest.major == 0 {
+        Version { patch: 0, ..oldest }
     } else {
-        format!("{PACKAGE}@{}.0.0 to {PACKAGE}@{}", VERSION.major, VERSION)
-    }
+        Version {
+            minor: 0,
+            patch: 0,
+            ..oldest
+        }
+    };
+    format!("{PACKAGE}@{first} to {PACKAGE}@{VERSION}")
 }
 
 #[cfg(test)]
@@ -88,6 +122,17 @@ mod tests {
         assert!(v("1.0.0").runs_on(v("1.4.0")));
         assert!(!v("1.5.0").runs_on(v("1.4.0")));
         assert!(!v("2.0.0").runs_on(v("1.4.0")));
+    }
+
+    #[test]
+    fn accepts_the_current_line_and_the_adapted_versions_only() {
+        assert!(accepts(VERSION));
+        assert!(accepts(v("0.3.0")) && !adapted(v("0.3.0")));
+        assert!(accepts(v("0.2.0")) && adapted(v("0.2.0")));
+        assert!(!accepts(v("0.1.0")), "no adapter for 0.1");
+        assert!(!accepts(v("0.4.0")), "newer than the runner");
+        assert!(!accepts(v("0.2.1")), "newer than the frozen 0.2.0");
+        assert_eq!(supported_range(), "blaise:plug@0.2.0 to blaise:plug@0.3.0");
     }
 
     #[test]

@@ -1,0 +1,161 @@
+//! A plug's exports, whichever contract version it was built for: the one
+//! place that picks that version's bindings, so the rest of the host speaks
+//! only today's types.
+
+use wasmtime::Store;
+use wasmtime::component::InstancePre;
+
+use super::{Version, v0_2};
+use crate::PlugCtx;
+use crate::bindings::{
+    Context, Contribution, PauseInfo, Plug, PlugError, PlugInfo, PlugPre, TeardownInfo,
+    TranscriptEntry,
+};
+
+/// A plug linked and ready to instantiate, for its contract version.
+#[derive(Clone)]
+pub enum Pre {
+    Current(PlugPre<PlugCtx>),
+    V0_2(v0_2::PlugPre<PlugCtx>),
+}
+
+/// A plug's instance, for its contract version.
+pub enum Exports {
+    Current(Plug),
+    V0_2(v0_2::Plug),
+}
+
+/// A hook call, in today's types.
+pub enum Call {
+    Describe,
+    Start,
+    Resume,
+    Pause(PauseInfo),
+    Teardown(TeardownInfo),
+    Filter(Vec<TranscriptEntry>),
+}
+
+/// What a hook answered, in today's types.
+pub enum Answer {
+    Info(PlugInfo),
+    Contribution(Contribution),
+    Done,
+    Entries(Vec<TranscriptEntry>),
+}
+
+impl Pre {
+    /// Checks the linked component's exports against the bindings of
+    /// `built_for`, the (accepted) contract version it was built for.
+    pub fn new(pre: InstancePre<PlugCtx>, built_for: Version) -> wasmtime::Result<Pre> {
+        Ok(if built_for.runs_on(v0_2::VERSION) {
+            Pre::V0_2(v0_2::PlugPre::new(pre)?)
+        } else {
+            Pre::Current(PlugPre::new(pre)?)
+        })
+    }
+
+    pub fn engine(&self) -> &wasmtime::Engine {
+        match self {
+            Pre::Current(pre) => pre.engine(),
+            Pre::V0_2(pre) => pre.engine(),
+        }
+    }
+
+    pub async fn instantiate(&self, store: &mut Store<PlugCtx>) -> wasmtime::Result<Exports> {
+        Ok(match self {
+            Pre::Current(pre) => Exports::Current(pre.instantiate_async(store).await?),
+            Pre::V0_2(pre) => Exports::V0_2(pre.instantiate_async(store).await?),
+        })
+    }
+}
+
+impl Exports {
+    /// Calls a hook. The outer error is a trap; the inner one the plug's own.
+    pub async fn invoke(
+        &self,
+        store: &mut Store<PlugCtx>,
+        ctx: &Context,
+        call: Call,
+    ) -> wasmtime::Result<Result<Answer, PlugError>> {
+        match self {
+            Exports::Current(plug) => current(plug, store, ctx, call).await,
+            Exports::V0_2(plug) => older_0_2(plug, store, ctx, call).await,
+        }
+    }
+}
+
+async fn current(
+    plug: &Plug,
+    store: &mut Store<PlugCtx>,
+    ctx: &Context,
+    call: Call,
+) -> wasmtime::Result<Result<Answer, PlugError>> {
+    let hooks = plug.blaise_plug_hooks();
+    Ok(match call {
+        Call::Describe => Ok(Answer::Info(hooks.call_describe(&mut *store).await?)),
+        Call::Start => hooks
+            .call_on_start(&mut *store, ctx)
+            .await?
+            .map(Answer::Contribution),
+        Call::Resume => hooks
+            .call_on_resume(&mut *store, ctx)
+            .await?
+            .map(Answer::Contribution),
+        Call::Pause(info) => hooks
+            .call_on_pause(&mut *store, ctx, &info)
+            .await?
+            .map(|()| Answer::Done),
+        Call::Teardown(info) => hooks
+            .call_on_teardown(&mut *store, ctx, &info)
+            .await?
+            .map(|()| Answer::Done),
+        Call::Filter(entries) => Ok(Answer::Entries(
+            plug.blaise_plug_transcript()
+                .call_filter(&mut *store, ctx, &entries)
+                .await?,
+        )),
+    })
+}
+
+async fn older_0_2(
+    plug: &v0_2::Plug,
+    store: &mut Store<PlugCtx>,
+    ctx: &Context,
+    call: Call,
+) -> wasmtime::Result<Result<Answer, PlugError>> {
+    let hooks = plug.blaise_plug_hooks();
+    let ctx = v0_2::context(ctx);
+    let answer = match call {
+        Call::Describe => Ok(Answer::Info(v0_2::plug_info(
+            hooks.call_describe(&mut *store).await?,
+        ))),
+        Call::Start => hooks
+            .call_on_start(&mut *store, &ctx)
+            .await?
+            .map(|c| Answer::Contribution(c.into())),
+        Call::Resume => hooks
+            .call_on_resume(&mut *store, &ctx)
+            .await?
+            .map(|c| Answer::Contribution(c.into())),
+        Call::Pause(info) => hooks
+            .call_on_pause(&mut *store, &ctx, &v0_2::pause_info(info))
+            .await?
+            .map(|()| Answer::Done),
+        Call::Teardown(info) => hooks
+            .call_on_teardown(&mut *store, &ctx, &info.into())
+            .await?
+            .map(|()| Answer::Done),
+        Call::Filter(entries) => {
+            let entries: Vec<_> = entries.into_iter().map(Into::into).collect();
+            Ok(Answer::Entries(
+                plug.blaise_plug_transcript()
+                    .call_filter(&mut *store, &ctx, &entries)
+                    .await?
+                    .into_iter()
+                    .map(Into::into)
+                    .collect(),
+            ))
+        }
+    };
+    Ok(answer.map_err(Into::into))
+}

@@ -128,12 +128,19 @@ impl IndexVersion {
     }
 }
 
-/// The range of contract versions a plug built for `built_for` runs on.
+/// The range of contract versions a plug built for `built_for` runs on, as
+/// this runner knows it: up to its own contract's line when it loads the
+/// plug (an older contract through its adapter), else the plug's own line.
 pub fn contract_range(built_for: Version) -> String {
-    let next = if built_for.major == 0 {
-        format!("0.{}.0", built_for.minor + 1)
+    let newest = if contract::accepts(built_for) {
+        contract::VERSION
     } else {
-        format!("{}.0.0", built_for.major + 1)
+        built_for
+    };
+    let next = if newest.major == 0 {
+        format!("0.{}.0", newest.minor + 1)
+    } else {
+        format!("{}.0.0", newest.major + 1)
     };
     format!(">={built_for}, <{next}")
 }
@@ -420,6 +427,17 @@ mod tests {
         assert_eq!(
             contract_range(Version::parse("0.1.0").unwrap()),
             ">=0.1.0, <0.2.0"
+        );
+        // 0.3 runners load 0.2 plugs through an adapter.
+        assert!(version("0.1.1", "0.2.0").compatible().is_ok());
+        assert!(version("0.1.1", "0.1.0").compatible().is_err());
+        assert_eq!(
+            contract_range(Version::parse("0.2.0").unwrap()),
+            ">=0.2.0, <0.4.0"
+        );
+        assert_eq!(
+            contract_range(Version::parse("0.3.0").unwrap()),
+            ">=0.3.0, <0.4.0"
         );
     }
 }

@@ -268,6 +268,75 @@ fn plug_test_runs_a_scripted_lifecycle_and_reports_each_hook() {
     );
 }
 
+#[test]
+fn plug_test_pauses_hot_only_a_plug_that_keeps_processes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let probe = blaise_runner::build::build_plug(
+        &root().join("tests/plugs/probe"),
+        Some(&root().join("target/plugs")),
+    )
+    .expect("building the probe plug");
+    let script = tmp.path().join("script.yml");
+    // The probe marks in its state each hook it runs, with what it was told.
+    std::fs::write(
+        &script,
+        "with: { on_start: [mark], on_pause: [mark], on_resume: [mark] }\n\
+         steps: [start, { pause: { keep_processes: true } }, resume, pause, resume]\n",
+    )
+    .unwrap();
+    let run = |wasm: &Path| {
+        runner(
+            &[
+                "plug",
+                "test",
+                wasm.to_str().unwrap(),
+                "--script",
+                script.to_str().unwrap(),
+                "--json",
+            ],
+            tmp.path(),
+        )
+    };
+    let out = run(&probe);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let marks: Vec<Vec<String>> = report["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let set = s["state_changes"]["set"].as_object().cloned();
+            set.unwrap_or_default().keys().cloned().collect()
+        })
+        .collect();
+    assert_eq!(
+        marks,
+        [
+            vec!["start"],
+            vec!["pause:idle:true:kept"],
+            vec!["resume:kept"],
+            vec!["pause:idle:true"],
+            vec!["resume"],
+        ],
+        "only the resume right after the hot pause is told processes were kept: {report:#}"
+    );
+
+    // The redaction plug does not say it keeps processes: a hot pause of it
+    // is a mistake in the script, said as such.
+    std::fs::write(
+        &script,
+        "steps: [start, { pause: { keep_processes: true } }]\n",
+    )
+    .unwrap();
+    let out = run(&redaction_wasm());
+    let stdout = text(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("the plug does not say `keeps-processes`"),
+        "{stdout}"
+    );
+}
+
 /// `COMPONENTIZE_PY` and `COMPONENTIZE_JS` from `scripts/plug-toolchains`
 /// (which installs them from PyPI and npm, once), or `None` when this machine
 /// has no python3 or node and the tools are not required.

@@ -224,6 +224,14 @@ impl Harness {
             .map(drop)
     }
 
+    /// A hot pause: `on-pause` told to keep the agent's processes
+    /// (`PauseInfo::keep_processes`), and the next `resume` told they were
+    /// kept (`Context::processes_kept`). The plug must say `keeps_processes`.
+    pub fn pause_hot(&mut self) -> Result<(), HookError> {
+        self.step(json!({ "step": "pause", "may_resume": true, "keep_processes": true }))
+            .map(drop)
+    }
+
     /// `on-teardown`: right after a pause in the same run, or else in a
     /// teardown run of its own (reason `closed`).
     pub fn teardown(&mut self) -> Result<(), HookError> {
@@ -383,6 +391,7 @@ fn plug_info(v: &Value) -> PlugInfo {
         description: v["description"].as_str().unwrap_or_default().into(),
         stateful: v["stateful"] == json!(true),
         can_resume: v["can_resume"] == json!(true),
+        keeps_processes: v["keeps_processes"] == json!(true),
         hooks: strings(&v["hooks"])
             .iter()
             .filter_map(|h| hook(h))

@@ -273,6 +273,138 @@ async fn a_commit_can_be_checked_out_shallow_and_detached() {
     );
 }
 
+/// A start run of the checkout plug for `session`, in its own workspace
+/// under `w` (all sessions of `w` share the plug's storage).
+async fn start_in(
+    w: &World,
+    checkout: &std::sync::Arc<blaise_runner::host::LoadedPlug>,
+    session: &str,
+    config: serde_json::Value,
+    allow: Allow,
+) -> (
+    std::path::PathBuf,
+    Result<blaise_runner::host::bindings::Contribution, blaise_runner::host::HookError>,
+) {
+    let workspace = w.tmp.path().join(format!("ws-{session}"));
+    std::fs::create_dir_all(&workspace).unwrap();
+    let run = blaise_tests::run(session, RunKind::Start, &workspace, w.state.clone());
+    let setup = setup("checkout", checkout, config, allow, Limits::default());
+    let mut instance = blaise_runner::host::PlugInstance::new(&w.host, setup, run)
+        .await
+        .unwrap();
+    let started = instance.on_start().await;
+    (workspace, started)
+}
+
+#[tokio::test]
+async fn with_storage_each_start_copies_a_fresh_mirror_that_shares_nothing_with_the_clone() {
+    if !have(&["git"]) {
+        return;
+    }
+    let w = World::new();
+    let origin = w.tmp.path().join("origin");
+    let first = origin_repo(&origin);
+    let checkout = w.host.load(&plug("plugs/checkout")).await.unwrap();
+    let allow = Allow {
+        storage: true,
+        ..allow_git()
+    };
+    let main = json!({ "repo": origin, "branch": "main" });
+    let mirrors = w.tmp.path().join("plug-storage/checkout/mirrors");
+
+    // The first start makes the mirror, and the clone from it.
+    let (ws1, started) = start_in(&w, &checkout, "s1", main.clone(), allow.clone()).await;
+    started.unwrap();
+    let made: Vec<_> = std::fs::read_dir(&mirrors)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(made.len(), 1, "one mirror, no partial left: {made:?}");
+    let mirror = made[0].clone();
+    let clone1 = ws1.join("repo");
+    assert_eq!(
+        std::fs::read_to_string(clone1.join("README.md")).unwrap(),
+        "second\n"
+    );
+
+    // The clone shares no file with the mirror: no hardlink, no alternates.
+    assert!(!clone1.join(".git/objects/info/alternates").exists());
+    for file in walk(&clone1.join(".git/objects")) {
+        use std::os::unix::fs::MetadataExt;
+        assert_eq!(
+            std::fs::metadata(&file).unwrap().nlink(),
+            1,
+            "{} is linked elsewhere",
+            file.display()
+        );
+    }
+    // So an agent that wrecks its clone's objects wrecks only its clone.
+    for file in walk(&clone1.join(".git/objects")) {
+        let mut perms = std::fs::metadata(&file).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o644);
+        std::fs::set_permissions(&file, perms).unwrap();
+        std::fs::write(&file, b"wrecked").unwrap();
+    }
+
+    // Upstream moves on; the next session's start fetches into the mirror and
+    // sees it, with `origin` pointing at the repository, not the mirror.
+    std::fs::write(origin.join("NEWS"), "third\n").unwrap();
+    git(&origin, &["add", "NEWS"]);
+    git(&origin, &["commit", "--quiet", "-m", "third"]);
+    let third = git(&origin, &["rev-parse", "HEAD"]).trim().to_owned();
+    let (ws2, started) = start_in(&w, &checkout, "s2", main.clone(), allow.clone()).await;
+    started.unwrap();
+    let clone2 = ws2.join("repo");
+    assert_eq!(git(&clone2, &["rev-parse", "HEAD"]).trim(), third);
+    assert_eq!(
+        git(&clone2, &["remote", "get-url", "origin"]).trim(),
+        origin.to_str().unwrap()
+    );
+    assert_eq!(git(&clone2, &["rev-parse", "origin/main"]).trim(), third);
+    git(&clone2, &["fsck", "--no-progress"]);
+    let reflog = std::fs::read_to_string(clone2.join(".git/logs/HEAD")).unwrap();
+    assert!(
+        reflog.contains(&format!("clone: from {}", mirror.display())),
+        "cloned from the mirror: {reflog}"
+    );
+
+    // A branch, and a commit (not shallow), from the same mirror.
+    let feature = json!({ "repo": origin, "branch": "feature" });
+    let (ws3, started) = start_in(&w, &checkout, "s3", feature, allow.clone()).await;
+    started.unwrap();
+    assert!(ws3.join("repo/feature.txt").exists());
+    let commit = json!({ "repo": origin, "commit": first });
+    let (ws4, started) = start_in(&w, &checkout, "s4", commit, allow.clone()).await;
+    started.unwrap();
+    assert_eq!(git(&ws4.join("repo"), &["rev-parse", "HEAD"]).trim(), first);
+
+    // A branch the repository does not have fails naming the field, and
+    // leaves no half clone.
+    let missing = json!({ "repo": origin, "branch": "nope" });
+    let (ws5, started) = start_in(&w, &checkout, "s5", missing, allow.clone()).await;
+    let err = started.unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("plug `checkout` failed in on-start: `with.branch`:"),
+        "{err}"
+    );
+    assert!(!ws5.join("repo").exists());
+    assert_eq!(
+        std::fs::read_dir(&mirrors).unwrap().count(),
+        1,
+        "still one mirror for the repository"
+    );
+
+    // Without the storage grant: a clone from the repository, as before.
+    let (ws6, started) = start_in(&w, &checkout, "s6", main, allow_git()).await;
+    started.unwrap();
+    let reflog = std::fs::read_to_string(ws6.join("repo/.git/logs/HEAD")).unwrap();
+    assert!(
+        reflog.contains(&format!("clone: from {}", origin.display())),
+        "{reflog}"
+    );
+}
+
 #[tokio::test]
 async fn bad_config_fails_on_start_naming_the_plug_and_the_field() {
     if !have(&["git"]) {

@@ -7,11 +7,13 @@
 
 mod config;
 mod git;
+mod mirror;
 
 use blaise_plug::{Context, Contribution, Plug, PlugError, PlugInfo, TeardownInfo, log};
 
 use config::Config;
 use git::{Git, UPLOAD_PACK};
+use mirror::Mirror;
 
 struct Checkout;
 
@@ -25,6 +27,8 @@ impl Plug for Checkout {
             .config::<config::Config>()
             .exec(&["git"])
             .secrets(&[git::TOKEN_SECRET])
+            // Where it keeps a mirror of each repository (optional).
+            .storage(true)
             .build()
     }
 
@@ -68,6 +72,25 @@ impl Plug for Checkout {
 }
 
 fn clone(git: &Git, config: &Config, ctx: &Context, dir: &str) -> Result<(), PlugError> {
+    // A shallow clone of one commit takes only what it needs from the
+    // repository: a mirror would fetch everything for it.
+    let shallow_commit = config.commit.is_some() && config.depth.is_some();
+    if !shallow_commit && let Some(mirror) = Mirror::updated(git, ctx, &config.repo) {
+        match from_mirror(git, config, ctx, dir, &mirror) {
+            Ok(()) => return Ok(()),
+            Err(e) if e.field.is_some() => {
+                let _ = remove(dir);
+                return Err(e);
+            }
+            Err(e) => {
+                log::warn(format!(
+                    "copying from the mirror failed, cloning {}: {}",
+                    config.repo, e.message
+                ));
+                remove(dir)?;
+            }
+        }
+    }
     let source = config.source();
     let depth = config.depth.map(|d| d.to_string());
     let in_repo =
@@ -113,6 +136,61 @@ fn clone(git: &Git, config: &Config, ctx: &Context, dir: &str) -> Result<(), Plu
         }
     }
     log::info(format!("cloned {} into {dir}", config.repo));
+    Ok(())
+}
+
+/// The session's clone, copied from the mirror (fresh as of this start) and
+/// pointed at the repository: it is then what a clone from there would be.
+fn from_mirror(
+    git: &Git,
+    config: &Config,
+    ctx: &Context,
+    dir: &str,
+    mirror: &Mirror,
+) -> Result<(), PlugError> {
+    let source = config.source();
+    // `--no-hardlinks`: the clone shares no file with the mirror. A shallow
+    // clone goes through `file://` (git ignores `--depth` for a local path).
+    let depth = config.depth.map(|d| d.to_string());
+    let from = match depth {
+        Some(_) => format!("file://{}", mirror.dir),
+        None => mirror.dir.clone(),
+    };
+    let mut args = vec!["clone", "--quiet", "--no-hardlinks"];
+    match (&config.commit, &config.branch) {
+        (Some(_), _) => args.push("--no-checkout"),
+        (None, Some(branch)) => args.extend(["--branch", branch]),
+        (None, None) => {}
+    }
+    if let Some(depth) = &depth {
+        args.extend(["--depth", depth]);
+    }
+    args.extend(["--", &from, dir]);
+    git.run(&ctx.workspace, &args).map_err(|e| {
+        if config.branch.is_some() && e.message.contains("not found in upstream") {
+            PlugError::field("branch", e.message)
+        } else {
+            e
+        }
+    })?;
+    git.run(dir, &["remote", "set-url", "origin", &source])?;
+    if let Some(commit) = &config.commit {
+        // Not in the mirror (on no branch or tag): fetch it from the repository.
+        if !git.check(dir, &["checkout", "--quiet", "--detach", commit]) {
+            git.run(dir, &["fetch", "--quiet", UPLOAD_PACK, "origin", commit])
+                .map_err(|e| {
+                    if e.message.contains("not our ref")
+                        || e.message.contains("couldn't find remote ref")
+                    {
+                        PlugError::field("commit", e.message)
+                    } else {
+                        e
+                    }
+                })?;
+            git.run(dir, &["checkout", "--quiet", "--detach", "FETCH_HEAD"])?;
+        }
+    }
+    log::info(format!("cloned {} into {dir} from its mirror", config.repo));
     Ok(())
 }
 

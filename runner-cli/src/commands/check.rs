@@ -180,6 +180,13 @@ pub fn grant_gaps(plug: &ResolvedPlug) -> Vec<String> {
         // What a plug asks for is its author's text.
         .map(|gap| blaise_runner::distribution::download::printable(gap))
         .map(|gap| {
+            if gap == "storage" {
+                // Its path reaches hooks as `ctx.storage`, absent when not
+                // granted: a plug that cannot work without one says so at start.
+                return format!(
+                    "note: plug `{id}` can keep a directory of its own (`storage`); blaise.yml does not grant it, so the plug runs without one"
+                );
+            }
             if let Some(name) = gap.strip_prefix("secret: ") {
                 return format!(
                     "note: plug `{id}` can use the secret `{name}`; blaise.yml does not grant it, so the plug runs without it"

@@ -1,0 +1,106 @@
+//! One mirror per repository in the plug's storage, when the operator grants
+//! it (`allow: { storage: true }`): made once, fetched (not cloned) at each
+//! start, and each session's clone is copied from it. The copy shares no
+//! file with the mirror (no hardlinks, no alternates): what an agent does to
+//! its clone cannot reach the mirror or another session, and the clone works
+//! where only the workspace is mounted (a sandbox, a container).
+
+use blaise_plug::{Context, log};
+
+use crate::git::{Git, UPLOAD_PACK};
+
+/// A mirror, up to date with its repository as of this start.
+pub struct Mirror {
+    pub dir: String,
+}
+
+impl Mirror {
+    /// The mirror of `repo` brought up to date: made on first use, fetched
+    /// after. `None` without storage, or when the mirror cannot be made or
+    /// fetched: the start then clones from the repository itself, as it
+    /// would without a mirror (and reports that clone's error, if any).
+    pub fn updated(git: &Git, ctx: &Context, repo: &str) -> Option<Mirror> {
+        let storage = ctx.storage.as_deref()?;
+        let root = format!("{}/mirrors", storage.trim_end_matches('/'));
+        let dir = format!("{root}/{:016x}.git", fnv1a(repo.as_bytes()));
+        if std::path::Path::new(&dir).is_dir() {
+            return Self::fetch(git, dir, repo);
+        }
+        if let Err(e) = std::fs::create_dir_all(&root) {
+            log::warn(format!("no mirror: creating {root}: {e}"));
+            return None;
+        }
+        // Made beside its place and moved there whole: a mirror is complete
+        // or absent, also after a run that died mid-clone.
+        let partial = format!("{root}/.partial-{}", safe_name(&ctx.run_id));
+        let _ = std::fs::remove_dir_all(&partial);
+        if let Err(e) = git.run(
+            &root,
+            &["clone", "--quiet", "--mirror", "--", repo, &partial],
+        ) {
+            let _ = std::fs::remove_dir_all(&partial);
+            log::warn(format!("no mirror of {repo}: {}", e.message));
+            return None;
+        }
+        if std::fs::rename(&partial, &dir).is_err() {
+            // Another start made it meanwhile: it is as fresh as ours.
+            let _ = std::fs::remove_dir_all(&partial);
+        }
+        log::info(format!("made a mirror of {repo}"));
+        Some(Mirror { dir })
+    }
+
+    fn fetch(git: &Git, dir: String, repo: &str) -> Option<Mirror> {
+        // The name is a hash of the URL: make sure it is this repository's.
+        let url = git
+            .run(&dir, &["config", "--get", "remote.origin.url"])
+            .map(|out| out.stdout_text().trim().to_owned());
+        if url.ok().as_deref() != Some(repo) {
+            log::warn(format!("not using {dir}: it mirrors another repository"));
+            return None;
+        }
+        // A mirror's refspec is `+refs/*:refs/*`: with `--prune` its refs are
+        // the repository's, branches deleted upstream included.
+        match git.run(
+            &dir,
+            &["fetch", "--quiet", "--prune", UPLOAD_PACK, "origin"],
+        ) {
+            Ok(_) => Some(Mirror { dir }),
+            Err(e) => {
+                // A fetch running beside ours holds a ref lock, or the
+                // network failed: a stale mirror must not make a stale clone.
+                log::warn(format!("not using the mirror of {repo}: {}", e.message));
+                None
+            }
+        }
+    }
+}
+
+/// FNV-1a, 64 bits: a stable file name for a repository URL (checked against
+/// the mirror's own URL before use).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
+        (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The run id as a file name: what the runner sent, kept to safe characters.
+fn safe_name(run_id: &str) -> String {
+    run_id
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+        .take(64)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_stable_and_safe() {
+        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+        assert_ne!(fnv1a(b"https://a/b.git"), fnv1a(b"https://a/c.git"));
+        assert_eq!(safe_name("run-1/../x"), "run-1x");
+    }
+}

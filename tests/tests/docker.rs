@@ -196,6 +196,108 @@ async fn every_hook_tolerates_what_already_happened() {
     assert!(err.contains("box") && err.contains("is gone"), "{err}");
 }
 
+/// The container's processes, as `docker top` lists them: "PID COMMAND".
+fn processes_of(name: &str) -> Vec<String> {
+    sh(Path::new("/"), "docker", &["top", name, "-o", "pid,args"])
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_hot_pause_freezes_the_container_with_its_processes_and_a_lost_agent_restarts_it() {
+    if !have(&["docker"]) {
+        return;
+    }
+    let w = World::new();
+    let docker = w.host.load(&plug("plugs/docker")).await.unwrap();
+    assert!(docker.info.keeps_processes);
+    let config = json!({ "image": agent_image() });
+    let session = format!("hot-{}", std::process::id());
+    let plug_setup = setup("box", &docker, config, allow_docker(), Limits::default());
+    let name = format!("blaise-box-{session}");
+    let resume = |kept: bool| {
+        let run = w.run(&session, RunKind::Resume);
+        std::sync::Arc::new(blaise_runner::host::RunInfo {
+            session_id: run.session_id.clone(),
+            run_id: run.run_id.clone(),
+            run_kind: run.run_kind,
+            processes_kept: kept,
+            workspace: run.workspace.clone(),
+            plug_storage: run.plug_storage.clone(),
+            state: run.state.clone(),
+        })
+    };
+    let hot = PauseInfo {
+        reason: "idle".into(),
+        may_resume: true,
+        keep_processes: true,
+    };
+
+    // The "agent": a process started in the container, as `docker exec` does.
+    let mut run = w
+        .instance(plug_setup.clone(), &session, RunKind::Start)
+        .await;
+    run.on_start().await.unwrap();
+    sh(
+        Path::new("/"),
+        "docker",
+        &["exec", "--detach", &name, "sleep", "1234"],
+    );
+    let agent: Vec<String> = processes_of(&name)
+        .into_iter()
+        .filter(|p| p.ends_with("sleep 1234"))
+        .collect();
+    assert_eq!(agent.len(), 1, "{:?}", processes_of(&name));
+
+    // A hot pause freezes it (the cgroup freezer: no CPU), twice is fine.
+    run.on_pause(hot.clone()).await.unwrap();
+    run.on_pause(hot.clone()).await.unwrap();
+    assert_eq!(containers_of(&session), [format!("{name} paused")]);
+    assert_eq!(inspect(&name, "{{.State.Paused}}"), "true");
+    assert!(processes_of(&name).contains(&agent[0]), "kept while frozen");
+
+    // The resume that continues it thaws the same process.
+    let mut run = blaise_runner::host::PlugInstance::new(&w.host, plug_setup.clone(), resume(true))
+        .await
+        .unwrap();
+    run.on_resume().await.unwrap();
+    assert_eq!(containers_of(&session), [format!("{name} running")]);
+    assert!(
+        processes_of(&name).contains(&agent[0]),
+        "the same agent runs on"
+    );
+
+    // Hot again, but the agent is lost (a runner restart): the resume is
+    // cold, and the stale process frozen in the container is ended.
+    run.on_pause(hot.clone()).await.unwrap();
+    let mut run =
+        blaise_runner::host::PlugInstance::new(&w.host, plug_setup.clone(), resume(false))
+            .await
+            .unwrap();
+    run.on_resume().await.unwrap();
+    assert_eq!(containers_of(&session), [format!("{name} running")]);
+    assert!(
+        !processes_of(&name)
+            .iter()
+            .any(|p| p.ends_with("sleep 1234")),
+        "{:?}",
+        processes_of(&name)
+    );
+    sh(Path::new("/"), "docker", &["exec", &name, "true"]);
+
+    // A container kept frozen is torn down like any other.
+    run.on_pause(hot).await.unwrap();
+    run.on_teardown(TeardownInfo {
+        reason: "expired".into(),
+        right_after_pause: true,
+    })
+    .await
+    .unwrap();
+    assert_eq!(containers_of(&session), Vec::<String>::new());
+}
+
 #[tokio::test]
 async fn bad_config_fails_on_start_naming_the_plug_and_the_field() {
     if !have(&["docker"]) {

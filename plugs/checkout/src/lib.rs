@@ -24,6 +24,8 @@ impl Plug for Checkout {
             .description("Clones the session's repository into its workspace; fetches on resume; removes it on teardown")
             .stateful(false)
             .can_resume(true)
+            // Nothing of it runs the agent: a hot pause leaves the clone as it is.
+            .keeps_processes(true)
             .config::<config::Config>()
             .exec(&["git"])
             .secrets(&[git::TOKEN_SECRET])

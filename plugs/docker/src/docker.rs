@@ -54,17 +54,17 @@ impl Docker {
         }
     }
 
-    /// Whether the container exists, and if so whether it runs.
-    pub fn state(&self, name: &str) -> Result<Option<bool>, PlugError> {
+    /// Whether the container exists, and if so what it is doing.
+    pub fn state(&self, name: &str) -> Result<Option<State>, PlugError> {
         let out = self.output(&strings(&[
             "container",
             "inspect",
             "--format",
-            "{{.State.Running}}",
+            "{{.State.Status}}",
             name,
         ]))?;
         if out.success() {
-            Ok(Some(out.stdout_text().trim() == "true"))
+            Ok(Some(State::from_status(out.stdout_text().trim())))
         } else if is_missing(&out.stderr_text()) {
             Ok(None)
         } else {
@@ -76,6 +76,44 @@ impl Docker {
     }
 }
 
+/// What a container is doing, as far as the plug cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    /// Its processes run (`running`, `restarting`).
+    Running,
+    /// Its processes are frozen (`docker pause`): kept across a hot pause.
+    Paused,
+    /// Nothing runs in it (`created`, `exited`, `dead`, …).
+    Stopped,
+}
+
+impl State {
+    /// From `{{.State.Status}}`. (`{{.State.Running}}` is also true for a
+    /// paused container, into which nothing can be exec'd.)
+    pub fn from_status(status: &str) -> State {
+        match status {
+            "running" | "restarting" => State::Running,
+            "paused" => State::Paused,
+            _ => State::Stopped,
+        }
+    }
+}
+
 pub fn strings(words: &[&str]) -> Vec<String> {
     words.iter().map(|w| w.to_string()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::State;
+
+    #[test]
+    fn a_paused_container_is_neither_running_nor_stopped() {
+        assert_eq!(State::from_status("paused"), State::Paused);
+        assert_eq!(State::from_status("running"), State::Running);
+        assert_eq!(State::from_status("restarting"), State::Running);
+        for stopped in ["created", "exited", "dead", "removing"] {
+            assert_eq!(State::from_status(stopped), State::Stopped);
+        }
+    }
 }

@@ -11,7 +11,7 @@ mod docker;
 use blaise_plug::{Context, Contribution, PauseInfo, Plug, PlugError, PlugInfo, TeardownInfo, log};
 
 use config::{Config, Network};
-use docker::{Docker, is_missing, strings};
+use docker::{Docker, State, is_missing, strings};
 
 struct DockerPlug;
 
@@ -22,6 +22,8 @@ impl Plug for DockerPlug {
             .description("A container per session, named from the session id, with the workspace mounted; the agent runs inside it")
             .stateful(false)
             .can_resume(true)
+            // A hot pause freezes the container (`docker pause`) instead of stopping it.
+            .keeps_processes(true)
             .config::<config::Config>()
             .exec(&["docker", "blaise-egress"])
             .build()
@@ -33,8 +35,11 @@ impl Plug for DockerPlug {
         let name = container_name(ctx);
         match docker.state(&name)? {
             // A start that was interrupted after creating it: same session, same container.
-            Some(true) => log::info(format!("reusing the running container {name}")),
-            Some(false) => {
+            Some(State::Running) => log::info(format!("reusing the running container {name}")),
+            Some(State::Paused) => {
+                docker.run(&strings(&["unpause", &name]))?;
+            }
+            Some(State::Stopped) => {
                 docker.run(&strings(&["start", &name]))?;
             }
             None => {
@@ -60,10 +65,25 @@ impl Plug for DockerPlug {
                     "container {name} is gone: the environment cannot be resumed"
                 )));
             }
-            Some(false) => {
+            Some(State::Stopped) => {
                 docker.run(&strings(&["start", &name]))?;
             }
-            Some(true) => {}
+            // Frozen at a hot pause, and the agent in it is continued.
+            Some(State::Paused) if ctx.processes_kept => {
+                docker.run(&strings(&["unpause", &name]))?;
+            }
+            Some(State::Paused) => {
+                // Frozen at a hot pause whose agent was lost: what is frozen
+                // in the container is stale. A restart ends it; the container
+                // (and the workspace) keep their files.
+                log::info(format!(
+                    "container {name} was kept frozen for an agent that is gone: restarting it"
+                ));
+                docker.run(&strings(&["unpause", &name]))?;
+                let timeout = config.stop_timeout.to_string();
+                docker.run(&strings(&["restart", "--time", &timeout, &name]))?;
+            }
+            Some(State::Running) => {}
         }
         launch(&docker, &config, &name)
     }
@@ -77,12 +97,23 @@ impl Plug for DockerPlug {
         let docker = Docker::new(config.host.as_deref());
         let name = container_name(ctx);
         let timeout = config.stop_timeout.to_string();
-        let out = docker.output(&strings(&["stop", "--time", &timeout, &name]))?;
+        // A hot pause keeps the agent in the container alive: frozen (no
+        // CPU) rather than stopped.
+        let args = if info.keep_processes {
+            strings(&["pause", &name])
+        } else {
+            strings(&["stop", "--time", &timeout, &name])
+        };
+        let out = docker.output(&args)?;
         if !out.success() {
             let why = out.stderr_text();
+            if info.keep_processes && why.contains("is already paused") {
+                return Ok(());
+            }
             if !is_missing(&why) {
                 return Err(PlugError::new(format!(
-                    "`docker stop {name}` failed: {}",
+                    "`docker {} {name}` failed: {}",
+                    args[0],
                     why.trim()
                 )));
             }

@@ -37,6 +37,8 @@ impl Plug for Redaction {
             .description("Masks secrets (cloud keys, VCS and API tokens, private keys, JWTs, connection-string passwords, secrets hidden by JSON, URL or base64 encoding, your literals and patterns) in every transcript entry")
             .stateful(false)
             .can_resume(true)
+            // It only filters text: a hot pause changes nothing for it.
+            .keeps_processes(true)
             .config::<Config>()
             .build()
     }

@@ -34,6 +34,9 @@ impl Plug for Sandbox {
             .description("Wraps the agent in bubblewrap: read-only system, writable workspace, a private home kept across pauses, no network by default")
             .stateful(true)
             .can_resume(true)
+            // It does nothing at a pause: a hot pause keeps the sandboxed agent
+            // (bubblewrap and what runs in it) frozen with the agent.
+            .keeps_processes(true)
             .config::<config::Config>()
             .exec(&["bwrap", "blaise-egress"])
             .storage(true)

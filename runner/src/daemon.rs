@@ -17,6 +17,7 @@ use crate::host::PlugHost;
 use crate::metrics::RunnerMetrics;
 use crate::protocol::{Client, EnvironmentLeft, FailedPhase, PROTOCOL_VERSION, ReportBody};
 use crate::run::report_once;
+use crate::tasks::AbortOnDrop;
 
 /// The program started for each run (default: this binary, `run-one`): for
 /// packaging the runner, and for tests of what happens when it cannot start.
@@ -461,11 +462,19 @@ async fn prepare_run(
     } else {
         ConfigCheck::Check
     };
+    // The assignment is read while the plugs load (the round trip to Blaise
+    // overlaps their compile-cache loads and `describe` calls).
+    let mut assignment = {
+        let (client, run_id, instance) =
+            (client.clone(), run_id.to_owned(), options.instance.clone());
+        AbortOnDrop::spawn(async move { accept(&client, &run_id, &instance).await })
+    };
     let plugs = resolve_with(&file, &host, config_check)
         .await
         .map_err(|e| anyhow!("{e}"))?;
-    let assignment = accept(client, run_id, &options.instance)
+    let assignment = (&mut assignment.0)
         .await
+        .context("reading the assignment")?
         .with_context(|| format!("reading the assignment of run {run_id}"))?;
     Ok(crate::run::RunContext {
         client: client.clone(),

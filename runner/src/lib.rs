@@ -17,6 +17,7 @@ pub mod metrics;
 pub mod protocol;
 pub mod run;
 pub mod state_store;
+pub mod tasks;
 
 /// The plug host (crate `blaise-host`), and the parts of it the runner's
 /// modules use by their old names.

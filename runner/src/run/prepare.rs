@@ -13,6 +13,7 @@ use crate::host::bindings::RunKind;
 use crate::host::{HookError, RunInfo};
 use crate::protocol::{ReportBody, RunKind as WireKind};
 use crate::state_store::ControlStateStore;
+use crate::tasks::AbortOnDrop;
 
 pub struct Prepared {
     pub chain: PlugChain,
@@ -41,6 +42,18 @@ pub async fn prepare(
         .into_iter()
         .map(String::from)
         .collect();
+    let state = Arc::new(ControlStateStore::new(
+        ctx.client.clone(),
+        &a.run_id,
+        &a.session_id,
+        lost.clone(),
+    ));
+    // The plugs' state is read once per run: fetched while the report below
+    // is on its way, not after it.
+    let _prefetch = (!ctx.plugs.is_empty()).then(|| {
+        let state = state.clone();
+        AbortOnDrop::spawn(async move { state.prefetch().await })
+    });
     // Every run tells Blaise whether its plugs can resume, and which plugs
     // make up the chain now (records of removed plugs become "owned by nothing").
     reporter
@@ -66,12 +79,7 @@ pub async fn prepare(
         processes_kept: false,
         workspace: workspace.clone(),
         plug_storage: ctx.data_dir.join("plug-storage"),
-        state: Arc::new(ControlStateStore::new(
-            ctx.client.clone(),
-            &a.run_id,
-            &a.session_id,
-            lost.clone(),
-        )),
+        state,
     });
     let setups: Vec<_> = ctx.plugs.iter().map(|p| p.setup.clone()).collect();
     let chain = PlugChain::new(&ctx.host, &setups, run)

@@ -41,6 +41,12 @@ impl ControlStateStore {
         }
     }
 
+    /// Fetches the records now, ahead of the first `load`. A failure is left
+    /// for that `load` to meet (it fetches again).
+    pub async fn prefetch(&self) {
+        let _ = self.records().await;
+    }
+
     async fn records(
         &self,
     ) -> Result<tokio::sync::MutexGuard<'_, Option<HashMap<String, PlugState>>>, StateError> {

@@ -5,13 +5,11 @@
 //! hot pause reaches only chains whose every plug keeps processes. Real
 //! wasmtime, real compiled plugs.
 
-use std::sync::Arc;
-
 use blaise_runner::chain::PlugChain;
 use blaise_runner::host::bindings::{EntryKind, PauseInfo, RunKind, TeardownInfo, TranscriptEntry};
 use blaise_runner::host::contract::{self, Version};
 use blaise_runner::host::grants::SecretSource;
-use blaise_runner::host::{Allow, Limits, RunInfo};
+use blaise_runner::host::{Allow, Limits};
 use blaise_tests::{World, setup};
 use serde_json::json;
 
@@ -46,19 +44,6 @@ fn hot_pause() -> PauseInfo {
         may_resume: true,
         keep_processes: true,
     }
-}
-
-fn resumed_after_hot_pause(w: &World, session: &str) -> Arc<RunInfo> {
-    let run = w.run(session, RunKind::Resume);
-    Arc::new(RunInfo {
-        session_id: run.session_id.clone(),
-        run_id: run.run_id.clone(),
-        run_kind: run.run_kind,
-        processes_kept: true,
-        workspace: run.workspace.clone(),
-        plug_storage: run.plug_storage.clone(),
-        state: run.state.clone(),
-    })
 }
 
 #[tokio::test]
@@ -144,7 +129,7 @@ async fn a_plug_built_for_contract_0_2_runs_every_hook_and_import_through_the_ad
 
     // The resume run: its state from the start run, and a plug error with
     // its field carried back.
-    let mut chain = PlugChain::new(&w.host, &setups, resumed_after_hot_pause(&w, "s1"))
+    let mut chain = PlugChain::new(&w.host, &setups, w.resume_run("s1", true))
         .await
         .unwrap();
     let launch = chain.resume().await.unwrap();
@@ -231,7 +216,7 @@ async fn a_hot_pause_reaches_plugs_only_when_every_plug_of_the_chain_keeps_proce
     assert!(chain.cannot_keep_processes().is_empty());
     chain.start().await.unwrap();
     assert!(chain.pause(&hot_pause()).await.is_empty());
-    let mut chain = PlugChain::new(&w.host, &both, resumed_after_hot_pause(&w, "hot"))
+    let mut chain = PlugChain::new(&w.host, &both, w.resume_run("hot", true))
         .await
         .unwrap();
     chain.resume().await.unwrap();

@@ -217,18 +217,6 @@ async fn a_hot_pause_freezes_the_container_with_its_processes_and_a_lost_agent_r
     let session = format!("hot-{}", std::process::id());
     let plug_setup = setup("box", &docker, config, allow_docker(), Limits::default());
     let name = format!("blaise-box-{session}");
-    let resume = |kept: bool| {
-        let run = w.run(&session, RunKind::Resume);
-        std::sync::Arc::new(blaise_runner::host::RunInfo {
-            session_id: run.session_id.clone(),
-            run_id: run.run_id.clone(),
-            run_kind: run.run_kind,
-            processes_kept: kept,
-            workspace: run.workspace.clone(),
-            plug_storage: run.plug_storage.clone(),
-            state: run.state.clone(),
-        })
-    };
     let hot = PauseInfo {
         reason: "idle".into(),
         may_resume: true,
@@ -259,9 +247,13 @@ async fn a_hot_pause_freezes_the_container_with_its_processes_and_a_lost_agent_r
     assert!(processes_of(&name).contains(&agent[0]), "kept while frozen");
 
     // The resume that continues it thaws the same process.
-    let mut run = blaise_runner::host::PlugInstance::new(&w.host, plug_setup.clone(), resume(true))
-        .await
-        .unwrap();
+    let mut run = blaise_runner::host::PlugInstance::new(
+        &w.host,
+        plug_setup.clone(),
+        w.resume_run(&session, true),
+    )
+    .await
+    .unwrap();
     run.on_resume().await.unwrap();
     assert_eq!(containers_of(&session), [format!("{name} running")]);
     assert!(
@@ -272,10 +264,13 @@ async fn a_hot_pause_freezes_the_container_with_its_processes_and_a_lost_agent_r
     // Hot again, but the agent is lost (a runner restart): the resume is
     // cold, and the stale process frozen in the container is ended.
     run.on_pause(hot.clone()).await.unwrap();
-    let mut run =
-        blaise_runner::host::PlugInstance::new(&w.host, plug_setup.clone(), resume(false))
-            .await
-            .unwrap();
+    let mut run = blaise_runner::host::PlugInstance::new(
+        &w.host,
+        plug_setup.clone(),
+        w.resume_run(&session, false),
+    )
+    .await
+    .unwrap();
     run.on_resume().await.unwrap();
     assert_eq!(containers_of(&session), [format!("{name} running")]);
     assert!(

@@ -321,14 +321,19 @@ fn plug_test_pauses_hot_only_a_plug_that_keeps_processes() {
         "only the resume right after the hot pause is told processes were kept: {report:#}"
     );
 
-    // The redaction plug does not say it keeps processes: a hot pause of it
-    // is a mistake in the script, said as such.
+    // A plug built for contract 0.2.0 never says it keeps processes: a hot
+    // pause of it is a mistake in the script, said as such.
     std::fs::write(
         &script,
         "steps: [start, { pause: { keep_processes: true } }]\n",
     )
     .unwrap();
-    let out = run(&redaction_wasm());
+    let older = blaise_runner::build::build_plug(
+        &root().join("tests/plugs/older-contract"),
+        Some(&root().join("target/plugs")),
+    )
+    .expect("building the older-contract plug");
+    let out = run(&older);
     let stdout = text(&out.stdout);
     assert!(!out.status.success(), "{stdout}");
     assert!(

@@ -6,6 +6,8 @@ wasmtime::component::bindgen!({
     world: "plug",
     imports: { default: async },
     exports: { default: async },
+    // A plug's `describe` answer is kept beside its compiled artifact.
+    additional_derives: [serde::Serialize, serde::Deserialize],
 });
 
 pub use blaise::plug::types::{

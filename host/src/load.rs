@@ -1,5 +1,6 @@
 //! Loading a plug: read the component, check its contract version, compile it
-//! (or take it from the compile cache), pre-link it, and ask it to describe itself.
+//! (or take it from the compile cache), pre-link it, and ask it to describe
+//! itself (or take the answer it gave this runner before).
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
@@ -30,6 +31,9 @@ pub struct LoadedPlug {
     pub imports: Vec<String>,
     /// Whether it came from the compile cache.
     pub origin: Origin,
+    /// Whether its `info` is the answer it gave this runner before
+    /// ([`Origin::Cache`]) or the one it gave now ([`Origin::Compiled`]).
+    pub info_origin: Origin,
     pub(crate) pre: Pre,
 }
 
@@ -40,7 +44,7 @@ impl PlugHost {
     }
 
     /// Loads a plug, running its `describe` under `limits` (the deadline and
-    /// memory cap `blaise.yml` gives it).
+    /// memory cap `blaise.yml` gives it) unless it answered before.
     ///
     /// A file this runner read before and that has not changed since is
     /// neither read nor hashed again: its recorded sha256 names its compiled
@@ -95,7 +99,8 @@ impl PlugHost {
         self.loaded(component, origin, sha256, source, limits).await
     }
 
-    /// A compiled component, checked, pre-linked and described.
+    /// A compiled component, checked, pre-linked and described (a plug's
+    /// answer to `describe` is kept with its compiled artifact).
     async fn loaded(
         &self,
         component: Component,
@@ -110,10 +115,17 @@ impl PlugHost {
         })?;
         let pre = Pre::new(pre, plug_contract)
             .map_err(|e| HostError::Link(format!("{}: {e:#}", source.display())))?;
-        let info = self
-            .describe(&pre, limits)
-            .await
-            .map_err(|e| HostError::Describe(format!("{}: {e}", source.display())))?;
+        let (info, info_origin) = match self.cache.description(&sha256) {
+            Some(info) => (info, Origin::Cache),
+            None => {
+                let info = self
+                    .describe(&pre, limits)
+                    .await
+                    .map_err(|e| HostError::Describe(format!("{}: {e}", source.display())))?;
+                self.cache.remember_description(&sha256, &info);
+                (info, Origin::Compiled)
+            }
+        };
         Ok(Arc::new(LoadedPlug {
             source: source.to_path_buf(),
             sha256,
@@ -121,6 +133,7 @@ impl PlugHost {
             info,
             imports,
             origin,
+            info_origin,
             pre,
         }))
     }

@@ -88,6 +88,70 @@ async fn a_plug_file_is_read_again_only_when_it_changed() {
     assert_eq!((&back.sha256, back.origin), (&first.sha256, Origin::Cache));
 }
 
+/// The plug's answers to `describe` kept in the compile cache.
+fn descriptions(cache: &std::path::Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(cache.join("compiled"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().contains(".describe-"))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_plug_is_asked_what_it_is_once_and_only_a_kept_answer_the_runner_wrote_is_trusted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let wasm = plug("plugs/redaction");
+    let first = host_in(&cache).load(&wasm).await.unwrap();
+    assert_eq!(first.info_origin, Origin::Compiled, "asked the first time");
+    let kept = descriptions(&cache);
+    assert_eq!(kept.len(), 1, "its answer is kept beside its artifact");
+    let name = kept[0].file_name().unwrap().to_string_lossy().into_owned();
+    assert!(name.starts_with(&first.sha256), "{name}");
+    let mode = std::fs::metadata(&kept[0]).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "private to the runner's user");
+
+    // A new runner process with the same cache: the same answer, not asked.
+    let again = host_in(&cache).load(&wasm).await.unwrap();
+    assert_eq!(again.info_origin, Origin::Cache);
+    let answer = |p: &blaise_runner::host::LoadedPlug| serde_json::to_value(&p.info).unwrap();
+    assert_eq!(answer(&again), answer(&first));
+
+    // An answer others could have written is not believed: the plug is asked again.
+    std::fs::set_permissions(&kept[0], std::fs::Permissions::from_mode(0o666)).unwrap();
+    let p = host_in(&cache).load(&wasm).await.unwrap();
+    assert_eq!(p.info_origin, Origin::Compiled);
+    assert_eq!(answer(&p), answer(&first));
+    let mode = std::fs::metadata(&kept[0]).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "written again, privately");
+
+    // Nor one that no longer reads (another build's record, a torn write).
+    std::fs::write(&kept[0], b"{\"name\": \"redaction\"").unwrap();
+    let p = host_in(&cache).load(&wasm).await.unwrap();
+    assert_eq!(p.info_origin, Origin::Compiled);
+    assert_eq!(answer(&p), answer(&first));
+    assert_eq!(
+        host_in(&cache).load(&wasm).await.unwrap().info_origin,
+        Origin::Cache
+    );
+
+    // A plug whose `describe` fails leaves no answer: it is asked (and fails) every time.
+    let slow = plug("tests/plugs/slow-describe");
+    let limits = Limits {
+        hook_deadline: std::time::Duration::from_millis(200),
+        ..Limits::default()
+    };
+    for _ in 0..2 {
+        let err = host_in(&cache)
+            .load_with(&slow, limits)
+            .await
+            .err()
+            .expect("its describe never answers");
+        assert!(err.to_string().contains("describe"), "{err}");
+    }
+    assert_eq!(descriptions(&cache).len(), 1, "only the redaction plug's");
+}
+
 #[tokio::test]
 async fn an_artifact_the_runner_did_not_write_is_never_loaded() {
     let tmp = tempfile::tempdir().unwrap();

@@ -55,35 +55,47 @@ pub async fn prepare(
         AbortOnDrop::spawn(async move { state.prefetch().await })
     });
     // Every run tells Blaise whether its plugs can resume, and which plugs
-    // make up the chain now (records of removed plugs become "owned by nothing").
-    reporter
-        .send(ReportBody::PlugsCanResume {
-            can_resume: cannot.is_empty(),
-            plugs_that_cannot: cannot,
-            chain: Some(chain_ids),
-        })
-        .await
-        .map_err(PrepareError::Report)?;
-
-    let workspace =
-        workspace::ensure(&ctx.data_dir, &a.environment_id).map_err(PrepareError::Workspace)?;
-    let run = Arc::new(RunInfo {
-        session_id: a.session_id.clone(),
-        run_id: a.run_id.clone(),
-        run_kind: match a.kind {
-            WireKind::Start => RunKind::Start,
-            WireKind::Resume => RunKind::Resume,
-            WireKind::Teardown => RunKind::Teardown,
-        },
-        // Every resume is cold until the runner keeps agents across a pause.
-        processes_kept: false,
-        workspace: workspace.clone(),
-        plug_storage: ctx.data_dir.join("plug-storage"),
-        state,
+    // make up the chain now (records of removed plugs become "owned by
+    // nothing"). The plugs are instantiated while the report is on its way:
+    // instantiating runs no hook, and nothing of it outlives the run.
+    let report = reporter.send(ReportBody::PlugsCanResume {
+        can_resume: cannot.is_empty(),
+        plugs_that_cannot: cannot,
+        chain: Some(chain_ids),
     });
-    let setups: Vec<_> = ctx.plugs.iter().map(|p| p.setup.clone()).collect();
-    let chain = PlugChain::new(&ctx.host, &setups, run)
-        .await
-        .map_err(PrepareError::Plug)?;
-    Ok(Prepared { chain, workspace })
+    let workspace_dir = workspace::path(&ctx.data_dir, &a.environment_id);
+    let existed = workspace_dir.exists();
+    let ready = async {
+        let workspace =
+            workspace::ensure(&ctx.data_dir, &a.environment_id).map_err(PrepareError::Workspace)?;
+        let run = Arc::new(RunInfo {
+            session_id: a.session_id.clone(),
+            run_id: a.run_id.clone(),
+            run_kind: match a.kind {
+                WireKind::Start => RunKind::Start,
+                WireKind::Resume => RunKind::Resume,
+                WireKind::Teardown => RunKind::Teardown,
+            },
+            // Every resume is cold until the runner keeps agents across a pause.
+            processes_kept: false,
+            workspace: workspace.clone(),
+            plug_storage: ctx.data_dir.join("plug-storage"),
+            state,
+        });
+        let setups: Vec<_> = ctx.plugs.iter().map(|p| p.setup.clone()).collect();
+        let chain = PlugChain::new(&ctx.host, &setups, run)
+            .await
+            .map_err(PrepareError::Plug)?;
+        Ok(Prepared { chain, workspace })
+    };
+    let (reported, ready) = tokio::join!(report, ready);
+    if let Err(e) = reported {
+        // The run ends here: a workspace it made is not left behind (it is
+        // empty: no hook ran).
+        if !existed {
+            let _ = std::fs::remove_dir(&workspace_dir);
+        }
+        return Err(PrepareError::Report(e));
+    }
+    ready
 }

@@ -63,15 +63,6 @@ fn big_repo(dir: &Path) {
     git(dir, &["gc", "--quiet"]);
 }
 
-fn field(line: &str, name: &str) -> Option<f64> {
-    line.split(&format!("{name}="))
-        .nth(1)?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
-}
-
 /// Milliseconds from accepted to spawned of each of `SESSIONS` start runs.
 async fn start_runs(repo_url: &str, storage: bool) -> Vec<f64> {
     let s = Stage::new(settings(600_000, IdlePolicy::Pause)).await;
@@ -85,25 +76,12 @@ async fn start_runs(repo_url: &str, storage: bool) -> Vec<f64> {
     let runner = s.runner("bench");
     runner.wait_for_stderr("connected to Blaise", MINUTE).await;
     for i in 0..SESSIONS {
-        let id = s
-            .blaise
-            .new_session("script", &format!("say run {i}"))
-            .await;
-        s.blaise
-            .wait_for_text(&id, &format!("agent_message: run {i}"), MINUTE)
-            .await;
-        s.blaise.close(&id).await.unwrap();
-        s.blaise
-            .wait_for(&id, "teardown", MINUTE, |v| {
-                v["environment"]["state"] == "torn_down"
-            })
-            .await;
+        s.blaise.session_to_teardown(i).await;
     }
     let samples = runner
-        .stderr()
-        .lines()
-        .filter(|l| l.contains("launching the agent"))
-        .filter_map(|l| Some(field(l, "host_overhead_us")? / 1e3))
+        .launch_fields(&["host_overhead_us"])
+        .into_iter()
+        .map(|f| f[0] / 1e3)
         .collect();
     runner.stop().await;
     samples

@@ -50,27 +50,13 @@ async fn with_runner<T>(plugs: &str, work: impl AsyncFnOnce(&Blaise, &Runner) ->
     out
 }
 
-/// One start run on `b`: a session opened, answered, closed and torn down.
-async fn one_start(b: &Blaise, i: usize) {
-    let id = b.new_session("script", &format!("say run {i}")).await;
-    b.wait_for_text(&id, &format!("agent_message: run {i}"), MINUTE)
-        .await;
-    b.close(&id).await.unwrap();
-    b.wait_for(&id, "teardown", MINUTE, |v| {
-        v["environment"]["state"] == "torn_down"
-    })
-    .await;
-}
-
 /// The host overheads (accepted → agent spawned, ms, sorted) that a runner's
 /// start runs logged.
 fn overheads(runner: &Runner) -> Vec<f64> {
     let mut samples: Vec<f64> = runner
-        .stderr()
-        .lines()
-        .filter_map(|l| l.split("host_overhead_us=").nth(1))
-        .filter_map(|v| v.split_whitespace().next()?.parse::<f64>().ok())
-        .map(|us| us / 1000.0)
+        .launch_fields(&["host_overhead_us"])
+        .into_iter()
+        .map(|f| f[0] / 1000.0)
         .collect();
     samples.sort_by(f64::total_cmp);
     samples
@@ -83,8 +69,8 @@ async fn start_overheads(plugs: &str, n: usize) -> (Vec<f64>, Vec<f64>) {
     with_runner("  []\n", async |bare: &Blaise, bare_runner: &Runner| {
         with_runner(plugs, async |with: &Blaise, with_runner: &Runner| {
             for i in 0..n {
-                one_start(bare, i).await;
-                one_start(with, i).await;
+                bare.session_to_teardown(i).await;
+                with.session_to_teardown(i).await;
             }
             (overheads(bare_runner), overheads(with_runner))
         })

@@ -13,6 +13,9 @@ use serde_json::{Value, json};
 
 use crate::root;
 
+/// How long a bench's session may take to answer or be torn down.
+const MINUTE: Duration = Duration::from_secs(60);
+
 /// The control plane's limits, short enough for tests.
 pub fn quick_config() -> Config {
     Config {
@@ -54,6 +57,19 @@ impl std::ops::Deref for Blaise {
 impl Blaise {
     pub async fn start(db: &Path, config: Config) -> Blaise {
         Self::start_with(db, config, Default::default()).await
+    }
+
+    /// One session of the script agent end to end, as the benches time
+    /// start runs: opened with `say run {i}`, answered, closed, torn down.
+    pub async fn session_to_teardown(&self, i: usize) {
+        let id = self.new_session("script", &format!("say run {i}")).await;
+        self.wait_for_text(&id, &format!("agent_message: run {i}"), MINUTE)
+            .await;
+        self.close(&id).await.unwrap();
+        self.wait_for(&id, "teardown", MINUTE, |v| {
+            v["environment"]["state"] == "torn_down"
+        })
+        .await;
     }
 
     /// A control plane that answers for message `sources` too (Linear apps).
@@ -243,6 +259,16 @@ impl Runner {
         self.stderr.lock().unwrap().clone()
     }
 
+    /// The numeric fields `names` (`name=value`) of every run's "launching
+    /// the agent" log line so far, one row per run that logged them all.
+    pub fn launch_fields(&self, names: &[&str]) -> Vec<Vec<f64>> {
+        self.stderr()
+            .lines()
+            .filter(|l| l.contains("launching the agent"))
+            .filter_map(|l| names.iter().map(|name| log_field(l, name)).collect())
+            .collect()
+    }
+
     /// Waits until the runner's stderr contains `needle`.
     pub async fn wait_for_stderr(&self, needle: &str, timeout: Duration) -> String {
         let start = Instant::now();
@@ -413,4 +439,14 @@ impl Stage {
         let env = view["environment"]["id"].as_str().expect("an environment");
         self.data.join("workspaces").join(env)
     }
+}
+
+/// The number logged as `name=value` in a log line.
+fn log_field(line: &str, name: &str) -> Option<f64> {
+    line.split(&format!("{name}="))
+        .nth(1)?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }

@@ -9,12 +9,17 @@ use blaise_runner::host::{Allow, Limits, Origin};
 use blaise_tests::{LogCapture, World, host_in, plug, setup};
 use serde_json::json;
 
-fn artifacts(cache: &std::path::Path) -> Vec<std::path::PathBuf> {
+/// The files of the compile cache whose names contain `part`.
+fn cached_files(cache: &std::path::Path, part: &str) -> Vec<std::path::PathBuf> {
     std::fs::read_dir(cache.join("compiled"))
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "cwasm"))
+        .filter(|p| p.file_name().unwrap().to_string_lossy().contains(part))
         .collect()
+}
+
+fn artifacts(cache: &std::path::Path) -> Vec<std::path::PathBuf> {
+    cached_files(cache, ".cwasm")
 }
 
 #[tokio::test]
@@ -90,11 +95,7 @@ async fn a_plug_file_is_read_again_only_when_it_changed() {
 
 /// The plug's answers to `describe` kept in the compile cache.
 fn descriptions(cache: &std::path::Path) -> Vec<std::path::PathBuf> {
-    std::fs::read_dir(cache.join("compiled"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().contains(".describe-"))
-        .collect()
+    cached_files(cache, ".describe-")
 }
 
 #[tokio::test]

@@ -57,7 +57,7 @@ pub async fn prepare(
     // Every run tells Blaise whether its plugs can resume, and which plugs
     // make up the chain now (records of removed plugs become "owned by
     // nothing"). The plugs are instantiated while the report is on its way:
-    // instantiating runs no hook, and nothing of it outlives the run.
+    // instantiating runs no hook.
     let report = reporter.send(ReportBody::PlugsCanResume {
         can_resume: cannot.is_empty(),
         plugs_that_cannot: cannot,
@@ -90,8 +90,8 @@ pub async fn prepare(
     };
     let (reported, ready) = tokio::join!(report, ready);
     if let Err(e) = reported {
-        // The run ends here: a workspace it made is not left behind (it is
-        // empty: no hook ran).
+        // The run ends here: a workspace it made is not left behind (only
+        // an empty one is removed: no hook ran in it).
         if !existed {
             let _ = std::fs::remove_dir(&workspace_dir);
         }

@@ -78,6 +78,7 @@ impl PlugSetup {
 }
 
 /// The run a plug instance serves.
+#[derive(Clone)]
 pub struct RunInfo {
     pub session_id: String,
     pub run_id: String,

@@ -463,7 +463,7 @@ async fn prepare_run(
         ConfigCheck::Check
     };
     // The assignment is read while the plugs load (the round trip to Blaise
-    // overlaps their compile-cache loads and `describe` calls).
+    // overlaps their compile-cache loads).
     let mut assignment = {
         let (client, run_id, instance) =
             (client.clone(), run_id.to_owned(), options.instance.clone());

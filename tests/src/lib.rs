@@ -126,15 +126,9 @@ impl World {
     /// A resume run of `session` that continues (`kept`) or not the agent's
     /// processes kept at a hot pause.
     pub fn resume_run(&self, session: &str, kept: bool) -> Arc<RunInfo> {
-        let run = self.run(session, RunKind::Resume);
         Arc::new(RunInfo {
-            session_id: run.session_id.clone(),
-            run_id: run.run_id.clone(),
-            run_kind: run.run_kind,
             processes_kept: kept,
-            workspace: run.workspace.clone(),
-            plug_storage: run.plug_storage.clone(),
-            state: run.state.clone(),
+            ..(*self.run(session, RunKind::Resume)).clone()
         })
     }
 

@@ -12,6 +12,7 @@ pub mod config;
 pub mod daemon;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod keeper;
 pub mod logging;
 pub mod metrics;
 pub mod protocol;

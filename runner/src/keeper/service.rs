@@ -1,0 +1,417 @@
+//! The daemon's side: [`Keeper`] starts agents for runs, keeps the ones a
+//! paused run hands it (frozen), and hands each to the run that resumes its
+//! session.
+
+use std::collections::HashMap;
+use std::os::fd::{AsFd, OwnedFd};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use tokio::sync::{mpsc, oneshot};
+
+use super::wire::{self, Reply, Request};
+use crate::guard;
+
+/// An agent the keeper holds for a session between runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptAgent {
+    pub session: String,
+    pub pid: u32,
+    /// Resident memory of its process group, in bytes (what capacity counts).
+    pub rss: u64,
+    pub since: Instant,
+}
+
+/// Starts agents for runs and keeps them across pauses. Agents are the
+/// children of a thread of the keeper: when it ends (the keeper is dropped,
+/// or the daemon dies, even by `SIGKILL`), each agent's guard is told
+/// (`PR_SET_PDEATHSIG`) and kills what it guards, frozen or not. A runner
+/// restart therefore resumes every session cold.
+pub struct Keeper {
+    state: Arc<Mutex<State>>,
+    spawner: mpsc::UnboundedSender<Spawn>,
+    /// Dropped with the keeper: its thread ends, and with it every agent.
+    _stop: oneshot::Sender<()>,
+}
+
+#[derive(Default)]
+struct State {
+    agents: HashMap<u32, Record>,
+    /// Which agent is kept for a session.
+    sessions: HashMap<String, u32>,
+    next_connection: u64,
+    connections: HashMap<u64, Arc<OwnedFd>>,
+}
+
+struct Record {
+    /// The connection of the run that has the agent (none while kept).
+    owner: Option<u64>,
+    kept: Option<Kept>,
+}
+
+struct Kept {
+    session: String,
+    since: Instant,
+    /// Its stdin, stdout and stderr, held so that nothing closes meanwhile.
+    _stdio: Vec<OwnedFd>,
+    meta: String,
+}
+
+struct Spawn {
+    argv: Vec<String>,
+    env: Vec<(String, String)>,
+    cwd: OwnedFd,
+    owner: u64,
+    started: oneshot::Sender<Result<(u32, Vec<OwnedFd>), String>>,
+}
+
+impl Keeper {
+    pub fn start() -> std::io::Result<Keeper> {
+        let state = Arc::new(Mutex::new(State::default()));
+        let (spawner, requests) = mpsc::unbounded_channel();
+        let (stop, stopped) = oneshot::channel();
+        let thread_state = state.clone();
+        std::thread::Builder::new()
+            .name("blaise-keeper".into())
+            .spawn(move || spawner_thread(requests, stopped, thread_state))?;
+        Ok(Keeper {
+            state,
+            spawner,
+            _stop: stop,
+        })
+    }
+
+    /// A socket for one run process (its end; it inherits it). The keeper
+    /// serves it until the run closes it; then it kills every agent the run
+    /// started or took and did not hand back to keep.
+    pub fn connect_run(&self) -> std::io::Result<OwnedFd> {
+        let (ours, theirs) = wire::pair()?;
+        let ours = Arc::new(ours);
+        let id = {
+            let mut state = lock(&self.state);
+            state.next_connection += 1;
+            let id = state.next_connection;
+            state.connections.insert(id, ours.clone());
+            id
+        };
+        let state = self.state.clone();
+        let spawner = self.spawner.clone();
+        std::thread::Builder::new()
+            .name("blaise-keeper-run".into())
+            .spawn(move || serve(id, ours, state, spawner))?;
+        Ok(theirs)
+    }
+
+    /// The agents kept now, with the memory they hold.
+    pub fn kept(&self) -> Vec<KeptAgent> {
+        let state = lock(&self.state);
+        let mut kept: Vec<KeptAgent> = state
+            .agents
+            .iter()
+            .filter_map(|(&pid, record)| {
+                let kept = record.kept.as_ref()?;
+                Some(KeptAgent {
+                    session: kept.session.clone(),
+                    pid,
+                    rss: group_rss(pid),
+                    since: kept.since,
+                })
+            })
+            .collect();
+        kept.sort_by(|a, b| a.session.cmp(&b.session));
+        kept
+    }
+
+    /// Lets the agent kept for `session` go (killed with its process group).
+    /// Whether one was kept.
+    pub fn release(&self, session: &str) -> bool {
+        let mut state = lock(&self.state);
+        let Some(pid) = state.sessions.remove(session) else {
+            return false;
+        };
+        if let Some(record) = state.agents.get_mut(&pid) {
+            record.kept = None;
+        }
+        kill_group(pid, libc::SIGKILL);
+        true
+    }
+}
+
+/// One run's connection, until the run closes it.
+fn serve(
+    id: u64,
+    socket: Arc<OwnedFd>,
+    state: Arc<Mutex<State>>,
+    spawner: mpsc::UnboundedSender<Spawn>,
+) {
+    loop {
+        let (request, fds): (Request, Vec<OwnedFd>) = match wire::recv(socket.as_fd()) {
+            Ok(Some(message)) => message,
+            Ok(None) => break,
+            Err(e) => {
+                tracing::warn!("the keeper could not read a run's request: {e}");
+                break;
+            }
+        };
+        let (reply, out) = match request {
+            Request::Spawn { argv, env } => {
+                let Some(cwd) = fds.into_iter().next() else {
+                    let why = "no working directory came with the request".to_string();
+                    let _ = wire::send(socket.as_fd(), &Reply::Refused { why }, &[]);
+                    continue;
+                };
+                let (started, answer) = oneshot::channel();
+                let spawn = Spawn {
+                    argv,
+                    env,
+                    cwd,
+                    owner: id,
+                    started,
+                };
+                let result = match spawner.send(spawn) {
+                    Ok(()) => answer
+                        .blocking_recv()
+                        .unwrap_or_else(|_| Err("the keeper is stopping".into())),
+                    Err(_) => Err("the keeper is stopping".into()),
+                };
+                match result {
+                    Ok((pid, stdio)) => (Reply::Spawned { pid }, stdio),
+                    Err(why) => (Reply::Refused { why }, Vec::new()),
+                }
+            }
+            Request::Keep { session, pid, meta } => {
+                (keep(&state, id, session, pid, meta, fds), Vec::new())
+            }
+            Request::Take { session } => take(&state, id, &session),
+        };
+        let borrowed: Vec<_> = out.iter().map(|fd| fd.as_fd()).collect();
+        if let Err(e) = wire::send(socket.as_fd(), &reply, &borrowed) {
+            tracing::warn!("the keeper could not answer a run: {e}");
+            break;
+        }
+    }
+    // The run is over: what it still has goes with it, as an agent started by
+    // the run itself would.
+    let mut state = lock(&state);
+    state.connections.remove(&id);
+    for (&pid, record) in state.agents.iter_mut() {
+        if record.owner == Some(id) {
+            record.owner = None;
+            kill_group(pid, libc::SIGKILL);
+        }
+    }
+}
+
+fn keep(
+    state: &Mutex<State>,
+    connection: u64,
+    session: String,
+    pid: u32,
+    meta: String,
+    stdio: Vec<OwnedFd>,
+) -> Reply {
+    let mut state = lock(state);
+    let refused = |why: &str| Reply::Refused { why: why.into() };
+    if stdio.len() != 3 {
+        return refused("the agent's stdin, stdout and stderr must come with it");
+    }
+    match state.agents.get(&pid) {
+        Some(record) if record.owner == Some(connection) => {}
+        _ => return refused("this run has no such agent (it exited, or it is not the run's)"),
+    }
+    // Frozen: the whole group stops, then the guard alone goes on, so that it
+    // still kills what it guards when the runner dies.
+    kill_group(pid, libc::SIGSTOP);
+    signal(pid, libc::SIGCONT);
+    if let Some(older) = state.sessions.insert(session.clone(), pid)
+        && older != pid
+    {
+        if let Some(record) = state.agents.get_mut(&older) {
+            record.kept = None;
+        }
+        kill_group(older, libc::SIGKILL);
+    }
+    let record = state.agents.get_mut(&pid).expect("checked above");
+    record.owner = None;
+    record.kept = Some(Kept {
+        session,
+        since: Instant::now(),
+        _stdio: stdio,
+        meta,
+    });
+    Reply::Kept
+}
+
+fn take(state: &Mutex<State>, connection: u64, session: &str) -> (Reply, Vec<OwnedFd>) {
+    let mut state = lock(state);
+    let Some(pid) = state.sessions.remove(session) else {
+        let why = "no agent is kept for the session".to_string();
+        return (Reply::Refused { why }, Vec::new());
+    };
+    let Some(record) = state.agents.get_mut(&pid) else {
+        let why = "the kept agent exited".to_string();
+        return (Reply::Refused { why }, Vec::new());
+    };
+    let Some(kept) = record.kept.take() else {
+        let why = "the kept agent was let go".to_string();
+        return (Reply::Refused { why }, Vec::new());
+    };
+    record.owner = Some(connection);
+    (
+        Reply::Taken {
+            pid,
+            meta: kept.meta,
+        },
+        kept._stdio,
+    )
+}
+
+/// The thread whose children the agents are (see [`Keeper`]): it must live
+/// as long as the keeper, which is why agents are not started from the
+/// threads that serve runs.
+fn spawner_thread(
+    mut requests: mpsc::UnboundedReceiver<Spawn>,
+    mut stopped: oneshot::Receiver<()>,
+    state: Arc<Mutex<State>>,
+) {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            tracing::error!("the keeper cannot start: {e}");
+            return;
+        }
+    };
+    runtime.block_on(async move {
+        loop {
+            let spawn = tokio::select! {
+                Some(spawn) = requests.recv() => spawn,
+                _ = &mut stopped => break,
+            };
+            let owner = spawn.owner;
+            match start(spawn.argv, spawn.env, spawn.cwd) {
+                Ok((mut child, pid, stdio)) => {
+                    lock(&state).agents.insert(
+                        pid,
+                        Record {
+                            owner: Some(owner),
+                            kept: None,
+                        },
+                    );
+                    let _ = spawn.started.send(Ok((pid, stdio)));
+                    let state = state.clone();
+                    tokio::spawn(async move {
+                        use std::os::unix::process::ExitStatusExt as _;
+                        let status = child.wait().await.map_or(libc::SIGKILL, |s| s.into_raw());
+                        exited(&state, pid, status);
+                    });
+                }
+                Err(why) => {
+                    let _ = spawn.started.send(Err(why));
+                }
+            }
+        }
+    });
+}
+
+/// Starts the agent under a guard, in its own process group, in `cwd`.
+fn start(
+    argv: Vec<String>,
+    env: Vec<(String, String)>,
+    cwd: OwnedFd,
+) -> Result<(tokio::process::Child, u32, Vec<OwnedFd>), String> {
+    let Some((program, args)) = argv.split_first() else {
+        return Err("the agent command is empty".into());
+    };
+    let mut command = tokio::process::Command::new(program);
+    command
+        .args(args)
+        .env_clear()
+        .envs(env)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    guard::install(&mut command, guard::OnTerm::Wait, Some(cwd));
+    let mut child = command.spawn().map_err(|e| e.to_string())?;
+    let pid = child
+        .id()
+        .ok_or_else(|| "the agent exited before it could be watched".to_string())?;
+    let (Some(stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        return Err("the agent's stdio could not be piped".into());
+    };
+    let stdio = vec![
+        stdin.into_owned_fd().map_err(|e| e.to_string())?,
+        stdout.into_owned_fd().map_err(|e| e.to_string())?,
+        stderr.into_owned_fd().map_err(|e| e.to_string())?,
+    ];
+    Ok((child, pid, stdio))
+}
+
+/// The agent `pid` exited: its run is told; a kept agent is forgotten.
+fn exited(state: &Mutex<State>, pid: u32, status: i32) {
+    let mut state = lock(state);
+    let Some(record) = state.agents.remove(&pid) else {
+        return;
+    };
+    if let Some(kept) = record.kept {
+        tracing::info!(session = %kept.session, pid, "a kept agent exited");
+        if state.sessions.get(&kept.session) == Some(&pid) {
+            state.sessions.remove(&kept.session);
+        }
+    }
+    if let Some(owner) = record.owner
+        && let Some(socket) = state.connections.get(&owner)
+    {
+        let _ = wire::send(socket.as_fd(), &Reply::Exited { pid, status }, &[]);
+    }
+}
+
+fn signal(pid: u32, signal: libc::c_int) {
+    if let Ok(pid) = libc::pid_t::try_from(pid) {
+        // SAFETY: kill(2) touches no memory; the pid is a child of this
+        // process not yet reaped (its record is removed when it is).
+        unsafe { libc::kill(pid, signal) };
+    }
+}
+
+/// Signals the process group the agent's guard leads (pgid = its pid).
+fn kill_group(pid: u32, signal: libc::c_int) {
+    if let Ok(pid) = libc::pid_t::try_from(pid) {
+        // SAFETY: as in `signal`, for the group.
+        unsafe { libc::kill(-pid, signal) };
+    }
+}
+
+/// The resident memory of a process group, summed from `/proc`.
+pub fn group_rss(pgid: u32) -> u64 {
+    let page = 4096;
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/stat")).ok())
+        .filter_map(|stat| {
+            // After the command's closing parenthesis: state is field 3,
+            // pgrp field 5, rss (pages) field 24.
+            let rest = &stat[stat.rfind(')')? + 2..];
+            let fields: Vec<&str> = rest.split(' ').collect();
+            let pgrp: u32 = fields.get(2)?.parse().ok()?;
+            let rss: u64 = fields.get(21)?.parse().ok()?;
+            (pgrp == pgid).then_some(rss * page)
+        })
+        .sum()
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}

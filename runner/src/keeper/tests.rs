@@ -1,0 +1,187 @@
+//! The keeper with real processes: `cat` as the agent (it answers each line
+//! with the same line), the run's side as a run uses it.
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::fd::{AsFd, OwnedFd};
+use std::time::{Duration, Instant};
+
+use super::*;
+
+fn dir() -> (tempfile::TempDir, OwnedFd) {
+    let dir = tempfile::tempdir().unwrap();
+    let fd = std::fs::File::open(dir.path()).unwrap().into();
+    (dir, fd)
+}
+
+fn client(keeper: &Keeper) -> KeeperClient {
+    KeeperClient::new(keeper.connect_run().unwrap()).unwrap()
+}
+
+/// Writes a line to the agent and reads its answer.
+fn echo(stdio: &[OwnedFd; 3], line: &str) -> String {
+    let mut stdin = std::fs::File::from(stdio[0].try_clone().unwrap());
+    writeln!(stdin, "{line}").unwrap();
+    let mut answer = String::new();
+    BufReader::new(std::fs::File::from(stdio[1].try_clone().unwrap()))
+        .read_line(&mut answer)
+        .unwrap();
+    answer.trim_end().to_string()
+}
+
+/// The state letter and process group of `pid` (`None`: gone or a zombie).
+fn state(pid: u32) -> Option<(char, u32)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split(' ').collect();
+    let letter = fields[0].chars().next()?;
+    (letter != 'Z').then(|| (letter, fields[2].parse().unwrap()))
+}
+
+/// The agent itself: the guard's child.
+fn agent_below(guard: u32) -> u32 {
+    let children = std::fs::read_to_string(format!("/proc/{guard}/task/{guard}/children")).unwrap();
+    children.split_whitespace().next().unwrap().parse().unwrap()
+}
+
+fn gone_within(pid: u32, limit: Duration) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if state(pid).is_none() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kept_agent_is_frozen_between_runs_and_the_next_run_talks_to_the_same_process() {
+    let keeper = Keeper::start().unwrap();
+    let (_dir, cwd) = dir();
+
+    let first = client(&keeper);
+    let handed = first
+        .spawn(vec!["/bin/cat".into()], vec![], cwd)
+        .await
+        .unwrap();
+    let guard = handed.pid;
+    let agent = agent_below(guard);
+    assert_eq!(echo(&handed.stdio, "before the pause"), "before the pause");
+    let [stdin, stdout, stderr] = &handed.stdio;
+    first
+        .keep(
+            "s1",
+            guard,
+            "what the run keeps".into(),
+            [stdin.as_fd(), stdout.as_fd(), stderr.as_fd()],
+        )
+        .await
+        .unwrap();
+    // The run exits: its connection and its copies of the pipes close.
+    drop(handed);
+    drop(first);
+    std::thread::sleep(Duration::from_millis(200));
+
+    assert_eq!(
+        state(agent),
+        Some(('T', guard)),
+        "the agent is stopped, in its guard's group"
+    );
+    assert_ne!(
+        state(guard).map(|s| s.0),
+        Some('T'),
+        "the guard goes on (it must still see the runner die)"
+    );
+    let kept = keeper.kept();
+    assert_eq!(kept.len(), 1);
+    assert_eq!((kept[0].session.as_str(), kept[0].pid), ("s1", guard));
+    assert!(kept[0].rss > 0, "the kept memory is counted");
+
+    let second = client(&keeper);
+    assert!(second.take("another session").await.is_err());
+    let taken = second.take("s1").await.unwrap();
+    assert_eq!(
+        (taken.pid, taken.meta.as_str()),
+        (guard, "what the run keeps")
+    );
+    assert!(keeper.kept().is_empty(), "handed over");
+    // SAFETY: kill(2) on the agent's group.
+    unsafe { libc::kill(-(guard as i32), libc::SIGCONT) };
+    assert_eq!(
+        echo(&taken.stdio, "after the pause"),
+        "after the pause",
+        "the same process, over the same pipes"
+    );
+    assert!(second.take("s1").await.is_err(), "taken once");
+
+    // A run that ends without handing its agent back takes it along.
+    drop(second);
+    assert!(gone_within(agent, Duration::from_secs(5)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kept_agents_die_with_the_keeper_even_frozen() {
+    let keeper = Keeper::start().unwrap();
+    let (_dir, cwd) = dir();
+    let run = client(&keeper);
+    let handed = run
+        .spawn(vec!["/bin/cat".into()], vec![], cwd)
+        .await
+        .unwrap();
+    let agent = agent_below(handed.pid);
+    let [stdin, stdout, stderr] = &handed.stdio;
+    run.keep(
+        "s1",
+        handed.pid,
+        String::new(),
+        [stdin.as_fd(), stdout.as_fd(), stderr.as_fd()],
+    )
+    .await
+    .unwrap();
+    drop(handed);
+    drop(run);
+    assert_eq!(state(agent).map(|s| s.0), Some('T'));
+    // The runner stops (or dies): nothing it kept outlives it.
+    drop(keeper);
+    assert!(gone_within(agent, Duration::from_secs(5)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_run_learns_how_its_agent_exited_and_keeps_only_its_own() {
+    let keeper = Keeper::start().unwrap();
+    let (_dir, cwd) = dir();
+    let run = client(&keeper);
+    let handed = run
+        .spawn(
+            vec!["/bin/sh".into(), "-c".into(), "exit 3".into()],
+            vec![],
+            cwd,
+        )
+        .await
+        .unwrap();
+    let mut exit = run.exit(handed.pid);
+    let status = tokio::time::timeout(Duration::from_secs(5), exit.wait_for(Option::is_some))
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(status.code(), Some(3));
+    let [stdin, stdout, stderr] = &handed.stdio;
+    let refused = run
+        .keep(
+            "s1",
+            handed.pid,
+            String::new(),
+            [stdin.as_fd(), stdout.as_fd(), stderr.as_fd()],
+        )
+        .await;
+    assert!(refused.is_err(), "an exited agent is not kept");
+
+    let (_dir, cwd) = dir();
+    let refused = run
+        .spawn(vec!["/nonexistent/agent".into()], vec![], cwd)
+        .await
+        .err()
+        .unwrap();
+    assert!(refused.contains("No such file"), "{refused}");
+}

@@ -69,7 +69,13 @@ fn populate(store: &dyn Store, cfg: &Config, now: Millis) -> Runner {
                 reports::apply(ctx, &runner, &run_id, &format!("r{n}"), report)?;
             }
             if i % 2 == 0 {
-                reports::apply(ctx, &runner, &run_id, "p", ReportBody::Paused)?;
+                reports::apply(
+                    ctx,
+                    &runner,
+                    &run_id,
+                    "p",
+                    ReportBody::Paused { agent_kept: false },
+                )?;
             }
         }
         Ok(runner)

@@ -33,6 +33,10 @@ pub struct AgentSettings {
     /// Labels a runner must have (all of them) to take this agent's runs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub requires_labels: Vec<String>,
+    /// How long a paused session's agent may stay kept, frozen, by the runner
+    /// instance that paused it (hot resume); 0: every pause is cold.
+    #[serde(default)]
+    pub hot_for_ms: Millis,
 }
 
 impl AgentSettings {
@@ -45,6 +49,7 @@ impl AgentSettings {
             paused_lifetime_ms: ms(self.paused_lifetime_ms),
             timeout_ms: ms(self.timeout_ms),
             requires_labels: self.requires_labels.clone(),
+            hot_for_ms: ms(self.hot_for_ms),
         }
     }
 }
@@ -57,6 +62,7 @@ impl Default for AgentSettings {
             paused_lifetime_ms: 24 * 3_600_000,
             timeout_ms: 2 * 3_600_000,
             requires_labels: Vec::new(),
+            hot_for_ms: 0,
         }
     }
 }
@@ -191,6 +197,10 @@ pub struct Run {
     pub stop_issued_at: Option<Millis>,
     pub plugs_can_resume: Option<bool>,
     pub plugs_that_cannot_resume: Vec<String>,
+    /// The run said every plug keeps processes across a pause and it can hand
+    /// its agent to a keeper (a hot pause may be asked of it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keeps_processes: bool,
     pub error: Option<String>,
     pub acp_session_id: Option<String>,
     /// The environment was recreated for this run (a notice is in the transcript).
@@ -237,6 +247,18 @@ pub struct Environment {
     pub last_error: Option<String>,
     pub teardown_attempts: u32,
     pub next_teardown_at: Option<Millis>,
+    /// While paused: the runner instance keeping the agent, frozen (hot
+    /// resume), and until when it may.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept_agent: Option<KeptAgent>,
+}
+
+/// Where a paused session's agent is kept between runs.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct KeptAgent {
+    pub runner_id: String,
+    pub instance: String,
+    pub until: Millis,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]

@@ -655,6 +655,7 @@ mod tests {
             last_error: None,
             teardown_attempts: 0,
             next_teardown_at: None,
+            kept_agent: None,
         })
         .unwrap();
         let mut recording = RecordingTx::new(tx);

@@ -55,12 +55,24 @@ pub struct AgentSettings {
     /// Labels a runner must have (all of them) to take this agent's runs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub requires_labels: Vec<String>,
+    /// How long a paused session's agent may stay kept, frozen, by the runner
+    /// instance that paused it (hot resume); 0: every pause is cold.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub hot_for_ms: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// Blaise's answer to `offers`: runs this instance may accept.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Offers {
     pub offers: Vec<Offer>,
+    /// Sessions whose agent this instance said it keeps and should let go
+    /// now (their hot time is over, or they were resumed or ended elsewhere).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub release_agents: Vec<String>,
 }
 
 /// A run as offered to a runner.
@@ -172,6 +184,7 @@ mod tests {
                 paused_lifetime_ms: 86_400_000,
                 timeout_ms: 7_200_000,
                 requires_labels: vec!["gpu".into()],
+                hot_for_ms: 900_000,
             },
             disabled: false,
         };

@@ -51,6 +51,11 @@ pub enum DirectiveBody {
 pub struct StopDirective {
     pub reason: StopReason,
     pub may_resume: bool,
+    /// Pause hot: hand the agent, frozen, to the runner instance's keeper
+    /// (only with `may_resume`, and only when the run said its plugs keep
+    /// processes). A run that cannot pauses cold.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep_agent: bool,
 }
 
 /// Blaise's answer to a heartbeat.
@@ -73,6 +78,7 @@ mod tests {
             body: DirectiveBody::Stop(StopDirective {
                 reason: StopReason::Idle,
                 may_resume: true,
+                keep_agent: true,
             }),
             run_id: "run_1".into(),
             created_at: 1,
@@ -82,7 +88,12 @@ mod tests {
         assert_eq!(v["kind"], "stop");
         assert_eq!(v["reason"], "idle");
         assert_eq!(v["may_resume"], true);
+        assert_eq!(v["keep_agent"], true);
         assert_eq!(serde_json::from_value::<Directive>(v).unwrap(), d);
+        // What an older Blaise sent still reads: a cold pause.
+        let old: StopDirective =
+            serde_json::from_str(r#"{"reason": "idle", "may_resume": true}"#).unwrap();
+        assert!(!old.keep_agent);
         let bare: Directive = serde_json::from_str(
             r#"{"seq": 1, "kind": "prompt", "message_id": "m", "text": "hi"}"#,
         )

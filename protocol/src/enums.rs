@@ -90,9 +90,11 @@ string_enum!(
 string_enum!(
     /// How a run opened the agent's conversation: `new` (`session/new`: a
     /// start run, or a resume whose agent could take up nothing of it),
-    /// `resumed` (`session/resume`, nothing replayed) or `loaded`
-    /// (`session/load`, replayed to the filters and not recorded again).
-    Conversation { New => "new", Resumed => "resumed", Loaded => "loaded" }
+    /// `resumed` (`session/resume`, nothing replayed), `loaded`
+    /// (`session/load`, replayed to the filters and not recorded again) or
+    /// `kept` (the agent kept frozen since the pause went on: the same
+    /// process and connection, nothing asked of it but the next prompt).
+    Conversation { New => "new", Resumed => "resumed", Loaded => "loaded", Kept => "kept" }
 );
 
 string_enum!(

@@ -30,6 +30,11 @@ pub enum ReportBody {
         /// The chain's plug ids (a runner before chains were reported sent none).
         #[serde(default)]
         chain: Option<Vec<String>>,
+        /// Whether every plug keeps the agent's processes across a pause
+        /// (contract 0.3), and the run could hand its agent to a keeper: a
+        /// hot pause may be asked for.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        keeps_processes: bool,
     },
     /// The agent answered a prompt: the turn is over and the idle clock runs again.
     TurnEnded {
@@ -37,7 +42,12 @@ pub enum ReportBody {
         message_id: Option<String>,
     },
     /// The run paused its plugs and is exiting.
-    Paused,
+    Paused {
+        /// The agent was handed, frozen, to the keeper of the instance that
+        /// ran it: a resume there continues it.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        agent_kept: bool,
+    },
     /// The run tore the environment down and is exiting.
     TornDown,
     Failed {
@@ -68,7 +78,7 @@ impl ReportBody {
             ReportBody::Started { .. } => "started",
             ReportBody::PlugsCanResume { .. } => "plugs_can_resume",
             ReportBody::TurnEnded { .. } => "turn_ended",
-            ReportBody::Paused => "paused",
+            ReportBody::Paused { .. } => "paused",
             ReportBody::TornDown => "torn_down",
             ReportBody::Failed { .. } => "failed",
             ReportBody::Cancelled { .. } => "cancelled",
@@ -131,6 +141,10 @@ mod tests {
                 teardown_error: Some("busy".into()),
             },
             ReportBody::Egress(EgressCounts::default()),
+            ReportBody::Paused { agent_kept: true },
+            ReportBody::Started {
+                conversation: Some(Conversation::Kept),
+            },
         ] {
             let report = Report {
                 report_id: "r-1".into(),
@@ -148,8 +162,11 @@ mod tests {
             ReportBody::PlugsCanResume {
                 can_resume: true,
                 plugs_that_cannot: vec![],
-                chain: None
+                chain: None,
+                keeps_processes: false,
             }
         );
+        let old: ReportBody = serde_json::from_str(r#"{"kind": "paused"}"#).unwrap();
+        assert_eq!(old, ReportBody::Paused { agent_kept: false });
     }
 }

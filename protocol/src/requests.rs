@@ -12,6 +12,10 @@ pub struct OffersQuery {
     pub instance: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wait_ms: Option<u64>,
+    /// The sessions whose agents this instance keeps, comma-separated: Blaise
+    /// answers which to let go ([`crate::Offers::release_agents`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept: Option<String>,
 }
 
 /// `GET /v1/runner/runs/{run}/directives?after=…&wait_ms=…`

@@ -204,7 +204,10 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<(), Da
     let mut sigterm = signal(SignalKind::terminate()).map_err(system)?;
     let mut sigint = signal(SignalKind::interrupt()).map_err(system)?;
     let wait = Duration::from_millis(long_poll_ms.clamp(1000, 30_000));
-    let offers = client.offers(&options.instance, wait);
+    // Paused sessions' agents kept between runs (hot resume): they die with
+    // this process.
+    let keeper = crate::keeper::Keeper::start().map_err(system)?;
+    let offers = client.offers(&options.instance, wait, Vec::new());
     tokio::pin!(offers);
     loop {
         tokio::select! {
@@ -212,12 +215,22 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<(), Da
                 match polled {
                     Ok(polled) => {
                         metrics.offers_polled(true);
+                        for session in &polled.release_agents {
+                            if keeper.release(session) {
+                                tracing::info!(session, "Blaise let the kept agent go");
+                            }
+                        }
                         for offer in polled.offers {
                             match accept(&client, &offer.run_id, &options.instance).await {
                                 Ok(_) => {
                                     tracing::info!(run = %offer.run_id, kind = ?offer.kind, session = %offer.session_id, "accepted a run");
+                                    // Only a resume takes a kept agent up; any other run of the
+                                    // session makes it moot.
+                                    if offer.kind != crate::protocol::RunKind::Resume && keeper.release(&offer.session_id) {
+                                        tracing::info!(session = %offer.session_id, "let the kept agent go");
+                                    }
                                     let digest = check_config(&options, &host, &mut checked).await;
-                                    match spawn_run(&options, &offer.run_id, digest.as_deref()) {
+                                    match spawn_run(&options, &offer.run_id, digest.as_deref(), &keeper) {
                                         Ok((child, samples)) => {
                                             if let Some(pid) = child.id() {
                                                 runs.insert(offer.run_id.clone(), pid);
@@ -253,7 +266,10 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<(), Da
                         tokio::time::sleep(Duration::from_secs(1)).await;
                     }
                 }
-                offers.set(client.offers(&options.instance, wait));
+                let kept = keeper.kept();
+                metrics.kept_agents(kept.len(), kept.iter().map(|k| k.rss).sum());
+                let kept: Vec<String> = kept.into_iter().map(|k| k.session).collect();
+                offers.set(client.offers(&options.instance, wait, kept));
             }
             Some((run, status)) = exited.recv() => {
                 runs.remove(&run);
@@ -333,6 +349,7 @@ fn spawn_run(
     options: &RunnerOptions,
     run_id: &str,
     checked_config: Option<&str>,
+    keeper: &crate::keeper::Keeper,
 ) -> Result<(Child, std::io::PipeReader)> {
     let exe = match std::env::var_os(RUN_PROGRAM) {
         Some(program) => PathBuf::from(program),
@@ -368,7 +385,11 @@ fn spawn_run(
             crate::run::ACCEPTED_AT,
             crate::run::unix_micros().to_string(),
         )
-        .stdin(Stdio::null());
+        // Its standard input is its socket to the keeper (no `pre_exec`
+        // needed to pass it: see `pipe_as_stdout`).
+        .stdin(Stdio::from(
+            keeper.connect_run().context("a socket to the keeper")?,
+        ));
     let child = command.spawn().context("starting the run's process")?;
     // The run's copy is the only writer left: the reader ends when the run has exited.
     drop(command);
@@ -483,6 +504,7 @@ async fn prepare_run(
         plugs,
         host,
         data_dir: options.data_dir.clone(),
+        keeper: crate::keeper::KeeperClient::inherited().map(Arc::new),
     })
 }
 

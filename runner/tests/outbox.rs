@@ -64,7 +64,11 @@ async fn a_backlog_spills_to_disk_and_arrives_whole_and_in_order() {
         }]));
     }
     let reporter = Reporter::new(outbox.clone());
-    let paused = tokio::spawn(async move { reporter.send(ReportBody::Paused).await });
+    let paused = tokio::spawn(async move {
+        reporter
+            .send(ReportBody::Paused { agent_kept: false })
+            .await
+    });
     tokio::time::sleep(Duration::from_millis(500)).await;
     let spill = tmp.path().join("outbox.jsonl");
     assert!(

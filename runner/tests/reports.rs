@@ -44,7 +44,10 @@ async fn a_lost_report_is_repeated_with_its_id_then_given_up() {
     );
     let reporter = Reporter::new(outbox);
     let started = std::time::Instant::now();
-    let err = reporter.send(ReportBody::Paused).await.unwrap_err();
+    let err = reporter
+        .send(ReportBody::Paused { agent_kept: false })
+        .await
+        .unwrap_err();
     assert!(matches!(err, ReportError::Lost(_)), "{err}");
     assert!(
         started.elapsed() >= std::time::Duration::from_millis(1400),

@@ -38,6 +38,7 @@ pub fn settings(inactivity_ms: i64, idle_policy: IdlePolicy) -> AgentSettings {
         paused_lifetime_ms: 3_600_000,
         timeout_ms: 3_600_000,
         requires_labels: Vec::new(),
+        hot_for_ms: 0,
     }
 }
 

@@ -82,6 +82,7 @@ fn check(ctx: &mut Ctx, session: &mut Session) -> Result<bool> {
                 StopDirective {
                     reason: StopReason::Timeout,
                     may_resume: false,
+                    keep_agent: false,
                 },
             )?;
             let why = format!(
@@ -104,6 +105,9 @@ fn check(ctx: &mut Ctx, session: &mut Session) -> Result<bool> {
             // Pause only if the policy says so and the run's plugs can resume, whatever the policy.
             let may_resume = agent.settings.idle_policy == IdlePolicy::Pause
                 && run.plugs_can_resume != Some(false);
+            // Hot only when the agent's settings allow it and the run said it
+            // can keep its agent.
+            let keep_agent = may_resume && agent.settings.hot_for_ms > 0 && run.keeps_processes;
             issue_stop(
                 ctx,
                 session,
@@ -111,6 +115,7 @@ fn check(ctx: &mut Ctx, session: &mut Session) -> Result<bool> {
                 StopDirective {
                     reason: StopReason::Idle,
                     may_resume,
+                    keep_agent,
                 },
             )?;
             if !may_resume {

@@ -19,6 +19,9 @@ pub struct AgentPatch {
     pub disabled: Option<bool>,
     /// Labels a runner must have to take this agent's runs (`[]` requires none).
     pub requires_labels: Option<Vec<String>>,
+    /// How long a paused session's agent stays kept, frozen, by its runner
+    /// instance (hot resume); `0`: never.
+    pub hot_for_ms: Option<Millis>,
 }
 
 impl AgentPatch {
@@ -36,6 +39,13 @@ impl AgentPatch {
                     format!("`{field}` must be positive"),
                 ));
             }
+        }
+        if self.hot_for_ms.is_some_and(|v| v < 0) {
+            return Err(Error::invalid(
+                "invalid_field",
+                "hot_for_ms",
+                "`hot_for_ms` must be 0 (never) or positive",
+            ));
         }
         if let Some(labels) = &self.requires_labels {
             check_labels("requires_labels", labels)?;
@@ -59,6 +69,7 @@ pub fn set(ctx: &mut Ctx, name: &str, patch: &AgentPatch) -> Result<Agent> {
     s.idle_policy = patch.idle_policy.unwrap_or(s.idle_policy);
     s.paused_lifetime_ms = patch.paused_lifetime_ms.unwrap_or(s.paused_lifetime_ms);
     s.timeout_ms = patch.timeout_ms.unwrap_or(s.timeout_ms);
+    s.hot_for_ms = patch.hot_for_ms.unwrap_or(s.hot_for_ms);
     if let Some(labels) = &patch.requires_labels {
         let mut labels = labels.clone();
         labels.sort();

@@ -39,6 +39,7 @@ pub fn begin(ctx: &mut Ctx, session_id: &str) -> Result<CloseStep> {
                 let stop = StopDirective {
                     reason: StopReason::Closed,
                     may_resume: false,
+                    keep_agent: false,
                 };
                 let seq = ctx
                     .tx

@@ -137,7 +137,80 @@ fn may_take(
     if !runner.may_take_for(connection, &agent.name, &agent.settings.requires_labels) {
         return Ok(false);
     }
-    Ok(environment_owner(&mut *ctx.tx, run)?.is_none_or(|owner| owner == runner.id))
+    if environment_owner(&mut *ctx.tx, run)?.is_some_and(|owner| owner != runner.id) {
+        return Ok(false);
+    }
+    // A resume goes to the instance that keeps the agent while it does and
+    // is connected: elsewhere it would be cold.
+    if run.kind == RunKind::Resume
+        && let Some(kept) = keeper_of(ctx, run)?
+    {
+        return Ok(kept.runner_id == connection.runner_id && kept.instance == connection.instance);
+    }
+    Ok(true)
+}
+
+/// The instance keeping the agent of `run`'s environment, while its hot
+/// time lasts and it is connected.
+fn keeper_of(ctx: &mut Ctx, run: &Run) -> Result<Option<KeptAgent>> {
+    let Some(kept) = ctx
+        .tx
+        .read_environment(&run.environment_id)?
+        .and_then(|e| e.kept_agent)
+        .filter(|k| k.until > ctx.now)
+    else {
+        return Ok(None);
+    };
+    let fresh = ctx.now.saturating_sub(ctx.cfg.connection_fresh_ms());
+    let connected = ctx
+        .tx
+        .connection(&kept.runner_id, &kept.instance)?
+        .is_some_and(|c| c.last_seen >= fresh);
+    Ok(connected.then_some(kept))
+}
+
+/// Most kept sessions one offers poll may name.
+pub const MAX_KEPT: usize = 256;
+
+/// Which of the sessions whose agents this instance says it keeps it should
+/// let go: all but those whose paused environment names it as the keeper
+/// within its hot time, and those whose run is live on it (between the run's
+/// hand-over and its report, and while a resume takes the agent up).
+pub fn release_agents(
+    ctx: &mut Ctx,
+    runner: &Runner,
+    instance: &str,
+    kept: &[String],
+) -> Result<Vec<String>> {
+    let mut release = Vec::new();
+    for session_id in kept.iter().take(MAX_KEPT) {
+        let Some(session) = ctx.tx.read_session(session_id)? else {
+            release.push(session_id.clone());
+            continue;
+        };
+        let live_here = match &session.current_run_id {
+            Some(run_id) => ctx.tx.run(run_id)?.is_some_and(|r| {
+                r.status.is_live()
+                    && r.runner_id.as_deref() == Some(&runner.id)
+                    && r.instance.as_deref() == Some(instance)
+            }),
+            None => false,
+        };
+        let environment = match &session.environment_id {
+            Some(id) => ctx.tx.read_environment(id)?,
+            None => None,
+        };
+        let still_hot = environment.is_some_and(|e| {
+            e.state == EnvironmentState::Paused
+                && e.kept_agent.is_some_and(|k| {
+                    k.runner_id == runner.id && k.instance == instance && k.until > ctx.now
+                })
+        });
+        if !(live_here || still_hot) {
+            release.push(session_id.clone());
+        }
+    }
+    Ok(release)
 }
 
 /// The runner a run must go to: the one holding its environment (for a resume or a teardown),
@@ -298,8 +371,11 @@ pub fn accept(ctx: &mut Ctx, runner: &Runner, instance: &str, run_id: &str) -> R
     run.accepted_at = Some(ctx.now);
     ctx.tx.put_run(&run)?;
     let mut environment = ctx.environment(&run.environment_id)?;
-    if environment.runner_id.as_deref() != Some(&runner.id) {
+    // Whoever kept the agent: the run taken now either takes it up (the
+    // keeping instance) or makes it moot.
+    if environment.runner_id.as_deref() != Some(&runner.id) || environment.kept_agent.is_some() {
         environment.runner_id = Some(runner.id.clone());
+        environment.kept_agent = None;
         environment.updated_at = ctx.now;
         ctx.tx.put_environment(&environment)?;
     }

@@ -132,9 +132,11 @@ pub fn apply(
             can_resume,
             plugs_that_cannot,
             chain,
+            keeps_processes,
         } => {
             run.plugs_can_resume = Some(can_resume);
             run.plugs_that_cannot_resume = plugs_that_cannot;
+            run.keeps_processes = keeps_processes;
             ctx.tx.put_run(&run)?;
             if let Some(chain) = chain {
                 session.plug_chain = Some(chain);
@@ -161,7 +163,7 @@ pub fn apply(
             run.egress.get_or_insert_default().add(egress);
             ctx.tx.put_run(&run)?;
         }
-        ReportBody::Paused => paused(ctx, &mut session, &mut run)?,
+        ReportBody::Paused { agent_kept } => paused(ctx, &mut session, &mut run, agent_kept)?,
         ReportBody::TornDown => {
             end_run(ctx, &mut session, &mut run, RunStatus::TornDown, None)?;
             settle(
@@ -237,7 +239,7 @@ pub fn apply(
 
 /// The run paused. Blaise decides again whether the session may resume, and overrules a run
 /// that paused when it should not have.
-fn paused(ctx: &mut Ctx, session: &mut Session, run: &mut Run) -> Result<()> {
+fn paused(ctx: &mut Ctx, session: &mut Session, run: &mut Run, agent_kept: bool) -> Result<()> {
     if run.kind == RunKind::Teardown {
         return Err(Error::conflict(
             "teardown_cannot_pause",
@@ -268,6 +270,18 @@ fn paused(ctx: &mut Ctx, session: &mut Session, run: &mut Run) -> Result<()> {
         None => {
             environment.state = EnvironmentState::Paused;
             environment.updated_at = ctx.now;
+            // The instance that ran it keeps the agent, frozen, for as long
+            // as the agent's settings say: a resume goes there while it does.
+            environment.kept_agent = match (agent_kept, &run.runner_id, &run.instance) {
+                (true, Some(runner_id), Some(instance)) if agent.settings.hot_for_ms > 0 => {
+                    Some(KeptAgent {
+                        runner_id: runner_id.clone(),
+                        instance: instance.clone(),
+                        until: ctx.now.saturating_add(agent.settings.hot_for_ms),
+                    })
+                }
+                _ => None,
+            };
             ctx.tx.put_environment(&environment)?;
             pause_session(ctx, session, &agent);
             if !ctx

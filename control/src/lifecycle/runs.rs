@@ -41,6 +41,7 @@ pub fn offer_run(
         stop_issued_at: None,
         plugs_can_resume: None,
         plugs_that_cannot_resume: Vec::new(),
+        keeps_processes: false,
         error: None,
         acp_session_id: None,
         fresh_environment,
@@ -104,6 +105,7 @@ pub fn start_fresh(ctx: &mut Ctx, session: &mut Session, notice: Option<&str>) -
         last_error: None,
         teardown_attempts: 0,
         next_teardown_at: None,
+        kept_agent: None,
     };
     ctx.tx.put_environment(&environment)?;
     session.environment_id = Some(environment.id.clone());

@@ -54,6 +54,7 @@ pub fn run(id: &str, session_id: &str, status: RunStatus) -> Run {
         stop_issued_at: None,
         plugs_can_resume: None,
         plugs_that_cannot_resume: vec![],
+        keeps_processes: false,
         error: None,
         acp_session_id: None,
         fresh_environment: false,
@@ -207,6 +208,7 @@ pub fn check(store: &dyn Store) {
         last_error: Some("boom".into()),
         teardown_attempts: 1,
         next_teardown_at: Some(now),
+        kept_agent: None,
     })
     .unwrap();
 
@@ -538,6 +540,7 @@ fn check_census(store: &dyn Store) {
         last_error: None,
         teardown_attempts: 0,
         next_teardown_at: None,
+        kept_agent: None,
     })
     .unwrap();
     let after = tx.census().unwrap();

@@ -485,6 +485,7 @@ impl FakeRun {
             can_resume,
             plugs_that_cannot: cannot,
             chain: Some(chain),
+            keeps_processes: false,
         })
         .await;
     }

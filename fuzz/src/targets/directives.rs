@@ -54,8 +54,12 @@ pub fn run(input: &[u8]) {
                 } => {
                     let _ = (request_id.len(), option_id.len());
                 }
-                DirectiveBody::Stop(StopDirective { reason, may_resume }) => {
-                    let _ = (reason.as_str(), may_resume);
+                DirectiveBody::Stop(StopDirective {
+                    reason,
+                    may_resume,
+                    keep_agent,
+                }) => {
+                    let _ = (reason.as_str(), may_resume, keep_agent);
                 }
             }
         }

@@ -28,7 +28,7 @@ pub async fn probe(agent: &AgentConfig, deadline: Duration) -> Result<String, St
     )?;
     let (events_tx, mut events) = mpsc::channel(blaise_runner::acp::EVENTS);
     let started = Instant::now();
-    let launch = tokio::time::timeout(deadline, Agent::launch(command, events_tx));
+    let launch = tokio::time::timeout(deadline, Agent::launch(command, events_tx, None));
     tokio::pin!(launch);
     // What it prints on stderr, for the error: the last few lines are the ones that say why.
     let mut stderr: Vec<String> = Vec::new();

@@ -40,6 +40,9 @@ pub struct Agent {
     /// Ends the connection's foreground, which closes the agent's stdin.
     pub(super) stop: Option<oneshot::Sender<()>>,
     pub(super) connection: Option<JoinHandle<Result<(), agent_client_protocol::Error>>>,
+    /// Set when the agent is handed to the keeper (the stdout reader then
+    /// leaves what follows to the run that takes it up).
+    pub(super) handed_over: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Agent {
@@ -149,7 +152,7 @@ const _: fn(&Agent, tokio::sync::mpsc::Sender<super::AgentEvent>) = |agent, even
     fn send_sync<T: Send + Sync>(_: &T) {}
     fn send<T: Send>(_: &T) {}
     send_sync(agent);
-    send(&Agent::launch(super::AgentCommand::default(), events));
+    send(&Agent::launch(super::AgentCommand::default(), events, None));
     send(&agent.new_session());
     send(&agent.load_session(""));
     send(&agent.resume_session(""));

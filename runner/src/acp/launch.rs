@@ -13,8 +13,9 @@ use tokio_util::compat::{TokioAsyncReadCompatExt as _, TokioAsyncWriteCompatExt 
 
 use super::events::Transcript;
 use super::permission::{self, PendingPermissions};
-use super::process::{AgentProcess, DrainedStdout};
+use super::process::{AgentProcess, AgentStdin, AgentStdout, DrainedStdout};
 use super::{AcpError, Agent, AgentCommand, AgentEvent};
+use crate::keeper::{Handed, KeeperClient};
 
 impl Agent {
     /// Starts the agent as `command` says (its complete environment, plus
@@ -22,9 +23,13 @@ impl Agent {
     /// and initializes the ACP connection. Everything the agent sends from
     /// now on arrives on `events`, its stderr included: the caller takes
     /// events while it awaits this (a full channel holds the agent back).
+    ///
+    /// With a `keeper`, the agent is started through it (see
+    /// [`crate::keeper`]): it can then be kept across a pause.
     pub async fn launch(
         command: AgentCommand,
         events: mpsc::Sender<AgentEvent>,
+        keeper: Option<Arc<KeeperClient>>,
     ) -> Result<Agent, AcpError> {
         let cwd = std::path::absolute(&command.cwd).map_err(|why| {
             AcpError::Start(format!(
@@ -32,7 +37,69 @@ impl Agent {
                 command.cwd.display()
             ))
         })?;
-        let (process, stdin, stdout) = AgentProcess::spawn(&command, events.clone())?;
+        let (process, stdin, stdout) =
+            AgentProcess::spawn(&command, events.clone(), keeper.as_ref()).await?;
+        let mut agent = Agent::connect(process, stdin, stdout, cwd, events).await?;
+        let initialized = agent
+            .call(
+                "initialize",
+                InitializeRequest::new(ProtocolVersion::V1).client_info(Implementation::new(
+                    "blaise-runner",
+                    env!("CARGO_PKG_VERSION"),
+                )),
+            )
+            .await?;
+        if initialized.protocol_version != ProtocolVersion::V1 {
+            return Err(AcpError::Unsupported(format!(
+                "the agent speaks ACP protocol version {:?}; the runner speaks version 1",
+                initialized.protocol_version
+            )));
+        }
+        let capabilities = initialized.agent_capabilities;
+        agent.load_session = capabilities.load_session;
+        agent.resume_session = capabilities.session_capabilities.resume.is_some();
+        Ok(agent)
+    }
+
+    /// Takes up the agent the keeper kept since the session's pause: a new
+    /// connection over the same pipes, to the same process, which is let go
+    /// on (`SIGCONT`) once the connection reads it. Nothing is asked of the
+    /// agent: its ACP session is the one it was in.
+    pub async fn take_up(
+        handed: Handed,
+        keeper: Arc<KeeperClient>,
+        events: mpsc::Sender<AgentEvent>,
+    ) -> Result<Agent, AcpError> {
+        let kept: KeptMeta = serde_json::from_str(&handed.meta).map_err(|e| {
+            AcpError::Start(format!("what the pausing run kept is unreadable: {e}"))
+        })?;
+        let (process, stdin, stdout) = AgentProcess::adopt(handed, keeper, events.clone())?;
+        let mut agent = Agent::connect(process, stdin, stdout, kept.cwd, events).await?;
+        agent.load_session = kept.load_session;
+        agent.resume_session = kept.resume_session;
+        agent.process.signal_group(libc::SIGCONT);
+        Ok(agent)
+    }
+
+    /// What a hot pause keeps with the agent for the run that takes it up.
+    pub(super) fn kept_meta(&self) -> String {
+        serde_json::to_string(&KeptMeta {
+            cwd: self.cwd.clone(),
+            load_session: self.load_session,
+            resume_session: self.resume_session,
+        })
+        .expect("plain data")
+    }
+
+    /// The connection over the agent's stdio (nothing sent on it yet).
+    async fn connect(
+        process: AgentProcess,
+        stdin: AgentStdin,
+        stdout: AgentStdout,
+        cwd: std::path::PathBuf,
+        events: mpsc::Sender<AgentEvent>,
+    ) -> Result<Agent, AcpError> {
+        let handed_over = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let transcript = Arc::new(Mutex::new(Transcript::default()));
         let permissions = Arc::new(PendingPermissions::default());
 
@@ -74,7 +141,10 @@ impl Agent {
                 agent_client_protocol::on_receive_request!(),
             )
             .connect_with(
-                ByteStreams::new(stdin.compat_write(), DrainedStdout::new(stdout).compat()),
+                ByteStreams::new(
+                    stdin.compat_write(),
+                    DrainedStdout::new(stdout, handed_over.clone()).compat(),
+                ),
                 async move |cx| {
                     if cx_tx.send(cx).is_ok() {
                         // Until `close` (or the `Agent` is dropped). Returning
@@ -86,7 +156,7 @@ impl Agent {
             );
         let connection = tokio::spawn(connection);
 
-        let mut agent = Agent {
+        Ok(Agent {
             cx: match cx_rx.await {
                 Ok(cx) => cx,
                 Err(_) => {
@@ -108,27 +178,17 @@ impl Agent {
             turns: Default::default(),
             stop: Some(stop),
             connection: Some(connection),
-        };
-        let initialized = agent
-            .call(
-                "initialize",
-                InitializeRequest::new(ProtocolVersion::V1).client_info(Implementation::new(
-                    "blaise-runner",
-                    env!("CARGO_PKG_VERSION"),
-                )),
-            )
-            .await?;
-        if initialized.protocol_version != ProtocolVersion::V1 {
-            return Err(AcpError::Unsupported(format!(
-                "the agent speaks ACP protocol version {:?}; the runner speaks version 1",
-                initialized.protocol_version
-            )));
-        }
-        let capabilities = initialized.agent_capabilities;
-        agent.load_session = capabilities.load_session;
-        agent.resume_session = capabilities.session_capabilities.resume.is_some();
-        Ok(agent)
+            handed_over,
+        })
     }
+}
+
+/// What a hot pause keeps with the agent (see [`Agent::take_up`]).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct KeptMeta {
+    cwd: std::path::PathBuf,
+    load_session: bool,
+    resume_session: bool,
 }
 
 /// The update a `session/update` notification carries, if this runner can

@@ -35,6 +35,7 @@ mod agent;
 mod close;
 mod error;
 mod events;
+mod keep;
 mod launch;
 mod permission;
 mod process;
@@ -50,6 +51,7 @@ pub use close::Closed;
 pub use error::AcpError;
 /// For the fuzz targets (`crate::fuzzing`).
 pub(crate) use events::Transcript;
+pub use keep::Kept;
 pub(crate) use process::BoundedLines;
 
 use crate::host::bindings::TranscriptEntry;

@@ -7,12 +7,15 @@ use std::collections::VecDeque;
 use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 
-use tokio::process::{ChildStdin, ChildStdout};
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
+
+use tokio::net::unix::pipe;
 use tokio::sync::watch;
 
 use tokio::sync::mpsc;
 
 use super::{AcpError, AgentCommand, AgentEvent};
+use crate::keeper::{Handed, KeeperClient};
 
 /// How much of the agent's stderr is kept for error messages.
 const STDERR_TAIL_LINES: usize = 20;
@@ -32,22 +35,39 @@ pub(crate) struct AgentProcess {
     /// The agent's guard (see [`crate::guard`]): its pid is the process
     /// group of the guard and the agent.
     pid: u32,
-    _registered: crate::guard::Registered,
+    _registered: Option<crate::guard::Registered>,
     exit: watch::Receiver<Option<ExitStatus>>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
     stderr_closed: watch::Receiver<bool>,
     /// The last line `blaise-egress` wrote on its report descriptor, once it has closed it.
     egress: Option<tokio::task::JoinHandle<Option<String>>>,
+    /// The keeper the agent was started (or taken up) through, with the
+    /// numbers of its stdin, stdout and stderr here (held by the connection
+    /// and the stderr reader): what a hot pause hands back.
+    keeper: Option<(Arc<KeeperClient>, [RawFd; 3])>,
+    /// Handed to the keeper: not killed when dropped.
+    handed_over: bool,
 }
+
+/// The agent's stdin and stdout, as the connection has them.
+pub(crate) type AgentStdin = pipe::Sender;
+pub(crate) type AgentStdout = pipe::Receiver;
 
 impl AgentProcess {
     /// Starts `command` with piped stdio under a guard, in a process group of
     /// its own (so that signals reach what a command prefix such as `bwrap`
     /// started).
-    pub fn spawn(
+    pub async fn spawn(
         command: &AgentCommand,
         events: mpsc::Sender<AgentEvent>,
-    ) -> Result<(Self, ChildStdin, ChildStdout), AcpError> {
+        keeper: Option<&Arc<KeeperClient>>,
+    ) -> Result<(Self, AgentStdin, AgentStdout), AcpError> {
+        // Through the keeper when the agent may be kept across a pause (an
+        // agent started by `blaise-egress` reports to the run that started
+        // it: it is started here, and pauses cold).
+        if let Some(keeper) = keeper.filter(|_| !command.egress_report) {
+            return Self::spawn_kept(command, events, keeper).await;
+        }
         let Some((program, args)) = command.argv.split_first() else {
             return Err(AcpError::Start("the agent command is empty".into()));
         };
@@ -111,6 +131,109 @@ impl AgentProcess {
                 "the agent's stdio could not be piped".into(),
             ));
         };
+        let stdio = [
+            stdin.into_owned_fd(),
+            stdout.into_owned_fd(),
+            stderr.into_owned_fd(),
+        ];
+        let [Ok(stdin), Ok(stdout), Ok(stderr)] = stdio else {
+            return Err(AcpError::Start(
+                "the agent's stdio could not be taken over".into(),
+            ));
+        };
+
+        let (exit_tx, exit) = watch::channel(None);
+        tokio::spawn(async move {
+            // `kill_on_drop`: if this task is dropped with the runtime, the child goes too.
+            let status = child.wait().await;
+            match status {
+                Ok(status) => {
+                    tracing::debug!(pid, %status, "the agent exited");
+                    exit_tx.send_replace(Some(status));
+                }
+                Err(error) => tracing::warn!(pid, %error, "could not wait for the agent"),
+            }
+        });
+        Self::watch(
+            pid,
+            Some(registered),
+            [stdin, stdout, stderr],
+            exit,
+            egress,
+            None,
+            events,
+        )
+    }
+
+    /// Starts the agent through the daemon's keeper: the agent is the
+    /// keeper's child, and the keeper says when it exits.
+    async fn spawn_kept(
+        command: &AgentCommand,
+        events: mpsc::Sender<AgentEvent>,
+        keeper: &Arc<KeeperClient>,
+    ) -> Result<(Self, AgentStdin, AgentStdout), AcpError> {
+        let anywhere = [std::path::PathBuf::from("/")];
+        let roots = match command.cwd_within.as_slice() {
+            [] => &anywhere[..],
+            roots => roots,
+        };
+        let (cwd, _) = crate::guard::open_dir_inside(&command.cwd, roots)
+            .map_err(|why| AcpError::Start(format!("the agent's working directory: {why}")))?;
+        let mut env = command.env.clone();
+        if !env.iter().any(|(name, _)| name == "PATH")
+            && let Some(path) = std::env::var("PATH").ok()
+        {
+            env.push(("PATH".into(), path));
+        }
+        let handed = keeper
+            .spawn(command.argv.clone(), env, cwd)
+            .await
+            .map_err(|why| {
+                let argv = command.argv.join(" ");
+                let shown: String = argv.chars().take(300).collect();
+                AcpError::Start(format!(
+                    "could not start the agent `{shown}` in {}: {why}",
+                    command.cwd.display()
+                ))
+            })?;
+        Self::adopt(handed, keeper.clone(), events)
+    }
+
+    /// An agent the keeper handed over (started for this run, or kept since
+    /// the session's pause).
+    pub fn adopt(
+        handed: Handed,
+        keeper: Arc<KeeperClient>,
+        events: mpsc::Sender<AgentEvent>,
+    ) -> Result<(Self, AgentStdin, AgentStdout), AcpError> {
+        let exit = keeper.exit(handed.pid);
+        Self::watch(
+            handed.pid,
+            None,
+            handed.stdio,
+            exit,
+            None,
+            Some(keeper),
+            events,
+        )
+    }
+
+    /// The agent's stderr read into events and a tail, its stdin and stdout
+    /// made ready for the connection.
+    fn watch(
+        pid: u32,
+        registered: Option<crate::guard::Registered>,
+        [stdin, stdout, stderr]: [OwnedFd; 3],
+        exit: watch::Receiver<Option<ExitStatus>>,
+        egress: Option<tokio::task::JoinHandle<Option<String>>>,
+        keeper: Option<Arc<KeeperClient>>,
+        events: mpsc::Sender<AgentEvent>,
+    ) -> Result<(Self, AgentStdin, AgentStdout), AcpError> {
+        let fds = [stdin.as_raw_fd(), stdout.as_raw_fd(), stderr.as_raw_fd()];
+        let piped = |e: std::io::Error| AcpError::Start(format!("the agent's stdio: {e}"));
+        let stdin = pipe::Sender::from_owned_fd(stdin).map_err(piped)?;
+        let stdout = pipe::Receiver::from_owned_fd(stdout).map_err(piped)?;
+        let stderr = pipe::Receiver::from_owned_fd(stderr).map_err(piped)?;
 
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
         let tail = stderr_tail.clone();
@@ -134,19 +257,6 @@ impl AgentProcess {
             stderr_closed_tx.send_replace(true);
         });
 
-        let (exit_tx, exit) = watch::channel(None);
-        tokio::spawn(async move {
-            // `kill_on_drop`: if this task is dropped with the runtime, the child goes too.
-            let status = child.wait().await;
-            match status {
-                Ok(status) => {
-                    tracing::debug!(pid, %status, "the agent exited");
-                    exit_tx.send_replace(Some(status));
-                }
-                Err(error) => tracing::warn!(pid, %error, "could not wait for the agent"),
-            }
-        });
-
         Ok((
             Self {
                 pid,
@@ -155,10 +265,49 @@ impl AgentProcess {
                 stderr_tail,
                 stderr_closed,
                 egress,
+                keeper: keeper.map(|k| (k, fds)),
+                handed_over: false,
             },
             stdin,
             stdout,
         ))
+    }
+
+    /// Hands the agent to the keeper for `session`, frozen; `meta` comes
+    /// back with it. Call it while the connection and the stderr reader
+    /// still hold the agent's stdio (the keeper gets copies of it).
+    pub async fn hand_over(&mut self, session: &str, meta: String) -> Result<(), String> {
+        let Some((keeper, [stdin, stdout, stderr])) = &self.keeper else {
+            return Err("the agent was not started through the keeper".into());
+        };
+        if *self.stderr_closed.borrow() {
+            return Err("the agent closed its stderr".into());
+        }
+        // SAFETY: the descriptors are open: the connection (stdin, stdout)
+        // and the stderr reader (not closed: checked above) own them until
+        // this run ends the connection, after this call.
+        let stdio = unsafe {
+            [
+                BorrowedFd::borrow_raw(*stdin),
+                BorrowedFd::borrow_raw(*stdout),
+                BorrowedFd::borrow_raw(*stderr),
+            ]
+        };
+        keeper.keep(session, self.pid, meta, stdio).await?;
+        self.handed_over = true;
+        Ok(())
+    }
+
+    /// Bytes the agent wrote to stdout that this run has not read yet.
+    pub fn unread_stdout(&self) -> usize {
+        let Some((_, [_, stdout, _])) = &self.keeper else {
+            return 0;
+        };
+        let mut unread: libc::c_int = 0;
+        // SAFETY: FIONREAD writes an int; the descriptor is the connection's
+        // (see `hand_over`).
+        let ok = unsafe { libc::ioctl(*stdout, libc::FIONREAD, &mut unread) } == 0;
+        if ok { unread.max(0) as usize } else { 0 }
     }
 
     pub fn pid(&self) -> u32 {
@@ -236,7 +385,7 @@ impl Drop for AgentProcess {
     /// A process nobody closed (a failed launch, a dropped `Agent`) is killed,
     /// with its process group.
     fn drop(&mut self) {
-        if self.exit_status().is_none() {
+        if self.exit_status().is_none() && !self.handed_over {
             tracing::warn!(pid = self.pid, "the agent was not closed: killed");
             self.signal_group(libc::SIGKILL);
         }
@@ -292,16 +441,20 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// A line longer than [`MAX_MESSAGE_LINE`] ends the stream with an error.
 #[derive(Debug)]
 pub(crate) struct DrainedStdout {
-    stdout: Option<ChildStdout>,
+    stdout: Option<AgentStdout>,
     /// Bytes read since the last newline.
     line: usize,
+    /// Set when the agent was handed to the keeper: what it writes later is
+    /// for the run that takes it up, not to be drained here.
+    handed_over: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl DrainedStdout {
-    pub fn new(stdout: ChildStdout) -> Self {
+    pub fn new(stdout: AgentStdout, handed_over: Arc<std::sync::atomic::AtomicBool>) -> Self {
         Self {
             stdout: Some(stdout),
             line: 0,
+            handed_over,
         }
     }
 }
@@ -387,6 +540,9 @@ impl<R: tokio::io::AsyncRead + Unpin> BoundedLines<R> {
 
 impl Drop for DrainedStdout {
     fn drop(&mut self) {
+        if self.handed_over.load(std::sync::atomic::Ordering::Acquire) {
+            return;
+        }
         if let (Some(mut stdout), Ok(runtime)) =
             (self.stdout.take(), tokio::runtime::Handle::try_current())
         {
@@ -420,7 +576,8 @@ mod tests {
         std::fs::remove_dir(&sub).unwrap();
         std::os::unix::fs::symlink("/", &sub).unwrap();
         let (events, _taken) = tokio::sync::mpsc::channel(8);
-        let err = AgentProcess::spawn(&command, events.clone())
+        let err = AgentProcess::spawn(&command, events.clone(), None)
+            .await
             .map(drop)
             .unwrap_err();
         assert!(
@@ -430,7 +587,7 @@ mod tests {
         // The same directory, a directory again: the agent starts in it.
         std::fs::remove_file(&sub).unwrap();
         std::fs::create_dir(&sub).unwrap();
-        let (process, _, _) = AgentProcess::spawn(&command, events).unwrap();
+        let (process, _, _) = AgentProcess::spawn(&command, events, None).await.unwrap();
         drop(process);
     }
 
@@ -449,7 +606,7 @@ mod tests {
             egress_report: false,
         };
         let (events, mut taken) = tokio::sync::mpsc::channel(8);
-        let (process, _stdin, _stdout) = AgentProcess::spawn(&command, events).unwrap();
+        let (process, _stdin, _stdout) = AgentProcess::spawn(&command, events, None).await.unwrap();
         match taken.recv().await {
             Some(super::AgentEvent::Stderr(line)) => assert_eq!(line, "2026 INFO ready"),
             other => panic!("{other:?}"),
@@ -465,7 +622,9 @@ mod tests {
             .kill_on_drop(true)
             .spawn()
             .unwrap();
-        let mut stdout = DrainedStdout::new(child.stdout.take().unwrap());
+        let stdout = child.stdout.take().unwrap().into_owned_fd().unwrap();
+        let stdout = tokio::net::unix::pipe::Receiver::from_owned_fd(stdout).unwrap();
+        let mut stdout = DrainedStdout::new(stdout, Default::default());
         let mut sink = vec![0u8; 1 << 20];
         let mut total = 0;
         loop {

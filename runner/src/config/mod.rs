@@ -31,6 +31,6 @@ mod timing;
 pub use error::ConfigError;
 pub use parse::{AgentConfig, Config, ConfigFile, EnvValue, LimitOverrides, PlugEntry};
 pub use resolve::{
-    ConfigCheck, LockUse, ResolvedPlug, cannot_resume, check_config, resolve, resolve_plugs,
-    resolve_with, startup_check,
+    ConfigCheck, LockUse, ResolvedPlug, cannot_keep_processes, cannot_resume, check_config,
+    resolve, resolve_plugs, resolve_with, startup_check,
 };

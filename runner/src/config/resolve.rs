@@ -43,6 +43,15 @@ pub fn cannot_resume(plugs: &[ResolvedPlug]) -> Vec<&str> {
         .collect()
 }
 
+/// The plugs that would not keep the agent's processes across a pause.
+pub fn cannot_keep_processes(plugs: &[ResolvedPlug]) -> Vec<&str> {
+    plugs
+        .iter()
+        .filter(|p| !p.loaded().info.keeps_processes)
+        .map(|p| p.setup.id.as_str())
+        .collect()
+}
+
 /// Whether the plugs' `with:` configs are checked against their schemas.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ConfigCheck {

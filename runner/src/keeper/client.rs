@@ -150,11 +150,7 @@ impl KeeperClient {
             .subscribe()
     }
 
-    async fn ask(
-        &self,
-        request: Request,
-        fds: Vec<OwnedFd>,
-    ) -> Result<Answer, String> {
+    async fn ask(&self, request: Request, fds: Vec<OwnedFd>) -> Result<Answer, String> {
         let _turn = self.asking.lock().await;
         let borrowed: Vec<_> = fds.iter().map(|fd| fd.as_fd()).collect();
         wire::send(self.socket.as_fd(), &request, &borrowed)

@@ -88,6 +88,8 @@ pub struct RunnerMetrics {
     outbox_bytes: Gauge,
     outbox_spilled: Gauge,
     offer_polls: Family<ResultLabel, Counter>,
+    kept_agents: Gauge,
+    kept_agent_bytes: Gauge,
     /// The last outbox sample of each live run (the gauges are their sums).
     outboxes: Mutex<HashMap<String, (u64, u64, u64)>>,
     series: Mutex<std::collections::HashSet<(String, String)>>,
@@ -164,6 +166,18 @@ impl RunnerMetrics {
             "Polls of Blaise for runs, by result (ok, error)",
             offer_polls.clone(),
         );
+        let kept_agents = Gauge::default();
+        r.register(
+            "kept_agents",
+            "Paused sessions' agents this instance keeps, frozen, for a hot resume",
+            kept_agents.clone(),
+        );
+        let kept_agent_bytes = Gauge::default();
+        r.register(
+            "kept_agent_bytes",
+            "Resident memory of the kept agents' process groups",
+            kept_agent_bytes.clone(),
+        );
         let capacity_gauge = Gauge::<i64>::default();
         capacity_gauge.set(i64::from(capacity));
         r.register(
@@ -184,6 +198,8 @@ impl RunnerMetrics {
             outbox_bytes,
             outbox_spilled,
             offer_polls,
+            kept_agents,
+            kept_agent_bytes,
             outboxes: Mutex::new(HashMap::new()),
             series: Mutex::new(Default::default()),
         })
@@ -233,6 +249,12 @@ impl RunnerMetrics {
     pub fn forget_outbox(&self, run: &str) {
         lock(&self.outboxes).remove(run);
         self.sum_outboxes();
+    }
+
+    /// The agents kept now, and the memory they hold.
+    pub fn kept_agents(&self, count: usize, bytes: u64) {
+        self.kept_agents.set(count as i64);
+        self.kept_agent_bytes.set(bytes.min(i64::MAX as u64) as i64);
     }
 
     pub fn offers_polled(&self, ok: bool) {

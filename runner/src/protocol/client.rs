@@ -181,12 +181,22 @@ impl Client {
             .await
     }
 
-    pub async fn offers(&self, instance: &str, wait: Duration) -> Result<Offers> {
-        let path = format!(
+    /// Runs this instance may take; `kept` names the sessions whose agents it
+    /// keeps (Blaise answers which to let go).
+    pub async fn offers(
+        &self,
+        instance: &str,
+        wait: Duration,
+        kept: Vec<String>,
+    ) -> Result<Offers> {
+        let mut path = format!(
             "/offers?instance={}&wait_ms={}",
             encode(instance),
             wait.as_millis()
         );
+        if !kept.is_empty() {
+            path.push_str(&format!("&kept={}", encode(&kept.join(","))));
+        }
         self.call::<(), _>(Method::GET, &path, None, wait + Self::CALL)
             .await
     }

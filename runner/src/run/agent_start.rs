@@ -52,6 +52,7 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> Outcome {
     let Prepared {
         mut chain,
         workspace,
+        kept,
     } = match prepare(&ctx, &reporter, &heartbeat.lost).await {
         Ok(p) => p,
         Err(PrepareError::Report(e)) => return lost(e),
@@ -86,58 +87,64 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> Outcome {
         return cancelled(&reporter, Some(torn)).await;
     }
 
-    let agent_config = &ctx.config.config.agent;
     let (events_tx, mut events) = mpsc::channel(crate::acp::EVENTS);
-    let command = match agent_command(
-        &launch,
-        &agent_config.command,
-        &agent_config.env,
-        &workspace,
-        &ctx.data_dir.join("plug-storage"),
-    ) {
-        Ok(command) => command,
-        Err(e) => {
-            let torn = stop::tear_down(&mut chain, &workspace, "failed", false).await;
-            return before_agent(&reporter, e, Some(torn)).await;
+    // A hot resume: the agent kept since the pause goes on, in the session
+    // it was in. Only if it cannot be taken up is a new one started.
+    let taken_up = match (kept, ctx.hot_keeper(), &a.acp_session_id) {
+        (Some(kept), Some(keeper), Some(session)) => {
+            match Agent::take_up(kept, keeper.clone(), events_tx.clone()).await {
+                Ok(agent) => Some((agent, session.clone())),
+                Err(e) => {
+                    tracing::warn!("the kept agent cannot be taken up ({e}): starting it again");
+                    None
+                }
+            }
         }
+        _ => None,
     };
-    let since_accepted = std::env::var(super::ACCEPTED_AT)
-        .ok()
-        .and_then(|t| t.parse::<u128>().ok())
-        .map(|t| super::unix_micros().saturating_sub(t));
-    let programs_us = crate::host::process::time_in_programs().as_micros();
-    tracing::info!(argv = ?command.argv, cwd = %command.cwd.display(), host_overhead_us = since_accepted, programs_us, "launching the agent");
-    let launching = tokio::time::timeout(LAUNCH_TIMEOUT, Agent::launch(command, events_tx));
-    let launched = match pump(launching, &mut chain, &mut relay, &mut events).await {
-        Ok((launched, _)) => launched.unwrap_or_else(|_| {
-            Err(AcpError::Start(format!(
-                "it did not answer `initialize` within {LAUNCH_TIMEOUT:?}"
-            )))
-        }),
-        Err(e) => Err(AcpError::Start(e.to_string())),
-    };
-    let agent = match launched {
-        Ok(agent) => agent,
-        Err(e) => {
-            // What the agent printed on its way out is its text: filtered.
-            let error = relay
-                .filter_text(&mut chain, format!("the agent did not start: {e:#}"))
-                .await
-                .unwrap_or_else(|e| e.to_string());
-            let torn = stop::tear_down(&mut chain, &workspace, "failed", false).await;
-            return before_agent(&reporter, error, Some(torn)).await;
+    let (agent, opened) = match taken_up {
+        Some((agent, session)) => {
+            let since_accepted = since_accepted();
+            tracing::info!(
+                pid = agent.pid(),
+                host_overhead_us = since_accepted,
+                "took up the kept agent"
+            );
+            (agent, Some((session, Conversation::Kept)))
+        }
+        None => {
+            match start_agent(
+                &ctx,
+                &launch,
+                &workspace,
+                &mut chain,
+                &mut relay,
+                &mut events,
+                events_tx,
+            )
+            .await
+            {
+                Ok(agent) => (agent, None),
+                Err(error) => {
+                    let torn = stop::tear_down(&mut chain, &workspace, "failed", false).await;
+                    return before_agent(&reporter, error, Some(torn)).await;
+                }
+            }
         }
     };
 
     // The agent may never answer `session/new` or `session/load`: the run
     // then ends when Blaise ends it (it owns the clock) or a signal arrives.
     let mut contact = heartbeat.lost.clone();
-    let opened = tokio::select! {
-        opened = open_session(&ctx, &agent, &mut chain, &mut relay, &mut events) => {
-            opened.map_err(Ending::Failed)
-        }
-        _ = signals.wait() => Err(Ending::Signal),
-        _ = until_true(&mut contact) => Err(Ending::LostContact),
+    let opened = match opened {
+        Some(opened) => Ok(opened),
+        None => tokio::select! {
+            opened = open_session(&ctx, &agent, &mut chain, &mut relay, &mut events) => {
+                opened.map_err(Ending::Failed)
+            }
+            _ = signals.wait() => Err(Ending::Signal),
+            _ = until_true(&mut contact) => Err(Ending::LostContact),
+        },
     };
     let opened = match opened {
         Ok(_) if signals.arrived() => Err(Ending::Signal),
@@ -147,6 +154,7 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> Outcome {
         Ok(opened) => opened,
         Err(ending) => {
             let live = stop::Live {
+                session: &a.session_id,
                 agent,
                 events: &mut events,
                 relay: &mut relay,
@@ -178,6 +186,7 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> Outcome {
     .serve()
     .await;
     let live = stop::Live {
+        session: &a.session_id,
         agent,
         events: &mut events,
         relay: &mut relay,
@@ -187,6 +196,59 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> Outcome {
     // alive through a long pause or teardown, and contact can still be lost.
     drop(heartbeat);
     outcome
+}
+
+/// Microseconds since the daemon accepted the run, when it said.
+fn since_accepted() -> Option<u128> {
+    std::env::var(super::ACCEPTED_AT)
+        .ok()
+        .and_then(|t| t.parse::<u128>().ok())
+        .map(|t| super::unix_micros().saturating_sub(t))
+}
+
+/// Starts the agent with the plugs' launch (through the keeper when the run
+/// may keep it) and initializes its connection; the error is for the run's
+/// report, filtered.
+async fn start_agent(
+    ctx: &RunContext,
+    launch: &Launch,
+    workspace: &std::path::Path,
+    chain: &mut PlugChain,
+    relay: &mut Relay,
+    events: &mut mpsc::Receiver<AgentEvent>,
+    events_tx: mpsc::Sender<AgentEvent>,
+) -> Result<Agent, String> {
+    let agent_config = &ctx.config.config.agent;
+    let command = agent_command(
+        launch,
+        &agent_config.command,
+        &agent_config.env,
+        workspace,
+        &ctx.data_dir.join("plug-storage"),
+    )?;
+    let since_accepted = since_accepted();
+    let programs_us = crate::host::process::time_in_programs().as_micros();
+    tracing::info!(argv = ?command.argv, cwd = %command.cwd.display(), host_overhead_us = since_accepted, programs_us, "launching the agent");
+    let launching = tokio::time::timeout(
+        LAUNCH_TIMEOUT,
+        Agent::launch(command, events_tx, ctx.hot_keeper().cloned()),
+    );
+    let launched = match pump(launching, chain, relay, events).await {
+        Ok((launched, _)) => launched.unwrap_or_else(|_| {
+            Err(AcpError::Start(format!(
+                "it did not answer `initialize` within {LAUNCH_TIMEOUT:?}"
+            )))
+        }),
+        Err(e) => Err(AcpError::Start(e.to_string())),
+    };
+    match launched {
+        Ok(agent) => Ok(agent),
+        // What the agent printed on its way out is its text: filtered.
+        Err(e) => Err(relay
+            .filter_text(chain, format!("the agent did not start: {e:#}"))
+            .await
+            .unwrap_or_else(|e| e.to_string())),
+    }
 }
 
 /// The agent's command line, environment and working directory under the

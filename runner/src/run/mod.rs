@@ -64,6 +64,18 @@ pub struct RunContext {
     pub host: Arc<PlugHost>,
     /// Where the runner keeps its workspaces (`<data-dir>/workspaces/<environment>`).
     pub data_dir: PathBuf,
+    /// The daemon's keeper, when the run was started by one (hot resume).
+    pub keeper: Option<Arc<crate::keeper::KeeperClient>>,
+}
+
+impl RunContext {
+    /// The keeper, when this run may keep its agent across a pause: the
+    /// agent's settings allow a hot pause and the daemon has a keeper.
+    pub fn hot_keeper(&self) -> Option<&Arc<crate::keeper::KeeperClient>> {
+        self.keeper
+            .as_ref()
+            .filter(|_| self.assignment.settings.hot_for_ms > 0)
+    }
 }
 
 impl RunContext {

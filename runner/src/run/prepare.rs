@@ -8,9 +8,10 @@ use super::RunContext;
 use super::reports::{ReportError, Reporter};
 use super::workspace;
 use crate::chain::PlugChain;
-use crate::config::cannot_resume;
+use crate::config::{cannot_keep_processes, cannot_resume};
 use crate::host::bindings::RunKind;
 use crate::host::{HookError, RunInfo};
+use crate::keeper::Handed;
 use crate::protocol::{ReportBody, RunKind as WireKind};
 use crate::state_store::ControlStateStore;
 use crate::tasks::AbortOnDrop;
@@ -18,6 +19,8 @@ use crate::tasks::AbortOnDrop;
 pub struct Prepared {
     pub chain: PlugChain,
     pub workspace: PathBuf,
+    /// The agent the keeper kept for this session (a hot resume), still frozen.
+    pub kept: Option<Handed>,
 }
 
 /// Why a run could not get its plugs ready.
@@ -58,11 +61,27 @@ pub async fn prepare(
     // make up the chain now (records of removed plugs become "owned by
     // nothing"). The plugs are instantiated while the report is on its way:
     // instantiating runs no hook.
+    let keeps_processes =
+        ctx.hot_keeper().is_some() && cannot_keep_processes(&ctx.plugs).is_empty();
     let report = reporter.send(ReportBody::PlugsCanResume {
         can_resume: cannot.is_empty(),
         plugs_that_cannot: cannot,
         chain: Some(chain_ids),
+        keeps_processes,
     });
+    // A resume takes up the agent the keeper kept for the session, if there
+    // is one: the plugs are told (`processes-kept`) before their `on-resume`.
+    let kept = match (a.kind, ctx.hot_keeper()) {
+        (WireKind::Resume, Some(keeper)) => match keeper.take(&a.session_id).await {
+            Ok(kept) => Some(kept),
+            Err(why) => {
+                tracing::info!("no kept agent to take up: {why}; the resume is cold");
+                None
+            }
+        },
+        _ => None,
+    };
+    let processes_kept = kept.is_some();
     let workspace_dir = workspace::path(&ctx.data_dir, &a.environment_id);
     let existed = workspace_dir.exists();
     let ready = async {
@@ -76,8 +95,7 @@ pub async fn prepare(
                 WireKind::Resume => RunKind::Resume,
                 WireKind::Teardown => RunKind::Teardown,
             },
-            // Every resume is cold until the runner keeps agents across a pause.
-            processes_kept: false,
+            processes_kept,
             workspace: workspace.clone(),
             plug_storage: ctx.data_dir.join("plug-storage"),
             state,
@@ -86,7 +104,11 @@ pub async fn prepare(
         let chain = PlugChain::new(&ctx.host, &setups, run)
             .await
             .map_err(PrepareError::Plug)?;
-        Ok(Prepared { chain, workspace })
+        Ok(Prepared {
+            chain,
+            workspace,
+            kept: None,
+        })
     };
     let (reported, ready) = tokio::join!(report, ready);
     if let Err(e) = reported {
@@ -97,5 +119,5 @@ pub async fn prepare(
         }
         return Err(PrepareError::Report(e));
     }
-    ready
+    ready.map(|prepared| Prepared { kept, ..prepared })
 }

@@ -25,6 +25,8 @@ const SIGNAL_REPORT_GRACE: Duration = Duration::from_secs(60);
 
 /// What is still live when a run with an agent ends.
 pub struct Live<'a> {
+    /// The session (what a kept agent is kept for).
+    pub session: &'a str,
     pub agent: Agent,
     pub events: &'a mut mpsc::Receiver<AgentEvent>,
     pub relay: &'a mut Relay,
@@ -38,32 +40,50 @@ pub async fn finish(
     reporter: &Reporter,
 ) -> Outcome {
     let Live {
+        session,
         agent,
         events,
         relay,
     } = live;
-    // Closing takes events as they come (the channel is bounded: an agent
-    // writing as it exits must not wait for a reader that is not there).
-    let mut last = Vec::new();
-    let closing = agent.close(AGENT_GRACE);
-    tokio::pin!(closing);
-    let closed = loop {
-        tokio::select! {
-            closed = &mut closing => break closed,
-            Some(event) = events.recv() => last.push(event),
+    // A hot pause hands the agent, frozen, to the keeper; anything in its
+    // way (the chain, an agent not started through the keeper, a turn under
+    // way) makes the pause cold.
+    let hot = matches!(
+        ending,
+        Ending::Stop {
+            may_resume: true,
+            keep_agent: true,
+            ..
         }
+    ) && chain.cannot_keep_processes().is_empty();
+    let (mut last, agent) = if hot {
+        let (kept, mut last) = taking_events(agent.keep(session), events).await;
+        match kept {
+            Ok(kept) => {
+                last.extend(kept.last);
+                (last, None)
+            }
+            Err((agent, why)) => {
+                tracing::warn!("the agent cannot be kept ({why}): the pause is cold");
+                (last, Some(agent))
+            }
+        }
+    } else {
+        (Vec::new(), Some(agent))
     };
-    while let Ok(event) = events.try_recv() {
-        last.push(event);
-    }
+    let agent_kept = agent.is_none();
     let mut egress = None;
-    match closed {
-        Ok(closed) => {
-            tracing::info!(status = ?closed.code, "the agent exited");
-            last.extend(closed.last);
-            egress = closed.egress;
+    if let Some(agent) = agent {
+        let (closed, more) = taking_events(agent.close(AGENT_GRACE), events).await;
+        last.extend(more);
+        match closed {
+            Ok(closed) => {
+                tracing::info!(status = ?closed.code, "the agent exited");
+                last.extend(closed.last);
+                egress = closed.egress;
+            }
+            Err(e) => tracing::warn!("closing the agent: {e}"),
         }
-        Err(e) => tracing::warn!("closing the agent: {e}"),
     }
     // What the agent said last, then every open stream closed through the
     // filters: nothing a filter held back is lost, and it leaves masked.
@@ -102,7 +122,9 @@ pub async fn finish(
     };
     tracing::info!(?ending, "the run is ending");
     let (reason, may_resume) = match &ending {
-        Ending::Stop { reason, may_resume } => (reason.to_string(), *may_resume),
+        Ending::Stop {
+            reason, may_resume, ..
+        } => (reason.to_string(), *may_resume),
         Ending::Signal => ("cancelled".to_string(), false),
         // The environment stays: Blaise recovers the session in it.
         Ending::LostContact => ("lost contact".to_string(), true),
@@ -111,8 +133,9 @@ pub async fn finish(
     let info = PauseInfo {
         reason: reason.clone(),
         may_resume,
-        // Every pause is cold until the runner keeps agents across one.
-        keep_processes: false,
+        // The plugs keep what runs the agent (a container paused, not
+        // stopped) only when the agent was kept.
+        keep_processes: agent_kept,
     };
     let pause_errors = chain.pause(&info).await;
     for e in &pause_errors {
@@ -132,7 +155,7 @@ pub async fn finish(
         Some(tear_down(chain, workspace, &reason, true).await)
     };
     let report = match (&ending, environment) {
-        (Ending::Stop { .. }, None) => ReportBody::Paused,
+        (Ending::Stop { .. }, None) => ReportBody::Paused { agent_kept },
         (Ending::Stop { .. }, Some(Ok(()))) => ReportBody::TornDown,
         (Ending::Stop { .. }, Some(Err(error))) => ReportBody::Failed {
             phase: FailedPhase::Agent,
@@ -159,7 +182,7 @@ pub async fn finish(
         (Ending::LostContact, _) => unreachable!("returned above"),
     };
     let outcome = match &report {
-        ReportBody::Paused => Outcome::Paused,
+        ReportBody::Paused { .. } => Outcome::Paused,
         ReportBody::TornDown => Outcome::TornDown,
         ReportBody::Cancelled { .. } => Outcome::Cancelled,
         ReportBody::Failed { error, .. } => Outcome::Failed(error.clone()),
@@ -172,6 +195,27 @@ pub async fn finish(
         Ok(_) => outcome,
         Err(e) => lost(e),
     }
+}
+
+/// Awaits `ending` (the agent's close or hand-over) while taking the events
+/// the agent sends meanwhile: the channel is bounded, and an agent writing
+/// as it goes must not wait for a reader that is not there.
+async fn taking_events<T>(
+    ending: impl std::future::Future<Output = T>,
+    events: &mut mpsc::Receiver<AgentEvent>,
+) -> (T, Vec<AgentEvent>) {
+    let mut taken = Vec::new();
+    tokio::pin!(ending);
+    let done = loop {
+        tokio::select! {
+            done = &mut ending => break done,
+            Some(event) = events.recv() => taken.push(event),
+        }
+    };
+    while let Ok(event) = events.try_recv() {
+        taken.push(event);
+    }
+    (done, taken)
 }
 
 /// The last report of a run stopped by a signal. The operator is stopping the

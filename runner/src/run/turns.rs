@@ -32,6 +32,9 @@ pub enum Ending {
     Stop {
         reason: StopReason,
         may_resume: bool,
+        /// Hand the agent to the keeper, frozen (a hot pause), if the chain
+        /// and the agent allow it.
+        keep_agent: bool,
     },
     /// SIGINT or SIGTERM.
     Signal,
@@ -127,7 +130,9 @@ impl<'a> Turns<'a> {
                         }
                         None
                     }
-                    Some(DirectiveBody::Stop(StopDirective { reason, may_resume })) => Some(Ending::Stop { reason, may_resume }),
+                    Some(DirectiveBody::Stop(StopDirective { reason, may_resume, keep_agent })) => {
+                        Some(Ending::Stop { reason, may_resume, keep_agent })
+                    }
                     // The run is over for Blaise (the poller saw it finish).
                     None => Some(Ending::LostContact),
                 },

@@ -155,6 +155,8 @@ impl AgentForm {
             timeout_ms: Some(duration("timeout", &self.timeout)?),
             disabled: Some(self.disabled.as_deref() == Some("true")),
             requires_labels: Some(comma_list(&self.requires_labels)),
+            // Not on the dashboard's form yet: kept as it is.
+            hot_for_ms: None,
         })
     }
 }

@@ -43,13 +43,24 @@ pub async fn offers(
     let wait_ms = q
         .wait_ms
         .map(|ms| Millis::try_from(ms).unwrap_or(Millis::MAX));
+    let kept: Vec<String> = q
+        .kept
+        .as_deref()
+        .unwrap_or_default()
+        .split(',')
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect();
     let found = state
         .long_poll_offers(&runner.id, wait_ms, |ctx| {
             let offers = offers::offers(ctx, &runner, &q.instance)?;
-            Ok((!offers.is_empty()).then_some(offers))
+            let release = offers::release_agents(ctx, &runner, &q.instance, &kept)?;
+            Ok((!offers.is_empty() || !release.is_empty()).then_some((offers, release)))
         })
         .await?;
+    let (offers, release_agents) = found.unwrap_or_default();
     Ok(Json(Offers {
-        offers: found.unwrap_or_default(),
+        offers,
+        release_agents,
     }))
 }

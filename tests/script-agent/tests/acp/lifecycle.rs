@@ -122,6 +122,7 @@ async fn a_program_that_does_not_exist_does_not_launch() {
             egress_report: false,
         },
         events,
+        None,
     )
     .await
     .unwrap_err();
@@ -151,6 +152,7 @@ async fn a_program_that_is_not_an_agent_fails_to_initialize() {
                 egress_report: false,
             },
             events,
+            None,
         ),
     )
     .await

@@ -41,7 +41,7 @@ pub type Events = mpsc::Receiver<AgentEvent>;
 
 pub async fn launch(command: AgentCommand) -> (Agent, Events) {
     let (events, received) = mpsc::channel(blaise_runner::acp::EVENTS);
-    let agent = soon("launch", Agent::launch(command, events))
+    let agent = soon("launch", Agent::launch(command, events, None))
         .await
         .expect("the script agent launches and initializes");
     (agent, received)

@@ -34,6 +34,7 @@ pub async fn client_command(
             idle_policy,
             paused_lifetime,
             timeout,
+            hot_for,
             disable,
             enable,
             requires_labels,
@@ -47,7 +48,7 @@ pub async fn client_command(
             };
             let body = json!({
                 "inactivity_ms": inactivity, "idle_policy": idle_policy, "paused_lifetime_ms": paused_lifetime,
-                "timeout_ms": timeout, "disabled": disabled,
+                "timeout_ms": timeout, "hot_for_ms": hot_for, "disabled": disabled,
                 "requires_labels": requires_labels.as_deref().map(comma_list),
             });
             let agent = client
@@ -60,12 +61,16 @@ pub async fn client_command(
             let s = &agent["settings"];
             writeln!(
                 out,
-                "agent {}: inactivity {}, idle policy {}, paused lifetime {}, timeout {}{}{}",
+                "agent {}: inactivity {}, idle policy {}, paused lifetime {}, timeout {}{}{}{}",
                 agent["name"].as_str().unwrap_or(&name),
                 Human(s["inactivity_ms"].as_i64().unwrap_or(0)),
                 s["idle_policy"].as_str().unwrap_or("?"),
                 Human(s["paused_lifetime_ms"].as_i64().unwrap_or(0)),
                 Human(s["timeout_ms"].as_i64().unwrap_or(0)),
+                match s["hot_for_ms"].as_i64() {
+                    Some(ms) if ms > 0 => format!(", kept hot for {}", Human(ms)),
+                    _ => String::new(),
+                },
                 match s["requires_labels"].as_array() {
                     Some(l) if !l.is_empty() => format!(
                         ", requires runner labels {}",

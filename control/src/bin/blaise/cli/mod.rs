@@ -222,6 +222,12 @@ pub enum AgentCommand {
         /// The longest a turn may take before it is cancelled (`30m`, …).
         #[arg(long, value_parser = parse_duration)]
         timeout: Option<i64>,
+        /// How long a paused session's agent stays running, frozen, on the
+        /// runner that paused it, so that the next message is answered at
+        /// once (hot resume; `15m`, …; `0s`: never, the default). Runners
+        /// whose plugs cannot keep processes pause cold regardless.
+        #[arg(long, value_parser = parse_duration)]
+        hot_for: Option<i64>,
         /// Disable (archive) the agent: no new runs start for it, except teardown runs.
         #[arg(long, conflicts_with = "enable")]
         disable: bool,

@@ -233,6 +233,14 @@ pub fn agent(a: &Value, now: i64, out: Out) -> Result<()> {
         duration(&s["paused_lifetime_ms"])
     )?;
     writeln!(out, "  turn timeout     {}", duration(&s["timeout_ms"]))?;
+    writeln!(
+        out,
+        "  kept hot for     {}",
+        match s["hot_for_ms"].as_i64() {
+            Some(ms) if ms > 0 => duration(&s["hot_for_ms"]),
+            _ => "- (every pause is cold)".to_string(),
+        }
+    )?;
     writeln!(out, "  requires labels  {}", strings(&s["requires_labels"]))?;
     writeln!(
         out,

@@ -1,0 +1,75 @@
+//! A hot pause: [`Agent::keep`] hands the agent, frozen, to the daemon's
+//! keeper (see [`crate::keeper`]) instead of closing it.
+
+use std::time::{Duration, Instant};
+
+use super::{Agent, AgentEvent};
+
+/// How long the run waits for the connection to read what the frozen agent
+/// had already written.
+const DRAIN_LIMIT: Duration = Duration::from_millis(500);
+/// A moment for what was read to be handed on as events.
+const SETTLE: Duration = Duration::from_millis(20);
+/// How long the connection may take to wind down once the agent is kept.
+const CONNECTION_GRACE: Duration = Duration::from_millis(500);
+
+/// What a kept agent left for this run.
+#[derive(Debug)]
+pub struct Kept {
+    /// The `last` entry of the stream it left open, if any.
+    pub last: Option<AgentEvent>,
+}
+
+impl Agent {
+    /// Hands the agent to the keeper for `session`, frozen (`SIGSTOP` to its
+    /// process group: no CPU), with its stdio and what the run that takes it
+    /// up needs. Only between turns, and only for an agent started through
+    /// the keeper. Whatever prevents it, the agent is let go on and given
+    /// back with the reason, for a cold close.
+    ///
+    /// The agent is frozen first, so that all it wrote is in the pipe; the
+    /// connection reads that here (the caller takes events meanwhile).
+    pub async fn keep(mut self, session: &str) -> Result<Kept, (Agent, String)> {
+        if !self.is_idle() {
+            return Err((self, "a turn is under way".into()));
+        }
+        if self.process.exit_status().is_some() {
+            return Err((self, "the agent exited".into()));
+        }
+        self.process.signal_group(libc::SIGSTOP);
+        // The guard (the group's leader) goes on: it must still see the
+        // runner die, and kill what it guards.
+        // SAFETY: kill(2) on the guard's pid, which this run's agent is.
+        unsafe { libc::kill(self.pid() as libc::pid_t, libc::SIGCONT) };
+        let start = Instant::now();
+        while self.process.unread_stdout() > 0 && start.elapsed() < DRAIN_LIMIT {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        tokio::time::sleep(SETTLE).await;
+        let meta = self.kept_meta();
+        if let Err(why) = self.process.hand_over(session, meta).await {
+            self.process.signal_group(libc::SIGCONT);
+            return Err((self, why));
+        }
+        self.handed_over
+            .store(true, std::sync::atomic::Ordering::Release);
+        self.permissions.cancel_all();
+        if let Some(stop) = self.stop.take() {
+            let _already_ended = stop.send(());
+        }
+        if let Some(mut connection) = self.connection.take()
+            && tokio::time::timeout(CONNECTION_GRACE, &mut connection)
+                .await
+                .is_err()
+        {
+            connection.abort();
+        }
+        tracing::info!(
+            pid = self.pid(),
+            "the agent is kept, frozen, for the session's next run"
+        );
+        Ok(Kept {
+            last: self.end_stream(),
+        })
+    }
+}

@@ -1,0 +1,199 @@
+//! Hot resume, end to end: the control plane over HTTP, a real `blaise-runner
+//! start` process with a process per run, and the script agent. When the
+//! agent's settings allow it (`hot_for`) and every plug keeps processes, an
+//! idle pause hands the agent, frozen, to the runner instance's keeper; the
+//! next message goes on in the same process (no start, no `session/load`).
+//! A runner restart, or a chain that cannot keep processes, makes it cold.
+
+use std::time::Duration;
+
+use blaise_control::model::{AgentSettings, IdlePolicy};
+use blaise_tests::blaise::{Stage, redaction_plug, script_agent, settings};
+
+const MINUTE: Duration = Duration::from_secs(60);
+
+fn hot(inactivity_ms: i64) -> AgentSettings {
+    AgentSettings {
+        hot_for_ms: 600_000,
+        ..settings(inactivity_ms, IdlePolicy::Pause)
+    }
+}
+
+/// A process of the script agent: its pid, state letter, and CPU ticks used.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct AgentProcess {
+    pid: u32,
+    state: char,
+    cpu_ticks: u64,
+}
+
+/// The script agent's processes of this stage (started in its data
+/// directory's workspaces).
+fn agents(stage: &Stage) -> Vec<AgentProcess> {
+    let exe = script_agent().canonicalize().unwrap();
+    let workspaces = stage.data.join("workspaces");
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).ok().as_ref() == Some(&exe))
+        .filter(|pid| {
+            std::fs::read_link(format!("/proc/{pid}/cwd"))
+                .is_ok_and(|cwd| cwd.starts_with(&workspaces))
+        })
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let rest = &stat[stat.rfind(')')? + 2..];
+            let fields: Vec<&str> = rest.split(' ').collect();
+            let state = fields[0].chars().next()?;
+            // utime and stime: fields 14 and 15 of the whole line.
+            let cpu_ticks = fields[11].parse::<u64>().ok()? + fields[12].parse::<u64>().ok()?;
+            (state != 'Z').then_some(AgentProcess {
+                pid,
+                state,
+                cpu_ticks,
+            })
+        })
+        .collect()
+}
+
+fn runs(view: &serde_json::Value) -> Vec<(String, String)> {
+    view["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["kind"].as_str().unwrap().to_string(),
+                r["conversation"].as_str().unwrap_or("-").to_string(),
+            )
+        })
+        .collect()
+}
+
+async fn gone(stage: &Stage, pid: u32) -> bool {
+    for _ in 0..250 {
+        if !agents(stage).iter().any(|a| a.pid == pid) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hot_pause_freezes_the_agent_and_the_next_message_goes_on_in_the_same_process() {
+    let stage = Stage::new(hot(1_000)).await;
+    stage.configure(&redaction_plug());
+    let runner = stage.runner("instance-a");
+    let b = &stage.blaise;
+    let id = b.new_session("script", "say first").await;
+    b.wait_for_text(&id, "agent_message: first", MINUTE).await;
+    let view = b
+        .wait_for(&id, "the pause", MINUTE, |v| v["state"] == "paused")
+        .await;
+    let run = &view["runs"][0];
+    assert_eq!(run["stop"]["keep_agent"], true, "{run:#}");
+
+    // Frozen, and using no CPU while paused.
+    let kept = agents(&stage);
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!(kept[0].state, 'T', "stopped: {kept:?}");
+    tokio::time::sleep(Duration::from_millis(1_000)).await;
+    let later = agents(&stage);
+    assert_eq!(later, kept, "no CPU used while frozen");
+
+    b.send(&id, "say second").await.unwrap();
+    let text = b.wait_for_text(&id, "agent_message: second", MINUTE).await;
+    assert_eq!(
+        text.matches("agent_message: first").count(),
+        1,
+        "nothing replayed as new:\n{text}"
+    );
+    let view = b.show(&id).await;
+    assert_eq!(
+        runs(&view),
+        [
+            ("start".to_string(), "new".to_string()),
+            ("resume".to_string(), "kept".to_string())
+        ]
+    );
+    let now = agents(&stage);
+    assert_eq!(now.len(), 1, "{now:?}");
+    assert_eq!(now[0].pid, kept[0].pid, "the same process went on");
+    assert_ne!(now[0].state, 'T');
+
+    // Paused hot again, then the runner stops: nothing it kept outlives it.
+    b.wait_for(&id, "the second pause", MINUTE, |v| {
+        v["state"] == "paused" && v["runs"].as_array().is_some_and(|r| r.len() == 2)
+    })
+    .await;
+    assert!(runner.stop().await.success());
+    assert!(
+        gone(&stage, kept[0].pid).await,
+        "the kept agent died with its runner"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn after_a_runner_restart_the_resume_is_cold_and_loses_nothing() {
+    let stage = Stage::new(hot(1_000)).await;
+    stage.configure(&redaction_plug());
+    let first = stage.runner("instance-a");
+    let b = &stage.blaise;
+    let id = b.new_session("script", "say remembered").await;
+    b.wait_for_text(&id, "agent_message: remembered", MINUTE)
+        .await;
+    b.wait_for(&id, "the pause", MINUTE, |v| v["state"] == "paused")
+        .await;
+    let kept = agents(&stage);
+    assert_eq!(kept.len(), 1);
+    assert!(first.stop().await.success());
+    assert!(gone(&stage, kept[0].pid).await);
+
+    // The same instance name, a new process: nothing is kept there.
+    let second = stage.runner("instance-a");
+    b.send(&id, "say picked up").await.unwrap();
+    b.wait_for_text(&id, "agent_message: picked up", MINUTE)
+        .await;
+    let view = b.show(&id).await;
+    let kinds = runs(&view);
+    assert_eq!(kinds.len(), 2);
+    assert_eq!(
+        kinds[1],
+        ("resume".to_string(), "loaded".to_string()),
+        "a cold resume loads the conversation"
+    );
+    assert!(second.stop().await.success());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_chain_with_a_plug_that_does_not_keep_processes_pauses_cold() {
+    let stage = Stage::new(hot(1_000)).await;
+    // The no-op plug does not say it keeps processes.
+    stage.configure(&format!(
+        "{}  - id: noop\n    source: {}\n",
+        redaction_plug(),
+        blaise_tests::plug("tests/plugs/noop").display()
+    ));
+    let runner = stage.runner("instance-a");
+    let b = &stage.blaise;
+    let id = b.new_session("script", "say cold").await;
+    b.wait_for_text(&id, "agent_message: cold", MINUTE).await;
+    let view = b
+        .wait_for(&id, "the pause", MINUTE, |v| v["state"] == "paused")
+        .await;
+    assert_eq!(
+        view["runs"][0]["stop"]["keep_agent"],
+        serde_json::Value::Null,
+        "Blaise does not ask for a hot pause the run said it cannot make"
+    );
+    let left = agents(&stage);
+    assert!(left.is_empty(), "the agent exited at the pause: {left:?}");
+    b.send(&id, "say again").await.unwrap();
+    b.wait_for_text(&id, "agent_message: again", MINUTE).await;
+    assert_eq!(runs(&b.show(&id).await)[1].1, "loaded");
+    assert!(runner.stop().await.success());
+}

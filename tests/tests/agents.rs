@@ -54,6 +54,127 @@ async fn claude_code_in_the_sandbox_through_a_whole_session() {
     whole_session(RealAgent::Claude, true).await;
 }
 
+/// Hot resume with Claude Code: the idle pause freezes `claude-agent-acp`
+/// (no CPU while paused), and the next message goes on in the same process
+/// and ACP session, the model seeing every earlier turn.
+#[tokio::test(flavor = "multi_thread")]
+async fn claude_code_resumed_hot_goes_on_in_the_same_process() {
+    let Some(installed) = agents::installed() else {
+        return;
+    };
+    let agent = RealAgent::Claude;
+    let model = ModelApi::start(SECRET).await;
+    let stage = Stage::with_agent(
+        agent.name(),
+        blaise_control::model::AgentSettings {
+            hot_for_ms: 600_000,
+            ..settings(3_000, IdlePolicy::Pause)
+        },
+    )
+    .await;
+    let plugs = format!(
+        "  - id: redaction\n    source: {}\n",
+        plug("plugs/redaction").display()
+    );
+    std::fs::write(&stage.config, agent.config(&model.url, &plugs)).unwrap();
+    let key = format!("{}-key-Zq81bV0tTestKey", agent.name());
+    let runner = stage.runner_with_env(
+        "box-1",
+        &[
+            ("PATH", installed.path.as_str()),
+            (agent.key_variable(), key.as_str()),
+        ],
+    );
+    let api = &stage.blaise;
+    let session = api.new_session(agent.name(), "say hello-hot").await;
+    wait_for_entry(api, &session, "the first answer", |e| {
+        text(e).contains("hello-hot")
+    })
+    .await;
+    api.wait_for(&session, "the idle pause", PATIENCE, |v| {
+        v["state"] == "paused"
+    })
+    .await;
+    let frozen = workspace_processes(&stage);
+    assert!(
+        frozen.iter().any(|p| p.1 == 'T'),
+        "the agent is frozen: {frozen:?}"
+    );
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(
+        workspace_processes(&stage),
+        frozen,
+        "no CPU used while paused"
+    );
+
+    api.send(&session, "recall").await.unwrap();
+    // The model answers with what it was sent of the earlier turns (in
+    // chunks: the whole answer is the stream's last entry).
+    let recalled = wait_for(api, &session, "the answer after the resume", |entries| {
+        let streamed: String = entries
+            .iter()
+            .filter(|e| e["kind"] == "agent_message")
+            .skip_while(|e| !text(e).starts_with("RECALL"))
+            .map(|e| text(e).to_string())
+            .collect();
+        streamed.contains("hello-hot").then(|| json!(streamed))
+    })
+    .await;
+    assert!(
+        recalled.as_str().unwrap().contains("say hello-hot"),
+        "the model sees the earlier turns: {recalled:#}"
+    );
+    let view = api.show(&session).await;
+    assert_eq!(view["runs"][1]["conversation"], "kept", "{view:#}");
+    let pids = |ps: &[(u32, char, u64)]| ps.iter().map(|p| p.0).collect::<Vec<_>>();
+    assert_eq!(
+        pids(&workspace_processes(&stage)),
+        pids(&frozen),
+        "the same processes went on"
+    );
+    // Nothing replayed: what the resume run recorded of the agent is its
+    // answer to the new message.
+    let resume_run = view["runs"][1]["id"].clone();
+    let resumed: String = api
+        .transcript(&session)
+        .await
+        .iter()
+        .filter(|e| e["run_id"] == resume_run && e["kind"] == "agent_message")
+        .map(|e| text(e).to_string())
+        .collect();
+    assert!(resumed.starts_with("RECALL"), "nothing replayed: {resumed}");
+    assert!(runner.stop().await.success());
+    assert!(
+        workspace_processes(&stage).is_empty(),
+        "nothing left running after the runner stopped"
+    );
+}
+
+/// Processes whose working directory is in the stage's workspaces: pid,
+/// state letter, CPU ticks used.
+fn workspace_processes(stage: &Stage) -> Vec<(u32, char, u64)> {
+    let workspaces = stage.data.join("workspaces");
+    let mut found: Vec<(u32, char, u64)> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read_link(format!("/proc/{pid}/cwd"))
+                .is_ok_and(|cwd| cwd.starts_with(&workspaces))
+        })
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let rest = &stat[stat.rfind(')')? + 2..];
+            let fields: Vec<&str> = rest.split(' ').collect();
+            let state = fields[0].chars().next()?;
+            let ticks = fields[11].parse::<u64>().ok()? + fields[12].parse::<u64>().ok()?;
+            (state != 'Z').then_some((pid, state, ticks))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
 async fn whole_session(agent: RealAgent, sandboxed: bool) {
     let Some(installed) = agents::installed() else {
         return;

@@ -197,3 +197,41 @@ async fn a_chain_with_a_plug_that_does_not_keep_processes_pauses_cold() {
     assert_eq!(runs(&b.show(&id).await)[1].1, "loaded");
     assert!(runner.stop().await.success());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn when_the_hot_time_is_over_blaise_has_the_runner_let_the_agent_go() {
+    let stage = Stage::new(AgentSettings {
+        hot_for_ms: 2_000,
+        ..hot(1_000)
+    })
+    .await;
+    stage.configure(&redaction_plug());
+    let runner = stage.runner("instance-a");
+    let b = &stage.blaise;
+    let id = b.new_session("script", "say briefly").await;
+    b.wait_for_text(&id, "agent_message: briefly", MINUTE).await;
+    b.wait_for(&id, "the pause", MINUTE, |v| v["state"] == "paused")
+        .await;
+    let kept = agents(&stage);
+    assert_eq!(kept.len(), 1, "kept at first: {kept:?}");
+    // Blaise's clock, not the runner's: the next offers poll after the hot
+    // time says to let go.
+    let mut released = false;
+    for _ in 0..150 {
+        if agents(&stage).is_empty() {
+            released = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(released, "the agent was let go after its hot time");
+    assert!(
+        runner.stderr().contains("Blaise let the kept agent go"),
+        "{}",
+        runner.stderr()
+    );
+    b.send(&id, "say later").await.unwrap();
+    b.wait_for_text(&id, "agent_message: later", MINUTE).await;
+    assert_eq!(runs(&b.show(&id).await)[1].1, "loaded", "cold");
+    assert!(runner.stop().await.success());
+}

@@ -266,7 +266,16 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<(), Da
                         tokio::time::sleep(Duration::from_secs(1)).await;
                     }
                 }
-                let kept = keeper.kept();
+                let mut kept = keeper.kept();
+                // Capacity counts kept agents: what they hold is memory a run
+                // would need. The oldest go first, cold.
+                let budget = u64::from(options.capacity) * MEMORY_PER_RUN;
+                for session in over_budget(&kept, runs.len(), budget) {
+                    if keeper.release(&session) {
+                        tracing::info!(session, "let a kept agent go: the runs need its memory");
+                    }
+                    kept.retain(|k| k.session != session);
+                }
                 metrics.kept_agents(kept.len(), kept.iter().map(|k| k.rss).sum());
                 let kept: Vec<String> = kept.into_iter().map(|k| k.session).collect();
                 offers.set(client.offers(&options.instance, wait, kept));
@@ -302,6 +311,23 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<(), Da
         }
     }
     Ok(())
+}
+
+/// The kept agents to let go, oldest first, so that they and the live runs
+/// (each counted at [`MEMORY_PER_RUN`]) fit in `budget` bytes.
+fn over_budget(kept: &[crate::keeper::KeptAgent], live_runs: usize, budget: u64) -> Vec<String> {
+    let mut used = live_runs as u64 * MEMORY_PER_RUN + kept.iter().map(|k| k.rss).sum::<u64>();
+    let mut oldest: Vec<_> = kept.iter().collect();
+    oldest.sort_by_key(|k| k.since);
+    let mut release = Vec::new();
+    for k in oldest {
+        if used <= budget {
+            break;
+        }
+        used -= k.rss;
+        release.push(k.session.clone());
+    }
+    release
 }
 
 /// Waits for a run's process in a task of its own and says when it exits.
@@ -511,6 +537,37 @@ async fn prepare_run(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kept_agents_give_way_to_runs_oldest_first() {
+        let now = std::time::Instant::now();
+        let kept = |session: &str, mib: u64, age_s: u64| crate::keeper::KeptAgent {
+            session: session.into(),
+            pid: 1,
+            rss: mib << 20,
+            since: now - Duration::from_secs(age_s),
+        };
+        let agents = [
+            kept("young", 300, 10),
+            kept("old", 300, 60),
+            kept("middle", 300, 30),
+        ];
+        // Room for three runs: one live run and two kept agents (600 MiB) fit.
+        assert!(over_budget(&agents[..2], 1, 3 * MEMORY_PER_RUN).is_empty());
+        // Room for two: the oldest kept agents go until the rest fit.
+        assert_eq!(
+            over_budget(&agents, 1, 2 * MEMORY_PER_RUN),
+            ["old", "middle"]
+        );
+        assert_eq!(
+            over_budget(&agents, 2, 2 * MEMORY_PER_RUN),
+            ["old", "middle", "young"]
+        );
+        assert!(
+            over_budget(&[], 5, MEMORY_PER_RUN).is_empty(),
+            "runs alone are Blaise's to count"
+        );
+    }
 
     #[test]
     fn the_default_capacity_is_four_runs_per_core_within_the_memory() {

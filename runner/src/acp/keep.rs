@@ -36,11 +36,7 @@ impl Agent {
         if self.process.exit_status().is_some() {
             return Err((self, "the agent exited".into()));
         }
-        self.process.signal_group(libc::SIGSTOP);
-        // The guard (the group's leader) goes on: it must still see the
-        // runner die, and kill what it guards.
-        // SAFETY: kill(2) on the guard's pid, which this run's agent is.
-        unsafe { libc::kill(self.pid() as libc::pid_t, libc::SIGCONT) };
+        crate::keeper::freeze(self.pid());
         let start = Instant::now();
         while self.process.unread_stdout() > 0 && start.elapsed() < DRAIN_LIMIT {
             tokio::time::sleep(Duration::from_millis(2)).await;
@@ -48,7 +44,7 @@ impl Agent {
         tokio::time::sleep(SETTLE).await;
         let meta = self.kept_meta();
         if let Err(why) = self.process.hand_over(session, meta).await {
-            self.process.signal_group(libc::SIGCONT);
+            crate::keeper::thaw(self.pid());
             return Err((self, why));
         }
         self.handed_over

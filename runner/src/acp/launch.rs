@@ -77,7 +77,7 @@ impl Agent {
         let mut agent = Agent::connect(process, stdin, stdout, kept.cwd, events).await?;
         agent.load_session = kept.load_session;
         agent.resume_session = kept.resume_session;
-        agent.process.signal_group(libc::SIGCONT);
+        crate::keeper::thaw(agent.pid());
         Ok(agent)
     }
 

@@ -13,14 +13,17 @@
 //! keeper let it go, the runner restarted) leaves the resume cold.
 //!
 //! - `wire`: the messages and descriptor passing
+//! - `freeze`: stopping and continuing everything below an agent's guard
 //! - `service`: the daemon's side ([`Keeper`])
 //! - `client`: a run's side ([`KeeperClient`])
 
 mod client;
+mod freeze;
 mod service;
 pub mod wire;
 
 pub use client::{Handed, KeeperClient};
+pub use freeze::{descendants, freeze, thaw};
 pub use service::{Keeper, KeptAgent, group_rss};
 
 #[cfg(test)]

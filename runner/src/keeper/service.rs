@@ -133,8 +133,19 @@ impl Keeper {
         if let Some(record) = state.agents.get_mut(&pid) {
             record.kept = None;
         }
-        kill_group(pid, libc::SIGKILL);
+        super::freeze::kill(pid);
         true
+    }
+}
+
+impl Drop for Keeper {
+    /// The runner is stopping: every agent it has goes, with all it started
+    /// (the guards see the daemon die only when the process does).
+    fn drop(&mut self) {
+        let state = lock(&self.state);
+        for &pid in state.agents.keys() {
+            super::freeze::kill(pid);
+        }
     }
 }
 
@@ -198,7 +209,7 @@ fn serve(
     for (&pid, record) in state.agents.iter_mut() {
         if record.owner == Some(id) {
             record.owner = None;
-            kill_group(pid, libc::SIGKILL);
+            super::freeze::kill(pid);
         }
     }
 }
@@ -220,17 +231,17 @@ fn keep(
         Some(record) if record.owner == Some(connection) => {}
         _ => return refused("this run has no such agent (it exited, or it is not the run's)"),
     }
-    // Frozen: the whole group stops, then the guard alone goes on, so that it
-    // still kills what it guards when the runner dies.
-    kill_group(pid, libc::SIGSTOP);
-    signal(pid, libc::SIGCONT);
+    // Frozen (again: the run froze it to read what it had written), all
+    // below the guard; the guard goes on, to kill what it guards when the
+    // runner dies.
+    super::freeze(pid);
     if let Some(older) = state.sessions.insert(session.clone(), pid)
         && older != pid
     {
         if let Some(record) = state.agents.get_mut(&older) {
             record.kept = None;
         }
-        kill_group(older, libc::SIGKILL);
+        super::freeze::kill(older);
     }
     let record = state.agents.get_mut(&pid).expect("checked above");
     record.owner = None;
@@ -369,22 +380,6 @@ fn exited(state: &Mutex<State>, pid: u32, status: i32) {
         && let Some(socket) = state.connections.get(&owner)
     {
         let _ = wire::send(socket.as_fd(), &Reply::Exited { pid, status }, &[]);
-    }
-}
-
-fn signal(pid: u32, signal: libc::c_int) {
-    if let Ok(pid) = libc::pid_t::try_from(pid) {
-        // SAFETY: kill(2) touches no memory; the pid is a child of this
-        // process not yet reaped (its record is removed when it is).
-        unsafe { libc::kill(pid, signal) };
-    }
-}
-
-/// Signals the process group the agent's guard leads (pgid = its pid).
-fn kill_group(pid: u32, signal: libc::c_int) {
-    if let Ok(pid) = libc::pid_t::try_from(pid) {
-        // SAFETY: as in `signal`, for the group.
-        unsafe { libc::kill(-pid, signal) };
     }
 }
 

@@ -185,3 +185,64 @@ async fn the_run_learns_how_its_agent_exited_and_keeps_only_its_own() {
         .unwrap();
     assert!(refused.contains("No such file"), "{refused}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_the_agent_started_in_a_session_of_its_own_is_frozen_too() {
+    let keeper = Keeper::start().unwrap();
+    let (_dir, cwd) = dir();
+    let run = client(&keeper);
+    // As `bwrap --new-session` does: a child outside the agent's process group.
+    let handed = run
+        .spawn(
+            vec![
+                "/bin/sh".into(),
+                "-c".into(),
+                "setsid sleep 600 & exec cat".into(),
+            ],
+            vec![],
+            cwd,
+        )
+        .await
+        .unwrap();
+    let start = Instant::now();
+    let below = loop {
+        let below = descendants(handed.pid);
+        let apart = below
+            .iter()
+            .any(|&p| state(p).is_some_and(|(_, group)| group != handed.pid));
+        if (below.len() >= 2 && apart) || start.elapsed() > Duration::from_secs(5) {
+            break below;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(
+        below.len(),
+        2,
+        "cat and the sleep in its own session: {below:?}"
+    );
+    assert!(
+        below
+            .iter()
+            .any(|&p| state(p).is_some_and(|(_, group)| group != handed.pid)),
+        "one is outside the guard's group"
+    );
+    let [stdin, stdout, stderr] = &handed.stdio;
+    run.keep(
+        "s1",
+        handed.pid,
+        String::new(),
+        [stdin.as_fd(), stdout.as_fd(), stderr.as_fd()],
+    )
+    .await
+    .unwrap();
+    for pid in &below {
+        assert_eq!(state(*pid).map(|s| s.0), Some('T'), "{pid} is frozen");
+    }
+    drop(keeper);
+    for pid in below {
+        assert!(
+            gone_within(pid, Duration::from_secs(5)),
+            "{pid} died with the keeper"
+        );
+    }
+}

@@ -324,22 +324,10 @@ impl Runner {
 
 /// Processes whose parent is `pid` (from /proc).
 fn children_of(pid: u32) -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|child| {
-            std::fs::read_to_string(format!("/proc/{child}/stat"))
-                .ok()
-                .and_then(|stat| {
-                    // `pid (comm) state ppid …`; comm may hold spaces.
-                    let rest = &stat[stat.rfind(')')? + 2..];
-                    rest.split_whitespace().nth(1)?.parse::<u32>().ok()
-                })
-                == Some(pid)
-        })
+    crate::procs::all()
+        .into_iter()
+        .filter(|s| s.ppid == pid)
+        .map(|s| s.pid)
         .collect()
 }
 

@@ -183,6 +183,7 @@ pub mod fake_registry;
 pub mod git_http;
 pub mod linear_api;
 pub mod model_api;
+pub mod procs;
 pub mod proxy;
 pub mod registry;
 pub mod serve;

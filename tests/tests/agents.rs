@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use blaise_control::model::IdlePolicy;
 use blaise_tests::agents::{self, RealAgent};
-use blaise_tests::blaise::{Stage, settings};
+use blaise_tests::blaise::{Runner, Stage, settings};
 use blaise_tests::model_api::ModelApi;
 use blaise_tests::plug;
 use serde_json::{Value, json};
@@ -77,14 +77,7 @@ async fn claude_code_resumed_hot_goes_on_in_the_same_process() {
         plug("plugs/redaction").display()
     );
     std::fs::write(&stage.config, agent.config(&model.url, &plugs)).unwrap();
-    let key = format!("{}-key-Zq81bV0tTestKey", agent.name());
-    let runner = stage.runner_with_env(
-        "box-1",
-        &[
-            ("PATH", installed.path.as_str()),
-            (agent.key_variable(), key.as_str()),
-        ],
-    );
+    let runner = runner(&stage, agent, &installed);
     let api = &stage.blaise;
     let session = api.new_session(agent.name(), "say hello-hot").await;
     wait_for_entry(api, &session, "the first answer", |e| {
@@ -97,7 +90,7 @@ async fn claude_code_resumed_hot_goes_on_in_the_same_process() {
     .await;
     let frozen = workspace_processes(&stage);
     assert!(
-        frozen.iter().any(|p| p.1 == 'T'),
+        frozen.iter().any(|p| p.state == 'T'),
         "the agent is frozen: {frozen:?}"
     );
     tokio::time::sleep(Duration::from_secs(1)).await;
@@ -126,7 +119,7 @@ async fn claude_code_resumed_hot_goes_on_in_the_same_process() {
     );
     let view = api.show(&session).await;
     assert_eq!(view["runs"][1]["conversation"], "kept", "{view:#}");
-    let pids = |ps: &[(u32, char, u64)]| ps.iter().map(|p| p.0).collect::<Vec<_>>();
+    let pids = |ps: &[blaise_tests::procs::Stat]| ps.iter().map(|p| p.pid).collect::<Vec<_>>();
     assert_eq!(
         pids(&workspace_processes(&stage)),
         pids(&frozen),
@@ -150,29 +143,22 @@ async fn claude_code_resumed_hot_goes_on_in_the_same_process() {
     );
 }
 
-/// Processes whose working directory is in the stage's workspaces: pid,
-/// state letter, CPU ticks used.
-fn workspace_processes(stage: &Stage) -> Vec<(u32, char, u64)> {
-    let workspaces = stage.data.join("workspaces");
-    let mut found: Vec<(u32, char, u64)> = std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            std::fs::read_link(format!("/proc/{pid}/cwd"))
-                .is_ok_and(|cwd| cwd.starts_with(&workspaces))
-        })
-        .filter_map(|pid| {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            let rest = &stat[stat.rfind(')')? + 2..];
-            let fields: Vec<&str> = rest.split(' ').collect();
-            let state = fields[0].chars().next()?;
-            let ticks = fields[11].parse::<u64>().ok()? + fields[12].parse::<u64>().ok()?;
-            (state != 'Z').then_some((pid, state, ticks))
-        })
-        .collect();
-    found.sort();
-    found
+/// A runner for `agent`: the agents' `PATH`, its API key in the variable
+/// its `blaise.yml` reads.
+fn runner(stage: &Stage, agent: RealAgent, installed: &agents::Installed) -> Runner {
+    let key = format!("{}-key-Zq81bV0tTestKey", agent.name());
+    stage.runner_with_env(
+        "box-1",
+        &[
+            ("PATH", installed.path.as_str()),
+            (agent.key_variable(), key.as_str()),
+        ],
+    )
+}
+
+/// Processes whose working directory is in the stage's workspaces.
+fn workspace_processes(stage: &Stage) -> Vec<blaise_tests::procs::Stat> {
+    blaise_tests::procs::working_under(&stage.data.join("workspaces"))
 }
 
 async fn whole_session(agent: RealAgent, sandboxed: bool) {
@@ -200,13 +186,7 @@ async fn whole_session(agent: RealAgent, sandboxed: bool) {
     }
     std::fs::write(&stage.config, agent.config(&model.url, &plugs)).unwrap();
     let key = format!("{}-key-Zq81bV0tTestKey", agent.name());
-    let runner = stage.runner_with_env(
-        "box-1",
-        &[
-            ("PATH", installed.path.as_str()),
-            (agent.key_variable(), key.as_str()),
-        ],
-    );
+    let runner = runner(&stage, agent, &installed);
     let api = &stage.blaise;
 
     // Start: what the model says and thinks, a plan, and a read-only tool call.

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use blaise_control::model::{AgentSettings, IdlePolicy};
 use blaise_tests::blaise::{Stage, redaction_plug, script_agent, settings};
+use blaise_tests::procs::{self, Stat};
 
 const MINUTE: Duration = Duration::from_secs(60);
 
@@ -19,43 +20,13 @@ fn hot(inactivity_ms: i64) -> AgentSettings {
     }
 }
 
-/// A process of the script agent: its pid, state letter, and CPU ticks used.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct AgentProcess {
-    pid: u32,
-    state: char,
-    cpu_ticks: u64,
-}
-
 /// The script agent's processes of this stage (started in its data
 /// directory's workspaces).
-fn agents(stage: &Stage) -> Vec<AgentProcess> {
+fn agents(stage: &Stage) -> Vec<Stat> {
     let exe = script_agent().canonicalize().unwrap();
-    let workspaces = stage.data.join("workspaces");
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).ok().as_ref() == Some(&exe))
-        .filter(|pid| {
-            std::fs::read_link(format!("/proc/{pid}/cwd"))
-                .is_ok_and(|cwd| cwd.starts_with(&workspaces))
-        })
-        .filter_map(|pid| {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            let rest = &stat[stat.rfind(')')? + 2..];
-            let fields: Vec<&str> = rest.split(' ').collect();
-            let state = fields[0].chars().next()?;
-            // utime and stime: fields 14 and 15 of the whole line.
-            let cpu_ticks = fields[11].parse::<u64>().ok()? + fields[12].parse::<u64>().ok()?;
-            (state != 'Z').then_some(AgentProcess {
-                pid,
-                state,
-                cpu_ticks,
-            })
-        })
+    procs::working_under(&stage.data.join("workspaces"))
+        .into_iter()
+        .filter(|p| procs::runs(p.pid, &exe))
         .collect()
 }
 
@@ -234,4 +205,61 @@ async fn when_the_hot_time_is_over_blaise_has_the_runner_let_the_agent_go() {
     b.wait_for_text(&id, "agent_message: later", MINUTE).await;
     assert_eq!(runs(&b.show(&id).await)[1].1, "loaded", "cold");
     assert!(runner.stop().await.success());
+}
+
+/// In the sandbox plug: bubblewrap starts the agent in a session of its own
+/// (`--new-session`), outside the group a signal would reach; the keeper
+/// freezes everything below the agent's guard all the same.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sandboxed_agent_is_kept_frozen_whole() {
+    if !blaise_tests::tools::have(&["bwrap"]) {
+        return;
+    }
+    let stage = Stage::new(hot(1_000)).await;
+    stage.configure(&format!(
+        "  - id: sandbox\n    source: {}\n    with:\n      read_only: [{}]\n    allow:\n      exec: [bwrap]\n      storage: true\n",
+        blaise_tests::plug("plugs/sandbox").display(),
+        script_agent().parent().unwrap().display(),
+    ));
+    let runner = stage.runner("instance-a");
+    let daemon = runner.child.id().unwrap();
+    let b = &stage.blaise;
+    let id = b.new_session("script", "say boxed").await;
+    b.wait_for_text(&id, "agent_message: boxed", MINUTE).await;
+    b.wait_for(&id, "the pause", MINUTE, |v| v["state"] == "paused")
+        .await;
+    let kept = sandboxed_agents(daemon);
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!(
+        kept[0].state, 'T',
+        "the agent inside the sandbox is frozen: {kept:?}"
+    );
+    b.send(&id, "say still boxed").await.unwrap();
+    b.wait_for_text(&id, "agent_message: still boxed", MINUTE)
+        .await;
+    assert_eq!(runs(&b.show(&id).await)[1].1, "kept");
+    assert_eq!(
+        sandboxed_agents(daemon)[0].pid,
+        kept[0].pid,
+        "the same process"
+    );
+    assert!(runner.stop().await.success());
+    let alive = |pid: u32| procs::stat(pid).is_some_and(|s| s.state != 'Z');
+    let start = std::time::Instant::now();
+    while alive(kept[0].pid) && start.elapsed() < Duration::from_secs(5) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(!alive(kept[0].pid), "nothing left running");
+}
+
+/// The script agent's processes below the runner daemon `daemon` (inside a
+/// sandbox: by its executable, not its working directory).
+fn sandboxed_agents(daemon: u32) -> Vec<Stat> {
+    let exe = script_agent().canonicalize().unwrap();
+    blaise_runner::keeper::descendants(daemon)
+        .into_iter()
+        .filter(|&pid| procs::runs(pid, &exe))
+        .filter_map(procs::stat)
+        .filter(|s| s.state != 'Z')
+        .collect()
 }

@@ -709,3 +709,128 @@ async fn a_runs_egress_counts_are_kept_on_the_run() {
     let other = paused_session(&s, &r).await;
     assert_eq!(s.show(&other).await["runs"][0].get("egress"), None);
 }
+
+/// Hot resume: an idle stop asks for a hot pause only when the agent has a hot time and the run
+/// said it keeps processes; while the instance that kept the agent is connected and the hot time
+/// lasts, the resume is offered to it alone, and the offers poll tells it when to let go.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kept_agent_brings_the_resume_to_its_instance_until_its_hot_time_ends() {
+    let s = Server::start().await;
+    s.agent(
+        "a",
+        json!({ "inactivity_ms": 100, "idle_policy": "pause", "hot_for_ms": 1_500 }),
+    )
+    .await;
+    let a1 = s.runner("ra", &["a"]).await;
+    let a2 = a1.instance("ra-2", &["a"]).await;
+    let id = s.new_session("a", "hello").await;
+    let run = a1.take("start").await;
+    run.send(blaise_protocol::ReportBody::PlugsCanResume {
+        can_resume: true,
+        plugs_that_cannot: vec![],
+        chain: Some(vec!["docker".into()]),
+        keeps_processes: true,
+    })
+    .await;
+    run.send(blaise_protocol::ReportBody::Started { conversation: None })
+        .await;
+    run.ok("turn_ended", json!({})).await;
+    let stop = run.wait_directive("stop").await;
+    assert_eq!(stop["keep_agent"], true, "{stop}");
+    run.ok("paused", json!({ "agent_kept": true })).await;
+    drop(run);
+    let kept = |r: &FakeRunner| {
+        let r = r.clone();
+        let id = id.clone();
+        async move {
+            let (status, v) = r
+                .call(
+                    Method::GET,
+                    &format!(
+                        "/v1/runner/offers?instance={}&wait_ms=0&kept={id}",
+                        r.instance
+                    ),
+                    None,
+                )
+                .await;
+            assert_eq!(status, StatusCode::OK, "{v}");
+            v
+        }
+    };
+    assert_eq!(
+        kept(&a1).await["release_agents"],
+        serde_json::Value::Null,
+        "kept while hot"
+    );
+    assert_eq!(
+        kept(&a2).await["release_agents"],
+        json!([id]),
+        "another instance keeps nothing of it"
+    );
+
+    s.send(&id, "again").await;
+    assert!(
+        a2.offers(300).await.is_empty(),
+        "the resume goes to the keeping instance alone"
+    );
+    let resume = a1.take("resume").await;
+    drop(resume);
+
+    // Another session, paused hot: after its hot time, the keeper is told to let go, and the
+    // resume is anyone's.
+    let other = s.new_session("a", "hello").await;
+    let run = a1.take("start").await;
+    run.send(blaise_protocol::ReportBody::PlugsCanResume {
+        can_resume: true,
+        plugs_that_cannot: vec![],
+        chain: Some(vec![]),
+        keeps_processes: true,
+    })
+    .await;
+    run.send(blaise_protocol::ReportBody::Started { conversation: None })
+        .await;
+    run.ok("turn_ended", json!({})).await;
+    run.wait_directive("stop").await;
+    run.ok("paused", json!({ "agent_kept": true })).await;
+    drop(run);
+    tokio::time::sleep(Duration::from_millis(1_600)).await;
+    let (_, v) = a1
+        .call(
+            Method::GET,
+            &format!("/v1/runner/offers?instance=ra-1&wait_ms=0&kept={other}"),
+            None,
+        )
+        .await;
+    assert_eq!(v["release_agents"], json!([other]), "{v}");
+    s.send(&other, "later").await;
+    a2.take("resume").await;
+}
+
+/// Without a hot time, or from a run that cannot keep its agent, every pause is cold.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_asks_for_a_hot_pause_only_when_the_agent_and_the_run_allow_it() {
+    for (hot_for_ms, keeps_processes) in [(0, true), (600_000, false)] {
+        let s = Server::start().await;
+        s.agent(
+            "a",
+            json!({ "inactivity_ms": 100, "idle_policy": "pause", "hot_for_ms": hot_for_ms }),
+        )
+        .await;
+        let r = s.runner("r", &["a"]).await;
+        s.new_session("a", "hello").await;
+        let run = r.take("start").await;
+        run.send(blaise_protocol::ReportBody::PlugsCanResume {
+            can_resume: true,
+            plugs_that_cannot: vec![],
+            chain: Some(vec![]),
+            keeps_processes,
+        })
+        .await;
+        run.send(blaise_protocol::ReportBody::Started { conversation: None })
+            .await;
+        run.ok("turn_ended", json!({})).await;
+        let stop = run.wait_directive("stop").await;
+        assert_eq!(stop["keep_agent"], serde_json::Value::Null, "{stop}");
+        assert_eq!(stop["may_resume"], true, "{stop}");
+    }
+}

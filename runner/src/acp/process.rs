@@ -49,6 +49,19 @@ pub(crate) struct AgentProcess {
     handed_over: bool,
 }
 
+/// The agent's working directory, opened and checked to lie where it must
+/// (`cwd_within`): it is entered by its descriptor.
+fn opened_cwd(command: &AgentCommand) -> Result<OwnedFd, AcpError> {
+    let anywhere = [std::path::PathBuf::from("/")];
+    let roots = match command.cwd_within.as_slice() {
+        [] => &anywhere[..],
+        roots => roots,
+    };
+    let (cwd, _) = crate::guard::open_dir_inside(&command.cwd, roots)
+        .map_err(|why| AcpError::Start(format!("the agent's working directory: {why}")))?;
+    Ok(cwd)
+}
+
 /// The agent's stdin and stdout, as the connection has them.
 pub(crate) type AgentStdin = pipe::Sender;
 pub(crate) type AgentStdout = pipe::Receiver;
@@ -71,13 +84,7 @@ impl AgentProcess {
         let Some((program, args)) = command.argv.split_first() else {
             return Err(AcpError::Start("the agent command is empty".into()));
         };
-        let anywhere = [std::path::PathBuf::from("/")];
-        let roots = match command.cwd_within.as_slice() {
-            [] => &anywhere[..],
-            roots => roots,
-        };
-        let (cwd, _) = crate::guard::open_dir_inside(&command.cwd, roots)
-            .map_err(|why| AcpError::Start(format!("the agent's working directory: {why}")))?;
+        let cwd = opened_cwd(command)?;
         let mut process = tokio::process::Command::new(program);
         process
             .args(args)
@@ -172,13 +179,7 @@ impl AgentProcess {
         events: mpsc::Sender<AgentEvent>,
         keeper: &Arc<KeeperClient>,
     ) -> Result<(Self, AgentStdin, AgentStdout), AcpError> {
-        let anywhere = [std::path::PathBuf::from("/")];
-        let roots = match command.cwd_within.as_slice() {
-            [] => &anywhere[..],
-            roots => roots,
-        };
-        let (cwd, _) = crate::guard::open_dir_inside(&command.cwd, roots)
-            .map_err(|why| AcpError::Start(format!("the agent's working directory: {why}")))?;
+        let cwd = opened_cwd(command)?;
         let mut env = command.env.clone();
         if !env.iter().any(|(name, _)| name == "PATH")
             && let Some(path) = std::env::var("PATH").ok()

@@ -43,6 +43,23 @@ fn agent_below(guard: u32) -> u32 {
     children.split_whitespace().next().unwrap().parse().unwrap()
 }
 
+/// Hands the agent back to keep for `session`.
+async fn keep(
+    run: &KeeperClient,
+    session: &str,
+    handed: &Handed,
+    meta: &str,
+) -> Result<(), String> {
+    let [stdin, stdout, stderr] = &handed.stdio;
+    run.keep(
+        session,
+        handed.pid,
+        meta.into(),
+        [stdin.as_fd(), stdout.as_fd(), stderr.as_fd()],
+    )
+    .await
+}
+
 fn gone_within(pid: u32, limit: Duration) -> bool {
     let start = Instant::now();
     while start.elapsed() < limit {
@@ -67,14 +84,7 @@ async fn a_kept_agent_is_frozen_between_runs_and_the_next_run_talks_to_the_same_
     let guard = handed.pid;
     let agent = agent_below(guard);
     assert_eq!(echo(&handed.stdio, "before the pause"), "before the pause");
-    let [stdin, stdout, stderr] = &handed.stdio;
-    first
-        .keep(
-            "s1",
-            guard,
-            "what the run keeps".into(),
-            [stdin.as_fd(), stdout.as_fd(), stderr.as_fd()],
-        )
+    keep(&first, "s1", &handed, "what the run keeps")
         .await
         .unwrap();
     // The run exits: its connection and its copies of the pipes close.
@@ -129,15 +139,7 @@ async fn kept_agents_die_with_the_keeper_even_frozen() {
         .await
         .unwrap();
     let agent = agent_below(handed.pid);
-    let [stdin, stdout, stderr] = &handed.stdio;
-    run.keep(
-        "s1",
-        handed.pid,
-        String::new(),
-        [stdin.as_fd(), stdout.as_fd(), stderr.as_fd()],
-    )
-    .await
-    .unwrap();
+    keep(&run, "s1", &handed, "").await.unwrap();
     drop(handed);
     drop(run);
     assert_eq!(state(agent).map(|s| s.0), Some('T'));
@@ -166,15 +168,7 @@ async fn the_run_learns_how_its_agent_exited_and_keeps_only_its_own() {
         .unwrap()
         .unwrap();
     assert_eq!(status.code(), Some(3));
-    let [stdin, stdout, stderr] = &handed.stdio;
-    let refused = run
-        .keep(
-            "s1",
-            handed.pid,
-            String::new(),
-            [stdin.as_fd(), stdout.as_fd(), stderr.as_fd()],
-        )
-        .await;
+    let refused = keep(&run, "s1", &handed, "").await;
     assert!(refused.is_err(), "an exited agent is not kept");
 
     let (_dir, cwd) = dir();
@@ -226,15 +220,7 @@ async fn what_the_agent_started_in_a_session_of_its_own_is_frozen_too() {
             .any(|&p| state(p).is_some_and(|(_, group)| group != handed.pid)),
         "one is outside the guard's group"
     );
-    let [stdin, stdout, stderr] = &handed.stdio;
-    run.keep(
-        "s1",
-        handed.pid,
-        String::new(),
-        [stdin.as_fd(), stdout.as_fd(), stderr.as_fd()],
-    )
-    .await
-    .unwrap();
+    keep(&run, "s1", &handed, "").await.unwrap();
     for pid in &below {
         assert_eq!(state(*pid).map(|s| s.0), Some('T'), "{pid} is frozen");
     }

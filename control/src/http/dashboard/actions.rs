@@ -134,6 +134,9 @@ pub struct AgentForm {
     idle_policy: String,
     paused_lifetime: String,
     timeout: String,
+    /// Empty (a form from before the field): the setting is kept.
+    #[serde(default)]
+    hot_for: String,
     #[serde(default)]
     requires_labels: String,
     #[serde(default)]
@@ -155,8 +158,10 @@ impl AgentForm {
             timeout_ms: Some(duration("timeout", &self.timeout)?),
             disabled: Some(self.disabled.as_deref() == Some("true")),
             requires_labels: Some(comma_list(&self.requires_labels)),
-            // Not on the dashboard's form yet: kept as it is.
-            hot_for_ms: None,
+            hot_for_ms: match self.hot_for.trim() {
+                "" => None,
+                text => Some(duration("kept hot for", text)?),
+            },
         })
     }
 }

@@ -29,13 +29,13 @@ fn render(ctx: &mut Ctx) -> Result<Parts> {
     let mut parts = Parts::new("Agents");
     parts.fixed("<h1>Agents</h1><p>An agent's settings are the only place timing lives: runners learn them when they connect. Durations are a number and a unit: <code>500ms</code>, <code>30s</code>, <code>10m</code>, <code>2h</code>, <code>1d</code>.</p>");
     let mut table = String::from(
-        "<div class=\"table-wrap\"><table id=\"agents\"><tr><th scope=\"col\">Agent</th><th scope=\"col\">Idle after</th><th scope=\"col\">Then</th><th scope=\"col\">Paused for at most</th><th scope=\"col\">Longest turn</th><th scope=\"col\">Runners need labels</th><th scope=\"col\">State</th><th scope=\"col\">Changed</th></tr>",
+        "<div class=\"table-wrap\"><table id=\"agents\"><tr><th scope=\"col\">Agent</th><th scope=\"col\">Idle after</th><th scope=\"col\">Then</th><th scope=\"col\">Paused for at most</th><th scope=\"col\">Longest turn</th><th scope=\"col\">Kept hot after a pause</th><th scope=\"col\">Runners need labels</th><th scope=\"col\">State</th><th scope=\"col\">Changed</th></tr>",
     );
     for a in &agents {
         let s = &a.settings;
         let _ = write!(
             table,
-            "<tr class=\"agent\" data-agent=\"{0}\"><td><b>{0}</b></td><td>{1}</td><td>{2}</td><td>{3}</td><td>{4}</td><td>{5}</td><td>{6}</td><td>{7}</td></tr>",
+            "<tr class=\"agent\" data-agent=\"{0}\"><td><b>{0}</b></td><td>{1}</td><td>{2}</td><td>{3}</td><td>{4}</td><td>{hot}</td><td>{5}</td><td>{6}</td><td>{7}</td></tr>",
             esc(&a.name),
             Human(s.inactivity_ms),
             match s.idle_policy {
@@ -50,11 +50,16 @@ fn render(ctx: &mut Ctx) -> Result<Parts> {
                 esc(&s.requires_labels.join(", "))
             },
             if a.disabled { "disabled" } else { "enabled" },
-            time(a.updated_at)
+            time(a.updated_at),
+            hot = if s.hot_for_ms > 0 {
+                Human(s.hot_for_ms).to_string()
+            } else {
+                "- (cold)".to_string()
+            },
         );
     }
     if agents.is_empty() {
-        table.push_str("<tr><td colspan=\"8\">No agent yet: add one below.</td></tr>");
+        table.push_str("<tr><td colspan=\"9\">No agent yet: add one below.</td></tr>");
     }
     table.push_str("</table></div>");
     parts.live("list", table);
@@ -96,6 +101,7 @@ fn form(a: Option<&Agent>) -> String {
          <label>Then <select name=\"idle_policy\"><option value=\"pause\"{}>pause</option><option value=\"end\"{}>end</option></select></label>\
          <label>Paused for at most <input name=\"paused_lifetime\" value=\"{}\" required size=\"6\"></label>\
          <label>Longest turn <input name=\"timeout\" value=\"{}\" required size=\"6\"></label>\
+         <label title=\"After an idle pause the runner keeps the agent running, frozen, this long: the next message is answered at once. 0s: never.\">Kept hot for <input name=\"hot_for\" value=\"{}\" size=\"6\"></label>\
          <label>Runners need labels <input name=\"requires_labels\" value=\"{}\" placeholder=\"gpu, region-eu\"></label>\
          <label><input type=\"checkbox\" name=\"disabled\" value=\"true\"{}> Disabled (no new runs)</label>\
          <br><button type=\"submit\">Save</button></form></details>",
@@ -104,6 +110,7 @@ fn form(a: Option<&Agent>) -> String {
         policy(IdlePolicy::End),
         Human(s.paused_lifetime_ms),
         Human(s.timeout_ms),
+        Human(s.hot_for_ms),
         esc(&s.requires_labels.join(", ")),
         if a.is_some_and(|a| a.disabled) {
             " checked"

@@ -70,15 +70,19 @@ pub async fn prepare(
         keeps_processes,
     });
     // A resume takes up the agent the keeper kept for the session, if there
-    // is one: the plugs are told (`processes-kept`) before their `on-resume`.
+    // is one and the chain (blaise.yml may have changed since the pause)
+    // still keeps processes: the plugs are told (`processes-kept`) before
+    // their `on-resume`. One not taken is let go when Blaise says so.
     let kept = match (a.kind, ctx.hot_keeper()) {
-        (WireKind::Resume, Some(keeper)) => match keeper.take(&a.session_id).await {
-            Ok(kept) => Some(kept),
-            Err(why) => {
-                tracing::info!("no kept agent to take up: {why}; the resume is cold");
-                None
+        (WireKind::Resume, Some(keeper)) if keeps_processes => {
+            match keeper.take(&a.session_id).await {
+                Ok(kept) => Some(kept),
+                Err(why) => {
+                    tracing::info!("no kept agent to take up: {why}; the resume is cold");
+                    None
+                }
             }
-        },
+        }
         _ => None,
     };
     let processes_kept = kept.is_some();

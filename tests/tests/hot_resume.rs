@@ -44,6 +44,28 @@ fn runs(view: &serde_json::Value) -> Vec<(String, String)> {
         .collect()
 }
 
+/// A new session asked to say `words`: its id and its view once the answer
+/// is in and the session has paused.
+async fn said_and_paused(stage: &Stage, words: &str) -> (String, serde_json::Value) {
+    let b = &stage.blaise;
+    let id = b.new_session("script", &format!("say {words}")).await;
+    b.wait_for_text(&id, &format!("agent_message: {words}"), MINUTE)
+        .await;
+    let view = b
+        .wait_for(&id, "the pause", MINUTE, |v| v["state"] == "paused")
+        .await;
+    (id, view)
+}
+
+/// Sends the session a message to say `words` and waits for them; the
+/// transcript's text then.
+async fn answered(stage: &Stage, id: &str, words: &str) -> String {
+    let b = &stage.blaise;
+    b.send(id, &format!("say {words}")).await.unwrap();
+    b.wait_for_text(id, &format!("agent_message: {words}"), MINUTE)
+        .await
+}
+
 async fn gone(stage: &Stage, pid: u32) -> bool {
     for _ in 0..250 {
         if !agents(stage).iter().any(|a| a.pid == pid) {
@@ -60,11 +82,7 @@ async fn a_hot_pause_freezes_the_agent_and_the_next_message_goes_on_in_the_same_
     stage.configure(&redaction_plug());
     let runner = stage.runner("instance-a");
     let b = &stage.blaise;
-    let id = b.new_session("script", "say first").await;
-    b.wait_for_text(&id, "agent_message: first", MINUTE).await;
-    let view = b
-        .wait_for(&id, "the pause", MINUTE, |v| v["state"] == "paused")
-        .await;
+    let (id, view) = said_and_paused(&stage, "first").await;
     let run = &view["runs"][0];
     assert_eq!(run["stop"]["keep_agent"], true, "{run:#}");
 
@@ -76,14 +94,24 @@ async fn a_hot_pause_freezes_the_agent_and_the_next_message_goes_on_in_the_same_
     let later = agents(&stage);
     assert_eq!(later, kept, "no CPU used while frozen");
 
-    b.send(&id, "say second").await.unwrap();
-    let text = b.wait_for_text(&id, "agent_message: second", MINUTE).await;
-    assert_eq!(
-        text.matches("agent_message: first").count(),
-        1,
-        "nothing replayed as new:\n{text}"
-    );
+    answered(&stage, &id, "second").await;
     let view = b.show(&id).await;
+    // Nothing replayed: what the resume run recorded of the agent is its
+    // answer to the new message alone.
+    let resume = view["runs"][1]["id"].clone();
+    let recorded: Vec<String> = b
+        .transcript(&id)
+        .await
+        .iter()
+        .filter(|e| e["run_id"] == resume && e["kind"] == "agent_message")
+        .map(|e| {
+            e["content"]["text"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(recorded.concat(), "second", "{recorded:?}");
     assert_eq!(
         runs(&view),
         [
@@ -114,11 +142,7 @@ async fn after_a_runner_restart_the_resume_is_cold_and_loses_nothing() {
     stage.configure(&redaction_plug());
     let first = stage.runner("instance-a");
     let b = &stage.blaise;
-    let id = b.new_session("script", "say remembered").await;
-    b.wait_for_text(&id, "agent_message: remembered", MINUTE)
-        .await;
-    b.wait_for(&id, "the pause", MINUTE, |v| v["state"] == "paused")
-        .await;
+    let (id, _) = said_and_paused(&stage, "remembered").await;
     let kept = agents(&stage);
     assert_eq!(kept.len(), 1);
     assert!(first.stop().await.success());
@@ -126,9 +150,7 @@ async fn after_a_runner_restart_the_resume_is_cold_and_loses_nothing() {
 
     // The same instance name, a new process: nothing is kept there.
     let second = stage.runner("instance-a");
-    b.send(&id, "say picked up").await.unwrap();
-    b.wait_for_text(&id, "agent_message: picked up", MINUTE)
-        .await;
+    answered(&stage, &id, "picked up").await;
     let view = b.show(&id).await;
     let kinds = runs(&view);
     assert_eq!(kinds.len(), 2);
@@ -151,11 +173,7 @@ async fn a_chain_with_a_plug_that_does_not_keep_processes_pauses_cold() {
     ));
     let runner = stage.runner("instance-a");
     let b = &stage.blaise;
-    let id = b.new_session("script", "say cold").await;
-    b.wait_for_text(&id, "agent_message: cold", MINUTE).await;
-    let view = b
-        .wait_for(&id, "the pause", MINUTE, |v| v["state"] == "paused")
-        .await;
+    let (id, view) = said_and_paused(&stage, "cold").await;
     assert_eq!(
         view["runs"][0]["stop"]["keep_agent"],
         serde_json::Value::Null,
@@ -163,8 +181,7 @@ async fn a_chain_with_a_plug_that_does_not_keep_processes_pauses_cold() {
     );
     let left = agents(&stage);
     assert!(left.is_empty(), "the agent exited at the pause: {left:?}");
-    b.send(&id, "say again").await.unwrap();
-    b.wait_for_text(&id, "agent_message: again", MINUTE).await;
+    answered(&stage, &id, "again").await;
     assert_eq!(runs(&b.show(&id).await)[1].1, "loaded");
     assert!(runner.stop().await.success());
 }
@@ -179,10 +196,7 @@ async fn when_the_hot_time_is_over_blaise_has_the_runner_let_the_agent_go() {
     stage.configure(&redaction_plug());
     let runner = stage.runner("instance-a");
     let b = &stage.blaise;
-    let id = b.new_session("script", "say briefly").await;
-    b.wait_for_text(&id, "agent_message: briefly", MINUTE).await;
-    b.wait_for(&id, "the pause", MINUTE, |v| v["state"] == "paused")
-        .await;
+    let (id, _) = said_and_paused(&stage, "briefly").await;
     let kept = agents(&stage);
     assert_eq!(kept.len(), 1, "kept at first: {kept:?}");
     // Blaise's clock, not the runner's: the next offers poll after the hot
@@ -201,8 +215,7 @@ async fn when_the_hot_time_is_over_blaise_has_the_runner_let_the_agent_go() {
         "{}",
         runner.stderr()
     );
-    b.send(&id, "say later").await.unwrap();
-    b.wait_for_text(&id, "agent_message: later", MINUTE).await;
+    answered(&stage, &id, "later").await;
     assert_eq!(runs(&b.show(&id).await)[1].1, "loaded", "cold");
     assert!(runner.stop().await.success());
 }
@@ -224,19 +237,14 @@ async fn a_sandboxed_agent_is_kept_frozen_whole() {
     let runner = stage.runner("instance-a");
     let daemon = runner.child.id().unwrap();
     let b = &stage.blaise;
-    let id = b.new_session("script", "say boxed").await;
-    b.wait_for_text(&id, "agent_message: boxed", MINUTE).await;
-    b.wait_for(&id, "the pause", MINUTE, |v| v["state"] == "paused")
-        .await;
+    let (id, _) = said_and_paused(&stage, "boxed").await;
     let kept = sandboxed_agents(daemon);
     assert_eq!(kept.len(), 1, "{kept:?}");
     assert_eq!(
         kept[0].state, 'T',
         "the agent inside the sandbox is frozen: {kept:?}"
     );
-    b.send(&id, "say still boxed").await.unwrap();
-    b.wait_for_text(&id, "agent_message: still boxed", MINUTE)
-        .await;
+    answered(&stage, &id, "still boxed").await;
     assert_eq!(runs(&b.show(&id).await)[1].1, "kept");
     assert_eq!(
         sandboxed_agents(daemon)[0].pid,

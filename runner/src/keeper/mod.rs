@@ -24,7 +24,7 @@ pub mod wire;
 
 pub use client::{Handed, KeeperClient};
 pub use freeze::{descendants, freeze, thaw};
-pub use service::{Keeper, KeptAgent, group_rss};
+pub use service::{Keeper, KeptAgent};
 
 #[cfg(test)]
 mod tests;

@@ -18,7 +18,7 @@ use crate::guard;
 pub struct KeptAgent {
     pub session: String,
     pub pid: u32,
-    /// Resident memory of its process group, in bytes (what capacity counts).
+    /// Resident memory of it and all it started, in bytes (what capacity counts).
     pub rss: u64,
     pub since: Instant,
 }
@@ -54,7 +54,7 @@ struct Kept {
     session: String,
     since: Instant,
     /// Its stdin, stdout and stderr, held so that nothing closes meanwhile.
-    _stdio: Vec<OwnedFd>,
+    stdio: Vec<OwnedFd>,
     meta: String,
 }
 
@@ -114,7 +114,7 @@ impl Keeper {
                 Some(KeptAgent {
                     session: kept.session.clone(),
                     pid,
-                    rss: group_rss(pid),
+                    rss: agent_rss(pid),
                     since: kept.since,
                 })
             })
@@ -248,7 +248,7 @@ fn keep(
     record.kept = Some(Kept {
         session,
         since: Instant::now(),
-        _stdio: stdio,
+        stdio,
         meta,
     });
     Reply::Kept
@@ -274,7 +274,7 @@ fn take(state: &Mutex<State>, connection: u64, session: &str) -> (Reply, Vec<Own
             pid,
             meta: kept.meta,
         },
-        kept._stdio,
+        kept.stdio,
     )
 }
 
@@ -383,26 +383,19 @@ fn exited(state: &Mutex<State>, pid: u32, status: i32) {
     }
 }
 
-/// The resident memory of a process group, summed from `/proc`.
-pub fn group_rss(pgid: u32) -> u64 {
-    let page = 4096;
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return 0;
-    };
-    entries
-        .flatten()
-        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
-        .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/stat")).ok())
-        .filter_map(|stat| {
-            // After the command's closing parenthesis: state is field 3,
-            // pgrp field 5, rss (pages) field 24.
-            let rest = &stat[stat.rfind(')')? + 2..];
-            let fields: Vec<&str> = rest.split(' ').collect();
-            let pgrp: u32 = fields.get(2)?.parse().ok()?;
-            let rss: u64 = fields.get(21)?.parse().ok()?;
-            (pgrp == pgid).then_some(rss * page)
+/// The resident memory of an agent: its guard and everything below it
+/// (what `freeze` stops; a sandboxed agent is outside the guard's group).
+fn agent_rss(guard: u32) -> u64 {
+    const PAGE: u64 = 4096;
+    std::iter::once(guard)
+        .chain(super::descendants(guard))
+        .filter_map(|pid| {
+            // `statm`: size, resident, … in pages.
+            let statm = std::fs::read_to_string(format!("/proc/{pid}/statm")).ok()?;
+            statm.split(' ').nth(1)?.parse::<u64>().ok()
         })
-        .sum()
+        .sum::<u64>()
+        * PAGE
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -48,7 +48,10 @@ pub async fn offers(
         .as_deref()
         .unwrap_or_default()
         .split(',')
-        .filter(|s| !s.is_empty())
+        // Only ids are looked up (and answered back); anything else is no
+        // session this instance keeps.
+        .filter(|s| blaise_protocol::ids::is_id(s))
+        .take(offers::MAX_KEPT)
         .map(str::to_string)
         .collect();
     let found = state

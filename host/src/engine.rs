@@ -96,6 +96,11 @@ fn config(pool_memory: Option<u64>) -> Config {
     // A plug's guest stack: deep enough for real code, small enough that a
     // runaway recursion traps quickly.
     config.max_wasm_stack(1 << 20);
+    // For profiling plugs with `perf` (docs/benchmarks.md): names the
+    // compiled wasm functions in /tmp/perf-<pid>.map.
+    if std::env::var_os("BLAISE_PERFMAP").is_some() {
+        config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+    }
     if let Some(max_memory) = pool_memory {
         let mut pool = PoolingAllocationConfig::default();
         // Per-component limits cover the core instances, memories and tables

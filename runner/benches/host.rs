@@ -95,6 +95,18 @@ fn main() {
         let tmp = tempfile::tempdir().unwrap();
         let workspace = tmp.path().join("ws");
         std::fs::create_dir(&workspace).unwrap();
+        let run = run_info(&workspace);
+        // `-- redaction` or `-- dispatch`: only those figures (for profiling).
+        let only = |part: &str| std::env::args().skip(1).any(|a| a == part);
+        if only("redaction") {
+            let h = host(&tmp.path().join("warm"));
+            return redaction_benches(&h, &redaction, &run).await;
+        }
+        if only("dispatch") {
+            let h = host(&tmp.path().join("warm"));
+            let s = setup(&h.load(&noop).await.unwrap(), "{}");
+            return dispatch_bench(&h, &s, &run).await;
+        }
 
         // Plug load: cold (compile) vs from the compile cache.
         let mut cold = Vec::new();
@@ -131,7 +143,6 @@ fn main() {
         // Instantiate per run.
         let noop_plug = h.load(&noop).await.unwrap();
         let s = setup(&noop_plug, "{}");
-        let run = run_info(&workspace);
         let mut inst = Vec::new();
         for _ in 0..2000 {
             let t = Instant::now();
@@ -144,33 +155,40 @@ fn main() {
             median(inst)
         );
 
-        // No-op hook dispatch, warm.
-        let mut p = PlugInstance::new(&h, s.clone(), run.clone()).await.unwrap();
+        dispatch_bench(&h, &s, &run).await;
+        redaction_benches(&h, &redaction, &run).await;
+    });
+}
+
+/// A no-op hook's call, warm: what the host adds to every hook.
+async fn dispatch_bench(h: &PlugHost, s: &Arc<PlugSetup>, run: &Arc<RunInfo>) {
+    let mut p = PlugInstance::new(h, s.clone(), run.clone()).await.unwrap();
+    for _ in 0..1000 {
+        p.on_resume().await.unwrap();
+    }
+    let mut batches = Vec::new();
+    for _ in 0..50 {
+        let t = Instant::now();
         for _ in 0..1000 {
             p.on_resume().await.unwrap();
         }
-        let mut batches = Vec::new();
-        for _ in 0..50 {
-            let t = Instant::now();
-            for _ in 0..1000 {
-                p.on_resume().await.unwrap();
-            }
-            batches.push(t.elapsed() / 1000);
-        }
-        println!(
-            "no-op hook dispatch, warm:             {:>10.2?}   (target <= 3us)",
-            median(batches)
-        );
+        batches.push(t.elapsed() / 1000);
+    }
+    println!(
+        "no-op hook dispatch, warm:             {:>10.2?}   (target <= 3us)",
+        median(batches)
+    );
+}
 
-        // Redaction: the plug against the same detection natively, on
-        // transcript entries of two sizes.
-        let redaction_plug = h.load(&redaction).await.unwrap();
-        // The runner hands the filter what arrived together: one entry at a
-        // time is the worst case, a batch the usual one under load.
-        for (entry_size, batch) in [(4 << 10, 1), (4 << 10, 16), (64 << 10, 1)] {
-            redaction_bench(&h, &redaction_plug, &run, entry_size, batch).await;
-        }
-    });
+/// Redaction: the plug against the same detection natively, on transcript
+/// entries of two sizes.
+async fn redaction_benches(h: &PlugHost, redaction: &Path, run: &Arc<RunInfo>) {
+    let redaction_plug = h.load(redaction).await.unwrap();
+    // The runner hands the filter what arrived together: one entry at a
+    // time is the worst case, a batch the usual one under load.
+    for (entry_size, batch) in [(4 << 10, 1), (4 << 10, 16), (64 << 10, 1)] {
+        redaction_bench(h, &redaction_plug, run, entry_size, batch).await;
+    }
 }
 
 /// Median load of a plug from the compile cache (compiled once first).

@@ -47,10 +47,26 @@ pub(super) fn pgpass_open(b: &[u8], line: usize, cut: usize) -> bool {
 }
 
 fn pgpass_password(b: &[u8], s: usize) -> Option<Found> {
-    let end = b[s..(s + MAX_LINE).min(b.len())]
-        .iter()
-        .position(|&c| c == b'\n')
-        .map_or((s + MAX_LINE).min(b.len()), |p| s + p);
+    // Most lines that start like one (a timestamp, `host:8080 …`) fail in
+    // their first fields: read those before looking for the line's end.
+    let head = &b[s..(s + MAX_LINE).min(b.len())];
+    let mut colons = 0;
+    for &c in head {
+        match c {
+            b':' => {
+                colons += 1;
+                if colons == 4 {
+                    break;
+                }
+            }
+            b'\n' | b' ' | b'\t' => return None,
+            _ => {}
+        }
+    }
+    if colons < 4 {
+        return None;
+    }
+    let end = memchr::memchr(b'\n', head).map_or(s + head.len(), |p| s + p);
     let line = &b[s..end];
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let mut fields = line.splitn(5, |&c| c == b':');

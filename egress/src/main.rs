@@ -23,7 +23,9 @@ HTTP_PROXY point at it), and exits as COMMAND exits.
 
 What left is written to stderr when COMMAND exits (or at the first SIGTERM).
 With BLAISE_EGRESS_REPORT_FD=N (the runner sets it), the same counts are also
-written to descriptor N as JSON lines, which COMMAND never sees.
+written to descriptor N as JSON lines, which COMMAND never sees; SIGUSR1
+writes one there at once and starts the counts afresh (a run that ends while
+COMMAND goes on, kept for the next run).
 ";
 
 struct Args {
@@ -185,7 +187,17 @@ fn run(args: &Args, policy: Policy) -> Result<ExitCode, String> {
             })
         }
     };
-    signals::forward_to(signals, child.id(), tell.clone());
+    // SIGUSR1: the run that started the command ends, the command goes on
+    // (a hot pause): its record gets what left so far, the next run's counts
+    // start from nothing.
+    let report_now = {
+        let (proxy, write_report) = (proxy.clone(), write_report.clone());
+        move || {
+            write_report();
+            proxy.tally().restart();
+        }
+    };
+    signals::forward_to(signals, child.id(), tell.clone(), report_now);
     let status = child
         .wait()
         .map_err(|e| format!("waiting for `{}`: {e}", args.command[0]))?;
@@ -233,7 +245,13 @@ mod signals {
 
     pub struct Blocked(libc::sigset_t);
 
-    const SIGNALS: [libc::c_int; 4] = [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGQUIT];
+    const SIGNALS: [libc::c_int; 5] = [
+        libc::SIGTERM,
+        libc::SIGINT,
+        libc::SIGHUP,
+        libc::SIGQUIT,
+        libc::SIGUSR1,
+    ];
 
     /// Blocks them in this process before any thread starts (children get
     /// the usual mask back: `std` resets it at their exec).
@@ -249,8 +267,14 @@ mod signals {
         }
     }
 
-    /// Passes each on to `pid`, after `first` (once) for a SIGTERM.
-    pub fn forward_to(blocked: Blocked, pid: u32, first: impl Fn() + Send + 'static) {
+    /// Passes each on to `pid`, after `first` (once) for a SIGTERM; a
+    /// SIGUSR1 is this program's own (`report`), not passed on.
+    pub fn forward_to(
+        blocked: Blocked,
+        pid: u32,
+        first: impl Fn() + Send + 'static,
+        report: impl Fn() + Send + 'static,
+    ) {
         let _ = std::thread::Builder::new()
             .name("egress-signals".into())
             .stack_size(64 << 10)
@@ -258,6 +282,10 @@ mod signals {
                 loop {
                     let mut signal = 0;
                     if unsafe { libc::sigwait(&blocked.0, &mut signal) } == 0 {
+                        if signal == libc::SIGUSR1 {
+                            report();
+                            continue;
+                        }
                         if signal == libc::SIGTERM {
                             first();
                         }

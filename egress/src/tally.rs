@@ -70,6 +70,13 @@ impl Tally {
         lock(&self.refused).named.clone()
     }
 
+    /// Starts counting afresh (after a report that ended a run whose agent
+    /// goes on in the next one: each run's record has its own counts).
+    pub fn restart(&self) {
+        *lock(&self.reached) = BTreeMap::new();
+        *lock(&self.refused) = Refused::default();
+    }
+
     /// Refusals of destinations past the named ones.
     pub fn refused_more(&self) -> u64 {
         lock(&self.refused).more
@@ -135,6 +142,19 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_restart_counts_afresh_and_tells_a_refusal_again() {
+        let t = Tally::default();
+        t.connected("a:443");
+        t.moved("a:443", 10, 20);
+        assert!(t.refused("b:443"));
+        t.restart();
+        assert!(t.reached().is_empty() && t.refusals().is_empty());
+        t.connected("a:443");
+        assert_eq!(t.reached()["a:443"].connections, 1);
+        assert!(t.refused("b:443"), "a new run's refusal is told");
+    }
 
     #[test]
     fn each_destination_is_counted_and_each_refusal_told_once() {

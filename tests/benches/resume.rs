@@ -36,14 +36,23 @@ async fn main() {
     println!(
         "message → first words of the answer after an idle pause (ms; median [min, max] over {resumes} resumes)"
     );
-    let mut agents: Vec<Option<RealAgent>> = vec![None];
-    agents.extend([RealAgent::Claude, RealAgent::Codex, RealAgent::Gemini].map(Some));
-    for agent in agents {
-        let name = agent.map_or("script agent", RealAgent::name);
-        let hot = measure(agent, &installed, resumes, true).await;
-        let cold = measure(agent, &installed, resumes, false).await;
+    // (agent, in the sandbox behind an allow list as docs/agents.md runs it)
+    let mut agents: Vec<(Option<RealAgent>, bool)> = vec![(None, false)];
+    agents
+        .extend([RealAgent::Claude, RealAgent::Codex, RealAgent::Gemini].map(|a| (Some(a), false)));
+    if blaise_tests::tools::have(&["bwrap"]) {
+        agents.push((Some(RealAgent::Claude), true));
+    }
+    for (agent, sandboxed) in agents {
+        let name = match (agent, sandboxed) {
+            (None, _) => "script agent".to_string(),
+            (Some(agent), false) => agent.name().to_string(),
+            (Some(agent), true) => format!("{}, sandbox", agent.name()),
+        };
+        let hot = measure(agent, sandboxed, &installed, resumes, true).await;
+        let cold = measure(agent, sandboxed, &installed, resumes, false).await;
         println!(
-            "{name:<14} hot {}   cold {}   hot / cold {:.3}",
+            "{name:<16} hot {}   cold {}   hot / cold {:.3}",
             summary(&hot),
             summary(&cold),
             median(&hot) / median(&cold)
@@ -67,6 +76,7 @@ fn summary(samples: &[f64]) -> String {
 /// milliseconds from the message to the agent's first words.
 async fn measure(
     agent: Option<RealAgent>,
+    sandboxed: bool,
     installed: &agents::Installed,
     resumes: usize,
     hot: bool,
@@ -82,6 +92,10 @@ async fn measure(
     )
     .await;
     let config = match agent {
+        Some(agent) if sandboxed => agent.config(
+            &model.url,
+            &agents::sandboxed_plugs(&model.url, installed, ""),
+        ),
         Some(agent) => agent.config(&model.url, "  []\n"),
         None => format!(
             "agent:\n  name: script\n  command: [{}]\nplugs: []\n",

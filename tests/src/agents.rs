@@ -148,3 +148,19 @@ fn which(program: &str) -> Option<PathBuf> {
             .find(|candidate| candidate.is_file())
     })
 }
+
+/// The sandbox plug before `plugs`: where npm put the agents, and node,
+/// read-only; the model's API (`model_url`, on this machine's loopback, by
+/// address) its only destination, as `docs/agents.md` shows with the real
+/// one's name.
+pub fn sandboxed_plugs(model_url: &str, installed: &Installed, plugs: &str) -> String {
+    let model_addr = model_url
+        .trim_start_matches("http://")
+        .trim_end_matches('/');
+    format!(
+        "  - id: sandbox\n    source: {}\n    with: {{ network: {{ allow: [\"{model_addr}\"] }}, read_only: [{}, {}] }}\n    allow: {{ exec: [bwrap, blaise-egress], storage: true }}\n{plugs}",
+        crate::plug("plugs/sandbox").display(),
+        installed.bin.parent().unwrap().parent().unwrap().display(),
+        installed.node_dir,
+    )
+}

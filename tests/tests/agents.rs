@@ -54,14 +54,18 @@ async fn claude_code_in_the_sandbox_through_a_whole_session() {
     whole_session(RealAgent::Claude, true).await;
 }
 
-/// Hot resume with Claude Code: the idle pause freezes `claude-agent-acp`
+/// Hot resume with Claude Code in the sandbox behind an allow list: the
+/// idle pause freezes `claude-agent-acp` with bubblewrap and `blaise-egress`
 /// (no CPU while paused), and the next message goes on in the same process
 /// and ACP session, the model seeing every earlier turn.
 #[tokio::test(flavor = "multi_thread")]
-async fn claude_code_resumed_hot_goes_on_in_the_same_process() {
+async fn claude_code_in_the_sandbox_resumed_hot_goes_on_in_the_same_process() {
     let Some(installed) = agents::installed() else {
         return;
     };
+    if !blaise_tests::tools::have(&["bwrap"]) {
+        return;
+    }
     let agent = RealAgent::Claude;
     let model = ModelApi::start(SECRET).await;
     let stage = Stage::with_agent(
@@ -72,12 +76,19 @@ async fn claude_code_resumed_hot_goes_on_in_the_same_process() {
         },
     )
     .await;
-    let plugs = format!(
-        "  - id: redaction\n    source: {}\n",
-        plug("plugs/redaction").display()
+    // As `docs/agents.md` runs it: in the sandbox, its model its only
+    // destination (`blaise-egress` before the agent).
+    let plugs = agents::sandboxed_plugs(
+        &model.url,
+        &installed,
+        &format!(
+            "  - id: redaction\n    source: {}\n",
+            plug("plugs/redaction").display()
+        ),
     );
     std::fs::write(&stage.config, agent.config(&model.url, &plugs)).unwrap();
     let runner = runner(&stage, agent, &installed);
+    let daemon = runner.child.id().unwrap();
     let api = &stage.blaise;
     let session = api.new_session(agent.name(), "say hello-hot").await;
     wait_for_entry(api, &session, "the first answer", |e| {
@@ -88,17 +99,13 @@ async fn claude_code_resumed_hot_goes_on_in_the_same_process() {
         v["state"] == "paused"
     })
     .await;
-    let frozen = workspace_processes(&stage);
+    let frozen = agent_processes(daemon);
     assert!(
         frozen.iter().any(|p| p.state == 'T'),
         "the agent is frozen: {frozen:?}"
     );
     tokio::time::sleep(Duration::from_secs(1)).await;
-    assert_eq!(
-        workspace_processes(&stage),
-        frozen,
-        "no CPU used while paused"
-    );
+    assert_eq!(agent_processes(daemon), frozen, "no CPU used while paused");
 
     api.send(&session, "recall").await.unwrap();
     // The model answers with what it was sent of the earlier turns (in
@@ -121,7 +128,7 @@ async fn claude_code_resumed_hot_goes_on_in_the_same_process() {
     assert_eq!(view["runs"][1]["conversation"], "kept", "{view:#}");
     let pids = |ps: &[blaise_tests::procs::Stat]| ps.iter().map(|p| p.pid).collect::<Vec<_>>();
     assert_eq!(
-        pids(&workspace_processes(&stage)),
+        pids(&agent_processes(daemon)),
         pids(&frozen),
         "the same processes went on"
     );
@@ -137,10 +144,16 @@ async fn claude_code_resumed_hot_goes_on_in_the_same_process() {
         .collect();
     assert!(resumed.starts_with("RECALL"), "nothing replayed: {resumed}");
     assert!(runner.stop().await.success());
-    assert!(
-        workspace_processes(&stage).is_empty(),
-        "nothing left running after the runner stopped"
-    );
+    let alive = || {
+        frozen
+            .iter()
+            .any(|p| blaise_tests::procs::stat(p.pid).is_some_and(|s| s.state != 'Z'))
+    };
+    let start = Instant::now();
+    while alive() && start.elapsed() < Duration::from_secs(5) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(!alive(), "nothing left running after the runner stopped");
 }
 
 /// A runner for `agent`: the agents' `PATH`, its API key in the variable
@@ -156,9 +169,19 @@ fn runner(stage: &Stage, agent: RealAgent, installed: &agents::Installed) -> Run
     )
 }
 
-/// Processes whose working directory is in the stage's workspaces.
-fn workspace_processes(stage: &Stage) -> Vec<blaise_tests::procs::Stat> {
-    blaise_tests::procs::working_under(&stage.data.join("workspaces"))
+/// The processes below the runner daemon `daemon` that are not runs (in the
+/// sandbox a process's working directory is the sandbox's, so they are
+/// found by their parents).
+fn agent_processes(daemon: u32) -> Vec<blaise_tests::procs::Stat> {
+    let runner = blaise_tests::blaise::runner_binary()
+        .canonicalize()
+        .unwrap();
+    blaise_runner::keeper::descendants(daemon)
+        .into_iter()
+        .filter(|&pid| !blaise_tests::procs::runs(pid, &runner))
+        .filter_map(blaise_tests::procs::stat)
+        .filter(|p| p.state != 'Z')
+        .collect()
 }
 
 async fn whole_session(agent: RealAgent, sandboxed: bool) {
@@ -170,19 +193,7 @@ async fn whole_session(agent: RealAgent, sandboxed: bool) {
     let redaction = plug("plugs/redaction");
     let mut plugs = format!("  - id: redaction\n    source: {}\n", redaction.display());
     if sandboxed {
-        // Where npm put the agents, and node, read-only; the model's API
-        // (on this machine's loopback, by address) its only destination, as
-        // `docs/agents.md` shows with the real one's name.
-        let model_addr = model
-            .url
-            .trim_start_matches("http://")
-            .trim_end_matches('/');
-        plugs = format!(
-            "  - id: sandbox\n    source: {}\n    with: {{ network: {{ allow: [\"{model_addr}\"] }}, read_only: [{}, {}] }}\n    allow: {{ exec: [bwrap, blaise-egress], storage: true }}\n{plugs}",
-            plug("plugs/sandbox").display(),
-            installed.bin.parent().unwrap().parent().unwrap().display(),
-            installed.node_dir,
-        );
+        plugs = agents::sandboxed_plugs(&model.url, &installed, &plugs);
     }
     std::fs::write(&stage.config, agent.config(&model.url, &plugs)).unwrap();
     let key = format!("{}-key-Zq81bV0tTestKey", agent.name());

@@ -271,3 +271,69 @@ fn sandboxed_agents(daemon: u32) -> Vec<Stat> {
         .filter(|s| s.state != 'Z')
         .collect()
 }
+
+/// In the sandbox with an allow list (`blaise-egress` before the agent, as
+/// `docs/agents.md` runs Claude Code): the agent is kept all the same, and
+/// each run's record has what left during that run, from `blaise-egress`'s
+/// own descriptor: asked for at the hot pause, counted afresh after it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sandboxed_agent_behind_an_allow_list_is_kept_and_each_run_counts_its_own_egress() {
+    if !blaise_tests::tools::have(&["bwrap"]) {
+        return;
+    }
+    let stage = Stage::new(hot(1_000)).await;
+    let allowed = blaise_tests::destinations::http_server("hello-from-the-allowed-server");
+    stage.configure(&format!(
+        "  - id: sandbox\n    source: {}\n    with:\n      read_only: [{}]\n      network:\n        allow: [\"127.0.0.1:{allowed}\"]\n    allow:\n      exec: [bwrap, blaise-egress]\n      storage: true\n",
+        blaise_tests::plug("plugs/sandbox").display(),
+        script_agent().parent().unwrap().display(),
+    ));
+    let runner = stage.runner("instance-a");
+    let daemon = runner.child.id().unwrap();
+    let b = &stage.blaise;
+    let fetch = format!("curl -sS -m 20 http://127.0.0.1:{allowed}/");
+    let id = b
+        .new_session("script", &format!("run {fetch}; echo first-done"))
+        .await;
+    b.wait_for_text(&id, "first-done", MINUTE).await;
+    let view = b
+        .wait_for(&id, "the hot pause", MINUTE, |v| v["state"] == "paused")
+        .await;
+    let kept = sandboxed_agents(daemon);
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!(kept[0].state, 'T', "frozen: {kept:?}");
+    let connections = |view: &serde_json::Value, run: usize| {
+        let reached = &view["runs"][run]["egress"]["reached"];
+        assert_eq!(
+            reached[0]["destination"],
+            format!("127.0.0.1:{allowed}"),
+            "run {run}: {reached}"
+        );
+        reached[0]["connections"].as_u64().unwrap()
+    };
+    assert_eq!(connections(&view, 0), 1, "the first run's one fetch");
+
+    b.send(&id, &format!("run {fetch}; {fetch}; echo second-done"))
+        .await
+        .unwrap();
+    let text = b.wait_for_text(&id, "second-done", MINUTE).await;
+    assert!(text.contains("hello-from-the-allowed-server"), "{text}");
+    let view = b
+        .wait_for(&id, "the second pause", MINUTE, |v| {
+            v["state"] == "paused" && v["runs"][1]["egress"]["reached"][0].is_object()
+        })
+        .await;
+    assert_eq!(runs(&view)[1].1, "kept", "the resume was hot");
+    assert_eq!(
+        sandboxed_agents(daemon)[0].pid,
+        kept[0].pid,
+        "the same process"
+    );
+    assert_eq!(
+        connections(&view, 1),
+        2,
+        "the resume run's own two fetches, not the first run's too"
+    );
+    assert_eq!(connections(&view, 0), 1, "the first run's record unchanged");
+    assert!(runner.stop().await.success());
+}

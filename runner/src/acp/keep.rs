@@ -20,6 +20,12 @@ pub struct Kept {
     pub last: Option<AgentEvent>,
 }
 
+/// An agent that could not be kept, with why, for a cold close.
+pub struct NotKept {
+    pub agent: Agent,
+    pub why: String,
+}
+
 impl Agent {
     /// Hands the agent to the keeper for `session`, frozen (`SIGSTOP` to its
     /// process group: no CPU), with its stdio and what the run that takes it
@@ -29,13 +35,26 @@ impl Agent {
     ///
     /// The agent is frozen first, so that all it wrote is in the pipe; the
     /// connection reads that here (the caller takes events meanwhile).
-    pub async fn keep(mut self, session: &str) -> Result<Kept, (Agent, String)> {
+    ///
+    /// An agent started by `blaise-egress` is asked for its counts first
+    /// (`egress`, this run's, whether the agent is kept or not: what comes at
+    /// its close counts from then on).
+    pub async fn keep(
+        mut self,
+        session: &str,
+        egress: &mut Option<String>,
+    ) -> Result<Kept, NotKept> {
+        let not = |agent, why: &str| NotKept {
+            agent,
+            why: why.into(),
+        };
         if !self.is_idle() {
-            return Err((self, "a turn is under way".into()));
+            return Err(not(self, "a turn is under way"));
         }
         if self.process.exit_status().is_some() {
-            return Err((self, "the agent exited".into()));
+            return Err(not(self, "the agent exited"));
         }
+        *egress = self.process.egress_report_now().await;
         crate::keeper::freeze(self.pid());
         let start = Instant::now();
         while self.process.unread_stdout() > 0 && start.elapsed() < DRAIN_LIMIT {
@@ -45,7 +64,7 @@ impl Agent {
         let meta = self.kept_meta();
         if let Err(why) = self.process.hand_over(session, meta).await {
             crate::keeper::thaw(self.pid());
-            return Err((self, why));
+            return Err(NotKept { agent: self, why });
         }
         self.handed_over
             .store(true, std::sync::atomic::Ordering::Release);

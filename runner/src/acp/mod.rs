@@ -51,7 +51,7 @@ pub use close::Closed;
 pub use error::AcpError;
 /// For the fuzz targets (`crate::fuzzing`).
 pub(crate) use events::Transcript;
-pub use keep::Kept;
+pub use keep::{Kept, NotKept};
 pub(crate) use process::BoundedLines;
 
 use crate::host::bindings::TranscriptEntry;

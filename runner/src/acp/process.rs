@@ -39,8 +39,8 @@ pub(crate) struct AgentProcess {
     exit: watch::Receiver<Option<ExitStatus>>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
     stderr_closed: watch::Receiver<bool>,
-    /// The last line `blaise-egress` wrote on its report descriptor, once it has closed it.
-    egress: Option<tokio::task::JoinHandle<Option<String>>>,
+    /// `blaise-egress`'s reports on its own descriptor (see [`Egress`]).
+    egress: Option<Egress>,
     /// The keeper the agent was started (or taken up) through, with the
     /// numbers of its stdin, stdout and stderr here (held by the connection
     /// and the stderr reader): what a hot pause hands back.
@@ -75,10 +75,9 @@ impl AgentProcess {
         events: mpsc::Sender<AgentEvent>,
         keeper: Option<&Arc<KeeperClient>>,
     ) -> Result<(Self, AgentStdin, AgentStdout), AcpError> {
-        // Through the keeper when the agent may be kept across a pause (an
-        // agent started by `blaise-egress` reports to the run that started
-        // it: it is started here, and pauses cold).
-        if let Some(keeper) = keeper.filter(|_| !command.egress_report) {
+        // Through the keeper when the agent may be kept across a pause (with
+        // `blaise-egress`'s report pipe: each run that has the agent reads it).
+        if let Some(keeper) = keeper {
             return Self::spawn_kept(command, events, keeper).await;
         }
         let Some((program, args)) = command.argv.split_first() else {
@@ -127,10 +126,13 @@ impl AgentProcess {
             .ok_or_else(|| AcpError::Start("the agent exited before it could be watched".into()))?;
         let registered = crate::guard::register(pid);
         // The write end now lives in the program alone: the pipe ends when it exits.
-        let egress = egress.map(|(reader, writer)| {
-            drop(writer);
-            tokio::spawn(last_line(reader))
-        });
+        let egress = egress
+            .map(|(reader, writer)| {
+                drop(writer);
+                Egress::read(reader.into(), false)
+            })
+            .transpose()
+            .map_err(|why| AcpError::Start(format!("blaise-egress's counts: {why}")))?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -187,7 +189,7 @@ impl AgentProcess {
             env.push(("PATH".into(), path));
         }
         let handed = keeper
-            .spawn(command.argv.clone(), env, cwd)
+            .spawn(command.argv.clone(), env, command.egress_report, cwd)
             .await
             .map_err(|why| {
                 let argv = command.argv.join(" ");
@@ -208,12 +210,17 @@ impl AgentProcess {
         events: mpsc::Sender<AgentEvent>,
     ) -> Result<(Self, AgentStdin, AgentStdout), AcpError> {
         let exit = keeper.exit(handed.pid);
+        let egress = handed
+            .egress
+            .map(|fd| Egress::read(fd, true))
+            .transpose()
+            .map_err(|why| AcpError::Start(format!("blaise-egress's counts: {why}")))?;
         Self::watch(
             handed.pid,
             None,
             handed.stdio,
             exit,
-            None,
+            egress,
             Some(keeper),
             events,
         )
@@ -226,7 +233,7 @@ impl AgentProcess {
         registered: Option<crate::guard::Registered>,
         [stdin, stdout, stderr]: [OwnedFd; 3],
         exit: watch::Receiver<Option<ExitStatus>>,
-        egress: Option<tokio::task::JoinHandle<Option<String>>>,
+        egress: Option<Egress>,
         keeper: Option<Arc<KeeperClient>>,
         events: mpsc::Sender<AgentEvent>,
     ) -> Result<(Self, AgentStdin, AgentStdout), AcpError> {
@@ -294,7 +301,16 @@ impl AgentProcess {
                 BorrowedFd::borrow_raw(*stderr),
             ]
         };
-        keeper.keep(session, self.pid, meta, stdio).await?;
+        let egress = self.egress.as_ref().and_then(|e| e.fd.as_ref());
+        keeper
+            .keep(
+                session,
+                self.pid,
+                meta,
+                stdio,
+                egress.map(std::os::fd::AsFd::as_fd),
+            )
+            .await?;
         self.handed_over = true;
         Ok(())
     }
@@ -356,10 +372,33 @@ impl AgentProcess {
     /// exited; `None` if the agent was not started by it or it wrote none.
     /// Waits a moment at most: a report is written as it exits.
     pub async fn egress_report(&mut self) -> Option<String> {
-        let task = self.egress.take()?;
+        let task = self.egress.take()?.last;
         match tokio::time::timeout(STDERR_GRACE, task).await {
             Ok(Ok(line)) => line,
             Ok(Err(_)) | Err(_) => None,
+        }
+    }
+
+    /// What `blaise-egress` counted since it started or last reported, while
+    /// it goes on (a hot pause): asked for with `SIGUSR1`, which also starts
+    /// its counts afresh for the next run. `None` if the agent was not
+    /// started by it, or no report came within a moment.
+    pub async fn egress_report_now(&mut self) -> Option<String> {
+        let egress = self.egress.as_mut()?;
+        // The program is the guard's first child (what it reparents comes
+        // later); only `blaise-egress` is asked (SIGUSR1 would end another).
+        let program = *crate::keeper::descendants(self.pid).first()?;
+        let comm = std::fs::read_to_string(format!("/proc/{program}/comm")).ok()?;
+        if comm.trim_end() != "blaise-egress" {
+            return None;
+        }
+        let seen = egress.reports.borrow_and_update().0;
+        // SAFETY: kill(2) on a process below this agent's guard.
+        unsafe { libc::kill(program as libc::pid_t, libc::SIGUSR1) };
+        let reported = egress.reports.wait_for(|(count, _)| *count > seen);
+        match tokio::time::timeout(STDERR_GRACE, reported).await {
+            Ok(Ok(report)) => report.1.clone(),
+            _ => None,
         }
     }
 
@@ -407,10 +446,37 @@ fn egress_report_pipe(
     Ok((reader, writer))
 }
 
+/// `blaise-egress`'s reports, as they come.
+#[derive(Debug)]
+struct Egress {
+    /// Ends with the last report once every writer is gone.
+    last: tokio::task::JoinHandle<Option<String>>,
+    /// How many reports came, and the latest.
+    reports: watch::Receiver<(u64, Option<String>)>,
+    /// A copy of the read end, for the keeper (an agent that may be kept).
+    fd: Option<OwnedFd>,
+}
+
+impl Egress {
+    fn read(reader: OwnedFd, keep_a_copy: bool) -> std::io::Result<Egress> {
+        let fd = keep_a_copy.then(|| reader.try_clone()).transpose()?;
+        let reader = pipe::Receiver::from_owned_fd(reader)?;
+        let (tx, reports) = watch::channel((0, None));
+        Ok(Egress {
+            last: tokio::spawn(last_line(reader, tx)),
+            reports,
+            fd,
+        })
+    }
+}
+
 /// The last whole line read from `reader` until its end (at most
-/// [`MAX_EGRESS_REPORT`] bytes are read; the rest is left).
-async fn last_line(reader: std::io::PipeReader) -> Option<String> {
-    let reader = tokio::net::unix::pipe::Receiver::from_owned_fd(reader.into()).ok()?;
+/// [`MAX_EGRESS_REPORT`] bytes are read; the rest is left); each one is
+/// also sent to `reports` as it comes.
+async fn last_line(
+    reader: pipe::Receiver,
+    reports: watch::Sender<(u64, Option<String>)>,
+) -> Option<String> {
     let mut lines = BoundedLines::new(
         tokio::io::AsyncReadExt::take(reader, MAX_EGRESS_REPORT as u64),
         MAX_EGRESS_REPORT,
@@ -418,6 +484,10 @@ async fn last_line(reader: std::io::PipeReader) -> Option<String> {
     let mut last = None;
     while let Some(line) = lines.next().await {
         if !line.is_empty() {
+            reports.send_modify(|(count, latest)| {
+                *count += 1;
+                *latest = Some(line.clone());
+            });
             last = Some(line);
         }
     }

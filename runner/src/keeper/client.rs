@@ -35,6 +35,8 @@ impl std::fmt::Debug for KeeperClient {
 pub struct Handed {
     pub pid: u32,
     pub stdio: [OwnedFd; 3],
+    /// The read end of `blaise-egress`'s report, when the agent has one.
+    pub egress: Option<OwnedFd>,
     /// What the run that kept it said (only for a taken agent).
     pub meta: String,
 }
@@ -90,14 +92,20 @@ impl KeeperClient {
         KeeperClient::new(socket).ok()
     }
 
-    /// Starts the agent in the directory `cwd` (opened and checked).
+    /// Starts the agent in the directory `cwd` (opened and checked), with a
+    /// report pipe when it is started by `blaise-egress`.
     pub async fn spawn(
         &self,
         argv: Vec<String>,
         env: Vec<(String, String)>,
+        egress_report: bool,
         cwd: OwnedFd,
     ) -> Result<Handed, String> {
-        let request = Request::Spawn { argv, env };
+        let request = Request::Spawn {
+            argv,
+            env,
+            egress_report,
+        };
         match self.ask(request, vec![cwd]).await? {
             (Reply::Spawned { pid }, fds) => handed(pid, fds, String::new()),
             (Reply::Refused { why }, _) => Err(why),
@@ -113,9 +121,11 @@ impl KeeperClient {
         pid: u32,
         meta: String,
         stdio: [BorrowedFd<'_>; 3],
+        egress: Option<BorrowedFd<'_>>,
     ) -> Result<(), String> {
         let fds = stdio
             .iter()
+            .chain(egress.as_ref())
             .map(|fd| fd.try_clone_to_owned().map_err(|e| e.to_string()))
             .collect::<Result<Vec<_>, _>>()?;
         let request = Request::Keep {
@@ -174,11 +184,17 @@ impl Drop for KeeperClient {
     }
 }
 
-fn handed(pid: u32, fds: Vec<OwnedFd>, meta: String) -> Result<Handed, String> {
+fn handed(pid: u32, mut fds: Vec<OwnedFd>, meta: String) -> Result<Handed, String> {
+    let egress = (fds.len() == 4).then(|| fds.pop()).flatten();
     let stdio: [OwnedFd; 3] = fds
         .try_into()
         .map_err(|_| "the keeper did not hand over the agent's stdio".to_string())?;
-    Ok(Handed { pid, stdio, meta })
+    Ok(Handed {
+        pid,
+        stdio,
+        egress,
+        meta,
+    })
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -53,7 +53,8 @@ struct Record {
 struct Kept {
     session: String,
     since: Instant,
-    /// Its stdin, stdout and stderr, held so that nothing closes meanwhile.
+    /// Its stdin, stdout and stderr (and its egress report's read end), held
+    /// so that nothing closes meanwhile.
     stdio: Vec<OwnedFd>,
     meta: String,
 }
@@ -61,6 +62,7 @@ struct Kept {
 struct Spawn {
     argv: Vec<String>,
     env: Vec<(String, String)>,
+    egress_report: bool,
     cwd: OwnedFd,
     owner: u64,
     started: oneshot::Sender<Result<(u32, Vec<OwnedFd>), String>>,
@@ -166,7 +168,11 @@ fn serve(
             }
         };
         let (reply, out) = match request {
-            Request::Spawn { argv, env } => {
+            Request::Spawn {
+                argv,
+                env,
+                egress_report,
+            } => {
                 let Some(cwd) = fds.into_iter().next() else {
                     let why = "no working directory came with the request".to_string();
                     let _ = wire::send(socket.as_fd(), &Reply::Refused { why }, &[]);
@@ -176,6 +182,7 @@ fn serve(
                 let spawn = Spawn {
                     argv,
                     env,
+                    egress_report,
                     cwd,
                     owner: id,
                     started,
@@ -224,7 +231,7 @@ fn keep(
 ) -> Reply {
     let mut state = lock(state);
     let refused = |why: &str| Reply::Refused { why: why.into() };
-    if stdio.len() != 3 {
+    if !(3..=4).contains(&stdio.len()) {
         return refused("the agent's stdin, stdout and stderr must come with it");
     }
     match state.agents.get(&pid) {
@@ -303,7 +310,7 @@ fn spawner_thread(
                 _ = &mut stopped => break,
             };
             let owner = spawn.owner;
-            match start(spawn.argv, spawn.env, spawn.cwd) {
+            match start(spawn.argv, spawn.env, spawn.egress_report, spawn.cwd) {
                 Ok((mut child, pid, stdio)) => {
                     lock(&state).agents.insert(
                         pid,
@@ -332,6 +339,7 @@ fn spawner_thread(
 fn start(
     argv: Vec<String>,
     env: Vec<(String, String)>,
+    egress_report: bool,
     cwd: OwnedFd,
 ) -> Result<(tokio::process::Child, u32, Vec<OwnedFd>), String> {
     let Some((program, args)) = argv.split_first() else {
@@ -346,8 +354,24 @@ fn start(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
+    // Before the guard: its `pre_exec` forks the program, which must inherit
+    // the descriptor.
+    let report = match egress_report {
+        true => {
+            let (reader, writer, fd) = crate::child_pipe::pipe_to_child(&mut command)
+                .map_err(|e| format!("a pipe for blaise-egress's counts: {e}"))?;
+            command.env(blaise_egress::report::FD_VAR, fd.to_string());
+            Some((reader, writer))
+        }
+        false => None,
+    };
     guard::install(&mut command, guard::OnTerm::Wait, Some(cwd));
     let mut child = command.spawn().map_err(|e| e.to_string())?;
+    // The write end now lives in the program alone.
+    let report = report.map(|(reader, writer)| {
+        drop(writer);
+        OwnedFd::from(reader)
+    });
     let pid = child
         .id()
         .ok_or_else(|| "the agent exited before it could be watched".to_string())?;
@@ -356,11 +380,12 @@ fn start(
     else {
         return Err("the agent's stdio could not be piped".into());
     };
-    let stdio = vec![
+    let mut stdio = vec![
         stdin.into_owned_fd().map_err(|e| e.to_string())?,
         stdout.into_owned_fd().map_err(|e| e.to_string())?,
         stderr.into_owned_fd().map_err(|e| e.to_string())?,
     ];
+    stdio.extend(report);
     Ok((child, pid, stdio))
 }
 

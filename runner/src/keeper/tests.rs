@@ -56,6 +56,7 @@ async fn keep(
         handed.pid,
         meta.into(),
         [stdin.as_fd(), stdout.as_fd(), stderr.as_fd()],
+        None,
     )
     .await
 }
@@ -78,7 +79,7 @@ async fn a_kept_agent_is_frozen_between_runs_and_the_next_run_talks_to_the_same_
 
     let first = client(&keeper);
     let handed = first
-        .spawn(vec!["/bin/cat".into()], vec![], cwd)
+        .spawn(vec!["/bin/cat".into()], vec![], false, cwd)
         .await
         .unwrap();
     let guard = handed.pid;
@@ -135,7 +136,7 @@ async fn kept_agents_die_with_the_keeper_even_frozen() {
     let (_dir, cwd) = dir();
     let run = client(&keeper);
     let handed = run
-        .spawn(vec!["/bin/cat".into()], vec![], cwd)
+        .spawn(vec!["/bin/cat".into()], vec![], false, cwd)
         .await
         .unwrap();
     let agent = agent_below(handed.pid);
@@ -157,6 +158,7 @@ async fn the_run_learns_how_its_agent_exited_and_keeps_only_its_own() {
         .spawn(
             vec!["/bin/sh".into(), "-c".into(), "exit 3".into()],
             vec![],
+            false,
             cwd,
         )
         .await
@@ -173,7 +175,7 @@ async fn the_run_learns_how_its_agent_exited_and_keeps_only_its_own() {
 
     let (_dir, cwd) = dir();
     let refused = run
-        .spawn(vec!["/nonexistent/agent".into()], vec![], cwd)
+        .spawn(vec!["/nonexistent/agent".into()], vec![], false, cwd)
         .await
         .err()
         .unwrap();
@@ -194,6 +196,7 @@ async fn what_the_agent_started_in_a_session_of_its_own_is_frozen_too() {
                 "setsid sleep 600 & exec cat".into(),
             ],
             vec![],
+            false,
             cwd,
         )
         .await

@@ -10,8 +10,9 @@ use serde::{Deserialize, Serialize};
 
 /// Longest message (an agent's command line and environment fit many times).
 pub const MAX_MESSAGE: usize = 1 << 20;
-/// Most descriptors one message carries (stdin, stdout, stderr).
-const MAX_FDS: usize = 3;
+/// Most descriptors one message carries (stdin, stdout, stderr, and the
+/// read end of `blaise-egress`'s report).
+const MAX_FDS: usize = 4;
 
 /// From a run to the keeper.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -22,9 +23,14 @@ pub enum Request {
     Spawn {
         argv: Vec<String>,
         env: Vec<(String, String)>,
+        /// The command starts with `blaise-egress`: give it a report pipe
+        /// (its read end comes back fourth).
+        #[serde(default)]
+        egress_report: bool,
     },
     /// Keep the agent `pid` for `session`, frozen (descriptors: its stdin,
-    /// stdout and stderr). `meta` is the run's, handed back by `Take`.
+    /// stdout and stderr, and the read end of its egress report if it has
+    /// one). `meta` is the run's, handed back by `Take`.
     Keep {
         session: String,
         pid: u32,
@@ -38,11 +44,12 @@ pub enum Request {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Reply {
-    /// The agent started (descriptors: its stdin, stdout, stderr).
+    /// The agent started (descriptors: its stdin, stdout, stderr, and the
+    /// read end of its egress report when asked for).
     Spawned { pid: u32 },
     /// The agent is kept.
     Kept,
-    /// The kept agent (descriptors: its stdin, stdout, stderr), still frozen.
+    /// The kept agent (descriptors: as `Keep` handed them), still frozen.
     Taken { pid: u32, meta: String },
     /// Nothing was done, and why.
     Refused { why: String },

@@ -56,14 +56,17 @@ pub async fn finish(
             ..
         }
     ) && chain.cannot_keep_processes().is_empty();
+    // What `blaise-egress` counted: asked for at a hot pause, told at a close
+    // (both, if a hot pause fell through: Blaise adds them up).
+    let mut egress_now = None;
     let (mut last, agent) = if hot {
-        let (kept, mut last) = taking_events(agent.keep(session), events).await;
+        let (kept, mut last) = taking_events(agent.keep(session, &mut egress_now), events).await;
         match kept {
             Ok(kept) => {
                 last.extend(kept.last);
                 (last, None)
             }
-            Err((agent, why)) => {
+            Err(crate::acp::NotKept { agent, why }) => {
                 tracing::warn!("the agent cannot be kept ({why}): the pause is cold");
                 (last, Some(agent))
             }
@@ -104,10 +107,10 @@ pub async fn finish(
     }
     // What left the agent's namespace goes into the run's record, ahead of
     // the last report (the outbox keeps the order).
-    if let Some(line) = egress
-        && let Some(report) = super::egress::report(&line, chain, relay).await
-    {
-        reporter.post(report);
+    for line in egress_now.into_iter().chain(egress) {
+        if let Some(report) = super::egress::report(&line, chain, relay).await {
+            reporter.post(report);
+        }
     }
     // A failure's text may hold the agent's (an error it answered with,
     // its last stderr lines): filtered like the rest of what it produced.

@@ -280,10 +280,16 @@ mod signals {
             .stack_size(64 << 10)
             .spawn(move || {
                 loop {
-                    let mut signal = 0;
-                    if unsafe { libc::sigwait(&blocked.0, &mut signal) } == 0 {
+                    let mut info: libc::siginfo_t = unsafe { zeroed() };
+                    let signal = unsafe { libc::sigwaitinfo(&blocked.0, &mut info) };
+                    if signal > 0 {
                         if signal == libc::SIGUSR1 {
-                            report();
+                            // The runner's, never the command's: what the
+                            // command starts must not restart the counts
+                            // that would tell on it.
+                            if !from_below(unsafe { info.si_pid() }) {
+                                report();
+                            }
                             continue;
                         }
                         if signal == libc::SIGTERM {
@@ -293,5 +299,50 @@ mod signals {
                     }
                 }
             });
+    }
+
+    /// Whether `sender` is this process or below it (its parents, read from
+    /// `/proc`, lead here). One that cannot be read counts as below.
+    pub fn from_below(sender: libc::pid_t) -> bool {
+        let me = std::process::id() as libc::pid_t;
+        let mut pid = sender;
+        for _ in 0..256 {
+            if pid == me {
+                return true;
+            }
+            if pid <= 1 {
+                return false;
+            }
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                return true;
+            };
+            // `pid (comm) state ppid …`: the name may hold spaces and parentheses.
+            let Some(ppid) = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+                .and_then(|p| p.parse().ok())
+            else {
+                return true;
+            };
+            pid = ppid;
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_report_is_asked_for_only_from_outside_the_command() {
+        let me = std::process::id() as libc::pid_t;
+        assert!(super::signals::from_below(me));
+        assert!(!super::signals::from_below(unsafe { libc::getppid() }));
+        let mut child = std::process::Command::new("sleep")
+            .arg("5")
+            .spawn()
+            .unwrap();
+        assert!(super::signals::from_below(child.id() as libc::pid_t));
+        child.kill().unwrap();
+        child.wait().unwrap();
     }
 }

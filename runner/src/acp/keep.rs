@@ -18,12 +18,17 @@ const CONNECTION_GRACE: Duration = Duration::from_millis(500);
 pub struct Kept {
     /// The `last` entry of the stream it left open, if any.
     pub last: Option<AgentEvent>,
+    /// What `blaise-egress` counted during this run, if it started the agent.
+    pub egress: Option<String>,
 }
 
 /// An agent that could not be kept, with why, for a cold close.
 pub struct NotKept {
     pub agent: Agent,
     pub why: String,
+    /// What `blaise-egress` counted until it was asked (its close reports
+    /// the rest; Blaise adds the two up).
+    pub egress: Option<String>,
 }
 
 impl Agent {
@@ -37,16 +42,13 @@ impl Agent {
     /// connection reads that here (the caller takes events meanwhile).
     ///
     /// An agent started by `blaise-egress` is asked for its counts first
-    /// (`egress`, this run's, whether the agent is kept or not: what comes at
-    /// its close counts from then on).
-    pub async fn keep(
-        mut self,
-        session: &str,
-        egress: &mut Option<String>,
-    ) -> Result<Kept, NotKept> {
+    /// (this run's, whether the agent is kept or not: what comes at its
+    /// close counts from then on).
+    pub async fn keep(mut self, session: &str) -> Result<Kept, NotKept> {
         let not = |agent, why: &str| NotKept {
             agent,
             why: why.into(),
+            egress: None,
         };
         if !self.is_idle() {
             return Err(not(self, "a turn is under way"));
@@ -54,7 +56,7 @@ impl Agent {
         if self.process.exit_status().is_some() {
             return Err(not(self, "the agent exited"));
         }
-        *egress = self.process.egress_report_now().await;
+        let egress = self.process.egress_report_now().await;
         crate::keeper::freeze(self.pid());
         let start = Instant::now();
         while self.process.unread_stdout() > 0 && start.elapsed() < DRAIN_LIMIT {
@@ -64,7 +66,11 @@ impl Agent {
         let meta = self.kept_meta();
         if let Err(why) = self.process.hand_over(session, meta).await {
             crate::keeper::thaw(self.pid());
-            return Err(NotKept { agent: self, why });
+            return Err(NotKept {
+                agent: self,
+                why,
+                egress,
+            });
         }
         self.handed_over
             .store(true, std::sync::atomic::Ordering::Release);
@@ -85,6 +91,7 @@ impl Agent {
         );
         Ok(Kept {
             last: self.end_stream(),
+            egress,
         })
     }
 }

@@ -53,6 +53,7 @@ pub use error::AcpError;
 pub(crate) use events::Transcript;
 pub use keep::{Kept, NotKept};
 pub(crate) use process::BoundedLines;
+pub(crate) use process::egress_report_pipe;
 
 use crate::host::bindings::TranscriptEntry;
 use crate::protocol::entries::{Permission, PlanStep, ToolCall};

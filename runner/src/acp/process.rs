@@ -438,7 +438,7 @@ const MAX_EGRESS_REPORT: usize = 1 << 20;
 
 /// A pipe whose write end the program inherits (its number in
 /// `BLAISE_EGRESS_REPORT_FD`); both ends are close-on-exec in the runner.
-fn egress_report_pipe(
+pub(crate) fn egress_report_pipe(
     process: &mut tokio::process::Command,
 ) -> std::io::Result<(std::io::PipeReader, std::io::PipeWriter)> {
     let (reader, writer, fd) = crate::child_pipe::pipe_to_child(process)?;

@@ -358,10 +358,9 @@ fn start(
     // the descriptor.
     let report = match egress_report {
         true => {
-            let (reader, writer, fd) = crate::child_pipe::pipe_to_child(&mut command)
+            let pipe = crate::acp::egress_report_pipe(&mut command)
                 .map_err(|e| format!("a pipe for blaise-egress's counts: {e}"))?;
-            command.env(blaise_egress::report::FD_VAR, fd.to_string());
-            Some((reader, writer))
+            Some(pipe)
         }
         false => None,
     };

@@ -60,13 +60,15 @@ pub async fn finish(
     // (both, if a hot pause fell through: Blaise adds them up).
     let mut egress_now = None;
     let (mut last, agent) = if hot {
-        let (kept, mut last) = taking_events(agent.keep(session, &mut egress_now), events).await;
+        let (kept, mut last) = taking_events(agent.keep(session), events).await;
         match kept {
             Ok(kept) => {
                 last.extend(kept.last);
+                egress_now = kept.egress;
                 (last, None)
             }
-            Err(crate::acp::NotKept { agent, why }) => {
+            Err(crate::acp::NotKept { agent, why, egress }) => {
+                egress_now = egress;
                 tracing::warn!("the agent cannot be kept ({why}): the pause is cold");
                 (last, Some(agent))
             }

@@ -57,7 +57,9 @@ impl Agent {
             return Err(not(self, "the agent exited"));
         }
         let egress = self.process.egress_report_now().await;
-        crate::keeper::freeze(self.pid());
+        // Waits for the stops to take: off the async threads.
+        let pid = self.pid();
+        let _ = tokio::task::spawn_blocking(move || crate::keeper::freeze(pid)).await;
         let start = Instant::now();
         while self.process.unread_stdout() > 0 && start.elapsed() < DRAIN_LIMIT {
             tokio::time::sleep(Duration::from_millis(2)).await;

@@ -5,7 +5,9 @@
 
 /// Stops every process below the guard `guard` (the guard itself goes on: it
 /// must still see the runner die). Two passes: what forked between them is
-/// stopped too.
+/// stopped too. Returns once each one has stopped (or `SETTLE` has passed):
+/// `SIGSTOP` takes effect when the process is next scheduled, and a runnable
+/// one on a busy machine can still be spending CPU after `kill` returns.
 pub fn freeze(guard: u32) {
     signal_group(guard, libc::SIGSTOP);
     signal(guard, libc::SIGCONT);
@@ -14,6 +16,30 @@ pub fn freeze(guard: u32) {
             signal(pid, libc::SIGSTOP);
         }
     }
+    let deadline = std::time::Instant::now() + SETTLE;
+    let mut running = descendants(guard);
+    while !running.is_empty() && std::time::Instant::now() < deadline {
+        running.retain(|&pid| !stopped(pid));
+        if !running.is_empty() {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+}
+
+/// How long `freeze` waits for the stops to take: a process in an
+/// uninterruptible sleep (disk I/O) stops only when it wakes.
+const SETTLE: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Whether `pid` is stopped, a zombie, or gone (`/proc/<pid>/stat`'s state).
+fn stopped(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return true;
+    };
+    let state = stat
+        .rfind(')')
+        .and_then(|end| stat.get(end + 2..end + 3))
+        .unwrap_or("X");
+    matches!(state, "T" | "t" | "Z" | "X")
 }
 
 /// Lets every process below the guard `guard` go on.

@@ -98,7 +98,7 @@ fn config(pool_memory: Option<u64>) -> Config {
     config.max_wasm_stack(1 << 20);
     // For profiling plugs with `perf` (docs/benchmarks.md): names the
     // compiled wasm functions in /tmp/perf-<pid>.map.
-    if std::env::var_os("BLAISE_PERFMAP").is_some() {
+    if std::env::var_os("BLAISE_PERFMAP").is_some_and(|v| v == "1") {
         config.profiler(wasmtime::ProfilingStrategy::PerfMap);
     }
     if let Some(max_memory) = pool_memory {

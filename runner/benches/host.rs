@@ -96,11 +96,19 @@ fn main() {
         let workspace = tmp.path().join("ws");
         std::fs::create_dir(&workspace).unwrap();
         let run = run_info(&workspace);
-        // `-- redaction` or `-- dispatch`: only those figures (for profiling).
+        // `-- redaction`, `-- dispatch` or `-- load`: only those figures (for profiling).
         let only = |part: &str| std::env::args().skip(1).any(|a| a == part);
         if only("redaction") {
             let h = host(&tmp.path().join("warm"));
             return redaction_benches(&h, &redaction, &run).await;
+        }
+        if only("load") {
+            let h = host(&tmp.path().join("warm"));
+            for _ in 0..10 {
+                let took = cached_load(&h, &noop).await;
+                println!("from the compile cache, tests/plugs/noop: {took:>10.2?}");
+            }
+            return;
         }
         if only("dispatch") {
             let h = host(&tmp.path().join("warm"));

@@ -445,3 +445,161 @@ async fn with_an_egress_policy_the_container_reaches_the_listed_destinations_onl
     s.tear_down_in_a_fresh_process(&id).await;
     assert_eq!(containers_of(&id), Vec::<String>::new());
 }
+
+/// The images the docker plug prepared, `blaise-prepared:<key>`, with `label`.
+fn prepared_images(label: &str) -> Vec<String> {
+    let listed = sh(
+        Path::new("/"),
+        "docker",
+        &[
+            "images",
+            "--filter",
+            &format!("label={label}"),
+            "--format",
+            "{{.Repository}}:{{.Tag}}",
+        ],
+    );
+    listed.lines().map(str::to_owned).collect()
+}
+
+/// Names of all containers, running or not, whose name contains `part`.
+fn containers_named(part: &str) -> Vec<String> {
+    let listed = sh(
+        Path::new("/"),
+        "docker",
+        &[
+            "ps",
+            "--all",
+            "--filter",
+            &format!("name={part}"),
+            "--format",
+            "{{.Names}}",
+        ],
+    );
+    listed.lines().map(str::to_owned).collect()
+}
+
+#[tokio::test]
+async fn a_prepared_image_is_made_once_per_configuration_and_later_sessions_start_from_it() {
+    if !have(&["docker"]) {
+        return;
+    }
+    let w = World::new();
+    let docker = w.host.load(&plug("plugs/docker")).await.unwrap();
+    // Unique to this test process: a configuration no earlier run prepared.
+    let marker = format!("prepared-{}-{}", std::process::id(), rand_suffix());
+    let config = |steps: &[String]| json!({ "image": agent_image(), "prepare": { "run": steps, "network": "none" } });
+    let steps = [
+        format!("echo {marker} > /prepared"),
+        // Differs each time the steps run.
+        "cat /proc/sys/kernel/random/uuid >> /prepared".to_owned(),
+    ];
+    let teardown = TeardownInfo {
+        reason: "closed".into(),
+        right_after_pause: false,
+    };
+    let mut made = Vec::new();
+    let mut seen = Vec::new();
+    for (n, steps) in [&steps[..], &steps[..], &steps[..1]]
+        .into_iter()
+        .enumerate()
+    {
+        let session = format!("{marker}-{n}");
+        let plug_setup = setup(
+            "box",
+            &docker,
+            config(steps),
+            allow_docker(),
+            Limits::default(),
+        );
+        let mut run = w.instance(plug_setup, &session, RunKind::Start).await;
+        run.on_start().await.unwrap();
+        let name = format!("blaise-box-{session}");
+        let image = inspect(&name, "{{.Config.Image}}");
+        assert!(image.starts_with("blaise-prepared:"), "{image}");
+        assert_eq!(
+            inspect(&image, "{{index .Config.Labels \"blaise.prepared.from\"}}"),
+            agent_image()
+        );
+        let prepared = sh(
+            Path::new("/"),
+            "docker",
+            &["exec", &name, "cat", "/prepared"],
+        );
+        assert!(prepared.starts_with(&marker), "{prepared}");
+        assert_eq!(
+            containers_named(&format!("{name}-prepare")),
+            Vec::<String>::new(),
+            "the scratch container is gone"
+        );
+        made.push(image);
+        seen.push(prepared);
+        run.on_teardown(teardown.clone()).await.unwrap();
+        assert_eq!(containers_of(&session), Vec::<String>::new());
+    }
+    assert_eq!(made[0], made[1], "the same configuration, the same image");
+    assert_eq!(seen[0], seen[1], "its steps ran once: {seen:?}");
+    assert_eq!(seen[0].lines().count(), 2);
+    assert_ne!(made[2], made[0], "other steps, another image");
+    assert_eq!(seen[2].lines().count(), 1);
+    let images = prepared_images("blaise.prepared");
+    for image in &made {
+        assert!(
+            images.contains(image),
+            "kept for later sessions: {images:?}"
+        );
+    }
+    for image in [&made[0], &made[2]] {
+        sh(Path::new("/"), "docker", &["rmi", image]);
+    }
+}
+
+#[tokio::test]
+async fn a_failed_preparation_names_its_step_and_leaves_nothing() {
+    if !have(&["docker"]) {
+        return;
+    }
+    let w = World::new();
+    let docker = w.host.load(&plug("plugs/docker")).await.unwrap();
+    let marker = format!("broken-{}-{}", std::process::id(), rand_suffix());
+    // A base of its own: what is prepared from it is this test's alone.
+    let base = format!("blaise-test/{marker}:1");
+    sh(Path::new("/"), "docker", &["tag", &agent_image(), &base]);
+    let config = json!({
+        "image": base,
+        "prepare": { "run": ["true", format!("echo {marker} said this >&2; exit 3"), "true"], "network": "none" },
+    });
+    let plug_setup = setup(
+        "my-docker",
+        &docker,
+        config,
+        allow_docker(),
+        Limits::default(),
+    );
+    let mut run = w.instance(plug_setup, &marker, RunKind::Start).await;
+    let err = run.on_start().await.unwrap_err().to_string();
+    assert!(
+        err.contains("my-docker")
+            && err.contains("with.prepare.run[1]")
+            && err.contains("exited with 3")
+            && err.contains(&format!("{marker} said this")),
+        "{err}"
+    );
+    assert_eq!(
+        containers_named(&marker),
+        Vec::<String>::new(),
+        "nothing left"
+    );
+    assert_eq!(
+        prepared_images(&format!("blaise.prepared.from={base}")),
+        Vec::<String>::new(),
+        "no image made"
+    );
+    sh(Path::new("/"), "docker", &["rmi", &base]);
+}
+
+/// A few random hex digits: a name no other run of the tests used.
+fn rand_suffix() -> String {
+    let uuid = std::fs::read_to_string("/proc/sys/kernel/random/uuid").unwrap();
+    uuid[..8].to_owned()
+}

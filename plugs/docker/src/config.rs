@@ -45,6 +45,25 @@ pub struct Config {
     /// seconds docker waits on pause before killing (default 5)
     #[serde(default = "default_stop_timeout")]
     pub stop_timeout: u64,
+    /// steps run once on top of `image`; sessions start from the image they make
+    pub prepare: Option<Prepare>,
+}
+
+/// What makes the prepared image: shell steps, run once per configuration.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Prepare {
+    /// shell commands (`sh -c`), in order, as the image's own user; the first that fails stops the preparation
+    #[schemars(length(min = 1), inner(length(min = 1)))]
+    pub run: Vec<String>,
+    /// network mode of the steps (default bridge: steps usually fetch packages)
+    #[serde(default = "default_prepare_network")]
+    #[schemars(length(min = 1))]
+    pub network: String,
+}
+
+fn default_prepare_network() -> String {
+    "bridge".into()
 }
 
 /// What the container may reach.

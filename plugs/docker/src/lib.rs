@@ -7,6 +7,7 @@
 
 mod config;
 mod docker;
+mod prepare;
 
 use blaise_plug::{Context, Contribution, PauseInfo, Plug, PlugError, PlugInfo, TeardownInfo, log};
 
@@ -43,13 +44,17 @@ impl Plug for DockerPlug {
                 docker.run(&strings(&["start", &name]))?;
             }
             None => {
-                create(&docker, &config, ctx, &name)?;
+                let image = match &config.prepare {
+                    Some(steps) => prepare::image(&docker, &config, steps, &scratch_name(ctx))?,
+                    None => config.image.clone(),
+                };
+                create(&docker, &config, ctx, &name, &image)?;
                 if let Err(e) = docker.run(&strings(&["start", &name])) {
                     // A container that cannot start is not left behind.
                     let _ = docker.output(&strings(&["rm", "--force", "--volumes", &name]));
                     return Err(config_error(&config, e.message));
                 }
-                log::info(format!("created container {name} from {}", config.image));
+                log::info(format!("created container {name} from {image}"));
             }
         }
         launch(&docker, &config, &name)
@@ -129,26 +134,38 @@ impl Plug for DockerPlug {
             .get("host")
             .and_then(|h| h.as_str().map(str::to_owned));
         let docker = Docker::new(host.as_deref());
-        let mut names = vec![container_name(ctx)];
+        let mut names = vec![container_name(ctx), scratch_name(ctx)];
         // Anything else this plug made for this session, e.g. under an older name.
         let labelled = docker.run(&strings(&[
             "ps",
             "--all",
-            "--quiet",
+            "--format",
+            "{{.Names}}",
             "--filter",
             &format!("label=blaise.session={}", ctx.session_id),
             "--filter",
             &format!("label=blaise.plug={}", ctx.plug_id),
         ]))?;
-        names.extend(labelled.split_whitespace().map(str::to_owned));
-        for name in names {
-            let out = docker.output(&strings(&["rm", "--force", "--volumes", &name]))?;
-            if !out.success() && !is_missing(&out.stderr_text()) {
-                return Err(PlugError::new(format!(
-                    "`docker rm {name}` failed: {}",
-                    out.stderr_text().trim()
-                )));
+        for found in labelled.split_whitespace() {
+            if !names.iter().any(|n| n == found) {
+                names.push(found.to_owned());
             }
+        }
+        // One call for all; a name docker does not know (the scratch
+        // container of a session that prepared nothing) is fine.
+        let mut rm = strings(&["rm", "--force", "--volumes"]);
+        rm.extend(names);
+        let out = docker.output(&rm)?;
+        let stderr = out.stderr_text();
+        let failed: Vec<&str> = stderr
+            .lines()
+            .filter(|line| !line.trim().is_empty() && !is_missing(line))
+            .collect();
+        if !out.success() && !failed.is_empty() {
+            return Err(PlugError::new(format!(
+                "`docker rm` failed: {}",
+                failed.join("; ")
+            )));
         }
         Ok(())
     }
@@ -170,7 +187,18 @@ fn container_name(ctx: &Context) -> String {
     format!("blaise-{}-{}", clean(&ctx.plug_id), clean(&ctx.session_id))
 }
 
-fn create(docker: &Docker, config: &Config, ctx: &Context, name: &str) -> Result<(), PlugError> {
+/// The container a session's start prepares the image in, when it has to.
+fn scratch_name(ctx: &Context) -> String {
+    format!("{}-prepare", container_name(ctx))
+}
+
+fn create(
+    docker: &Docker,
+    config: &Config,
+    ctx: &Context,
+    name: &str,
+    image: &str,
+) -> Result<(), PlugError> {
     let workspace = ctx.workspace.trim_end_matches('/');
     let mut args = strings(&["create", "--pull", "never", "--init", "--name", name]);
     for (key, value) in [
@@ -203,7 +231,7 @@ fn create(docker: &Docker, config: &Config, ctx: &Context, name: &str) -> Result
     if let Some(user) = &config.user {
         args.extend(["--user".into(), user.clone()]);
     }
-    args.push(config.image.clone());
+    args.push(image.into());
     args.extend(config.command.iter().cloned());
     let out = docker.output(&args)?;
     if out.success() {

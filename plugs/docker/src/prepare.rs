@@ -1,0 +1,197 @@
+//! The prepared image: the config's `prepare` steps run once on top of its
+//! `image`, committed as `blaise-prepared:<key>`, and every later session's
+//! container created from that. The key is a digest of what the result
+//! depends on (the base image's id, the steps, their network), so a changed
+//! step or a rebuilt base image makes a new one, and any runner that reaches
+//! the same Docker host finds it.
+
+use blaise_plug::{PlugError, log};
+use sha2::{Digest, Sha256};
+
+use crate::config::{Config, Prepare};
+use crate::docker::{Docker, strings};
+
+/// The repository prepared images are tagged in.
+pub const REPOSITORY: &str = "blaise-prepared";
+
+/// The image a session's container starts from: the prepared one, made now
+/// if no runner made it before. `scratch` names the container the steps run
+/// in (the session's own, so that its teardown removes what an interrupted
+/// preparation left).
+pub fn image(
+    docker: &Docker,
+    config: &Config,
+    prepare: &Prepare,
+    scratch: &str,
+) -> Result<String, PlugError> {
+    let base = docker.output(&strings(&[
+        "image",
+        "inspect",
+        "--format",
+        "{{.Id}}",
+        &config.image,
+    ]))?;
+    if !base.success() {
+        return Err(crate::config_error(
+            config,
+            format!(
+                "`docker image inspect` failed: {}",
+                base.stderr_text().trim()
+            ),
+        ));
+    }
+    let key = key(base.stdout_text().trim(), prepare);
+    let tag = format!("{REPOSITORY}:{key}");
+    if docker
+        .output(&strings(&["image", "inspect", "--format", "{{.Id}}", &tag]))?
+        .success()
+    {
+        return Ok(tag);
+    }
+    // What an interrupted preparation of this session left.
+    docker.output(&strings(&["rm", "--force", scratch]))?;
+    let made = run_steps(docker, config, prepare, scratch, &key, &tag);
+    // The scratch container goes whatever happened; a failure to remove it
+    // is left to the session's teardown.
+    let _ = docker.output(&strings(&["rm", "--force", scratch]));
+    made?;
+    log::info(format!(
+        "prepared {tag} from {} ({} step{})",
+        config.image,
+        prepare.run.len(),
+        if prepare.run.len() == 1 { "" } else { "s" }
+    ));
+    Ok(tag)
+}
+
+/// The steps, each `docker exec … sh -c STEP` in one container started as a
+/// session's is, then `docker commit`.
+fn run_steps(
+    docker: &Docker,
+    config: &Config,
+    prepare: &Prepare,
+    scratch: &str,
+    key: &str,
+    tag: &str,
+) -> Result<(), PlugError> {
+    let mut create = strings(&["create", "--pull", "never", "--init", "--name", scratch]);
+    // Container labels become the committed image's: these say what it is.
+    for label in [
+        format!("blaise.prepared={key}"),
+        format!("blaise.prepared.from={}", config.image),
+    ] {
+        create.extend(["--label".into(), label]);
+    }
+    create.extend(["--network".into(), prepare.network.clone()]);
+    create.push(config.image.clone());
+    create.extend(config.command.iter().cloned());
+    let created = docker.output(&create)?;
+    if !created.success() {
+        let why = format!(
+            "`docker create` for the preparation failed: {}",
+            created.stderr_text().trim()
+        );
+        return Err(if why.to_ascii_lowercase().contains("network") {
+            PlugError::field("prepare.network", why)
+        } else {
+            crate::config_error(config, why)
+        });
+    }
+    docker.run(&strings(&["start", scratch]))?;
+    for (i, step) in prepare.run.iter().enumerate() {
+        let out = docker.output(&strings(&["exec", scratch, "sh", "-c", step]))?;
+        if !out.success() {
+            let status = out.status.map_or("was stopped".to_owned(), |code| {
+                format!("exited with {code}")
+            });
+            let said = format!("{}{}", out.stdout_text(), out.stderr_text());
+            return Err(PlugError::field(
+                format!("prepare.run[{i}]"),
+                format!("`{step}` {status}: {}", tail(&said)),
+            ));
+        }
+    }
+    docker.run(&strings(&["commit", scratch, tag]))?;
+    Ok(())
+}
+
+/// What the prepared image depends on, as 16 hex digits of a sha256.
+pub fn key(base_id: &str, prepare: &Prepare) -> String {
+    let mut hash = Sha256::new();
+    // Each part with its length, so that no two configs read alike.
+    for part in [b"blaise-prepared/1".as_slice(), base_id.as_bytes()]
+        .into_iter()
+        .chain(std::iter::once(prepare.network.as_bytes()))
+        .chain(prepare.run.iter().map(|s| s.as_bytes()))
+    {
+        hash.update((part.len() as u64).to_le_bytes());
+        hash.update(part);
+    }
+    hash.finalize()[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The last lines of what a failed step said, enough to see why.
+fn tail(text: &str) -> String {
+    const LINES: usize = 20;
+    const BYTES: usize = 2048;
+    let text = text.trim_end();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut kept = lines[lines.len().saturating_sub(LINES)..].join("\n");
+    if kept.len() > BYTES {
+        let mut cut = kept.len() - BYTES;
+        while !kept.is_char_boundary(cut) {
+            cut += 1;
+        }
+        kept = format!("…{}", &kept[cut..]);
+    }
+    if kept.is_empty() {
+        "(it printed nothing)".into()
+    } else {
+        kept
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prepare(run: &[&str], network: &str) -> Prepare {
+        Prepare {
+            run: run.iter().map(|s| s.to_string()).collect(),
+            network: network.into(),
+        }
+    }
+
+    #[test]
+    fn the_key_changes_with_each_thing_the_image_depends_on() {
+        let base = key("sha256:aa", &prepare(&["a", "b"], "bridge"));
+        assert_eq!(base.len(), 16);
+        assert_eq!(base, key("sha256:aa", &prepare(&["a", "b"], "bridge")));
+        for other in [
+            key("sha256:ab", &prepare(&["a", "b"], "bridge")),
+            key("sha256:aa", &prepare(&["a", "c"], "bridge")),
+            key("sha256:aa", &prepare(&["b", "a"], "bridge")),
+            key("sha256:aa", &prepare(&["ab"], "bridge")),
+            key("sha256:aa", &prepare(&["a", "b"], "none")),
+        ] {
+            assert_ne!(base, other);
+        }
+    }
+
+    #[test]
+    fn a_failed_steps_words_are_cut_to_their_end() {
+        let long: String = (0..100).map(|i| format!("line {i}\n")).collect();
+        let kept = tail(&long);
+        assert!(
+            kept.starts_with("line 80\n") && kept.ends_with("line 99"),
+            "{kept}"
+        );
+        assert_eq!(tail("  \n"), "(it printed nothing)");
+        let wide = "é".repeat(3000);
+        let kept = tail(&wide);
+        assert!(kept.starts_with('…') && kept.len() <= 2048 + '…'.len_utf8());
+    }
+}

@@ -50,6 +50,10 @@ async fn main() {
     }
     let image = agent_image();
     let runs = 15;
+    // `-- prepare`: only the docker plug's prepared image.
+    if std::env::args().skip(1).any(|a| a == "prepare") {
+        return prepared_image_starts(&image, runs).await;
+    }
     let base = start_runs(|_| "  []\n".into(), runs).await;
     let all = start_runs(
         |s| {
@@ -91,4 +95,61 @@ async fn main() {
         "  host share of the run's wall time:                                 median {:6.2} %  (target <= 5 %)",
         share * 100.0
     );
+    prepared_image_starts(&image, runs).await;
+}
+
+/// The docker plug alone: its image as it is, against the same image with
+/// `prepare` steps (a 2 s stand-in for installing tools), whose first start
+/// prepares the image and whose later ones start from it.
+async fn prepared_image_starts(base: &str, runs: usize) {
+    // A base of its own: a configuration no earlier run prepared, and
+    // what this run prepared found by its label afterwards.
+    let image = format!("blaise-bench/prepare-{}:1", std::process::id());
+    docker_cli(&["tag", base, &image]);
+    let docker = |with: String| {
+        let image = image.clone();
+        move |_: &Stage| {
+            format!(
+                "  - id: docker\n    source: {}\n    with: {{ image: {image}{with} }}\n    allow: {{ exec: [docker] }}\n",
+                plug("plugs/docker").display(),
+            )
+        }
+    };
+    // A configuration no earlier run prepared.
+    let marker = format!("bench-{}", std::process::id());
+    let prepare =
+        format!(", prepare: {{ run: [\"sleep 2; echo {marker} > /prepared\"], network: none }}");
+    let plain = start_runs(docker(String::new()), runs).await;
+    let prepared = start_runs(docker(prepare.into()), runs + 1).await;
+    let plain = median(plain.iter().map(|s| s.0).collect());
+    let first = prepared[0].0;
+    let later = median(prepared[1..].iter().map(|s| s.0).collect());
+    println!(
+        "docker plug, start run, accepted -> agent spawned, the image as it is: median {plain:7.2} ms (n={runs})"
+    );
+    println!(
+        "  with prepare steps (2 s), the first start, which prepares:               {first:7.2} ms"
+    );
+    println!(
+        "  with prepare steps (2 s), later starts, from the prepared image: median {later:7.2} ms (n={runs}, {:.2}x the image as it is)",
+        later / plain
+    );
+    let made = docker_cli(&[
+        "images",
+        "--quiet",
+        "--filter",
+        &format!("label=blaise.prepared.from={image}"),
+    ]);
+    for id in made.split_whitespace() {
+        docker_cli(&["rmi", "--force", id]);
+    }
+    docker_cli(&["rmi", &image]);
+}
+
+fn docker_cli(args: &[&str]) -> String {
+    let out = std::process::Command::new("docker")
+        .args(args)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }

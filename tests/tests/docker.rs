@@ -453,6 +453,7 @@ fn prepared_images(label: &str) -> Vec<String> {
         "docker",
         &[
             "images",
+            "--all",
             "--filter",
             &format!("label={label}"),
             "--format",
@@ -486,9 +487,13 @@ async fn a_prepared_image_is_made_once_per_configuration_and_later_sessions_star
     }
     let w = World::new();
     let docker = w.host.load(&plug("plugs/docker")).await.unwrap();
-    // Unique to this test process: a configuration no earlier run prepared.
     let marker = format!("prepared-{}-{}", std::process::id(), rand_suffix());
-    let config = |steps: &[String]| json!({ "image": agent_image(), "prepare": { "run": steps, "network": "none" } });
+    // A base of its own: a configuration no earlier run prepared, which this
+    // test can rebuild.
+    let base = format!("blaise-test/{marker}:1");
+    sh(Path::new("/"), "docker", &["tag", &agent_image(), &base]);
+    let config =
+        |steps: &[String]| json!({ "image": base, "prepare": { "run": steps, "network": "none" } });
     let steps = [
         format!("echo {marker} > /prepared"),
         // Differs each time the steps run.
@@ -498,12 +503,24 @@ async fn a_prepared_image_is_made_once_per_configuration_and_later_sessions_star
         reason: "closed".into(),
         right_after_pause: false,
     };
+    // Sessions 0 and 1 with the same steps, 2 with others, 3 with the first
+    // steps again after the base image was rebuilt.
     let mut made = Vec::new();
     let mut seen = Vec::new();
-    for (n, steps) in [&steps[..], &steps[..], &steps[..1]]
+    for (n, steps) in [&steps[..], &steps[..], &steps[..1], &steps[..]]
         .into_iter()
         .enumerate()
     {
+        if n == 3 {
+            let rebuilt = format!("{marker}-rebuild");
+            sh(
+                Path::new("/"),
+                "docker",
+                &["create", "--name", &rebuilt, &base, "true"],
+            );
+            sh(Path::new("/"), "docker", &["commit", &rebuilt, &base]);
+            sh(Path::new("/"), "docker", &["rm", &rebuilt]);
+        }
         let session = format!("{marker}-{n}");
         let plug_setup = setup(
             "box",
@@ -519,7 +536,7 @@ async fn a_prepared_image_is_made_once_per_configuration_and_later_sessions_star
         assert!(image.starts_with("blaise-prepared:"), "{image}");
         assert_eq!(
             inspect(&image, "{{index .Config.Labels \"blaise.prepared.from\"}}"),
-            agent_image()
+            base
         );
         let prepared = sh(
             Path::new("/"),
@@ -542,16 +559,33 @@ async fn a_prepared_image_is_made_once_per_configuration_and_later_sessions_star
     assert_eq!(seen[0].lines().count(), 2);
     assert_ne!(made[2], made[0], "other steps, another image");
     assert_eq!(seen[2].lines().count(), 1);
-    let images = prepared_images("blaise.prepared");
-    for image in &made {
-        assert!(
-            images.contains(image),
-            "kept for later sessions: {images:?}"
-        );
+    assert_ne!(
+        seen[3], seen[0],
+        "a rebuilt base is prepared again: {seen:?}"
+    );
+    let mine = format!("blaise.prepared.from={base}");
+    assert_eq!(
+        prepared_images(&mine).len(),
+        2,
+        "kept for later sessions: the first steps' image, made again (the one it replaced is removed), and the others'"
+    );
+    let ids = sh(
+        Path::new("/"),
+        "docker",
+        &[
+            "images",
+            "--quiet",
+            "--all",
+            "--filter",
+            &format!("label={mine}"),
+        ],
+    );
+    for id in ids.split_whitespace() {
+        let _ = std::process::Command::new("docker")
+            .args(["rmi", "--force", id])
+            .output();
     }
-    for image in [&made[0], &made[2]] {
-        sh(Path::new("/"), "docker", &["rmi", image]);
-    }
+    sh(Path::new("/"), "docker", &["rmi", &base]);
 }
 
 #[tokio::test]

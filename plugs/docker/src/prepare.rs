@@ -1,9 +1,9 @@
 //! The prepared image: the config's `prepare` steps run once on top of its
 //! `image`, committed as `blaise-prepared:<key>`, and every later session's
-//! container created from that. The key is a digest of what the result
-//! depends on (the base image's id, the steps, their network), so a changed
-//! step or a rebuilt base image makes a new one, and any runner that reaches
-//! the same Docker host finds it.
+//! container created from that. The key is a digest of the config's image,
+//! steps and network, so a changed step makes a new one and any runner that
+//! reaches the same Docker host finds it; the image records the id of the
+//! base it was made from, and a rebuilt or newly pulled base makes it again.
 
 use blaise_plug::{PlugError, log};
 use sha2::{Digest, Sha256};
@@ -24,37 +24,53 @@ pub fn image(
     prepare: &Prepare,
     scratch: &str,
 ) -> Result<String, PlugError> {
-    let base = docker.output(&strings(&[
+    let key = key(&config.image, prepare);
+    let tag = format!("{REPOSITORY}:{key}");
+    // One docker call: the base image's id, and the base the prepared image
+    // (if there is one) was made from.
+    let found = docker.output(&strings(&[
         "image",
         "inspect",
         "--format",
-        "{{.Id}}",
+        // (`with`: an image without labels has none to index.)
+        "{{.Id}} {{with .Config.Labels}}{{index . \"blaise.prepared.base\"}}{{end}}",
         &config.image,
+        &tag,
     ]))?;
-    if !base.success() {
-        return Err(crate::config_error(
-            config,
-            format!(
-                "`docker image inspect` failed: {}",
-                base.stderr_text().trim()
-            ),
-        ));
-    }
-    let key = key(base.stdout_text().trim(), prepare);
-    let tag = format!("{REPOSITORY}:{key}");
-    if docker
-        .output(&strings(&["image", "inspect", "--format", "{{.Id}}", &tag]))?
-        .success()
-    {
-        return Ok(tag);
-    }
+    let stdout = found.stdout_text();
+    let lines: Vec<&str> = stdout.lines().collect();
+    let (base, superseded) = match (found.success(), lines.as_slice()) {
+        (true, [base, prepared]) => {
+            let base = first_word(base);
+            if prepared.split_whitespace().nth(1) == Some(base) {
+                return Ok(tag);
+            }
+            // Made from an older build of the base: made again.
+            (base, Some(first_word(prepared)))
+        }
+        (false, [base]) if found.stderr_text().contains(&tag) => (first_word(base), None),
+        _ => {
+            return Err(crate::config_error(
+                config,
+                format!(
+                    "`docker image inspect` failed: {}",
+                    found.stderr_text().trim()
+                ),
+            ));
+        }
+    };
     // What an interrupted preparation of this session left.
     docker.output(&strings(&["rm", "--force", scratch]))?;
-    let made = run_steps(docker, config, prepare, scratch, &key, &tag);
+    let made = run_steps(docker, config, prepare, scratch, base, &tag);
     // The scratch container goes whatever happened; a failure to remove it
     // is left to the session's teardown.
     let _ = docker.output(&strings(&["rm", "--force", scratch]));
     made?;
+    if let Some(old) = superseded {
+        // No longer tagged: removed unless a session's container still uses
+        // it (then `docker image prune` takes it later).
+        let _ = docker.output(&strings(&["rmi", old]));
+    }
     log::info(format!(
         "prepared {tag} from {} ({} step{})",
         config.image,
@@ -64,6 +80,10 @@ pub fn image(
     Ok(tag)
 }
 
+fn first_word(line: &str) -> &str {
+    line.split_whitespace().next().unwrap_or_default()
+}
+
 /// The steps, each `docker exec … sh -c STEP` in one container started as a
 /// session's is, then `docker commit`.
 fn run_steps(
@@ -71,14 +91,15 @@ fn run_steps(
     config: &Config,
     prepare: &Prepare,
     scratch: &str,
-    key: &str,
+    base: &str,
     tag: &str,
 ) -> Result<(), PlugError> {
     let mut create = strings(&["create", "--pull", "never", "--init", "--name", scratch]);
     // Container labels become the committed image's: these say what it is.
     for label in [
-        format!("blaise.prepared={key}"),
+        "blaise.prepared=1".to_owned(),
         format!("blaise.prepared.from={}", config.image),
+        format!("blaise.prepared.base={base}"),
     ] {
         create.extend(["--label".into(), label]);
     }
@@ -115,11 +136,13 @@ fn run_steps(
     Ok(())
 }
 
-/// What the prepared image depends on, as 16 hex digits of a sha256.
-pub fn key(base_id: &str, prepare: &Prepare) -> String {
+/// What the prepared image is made of, as 16 hex digits of a sha256: the
+/// base image's name, the steps and their network. (Which build of the base
+/// it was made from is its `blaise.prepared.base` label.)
+pub fn key(image: &str, prepare: &Prepare) -> String {
     let mut hash = Sha256::new();
     // Each part with its length, so that no two configs read alike.
-    for part in [b"blaise-prepared/1".as_slice(), base_id.as_bytes()]
+    for part in [b"blaise-prepared/1".as_slice(), image.as_bytes()]
         .into_iter()
         .chain(std::iter::once(prepare.network.as_bytes()))
         .chain(prepare.run.iter().map(|s| s.as_bytes()))
@@ -167,15 +190,15 @@ mod tests {
 
     #[test]
     fn the_key_changes_with_each_thing_the_image_depends_on() {
-        let base = key("sha256:aa", &prepare(&["a", "b"], "bridge"));
+        let base = key("node:22", &prepare(&["a", "b"], "bridge"));
         assert_eq!(base.len(), 16);
-        assert_eq!(base, key("sha256:aa", &prepare(&["a", "b"], "bridge")));
+        assert_eq!(base, key("node:22", &prepare(&["a", "b"], "bridge")));
         for other in [
-            key("sha256:ab", &prepare(&["a", "b"], "bridge")),
-            key("sha256:aa", &prepare(&["a", "c"], "bridge")),
-            key("sha256:aa", &prepare(&["b", "a"], "bridge")),
-            key("sha256:aa", &prepare(&["ab"], "bridge")),
-            key("sha256:aa", &prepare(&["a", "b"], "none")),
+            key("node:20", &prepare(&["a", "b"], "bridge")),
+            key("node:22", &prepare(&["a", "c"], "bridge")),
+            key("node:22", &prepare(&["b", "a"], "bridge")),
+            key("node:22", &prepare(&["ab"], "bridge")),
+            key("node:22", &prepare(&["a", "b"], "none")),
         ] {
             assert_ne!(base, other);
         }

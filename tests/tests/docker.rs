@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use blaise_control::model::IdlePolicy;
+use blaise_control::model::{AgentSettings, IdlePolicy};
 use blaise_runner::host::bindings::{PauseInfo, RunKind, TeardownInfo};
 use blaise_runner::host::{Allow, Limits};
 use blaise_tests::blaise::{Stage, settings};
@@ -291,6 +291,71 @@ async fn a_hot_pause_freezes_the_container_with_its_processes_and_a_lost_agent_r
     .await
     .unwrap();
     assert_eq!(containers_of(&session), Vec::<String>::new());
+}
+
+/// Hot resume end to end with the docker plug: a real runner process keeps
+/// the agent's `docker exec` client frozen while the container is paused;
+/// the next message goes on in the same agent process inside the container.
+/// After a runner restart the kept client is gone, and the resume is cold:
+/// the plug restarts the stale container and a new agent answers.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hot_pause_keeps_the_agent_in_its_paused_container_and_a_restart_resumes_cold() {
+    if !have(&["docker"]) {
+        return;
+    }
+    let s = Stage::new(AgentSettings {
+        hot_for_ms: 600_000,
+        ..settings(1_000, IdlePolicy::Pause)
+    })
+    .await;
+    s.configure(&format!(
+        "  - id: docker\n    source: {}\n    with:\n      image: {}\n    allow:\n      exec: [docker]\n",
+        plug("plugs/docker").display(),
+        agent_image()
+    ));
+    let b = &s.blaise;
+    let runner = s.runner("box-1");
+    let id = b.new_session("script", "say first").await;
+    let name = format!("blaise-docker-{id}");
+    b.wait_for_text(&id, "agent_message: first", MINUTE).await;
+    let view = b
+        .wait_for(&id, "the pause", MINUTE, |v| v["state"] == "paused")
+        .await;
+    assert_eq!(view["runs"][0]["stop"]["keep_agent"], true, "{view:#}");
+    assert_eq!(containers_of(&id), [format!("{name} paused")]);
+    let agent = agent_in(&name);
+    assert_eq!(agent.len(), 1, "{:?}", processes_of(&name));
+
+    b.send(&id, "say second").await.unwrap();
+    b.wait_for_text(&id, "agent_message: second", MINUTE).await;
+    let view = b.show(&id).await;
+    assert_eq!(view["runs"][1]["conversation"], "kept", "{view:#}");
+    assert_eq!(agent_in(&name), agent, "the same agent process went on");
+
+    // The runner stops while the session is paused hot: the next resume is
+    // cold, and the container's stale agent is ended.
+    b.wait_for(&id, "the second pause", MINUTE, |v| {
+        v["state"] == "paused" && v["runs"].as_array().is_some_and(|r| r.len() == 2)
+    })
+    .await;
+    assert_eq!(containers_of(&id), [format!("{name} paused")]);
+    assert!(runner.stop().await.success());
+    let _runner = s.runner("box-2");
+    b.send(&id, "say third").await.unwrap();
+    b.wait_for_text(&id, "agent_message: third", MINUTE).await;
+    let view = b.show(&id).await;
+    assert_ne!(view["runs"][2]["conversation"], "kept", "{view:#}");
+    let now = agent_in(&name);
+    assert_eq!(now.len(), 1, "{:?}", processes_of(&name));
+    assert_ne!(now, agent, "a new agent answered");
+}
+
+/// The script agent's processes in container `name` ("PID COMMAND").
+fn agent_in(name: &str) -> Vec<String> {
+    processes_of(name)
+        .into_iter()
+        .filter(|p| p.contains("blaise-script-agent"))
+        .collect()
 }
 
 #[tokio::test]

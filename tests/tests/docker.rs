@@ -383,6 +383,11 @@ async fn bad_config_fails_on_start_naming_the_plug_and_the_field() {
             "unknown network",
         ),
         (
+            json!({ "image": agent_image(), "prepare": { "run": ["true"], "network": "no-such-network" } }),
+            "with.prepare.network",
+            "no-such-network not found",
+        ),
+        (
             json!({ "image": agent_image(), "network": { "allow": ["api.example.com", "[::1"] } }),
             "with.network.allow[1]",
             "without its `]`",
@@ -412,6 +417,11 @@ async fn bad_config_fails_on_start_naming_the_plug_and_the_field() {
             containers_of(&session),
             Vec::<String>::new(),
             "{config}: nothing left"
+        );
+        assert_eq!(
+            containers_named(&session),
+            Vec::<String>::new(),
+            "{config}: no scratch container left"
         );
     }
 }

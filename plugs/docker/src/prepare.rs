@@ -106,19 +106,24 @@ fn run_steps(
     create.extend(["--network".into(), prepare.network.clone()]);
     create.push(config.image.clone());
     create.extend(config.command.iter().cloned());
-    let created = docker.output(&create)?;
-    if !created.success() {
-        let why = format!(
-            "`docker create` for the preparation failed: {}",
-            created.stderr_text().trim()
-        );
-        return Err(if why.to_ascii_lowercase().contains("network") {
-            PlugError::field("prepare.network", why)
-        } else {
-            crate::config_error(config, why)
-        });
+    for args in [create, strings(&["start", scratch])] {
+        let out = docker.output(&args)?;
+        if !out.success() {
+            let why = format!(
+                "`docker {}` for the preparation failed: {}",
+                args[0],
+                out.stderr_text().trim()
+            );
+            let lower = why.to_ascii_lowercase();
+            return Err(
+                if lower.contains("network") && lower.contains("not found") {
+                    PlugError::field("prepare.network", why)
+                } else {
+                    crate::config_error(config, why)
+                },
+            );
+        }
     }
-    docker.run(&strings(&["start", scratch]))?;
     for (i, step) in prepare.run.iter().enumerate() {
         let out = docker.output(&strings(&["exec", scratch, "sh", "-c", step]))?;
         if !out.success() {

@@ -229,19 +229,27 @@ fn keep(
     meta: String,
     stdio: Vec<OwnedFd>,
 ) -> Reply {
-    let mut state = lock(state);
     let refused = |why: &str| Reply::Refused { why: why.into() };
     if !(3..=4).contains(&stdio.len()) {
         return refused("the agent's stdin, stdout and stderr must come with it");
     }
-    match state.agents.get(&pid) {
-        Some(record) if record.owner == Some(connection) => {}
-        _ => return refused("this run has no such agent (it exited, or it is not the run's)"),
+    let owned = |state: &State| {
+        state
+            .agents
+            .get(&pid)
+            .is_some_and(|record| record.owner == Some(connection))
+    };
+    if !owned(&lock(state)) {
+        return refused("this run has no such agent (it exited, or it is not the run's)");
     }
     // Frozen (again: the run froze it to read what it had written), all
     // below the guard; the guard goes on, to kill what it guards when the
-    // runner dies.
+    // runner dies. Outside the lock: it waits for the stops to take.
     super::freeze(pid);
+    let mut state = lock(state);
+    if !owned(&state) {
+        return refused("this run has no such agent (it exited, or it is not the run's)");
+    }
     if let Some(older) = state.sessions.insert(session.clone(), pid)
         && older != pid
     {

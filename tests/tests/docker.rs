@@ -562,11 +562,7 @@ async fn a_prepared_image_is_made_once_per_configuration_and_later_sessions_star
     }
     let w = World::new();
     let docker = w.host.load(&plug("plugs/docker")).await.unwrap();
-    let marker = format!("prepared-{}-{}", std::process::id(), rand_suffix());
-    // A base of its own: a configuration no earlier run prepared, which this
-    // test can rebuild.
-    let base = format!("blaise-test/{marker}:1");
-    sh(Path::new("/"), "docker", &["tag", &agent_image(), &base]);
+    let (marker, base) = base_of_its_own("prepared");
     let config =
         |steps: &[String]| json!({ "image": base, "prepare": { "run": steps, "network": "none" } });
     let steps = [
@@ -670,10 +666,7 @@ async fn a_failed_preparation_names_its_step_and_leaves_nothing() {
     }
     let w = World::new();
     let docker = w.host.load(&plug("plugs/docker")).await.unwrap();
-    let marker = format!("broken-{}-{}", std::process::id(), rand_suffix());
-    // A base of its own: what is prepared from it is this test's alone.
-    let base = format!("blaise-test/{marker}:1");
-    sh(Path::new("/"), "docker", &["tag", &agent_image(), &base]);
+    let (marker, base) = base_of_its_own("broken");
     let config = json!({
         "image": base,
         "prepare": { "run": ["true", format!("echo {marker} said this >&2; exit 3"), "true"], "network": "none" },
@@ -707,8 +700,13 @@ async fn a_failed_preparation_names_its_step_and_leaves_nothing() {
     sh(Path::new("/"), "docker", &["rmi", &base]);
 }
 
-/// A few random hex digits: a name no other run of the tests used.
-fn rand_suffix() -> String {
+/// A name no other test or run used (`what`, the process, random digits),
+/// and the script agent's image tagged under it: what is prepared from that
+/// base is this test's alone, and the test may rebuild it.
+fn base_of_its_own(what: &str) -> (String, String) {
     let uuid = std::fs::read_to_string("/proc/sys/kernel/random/uuid").unwrap();
-    uuid[..8].to_owned()
+    let marker = format!("{what}-{}-{}", std::process::id(), &uuid[..8]);
+    let base = format!("blaise-test/{marker}:1");
+    sh(Path::new("/"), "docker", &["tag", &agent_image(), &base]);
+    (marker, base)
 }

@@ -92,8 +92,14 @@ pub fn origin_repo(dir: &Path) -> String {
     first
 }
 
-/// Containers on the Docker host with `label` (`key=value`), by name.
+/// Containers on the Docker host with `label` (`key=value`): "NAME STATE".
 pub fn containers_labelled(label: &str) -> Vec<String> {
+    containers(&format!("label={label}"))
+}
+
+/// Containers on the Docker host, running or not, that `docker ps --filter
+/// FILTER` lists (`name=PART`, `label=K=V`): "NAME STATE".
+pub fn containers(filter: &str) -> Vec<String> {
     let out = sh(
         Path::new("/"),
         "docker",
@@ -101,7 +107,7 @@ pub fn containers_labelled(label: &str) -> Vec<String> {
             "ps",
             "--all",
             "--filter",
-            &format!("label={label}"),
+            filter,
             "--format",
             "{{.Names}} {{.State}}",
         ],

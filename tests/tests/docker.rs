@@ -4,13 +4,14 @@
 //! volumes on teardown; every hook idempotent; bad config names the field.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use blaise_control::model::{AgentSettings, IdlePolicy};
 use blaise_runner::host::bindings::{PauseInfo, RunKind, TeardownInfo};
-use blaise_runner::host::{Allow, Limits};
+use blaise_runner::host::{Allow, Limits, LoadedPlug};
 use blaise_tests::blaise::{Stage, settings};
-use blaise_tests::tools::{agent_image, containers_labelled, have, sh};
+use blaise_tests::tools::{agent_image, containers, containers_labelled, have, sh};
 use blaise_tests::{World, plug, setup};
 use serde_json::json;
 
@@ -21,6 +22,16 @@ fn allow_docker() -> Allow {
         exec: vec!["docker".into()],
         ..Allow::default()
     }
+}
+
+/// A plug host with the docker plug loaded, if there is a Docker daemon.
+async fn world_with_docker() -> Option<(World, Arc<LoadedPlug>)> {
+    if !have(&["docker"]) {
+        return None;
+    }
+    let w = World::new();
+    let docker = w.host.load(&plug("plugs/docker")).await.unwrap();
+    Some((w, docker))
 }
 
 /// Name and state (`running`, `exited`) of the session's containers.
@@ -130,11 +141,9 @@ async fn the_agent_runs_in_the_sessions_container_which_stops_on_pause_and_goes_
 
 #[tokio::test]
 async fn every_hook_tolerates_what_already_happened() {
-    if !have(&["docker"]) {
+    let Some((w, docker)) = world_with_docker().await else {
         return;
-    }
-    let w = World::new();
-    let docker = w.host.load(&plug("plugs/docker")).await.unwrap();
+    };
     let config = json!({ "image": agent_image() });
     let session = format!("idem-{}", std::process::id());
     let plug_setup = setup("box", &docker, config, allow_docker(), Limits::default());
@@ -207,11 +216,9 @@ fn processes_of(name: &str) -> Vec<String> {
 
 #[tokio::test]
 async fn a_hot_pause_freezes_the_container_with_its_processes_and_a_lost_agent_restarts_it() {
-    if !have(&["docker"]) {
+    let Some((w, docker)) = world_with_docker().await else {
         return;
-    }
-    let w = World::new();
-    let docker = w.host.load(&plug("plugs/docker")).await.unwrap();
+    };
     assert!(docker.info.keeps_processes);
     let config = json!({ "image": agent_image() });
     let session = format!("hot-{}", std::process::id());
@@ -360,17 +367,21 @@ fn agent_in(name: &str) -> Vec<String> {
 
 #[tokio::test]
 async fn bad_config_fails_on_start_naming_the_plug_and_the_field() {
-    if !have(&["docker"]) {
+    let Some((w, docker)) = world_with_docker().await else {
         return;
-    }
-    let w = World::new();
-    let docker = w.host.load(&plug("plugs/docker")).await.unwrap();
+    };
     let ws = w.workspace.to_string_lossy().into_owned();
     let cases = [
         (
             json!({ "image": "blaise-test/no-such-image:1" }),
             "with.image",
             "unknown image",
+        ),
+        (
+            // Read by docker as an option, not an image.
+            json!({ "image": "--privileged" }),
+            "with.image",
+            "is not an image reference",
         ),
         (
             json!({ "image": agent_image(), "mounts": [format!("/tmp:{ws}")] }),
@@ -419,7 +430,7 @@ async fn bad_config_fails_on_start_naming_the_plug_and_the_field() {
             "{config}: nothing left"
         );
         assert_eq!(
-            containers_named(&session),
+            containers(&format!("name={session}")),
             Vec::<String>::new(),
             "{config}: no scratch container left"
         );
@@ -538,30 +549,11 @@ fn prepared_images(label: &str) -> Vec<String> {
     listed.lines().map(str::to_owned).collect()
 }
 
-/// Names of all containers, running or not, whose name contains `part`.
-fn containers_named(part: &str) -> Vec<String> {
-    let listed = sh(
-        Path::new("/"),
-        "docker",
-        &[
-            "ps",
-            "--all",
-            "--filter",
-            &format!("name={part}"),
-            "--format",
-            "{{.Names}}",
-        ],
-    );
-    listed.lines().map(str::to_owned).collect()
-}
-
 #[tokio::test]
 async fn a_prepared_image_is_made_once_per_configuration_and_later_sessions_start_from_it() {
-    if !have(&["docker"]) {
+    let Some((w, docker)) = world_with_docker().await else {
         return;
-    }
-    let w = World::new();
-    let docker = w.host.load(&plug("plugs/docker")).await.unwrap();
+    };
     let (marker, base) = base_of_its_own("prepared");
     let config =
         |steps: &[String]| json!({ "image": base, "prepare": { "run": steps, "network": "none" } });
@@ -616,7 +608,7 @@ async fn a_prepared_image_is_made_once_per_configuration_and_later_sessions_star
         );
         assert!(prepared.starts_with(&marker), "{prepared}");
         assert_eq!(
-            containers_named(&format!("{name}-prepare")),
+            containers(&format!("name={name}-prepare")),
             Vec::<String>::new(),
             "the scratch container is gone"
         );
@@ -661,11 +653,9 @@ async fn a_prepared_image_is_made_once_per_configuration_and_later_sessions_star
 
 #[tokio::test]
 async fn a_failed_preparation_names_its_step_and_leaves_nothing() {
-    if !have(&["docker"]) {
+    let Some((w, docker)) = world_with_docker().await else {
         return;
-    }
-    let w = World::new();
-    let docker = w.host.load(&plug("plugs/docker")).await.unwrap();
+    };
     let (marker, base) = base_of_its_own("broken");
     let config = json!({
         "image": base,
@@ -688,7 +678,7 @@ async fn a_failed_preparation_names_its_step_and_leaves_nothing() {
         "{err}"
     );
     assert_eq!(
-        containers_named(&marker),
+        containers(&format!("name={marker}")),
         Vec::<String>::new(),
         "nothing left"
     );

@@ -229,11 +229,7 @@ async fn a_sandboxed_agent_is_kept_frozen_whole() {
         return;
     }
     let stage = Stage::new(hot(1_000)).await;
-    stage.configure(&format!(
-        "  - id: sandbox\n    source: {}\n    with:\n      read_only: [{}]\n    allow:\n      exec: [bwrap]\n      storage: true\n",
-        blaise_tests::plug("plugs/sandbox").display(),
-        script_agent().parent().unwrap().display(),
-    ));
+    stage.configure(&sandbox_plug("", "bwrap"));
     let runner = stage.runner("instance-a");
     let daemon = runner.child.id().unwrap();
     let b = &stage.blaise;
@@ -260,6 +256,16 @@ async fn a_sandboxed_agent_is_kept_frozen_whole() {
     assert!(!alive(kept[0].pid), "nothing left running");
 }
 
+/// The sandbox plug's entry in `blaise.yml`, the script agent's directory
+/// readable inside, with more `with:` lines and the programs it may run.
+fn sandbox_plug(with: &str, exec: &str) -> String {
+    format!(
+        "  - id: sandbox\n    source: {}\n    with:\n      read_only: [{}]\n{with}    allow:\n      exec: [{exec}]\n      storage: true\n",
+        blaise_tests::plug("plugs/sandbox").display(),
+        script_agent().parent().unwrap().display(),
+    )
+}
+
 /// The script agent's processes below the runner daemon `daemon` (inside a
 /// sandbox: by its executable, not its working directory).
 fn sandboxed_agents(daemon: u32) -> Vec<Stat> {
@@ -283,10 +289,9 @@ async fn a_sandboxed_agent_behind_an_allow_list_is_kept_and_each_run_counts_its_
     }
     let stage = Stage::new(hot(1_000)).await;
     let allowed = blaise_tests::destinations::http_server("hello-from-the-allowed-server");
-    stage.configure(&format!(
-        "  - id: sandbox\n    source: {}\n    with:\n      read_only: [{}]\n      network:\n        allow: [\"127.0.0.1:{allowed}\"]\n    allow:\n      exec: [bwrap, blaise-egress]\n      storage: true\n",
-        blaise_tests::plug("plugs/sandbox").display(),
-        script_agent().parent().unwrap().display(),
+    stage.configure(&sandbox_plug(
+        &format!("      network:\n        allow: [\"127.0.0.1:{allowed}\"]\n"),
+        "bwrap, blaise-egress",
     ));
     let runner = stage.runner("instance-a");
     let daemon = runner.child.id().unwrap();

@@ -9,7 +9,7 @@ use serde::Deserialize;
 #[serde(deny_unknown_fields)]
 pub struct Config {
     /// image of the container; it must already be on the Docker host (it is never pulled by a run)
-    #[schemars(length(min = 1))]
+    #[schemars(length(min = 1), regex(pattern = r"^[^-]"))]
     pub image: String,
     /// network mode: none (default), bridge, host, a network's name, or
     /// `{allow: [...]}`: only the listed destinations, through `blaise-egress`
@@ -106,6 +106,14 @@ fn default_stop_timeout() -> u64 {
 impl Config {
     pub fn read(ctx: &Context) -> Result<Config, PlugError> {
         let config: Config = ctx.config()?;
+        // The image is docker's one positional argument before the command:
+        // one that starts with `-` would be read as an option (`--privileged`).
+        if config.image.starts_with('-') {
+            return Err(PlugError::field(
+                "image",
+                format!("`{}` is not an image reference", config.image),
+            ));
+        }
         let workspace = ctx.workspace.trim_end_matches('/');
         for mount in &config.mounts {
             let target = mount.split(':').nth(1).unwrap_or_default();

@@ -115,6 +115,11 @@ pub struct Assignment {
     /// For a teardown run: why the session ended.
     pub teardown_reason: Option<String>,
     pub heartbeat_interval_ms: u64,
+    /// Every plug-state record of the session, as `GET …/plug-state` answers
+    /// it: the run reads its plugs' state without another round trip. An
+    /// older Blaise leaves it out, and the run asks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plug_state: Option<Vec<crate::PlugRecord>>,
 }
 
 #[cfg(test)]

@@ -408,7 +408,25 @@ fn assignment(ctx: &mut Ctx, run: &Run, session: &Session) -> Result<Assignment>
             _ => None,
         },
         heartbeat_interval_ms: ctx.cfg.heartbeat_interval_ms.max(0) as u64,
+        plug_state: Some(plug_records(ctx, session)?),
     })
+}
+
+/// Every plug-state record of `session`, each saying whether the session's
+/// current chain has its plug.
+pub fn plug_records(ctx: &mut Ctx, session: &Session) -> Result<Vec<blaise_protocol::PlugRecord>> {
+    let chain = session.plug_chain.as_deref().unwrap_or_default();
+    Ok(ctx
+        .tx
+        .plug_records(&session.id)?
+        .into_iter()
+        .map(|r| blaise_protocol::PlugRecord {
+            owned: chain.contains(&r.plug_id),
+            plug_id: r.plug_id,
+            entries: r.entries,
+            updated_at: r.updated_at,
+        })
+        .collect())
 }
 
 /// The run (of `runner`) a request from the run itself is about; records the contact.

@@ -191,6 +191,11 @@ async fn plug_records_of_removed_plugs_are_owned_by_nothing() {
     let (s, a, _b) = two_runners().await;
     let id = s.new_session("a", "hello").await;
     let run = a.take("start").await;
+    assert_eq!(
+        run.assignment["plug_state"],
+        json!([]),
+        "a new session has none"
+    );
     run.plugs(true, &["checkout", "sandbox", "cache"]).await;
     for plug in ["sandbox", "cache"] {
         let (status, body) = a
@@ -208,6 +213,22 @@ async fn plug_records_of_removed_plugs_are_owned_by_nothing() {
     run.ok("paused", json!({})).await;
     s.send(&id, "again").await;
     let resume = a.take("resume").await;
+    // The assignment carries the session's state: the run reads it without
+    // another round trip.
+    let mut carried: Vec<(String, String)> = resume.assignment["plug_state"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["plug_id"].to_string(), r["entries"]["id"].to_string()))
+        .collect();
+    carried.sort();
+    assert_eq!(
+        carried,
+        [
+            (r#""cache""#.into(), r#""cache-7""#.into()),
+            (r#""sandbox""#.into(), r#""sandbox-7""#.into())
+        ]
+    );
     // blaise.yml changed while paused: reordered, and the `cache` plug removed.
     resume.plugs(true, &["sandbox", "checkout"]).await;
     let (status, state) = a

@@ -49,11 +49,12 @@ pub async fn prepare(
         ctx.client.clone(),
         &a.run_id,
         &a.session_id,
+        a.plug_state.as_deref(),
         lost.clone(),
     ));
-    // The plugs' state is read once per run: fetched while the report below
-    // is on its way, not after it.
-    let _prefetch = (!ctx.plugs.is_empty()).then(|| {
+    // The plugs' state is read once per run: it came with the assignment, or
+    // (from an older Blaise) is fetched while the report below is on its way.
+    let _prefetch = (!ctx.plugs.is_empty() && !state.has_records()).then(|| {
         let state = state.clone();
         AbortOnDrop::spawn(async move { state.prefetch().await })
     });

@@ -10,8 +10,8 @@ use base64::engine::general_purpose::STANDARD;
 use tokio::sync::{Mutex, watch};
 
 use super::{PlugState, StateChanges, StateError, StateStore, apply};
-use crate::protocol::Client;
 use crate::protocol::until_answered;
+use crate::protocol::{Client, PlugRecord};
 
 /// The plug state of one run's session, through the runner protocol.
 pub struct ControlStateStore {
@@ -26,19 +26,30 @@ pub struct ControlStateStore {
 }
 
 impl ControlStateStore {
+    /// `known`: the records Blaise sent with the assignment, if it did; the
+    /// store then reads none of them over the network.
     pub fn new(
         client: Client,
         run_id: &str,
         session_id: &str,
+        known: Option<&[PlugRecord]>,
         lost: watch::Receiver<bool>,
     ) -> ControlStateStore {
+        // Records that do not decode are asked for again, and their error
+        // met where a fetched one's would be (at the plug's `load`).
+        let known = known.and_then(|records| decoded(records).ok());
         ControlStateStore {
             client,
             run_id: run_id.into(),
             session_id: session_id.into(),
             lost,
-            records: Mutex::new(None),
+            records: Mutex::new(known),
         }
+    }
+
+    /// Whether the records are here already (nothing to prefetch).
+    pub fn has_records(&self) -> bool {
+        self.records.try_lock().is_ok_and(|r| r.is_some())
     }
 
     /// Fetches the records now, ahead of the first `load`. A failure is left
@@ -57,14 +68,7 @@ impl ControlStateStore {
             })
             .await
             .map_err(unavailable)?;
-            let mut map = HashMap::new();
-            for record in fetched.records {
-                map.insert(
-                    record.plug_id.clone(),
-                    decode(&record.plug_id, &record.entries)?,
-                );
-            }
-            *records = Some(map);
+            *records = Some(decoded(&fetched.records)?);
         }
         Ok(records)
     }
@@ -130,6 +134,14 @@ fn unavailable(e: crate::protocol::ProtocolError) -> StateError {
     StateError::Unavailable(e.to_string())
 }
 
+/// The session's records by plug id.
+fn decoded(records: &[PlugRecord]) -> Result<HashMap<String, PlugState>, StateError> {
+    records
+        .iter()
+        .map(|r| Ok((r.plug_id.clone(), decode(&r.plug_id, &r.entries)?)))
+        .collect()
+}
+
 fn decode(plug: &str, entries: &BTreeMap<String, String>) -> Result<PlugState, StateError> {
     entries
         .iter()
@@ -144,4 +156,57 @@ fn decode(plug: &str, entries: &BTreeMap<String, String>) -> Result<PlugState, S
                 })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A store whose Blaise cannot be reached (nothing listens on the port)
+    /// and whose run has lost contact: any call it makes fails at once.
+    fn unreachable_store(known: Option<&[PlugRecord]>) -> ControlStateStore {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let client = Client::new(&format!("http://127.0.0.1:{port}"), "token").unwrap();
+        let (_lost, lost) = watch::channel(true);
+        ControlStateStore::new(client, "run_1", "ses_1", known, lost)
+    }
+
+    fn record(plug: &str, entries: &[(&str, &str)]) -> PlugRecord {
+        PlugRecord {
+            plug_id: plug.into(),
+            entries: entries
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            owned: true,
+            updated_at: 0,
+        }
+    }
+
+    #[tokio::test]
+    async fn records_sent_with_the_assignment_are_read_without_asking_blaise() {
+        let known = [record("sandbox", &[("id", &STANDARD.encode("sbx-7"))])];
+        let store = unreachable_store(Some(&known));
+        assert!(store.has_records());
+        let state = store.load("ses_1", "sandbox").await.unwrap();
+        assert_eq!(state.get("id").map(Vec::as_slice), Some(&b"sbx-7"[..]));
+        assert!(store.load("ses_1", "other").await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn without_them_the_store_asks_and_a_record_that_does_not_decode_is_asked_for_again() {
+        let store = unreachable_store(None);
+        assert!(!store.has_records());
+        assert!(matches!(
+            store.load("ses_1", "sandbox").await,
+            Err(StateError::Unavailable(_))
+        ));
+        let corrupt = [record("sandbox", &[("id", "not base64!")])];
+        let store = unreachable_store(Some(&corrupt));
+        assert!(!store.has_records());
+    }
 }

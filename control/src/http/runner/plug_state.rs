@@ -8,7 +8,7 @@ use super::runs::finished;
 use crate::error::Result;
 use crate::http::{AppState, Body, RunnerAuth};
 use crate::lifecycle::Ctx;
-use crate::lifecycle::offers::own_run;
+use crate::lifecycle::offers::{own_run, plug_records};
 use crate::model::*;
 use crate::names::check_plug_id;
 
@@ -32,18 +32,7 @@ pub async fn list(
             // failed is offered again, to anyone).
             let run = live_run(ctx, &runner, &run)?;
             let session = ctx.session(&run.session_id)?;
-            let chain = session.plug_chain.unwrap_or_default();
-            Ok(ctx
-                .tx
-                .plug_records(&run.session_id)?
-                .into_iter()
-                .map(|r| blaise_protocol::PlugRecord {
-                    owned: chain.contains(&r.plug_id),
-                    plug_id: r.plug_id,
-                    entries: r.entries,
-                    updated_at: r.updated_at,
-                })
-                .collect())
+            plug_records(ctx, &session)
         })
         .await?;
     Ok(Json(PlugRecords { records }))

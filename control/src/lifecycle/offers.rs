@@ -408,7 +408,12 @@ fn assignment(ctx: &mut Ctx, run: &Run, session: &Session) -> Result<Assignment>
             _ => None,
         },
         heartbeat_interval_ms: ctx.cfg.heartbeat_interval_ms.max(0) as u64,
-        plug_state: Some(plug_records(ctx, session)?),
+        // A finished run reads no state (as `GET …/plug-state`): the session
+        // may since have moved to another runner.
+        plug_state: match run.status.is_finished() {
+            true => None,
+            false => Some(plug_records(ctx, session)?),
+        },
     })
 }
 

@@ -261,6 +261,10 @@ async fn plug_records_of_removed_plugs_are_owned_by_nothing() {
         .await;
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
     assert_eq!(body["error"]["code"], "run_finished", "{body}");
+    // Nor does its assignment, asked for again, carry any.
+    let (status, again) = a.accept(&run.id).await;
+    assert_eq!(status, StatusCode::OK, "{again}");
+    assert!(again.get("plug_state").is_none(), "{again}");
     let v = s.show(&id).await;
     let owned: Vec<(String, bool)> = v["plug_records"]
         .as_array()

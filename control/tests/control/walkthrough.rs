@@ -73,8 +73,14 @@ async fn a_runner_drives_start_pause_resume_and_teardown() {
             "acp_session_id",
             "fresh_environment",
             "teardown_reason",
-            "heartbeat_interval_ms"
+            "heartbeat_interval_ms",
+            "plug_state"
         ])
+    );
+    assert_eq!(
+        assignment["plug_state"],
+        json!([]),
+        "a new session has none"
     );
     let run = r.take_assigned(assignment);
     let base = format!("/v1/runner/runs/{}", run.id);

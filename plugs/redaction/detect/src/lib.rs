@@ -26,8 +26,10 @@ mod decode;
 mod layouts;
 mod placeholders;
 mod private_keys;
+mod token_mask;
 mod tokens;
 mod urls;
+mod words;
 
 #[cfg(test)]
 mod tests;
@@ -195,18 +197,17 @@ impl Redactor {
         let b = text.as_bytes();
         let mut found = Vec::new();
         self.literals_in(b, &mut found);
-        let mut i = 0;
-        while let Some((start, end, mut class)) = next_word(b, i) {
-            i = end;
-            if i - start >= MIN_WORD {
-                word(b, start, i, &mut found);
-                class |= assignments::after_name(b, start, i);
-                if i - start >= decode::MIN_BASE64 && depth < decode::MAX_DEPTH {
-                    self.base64_word(b, start, i, depth, &mut found);
+        let mut words = words::Words::new(b);
+        while let Some((start, end, mut class)) = words.next_word() {
+            if end - start >= MIN_WORD {
+                word(b, start, end, &mut found);
+                class |= assignments::after_name(b, start, end);
+                if end - start >= decode::MIN_BASE64 && depth < decode::MAX_DEPTH {
+                    self.base64_word(b, start, end, depth, &mut found);
                 }
             }
             if class != 0 {
-                assignments::at_word(b, class, start, i, &mut found);
+                assignments::at_word(b, class, start, end, &mut found);
             }
         }
         // An escape sequence was seen (`literals_in` marks it): read the text
@@ -405,54 +406,6 @@ impl Redactor {
     }
 }
 
-/// The next word from `i` on that may be or name a secret, with its
-/// [`assignments::word_class`]: long enough to hold one ([`MIN_WORD`]), or
-/// shaped like a name. `None` at the end of the text.
-///
-/// Most words are neither, and are passed here without a call: in the plug,
-/// a loop around calls keeps its values on the stack and reloads them at
-/// every byte, and a call costs a wasm function's entry checks. In wasm it
-/// is a function of its own for the same reason: inlined into the scan that
-/// calls it, its loop would share that function's spilled registers.
-#[cfg_attr(target_family = "wasm", inline(never))]
-#[cfg_attr(not(target_family = "wasm"), inline(always))]
-fn next_word(b: &[u8], mut i: usize) -> Option<(usize, usize, u8)> {
-    loop {
-        let start = run_of(b, i, false);
-        if start == b.len() {
-            return None;
-        }
-        let end = run_of(b, start, true);
-        let class = assignments::word_class(b, start, end);
-        if end - start >= MIN_WORD || class != 0 {
-            return Some((start, end, class));
-        }
-        i = end;
-    }
-}
-
-/// Where the run of token bytes (`token`) or of other bytes (`!token`)
-/// that starts at `i` ends. Unrolled by eight: the loop header is where
-/// wasm engines check their deadline.
-#[inline(always)]
-fn run_of(b: &[u8], mut i: usize, token: bool) -> usize {
-    while let Some(block) = b.get(i..i + 8) {
-        for (j, &c) in block.iter().enumerate() {
-            if TOKEN[c as usize] != token {
-                return i + j;
-            }
-        }
-        i += 8;
-    }
-    while let Some(&c) = b.get(i) {
-        if TOKEN[c as usize] != token {
-            return i;
-        }
-        i += 1;
-    }
-    i
-}
-
 /// Checks one word for the known formats: at its start, and after each
 /// `=`, `:`, `/`, `@` or `,` inside it (`TOKEN=ghp_…`, `Bearer:eyJ…`), and
 /// for `key=value` inside it.
@@ -487,7 +440,7 @@ fn word(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
         }
         // After a `-` only a vendor's token is looked for: one glued to a
         // word before it (`yes-ghp_…`, `id-AKIA…`, a flag's value `-xoxb-…`).
-        let Some(p) = next_separator(w, at) else {
+        let Some(p) = next_separator(b, s + at, e).map(|p| p - s) else {
             break;
         };
         match w[p] {
@@ -514,15 +467,31 @@ fn word(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     }
 }
 
-/// Where in the word `w`, from `at` on, the next byte is after which
-/// [`word`] looks for a token or a value. A function of its own in wasm, as
-/// [`next_word`] is: its loop keeps its values in registers.
-#[cfg_attr(target_family = "wasm", inline(never))]
-fn next_separator(w: &[u8], at: usize) -> Option<usize> {
-    let p = w[at..]
+/// Where in `b[from..end]` (a word) the next byte is after which [`word`]
+/// looks for a token or a value; sixteen bytes at a time where a vector
+/// unit compares them ([`token_mask::any_of`]).
+#[inline(always)]
+fn next_separator(b: &[u8], mut from: usize, end: usize) -> Option<usize> {
+    const SEPARATORS: [u8; 6] = [b'=', b':', b'/', b'@', b',', b'-'];
+    while from < end {
+        // The block may reach past the word: what is past it is not looked at.
+        let Some(block) = b.get(from..from + 16) else {
+            break;
+        };
+        let Some(mask) = token_mask::any_of(block.try_into().unwrap(), SEPARATORS) else {
+            break;
+        };
+        if mask != 0 {
+            let p = from + mask.trailing_zeros() as usize;
+            return (p < end).then_some(p);
+        }
+        from += 16;
+    }
+    let p = b
+        .get(from..end)?
         .iter()
-        .position(|&c| matches!(c, b'=' | b':' | b'/' | b'@' | b',' | b'-'))?;
-    Some(at + p)
+        .position(|c| SEPARATORS.contains(c))?;
+    Some(from + p)
 }
 
 /// Where the line holding `i` starts, if it starts at most `max` bytes
@@ -561,15 +530,15 @@ pub(crate) fn run(t: &[u8], from: usize, ok: impl Fn(u8) -> bool) -> usize {
         .map_or(0, |rest| rest.iter().take_while(|&&c| ok(c)).count())
 }
 
-pub(crate) fn b64url(c: u8) -> bool {
+pub(crate) const fn b64url(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_' || c == b'-'
 }
 
-pub(crate) fn b64(c: u8) -> bool {
+pub(crate) const fn b64(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'+' || c == b'/' || c == b'='
 }
 
-pub(crate) fn hex(c: u8) -> bool {
+pub(crate) const fn hex(c: u8) -> bool {
     c.is_ascii_hexdigit()
 }
 

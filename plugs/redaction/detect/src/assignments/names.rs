@@ -118,6 +118,7 @@ static ENDINGS: [u64; 26 * 26] = endings();
 
 /// The names the key may be, from its last two letters: most keys are
 /// turned away here, before anything else is looked at.
+#[inline(always)]
 pub(super) fn names_ending_like(key: &[u8]) -> u64 {
     let mut last = [0u8; 2];
     let mut n = 0;

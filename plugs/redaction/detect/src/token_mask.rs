@@ -162,6 +162,25 @@ pub(crate) fn any_of<const N: usize>(_block: &[u8; 16], _bytes: [u8; N]) -> Opti
 mod tests {
     use super::*;
 
+    /// The 64-byte mask is the table's reading (which is also what a build
+    /// without a vector unit uses), for texts shorter and longer than a
+    /// window.
+    #[test]
+    fn mask64_is_the_tables_reading() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut text = [0u8; 200];
+        for round in 0..2000 {
+            for c in text.iter_mut() {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                *c = seed as u8;
+            }
+            let len = round % text.len();
+            assert_eq!(mask64(&text[..len]), by_table(&text[..len]), "{len} bytes");
+        }
+    }
+
     /// Every byte value, at every lane, classified as the table does.
     #[test]
     fn agrees_with_the_table_for_every_byte_at_every_lane() {

@@ -71,33 +71,33 @@ impl<'a> Words<'a> {
         // The run reaches the window's end: the next window (one in 64
         // bytes), and the windows after it out of line (a run longer than a
         // window is rare).
+        match self.next_window(token) {
+            Some(end) => end,
+            None => self.run_end_in_next_windows(token),
+        }
+    }
+
+    /// Moves the window on by 64 bytes: where the run ends in it (or the
+    /// text's end), `None` when the run fills it too.
+    #[inline(always)]
+    fn next_window(&mut self, token: bool) -> Option<usize> {
+        let n = self.b.len();
         self.base += 64;
         if self.base >= n {
-            return n;
+            return Some(n);
         }
         self.mask = token_mask::mask64(&self.b[self.base..]);
         let bits = if token { !self.mask } else { self.mask };
-        if bits != 0 {
-            (self.base + bits.trailing_zeros() as usize).min(n)
-        } else {
-            self.run_end_in_next_windows(token)
-        }
+        (bits != 0).then(|| (self.base + bits.trailing_zeros() as usize).min(n))
     }
 
     /// [`Words::run_end`] for a run that fills the next window too.
     #[cold]
     #[inline(never)]
     fn run_end_in_next_windows(&mut self, token: bool) -> usize {
-        let n = self.b.len();
         loop {
-            self.base += 64;
-            if self.base >= n {
-                return n;
-            }
-            self.mask = token_mask::mask64(&self.b[self.base..]);
-            let bits = if token { !self.mask } else { self.mask };
-            if bits != 0 {
-                return (self.base + bits.trailing_zeros() as usize).min(n);
+            if let Some(end) = self.next_window(token) {
+                return end;
             }
         }
     }

@@ -110,6 +110,15 @@ fn main() {
             }
             return;
         }
+        if only("filter") {
+            // A longer loop of the boundary's cost alone, for `perf`.
+            let h = host(&tmp.path().join("warm"));
+            let s = setup(&h.load(&redaction).await.unwrap(), "{}");
+            for _ in 0..20 {
+                filter_call_bench(&h, &s, &run).await;
+            }
+            return;
+        }
         if only("dispatch") {
             let h = host(&tmp.path().join("warm"));
             let s = setup(&h.load(&noop).await.unwrap(), "{}");
@@ -188,10 +197,41 @@ async fn dispatch_bench(h: &PlugHost, s: &Arc<PlugSetup>, run: &Arc<RunInfo>) {
     );
 }
 
+/// A transcript filter call with one short entry, warm: what crossing the
+/// boundary costs a filter, apart from its work on the text.
+async fn filter_call_bench(h: &PlugHost, s: &Arc<PlugSetup>, run: &Arc<RunInfo>) {
+    let mut p = PlugInstance::new(h, s.clone(), run.clone()).await.unwrap();
+    let entry = || {
+        vec![TranscriptEntry {
+            stream_id: "m1".into(),
+            kind: EntryKind::AgentMessage,
+            text: "nothing to mask".into(),
+            last: true,
+            replay: false,
+        }]
+    };
+    for _ in 0..1000 {
+        p.filter(entry()).await.unwrap();
+    }
+    let mut batches = Vec::new();
+    for _ in 0..50 {
+        let t = Instant::now();
+        for _ in 0..1000 {
+            p.filter(entry()).await.unwrap();
+        }
+        batches.push(t.elapsed() / 1000);
+    }
+    println!(
+        "transcript filter call, one short entry (redaction), warm: {:>10.2?}",
+        median(batches)
+    );
+}
+
 /// Redaction: the plug against the same detection natively, on transcript
 /// entries of two sizes.
 async fn redaction_benches(h: &PlugHost, redaction: &Path, run: &Arc<RunInfo>) {
     let redaction_plug = h.load(redaction).await.unwrap();
+    filter_call_bench(h, &setup(&redaction_plug, "{}"), run).await;
     // The runner hands the filter what arrived together: one entry at a
     // time is the worst case, a batch the usual one under load.
     for (entry_size, batch) in [(4 << 10, 1), (4 << 10, 16), (64 << 10, 1)] {

@@ -173,27 +173,47 @@ fn reference(v: &[u8]) -> bool {
         || (first == b'(' && last == b')')
 }
 
+/// A run of three `*`, `.` or `•`, an ellipsis, or one character repeated
+/// (separators aside, `00000000-0000-…`) in the whole value or after a
+/// prefix of at most 16 bytes that ends at its first or last separator
+/// (`ghp_xxxx…`, `sk-proj-xxxx…`).
+///
+/// Every vendor token found and every named value is read here, so it reads
+/// from the end and stops at the first character that rules a repetition
+/// out: for a random value, a byte or two.
 fn masked(v: &[u8]) -> bool {
     const BULLETS: &[u8] = "••".as_bytes();
     const ELLIPSIS: &[u8] = "…".as_bytes();
-    if v.windows(3).any(|w| w == b"***" || w == b"...")
-        || (v.iter().any(|&c| c >= 0x80)
-            && (crate::find(v, ELLIPSIS).is_some() || crate::find(v, BULLETS).is_some()))
-    {
+    let mut from = 0;
+    while let Some(p) = memchr::memchr2(b'*', b'.', &v[from..]) {
+        let i = from + p;
+        if v.get(i + 1) == Some(&v[i]) && v.get(i + 2) == Some(&v[i]) {
+            return true;
+        }
+        from = i + 1;
+    }
+    if !v.is_ascii() && (crate::find(v, ELLIPSIS).is_some() || crate::find(v, BULLETS).is_some()) {
         return true;
     }
-    // One character repeated, after an optional prefix (`ghp_`, `sk-proj-`),
-    // separators aside (`00000000-0000-…`).
     let sep = |c: &u8| matches!(c, b'-' | b'_' | b'.');
-    let repeated = |body: &[u8]| {
-        let mut chars = body.iter().filter(|c| !sep(c));
-        let first = chars.next();
-        body.len() >= 4 && first.is_some_and(|f| chars.all(|c| c == f))
+    let Some(last) = v.iter().rposition(|c| !sep(c)) else {
+        return false;
     };
-    let after = |p: Option<usize>| p.filter(|&p| p <= 16).map(|p| &v[p + 1..]);
-    repeated(v)
-        || after(v.iter().position(sep)).is_some_and(repeated)
-        || after(v.iter().rposition(sep)).is_some_and(repeated)
+    // The last character that is not a separator, and the last one before
+    // it that differs: a repetition starts after that one.
+    let differs = v[..last].iter().rposition(|c| !sep(c) && *c != v[last]);
+    let repeated_from =
+        |start: usize| v.len() - start >= 4 && start <= last && differs.is_none_or(|k| k < start);
+    if repeated_from(0) {
+        return true;
+    }
+    // A prefix ends at a separator within the first 16 bytes, after the
+    // character that differs.
+    if differs.is_some_and(|k| k >= 16) {
+        return false;
+    }
+    let after = |p: Option<usize>| p.is_some_and(|p| p <= 16 && repeated_from(p + 1));
+    after(v.iter().position(sep)) || after(v.iter().rposition(sep))
 }
 
 fn long_example_word(v: &[u8]) -> bool {
@@ -220,13 +240,25 @@ static EXAMPLE_STARTS: [u16; 256] = {
     t
 };
 
+/// Per byte: the [`EXAMPLE_WORDS`] (as bits) whose second letter it is.
+static EXAMPLE_SECONDS: [u16; 256] = {
+    let mut t = [0u16; 256];
+    let mut k = 0;
+    while k < EXAMPLE_WORDS.len() {
+        t[EXAMPLE_WORDS[k][1] as usize] |= 1 << k;
+        k += 1;
+    }
+    t
+};
+
 /// Whether `letters` hold one of the [`EXAMPLE_WORDS`] of at least
 /// `min_len` letters. Compared only where a word's first letter is: values
 /// are read in every transcript entry, and a compare at each position is a
 /// `memcmp` call in wasm.
 fn holds_example_word(letters: &[u8], min_len: usize) -> bool {
-    letters.iter().enumerate().any(|(i, &c)| {
-        let mut words = EXAMPLE_STARTS[c as usize];
+    letters.windows(2).enumerate().any(|(i, pair)| {
+        // The words that start with this letter and the next.
+        let mut words = EXAMPLE_STARTS[pair[0] as usize] & EXAMPLE_SECONDS[pair[1] as usize];
         while words != 0 {
             let w = EXAMPLE_WORDS[words.trailing_zeros() as usize];
             if w.len() >= min_len && letters[i..].starts_with(w) {
@@ -268,7 +300,71 @@ fn default(v: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::stand_in;
+    use super::{masked, stand_in};
+
+    /// [`masked`] as the rule reads, pass by pass.
+    fn masked_reference(v: &[u8]) -> bool {
+        if v.windows(3).any(|w| w == b"***" || w == b"...")
+            || (!v.is_ascii()
+                && (crate::find(v, "…".as_bytes()).is_some()
+                    || crate::find(v, "••".as_bytes()).is_some()))
+        {
+            return true;
+        }
+        let sep = |c: &u8| matches!(c, b'-' | b'_' | b'.');
+        let repeated = |body: &[u8]| {
+            let mut chars = body.iter().filter(|c| !sep(c));
+            let first = chars.next();
+            body.len() >= 4 && first.is_some_and(|f| chars.all(|c| c == f))
+        };
+        let after = |p: Option<usize>| p.filter(|&p| p <= 16).map(|p| &v[p + 1..]);
+        repeated(v)
+            || after(v.iter().position(sep)).is_some_and(repeated)
+            || after(v.iter().rposition(sep)).is_some_and(repeated)
+    }
+
+    #[test]
+    fn masked_reads_as_the_rule_says() {
+        // Short values over a small alphabet, so that repetitions, prefixes
+        // and runs of every kind come up.
+        let alphabet: [&[u8]; 9] = [
+            b"x",
+            b"x",
+            b"0",
+            b"a",
+            b"-",
+            b"_",
+            b".",
+            b"*",
+            "\u{2022}".as_bytes(),
+        ];
+        let mut seed = 0x853c_49e6_748f_ea9bu64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut masked_seen = 0;
+        for _ in 0..200_000 {
+            let len = (next() % 30) as usize;
+            let mut v = Vec::new();
+            for _ in 0..len {
+                v.extend_from_slice(alphabet[(next() % 9) as usize]);
+            }
+            assert_eq!(
+                masked(&v),
+                masked_reference(&v),
+                "{:?}",
+                String::from_utf8_lossy(&v)
+            );
+            masked_seen += masked(&v) as usize;
+        }
+        assert!(
+            masked_seen > 10_000,
+            "the values cover both answers: {masked_seen}"
+        );
+    }
 
     #[test]
     fn stand_ins_are_told_from_values() {

@@ -515,13 +515,21 @@ pub(crate) const MAX_LINE_PREFIX: usize = 512;
 /// every position is a `memcmp` call each in wasm, where the plug runs.
 pub(crate) fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     let (&first, rest) = needle.split_first()?;
-    memchr::memchr_iter(first, hay).find(|&p| hay[p + 1..].starts_with(rest))
+    memchr::memchr_iter(first, hay).find(|&p| starts(&hay[p + 1..], rest))
 }
 
 /// Where `needle` (not empty) last occurs in `hay`.
 pub(crate) fn rfind(hay: &[u8], needle: &[u8]) -> Option<usize> {
     let (&first, rest) = needle.split_first()?;
-    memchr::memrchr_iter(first, hay).find(|&p| hay[p + 1..].starts_with(rest))
+    memchr::memrchr_iter(first, hay).find(|&p| starts(&hay[p + 1..], rest))
+}
+
+/// Whether `t` starts with `p`, compared here: in wasm, `starts_with` with
+/// a length not known when compiling is a call to libc's byte-by-byte
+/// `memcmp`.
+#[inline(always)]
+pub(crate) fn starts(t: &[u8], p: &[u8]) -> bool {
+    t.len() >= p.len() && t.iter().zip(p).all(|(a, b)| a == b)
 }
 
 /// How many bytes from `from` on satisfy `ok`.

@@ -340,7 +340,7 @@ pub(super) fn at(t: &[u8]) -> Option<(usize, &'static str)> {
         return None;
     }
     for r in &RULES[INDEX[first] as usize..INDEX[first + 1] as usize] {
-        if r.prefix[1] != second || !t.starts_with(r.prefix) {
+        if r.prefix[1] != second || !crate::starts(&t[2..], &r.prefix[2..]) {
             continue;
         }
         let mut n = run(t, r.prefix.len(), |c| r.body[c as usize]);

@@ -133,6 +133,9 @@ pub struct PlugInstance {
     committed: crate::state_store::PlugState,
     log: Arc<LogSink>,
     dropped_logs: usize,
+    /// What every hook is handed: the same for the instance's life, built
+    /// at its first call (a filter is called for every transcript entry).
+    ctx: Option<Context>,
 }
 
 impl PlugInstance {
@@ -190,6 +193,7 @@ impl PlugInstance {
             committed,
             log,
             dropped_logs: 0,
+            ctx: None,
         };
         instance
             .ensure_live()
@@ -449,9 +453,13 @@ impl PlugInstance {
     async fn call(&mut self, hook: &'static str, call: Call) -> Result<Answer, HookError> {
         self.ensure_live().await.map_err(|f| self.error(hook, f))?;
         let deadline = self.setup.limits.hook_deadline;
-        let ctx = self.context();
+        if self.ctx.is_none() {
+            self.ctx = Some(self.context());
+        }
+        let ctx = self.ctx.as_ref().expect("built above");
         let (store, plug) = self.live.as_mut().expect("instance is live");
-        store.data_mut().deadline = Instant::now() + deadline;
+        let started = Instant::now();
+        store.data_mut().deadline = started + deadline;
         store.data_mut().state.pending.clear();
         store.set_epoch_deadline(PlugEngine::ticks(deadline));
         self.log.begin_call();
@@ -460,9 +468,8 @@ impl PlugInstance {
             Call::Filter(entries) => entries.iter().map(|e| e.text.len()).sum(),
             _ => 0,
         };
-        let started = Instant::now();
         let outcome =
-            tokio::time::timeout(deadline + HOST_CALL_GRACE, plug.invoke(store, &ctx, call)).await;
+            tokio::time::timeout(deadline + HOST_CALL_GRACE, plug.invoke(store, ctx, call)).await;
         let took = started.elapsed();
         self.dropped_logs = self.log.end_call();
         // Anything a killed guard let go of does not outlive the hook.

@@ -132,8 +132,8 @@ pub(super) fn at_word(b: &[u8], class: u8, s: usize, e: usize, found: &mut Vec<F
 #[inline(always)]
 pub(super) fn at_operator(b: &[u8], s: usize, op: usize, found: &mut Vec<Found>) {
     // Most operators follow no name (`127.0.0.1:8080`, `status=200`): told
-    // apart here as [`name_at`] would, without the call (in the plug, a
-    // call's entry checks cost more than the test).
+    // apart here by [`name_at`]'s own first test, without the call (in the
+    // plug, a call's entry checks cost more than the test).
     if !may_be_name(&b[s..op]) {
         return;
     }
@@ -335,7 +335,8 @@ enum Op {
     Blank,
 }
 
-/// Whether the word `w` may end with a name: [`name_at`]'s first test.
+/// Whether the word `w` may end with a name: [`name_at`]'s first test, and
+/// the one [`at_operator`] makes before calling it.
 #[inline(always)]
 fn may_be_name(w: &[u8]) -> bool {
     w.ends_with(b"result") || names_ending_like(w) != 0
@@ -343,6 +344,9 @@ fn may_be_name(w: &[u8]) -> bool {
 
 /// The name that ends at `ke` (its word starts at `s`), if it is one.
 fn name_at(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
+    if !may_be_name(&b[s..ke]) {
+        return None;
+    }
     // `result` of Terraform's `random_password`: the password it made.
     if b[s..ke].ends_with(b"result") && generated_password(b, ke - 6) {
         return Some((ke - 6, Name::Secret("secret-assignment")));

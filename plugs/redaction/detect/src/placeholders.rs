@@ -338,13 +338,7 @@ mod tests {
             b"*",
             "\u{2022}".as_bytes(),
         ];
-        let mut seed = 0x853c_49e6_748f_ea9bu64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::tests::xorshift(0x853c_49e6_748f_ea9b);
         let mut masked_seen = 0;
         for _ in 0..200_000 {
             let len = (next() % 30) as usize;

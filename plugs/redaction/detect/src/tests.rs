@@ -1,5 +1,16 @@
 use super::*;
 
+/// A fixed-seed xorshift generator: random texts for the tests that hold a
+/// fast path against a plain reading, the same on every run.
+pub(crate) fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    }
+}
+
 fn redact(text: &str) -> String {
     Redactor::new(&["hunter2-literal".into()])
         .redact(text)

@@ -167,15 +167,10 @@ mod tests {
     /// window.
     #[test]
     fn mask64_is_the_tables_reading() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = crate::tests::xorshift(0x9e37_79b9_7f4a_7c15);
         let mut text = [0u8; 200];
         for round in 0..2000 {
-            for c in text.iter_mut() {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                *c = seed as u8;
-            }
+            text.fill_with(|| next() as u8);
             let len = round % text.len();
             assert_eq!(mask64(&text[..len]), by_table(&text[..len]), "{len} bytes");
         }

@@ -140,13 +140,7 @@ mod tests {
     fn words_across_windows_match_a_byte_by_byte_reading() {
         // Runs of every length up to three windows, ending on and around
         // the windows' edges, with text and gaps of bytes above 0x7f.
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::tests::xorshift(0x2545_f491_4f6c_dd1d);
         let alphabet = b"aZ9_-+/=.:@%~, \t\n\"'<>|{}\x1b\xc3\xa9password=";
         for len in 0..300 {
             for _ in 0..20 {
@@ -154,10 +148,10 @@ mod tests {
                     .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
                     .collect();
                 // Long runs too: a word or a gap the length of a window or more.
-                if len > 0 && next() % 3 == 0 {
+                if len > 0 && next().is_multiple_of(3) {
                     let from = (next() % len as u64) as usize;
                     let to = (from + 60 + (next() % 80) as usize).min(len);
-                    let fill = if next() % 2 == 0 { b'k' } else { b' ' };
+                    let fill = if next().is_multiple_of(2) { b'k' } else { b' ' };
                     b[from..to].fill(fill);
                 }
                 assert_eq!(

@@ -451,7 +451,13 @@ impl PlugInstance {
     }
 
     async fn call(&mut self, hook: &'static str, call: Call) -> Result<Answer, HookError> {
-        self.ensure_live().await.map_err(|f| self.error(hook, f))?;
+        // Instantiating and saving state are rare and their futures large:
+        // boxed, so that every call's future (moved at each await) stays small.
+        if self.live.is_none() {
+            Box::pin(self.ensure_live())
+                .await
+                .map_err(|f| self.error(hook, f))?;
+        }
         let deadline = self.setup.limits.hook_deadline;
         if self.ctx.is_none() {
             self.ctx = Some(self.context());
@@ -510,10 +516,12 @@ impl PlugInstance {
                 if let Some(run) = &self.run
                     && !pending.is_empty()
                 {
-                    if let Err(e) = run
-                        .state
-                        .commit(&run.session_id, &self.setup.id, &pending)
-                        .await
+                    if let Err(e) = Box::pin(run.state.commit(
+                        &run.session_id,
+                        &self.setup.id,
+                        &pending,
+                    ))
+                    .await
                     {
                         return Err(
                             self.error(hook, Failure::Host(format!("saving its state: {e:#}")))

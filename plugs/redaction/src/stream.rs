@@ -34,7 +34,13 @@ struct Open {
 
 impl Streams {
     pub fn filter(&mut self, redactor: &Redactor, mut entry: TranscriptEntry) -> TranscriptEntry {
-        let Some(open) = self.open.remove(&entry.stream_id) else {
+        // No stream open (the common case): no lookup, no hashing of the id.
+        let open = if self.open.is_empty() {
+            None
+        } else {
+            self.open.remove(&entry.stream_id)
+        };
+        let Some(open) = open else {
             if entry.last {
                 // A whole entry: the common case, without copies.
                 if let std::borrow::Cow::Owned(masked) = redactor.redact(&entry.text) {

@@ -516,12 +516,8 @@ impl PlugInstance {
                 if let Some(run) = &self.run
                     && !pending.is_empty()
                 {
-                    if let Err(e) = Box::pin(run.state.commit(
-                        &run.session_id,
-                        &self.setup.id,
-                        &pending,
-                    ))
-                    .await
+                    if let Err(e) =
+                        Box::pin(run.state.commit(&run.session_id, &self.setup.id, &pending)).await
                     {
                         return Err(
                             self.error(hook, Failure::Host(format!("saving its state: {e:#}")))

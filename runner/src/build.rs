@@ -1,6 +1,7 @@
 //! A plug's sources to a component (`blaise-runner plug build`, `dev`, the tests).
 //!
-//! A Rust crate: `cargo rustc --lib --release --target wasm32-wasip2 --crate-type cdylib`.
+//! A Rust crate: `cargo rustc --lib --release --target wasm32-wasip2 --crate-type cdylib`,
+//! with link-time optimisation.
 //! Any other language: the plug's `build.sh` (as `plug new --lang` writes
 //! it), which builds the component and prints its path last.
 
@@ -128,6 +129,11 @@ pub fn build_plug(dir: &Path, target_dir: Option<&Path>) -> Result<PathBuf> {
         .arg(&manifest)
         .arg("--target-dir")
         .arg(&target_dir)
+        // Whole-program optimisation: the component is one program, and
+        // LTO makes it 10-20 % smaller (faster to compile and load) and its
+        // calls faster, for about the same build time (dependencies are
+        // then not code-generated on their own).
+        .args(["--config", "profile.release.lto=true"])
         // Plugs built from inside a test or a build script must not inherit the
         // host build's flags.
         .env_remove("RUSTFLAGS")

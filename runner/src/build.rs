@@ -130,7 +130,7 @@ pub fn build_plug(dir: &Path, target_dir: Option<&Path>) -> Result<PathBuf> {
         .arg("--target-dir")
         .arg(&target_dir)
         // Whole-program optimisation: the component is one program, and
-        // LTO makes it 10-20 % smaller (faster to compile and load) and its
+        // LTO makes it a tenth to a fifth smaller (faster to compile and load) and its
         // calls faster, for about the same build time (dependencies are
         // then not code-generated on their own).
         .args(["--config", "profile.release.lto=true"])

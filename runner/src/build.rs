@@ -129,10 +129,11 @@ pub fn build_plug(dir: &Path, target_dir: Option<&Path>) -> Result<PathBuf> {
         .arg(&manifest)
         .arg("--target-dir")
         .arg(&target_dir)
-        // Whole-program optimisation: the component is one program, and
-        // LTO makes it a tenth to a fifth smaller (faster to compile and load) and its
-        // calls faster, for about the same build time (dependencies are
-        // then not code-generated on their own).
+        // Whole-program optimisation: the component is one program. LTO
+        // makes it a tenth to a fifth smaller (faster to compile and load)
+        // and its calls faster, for about the same build time (dependencies
+        // are then not code-generated on their own). It overrides the
+        // crate's own `lto` (docs/writing-plugs.md says so).
         .args(["--config", "profile.release.lto=true"])
         // Plugs built from inside a test or a build script must not inherit the
         // host build's flags.

@@ -335,8 +335,9 @@ enum Op {
     Blank,
 }
 
-/// Whether the word `w` may end with a name: [`name_at`]'s first test, and
-/// the one [`at_operator`] makes before calling it.
+/// Whether the word `w` may end with a name: false exactly where [`name_at`]
+/// returns at its first two tests, made by [`at_operator`] before calling it
+/// (`name_at_never_names_what_may_be_name_turns_away` holds the two together).
 #[inline(always)]
 fn may_be_name(w: &[u8]) -> bool {
     w.ends_with(b"result") || names_ending_like(w) != 0
@@ -344,9 +345,6 @@ fn may_be_name(w: &[u8]) -> bool {
 
 /// The name that ends at `ke` (its word starts at `s`), if it is one.
 fn name_at(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
-    if !may_be_name(&b[s..ke]) {
-        return None;
-    }
     // `result` of Terraform's `random_password`: the password it made.
     if b[s..ke].ends_with(b"result") && generated_password(b, ke - 6) {
         return Some((ke - 6, Name::Secret("secret-assignment")));
@@ -1001,4 +999,63 @@ fn blanks(b: &[u8], i: &mut usize) -> usize {
         *i += 3;
     }
     *i - start
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `at_operator` skips `name_at` where `may_be_name` says no: a name
+    /// `name_at` would find there must never be one `may_be_name` turns
+    /// away. Random words ending in names, in parts of names and in
+    /// neither, some as a Terraform `random_password`'s `result`.
+    #[test]
+    fn name_at_never_names_what_may_be_name_turns_away() {
+        let parts: [&[u8]; 16] = [
+            b"password",
+            b"PASSWD",
+            b"pass",
+            b"pwd",
+            b"secret",
+            b"Token",
+            b"api",
+            b"key",
+            b"_",
+            b"-",
+            b".",
+            b"db",
+            b"x",
+            b"result",
+            b"Authorization",
+            b"access",
+        ];
+        let resource = b"resource \"random_password\" \"db\" {\n  ";
+        let mut next = crate::tests::xorshift(0x6a09_e667_f3bc_c908);
+        let (mut named, mut turned_away) = (0, 0);
+        for _ in 0..50_000 {
+            let mut b = Vec::new();
+            if next().is_multiple_of(4) {
+                b.extend_from_slice(resource);
+            }
+            let s = b.len();
+            for _ in 0..1 + next() % 4 {
+                b.extend_from_slice(parts[(next() % parts.len() as u64) as usize]);
+            }
+            let ke = b.len();
+            let may = may_be_name(&b[s..ke]);
+            let name = name_at(&b, s, ke);
+            assert!(
+                may || name.is_none(),
+                "{:?}: named, but turned away before",
+                String::from_utf8_lossy(&b[s..ke])
+            );
+            named += name.is_some() as usize;
+            turned_away += !may as usize;
+        }
+        // Both answers come up often: the test can fail either way.
+        assert!(
+            named > 5_000 && turned_away > 5_000,
+            "{named} / {turned_away}"
+        );
+    }
 }

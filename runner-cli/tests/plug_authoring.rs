@@ -139,6 +139,48 @@ async fn the_harness_runs_inside_a_tokio_test() {
     assert_eq!(greeting["description"], "What the agent is greeted with.");
     assert_eq!(v["config_schema"]["additionalProperties"], false);
 
+    // The plug's own compile flags (`[package.metadata.blaise] rustc-args`)
+    // reach its crate: here a cfg the crate cannot build without.
+    let manifest_path = dir.join("Cargo.toml");
+    let manifest = std::fs::read_to_string(&manifest_path).unwrap();
+    let lib = dir.join("src/lib.rs");
+    let source = std::fs::read_to_string(&lib).unwrap();
+    std::fs::write(
+        &lib,
+        format!(
+            "{source}\n#[cfg(not(hello_flag))]\ncompile_error!(\"built without hello_flag\");\n"
+        ),
+    )
+    .unwrap();
+    let with_args = |args: &str| {
+        std::fs::write(
+            &manifest_path,
+            format!("{manifest}\n[package.metadata.blaise]\nrustc-args = {args}\n"),
+        )
+        .unwrap();
+        runner(&["plug", "build", "hello-plug"], tmp.path())
+    };
+    let out = with_args(r#"["--cfg", "hello_flag", "--check-cfg", "cfg(hello_flag)"]"#);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = with_args(r#"["--check-cfg", "cfg(hello_flag)"]"#);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("built without hello_flag"),
+        "{}",
+        text(&out.stderr)
+    );
+    // Not a list of strings: refused before cargo runs, naming the file.
+    let out = with_args(r#""--cfg hello_flag""#);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr)
+            .contains("hello-plug/Cargo.toml: [package.metadata.blaise] rustc-args must be a list of strings, not `\"--cfg hello_flag\"`"),
+        "{}",
+        text(&out.stderr)
+    );
+    std::fs::write(&manifest_path, manifest).unwrap();
+    std::fs::write(&lib, source).unwrap();
+
     // A second `new` with the same name refuses to overwrite it.
     let out = runner(&["plug", "new", "hello-plug"], tmp.path());
     assert!(!out.status.success());

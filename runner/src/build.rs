@@ -1,7 +1,8 @@
 //! A plug's sources to a component (`blaise-runner plug build`, `dev`, the tests).
 //!
 //! A Rust crate: `cargo rustc --lib --release --target wasm32-wasip2 --crate-type cdylib`,
-//! with link-time optimisation.
+//! with link-time optimisation and the flags of the crate's
+//! `[package.metadata.blaise] rustc-args`.
 //! Any other language: the plug's `build.sh` (as `plug new --lang` writes
 //! it), which builds the component and prints its path last.
 
@@ -27,6 +28,8 @@ pub enum BuildError {
     },
     #[error("cargo metadata: {0}")]
     Metadata(String),
+    #[error("{}: [package.metadata.blaise] rustc-args {problem}", manifest.display())]
+    RustcArgs { manifest: PathBuf, problem: String },
     #[error("building plug `{0}` failed (is the target installed? `rustup target add {TARGET}`)")]
     Failed(String),
     #[error("cargo built `{name}` but {} is missing", wasm.display())]
@@ -99,6 +102,7 @@ pub fn build_plug(dir: &Path, target_dir: Option<&Path>) -> Result<PathBuf> {
     let name = package["name"]
         .as_str()
         .ok_or_else(|| BuildError::Metadata("a package without a name".into()))?;
+    let rustc_args = rustc_args(package, &manifest)?;
     // Components go to `<target>/plugs/`, apart from the crate's native
     // build (which its tests use): one place for `plug build`, `dev` and the
     // docs' examples, and no wait on the lock of a native build.
@@ -135,6 +139,10 @@ pub fn build_plug(dir: &Path, target_dir: Option<&Path>) -> Result<PathBuf> {
         // are then not code-generated on their own). It overrides the
         // crate's own `lto` (docs/writing-plugs.md says so).
         .args(["--config", "profile.release.lto=true"])
+        // The plug's own flags for that whole-program compile (the crate's
+        // own, after `--`: with LTO its compile optimises every crate).
+        .arg("--")
+        .args(&rustc_args)
         // Plugs built from inside a test or a build script must not inherit the
         // host build's flags.
         .env_remove("RUSTFLAGS")
@@ -155,6 +163,29 @@ pub fn build_plug(dir: &Path, target_dir: Option<&Path>) -> Result<PathBuf> {
         });
     }
     Ok(wasm)
+}
+
+/// `[package.metadata.blaise] rustc-args` of the plug's `Cargo.toml`: flags
+/// for the compile of the plug's own crate, where link-time optimisation
+/// compiles the whole component (`-C llvm-args=-inline-threshold=1000`).
+fn rustc_args(package: &serde_json::Value, manifest: &Path) -> Result<Vec<String>> {
+    let args = &package["metadata"]["blaise"]["rustc-args"];
+    if args.is_null() {
+        return Ok(Vec::new());
+    }
+    let problem = |problem: &str| BuildError::RustcArgs {
+        manifest: manifest.to_path_buf(),
+        problem: problem.to_string(),
+    };
+    args.as_array()
+        .ok_or_else(|| problem(&format!("must be a list of strings, not `{args}`")))?
+        .iter()
+        .map(|a| {
+            a.as_str()
+                .map(str::to_string)
+                .ok_or_else(|| problem(&format!("must hold only strings; `{a}` is not one")))
+        })
+        .collect()
 }
 
 /// The build script of a plug in another language.
@@ -184,4 +215,51 @@ fn build_with_script(dir: &Path) -> Result<PathBuf> {
         });
     }
     Ok(wasm)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args_of(metadata: serde_json::Value) -> Result<Vec<String>> {
+        rustc_args(
+            &serde_json::json!({ "name": "p", "metadata": metadata }),
+            Path::new("p/Cargo.toml"),
+        )
+    }
+
+    #[test]
+    fn rustc_args_come_from_the_plugs_metadata() {
+        assert_eq!(
+            args_of(serde_json::Value::Null).unwrap(),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            args_of(serde_json::json!({ "other": { "rustc-args": ["-Cx"] } })).unwrap(),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            args_of(serde_json::json!({ "blaise": { "rustc-args": ["-C", "opt-level=s"] } }))
+                .unwrap(),
+            ["-C", "opt-level=s"]
+        );
+    }
+
+    #[test]
+    fn rustc_args_that_are_not_strings_are_refused_naming_the_manifest() {
+        let err = args_of(serde_json::json!({ "blaise": { "rustc-args": "-C opt-level=s" } }))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "p/Cargo.toml: [package.metadata.blaise] rustc-args must be a list of strings, not `\"-C opt-level=s\"`"
+        );
+        let err = args_of(serde_json::json!({ "blaise": { "rustc-args": ["-C", 3] } }))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "p/Cargo.toml: [package.metadata.blaise] rustc-args must hold only strings; `3` is not one"
+        );
+    }
 }

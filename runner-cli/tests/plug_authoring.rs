@@ -178,6 +178,24 @@ async fn the_harness_runs_inside_a_tokio_test() {
         "{}",
         text(&out.stderr)
     );
+    // The plug's own `.cargo/config.toml` applies, as to `cargo build` run
+    // in its directory, though `plug build` runs from its parent.
+    std::fs::write(
+        &lib,
+        format!(
+            "{source}\n#[cfg(not(hello_config))]\ncompile_error!(\"built without hello_config\");\n"
+        ),
+    )
+    .unwrap();
+    std::fs::create_dir(dir.join(".cargo")).unwrap();
+    std::fs::write(
+        dir.join(".cargo/config.toml"),
+        "[target.wasm32-wasip2]\nrustflags = [\"--cfg\", \"hello_config\", \"--check-cfg\", \"cfg(hello_config)\"]\n",
+    )
+    .unwrap();
+    let out = with_args("[]");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    std::fs::remove_dir_all(dir.join(".cargo")).unwrap();
     std::fs::write(&manifest_path, manifest).unwrap();
     std::fs::write(&lib, source).unwrap();
 

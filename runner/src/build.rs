@@ -67,8 +67,17 @@ pub fn build_plug(dir: &Path, target_dir: Option<&Path>) -> Result<PathBuf> {
         }
         return Err(BuildError::NotAPlug(dir.to_path_buf()));
     }
+    let manifest_abs = manifest.canonicalize().map_err(|source| BuildError::Io {
+        path: manifest.clone(),
+        source,
+    })?;
+    // Cargo runs in the plug's directory, as `cd DIR && cargo build` would:
+    // the `.cargo/config.toml` above the plug (its target flags) applies
+    // wherever `plug build` is run from.
+    let plug_dir = manifest_abs.parent().expect("a file has a parent");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let output = Command::new(&cargo)
+        .current_dir(plug_dir)
         .args([
             "metadata",
             "--format-version",
@@ -76,7 +85,7 @@ pub fn build_plug(dir: &Path, target_dir: Option<&Path>) -> Result<PathBuf> {
             "--no-deps",
             "--manifest-path",
         ])
-        .arg(&manifest)
+        .arg(&manifest_abs)
         .output()
         .map_err(spawn("cargo metadata"))?;
     if !output.status.success() {
@@ -86,10 +95,6 @@ pub fn build_plug(dir: &Path, target_dir: Option<&Path>) -> Result<PathBuf> {
     }
     let meta: serde_json::Value = serde_json::from_slice(&output.stdout)
         .map_err(|e| BuildError::Metadata(format!("unreadable output: {e}")))?;
-    let manifest_abs = manifest.canonicalize().map_err(|source| BuildError::Io {
-        path: manifest.clone(),
-        source,
-    })?;
     let package = meta["packages"]
         .as_array()
         .and_then(|ps| {
@@ -107,7 +112,11 @@ pub fn build_plug(dir: &Path, target_dir: Option<&Path>) -> Result<PathBuf> {
     // build (which its tests use): one place for `plug build`, `dev` and the
     // docs' examples, and no wait on the lock of a native build.
     let target_dir = match target_dir {
-        Some(dir) => dir.to_path_buf(),
+        // Relative to where the caller stands, not to the plug.
+        Some(dir) => std::path::absolute(dir).map_err(|source| BuildError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?,
         None => PathBuf::from(
             meta["target_directory"]
                 .as_str()
@@ -117,6 +126,7 @@ pub fn build_plug(dir: &Path, target_dir: Option<&Path>) -> Result<PathBuf> {
     };
 
     let status = Command::new(&cargo)
+        .current_dir(plug_dir)
         // `cargo rustc --crate-type cdylib` makes a component of any library
         // crate, so plug crates can stay plain rlibs natively (their unit
         // tests run on the host).
@@ -130,7 +140,7 @@ pub fn build_plug(dir: &Path, target_dir: Option<&Path>) -> Result<PathBuf> {
             "cdylib",
             "--manifest-path",
         ])
-        .arg(&manifest)
+        .arg(&manifest_abs)
         .arg("--target-dir")
         .arg(&target_dir)
         // Whole-program optimisation: the component is one program. LTO

@@ -405,6 +405,71 @@ async fn with_storage_each_start_copies_a_fresh_mirror_that_shares_nothing_with_
     );
 }
 
+/// With no branch asked for, a session gets the repository's default branch
+/// as it is at its start, also after the repository changed it since the
+/// mirror was made (and deleted the old one); and a partial mirror left by a
+/// start that died mid-clone goes once it is old enough to be no live clone's.
+#[tokio::test]
+async fn a_mirror_follows_the_repositorys_default_branch_and_loses_dead_partials() {
+    if !have(&["git"]) {
+        return;
+    }
+    let w = World::new();
+    let origin = w.tmp.path().join("origin");
+    origin_repo(&origin);
+    let checkout = w.host.load(&plug("plugs/checkout")).await.unwrap();
+    let allow = Allow {
+        storage: true,
+        ..allow_git()
+    };
+    let default = json!({ "repo": origin });
+    let (ws1, started) = start_in(&w, &checkout, "s1", default.clone(), allow.clone()).await;
+    started.unwrap();
+    let head = |ws: &Path| git(&ws.join("repo"), &["symbolic-ref", "--short", "HEAD"]);
+    assert_eq!(head(&ws1).trim(), "main");
+
+    // The repository renames its default branch and moves on.
+    git(&origin, &["branch", "--move", "main", "trunk"]);
+    std::fs::write(origin.join("NEWS"), "on trunk\n").unwrap();
+    git(&origin, &["add", "NEWS"]);
+    git(&origin, &["commit", "--quiet", "-m", "on trunk"]);
+    let tip = git(&origin, &["rev-parse", "HEAD"]).trim().to_owned();
+
+    // Partials: one a day and a minute old (a start that died), one fresh
+    // (a start cloning beside this one).
+    let mirrors = w.tmp.path().join("plug-storage/checkout/mirrors");
+    let (dead, live) = (mirrors.join(".partial-dead"), mirrors.join(".partial-live"));
+    for dir in [&dead, &live] {
+        std::fs::create_dir_all(dir.join("objects")).unwrap();
+    }
+    let day_ago = std::time::SystemTime::now() - Duration::from_secs(24 * 60 * 60 + 60);
+    std::fs::File::open(&dead)
+        .unwrap()
+        .set_modified(day_ago)
+        .unwrap();
+
+    let (ws2, started) = start_in(&w, &checkout, "s2", default, allow).await;
+    started.unwrap();
+    let clone2 = ws2.join("repo");
+    assert_eq!(
+        head(&ws2).trim(),
+        "trunk",
+        "the default branch as it is now"
+    );
+    assert_eq!(git(&clone2, &["rev-parse", "HEAD"]).trim(), tip);
+    assert_eq!(
+        std::fs::read_to_string(clone2.join("NEWS")).unwrap(),
+        "on trunk\n"
+    );
+    let reflog = std::fs::read_to_string(clone2.join(".git/logs/HEAD")).unwrap();
+    assert!(
+        reflog.contains("clone: from") && reflog.contains("mirrors/"),
+        "from the mirror: {reflog}"
+    );
+    assert!(!dead.exists(), "the dead start's partial mirror is gone");
+    assert!(live.exists(), "a partial that may be in use stays");
+}
+
 #[tokio::test]
 async fn bad_config_fails_on_start_naming_the_plug_and_the_field() {
     if !have(&["git"]) {

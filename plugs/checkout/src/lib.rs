@@ -158,11 +158,17 @@ fn from_mirror(
         Some(_) => format!("file://{}", mirror.dir),
         None => mirror.dir.clone(),
     };
+    // No branch asked for: the repository's default branch as it is now,
+    // which a mirror made earlier may no longer know.
+    let default_branch = match (&config.commit, &config.branch, mirror.made) {
+        (None, None, false) => mirror.default_branch(git)?,
+        _ => None,
+    };
     let mut args = vec!["clone", "--quiet", "--no-hardlinks"];
-    match (&config.commit, &config.branch) {
-        (Some(_), _) => args.push("--no-checkout"),
-        (None, Some(branch)) => args.extend(["--branch", branch]),
-        (None, None) => {}
+    match (&config.commit, &config.branch, &default_branch) {
+        (Some(_), _, _) => args.push("--no-checkout"),
+        (None, Some(branch), _) | (None, None, Some(branch)) => args.extend(["--branch", branch]),
+        (None, None, None) => {}
     }
     if let Some(depth) = &depth {
         args.extend(["--depth", depth]);

@@ -5,13 +5,21 @@
 //! its clone cannot reach the mirror or another session, and the clone works
 //! where only the workspace is mounted (a sandbox, a container).
 
-use blaise_plug::{Context, log};
+use std::time::Duration;
+
+use blaise_plug::{Context, PlugError, log};
 
 use crate::git::{Git, UPLOAD_PACK};
+
+/// A partial mirror this old was left by a start that died mid-clone: no
+/// clone runs this long (the hook's deadline ends it first).
+const STALE_PARTIAL: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// A mirror, up to date with its repository as of this start.
 pub struct Mirror {
     pub dir: String,
+    /// Made by this start: its HEAD is the repository's default branch.
+    pub made: bool,
 }
 
 impl Mirror {
@@ -23,6 +31,7 @@ impl Mirror {
         let storage = ctx.storage.as_deref()?;
         let root = format!("{}/mirrors", storage.trim_end_matches('/'));
         let dir = format!("{root}/{:016x}.git", fnv1a(repo.as_bytes()));
+        sweep_partials(&root);
         if std::path::Path::new(&dir).is_dir() {
             return Self::fetch(git, dir, repo);
         }
@@ -47,7 +56,7 @@ impl Mirror {
             let _ = std::fs::remove_dir_all(&partial);
         }
         log::info(format!("made a mirror of {repo}"));
-        Some(Mirror { dir })
+        Some(Mirror { dir, made: true })
     }
 
     fn fetch(git: &Git, dir: String, repo: &str) -> Option<Mirror> {
@@ -65,12 +74,57 @@ impl Mirror {
             &dir,
             &["fetch", "--quiet", "--prune", UPLOAD_PACK, "origin"],
         ) {
-            Ok(_) => Some(Mirror { dir }),
+            Ok(_) => Some(Mirror { dir, made: false }),
             Err(e) => {
                 // A fetch running beside ours holds a ref lock, or the
                 // network failed: a stale mirror must not make a stale clone.
                 log::warn(format!("not using the mirror of {repo}: {}", e.message));
                 None
+            }
+        }
+    }
+
+    /// The branch the repository's HEAD names now: what a clone from there
+    /// would check out. A fetch leaves the mirror's own HEAD where the
+    /// repository's was when the mirror was made (git before 2.48), and
+    /// dangling once `--prune` removes that branch. `None` when HEAD names no
+    /// branch (an empty repository).
+    pub fn default_branch(&self, git: &Git) -> Result<Option<String>, PlugError> {
+        let out = git.run(
+            &self.dir,
+            &["ls-remote", "--symref", UPLOAD_PACK, "origin", "HEAD"],
+        )?;
+        Ok(out.stdout_text().lines().find_map(|line| {
+            let (branch, name) = line.strip_prefix("ref: refs/heads/")?.split_once('\t')?;
+            (name == "HEAD" && !branch.is_empty()).then(|| branch.to_owned())
+        }))
+    }
+}
+
+/// Removes what starts that died mid-clone left in `root` (a partial mirror
+/// is named after its run, so no later start would reuse it).
+fn sweep_partials(root: &str) {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if !entry.file_name().to_string_lossy().starts_with(".partial-") {
+            continue;
+        }
+        let stale = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > STALE_PARTIAL);
+        if stale {
+            let path = entry.path();
+            match std::fs::remove_dir_all(&path) {
+                Ok(()) => log::info(format!(
+                    "removed {}, left by a start that died",
+                    path.display()
+                )),
+                Err(e) => log::warn(format!("removing {}: {e}", path.display())),
             }
         }
     }

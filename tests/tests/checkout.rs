@@ -407,10 +407,11 @@ async fn with_storage_each_start_copies_a_fresh_mirror_that_shares_nothing_with_
 
 /// With no branch asked for, a session gets the repository's default branch
 /// as it is at its start, also after the repository changed it since the
-/// mirror was made (and deleted the old one); and a partial mirror left by a
-/// start that died mid-clone goes once it is old enough to be no live clone's.
+/// mirror was made (and deleted the old one). Storage loses what no start
+/// uses: a partial mirror left by a start that died mid-clone once it is old
+/// enough to be no live clone's, and a mirror no start used for 30 days.
 #[tokio::test]
-async fn a_mirror_follows_the_repositorys_default_branch_and_loses_dead_partials() {
+async fn mirrors_follow_the_default_branch_and_what_no_start_uses_goes() {
     if !have(&["git"]) {
         return;
     }
@@ -447,6 +448,32 @@ async fn a_mirror_follows_the_repositorys_default_branch_and_loses_dead_partials
         .unwrap()
         .set_modified(day_ago)
         .unwrap();
+    // Mirrors of other repositories: one last used 31 days ago, one a day
+    // ago, one that does not say (made by an older plug: taken as used now).
+    // And this repository's own, as if unused for 31 days: it is the one the
+    // start uses, so it stays.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let days_ago = |days: u64| (now - days * 24 * 60 * 60).to_string();
+    let ours = std::fs::read_dir(&mirrors)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "git"))
+        .unwrap();
+    let (unused, recent, unmarked) = (
+        mirrors.join("00000000000000aa.git"),
+        mirrors.join("00000000000000bb.git"),
+        mirrors.join("00000000000000cc.git"),
+    );
+    for dir in [&unused, &recent, &unmarked] {
+        std::fs::create_dir_all(dir.join("objects")).unwrap();
+    }
+    std::fs::write(unused.join("blaise-last-used"), days_ago(31)).unwrap();
+    std::fs::write(recent.join("blaise-last-used"), days_ago(1)).unwrap();
+    std::fs::write(ours.join("blaise-last-used"), days_ago(31)).unwrap();
+    std::fs::write(ours.join("sentinel"), "kept").unwrap();
 
     let (ws2, started) = start_in(&w, &checkout, "s2", default, allow).await;
     started.unwrap();
@@ -468,6 +495,23 @@ async fn a_mirror_follows_the_repositorys_default_branch_and_loses_dead_partials
     );
     assert!(!dead.exists(), "the dead start's partial mirror is gone");
     assert!(live.exists(), "a partial that may be in use stays");
+    assert!(!unused.exists(), "a mirror unused for 31 days is gone");
+    assert!(recent.exists() && unmarked.exists());
+    let used = |dir: &Path| -> u64 {
+        std::fs::read_to_string(dir.join("blaise-last-used"))
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert!(
+        ours.join("sentinel").exists(),
+        "the start's own mirror was fetched, not removed and made again"
+    );
+    assert!(used(&ours) >= now, "this start used its mirror: marked now");
+    assert!(
+        used(&unmarked) >= now,
+        "a mirror that did not say is taken as used now"
+    );
 }
 
 #[tokio::test]

@@ -4,8 +4,12 @@
 //! file with the mirror (no hardlinks, no alternates): what an agent does to
 //! its clone cannot reach the mirror or another session, and the clone works
 //! where only the workspace is mounted (a sandbox, a container).
+//!
+//! Storage does not grow for ever: a mirror no start has used for
+//! [`UNUSED_MIRROR`] is removed, and so is what a start that died mid-clone
+//! left behind.
 
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use blaise_plug::{Context, PlugError, log};
 
@@ -14,6 +18,15 @@ use crate::git::{Git, UPLOAD_PACK};
 /// A partial mirror this old was left by a start that died mid-clone: no
 /// clone runs this long (the hook's deadline ends it first).
 const STALE_PARTIAL: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// A mirror no start has used for this long is removed (the next start of
+/// its repository makes it again).
+pub const UNUSED_MIRROR: Duration = Duration::from_secs(30 * 24 * 60 * 60);
+
+/// The file in a mirror that says when a start last used it (seconds since
+/// the Unix epoch: written, not a file time, which filesystems keep
+/// differently).
+const LAST_USED: &str = "blaise-last-used";
 
 /// A mirror, up to date with its repository as of this start.
 pub struct Mirror {
@@ -31,9 +44,11 @@ impl Mirror {
         let storage = ctx.storage.as_deref()?;
         let root = format!("{}/mirrors", storage.trim_end_matches('/'));
         let dir = format!("{root}/{:016x}.git", fnv1a(repo.as_bytes()));
-        sweep_partials(&root);
+        sweep(&root, &dir);
         if std::path::Path::new(&dir).is_dir() {
-            return Self::fetch(git, dir, repo);
+            let mirror = Self::fetch(git, dir, repo)?;
+            mark_used(&mirror.dir);
+            return Some(mirror);
         }
         if let Err(e) = std::fs::create_dir_all(&root) {
             log::warn(format!("no mirror: creating {root}: {e}"));
@@ -55,6 +70,7 @@ impl Mirror {
             // Another start made it meanwhile: it is as fresh as ours.
             let _ = std::fs::remove_dir_all(&partial);
         }
+        mark_used(&dir);
         log::info(format!("made a mirror of {repo}"));
         Some(Mirror { dir, made: true })
     }
@@ -101,32 +117,58 @@ impl Mirror {
     }
 }
 
-/// Removes what starts that died mid-clone left in `root` (a partial mirror
-/// is named after its run, so no later start would reuse it).
-fn sweep_partials(root: &str) {
+/// Removes from `root` what no start will use: partial mirrors left by
+/// starts that died mid-clone (each is named after its run, so no later
+/// start would reuse it), and mirrors unused for [`UNUSED_MIRROR`], except
+/// `ours`, the one this start is about to use.
+fn sweep(root: &str, ours: &str) {
     let Ok(entries) = std::fs::read_dir(root) else {
         return;
     };
     for entry in entries.flatten() {
-        if !entry.file_name().to_string_lossy().starts_with(".partial-") {
-            continue;
-        }
-        let stale = entry
-            .metadata()
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age > STALE_PARTIAL);
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let path = format!("{root}/{name}");
+        let stale = if name.starts_with(".partial-") {
+            entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > STALE_PARTIAL)
+        } else if name.ends_with(".git") && path != ours {
+            unused_for(&path).is_some_and(|idle| idle > UNUSED_MIRROR)
+        } else {
+            false
+        };
         if stale {
-            let path = entry.path();
             match std::fs::remove_dir_all(&path) {
-                Ok(()) => log::info(format!(
-                    "removed {}, left by a start that died",
-                    path.display()
-                )),
-                Err(e) => log::warn(format!("removing {}: {e}", path.display())),
+                Ok(()) => log::info(format!("removed {path}: no start uses it")),
+                Err(e) => log::warn(format!("removing {path}: {e}")),
             }
         }
+    }
+}
+
+/// How long since a start last used the mirror in `dir`. A mirror that does
+/// not say (made by an older version of the plug) is taken as used now.
+fn unused_for(dir: &str) -> Option<Duration> {
+    let written = std::fs::read_to_string(format!("{dir}/{LAST_USED}"))
+        .ok()
+        .and_then(|text| text.trim().parse::<u64>().ok());
+    let Some(secs) = written else {
+        mark_used(dir);
+        return None;
+    };
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).ok()?;
+    now.checked_sub(Duration::from_secs(secs))
+}
+
+/// Records that a start uses the mirror in `dir` now.
+fn mark_used(dir: &str) {
+    if let Ok(now) = SystemTime::now().duration_since(UNIX_EPOCH)
+        && let Err(e) = std::fs::write(format!("{dir}/{LAST_USED}"), now.as_secs().to_string())
+    {
+        log::warn(format!("marking {dir} used: {e}"));
     }
 }
 

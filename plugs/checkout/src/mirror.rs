@@ -21,11 +21,10 @@ const STALE_PARTIAL: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// A mirror no start has used for this long is removed (the next start of
 /// its repository makes it again).
-pub const UNUSED_MIRROR: Duration = Duration::from_secs(30 * 24 * 60 * 60);
+const UNUSED_MIRROR: Duration = Duration::from_secs(30 * 24 * 60 * 60);
 
-/// The file in a mirror that says when a start last used it (seconds since
-/// the Unix epoch: written, not a file time, which filesystems keep
-/// differently).
+/// The file in a mirror that says when a start last used it: seconds since
+/// the Unix epoch, as text.
 const LAST_USED: &str = "blaise-last-used";
 
 /// A mirror, up to date with its repository as of this start.
@@ -136,7 +135,15 @@ fn sweep(root: &str, ours: &str) {
                 .and_then(|t| t.elapsed().ok())
                 .is_some_and(|age| age > STALE_PARTIAL)
         } else if name.ends_with(".git") && path != ours {
-            unused_for(&path).is_some_and(|idle| idle > UNUSED_MIRROR)
+            match last_used(&path) {
+                Some(used) => now_secs().saturating_sub(used) > UNUSED_MIRROR.as_secs(),
+                // Made by an older version of the plug, which did not say:
+                // taken as used now, so an upgrade removes nothing.
+                None => {
+                    mark_used(&path);
+                    false
+                }
+            }
         } else {
             false
         };
@@ -149,27 +156,27 @@ fn sweep(root: &str, ours: &str) {
     }
 }
 
-/// How long since a start last used the mirror in `dir`. A mirror that does
-/// not say (made by an older version of the plug) is taken as used now.
-fn unused_for(dir: &str) -> Option<Duration> {
-    let written = std::fs::read_to_string(format!("{dir}/{LAST_USED}"))
+/// When a start last used the mirror in `dir` (seconds since the Unix
+/// epoch), if the mirror says.
+fn last_used(dir: &str) -> Option<u64> {
+    std::fs::read_to_string(format!("{dir}/{LAST_USED}"))
+        .ok()?
+        .trim()
+        .parse()
         .ok()
-        .and_then(|text| text.trim().parse::<u64>().ok());
-    let Some(secs) = written else {
-        mark_used(dir);
-        return None;
-    };
-    let now = SystemTime::now().duration_since(UNIX_EPOCH).ok()?;
-    now.checked_sub(Duration::from_secs(secs))
 }
 
 /// Records that a start uses the mirror in `dir` now.
 fn mark_used(dir: &str) {
-    if let Ok(now) = SystemTime::now().duration_since(UNIX_EPOCH)
-        && let Err(e) = std::fs::write(format!("{dir}/{LAST_USED}"), now.as_secs().to_string())
-    {
+    if let Err(e) = std::fs::write(format!("{dir}/{LAST_USED}"), now_secs().to_string()) {
         log::warn(format!("marking {dir} used: {e}"));
     }
+}
+
+fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// FNV-1a, 64 bits: a stable file name for a repository URL (checked against

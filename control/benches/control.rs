@@ -61,7 +61,11 @@ fn populate(store: &dyn Store, cfg: &Config, now: Millis) -> Runner {
             offers::accept(ctx, &runner, "i", &run_id)?;
             for (n, report) in [
                 ReportBody::Started { conversation: None },
-                ReportBody::TurnEnded { message_id: None },
+                ReportBody::TurnEnded {
+                    message_id: None,
+                    outcome: Default::default(),
+                    error: None,
+                },
             ]
             .into_iter()
             .enumerate()
@@ -74,7 +78,10 @@ fn populate(store: &dyn Store, cfg: &Config, now: Millis) -> Runner {
                     &runner,
                     &run_id,
                     "p",
-                    ReportBody::Paused { agent_kept: false },
+                    ReportBody::Paused {
+                        agent_kept: false,
+                        agent_lost: None,
+                    },
                 )?;
             }
         }

@@ -48,6 +48,21 @@ impl fmt::Display for Human {
     }
 }
 
+/// To a whole second below a minute, a whole minute below an hour, …: a
+/// duration to read at a glance (`4m`), not `4m12s`.
+pub fn rounded(ms: i64) -> i64 {
+    let unit = if ms < 60_000 {
+        1_000
+    } else if ms < 3_600_000 {
+        60_000
+    } else if ms < 86_400_000 {
+        3_600_000
+    } else {
+        86_400_000
+    };
+    ms / unit * unit
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

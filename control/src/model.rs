@@ -20,7 +20,7 @@ pub fn now() -> Millis {
 pub use blaise_protocol::{
     Conversation, DirectiveBody, EgressCounts as Egress, EgressReached, EntryKind, EnvironmentLeft,
     FailedPhase, IdlePolicy, RunKind, RunStatus, SessionState, StopDirective, StopReason,
-    string_enum,
+    TurnOutcome, string_enum,
 };
 
 /// The settings of an agent: the only place where timing lives.
@@ -37,6 +37,39 @@ pub struct AgentSettings {
     /// instance that paused it (hot resume); 0: every pause is cold.
     #[serde(default)]
     pub hot_for_ms: Millis,
+    /// How long the agent may take to answer `initialize`, and then to open
+    /// its conversation; past it the run stops the agent and pauses.
+    #[serde(default = "defaults::start_timeout_ms")]
+    pub start_timeout_ms: Millis,
+    /// How long a cancelled turn may go on before the run stops the agent.
+    #[serde(default = "defaults::cancel_grace_ms")]
+    pub cancel_grace_ms: Millis,
+    /// How long a turn may go without any output (a message, a thought, a
+    /// tool call, a permission request) before Blaise cancels it.
+    #[serde(default = "defaults::silent_turn_ms")]
+    pub silent_turn_ms: Millis,
+    /// How many turns may fail in a row (the agent answered with an error, or
+    /// died during them) before Blaise stops the run: the session pauses, its
+    /// environment kept, and the next message starts the agent again.
+    #[serde(default = "defaults::max_failed_turns")]
+    pub max_failed_turns: u32,
+}
+
+/// The defaults of the settings added after agents were first stored.
+mod defaults {
+    use super::Millis;
+    pub fn start_timeout_ms() -> Millis {
+        blaise_protocol::DEFAULT_START_TIMEOUT_MS as Millis
+    }
+    pub fn cancel_grace_ms() -> Millis {
+        blaise_protocol::DEFAULT_CANCEL_GRACE_MS as Millis
+    }
+    pub fn silent_turn_ms() -> Millis {
+        30 * 60_000
+    }
+    pub fn max_failed_turns() -> u32 {
+        3
+    }
 }
 
 impl AgentSettings {
@@ -50,6 +83,8 @@ impl AgentSettings {
             timeout_ms: ms(self.timeout_ms),
             requires_labels: self.requires_labels.clone(),
             hot_for_ms: ms(self.hot_for_ms),
+            start_timeout_ms: ms(self.start_timeout_ms),
+            cancel_grace_ms: ms(self.cancel_grace_ms),
         }
     }
 }
@@ -63,6 +98,10 @@ impl Default for AgentSettings {
             timeout_ms: 2 * 3_600_000,
             requires_labels: Vec::new(),
             hot_for_ms: 0,
+            start_timeout_ms: defaults::start_timeout_ms(),
+            cancel_grace_ms: defaults::cancel_grace_ms(),
+            silent_turn_ms: defaults::silent_turn_ms(),
+            max_failed_turns: defaults::max_failed_turns(),
         }
     }
 }
@@ -174,6 +213,24 @@ pub struct Session {
     pub plug_chain: Option<Vec<String>>,
     /// The ACP session the agent created, for `session/load` on resume.
     pub acp_session_id: Option<String>,
+    /// Turns that failed in a row (an error answer, an agent that died in
+    /// one); an answered turn starts the count again. At the agent's
+    /// `max_failed_turns` Blaise stops the run (reason `failures`).
+    #[serde(default)]
+    pub failed_turns: u32,
+    /// While a turn is open: when it began (its prompt was sent, or the turn
+    /// before it ended) and when the agent last produced anything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_started_at: Option<Millis>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_output_at: Option<Millis>,
+    /// When Blaise cancelled the open turn for its silence (once a turn).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub silence_cancelled_at: Option<Millis>,
+    /// Environments the session left behind, not torn down yet (it moved to a
+    /// new one while they were orphaned): each gets teardown runs of its own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_environments: Vec<String>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -251,6 +308,12 @@ pub struct Environment {
     /// resume), and until when it may.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kept_agent: Option<KeptAgent>,
+    /// The session's plug state as it stood for this environment when the
+    /// session moved on to another one: a teardown run of this environment
+    /// reads and writes it here, never the state of the session's current
+    /// environment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plug_state: Option<Vec<PlugRecord>>,
 }
 
 /// Where a paused session's agent is kept between runs.
@@ -291,6 +354,17 @@ pub struct Message {
     /// before answering it and it was sent again.
     #[serde(default)]
     pub deliveries: u32,
+    /// How its turn ended, once it has (`answered` for messages answered
+    /// before turns had outcomes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<TurnOutcome>,
+    /// Why its turn failed or was cancelled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome_reason: Option<String>,
+    /// The transcript's last entry when its turn ended: what a message source
+    /// tells as this turn's answer ends there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_at_index: Option<i64>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -326,7 +400,8 @@ pub struct PlugRecord {
 }
 
 string_enum!(
-    /// `cancelled`: its run ended before anyone answered (nothing waits for an answer any more).
+    /// `cancelled`: its turn ended (or its run) before anyone answered; nothing waits for an
+    /// answer any more ([`PermissionRequest::ended`] says why).
     PermissionState { Pending => "pending", Answered => "answered", Cancelled => "cancelled" }
 );
 
@@ -335,11 +410,20 @@ pub struct PermissionRequest {
     pub session_id: String,
     pub run_id: String,
     pub request_id: String,
+    /// The message whose turn asked (runners before turns ended requests said none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<String>,
     /// What the agent asks (tool call, options), as the runner sent it.
     pub request: serde_json::Value,
     pub state: PermissionState,
     pub answer: Option<String>,
     pub created_at: Millis,
+    /// Why a cancelled request can no longer be answered ("the turn was
+    /// cancelled", "the turn ended: answered", "run … ended"), and when.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_at: Option<Millis>,
 }
 
 /// A conversation of a message source (a Linear agent session: `control/src/sources`) and the

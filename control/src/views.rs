@@ -83,6 +83,45 @@ pub struct SessionView {
     /// Where its messages come from when not from the web (a Linear agent session).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<SourceView>,
+    /// The turn the agent is on, when one is open.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub turn: Option<TurnView>,
+}
+
+/// The open turn of a session: since when the agent works on it, when it last produced
+/// anything, and whether Blaise cancelled it for its silence.
+#[derive(Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
+pub struct TurnView {
+    /// The message it answers.
+    pub message_id: Option<String>,
+    pub started_at: Millis,
+    pub last_output_at: Option<Millis>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub silence_cancelled_at: Option<Millis>,
+    /// Messages waiting behind it in the same run.
+    #[serde(default)]
+    pub queued: u32,
+}
+
+impl TurnView {
+    /// `working for 4m, last output 3m ago` (or `no output yet`), as the CLI and the
+    /// dashboard say it.
+    pub fn describe(&self, now: Millis) -> String {
+        let ago = |t: Millis| crate::duration::Human(crate::duration::rounded((now - t).max(0)));
+        let output = match self.last_output_at {
+            Some(t) if now - t < 1_000 => "output now".to_string(),
+            Some(t) => format!("last output {} ago", ago(t)),
+            None => "no output yet".to_string(),
+        };
+        let mut text = format!("working for {}, {output}", ago(self.started_at));
+        if self.queued > 0 {
+            text.push_str(&format!(", {} more waiting", self.queued));
+        }
+        if self.silence_cancelled_at.is_some() {
+            text.push_str("; cancelled for its silence");
+        }
+        text
+    }
 }
 
 /// A session's message source (`crate::sources`), and where its conversation lives there.
@@ -198,7 +237,23 @@ pub fn session_view(ctx: &mut Ctx, id: &str) -> Result<SessionView> {
         && environment
             .as_ref()
             .is_some_and(|e| e.state == EnvironmentState::TornDown);
+    let turn = match (session.open_turns, &session.current_run_id) {
+        (0, _) | (_, None) => None,
+        (open, Some(run_id)) => Some(TurnView {
+            message_id: ctx
+                .tx
+                .messages(id, MessageState::Delivered)?
+                .into_iter()
+                .find(|m| m.run_id.as_deref() == Some(run_id))
+                .map(|m| m.id),
+            started_at: session.turn_started_at.unwrap_or(session.last_activity),
+            last_output_at: session.last_output_at,
+            silence_cancelled_at: session.silence_cancelled_at,
+            queued: open - 1,
+        }),
+    };
     Ok(SessionView {
+        turn,
         source: ctx.tx.source_thread_of_session(id)?.map(source_view),
         starts_fresh,
         waiting_for_runner: crate::lifecycle::waiting::view(ctx, &session)?,

@@ -656,6 +656,7 @@ mod tests {
             teardown_attempts: 0,
             next_teardown_at: None,
             kept_agent: None,
+            plug_state: None,
         })
         .unwrap();
         let mut recording = RecordingTx::new(tx);

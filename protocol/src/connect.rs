@@ -59,6 +59,28 @@ pub struct AgentSettings {
     /// instance that paused it (hot resume); 0: every pause is cold.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub hot_for_ms: u64,
+    /// How long the agent may take to start: to answer `initialize`, and
+    /// then to open its conversation (`session/new`, `session/load` or
+    /// `session/resume`), each. Past it the run stops the agent and pauses.
+    #[serde(default = "default_start_timeout_ms")]
+    pub start_timeout_ms: u64,
+    /// How long a turn may go on after `session/cancel`; past it the run
+    /// stops the agent (the turn ends as cancelled, the environment stays).
+    #[serde(default = "default_cancel_grace_ms")]
+    pub cancel_grace_ms: u64,
+}
+
+/// [`AgentSettings::start_timeout_ms`] when Blaise does not say.
+pub const DEFAULT_START_TIMEOUT_MS: u64 = 60_000;
+/// [`AgentSettings::cancel_grace_ms`] when Blaise does not say.
+pub const DEFAULT_CANCEL_GRACE_MS: u64 = 10_000;
+
+fn default_start_timeout_ms() -> u64 {
+    DEFAULT_START_TIMEOUT_MS
+}
+
+fn default_cancel_grace_ms() -> u64 {
+    DEFAULT_CANCEL_GRACE_MS
 }
 
 fn is_zero(v: &u64) -> bool {
@@ -190,6 +212,8 @@ mod tests {
                 timeout_ms: 7_200_000,
                 requires_labels: vec!["gpu".into()],
                 hot_for_ms: 900_000,
+                start_timeout_ms: 30_000,
+                cancel_grace_ms: 5_000,
             },
             disabled: false,
         };
@@ -199,5 +223,12 @@ mod tests {
             "settings are flattened: {text}"
         );
         assert_eq!(serde_json::from_value::<AgentInfo>(text).unwrap(), agent);
+        // What an older Blaise sent: the runner's deadlines take their defaults.
+        let old: AgentSettings = serde_json::from_value(serde_json::json!({
+            "inactivity_ms": 1, "idle_policy": "pause", "paused_lifetime_ms": 1, "timeout_ms": 1
+        }))
+        .unwrap();
+        assert_eq!(old.start_timeout_ms, DEFAULT_START_TIMEOUT_MS);
+        assert_eq!(old.cancel_grace_ms, DEFAULT_CANCEL_GRACE_MS);
     }
 }

@@ -83,9 +83,26 @@ impl SessionState {
 }
 
 string_enum!(
-    /// Why Blaise stops a run.
-    StopReason { Idle => "idle", Timeout => "timeout", Closed => "closed" }
+    /// Why Blaise stops a run. `failures`: the agent's turns failed too many
+    /// times in a row (its `max_failed_turns`); the session pauses and the
+    /// next message starts the agent again.
+    StopReason { Idle => "idle", Timeout => "timeout", Closed => "closed", Failures => "failures" }
 );
+
+string_enum!(
+    /// How a turn ended: `answered` (the agent answered the prompt),
+    /// `cancelled` (someone cancelled it, or Blaise did for its silence; the
+    /// agent stopped, or the run stopped the agent when it would not), or
+    /// `failed` (the agent answered with an error, or died during it).
+    #[derive(Default)]
+    TurnOutcome { #[default] Answered => "answered", Cancelled => "cancelled", Failed => "failed" }
+);
+
+impl TurnOutcome {
+    pub fn is_answered(&self) -> bool {
+        *self == TurnOutcome::Answered
+    }
+}
 
 string_enum!(
     /// How a run opened the agent's conversation: `new` (`session/new`: a

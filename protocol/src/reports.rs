@@ -2,7 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::enums::{Conversation, EnvironmentLeft, FailedPhase, RunStatus, SessionState};
+use crate::enums::{
+    Conversation, EnvironmentLeft, FailedPhase, RunStatus, SessionState, TurnOutcome,
+};
 
 /// A lifecycle report. Its `report_id` makes a repeat harmless.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -36,10 +38,17 @@ pub enum ReportBody {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         keeps_processes: bool,
     },
-    /// The agent answered a prompt: the turn is over and the idle clock runs again.
+    /// A turn is over (answered, cancelled or failed): the idle clock runs again.
     TurnEnded {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         message_id: Option<String>,
+        /// How it ended (an older runner said nothing: answered).
+        #[serde(default, skip_serializing_if = "TurnOutcome::is_answered")]
+        outcome: TurnOutcome,
+        /// Why a failed turn failed: the agent's error, filtered like its
+        /// output (the transcript has a notice with it too).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
     },
     /// The run paused its plugs and is exiting.
     Paused {
@@ -47,6 +56,11 @@ pub enum ReportBody {
         /// ran it: a resume there continues it.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         agent_kept: bool,
+        /// The run paused on its own because its agent is gone (it exited,
+        /// died in a turn, ignored a cancel and was stopped, or did not
+        /// start): why. The environment is intact; the next message resumes it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        agent_lost: Option<String>,
     },
     /// The run tore the environment down and is exiting.
     TornDown,
@@ -141,7 +155,19 @@ mod tests {
                 teardown_error: Some("busy".into()),
             },
             ReportBody::Egress(EgressCounts::default()),
-            ReportBody::Paused { agent_kept: true },
+            ReportBody::Paused {
+                agent_kept: true,
+                agent_lost: None,
+            },
+            ReportBody::Paused {
+                agent_kept: false,
+                agent_lost: Some("the agent exited between turns, with exit status: 1".into()),
+            },
+            ReportBody::TurnEnded {
+                message_id: Some("msg_1".into()),
+                outcome: TurnOutcome::Failed,
+                error: Some("overloaded".into()),
+            },
             ReportBody::Started {
                 conversation: Some(Conversation::Kept),
             },
@@ -167,6 +193,28 @@ mod tests {
             }
         );
         let old: ReportBody = serde_json::from_str(r#"{"kind": "paused"}"#).unwrap();
-        assert_eq!(old, ReportBody::Paused { agent_kept: false });
+        assert_eq!(
+            old,
+            ReportBody::Paused {
+                agent_kept: false,
+                agent_lost: None
+            }
+        );
+        let old: ReportBody =
+            serde_json::from_str(r#"{"kind": "turn_ended", "message_id": "m"}"#).unwrap();
+        assert_eq!(
+            old,
+            ReportBody::TurnEnded {
+                message_id: Some("m".into()),
+                outcome: TurnOutcome::Answered,
+                error: None
+            }
+        );
+        // An answered turn is written as before.
+        let v = serde_json::to_value(&old).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"kind": "turn_ended", "message_id": "m"})
+        );
     }
 }

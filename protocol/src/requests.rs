@@ -66,6 +66,9 @@ pub struct PutPlugState {
 #[serde(deny_unknown_fields)]
 pub struct AskPermission {
     pub request_id: String,
+    /// The message whose turn asked: the request ends with that turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<String>,
     /// The tool call and the options, as the runner shows them.
     pub request: serde_json::Value,
 }

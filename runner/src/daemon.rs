@@ -207,6 +207,11 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<(), Da
     // Paused sessions' agents kept between runs (hot resume): they die with
     // this process.
     let keeper = crate::keeper::Keeper::start().map_err(system)?;
+    // What runs killed with SIGKILL left (they could not remove it).
+    let swept = crate::run::run_dir::sweep(&options.data_dir.join("runs"));
+    if swept > 0 {
+        tracing::info!(swept, "removed the directories of runs that died");
+    }
     let offers = client.offers(&options.instance, wait, Vec::new());
     tokio::pin!(offers);
     loop {

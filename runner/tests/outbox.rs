@@ -66,7 +66,10 @@ async fn a_backlog_spills_to_disk_and_arrives_whole_and_in_order() {
     let reporter = Reporter::new(outbox.clone());
     let paused = tokio::spawn(async move {
         reporter
-            .send(ReportBody::Paused { agent_kept: false })
+            .send(ReportBody::Paused {
+                agent_kept: false,
+                agent_lost: None,
+            })
             .await
     });
     tokio::time::sleep(Duration::from_millis(500)).await;

@@ -45,7 +45,10 @@ async fn a_lost_report_is_repeated_with_its_id_then_given_up() {
     let reporter = Reporter::new(outbox);
     let started = std::time::Instant::now();
     let err = reporter
-        .send(ReportBody::Paused { agent_kept: false })
+        .send(ReportBody::Paused {
+            agent_kept: false,
+            agent_lost: None,
+        })
         .await
         .unwrap_err();
     assert!(matches!(err, ReportError::Lost(_)), "{err}");

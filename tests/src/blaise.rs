@@ -39,6 +39,7 @@ pub fn settings(inactivity_ms: i64, idle_policy: IdlePolicy) -> AgentSettings {
         timeout_ms: 3_600_000,
         requires_labels: Vec::new(),
         hot_for_ms: 0,
+        ..AgentSettings::default()
     }
 }
 

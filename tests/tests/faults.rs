@@ -588,15 +588,17 @@ async fn what_a_filter_holds_back_is_released_when_the_agent_is_quiet_and_at_the
     api.send(&session, "say last-words\ncrash").await.unwrap();
     api.wait_for_text(&session, "agent_message: last-words", MINUTE)
         .await;
-    // The run failed with the agent: the session says the message will not
-    // be answered.
+    // The turn failed with the agent, and the session says so; it pauses,
+    // keeping its environment, for the next message.
     let text = api
-        .wait_for_text(&session, "will not be answered", MINUTE)
+        .wait_for_text(&session, "exited during the prompt", MINUTE)
         .await;
     assert!(
-        text.contains("before answering your message “say last-words crash”"),
+        text.contains("The turn on your message “say last-words crash” failed"),
         "{text}"
     );
+    api.wait_for(&session, "the pause", MINUTE, |v| v["state"] == "paused")
+        .await;
     runner.stop().await;
 }
 

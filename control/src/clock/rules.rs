@@ -1,13 +1,14 @@
 //! The clock's rules for one session, checked in this order:
-//! a run no runner connected to, a silent runner, an ignored stop, the run timeout, idleness,
-//! the paused lifetime, and a due teardown retry.
+//! a run no runner connected to, a silent runner, an ignored stop, the run timeout, a turn with
+//! no output for too long, idleness, the paused lifetime, and a due teardown retry.
 
 use crate::duration::Human;
 use crate::error::Result;
 use crate::lifecycle::Ctx;
 use crate::lifecycle::environment::schedule_teardown;
+use crate::lifecycle::environment::teardown_failed;
 use crate::lifecycle::recovery::recover;
-use crate::lifecycle::runs::{end_run, issue_stop, offer_run};
+use crate::lifecycle::runs::{end_run, issue_stop, offer_run, offer_teardown_of_left};
 use crate::model::*;
 
 /// Applies the first rule that is due; returns whether one was.
@@ -22,6 +23,9 @@ pub fn check_session(ctx: &mut Ctx, session_id: &str) -> Result<bool> {
 
 fn check(ctx: &mut Ctx, session: &mut Session) -> Result<bool> {
     let now = ctx.now;
+    if !session.left_environments.is_empty() && left_environments(ctx, session)? {
+        return Ok(true);
+    }
     let agent = ctx.agent(&session.agent.clone())?;
     if let Some(mut run) = ctx.current_run(session)?.filter(|r| r.status.is_live()) {
         let accepted_at = run.accepted_at.unwrap_or(run.created_at);
@@ -93,6 +97,25 @@ fn check(ctx: &mut Ctx, session: &mut Session) -> Result<bool> {
             ctx.end_session(session, SessionState::TimedOut, &why)?;
             return Ok(true);
         }
+        if let Some(silent_for) = silent(ctx, session, &run, &agent) {
+            crate::lifecycle::permissions::end_requests(
+                ctx,
+                &run,
+                None,
+                &crate::lifecycle::permissions::turn_ended(TurnOutcome::Cancelled),
+            )?;
+            ctx.tx.add_directive(&run.id, &DirectiveBody::Cancel, now)?;
+            session.silence_cancelled_at = Some(now);
+            ctx.notice(
+                &session.id,
+                &format!(
+                    "The agent's turn had no output for {}: Blaise cancelled it (agent {}'s silent-turn limit).",
+                    Human(silent_for),
+                    agent.name
+                ),
+            )?;
+            return Ok(true);
+        }
         if session.state == SessionState::Active
             && session.run_serving
             && session.open_turns == 0
@@ -152,4 +175,81 @@ fn check(ctx: &mut Ctx, session: &mut Session) -> Result<bool> {
         return Ok(true);
     }
     Ok(false)
+}
+
+/// How long the open turn of `run` has gone without output, if past the agent's silent-turn
+/// limit and not cancelled for it yet. Silence is counted from this server's start at the
+/// earliest: while Blaise was down, no output could reach it.
+fn silent(ctx: &Ctx, session: &Session, run: &Run, agent: &Agent) -> Option<Millis> {
+    if run.kind == RunKind::Teardown
+        || run.stop.is_some()
+        || session.open_turns == 0
+        || session.silence_cancelled_at.is_some()
+    {
+        return None;
+    }
+    let since = session
+        .last_output_at
+        .max(session.turn_started_at)
+        .unwrap_or(session.last_activity);
+    let since = ctx.cfg.since_start(since);
+    (since.saturating_add(agent.settings.silent_turn_ms) <= ctx.now).then(|| ctx.now - since)
+}
+
+/// The teardown runs of environments the session left behind (see [`Session::left_environments`]):
+/// a run its runner never connected to or went silent on counts as a failed attempt, and a
+/// retry that is due gets its run. They are not the session's runs, so its own rules above do
+/// not see them.
+fn left_environments(ctx: &mut Ctx, session: &mut Session) -> Result<bool> {
+    let now = ctx.now;
+    let runs = ctx.tx.runs_of_session(&session.id)?;
+    let mut acted = false;
+    for id in session.left_environments.clone() {
+        let of_it = || runs.iter().filter(|r| r.environment_id == id);
+        if let Some(run) = of_it().find(|r| r.status.is_live()) {
+            let accepted_at = run.accepted_at.unwrap_or(run.created_at);
+            let why = if run.first_contact_at.is_none()
+                && ctx.cfg.since_start(accepted_at) + ctx.cfg.connect_timeout_ms <= now
+            {
+                format!(
+                    "no runner connected to the teardown run within {} of accepting it",
+                    Human(ctx.cfg.connect_timeout_ms)
+                )
+            } else if run
+                .last_contact_at
+                .is_some_and(|t| ctx.cfg.since_start(t) + ctx.cfg.heartbeat_timeout_ms <= now)
+            {
+                format!(
+                    "its runner was silent for {} (no heartbeat)",
+                    Human(ctx.cfg.heartbeat_timeout_ms)
+                )
+            } else {
+                continue;
+            };
+            let mut run = run.clone();
+            end_run(
+                ctx,
+                session,
+                &mut run,
+                RunStatus::TimedOut,
+                Some(why.clone()),
+            )?;
+            teardown_failed(ctx, session, &id, &why)?;
+            acted = true;
+            continue;
+        }
+        if of_it().any(|r| r.status == RunStatus::Offered) {
+            continue;
+        }
+        let mut environment = ctx.environment(&id)?;
+        if environment.state == EnvironmentState::TearingDown
+            && environment.next_teardown_at.is_some_and(|t| t <= now)
+        {
+            environment.next_teardown_at = None;
+            ctx.tx.put_environment(&environment)?;
+            offer_teardown_of_left(ctx, session, &id)?;
+            acted = true;
+        }
+    }
+    Ok(acted)
 }

@@ -22,6 +22,14 @@ pub struct AgentPatch {
     /// How long a paused session's agent stays kept, frozen, by its runner
     /// instance (hot resume); `0`: never.
     pub hot_for_ms: Option<Millis>,
+    /// How long the agent may take to start (`initialize`, then its conversation).
+    pub start_timeout_ms: Option<Millis>,
+    /// How long a cancelled turn may go on before the run stops the agent.
+    pub cancel_grace_ms: Option<Millis>,
+    /// How long a turn may go without output before Blaise cancels it.
+    pub silent_turn_ms: Option<Millis>,
+    /// Turns that may fail in a row before Blaise pauses the session.
+    pub max_failed_turns: Option<u32>,
 }
 
 impl AgentPatch {
@@ -31,6 +39,9 @@ impl AgentPatch {
             ("inactivity_ms", self.inactivity_ms),
             ("paused_lifetime_ms", self.paused_lifetime_ms),
             ("timeout_ms", self.timeout_ms),
+            ("start_timeout_ms", self.start_timeout_ms),
+            ("cancel_grace_ms", self.cancel_grace_ms),
+            ("silent_turn_ms", self.silent_turn_ms),
         ] {
             if value.is_some_and(|v| v <= 0) {
                 return Err(Error::invalid(
@@ -45,6 +56,13 @@ impl AgentPatch {
                 "invalid_field",
                 "hot_for_ms",
                 "`hot_for_ms` must be 0 (never) or positive",
+            ));
+        }
+        if self.max_failed_turns == Some(0) {
+            return Err(Error::invalid(
+                "invalid_field",
+                "max_failed_turns",
+                "`max_failed_turns` must be at least 1",
             ));
         }
         if let Some(labels) = &self.requires_labels {
@@ -70,6 +88,10 @@ pub fn set(ctx: &mut Ctx, name: &str, patch: &AgentPatch) -> Result<Agent> {
     s.paused_lifetime_ms = patch.paused_lifetime_ms.unwrap_or(s.paused_lifetime_ms);
     s.timeout_ms = patch.timeout_ms.unwrap_or(s.timeout_ms);
     s.hot_for_ms = patch.hot_for_ms.unwrap_or(s.hot_for_ms);
+    s.start_timeout_ms = patch.start_timeout_ms.unwrap_or(s.start_timeout_ms);
+    s.cancel_grace_ms = patch.cancel_grace_ms.unwrap_or(s.cancel_grace_ms);
+    s.silent_turn_ms = patch.silent_turn_ms.unwrap_or(s.silent_turn_ms);
+    s.max_failed_turns = patch.max_failed_turns.unwrap_or(s.max_failed_turns);
     if let Some(labels) = &patch.requires_labels {
         let mut labels = labels.clone();
         labels.sort();

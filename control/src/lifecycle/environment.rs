@@ -2,7 +2,7 @@
 //! what happens once it is gone.
 
 use super::Ctx;
-use super::runs::{offer_run, serve_session};
+use super::runs::{offer_run, offer_teardown_of_left, serve_session};
 use crate::error::{Error, Result};
 use crate::model::*;
 use crate::store::Event;
@@ -75,6 +75,7 @@ pub fn torn_down(ctx: &mut Ctx, session: &mut Session, environment_id: &str) -> 
     environment.teardown_attempts = 0;
     environment.updated_at = ctx.now;
     ctx.tx.put_environment(&environment)?;
+    session.left_environments.retain(|id| id != environment_id);
     if session.state.is_ended() || session.environment_id.as_deref() != Some(environment_id) {
         return Ok(());
     }
@@ -135,12 +136,29 @@ pub fn retry(ctx: &mut Ctx, environment_id: &str) -> Result<Environment> {
     let mut session = ctx.session(&environment.session_id)?;
     environment.teardown_attempts = 0;
     environment.state = EnvironmentState::TearingDown;
-    environment.next_teardown_at = Some(ctx.now);
+    environment.next_teardown_at = None;
     environment.updated_at = ctx.now;
     ctx.tx.put_environment(&environment)?;
-    if session.current_run_id.is_none() {
+    if session.environment_id.as_deref() != Some(environment_id) {
+        // The session has moved on to another environment: whatever it does
+        // there, this one gets its own teardown run now (and its retries).
+        if !session
+            .left_environments
+            .iter()
+            .any(|id| id == environment_id)
+        {
+            session.left_environments.push(environment_id.to_owned());
+            ctx.tx.put_session(&session)?;
+        }
+        offer_teardown_of_left(ctx, &session, environment_id)?;
+    } else if session.current_run_id.is_none() {
         schedule_teardown(ctx, &mut session, environment.clone())?;
         ctx.tx.put_session(&session)?;
+    } else {
+        // The session's own run is on it (it cannot be, while orphaned, but
+        // if it were): the clock offers the teardown once that run is over.
+        environment.next_teardown_at = Some(ctx.now);
+        ctx.tx.put_environment(&environment)?;
     }
     ctx.notice(
         &session.id,

@@ -49,6 +49,11 @@ pub fn new_session_from(
         recreate_environment: false,
         plug_chain: None,
         acp_session_id: None,
+        failed_turns: 0,
+        turn_started_at: None,
+        last_output_at: None,
+        silence_cancelled_at: None,
+        left_environments: Vec::new(),
     };
     ctx.tx.note(Event::Session {
         from: None,
@@ -166,6 +171,9 @@ fn receive(
         run_id: None,
         created_at: ctx.now,
         deliveries: 0,
+        outcome: None,
+        outcome_reason: None,
+        ended_at_index: None,
     };
     ctx.tx.put_message(&message)?;
     let mut entry = TranscriptEntry {
@@ -200,6 +208,14 @@ pub fn cancel_turn(ctx: &mut Ctx, session_id: &str) -> Result<i64> {
                 format!("session {session_id} has no running run to cancel a turn of"),
             )
         })?;
+    // What the turn asked is over now: the run answers the agent
+    // "cancelled" when the cancel reaches it, and nobody may answer it here.
+    super::permissions::end_requests(
+        ctx,
+        &run,
+        None,
+        &super::permissions::turn_ended(TurnOutcome::Cancelled),
+    )?;
     Ok(ctx
         .tx
         .add_directive(&run.id, &DirectiveBody::Cancel, ctx.now)?)

@@ -5,7 +5,8 @@
 //! what left its agent's network in [`egress`]),
 //! a run dies or a limit passes ([`recovery`], and the clock in `crate::clock`). Runs are created
 //! and ended in [`runs`]; the environment's teardown and its retries live in [`environment`];
-//! someone answers a permission request in [`permissions`].
+//! someone answers a permission request in [`permissions`]; a turn ends, or the run's agent is
+//! gone, in [`turns`].
 
 pub mod agents;
 pub mod close;
@@ -14,11 +15,13 @@ pub mod environment;
 pub mod messages;
 pub mod offers;
 pub mod permissions;
+pub mod plug_state;
 pub mod recovery;
 pub mod reports;
 pub mod runners;
 pub mod runs;
 pub mod transcript;
+pub mod turns;
 pub mod waiting;
 
 use crate::config::Config;

@@ -134,10 +134,17 @@ fn may_take(
     if agent.disabled && run.kind != RunKind::Teardown {
         return Ok(false);
     }
-    if !runner.may_take_for(connection, &agent.name, &agent.settings.requires_labels) {
+    let owner = environment_owner(&mut *ctx.tx, run)?;
+    if owner.as_ref().is_some_and(|owner| *owner != runner.id) {
         return Ok(false);
     }
-    if environment_owner(&mut *ctx.tx, run)?.is_some_and(|owner| owner != runner.id) {
+    // The runner holding an environment tears it down even when its token
+    // may no longer serve the agent (its scope narrowed, which is what left
+    // the environment behind): nobody else can reach what its plugs made.
+    let teardown_of_its_own = run.kind == RunKind::Teardown && owner.is_some();
+    if !teardown_of_its_own
+        && !runner.may_take_for(connection, &agent.name, &agent.settings.requires_labels)
+    {
         return Ok(false);
     }
     // A resume goes to the instance that keeps the agent while it does and
@@ -399,6 +406,9 @@ fn assignment(ctx: &mut Ctx, run: &Run, session: &Session) -> Result<Assignment>
         },
         fresh_environment: run.fresh_environment,
         teardown_reason: match run.kind {
+            RunKind::Teardown if session.environment_id.as_deref() != Some(&run.environment_id) => {
+                Some("the session moved to another environment; this one is torn down".into())
+            }
             RunKind::Teardown => Some(
                 session
                     .end_reason
@@ -412,26 +422,9 @@ fn assignment(ctx: &mut Ctx, run: &Run, session: &Session) -> Result<Assignment>
         // may since have moved to another runner.
         plug_state: match run.status.is_finished() {
             true => None,
-            false => Some(plug_records(ctx, session)?),
+            false => Some(super::plug_state::records(ctx, run, session)?),
         },
     })
-}
-
-/// Every plug-state record of `session`, each saying whether the session's
-/// current chain has its plug.
-pub fn plug_records(ctx: &mut Ctx, session: &Session) -> Result<Vec<blaise_protocol::PlugRecord>> {
-    let chain = session.plug_chain.as_deref().unwrap_or_default();
-    Ok(ctx
-        .tx
-        .plug_records(&session.id)?
-        .into_iter()
-        .map(|r| blaise_protocol::PlugRecord {
-            owned: chain.contains(&r.plug_id),
-            plug_id: r.plug_id,
-            entries: r.entries,
-            updated_at: r.updated_at,
-        })
-        .collect())
 }
 
 /// The run (of `runner`) a request from the run itself is about; records the contact.

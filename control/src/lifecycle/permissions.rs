@@ -27,18 +27,22 @@ pub fn answer(
         return Ok(pending);
     }
     if pending.state == PermissionState::Cancelled {
+        let why = pending
+            .ended
+            .clone()
+            .unwrap_or_else(|| format!("the run that asked ({}) has ended", pending.run_id));
         return Err(Error::conflict(
-            "run_finished",
-            format!(
-                "permission request {request_id} was cancelled: the run that asked ({}) has ended",
-                pending.run_id
-            ),
+            "request_ended",
+            format!("permission request {request_id} can no longer be answered: {why}"),
         ));
     }
     if pending.state == PermissionState::Answered {
         return Err(Error::conflict(
             "already_answered",
-            format!("permission request {request_id} was already answered"),
+            format!(
+                "permission request {request_id} was already answered ({})",
+                pending.answer.as_deref().unwrap_or("?")
+            ),
         ));
     }
     if let Some(offered) = offered(&pending.request)
@@ -57,7 +61,7 @@ pub fn answer(
     let run = ctx.run(&pending.run_id)?;
     if run.status.is_finished() || session.current_run_id.as_deref() != Some(&run.id) {
         return Err(Error::conflict(
-            "run_finished",
+            "request_ended",
             format!(
                 "the run that asked ({}) has finished; the request can no longer be answered",
                 run.id
@@ -80,13 +84,51 @@ pub fn answer(
 
 /// Cancels the requests of `run` nobody answered: the run has ended, and its agent with it.
 pub fn cancel_pending(ctx: &mut Ctx, run: &Run) -> Result<()> {
+    let why = format!("run {} ended ({})", run.id, run.status);
+    end_requests(ctx, run, None, &why)
+}
+
+/// Ends the pending requests of `run` that belong to the turn of
+/// `message_id` (`None`: every pending request of the run), saying `why`:
+/// a turn that ends takes its requests with it.
+pub fn end_requests(ctx: &mut Ctx, run: &Run, message_id: Option<&str>, why: &str) -> Result<()> {
     for mut p in ctx.tx.permissions(&run.session_id)? {
-        if p.run_id == run.id && p.state == PermissionState::Pending {
+        let of_turn = match (message_id, p.message_id.as_deref()) {
+            (Some(turn), Some(asked)) => turn == asked,
+            // A request of a runner that did not say its turn: turns are
+            // served one at a time, so it was the one ending.
+            _ => true,
+        };
+        if p.run_id == run.id && p.state == PermissionState::Pending && of_turn {
             p.state = PermissionState::Cancelled;
+            p.ended = Some(why.to_owned());
+            p.ended_at = Some(ctx.now);
             ctx.tx.put_permission(&p)?;
         }
     }
     Ok(())
+}
+
+/// Why a request of `message_id`'s turn in `run` can no longer be answered,
+/// if its turn has ended already.
+pub fn turn_over(ctx: &mut Ctx, run: &Run, message_id: Option<&str>) -> Result<Option<String>> {
+    let Some(id) = message_id else {
+        return Ok(None);
+    };
+    Ok(ctx
+        .tx
+        .message(id)?
+        .filter(|m| m.session_id == run.session_id && m.state == MessageState::Answered)
+        .map(|m| turn_ended(m.outcome.unwrap_or_default())))
+}
+
+/// What ends a turn's requests, as the request then says.
+pub fn turn_ended(outcome: TurnOutcome) -> String {
+    match outcome {
+        TurnOutcome::Answered => "its turn ended: the agent answered".into(),
+        TurnOutcome::Cancelled => "its turn was cancelled".into(),
+        TurnOutcome::Failed => "its turn failed".into(),
+    }
 }
 
 /// The option ids a stored request offers: `options[].option_id` (what

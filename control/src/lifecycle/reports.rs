@@ -35,8 +35,17 @@ pub fn bounded(mut report: ReportBody) -> Result<ReportBody> {
             }
         }
         ReportBody::TurnEnded {
-            message_id: Some(id),
-        } => crate::names::check_token("message_id", id)?,
+            message_id, error, ..
+        } => {
+            if let Some(id) = message_id {
+                crate::names::check_token("message_id", id)?;
+            }
+            error.iter_mut().for_each(cut);
+        }
+        ReportBody::Paused {
+            agent_lost: Some(why),
+            ..
+        } => cut(why),
         ReportBody::Failed {
             error,
             teardown_error,
@@ -142,28 +151,27 @@ pub fn apply(
                 session.plug_chain = Some(chain);
             }
         }
-        ReportBody::TurnEnded { message_id } => {
-            session.open_turns = session.open_turns.saturating_sub(1);
-            // Turns are served in the order their prompts arrived: without an
-            // id, the turn ended is the oldest one the run has open.
-            let answered = match message_id {
-                Some(id) => ctx.tx.message(&id)?,
-                None => ctx
-                    .tx
-                    .messages(&session.id, MessageState::Delivered)?
-                    .into_iter()
-                    .find(|m| m.run_id.as_deref() == Some(run_id)),
-            };
-            if let Some(mut message) = answered.filter(|m| m.session_id == session.id) {
-                message.state = MessageState::Answered;
-                ctx.tx.put_message(&message)?;
-            }
-        }
+        ReportBody::TurnEnded {
+            message_id,
+            outcome,
+            error,
+        } => super::turns::ended(
+            ctx,
+            &mut session,
+            &mut run,
+            message_id.as_deref(),
+            outcome,
+            error.as_deref(),
+        )?,
         ReportBody::Egress(egress) => {
             run.egress.get_or_insert_default().add(egress);
             ctx.tx.put_run(&run)?;
         }
-        ReportBody::Paused { agent_kept } => paused(ctx, &mut session, &mut run, agent_kept)?,
+        ReportBody::Paused {
+            agent_lost: Some(why),
+            ..
+        } => super::turns::agent_lost(ctx, &mut session, &mut run, &why)?,
+        ReportBody::Paused { agent_kept, .. } => paused(ctx, &mut session, &mut run, agent_kept)?,
         ReportBody::TornDown => {
             end_run(ctx, &mut session, &mut run, RunStatus::TornDown, None)?;
             settle(
@@ -250,7 +258,11 @@ fn paused(ctx: &mut Ctx, session: &mut Session, run: &mut Run, agent_kept: bool)
     let agent = ctx.agent(&session.agent.clone())?;
     let refusal = if session.state.is_ended() {
         Some(format!("the session has ended ({})", session.state))
-    } else if agent.settings.idle_policy != IdlePolicy::Pause {
+    } else if agent.settings.idle_policy != IdlePolicy::Pause
+        // Only an idle pause follows the idle policy: a stop for failed
+        // turns pauses whatever it says.
+        && run.stop.is_none_or(|s| s.reason == StopReason::Idle)
+    {
         Some(format!(
             "agent {}'s idle policy is to end idle sessions",
             agent.name

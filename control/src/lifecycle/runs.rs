@@ -19,6 +19,36 @@ pub fn offer_run(
     fresh_environment: bool,
 ) -> Result<Run> {
     debug_assert!(session.current_run_id.is_none(), "one run at a time");
+    let run = new_run(ctx, session, environment_id, kind, fresh_environment)?;
+    session.current_run_id = Some(run.id.clone());
+    session.run_serving = false;
+    if kind != RunKind::Teardown {
+        for message in ctx.tx.messages(&session.id, MessageState::Waiting)? {
+            deliver(ctx, session, &run, message)?;
+        }
+    }
+    Ok(run)
+}
+
+/// Offers a teardown run of an environment the session has left (orphaned when it moved on, and
+/// retried by an admin). It is not the session's run: the session goes on with its own, and this
+/// one works on the environment alone (its plug state is the environment's: see `plug_state`).
+pub fn offer_teardown_of_left(
+    ctx: &mut Ctx,
+    session: &Session,
+    environment_id: &str,
+) -> Result<Run> {
+    debug_assert!(session.environment_id.as_deref() != Some(environment_id));
+    new_run(ctx, session, environment_id, RunKind::Teardown, false)
+}
+
+fn new_run(
+    ctx: &mut Ctx,
+    session: &Session,
+    environment_id: &str,
+    kind: RunKind,
+    fresh_environment: bool,
+) -> Result<Run> {
     let run = Run {
         unmatched_since: None,
         reserved_for: None,
@@ -50,13 +80,6 @@ pub fn offer_run(
     ctx.tx.put_run(&run)?;
     ctx.tx.note(Event::RunOffered(kind));
     tracing::info!(session = %session.id, run = %run.id, %kind, environment = environment_id, "run offered");
-    session.current_run_id = Some(run.id.clone());
-    session.run_serving = false;
-    if kind != RunKind::Teardown {
-        for message in ctx.tx.messages(&session.id, MessageState::Waiting)? {
-            deliver(ctx, session, &run, message)?;
-        }
-    }
     Ok(run)
 }
 
@@ -89,12 +112,27 @@ pub fn deliver(
     message.run_id = Some(run.id.clone());
     message.deliveries += 1;
     ctx.tx.put_message(&message)?;
+    if session.open_turns == 0 {
+        // Its turn begins (the run sends the prompt at once); a queued
+        // one begins when the turn before it ends.
+        session.turn_started_at = Some(ctx.now);
+        session.last_output_at = None;
+        session.silence_cancelled_at = None;
+    }
     session.open_turns += 1;
     Ok(())
 }
 
 /// A start run in a new environment. `notice` goes into the transcript.
 pub fn start_fresh(ctx: &mut Ctx, session: &mut Session, notice: Option<&str>) -> Result<Run> {
+    // What the plugs made of the environment left behind is theirs to tear
+    // down later: their state goes with it.
+    if let Some(mut left) = ctx.session_environment(session)?
+        && left.state != EnvironmentState::TornDown
+    {
+        super::plug_state::leave(ctx, session, &mut left)?;
+        session.left_environments.push(left.id);
+    }
     let environment = Environment {
         id: new_id(ENVIRONMENT.prefix),
         session_id: session.id.clone(),
@@ -106,6 +144,7 @@ pub fn start_fresh(ctx: &mut Ctx, session: &mut Session, notice: Option<&str>) -
         teardown_attempts: 0,
         next_teardown_at: None,
         kept_agent: None,
+        plug_state: None,
     };
     ctx.tx.put_environment(&environment)?;
     session.environment_id = Some(environment.id.clone());
@@ -222,6 +261,9 @@ pub fn end_run(
         session.current_run_id = None;
         session.run_serving = false;
         session.open_turns = 0;
+        session.turn_started_at = None;
+        session.last_output_at = None;
+        session.silence_cancelled_at = None;
     }
     for directive in ctx.tx.directives_after(&run.id, 0)? {
         let DirectiveBody::Prompt { message_id, .. } = &directive.body else {

@@ -90,6 +90,9 @@ pub fn report(
     if !fresh.is_empty() {
         let mut session = ctx.session(&run.session_id)?;
         session.last_activity = session.last_activity.max(ctx.now);
+        if session.open_turns > 0 && session.current_run_id.as_deref() == Some(run_id) {
+            session.last_output_at = Some(ctx.now);
+        }
         ctx.tx.put_session(&session)?;
     }
     Ok(TranscriptAnswer {

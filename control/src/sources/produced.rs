@@ -42,10 +42,21 @@ pub enum Produced {
 /// index of the last entry it accounts for; and the index up to which every entry is accounted
 /// for (what the source may record as told once it has told the items).
 ///
+/// Turns are kept apart: `turn_ends` are the indices at which turns ended (the transcript's last
+/// entry when the run reported each end); the text up to one is that turn's answer, and a user's
+/// message ends the text before it too. So an item always ends at the same entry, however late it
+/// is told: told again after a restart, it is the same item (the same activity at the source),
+/// never one glued to the next turn's.
+///
 /// `turn_open`: the agent is still on a turn, so its trailing text may grow and is not read yet;
 /// `page_full`: more entries follow this page, so trailing text is told now as a thought (a turn
 /// that streams more than a page must not stall).
-pub fn read(entries: &[TranscriptEntry], turn_open: bool, page_full: bool) -> Ready {
+pub fn read(
+    entries: &[TranscriptEntry],
+    turn_ends: &[i64],
+    turn_open: bool,
+    page_full: bool,
+) -> Ready {
     let mut ready = Ready::default();
     // Text being joined: its kind, the text, the index of its last entry.
     let mut text: Option<(String, String, i64)> = None;
@@ -64,6 +75,7 @@ pub fn read(entries: &[TranscriptEntry], turn_open: bool, page_full: bool) -> Re
     };
     for e in entries {
         let s = |key: &str| e.content.get(key).and_then(Value::as_str);
+        let ends_turn = turn_ends.contains(&e.index);
         match e.kind.as_str() {
             "agent_message" | "agent_thought" => {
                 let chunk = s("text").unwrap_or("");
@@ -78,8 +90,15 @@ pub fn read(entries: &[TranscriptEntry], turn_open: bool, page_full: bool) -> Re
                         text = Some((e.kind.clone(), chunk.to_string(), e.index));
                     }
                 }
+                if ends_turn {
+                    flush(&mut text, &mut ready, true);
+                    settled = e.index;
+                }
                 continue;
             }
+            // The user's words: what the agent said before them is told apart from what it
+            // says after.
+            "user_message" => flush(&mut text, &mut ready, false),
             "tool_call" => {
                 let call = &e.content["tool_call"];
                 let status = call["status"].as_str().unwrap_or("");
@@ -138,6 +157,10 @@ pub fn read(entries: &[TranscriptEntry], turn_open: bool, page_full: bool) -> Re
             // The user's own messages, a tool's output (told with its call), plans, a runner's
             // notices: nothing to tell.
             _ => {}
+        }
+        // A turn that ended here: what it said last is its answer.
+        if ends_turn {
+            flush(&mut text, &mut ready, true);
         }
         // A tool call's update before it ended, and the rest: accounted for by what follows.
         if text.is_none() {
@@ -206,7 +229,7 @@ mod tests {
             chunk(6, "agent_message", "All "),
             chunk(7, "agent_message", "passed."),
         ];
-        let ready = read(&entries, false, false);
+        let ready = read(&entries, &[], false, false);
         assert_eq!(
             ready.items,
             vec![
@@ -233,15 +256,15 @@ mod tests {
             chunk(2, "agent_message", "Half"),
             chunk(3, "agent_message", " done"),
         ];
-        let ready = read(&entries, true, false);
+        let ready = read(&entries, &[], true, false);
         assert_eq!(ready.items.len(), 1);
         assert_eq!(ready.settled, 1, "the text is read again next time");
         // Next time, from after what was settled, the turn has ended.
-        let ready = read(&entries[1..], false, false);
+        let ready = read(&entries[1..], &[], false, false);
         assert_eq!(ready.items, vec![(Produced::Answer("Half done".into()), 3)]);
         assert_eq!(ready.settled, 3);
         // A full page of a turn that goes on is told as a thought, not held back for ever.
-        let ready = read(&entries[1..], true, true);
+        let ready = read(&entries[1..], &[], true, true);
         assert_eq!(
             ready.items,
             vec![(Produced::Thought("Half done".into()), 3)]
@@ -268,7 +291,7 @@ mod tests {
             ),
             chunk(5, "agent_thought", "thinking"),
         ];
-        let ready = read(&entries, true, false);
+        let ready = read(&entries, &[], true, false);
         assert_eq!(
             ready.items,
             vec![
@@ -291,7 +314,47 @@ mod tests {
         );
         assert_eq!(ready.settled, 4);
         // A thought is a thought even at the end of a turn.
-        let ready = read(&entries[4..], false, false);
+        let ready = read(&entries[4..], &[], false, false);
         assert_eq!(ready.items, vec![(Produced::Thought("thinking".into()), 5)]);
+    }
+
+    #[test]
+    fn each_turn_is_told_apart_and_the_same_however_late() {
+        let entries = vec![
+            entry(1, "user_message", json!({ "text": "first" })),
+            chunk(2, "agent_message", "ECHO: "),
+            chunk(3, "agent_message", "first"),
+            entry(4, "user_message", json!({ "text": "second" })),
+            chunk(5, "agent_message", "ECHO: second"),
+        ];
+        // Both turns over, told at once (the source was away for both).
+        let both = read(&entries, &[3, 5], false, false);
+        assert_eq!(
+            both.items,
+            vec![
+                (Produced::Answer("ECHO: first".into()), 3),
+                (Produced::Answer("ECHO: second".into()), 5),
+            ]
+        );
+        assert_eq!(both.settled, 5);
+        // The first told while the second went on: the same item, at the same entry.
+        let first = read(&entries[..4], &[3], true, false);
+        assert_eq!(
+            first.items,
+            vec![(Produced::Answer("ECHO: first".into()), 3)]
+        );
+        // A message that came in the middle of a turn cuts what came before it.
+        let queued = vec![
+            chunk(1, "agent_message", "working "),
+            entry(2, "user_message", json!({ "text": "and also" })),
+            chunk(3, "agent_message", "done"),
+        ];
+        assert_eq!(
+            read(&queued, &[3], false, false).items,
+            vec![
+                (Produced::Thought("working ".into()), 1),
+                (Produced::Answer("done".into()), 3),
+            ]
+        );
     }
 }

@@ -102,15 +102,24 @@ async fn tell_thread(state: &AppState, source: &dyn Source, thread: SourceThread
         .read(|ctx| {
             let entries = ctx.tx.transcript(&session_id, after, PAGE)?;
             let session = ctx.tx.read_session(&session_id)?;
-            Ok((entries, session))
+            // Where the turns of this page ended: each turn's answer is told apart.
+            let last = entries.last().map_or(after, |e| e.index);
+            let turn_ends: Vec<i64> = ctx
+                .tx
+                .messages(&session_id, MessageState::Answered)?
+                .into_iter()
+                .filter_map(|m| m.ended_at_index)
+                .filter(|i| (after + 1..=last).contains(i))
+                .collect();
+            Ok((entries, session, turn_ends))
         })
         .await;
-    let Ok((entries, Some(session))) = read else {
+    let Ok((entries, Some(session), turn_ends)) = read else {
         return;
     };
     let ended = session.state.is_ended();
     let turn_open = session.open_turns > 0 && !ended;
-    let ready = produced::read(&entries, turn_open, entries.len() == PAGE);
+    let ready = produced::read(&entries, &turn_ends, turn_open, entries.len() == PAGE);
     for (item, index) in &ready.items {
         let told = Told::Produced {
             item,

@@ -27,6 +27,11 @@ pub fn session(id: &str, state: SessionState, last_activity: Millis) -> Session 
         recreate_environment: false,
         plug_chain: None,
         acp_session_id: None,
+        failed_turns: 0,
+        turn_started_at: None,
+        last_output_at: None,
+        silence_cancelled_at: None,
+        left_environments: Vec::new(),
     }
 }
 
@@ -89,9 +94,24 @@ pub fn check(store: &dyn Store) {
         .unwrap();
     tx.put_session(&session("fresh", SessionState::Active, now - 999))
         .unwrap();
+    // In a turn: never idle, however long; due once the turn has been
+    // silent for the agent's silent-turn limit.
     tx.put_session(&Session {
         open_turns: 1,
-        ..session("in-turn", SessionState::Active, 0)
+        ..session(
+            "in-turn",
+            SessionState::Active,
+            now - settings.silent_turn_ms + 1,
+        )
+    })
+    .unwrap();
+    tx.put_session(&Session {
+        open_turns: 2,
+        ..session(
+            "silent-turn",
+            SessionState::Active,
+            now - settings.silent_turn_ms,
+        )
     })
     .unwrap();
     tx.put_session(&Session {
@@ -209,6 +229,7 @@ pub fn check(store: &dyn Store) {
         teardown_attempts: 1,
         next_teardown_at: Some(now),
         kept_agent: None,
+        plug_state: None,
     })
     .unwrap();
 
@@ -221,6 +242,7 @@ pub fn check(store: &dyn Store) {
         "never-connected",
         "retry-due",
         "silent",
+        "silent-turn",
         "stop-ignored",
         "too-long",
     ];
@@ -247,6 +269,7 @@ pub fn check(store: &dyn Store) {
     let mut patient = tx.agent("a").unwrap().unwrap();
     patient.settings.inactivity_ms = Millis::MAX;
     patient.settings.timeout_ms = Millis::MAX;
+    patient.settings.silent_turn_ms = Millis::MAX;
     tx.put_agent(&patient).unwrap();
     let mut due = tx.due_sessions(now, &never).unwrap();
     due.sort();
@@ -541,6 +564,7 @@ fn check_census(store: &dyn Store) {
         teardown_attempts: 0,
         next_teardown_at: None,
         kept_agent: None,
+        plug_state: None,
     })
     .unwrap();
     let after = tx.census().unwrap();

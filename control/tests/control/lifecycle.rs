@@ -417,7 +417,11 @@ async fn a_permission_request_ends_with_its_run() {
         )
         .await;
     assert_eq!(status, StatusCode::CONFLICT, "{refused}");
-    assert!(refused.to_string().contains("was cancelled"), "{refused}");
+    let said = refused["error"]["message"].as_str().unwrap();
+    assert!(
+        said.contains("can no longer be answered") && said.contains("ended (failed)"),
+        "{refused}"
+    );
 }
 
 /// The transcript holds the user's messages, the run's entries and Blaise's notices, in order.

@@ -416,6 +416,91 @@ async fn rate_limits_and_outages_delay_activities_but_lose_none() {
     assert!(!id.is_empty());
 }
 
+/// Each turn's answer reaches Linear once, apart from the next, in order: through an outage
+/// that lasts two turns, and when Blaise told Linear an answer but stopped before recording it
+/// (a restart while Linear was slow), the answer told again is the same activity (its id), which
+/// Linear already has, never one glued to the next turn's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_turns_answer_reaches_linear_once_apart_through_outages_and_restarts() {
+    let (s, r, linear) = setup(json!({})).await;
+    assert_eq!(
+        webhook(&s, &created("as-10", "@blaise echo")).await,
+        StatusCode::OK
+    );
+    let id = session_of(&linear, "as-10").await;
+    linear.wait_activities("as-10", 1).await;
+    let run = r.take_started("start").await;
+    let mut seq = 0;
+    let mut turn = |text: &'static str| {
+        seq += 1;
+        let n = seq;
+        let run = &run;
+        async move {
+            let message = run.wait_directive("prompt").await["message_id"].clone();
+            let (status, v) = run
+                .transcript(json!([{ "seq": n, "kind": "agent_message",
+                    "content": { "text": text, "stream": format!("m{n}"), "last": true } }]))
+                .await;
+            assert_eq!(status, StatusCode::OK, "{v}");
+            run.ok("turn_ended", json!({ "message_id": message })).await;
+        }
+    };
+    let answers = |linear: &StandIn| -> Vec<String> {
+        linear
+            .activities("as-10")
+            .iter()
+            .filter(|a| a["content"]["type"] == "response")
+            .map(|a| a["content"]["body"].as_str().unwrap().to_string())
+            .collect()
+    };
+
+    // Linear is away for two turns.
+    linear.seen.lock().unwrap().down = true;
+    turn("ECHO: first").await;
+    assert_eq!(
+        webhook(&s, &prompted("as-10", "act-1", "second", None)).await,
+        StatusCode::OK
+    );
+    turn("ECHO: second").await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    linear.seen.lock().unwrap().down = false;
+    linear.wait_body("as-10", "ECHO: second").await;
+    assert_eq!(answers(&linear), ["ECHO: first", "ECHO: second"]);
+
+    // Told, but not recorded as told (Blaise stopped in between): the thread's record goes back.
+    assert_eq!(
+        webhook(&s, &prompted("as-10", "act-2", "third", None)).await,
+        StatusCode::OK
+    );
+    turn("ECHO: third").await;
+    linear.wait_body("as-10", "ECHO: third").await;
+    let before = s
+        .state
+        .write(|ctx| {
+            let mut thread = ctx.tx.source_thread("linear:coder", "as-10")?.unwrap();
+            let before = thread.delivered;
+            thread.delivered = 0;
+            ctx.tx.put_source_thread(&thread)?;
+            Ok(before)
+        })
+        .await
+        .unwrap();
+    assert!(before > 0);
+    assert_eq!(
+        webhook(&s, &prompted("as-10", "act-3", "fourth", None)).await,
+        StatusCode::OK
+    );
+    turn("ECHO: fourth").await;
+    linear.wait_body("as-10", "ECHO: fourth").await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(
+        answers(&linear),
+        ["ECHO: first", "ECHO: second", "ECHO: third", "ECHO: fourth"],
+        "each once, apart, in order"
+    );
+    assert!(!id.is_empty());
+}
+
 /// A webhook Blaise answered is acted on even if Blaise stops before telling Linear anything:
 /// what waits to go out is stored, and the next `blaise serve` sends it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

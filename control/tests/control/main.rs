@@ -23,4 +23,5 @@ mod retention;
 mod scopes;
 mod store;
 mod support;
+mod turns;
 mod walkthrough;

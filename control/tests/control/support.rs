@@ -491,7 +491,12 @@ impl FakeRun {
     }
 
     pub async fn turn_ended(&self) {
-        self.send(ReportBody::TurnEnded { message_id: None }).await;
+        self.send(ReportBody::TurnEnded {
+            message_id: None,
+            outcome: Default::default(),
+            error: None,
+        })
+        .await;
     }
 
     pub async fn transcript(&self, entries: Value) -> (StatusCode, Value) {

@@ -48,6 +48,8 @@ async fn a_runner_drives_start_pause_resume_and_teardown() {
             "idle_policy",
             "paused_lifetime_ms",
             "timeout_ms",
+            "start_timeout_ms",
+            "cancel_grace_ms",
             "disabled"
         ])
     );

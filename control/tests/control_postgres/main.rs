@@ -34,5 +34,7 @@ mod scopes;
 mod store;
 #[path = "../control/support.rs"]
 mod support;
+#[path = "../control/turns.rs"]
+mod turns;
 #[path = "../control/walkthrough.rs"]
 mod walkthrough;

@@ -75,6 +75,14 @@ impl Agent {
         self.transcript().set_replay(replay)
     }
 
+    /// Resolves when the agent's process has exited, with how ("exit status:
+    /// 1", and the last lines of its stderr when it wrote any: the agent's
+    /// text, for the filters).
+    pub async fn exited(&self) -> String {
+        let status = self.process.exited().await;
+        self.process.describe_exit(status).await
+    }
+
     /// The agent's process id (also its process group id).
     pub fn pid(&self) -> u32 {
         self.process.pid()

@@ -332,10 +332,12 @@ impl Client {
         &self,
         run: &str,
         request_id: &str,
+        message_id: Option<&str>,
         request: &serde_json::Value,
     ) -> Result<()> {
         let body = AskPermission {
             request_id: request_id.into(),
+            message_id: message_id.map(str::to_owned),
             request: request.clone(),
         };
         self.call::<_, serde_json::Value>(

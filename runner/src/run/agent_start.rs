@@ -21,9 +21,6 @@ use crate::chain::{Launch, PlugChain};
 use crate::config::EnvValue;
 use crate::protocol::{Conversation, FailedPhase, ReportBody, RunKind};
 
-/// How long an agent may take to start and answer `initialize`.
-const LAUNCH_TIMEOUT: Duration = Duration::from_secs(60);
-
 /// How long the agent must be silent, after it has answered `session/load`,
 /// before its replay is over. ACP says the replay comes before the answer;
 /// some agents (Gemini CLI) send most of it after.
@@ -125,7 +122,15 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> Outcome {
             .await
             {
                 Ok(agent) => (agent, None),
-                Err(error) => {
+                // The agent's failure, not the environment's: the plugs pause
+                // and the environment is kept for the next attempt.
+                Err(StartError::Agent(error)) => {
+                    return stop::agent_lost(error, &mut chain, &workspace, &reporter).await;
+                }
+                // What the plugs and the runner's configuration made of the
+                // command is wrong (a secret that cannot be read, a working
+                // directory a plug may not choose): the run fails as before.
+                Err(StartError::Command(error)) => {
                     let torn = stop::tear_down(&mut chain, &workspace, "failed", false).await;
                     return before_agent(&reporter, error, Some(torn)).await;
                 }
@@ -133,15 +138,26 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> Outcome {
         }
     };
 
-    // The agent may never answer `session/new` or `session/load`: the run
-    // then ends when Blaise ends it (it owns the clock) or a signal arrives.
+    // The agent may never answer `session/new` or `session/load`: past the
+    // agent's start timeout the run stops it (and pauses), and a signal or
+    // Blaise's end of the run ends it sooner.
     let mut contact = heartbeat.lost.clone();
+    let start_timeout = Duration::from_millis(a.settings.start_timeout_ms);
     let opened = match opened {
         Some(opened) => Ok(opened),
         None => tokio::select! {
-            opened = open_session(&ctx, &agent, &mut chain, &mut relay, &mut events) => {
-                opened.map_err(Ending::Failed)
-            }
+            opened = tokio::time::timeout(
+                start_timeout,
+                open_session(&ctx, &agent, &mut chain, &mut relay, &mut events),
+            ) => match opened {
+                Ok(Ok(opened)) => Ok(opened),
+                Ok(Err(OpenError::Agent(why))) => Err(Ending::AgentLost(why)),
+                Ok(Err(OpenError::Relay(why))) => Err(Ending::Failed(why)),
+                Err(_) => Err(Ending::AgentLost(format!(
+                    "The agent did not open its conversation within {start_timeout:?} (agent {}'s start timeout)",
+                    a.agent
+                ))),
+            },
             _ = signals.wait() => Err(Ending::Signal),
             _ = until_true(&mut contact) => Err(Ending::LostContact),
         },
@@ -182,6 +198,7 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> Outcome {
         run_id: &a.run_id,
         lost: heartbeat.lost.clone(),
         signals,
+        cancel_grace: Duration::from_millis(a.settings.cancel_grace_ms),
     }
     .serve()
     .await;
@@ -206,6 +223,16 @@ fn since_accepted() -> Option<u128> {
         .map(|t| super::unix_micros().saturating_sub(t))
 }
 
+/// Why the agent did not start.
+enum StartError {
+    /// Its command could not be made (the configuration or a plug's
+    /// contribution).
+    Command(String),
+    /// It was started and failed: it did not run, exited, or did not answer
+    /// `initialize` in time (its text, filtered).
+    Agent(String),
+}
+
 /// Starts the agent with the plugs' launch (through the keeper when the run
 /// may keep it) and initializes its connection; the error is for the run's
 /// report, filtered.
@@ -217,7 +244,7 @@ async fn start_agent(
     relay: &mut Relay,
     events: &mut mpsc::Receiver<AgentEvent>,
     events_tx: mpsc::Sender<AgentEvent>,
-) -> Result<Agent, String> {
+) -> Result<Agent, StartError> {
     let agent_config = &ctx.config.config.agent;
     let command = agent_command(
         launch,
@@ -225,18 +252,21 @@ async fn start_agent(
         &agent_config.env,
         workspace,
         &ctx.data_dir.join("plug-storage"),
-    )?;
+    )
+    .map_err(StartError::Command)?;
     let since_accepted = since_accepted();
     let programs_us = crate::host::process::time_in_programs().as_micros();
     tracing::info!(argv = ?command.argv, cwd = %command.cwd.display(), host_overhead_us = since_accepted, programs_us, "launching the agent");
+    let timeout = Duration::from_millis(ctx.assignment.settings.start_timeout_ms);
     let launching = tokio::time::timeout(
-        LAUNCH_TIMEOUT,
+        timeout,
         Agent::launch(command, events_tx, ctx.hot_keeper().cloned()),
     );
     let launched = match pump(launching, chain, relay, events).await {
         Ok((launched, _)) => launched.unwrap_or_else(|_| {
             Err(AcpError::Start(format!(
-                "it did not answer `initialize` within {LAUNCH_TIMEOUT:?}"
+                "it did not answer `initialize` within {timeout:?} (agent {}'s start timeout)",
+                ctx.assignment.agent
             )))
         }),
         Err(e) => Err(AcpError::Start(e.to_string())),
@@ -244,10 +274,12 @@ async fn start_agent(
     match launched {
         Ok(agent) => Ok(agent),
         // What the agent printed on its way out is its text: filtered.
-        Err(e) => Err(relay
-            .filter_text(chain, format!("the agent did not start: {e:#}"))
-            .await
-            .unwrap_or_else(|e| e.to_string())),
+        Err(e) => Err(StartError::Agent(
+            relay
+                .filter_text(chain, format!("The agent did not start: {e:#}"))
+                .await
+                .unwrap_or_else(|e| e.to_string()),
+        )),
     }
 }
 
@@ -311,13 +343,26 @@ fn starts_with_egress(argv: &[String]) -> bool {
 /// resume run: taken up with `session/resume` where the agent offers it,
 /// else loaded with `session/load` (its replay shown to the plugs, not
 /// recorded), else a new one with a notice. A start run opens a new one.
+/// Why the conversation could not be opened: the agent's failure (it is
+/// gone or refused; its text, filtered), or the transcript's.
+enum OpenError {
+    Agent(String),
+    Relay(String),
+}
+
+impl From<RelayError> for OpenError {
+    fn from(e: RelayError) -> Self {
+        OpenError::Relay(e.to_string())
+    }
+}
+
 async fn open_session(
     ctx: &RunContext,
     agent: &Agent,
     chain: &mut PlugChain,
     relay: &mut Relay,
     events: &mut mpsc::Receiver<AgentEvent>,
-) -> Result<(String, Conversation), String> {
+) -> Result<(String, Conversation), OpenError> {
     let a = &ctx.assignment;
     if a.kind == RunKind::Resume {
         let mut why = None;
@@ -333,7 +378,10 @@ async fn open_session(
                 if !offered {
                     continue;
                 }
-                match take_up(how, agent, id, chain, relay, events).await? {
+                match take_up(how, agent, id, chain, relay, events)
+                    .await
+                    .map_err(OpenError::Relay)?
+                {
                     Ok(()) => return Ok((id.clone(), conversation)),
                     Err(e) => why = Some(e),
                 }
@@ -345,15 +393,17 @@ async fn open_session(
             ),
             None => NO_LOAD_NOTICE.to_owned(),
         };
-        relay
-            .send(chain, [notice(&text)])
-            .await
-            .map_err(|e| e.to_string())?;
+        relay.send(chain, [notice(&text)]).await?;
     }
-    let (created, _) = pump(agent.new_session(), chain, relay, events)
-        .await
-        .map_err(|e| e.to_string())?;
-    let id = created.map_err(|e| format!("the agent did not open a session: {e:#}"))?;
+    let (created, _) = pump(agent.new_session(), chain, relay, events).await?;
+    let id = match created {
+        Ok(id) => id,
+        // The agent's words: filtered.
+        Err(e) => {
+            let why = format!("The agent did not open a session: {e:#}");
+            return Err(OpenError::Agent(relay.filter_text(chain, why).await?));
+        }
+    };
     // In order with the reports: it is in before the run pauses.
     relay.outbox().post(Item::AcpSession(id.clone()));
     Ok((id, Conversation::New))

@@ -11,10 +11,13 @@
 //! - `reports`, `transcript`, `heartbeat`, `workspace`: what the phases share
 //! - `fields`: how a structured entry meets the text filters
 //! - `agent_home`: `HOME` and the XDG directories of the agent, in the workspace
+//! - `agent_log`: the agent's stderr in the runner's log, at a bounded rate
 //! - `outbox`, `contact`: what the run tells Blaise, in order, until Blaise has it
 //! - `signals`: SIGINT/SIGTERM, watched from the first moment of the run
+//! - `run_dir`: the run's own directory, held while it lives, swept when it died
 
 mod agent_home;
+mod agent_log;
 pub(crate) mod agent_start;
 mod egress;
 mod fields;
@@ -22,6 +25,7 @@ mod heartbeat;
 mod outbox;
 mod prepare;
 mod reports;
+pub(crate) mod run_dir;
 mod signals;
 mod stop;
 mod teardown;
@@ -80,7 +84,7 @@ impl RunContext {
 
 impl RunContext {
     /// The run's own directory (`<data-dir>/runs/<run id>`): what the outbox
-    /// spills to disk. Removed when the run ends.
+    /// spills to disk. Removed when the run ends (see `run_dir`).
     pub fn run_dir(&self) -> PathBuf {
         self.data_dir.join("runs").join(&self.assignment.run_id)
     }
@@ -116,7 +120,9 @@ pub async fn execute(ctx: RunContext) -> Outcome {
         session = %ctx.assignment.session_id,
         run = %ctx.assignment.run_id
     );
-    let dir = ctx.run_dir();
+    // Held until the run ends (removed then); a run killed with SIGKILL
+    // leaves it for the daemon's sweep.
+    let dir = run_dir::RunDir::claim(ctx.run_dir());
     // From here on a signal is the run's to handle (see `signals`); a
     // teardown run only lets it finish its teardown.
     let signals = signals::Signals::install();
@@ -128,6 +134,6 @@ pub async fn execute(ctx: RunContext) -> Outcome {
     }
     .instrument(span)
     .await;
-    let _ = std::fs::remove_dir_all(dir);
+    drop(dir);
     outcome
 }

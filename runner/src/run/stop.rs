@@ -123,8 +123,39 @@ pub async fn finish(
                 .await
                 .unwrap_or_else(|e| e.to_string()),
         ),
+        Ending::AgentLost(why) => Ending::AgentLost(
+            relay
+                .filter_text(chain, why)
+                .await
+                .unwrap_or_else(|e| e.to_string()),
+        ),
         other => other,
     };
+    end(ending, chain, workspace, reporter, agent_kept).await
+}
+
+/// The agent did not start (`why`, filtered): the run ends as one whose
+/// agent is gone, keeping the environment.
+pub async fn agent_lost(
+    why: String,
+    chain: &mut PlugChain,
+    workspace: &Path,
+    reporter: &Reporter,
+) -> Outcome {
+    end(Ending::AgentLost(why), chain, workspace, reporter, false).await
+}
+
+/// The plugs paused in reverse order, torn down unless the session may
+/// resume, and the run's last report. An agent that is gone keeps the
+/// environment when the chain can resume; a chain that cannot would lose it
+/// through the pause anyway, and the run fails as before.
+async fn end(
+    ending: Ending,
+    chain: &mut PlugChain,
+    workspace: &Path,
+    reporter: &Reporter,
+    agent_kept: bool,
+) -> Outcome {
     tracing::info!(?ending, "the run is ending");
     let (reason, may_resume) = match &ending {
         Ending::Stop {
@@ -133,6 +164,7 @@ pub async fn finish(
         Ending::Signal => ("cancelled".to_string(), false),
         // The environment stays: Blaise recovers the session in it.
         Ending::LostContact => ("lost contact".to_string(), true),
+        Ending::AgentLost(_) => ("agent_lost".to_string(), chain.cannot_resume().is_empty()),
         Ending::Failed(_) => ("failed".to_string(), false),
     };
     let info = PauseInfo {
@@ -160,7 +192,10 @@ pub async fn finish(
         Some(tear_down(chain, workspace, &reason, true).await)
     };
     let report = match (&ending, environment) {
-        (Ending::Stop { .. }, None) => ReportBody::Paused { agent_kept },
+        (Ending::Stop { .. }, None) => ReportBody::Paused {
+            agent_kept,
+            agent_lost: None,
+        },
         (Ending::Stop { .. }, Some(Ok(()))) => ReportBody::TornDown,
         (Ending::Stop { .. }, Some(Err(error))) => ReportBody::Failed {
             phase: FailedPhase::Agent,
@@ -175,7 +210,11 @@ pub async fn finish(
                 teardown_error,
             }
         }
-        (Ending::Failed(error), environment) => {
+        (Ending::AgentLost(why), None) => ReportBody::Paused {
+            agent_kept: false,
+            agent_lost: Some(why.clone()),
+        },
+        (Ending::Failed(error) | Ending::AgentLost(error), environment) => {
             let (environment, teardown_error) = left(environment);
             ReportBody::Failed {
                 phase: FailedPhase::Agent,

@@ -31,6 +31,8 @@ pub struct Relay {
     /// Each tool call's output as last recorded (a hash): an output is
     /// recorded as a `tool_output` entry when it first comes and when it changes.
     outputs: HashMap<String, u64>,
+    /// How much of the agent's stderr may still be logged.
+    stderr: super::agent_log::Budget,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -88,6 +90,7 @@ impl Relay {
             open: HashMap::new(),
             presented: 0,
             outputs: HashMap::new(),
+            stderr: super::agent_log::Budget::new(std::time::Instant::now()),
         }
     }
 
@@ -140,7 +143,16 @@ impl Relay {
                         replay,
                     )
                 }
-                AgentEvent::Stderr(line) => Piece::Stderr(self.text(&mut batch, "stderr", line)),
+                AgentEvent::Stderr(line) => {
+                    // Past the budget a line is dropped before the filters: nothing of it leaves.
+                    if !self.stderr.admit(line.len(), std::time::Instant::now()) {
+                        continue;
+                    }
+                    if let Some(dropped) = self.stderr.take_dropped() {
+                        super::agent_log::log_dropped(dropped);
+                    }
+                    Piece::Stderr(self.text(&mut batch, "stderr", line))
+                }
                 AgentEvent::Permission { answer, .. } => {
                     // Not here: `permission` presents it. Answered, not lost.
                     tracing::warn!("a permission request reached the transcript: cancelled");
@@ -318,6 +330,9 @@ impl Relay {
     /// The run ends: every open stream gets its `last` chunk through the
     /// filters, so nothing a filter held back is lost.
     pub async fn close_streams(&mut self, chain: &mut PlugChain) -> Result<(), RelayError> {
+        if let Some(dropped) = self.stderr.take_dropped() {
+            super::agent_log::log_dropped(dropped);
+        }
         let last: Vec<AgentEvent> = self
             .open
             .drain()

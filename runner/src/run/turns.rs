@@ -1,6 +1,14 @@
 //! Serving turns: directives in (prompts, cancellations, permission answers,
 //! the stop), prompts to the agent one at a time, the agent's updates out
 //! through the transcript relay. Ends with why the run must stop.
+//!
+//! A turn is the unit of failure: it ends answered, cancelled or failed, and
+//! the run goes on. An error answer (a model that cannot be reached) fails the
+//! turn alone. A cancel the agent ignores for the agent's cancel grace ends the
+//! turn as cancelled and the run stops the agent; an agent that exits, between
+//! turns or in one, is gone too: either way the run pauses on its own
+//! ([`Ending::AgentLost`]), keeping the environment, and Blaise resumes it
+//! for the next message.
 
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
@@ -13,13 +21,10 @@ use super::outbox::Outbox;
 use super::reports::Reporter;
 use super::signals::Signals;
 use super::transcript::{Relay, RelayError};
-use crate::acp::{Agent, AgentEvent, PermissionAnswer};
+use crate::acp::{AcpError, Agent, AgentEvent, PermissionAnswer};
 use crate::chain::PlugChain;
 use crate::protocol::contact::until_answered;
-use crate::protocol::{Client, DirectiveBody, ReportBody, StopDirective, StopReason};
-
-/// How long a cancelled turn may take to wind down before the run goes on without it.
-const CANCEL_GRACE: Duration = Duration::from_secs(10);
+use crate::protocol::{Client, DirectiveBody, ReportBody, StopDirective, StopReason, TurnOutcome};
 
 /// How long the agent must be silent before the filters are asked to release
 /// what they hold back of its open streams (`docs/writing-plugs.md`).
@@ -40,7 +45,11 @@ pub enum Ending {
     Signal,
     /// 90 heartbeats in a row failed.
     LostContact,
-    /// The agent died, or the transcript could not be filtered or reported.
+    /// The agent is gone (it exited, died in a turn, was stopped for
+    /// ignoring a cancel, or did not start): why. The run pauses on its own,
+    /// keeping the environment.
+    AgentLost(String),
+    /// The transcript could not be filtered or reported.
     Failed(String),
 }
 
@@ -57,9 +66,12 @@ pub struct Turns<'a> {
     pub run_id: &'a str,
     pub lost: watch::Receiver<bool>,
     pub signals: Signals,
+    /// How long a cancelled turn may go on before the agent is stopped
+    /// (the agent's `cancel_grace`, from Blaise).
+    pub cancel_grace: Duration,
 }
 
-type TurnFuture<'a> = Pin<Box<dyn Future<Output = Result<String, crate::acp::AcpError>> + 'a>>;
+type TurnFuture<'a> = Pin<Box<dyn Future<Output = Result<String, AcpError>> + 'a>>;
 
 /// A permission request waiting for its answer: where the answer goes, and
 /// the option ids shown to Blaise with the agent's own.
@@ -90,7 +102,11 @@ impl<'a> Turns<'a> {
         let mut queue: VecDeque<(String, String)> = VecDeque::new();
         let agent = self.agent;
         let session = self.acp_session;
-        let mut turn: Option<(Option<String>, TurnFuture<'a>)> = None;
+        let mut turn: Option<TurnFuture<'a>> = None;
+        // The message the open turn answers, and when a cancel of it must
+        // have ended it.
+        let mut current: Option<String> = None;
+        let mut cancel_by: Option<tokio::time::Instant> = None;
         let mut lost = self.lost.clone();
 
         loop {
@@ -102,13 +118,15 @@ impl<'a> Turns<'a> {
                 if let Err(e) = self.relay.send(self.chain, agent.end_stream()).await {
                     return Ending::Failed(e.to_string());
                 }
-                turn = Some((
-                    Some(message_id),
-                    Box::pin(async move { agent.prompt(session, &text).await }),
-                ));
+                current = Some(message_id);
+                turn = Some(Box::pin(async move { agent.prompt(session, &text).await }));
             }
             let quiet = tokio::time::sleep(QUIET);
             tokio::pin!(quiet);
+            let cancel_over = tokio::time::sleep_until(
+                cancel_by.unwrap_or_else(|| tokio::time::Instant::now() + QUIET),
+            );
+            tokio::pin!(cancel_over);
             let ending = tokio::select! {
                 directive = directives.recv() => match directive {
                     Some(DirectiveBody::Prompt { message_id, text }) => {
@@ -121,6 +139,7 @@ impl<'a> Turns<'a> {
                             if let Err(e) = agent.cancel(session).await {
                                 tracing::warn!("cancelling the turn: {e:#}");
                             }
+                            cancel_by.get_or_insert(tokio::time::Instant::now() + self.cancel_grace);
                         }
                         None
                     }
@@ -140,27 +159,39 @@ impl<'a> Turns<'a> {
                     // Passing a permission request on waits for Blaise, also
                     // through an outage: a signal does not wait for it.
                     Some(event) => tokio::select! {
-                        handled = self.handle(event, &mut permissions) => {
+                        handled = self.handle(event, &mut permissions, current.as_deref()) => {
                             handled.err().map(|e| Ending::Failed(e.to_string()))
                         }
                         _ = signals.wait() => Some(Ending::Signal),
                     },
                     None => None,
                 },
-                result = async { turn.as_mut().expect("guarded").1.as_mut().await }, if turn.is_some() => {
-                    let (message_id, _) = turn.take().expect("guarded");
-                    if let Err(e) = self.finish_turn(&mut permissions).await {
-                        Some(Ending::Failed(e.to_string()))
-                    } else {
-                        match result {
-                            Ok(_) => {
-                                // In order behind the turn's transcript; no need to wait.
-                                self.reporter.post(ReportBody::TurnEnded { message_id });
-                                None
-                            }
-                            Err(e) => Some(Ending::Failed(format!("the agent failed: {e:#}"))),
-                        }
+                result = async { turn.as_mut().expect("guarded").as_mut().await }, if turn.is_some() => {
+                    turn = None;
+                    cancel_by = None;
+                    let message_id = current.take();
+                    match self.finish_turn(&mut permissions).await {
+                        Err(e) => Some(Ending::Failed(e.to_string())),
+                        Ok(()) => self.turn_over(message_id, result).await,
                     }
+                }
+                _ = &mut cancel_over, if cancel_by.is_some() && turn.is_some() => {
+                    // The agent ignores the cancel: the turn ends here, and
+                    // the run stops the agent (the environment stays).
+                    let grace = format!("{:?}", self.cancel_grace);
+                    let why = format!("the agent did not stop within {grace} of the cancel, so the run stopped it");
+                    tracing::warn!("{why}");
+                    let _ = self.finish_turn(&mut permissions).await;
+                    self.reporter.post(ReportBody::TurnEnded {
+                        message_id: current.take(),
+                        outcome: TurnOutcome::Cancelled,
+                        error: Some(why),
+                    });
+                    return Ending::AgentLost(format!("The agent ignored a cancel for {grace} and was stopped"));
+                }
+                gone = agent.exited(), if turn.is_none() => {
+                    // Between turns: nothing was lost but the agent.
+                    Some(Ending::AgentLost(format!("The agent exited between turns, with {gone}")))
                 }
                 _ = &mut quiet, if self.relay.has_unflushed() => {
                     // The agent has been quiet: filters release what they hold back.
@@ -174,18 +205,18 @@ impl<'a> Turns<'a> {
                 // Stop the conversation: cancel the turn, answer what is pending as
                 // cancelled, and give the agent a moment to wind down.
                 cancel_permissions(&mut permissions);
-                if let Some((message_id, mut future)) = turn.take() {
+                if let Some(mut future) = turn.take() {
                     if let Err(e) = agent.cancel(session).await {
                         tracing::warn!("cancelling the turn: {e:#}");
                     }
-                    let wound_down = tokio::time::timeout(CANCEL_GRACE, async {
+                    let wound_down = tokio::time::timeout(self.cancel_grace, async {
                         loop {
                             tokio::select! {
                                 _ = future.as_mut() => break,
                                 Some(event) = self.events.recv() => {
                                     if let AgentEvent::Permission { answer, .. } = event {
                                         let _ = answer.send(PermissionAnswer::Cancelled);
-                                    } else if let Err(e) = self.handle(event, &mut permissions).await {
+                                    } else if let Err(e) = self.handle(event, &mut permissions, None).await {
                                         tracing::warn!("{e}");
                                     }
                                 }
@@ -195,12 +226,51 @@ impl<'a> Turns<'a> {
                     .await;
                     if wound_down.is_ok() && ending != Ending::LostContact {
                         let _ = self.finish_turn(&mut permissions).await;
-                        self.reporter.post(ReportBody::TurnEnded { message_id });
+                        self.reporter.post(ReportBody::TurnEnded {
+                            message_id: current.take(),
+                            outcome: TurnOutcome::Cancelled,
+                            error: None,
+                        });
                     }
                 }
                 return ending;
             }
         }
+    }
+
+    /// A turn's answer came: reports how the turn ended. An error answer
+    /// fails the turn alone; an agent that died in it is gone.
+    async fn turn_over(
+        &mut self,
+        message_id: Option<String>,
+        result: Result<String, AcpError>,
+    ) -> Option<Ending> {
+        let (outcome, error, gone) = match result {
+            Ok(stop_reason) if stop_reason == "cancelled" => (TurnOutcome::Cancelled, None, false),
+            Ok(_) => (TurnOutcome::Answered, None, false),
+            // An error answer: what a real agent does while its model is
+            // unreachable or over quota. The agent is still there.
+            Err(e @ AcpError::Refused { .. }) => (TurnOutcome::Failed, Some(e.to_string()), false),
+            Err(e) => (TurnOutcome::Failed, Some(e.to_string()), true),
+        };
+        // The error is the agent's text: filtered like its output.
+        let error = match error {
+            Some(error) => match self.relay.filter_text(self.chain, error).await {
+                Ok(error) => Some(error),
+                Err(e) => return Some(Ending::Failed(e.to_string())),
+            },
+            None => None,
+        };
+        if let Some(error) = &error {
+            tracing::warn!("the turn failed: {error}");
+        }
+        // In order behind the turn's transcript; no need to wait.
+        self.reporter.post(ReportBody::TurnEnded {
+            message_id,
+            outcome,
+            error: error.clone(),
+        });
+        gone.then(|| Ending::AgentLost(capitalized(error.unwrap_or_default())))
     }
 
     /// Handles one event and everything else already waiting, as one batch
@@ -209,6 +279,7 @@ impl<'a> Turns<'a> {
         &mut self,
         first: AgentEvent,
         permissions: &mut HashMap<String, Waiting>,
+        turn: Option<&str>,
     ) -> Result<(), RelayError> {
         let mut batch = Vec::new();
         let mut next = Some(first);
@@ -223,6 +294,7 @@ impl<'a> Turns<'a> {
                         self.client.ask_permission(
                             self.run_id,
                             &request.request_id,
+                            turn,
                             &presented.request,
                         )
                     })
@@ -257,9 +329,18 @@ impl<'a> Turns<'a> {
         permissions: &mut HashMap<String, Waiting>,
     ) -> Result<(), RelayError> {
         if let Ok(event) = self.events.try_recv() {
-            self.handle(event, permissions).await?;
+            self.handle(event, permissions, None).await?;
         }
         self.relay.send(self.chain, self.agent.end_stream()).await
+    }
+}
+
+/// "The agent exited…" from "the agent exited…".
+fn capitalized(text: String) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => text,
     }
 }
 

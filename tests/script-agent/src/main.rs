@@ -22,13 +22,15 @@ use crate::session::{Session, Sessions};
 use crate::store::Record;
 use crate::turn::{chunk, send_update, text_block, tool_status};
 
-const USAGE: &str = "usage: blaise-script-agent [--no-load-session] [--never-open-session] [--resume] [--late-replay MS] [--linger]\n\
+const USAGE: &str = "usage: blaise-script-agent [--no-load-session] [--never-initialize] [--never-open-session] [--resume] [--late-replay MS] [--linger]\n\
 An ACP agent over stdio that follows a script in its prompts (see its README).";
 
 /// How the agent behaves, from its arguments.
 #[derive(Debug, Clone, Copy)]
 struct Options {
     load_session: bool,
+    /// Answer `initialize` (a hung agent does not).
+    initialize: bool,
     open_session: bool,
     /// Advertise `sessionCapabilities.resume` and answer `session/resume`.
     resume: bool,
@@ -42,6 +44,7 @@ struct Options {
 async fn main() -> std::process::ExitCode {
     let mut options = Options {
         load_session: true,
+        initialize: true,
         open_session: true,
         resume: false,
         late_replay: None,
@@ -52,6 +55,7 @@ async fn main() -> std::process::ExitCode {
         match arg.as_str() {
             "--no-load-session" => options.load_session = false,
             "--never-open-session" => options.open_session = false,
+            "--never-initialize" => options.initialize = false,
             "--resume" => options.resume = true,
             "--linger" => options.linger = true,
             "--late-replay" => match args.next().and_then(|ms| ms.parse::<u64>().ok()) {
@@ -96,6 +100,7 @@ async fn main() -> std::process::ExitCode {
 async fn serve(sessions: Arc<Sessions>, options: Options) -> Result<(), Error> {
     let Options {
         load_session,
+        initialize,
         open_session,
         resume,
         late_replay,
@@ -111,6 +116,10 @@ async fn serve(sessions: Arc<Sessions>, options: Options) -> Result<(), Error> {
         .name("blaise-script-agent")
         .on_receive_request(
             async move |request: InitializeRequest, responder, _cx| {
+                if !initialize {
+                    // A hung agent: it never answers, not even `initialize`.
+                    std::future::pending::<()>().await;
+                }
                 let mut sessions = SessionCapabilities::new();
                 if resume {
                     sessions = sessions.resume(SessionResumeCapabilities::new());
@@ -206,6 +215,14 @@ async fn serve(sessions: Arc<Sessions>, options: Options) -> Result<(), Error> {
                         Ok(stop_reason) => responder.respond(PromptResponse::new(stop_reason)),
                         Err(error) => responder.respond_with_internal_error(format!("{error:#}")),
                     };
+                    if turn::EXIT_AFTER_TURN.load(std::sync::atomic::Ordering::Acquire) {
+                        // Answered: then gone, before the next turn.
+                        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                        eprintln!(
+                            "blaise-script-agent: exiting between turns, as the script asked"
+                        );
+                        std::process::exit(turn::EXIT_STATUS);
+                    }
                     // A turn that cannot be answered (the client is gone) ends
                     // the turn, not the agent: it exits when its stdin closes.
                     if let Err(error) = answered {

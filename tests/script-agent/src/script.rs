@@ -23,6 +23,13 @@ pub enum Command {
     Sleep(Duration),
     /// `crash`: exits the process with status 101 in the middle of the turn.
     Crash,
+    /// `hang`: waits for ever, ignoring `session/cancel` (a wedged agent).
+    Hang,
+    /// `exit`: the turn is answered, then the process exits with status 3
+    /// before the next one (an agent that dies between turns).
+    Exit,
+    /// `spew BYTES`: writes BYTES bytes to stderr, in lines of about 1 KiB.
+    Spew(usize),
     /// `leak TEXT`: TEXT in every field an agent can fill (see the README).
     Leak(String),
     /// `fail TEXT`: the turn is answered with an error whose message is TEXT.
@@ -68,6 +75,12 @@ fn parse_line(line: &str) -> Command {
             Err(_) => echo(),
         },
         "crash" if rest.trim().is_empty() => Command::Crash,
+        "hang" if rest.trim().is_empty() => Command::Hang,
+        "exit" if rest.trim().is_empty() => Command::Exit,
+        "spew" => match rest.trim().parse::<usize>() {
+            Ok(bytes) => Command::Spew(bytes),
+            Err(_) => echo(),
+        },
         "leak" if !rest.trim().is_empty() => Command::Leak(rest.to_owned()),
         "fail" if !rest.trim().is_empty() => Command::Fail(rest.to_owned()),
         "flood" => {

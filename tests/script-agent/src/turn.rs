@@ -22,6 +22,12 @@ use crate::store::Record;
 
 /// The exit status of `crash`.
 pub const CRASH_STATUS: i32 = 101;
+/// The exit status of `exit`, once the turn is answered.
+pub const EXIT_STATUS: i32 = 3;
+
+/// Set by `exit`: the process exits once the turn is answered.
+pub static EXIT_AFTER_TURN: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
 
 /// Tool call ids, unique within the process.
 static TOOL_CALLS: AtomicU64 = AtomicU64::new(0);
@@ -115,6 +121,12 @@ impl Turn<'_> {
                 Ok(())
             }
             Command::Crash => crash().await,
+            Command::Hang => std::future::pending().await,
+            Command::Exit => {
+                EXIT_AFTER_TURN.store(true, Ordering::Release);
+                Ok(())
+            }
+            Command::Spew(bytes) => tokio::task::spawn_blocking(move || spew(bytes)).await?,
             Command::Leak(text) => self.leak(expand(text)).await,
             Command::Fail(text) => Err(anyhow::anyhow!(expand(text))),
             Command::Echo(line) => self.say(format!("You said: {line}")),
@@ -301,6 +313,21 @@ fn expand(text: String) -> String {
 
 /// `crash`: exits with status 101 in the middle of the turn. The short pause
 /// first lets the updates already sent reach the client.
+/// `spew BYTES`: lines of about 1 KiB on stderr, `BYTES` in all.
+fn spew(bytes: usize) -> anyhow::Result<()> {
+    use std::io::Write;
+    let line = format!("{}\n", "spew ".repeat(200));
+    let mut stderr = std::io::stderr().lock();
+    let mut written = 0;
+    while written < bytes {
+        let part = &line.as_bytes()[..line.len().min(bytes - written)];
+        stderr.write_all(part)?;
+        written += part.len();
+    }
+    stderr.flush()?;
+    Ok(())
+}
+
 async fn crash() -> anyhow::Result<()> {
     tokio::time::sleep(Duration::from_millis(50)).await;
     eprintln!("blaise-script-agent: crashing, as the script asked");

@@ -11,6 +11,7 @@ mod gemini;
 mod openai;
 pub mod script;
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use axum::Router;
@@ -34,6 +35,7 @@ pub struct Seen {
 struct Shared {
     secret: String,
     seen: Arc<Mutex<Vec<Seen>>>,
+    down: Arc<AtomicBool>,
 }
 
 /// The running stand-in; stops when dropped.
@@ -41,6 +43,7 @@ pub struct ModelApi {
     /// `http://127.0.0.1:PORT`
     pub url: String,
     seen: Arc<Mutex<Vec<Seen>>>,
+    down: Arc<AtomicBool>,
     server: tokio::task::JoinHandle<()>,
 }
 
@@ -49,9 +52,11 @@ impl ModelApi {
     /// stands for in prompts.
     pub async fn start(secret: &str) -> ModelApi {
         let seen = Arc::new(Mutex::new(Vec::new()));
+        let down = Arc::new(AtomicBool::new(false));
         let shared = Shared {
             secret: secret.to_owned(),
             seen: seen.clone(),
+            down: down.clone(),
         };
         let app = Router::new().fallback(answer).with_state(shared);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -59,7 +64,21 @@ impl ModelApi {
         let server = tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
         });
-        ModelApi { url, seen, server }
+        ModelApi {
+            url,
+            seen,
+            down,
+            server,
+        }
+    }
+
+    /// An outage (`true`) or its end: while it lasts every model request is
+    /// answered with the API's own "overloaded" error (what each API
+    /// documents for it: Anthropic's 529 `overloaded_error`, OpenAI's 503
+    /// `server_error`, Gemini's 503 `UNAVAILABLE`), as a real model API over
+    /// capacity answers.
+    pub fn set_down(&self, down: bool) {
+        self.down.store(down, Ordering::Release);
     }
 
     /// The requests answered so far.
@@ -93,6 +112,9 @@ async fn answer(State(shared): State<Shared>, request: Request) -> Response {
         // Claude Code's reachability check (`HEAD /`).
         return StatusCode::OK.into_response();
     }
+    if shared.down.load(Ordering::Acquire) {
+        return overloaded(&path);
+    }
     let Ok(request) = serde_json::from_slice::<Value>(&body) else {
         return (StatusCode::BAD_REQUEST, "not JSON").into_response();
     };
@@ -109,6 +131,36 @@ async fn answer(State(shared): State<Shared>, request: Request) -> Response {
     } else {
         (StatusCode::NOT_FOUND, format!("no stand-in for {path}")).into_response()
     }
+}
+
+/// Each API's documented answer when it is over capacity.
+fn overloaded(path: &str) -> Response {
+    let (status, body) = if path.starts_with("/v1/messages") {
+        (
+            529,
+            serde_json::json!({ "type": "error",
+                "error": { "type": "overloaded_error", "message": "Overloaded" } }),
+        )
+    } else if path.starts_with("/v1beta/models/") {
+        (
+            503,
+            serde_json::json!({ "error": { "code": 503,
+                "message": "The model is overloaded. Please try again later.",
+                "status": "UNAVAILABLE" } }),
+        )
+    } else {
+        (
+            503,
+            serde_json::json!({ "error": { "message": "The server is overloaded.",
+                "type": "server_error", "param": null, "code": null } }),
+        )
+    };
+    (
+        StatusCode::from_u16(status).expect("a status"),
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
 }
 
 /// What the answers are made with: the secrets the prompts may name.

@@ -162,6 +162,8 @@ impl AgentForm {
                 "" => None,
                 text => Some(duration("kept hot for", text)?),
             },
+            // Set from the CLI and the API; the form keeps them.
+            ..AgentPatch::default()
         })
     }
 }

@@ -117,6 +117,13 @@ fn status(v: &SessionView, now: crate::model::Millis) -> String {
         let _ = write!(out, " · ends {} if no message comes", time(expires));
     }
     out.push_str("</p>");
+    if let Some(turn) = &v.turn {
+        let _ = write!(
+            out,
+            "<p id=\"turn\">The agent is {}.</p>",
+            esc(&turn.describe(now))
+        );
+    }
     if let Some(source) = &v.source {
         out.push_str(&source_line(source));
     }

@@ -8,6 +8,7 @@ use super::runs::finished;
 use crate::error::{Error, Result};
 use crate::http::{AppState, Body, RunnerAuth};
 use crate::lifecycle::offers::own_run;
+use crate::lifecycle::permissions;
 use crate::model::*;
 use crate::names::{check_request_id_in_path, is_request_id};
 
@@ -24,6 +25,9 @@ pub async fn ask(
             "`request_id` must be 1 to 128 characters with no control characters",
         ));
     }
+    if let Some(id) = &req.message_id {
+        crate::names::check_token("message_id", id)?;
+    }
     Ok(Json(
         state
             .write(|ctx| {
@@ -34,15 +38,26 @@ pub async fn ask(
                 if run.status.is_finished() {
                     return Err(finished(&run));
                 }
-                let request = PermissionRequest {
+                let mut request = PermissionRequest {
                     session_id: run.session_id.clone(),
                     run_id: run.id.clone(),
                     request_id: req.request_id.clone(),
+                    message_id: req.message_id.clone(),
                     request: req.request.clone(),
                     state: PermissionState::Pending,
                     answer: None,
                     created_at: ctx.now,
+                    ended: None,
+                    ended_at: None,
                 };
+                // A request that arrives after its turn ended (the end's
+                // report overtook it) is recorded as ended: nobody may
+                // answer what no agent will read.
+                if let Some(ended) = permissions::turn_over(ctx, &run, req.message_id.as_deref())? {
+                    request.state = PermissionState::Cancelled;
+                    request.ended = Some(ended);
+                    request.ended_at = Some(ctx.now);
+                }
                 ctx.tx.put_permission(&request)?;
                 Ok(request)
             })

@@ -8,7 +8,8 @@ use super::runs::finished;
 use crate::error::Result;
 use crate::http::{AppState, Body, RunnerAuth};
 use crate::lifecycle::Ctx;
-use crate::lifecycle::offers::{own_run, plug_records};
+use crate::lifecycle::offers::own_run;
+use crate::lifecycle::plug_state;
 use crate::model::*;
 use crate::names::check_plug_id;
 
@@ -32,7 +33,7 @@ pub async fn list(
             // failed is offered again, to anyone).
             let run = live_run(ctx, &runner, &run)?;
             let session = ctx.session(&run.session_id)?;
-            plug_records(ctx, &session)
+            plug_state::records(ctx, &run, &session)
         })
         .await?;
     Ok(Json(PlugRecords { records }))
@@ -48,13 +49,8 @@ pub async fn put(
     state
         .write(|ctx| {
             let run = live_run(ctx, &runner, &run)?;
-            ctx.tx.put_plug_record(&PlugRecord {
-                session_id: run.session_id,
-                plug_id: plug.clone(),
-                entries: req.entries.clone(),
-                updated_at: ctx.now,
-            })?;
-            Ok(())
+            let session = ctx.session(&run.session_id)?;
+            plug_state::put(ctx, &run, &session, &plug, Some(req.entries.clone()))
         })
         .await?;
     Ok(Json(serde_json::json!({ "plug_id": plug })))
@@ -69,8 +65,8 @@ pub async fn delete(
     state
         .write(|ctx| {
             let run = live_run(ctx, &runner, &run)?;
-            ctx.tx.delete_plug_record(&run.session_id, &plug)?;
-            Ok(())
+            let session = ctx.session(&run.session_id)?;
+            plug_state::put(ctx, &run, &session, &plug, None)
         })
         .await?;
     Ok(Json(

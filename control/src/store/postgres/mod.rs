@@ -43,6 +43,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("schema.sql"),
     include_str!("connections.sql"),
     include_str!("sources.sql"),
+    include_str!("turns.sql"),
 ];
 
 /// Any number, the same in every instance: the advisory lock migrations run under, so two
@@ -556,13 +557,16 @@ impl Tx for PostgresTx<'_> {
 
     fn put_agent(&mut self, a: &Agent) -> StoreResult<()> {
         self.exec(
-            "INSERT INTO agents (name, inactivity_ms, timeout_ms, data) VALUES ($1, $2, $3, $4)
+            "INSERT INTO agents (name, inactivity_ms, timeout_ms, silent_turn_ms, data)
+             VALUES ($1, $2, $3, $4, $5)
              ON CONFLICT (name) DO UPDATE SET inactivity_ms = EXCLUDED.inactivity_ms,
-               timeout_ms = EXCLUDED.timeout_ms, data = EXCLUDED.data",
+               timeout_ms = EXCLUDED.timeout_ms, silent_turn_ms = EXCLUDED.silent_turn_ms,
+               data = EXCLUDED.data",
             &[
                 &a.name,
                 &a.settings.inactivity_ms,
                 &a.settings.timeout_ms,
+                &a.settings.silent_turn_ms,
                 &to_json(a)?,
             ],
         )?;
@@ -753,6 +757,10 @@ impl Tx for PostgresTx<'_> {
                  AND r.stop_issued_at IS NULL
                  AND r.accepted_at <= $1 - (SELECT COALESCE(MIN(timeout_ms), 0) FROM agents)
                  AND r.accepted_at <= $1 - a.timeout_ms
+             UNION
+             SELECT s.id FROM agents a JOIN sessions s ON s.agent = a.name
+               WHERE s.state = 'active' AND s.open_turns > 0
+                 AND s.last_activity <= $1 - a.silent_turn_ms
              UNION
              SELECT session_id FROM environments
                WHERE state = 'tearing_down' AND next_teardown_at <= $1

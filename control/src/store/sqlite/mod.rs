@@ -24,6 +24,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("clock.sql"),
     include_str!("connections.sql"),
     include_str!("sources.sql"),
+    include_str!("turns.sql"),
 ];
 
 /// `seq IS NOT NULL` is what lets SQLite read `transcript_by_run` (a partial index): without
@@ -71,6 +72,9 @@ const DUE_SESSIONS: &str = "SELECT s.id FROM (
      AND r.stop_issued_at IS NULL
      AND r.accepted_at <= ?1 - (SELECT COALESCE(MIN(timeout_ms), 0) FROM agents)
      AND r.accepted_at <= ?1 - a.timeout_ms
+ UNION
+ SELECT s.id FROM sessions s INDEXED BY sessions_in_turn JOIN agents a ON a.name = s.agent
+   WHERE s.state = 'active' AND s.open_turns > 0 AND s.last_activity <= ?1 - a.silent_turn_ms
  UNION
  SELECT session_id FROM environments
    WHERE state = 'tearing_down' AND next_teardown_at <= ?1
@@ -364,8 +368,15 @@ impl Tx for SqliteTx<'_> {
 
     fn put_agent(&mut self, a: &Agent) -> StoreResult<()> {
         self.exec(
-            "INSERT OR REPLACE INTO agents (name, inactivity_ms, timeout_ms, data) VALUES (?1, ?2, ?3, ?4)",
-            params![a.name, a.settings.inactivity_ms, a.settings.timeout_ms, to_json(a)?],
+            "INSERT OR REPLACE INTO agents (name, inactivity_ms, timeout_ms, silent_turn_ms, data)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![
+                a.name,
+                a.settings.inactivity_ms,
+                a.settings.timeout_ms,
+                a.settings.silent_turn_ms,
+                to_json(a)?
+            ],
         )
     }
 

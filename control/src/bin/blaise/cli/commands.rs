@@ -35,6 +35,10 @@ pub async fn client_command(
             paused_lifetime,
             timeout,
             hot_for,
+            start_timeout,
+            cancel_grace,
+            silent_turn,
+            max_failed_turns,
             disable,
             enable,
             requires_labels,
@@ -49,6 +53,8 @@ pub async fn client_command(
             let body = json!({
                 "inactivity_ms": inactivity, "idle_policy": idle_policy, "paused_lifetime_ms": paused_lifetime,
                 "timeout_ms": timeout, "hot_for_ms": hot_for, "disabled": disabled,
+                "start_timeout_ms": start_timeout, "cancel_grace_ms": cancel_grace,
+                "silent_turn_ms": silent_turn, "max_failed_turns": max_failed_turns,
                 "requires_labels": requires_labels.as_deref().map(comma_list),
             });
             let agent = client

@@ -36,19 +36,8 @@ pub fn age(ms: i64, now: i64) -> String {
     }
 }
 
-/// To a whole second below a minute, a whole minute below an hour, …: an
-/// age to read at a glance, not `1h2m3s`.
 fn round(ms: i64) -> i64 {
-    let unit = if ms < 60_000 {
-        1_000
-    } else if ms < 3_600_000 {
-        60_000
-    } else if ms < 86_400_000 {
-        3_600_000
-    } else {
-        86_400_000
-    };
-    ms / unit * unit
+    blaise_control::duration::rounded(ms)
 }
 
 /// A duration in milliseconds as `5m`, or `-`.

@@ -228,6 +228,25 @@ pub enum AgentCommand {
         /// whose plugs cannot keep processes pause cold regardless.
         #[arg(long, value_parser = parse_duration)]
         hot_for: Option<i64>,
+        /// How long the agent may take to answer `initialize`, and then to
+        /// open or load its conversation; past it the run stops the agent and
+        /// the session pauses with its environment (new agents: 60s).
+        #[arg(long, value_parser = parse_duration)]
+        start_timeout: Option<i64>,
+        /// How long a turn may go on after a cancel before the run stops the
+        /// agent that ignores it; the turn ends as cancelled and the next
+        /// message starts the agent again (new agents: 10s).
+        #[arg(long, value_parser = parse_duration)]
+        cancel_grace: Option<i64>,
+        /// How long a turn may go without any output before Blaise cancels it
+        /// (new agents: 30m).
+        #[arg(long, value_parser = parse_duration)]
+        silent_turn: Option<i64>,
+        /// How many turns may fail in a row (an error answer, an agent that
+        /// died) before Blaise pauses the session, its environment kept; the
+        /// next message starts the agent again (new agents: 3).
+        #[arg(long)]
+        max_failed_turns: Option<u32>,
         /// Disable (archive) the agent: no new runs start for it, except teardown runs.
         #[arg(long, conflicts_with = "enable")]
         disable: bool,

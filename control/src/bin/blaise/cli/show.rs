@@ -82,7 +82,9 @@ pub fn session(s: &Value, now: i64, out: Out) -> Result<()> {
     if s["starts_fresh"] == true {
         writeln!(out, "  {}", blaise_control::views::STARTS_FRESH)?;
     }
-    if let Some(turns) = s["open_turns"].as_u64().filter(|n| *n > 0) {
+    if let Ok(turn) = serde_json::from_value::<blaise_control::views::TurnView>(s["turn"].clone()) {
+        writeln!(out, "  turn           {}", turn.describe(now))?;
+    } else if let Some(turns) = s["open_turns"].as_u64().filter(|n| *n > 0) {
         writeln!(out, "  turns open     {turns}")?;
     }
     if s["end_reason"].is_string() {
@@ -240,6 +242,22 @@ pub fn agent(a: &Value, now: i64, out: Out) -> Result<()> {
             Some(ms) if ms > 0 => duration(&s["hot_for_ms"]),
             _ => "- (every pause is cold)".to_string(),
         }
+    )?;
+    writeln!(
+        out,
+        "  start timeout    {}",
+        duration(&s["start_timeout_ms"])
+    )?;
+    writeln!(
+        out,
+        "  cancel grace     {}",
+        duration(&s["cancel_grace_ms"])
+    )?;
+    writeln!(out, "  silent turn      {}", duration(&s["silent_turn_ms"]))?;
+    writeln!(
+        out,
+        "  failed turns     {} in a row pause the session",
+        s["max_failed_turns"].as_u64().unwrap_or(0)
     )?;
     writeln!(out, "  requires labels  {}", strings(&s["requires_labels"]))?;
     writeln!(

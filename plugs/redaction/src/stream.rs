@@ -75,7 +75,10 @@ impl Streams {
         entry.text = redactor.redact_after(&text[..cut], from);
         if !entry.last {
             let line = text[..cut].rfind('\n').map_or(0, |p| p + 1);
-            let floor = cut.saturating_sub(CONTEXT);
+            // On a char boundary (the first one at most CONTEXT bytes back):
+            // `cut - CONTEXT` may fall inside a character (a box-drawn
+            // table's `─`, CJK, emoji), and the text is sliced there.
+            let floor = text.ceil_char_boundary(cut.saturating_sub(CONTEXT));
             let mut keep = if line <= floor {
                 floor
             } else {
@@ -88,9 +91,8 @@ impl Streams {
             if floor == 0 {
                 keep = 0;
             }
-            while !text.is_char_boundary(keep) {
-                keep += 1;
-            }
+            // `floor`, `line` and the byte after a `\n` are all boundaries.
+            debug_assert!(text.is_char_boundary(keep));
             let held = text[cut..].to_string();
             text.truncate(cut);
             text.drain(..keep);
@@ -189,6 +191,25 @@ mod tests {
         let c = s.filter(&r, chunk(" and more", true));
         assert_eq!(c.text, " and more");
         assert!(s.open.is_empty());
+    }
+
+    #[test]
+    fn a_box_drawn_table_is_cut_between_characters() {
+        // More than CONTEXT bytes of `─` (3 bytes each) with lines in them:
+        // the context kept started inside a character.
+        let r = Redactor::new(&[]);
+        let rule = format!("├{}┼{}┤\n", "─".repeat(30), "─".repeat(40));
+        let table = format!(
+            "{}│ GITHUB_TOKEN │ ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789 │\n{rule}",
+            rule.repeat(12)
+        );
+        let whole = r.redact(&table);
+        for cut in (0..=table.len()).filter(|&c| table.is_char_boundary(c)) {
+            let mut s = Streams::default();
+            let a = s.filter(&r, chunk(&table[..cut], false)).text;
+            let b = s.filter(&r, chunk(&table[cut..], true)).text;
+            assert_eq!(a + &b, whole, "cut at {cut}");
+        }
     }
 
     #[test]

@@ -177,9 +177,15 @@ impl Redactor {
     fn find_through_colours(&self, text: &str, mut raw: Vec<Found>) -> Vec<Found> {
         // A value made of escape sequences (`"\x1b[0m\x1b[1;39m,` after a
         // quote) is no secret: what the raw reading finds must hold text.
+        // (Read on char boundaries: these finds are not widened yet, and a
+        // value cut at its longest, 4 KiB, may end inside a character.)
         raw.retain(|f| {
+            let (start, end) = (
+                text.floor_char_boundary(f.start),
+                text.ceil_char_boundary(f.end),
+            );
             f.kind != ESCAPE
-                && ansi::strip(&text[f.start..f.end])
+                && ansi::strip(&text[start..end])
                     .is_none_or(|(t, _)| t.bytes().filter(u8::is_ascii_alphanumeric).count() >= 4)
         });
         if let Some((plain, map)) = ansi::strip(text) {
@@ -237,17 +243,17 @@ impl Redactor {
                     }),
             );
         }
-        let mut found = resolve_overlaps(found);
-        // Values end where bytes say so; a mask must not split a character.
+        // Values end where bytes say so (a value read to its longest, 4 KiB,
+        // may end inside a character); a mask must not split one. Widened
+        // before overlaps are resolved: two finds that met inside one
+        // character overlap once widened and are merged (widened after, the
+        // second would start before the first ends: `redact` slices between
+        // them).
         for f in &mut found {
-            while !text.is_char_boundary(f.start) {
-                f.start -= 1;
-            }
-            while !text.is_char_boundary(f.end) {
-                f.end += 1;
-            }
+            f.start = text.floor_char_boundary(f.start);
+            f.end = text.ceil_char_boundary(f.end);
         }
-        found
+        resolve_overlaps(found)
     }
 
     /// Every literal, and a mark at each ESC, in `b`.

@@ -234,3 +234,24 @@ fn a_token_glued_to_a_word_before_it_by_a_hyphen_is_masked() {
         assert_eq!(redact(text), text);
     }
 }
+
+#[test]
+fn a_value_read_to_its_longest_inside_a_character_is_masked_whole_chars() {
+    // 4 KiB of `─` (3 bytes each) end inside a character; with an escape
+    // sequence in the text the raw reading's finds were sliced there.
+    let long = "─".repeat(1400);
+    let r = Redactor::new(&[]);
+    for text in [
+        format!("password=\"{long}\" x"),
+        format!("\x1b[1mpassword\x1b[0m=\"{long}\" x"),
+        format!("\x1b[1mapi_key\x1b[0m={long} x"),
+        format!("{{\"password\": \"{long}\"}}\x1b[0m"),
+        format!("Server=x;Pwd={{{long}}};\x1b[0m"),
+    ] {
+        let out = r.redact(&text);
+        assert!(out.contains("[REDACTED:"), "{text:?}");
+        for f in r.find(&text) {
+            assert!(text.is_char_boundary(f.start) && text.is_char_boundary(f.end));
+        }
+    }
+}

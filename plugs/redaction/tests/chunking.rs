@@ -68,6 +68,9 @@ fn texts() -> Vec<String> {
             "cd".repeat(200)
         ));
     }
+    // A value read to its longest (4 KiB, not closed) whose bytes are no
+    // word's: a cut in its last bytes still finds its name.
+    all.push(format!("password=\"{}\" and more", "ab ".repeat(1400)));
     all.push(format!(
         "{}\n{KEY}\n{}",
         "Some prose about keys and tokens. ".repeat(60),

@@ -31,9 +31,14 @@ use values::{
 const MAX_KEY: usize = 64;
 /// How far before a name a `scheme://` makes it part of a URL (`urls` reads those).
 const URL_LOOKBACK: usize = 2048;
-/// As `detect::OPEN_LOOKBACK`: how far back a name whose value reaches a cut
-/// is looked for on its line.
-const OPEN_LOOKBACK: usize = 4 << 10;
+/// How far back from a chunk's cut a name whose value reaches the cut is
+/// looked for (the hold-back's `key = value` and URLs too): past the longest
+/// value read ([`MAX_VALUE`], counted from the value's start) by room for
+/// the name, operator and type before it. With only `MAX_VALUE`, a cut in
+/// the last bytes of a 4 KiB value found no name and sent the value masked up
+/// to the cut; its end, masked in the whole text, left unmasked with the next
+/// chunk.
+pub(super) const OPEN_LOOKBACK: usize = MAX_VALUE + crate::MAX_LINE_PREFIX;
 /// Longest type between a name and its `=` (`token: Option<&str> = …`).
 const MAX_TYPE: usize = 48;
 

@@ -58,9 +58,9 @@ pub use private_keys::MAX_PEM;
 /// secrets, `pwd:`, are matched apart).
 const MIN_WORD: usize = 8;
 
-/// How far back from a chunk's cut a `key = value` or URL whose value
-/// reaches the cut is looked for.
-const OPEN_LOOKBACK: usize = 4 << 10;
+// How far back from a chunk's cut a `key = value` or URL whose value
+// reaches the cut is looked for (past the longest value read).
+use assignments::OPEN_LOOKBACK;
 
 const fn token_table() -> [bool; 256] {
     let mut t = [false; 256];

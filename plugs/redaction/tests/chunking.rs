@@ -71,6 +71,12 @@ fn texts() -> Vec<String> {
     // A value read to its longest (4 KiB, not closed) whose bytes are no
     // word's: a cut in its last bytes still finds its name.
     all.push(format!("password=\"{}\" and more", "ab ".repeat(1400)));
+    // Read as it is, the first value ends at the quote that, read without
+    // colours, opens the second: cut back for one reading, the other's value
+    // is open there.
+    all.push(
+        "x \x1bsecret=\"!!!!!!!!!!\x1b[0m\x1b[1mpassword\x1b[0m=\"lorem ipsum dolor".to_string(),
+    );
     all.push(format!(
         "{}\n{KEY}\n{}",
         "Some prose about keys and tokens. ".repeat(60),

@@ -311,41 +311,43 @@ impl Redactor {
         // decided on the text without colours, as `find` reads it.
         let open = ansi::open_at_end(text.as_bytes());
         let whole = &text[..open.unwrap_or(text.len())];
-        // Both readings `find` makes: the earlier cut of the two.
-        let raw = self.hold_back_without_colours(whole);
-        let cut = match ansi::strip(whole) {
-            Some((plain, map)) => {
-                let cut = self.hold_back_without_colours(&plain);
-                raw.min(map.get(cut).map_or(whole.len(), |&at| at as usize))
+        let b = whole.as_bytes();
+        let mut cut = self.settled(b, b.len());
+        // Both readings `find` makes: the earlier cut of the two, until
+        // neither moves it. The cut one reading moves back to may fall inside
+        // what the other read as closed by bytes past it (a quoted value in
+        // the raw reading whose closing quote, past the plain reading's cut,
+        // is what opens the next value in the plain one): sent up to there,
+        // that value was read as open, not as the whole text reads it.
+        if let Some((plain, map)) = ansi::strip(whole) {
+            let plain = plain.as_bytes();
+            let mut at = plain.len();
+            loop {
+                at = self.settled(plain, at);
+                let back = map.get(at).map_or(whole.len(), |&i| i as usize);
+                let next = self.settled(b, cut.min(back));
+                // The plain reading's cut at or before the raw one.
+                let next_at = at.min(map.partition_point(|&i| (i as usize) < next));
+                if (next, next_at) == (cut, at) {
+                    break;
+                }
+                (cut, at) = (next, next_at);
             }
-            None => raw,
-        };
-        let mut cut = cut.max(text.len().saturating_sub(MAX_HOLD));
-        while !text.is_char_boundary(cut) {
-            cut += 1;
         }
-        cut
+        // Never hold more than MAX_HOLD; keep the cut on a char boundary.
+        text.ceil_char_boundary(cut.max(text.len().saturating_sub(MAX_HOLD)))
     }
 
-    fn hold_back_without_colours(&self, text: &str) -> usize {
-        let b = text.as_bytes();
-        let n = b.len();
-        // Moving the cut back may put it inside something else: repeat until
-        // nothing straddles it.
-        let mut cut = n;
+    /// `cut`, moved back until nothing straddles it: moving it back may put
+    /// it inside something else.
+    fn settled(&self, b: &[u8], mut cut: usize) -> usize {
         loop {
             let before = cut;
             cut = self.before_straddling(b, cut);
             if cut == before {
-                break;
+                return cut;
             }
         }
-        // Never hold more than MAX_HOLD; keep the cut on a char boundary.
-        let mut cut = cut.max(n.saturating_sub(MAX_HOLD));
-        while !text.is_char_boundary(cut) {
-            cut += 1;
-        }
-        cut
     }
 
     /// `cut`, moved back to the start of whatever may be a secret that

@@ -4,8 +4,10 @@
 //! under `catch_unwind`.
 //!
 //! Targets (`targets`): `blaise_yml`, `directives`, `acp_messages`,
-//! `control_requests`. `blaise-fuzz <target|all> --runs N --seed S` runs
-//! them (`scripts/fuzz`); `tests/slice.rs` runs a short slice of each.
+//! `control_requests`, and `redaction_stream` (the redaction plug's stream
+//! filter, whose chunked output must be the whole text's redaction).
+//! `blaise-fuzz <target|all> --runs N --seed S` runs them (`scripts/fuzz`);
+//! `tests/slice.rs` runs a short slice of each.
 
 pub mod corpus;
 pub mod driver;

@@ -76,6 +76,14 @@ fn blaise_lock() {
     slice("blaise_lock", 20_000);
 }
 
+/// Each input is redacted whole and streamed five ways (texts of up to
+/// 12 KiB): fewer executions.
+#[test]
+fn redaction_stream() {
+    let summary = slice("redaction_stream", 2_000);
+    assert!(summary.stats.is_some_and(|s| s.contains("% with a mask")));
+}
+
 /// Each seed and saved crash replays on its own without a panic or a 5xx
 /// (control requests on a fresh control plane each time).
 #[test]
@@ -139,4 +147,15 @@ fn seeds_are_real_inputs() {
     }
     let control = corpus::seeds("control_requests");
     assert!(control.len() >= 40, "{} control seeds", control.len());
+    // Multi-byte text (over a third of its bytes) with something to mask.
+    let redactor = redaction::detect::Redactor::new(&[]);
+    for (file, text) in corpus::seeds("redaction_stream") {
+        let text = String::from_utf8(text).expect("UTF-8");
+        let wide = text.bytes().filter(|b| !b.is_ascii()).count();
+        assert!(wide * 3 > text.len(), "{file}: mostly ASCII");
+        assert!(
+            redactor.redact(&text).contains("[REDACTED:"),
+            "{file}: nothing masked"
+        );
+    }
 }

@@ -7,6 +7,7 @@ pub mod control_requests;
 pub mod directives;
 pub mod oci_manifest;
 pub mod plug_index;
+pub mod redaction_stream;
 
 use arbitrary::Unstructured;
 
@@ -36,7 +37,7 @@ pub trait Target {
 }
 
 /// Every target, by name, in the order `all` runs them.
-pub const NAMES: [&str; 7] = [
+pub const NAMES: [&str; 8] = [
     "blaise_yml",
     "directives",
     "acp_messages",
@@ -44,6 +45,7 @@ pub const NAMES: [&str; 7] = [
     "oci_manifest",
     "plug_index",
     "blaise_lock",
+    "redaction_stream",
 ];
 
 pub fn by_name(name: &str) -> Option<Box<dyn Target>> {
@@ -55,6 +57,7 @@ pub fn by_name(name: &str) -> Option<Box<dyn Target>> {
         "oci_manifest" => Box::new(oci_manifest::OciManifest),
         "plug_index" => Box::new(plug_index::PlugIndex),
         "blaise_lock" => Box::new(blaise_lock::BlaiseLock),
+        "redaction_stream" => Box::new(redaction_stream::RedactionStream::new()),
         _ => return None,
     })
 }

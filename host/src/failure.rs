@@ -88,6 +88,19 @@ impl fmt::Display for HookError {
 
 impl std::error::Error for HookError {}
 
+impl HookError {
+    /// The error without the plug's last words (what it wrote to stderr
+    /// before it trapped): a filter's may be the very text it was handed (a
+    /// Rust panic quotes the string it failed to slice), which must not leave
+    /// the runner unfiltered. The host gives a filter's errors so.
+    pub fn without_last_words(mut self) -> HookError {
+        if let Failure::Trap { detail, .. } = &mut self.failure {
+            *detail = None;
+        }
+        self
+    }
+}
+
 impl Failure {
     /// Whether the instance must be thrown away (wasmtime poisons an instance
     /// after a trap or an interrupted call).

@@ -133,6 +133,9 @@ pub struct PlugInstance {
     committed: crate::state_store::PlugState,
     log: Arc<LogSink>,
     dropped_logs: usize,
+    /// What a transcript filter writes is counted, not logged, and its last
+    /// words are left out of its errors (see `HostOptions::log_filter_calls`).
+    seal_filter_calls: bool,
     /// What every hook is handed: the same for the instance's life, built
     /// at its first call (a filter is called for every transcript entry).
     ctx: Option<Context>,
@@ -193,6 +196,7 @@ impl PlugInstance {
             committed,
             log,
             dropped_logs: 0,
+            seal_filter_calls: !host.log_filter_calls,
             ctx: None,
         };
         instance
@@ -468,7 +472,9 @@ impl PlugInstance {
         store.data_mut().deadline = started + deadline;
         store.data_mut().state.pending.clear();
         store.set_epoch_deadline(PlugEngine::ticks(deadline));
-        self.log.begin_call();
+        // A filter is handed the agent's unfiltered text: what it writes is not logged.
+        let sealed = self.seal_filter_calls && matches!(call, Call::Filter(_));
+        self.log.begin_call(sealed);
 
         let bytes = match &call {
             Call::Filter(entries) => entries.iter().map(|e| e.text.len()).sum(),
@@ -534,7 +540,10 @@ impl PlugInstance {
                 } else {
                     store.data_mut().state.pending.clear();
                 }
-                let error = self.error(hook, failure);
+                let mut error = self.error(hook, failure);
+                if sealed {
+                    error = error.without_last_words();
+                }
                 tracing::warn!(plug = %self.setup.id, "{error}");
                 Err(error)
             }

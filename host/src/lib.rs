@@ -58,6 +58,11 @@ pub struct HostOptions {
     pub cache_dir: PathBuf,
     /// The largest memory cap any plug may be given (sizes the instance pool).
     pub max_memory: u64,
+    /// Log what a transcript filter writes during its calls, and keep its
+    /// last words in its errors. A runner never does (a filter is handed
+    /// the agent's unfiltered text, and may write it); `plug test` does
+    /// (the entries are the plug author's own).
+    pub log_filter_calls: bool,
 }
 
 impl HostOptions {
@@ -76,6 +81,7 @@ impl Default for HostOptions {
         HostOptions {
             cache_dir: Self::default_cache_dir(),
             max_memory: 1 << 30,
+            log_filter_calls: false,
         }
     }
 }
@@ -108,6 +114,7 @@ pub struct PlugHost {
     http: reqwest::Client,
     max_memory: u64,
     cache_dir: PathBuf,
+    log_filter_calls: bool,
 }
 
 impl PlugHost {
@@ -126,6 +133,7 @@ impl PlugHost {
             http: http::client()?,
             max_memory: options.max_memory,
             cache_dir: options.cache_dir.clone(),
+            log_filter_calls: options.log_filter_calls,
         })
     }
 

@@ -62,14 +62,36 @@ async fn state_keeps_writes_pending_and_counts_the_quota_with_them() {
 #[tokio::test]
 async fn log_cuts_a_flood_at_the_hook_budget() {
     let sink = LogSink::new(label(), 3, 16);
-    sink.begin_call();
+    sink.begin_call(false);
     let mut cap = LogCap { sink: &sink };
     cap.log(Level::Info, "one\ntwo\nthree\nfour\nfive".into())
         .await;
     assert_eq!(sink.end_call(), 2, "lines past the budget of 3 are dropped");
-    sink.begin_call();
+    sink.begin_call(false);
     cap.log(Level::Warn, "x".repeat(100)).await;
     assert_eq!(sink.end_call(), 0, "a long line is cut, not dropped");
+}
+
+/// What a transcript filter writes during its call is counted, not logged: it is handed the
+/// agent's unfiltered text, and may write it. Its last stderr line is still kept (what a trap
+/// is classified by), for the host to leave out of the error.
+#[tokio::test]
+async fn a_filters_lines_are_not_logged() {
+    let sink = LogSink::new(label(), 3, 64);
+    sink.begin_call(true);
+    let mut cap = LogCap { sink: &sink };
+    cap.log(Level::Warn, "saw ghp_unfilteredTextOfTheAgent".into())
+        .await;
+    sink.emit(Level::Warn, "stderr", "panicked at the text ghp_unfiltered");
+    assert_eq!(
+        sink.last_stderr().as_deref(),
+        Some("panicked at the text ghp_unfiltered")
+    );
+    assert_eq!(sink.end_call(), 0, "withheld, not dropped for the budget");
+    // The next call of another hook logs again.
+    sink.begin_call(false);
+    cap.log(Level::Info, "on-pause says hi".into()).await;
+    assert_eq!(sink.end_call(), 0);
 }
 
 #[tokio::test]

@@ -363,6 +363,11 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
                     json,
                     serve,
                 };
+                // The entries are the author's own: what the filter writes is shown.
+                let options = HostOptions {
+                    log_filter_calls: true,
+                    ..options
+                };
                 plug_test::run(
                     PlugHost::new(&options)?,
                     args,

@@ -750,8 +750,13 @@ async fn changing_blaise_yml_while_paused_keeps_state_by_plug_id() {
     assert!(runner.stop().await.success());
 }
 
+/// A filter that traps on an entry does not fail the run: the batch it was
+/// handed is withheld (nothing of it leaves, not even in the plug's panic
+/// message, which quotes it), a notice says so, the plug is instantiated
+/// anew, and the session goes on; a filter that fails batch after batch
+/// fails the run, its error without the plug's last words.
 #[tokio::test(flavor = "multi_thread")]
-async fn an_entry_no_filter_can_pass_fails_the_run_and_never_leaves_unfiltered() {
+async fn an_entry_no_filter_can_pass_is_withheld_and_never_leaves_unfiltered() {
     let extra = format!(
         "  - id: strict\n    source: {}\n    with:\n      filter_panic_on: FORBIDDEN\n",
         plug("tests/plugs/probe").display()
@@ -763,27 +768,56 @@ async fn an_entry_no_filter_can_pass_fails_the_run_and_never_leaves_unfiltered()
         .new_session(
             "script",
             // The pause keeps the entries that pass apart from the one no
-            // filter can pass even on a loaded machine: the runner fails a
-            // whole batch (what arrived together) when a filter fails it.
-            "say fine so far\nsleep 1500\nsay this is FORBIDDEN",
+            // filter can pass even on a loaded machine: the runner withholds
+            // a whole batch (what arrived together) when a filter fails it.
+            "say fine so far\nsleep 1500\nrun echo FORBIDDEN-$((6*7))\nsleep 1500\nsay and after it",
         )
         .await;
+    let text = b
+        .wait_for_text(&id, "agent_message: and after it", MINUTE)
+        .await;
+    assert!(text.contains("agent_message: fine so far"), "{text}");
+    assert!(
+        text.contains("Part of the agent's output was withheld: plug `strict` failed in transcript filter: crashed"),
+        "{text}"
+    );
+    // What only the agent wrote (the user wrote `$((6*7))`).
+    assert!(!text.contains("FORBIDDEN-42"), "{text}");
+    b.send(&id, "say still here").await.unwrap();
+    b.wait_for_text(&id, "agent_message: still here", MINUTE)
+        .await;
+    let view = b.show(&id).await;
+    assert_eq!(view["state"], "active", "{view:#}");
+    assert!(!view.to_string().contains("FORBIDDEN-42"), "{view:#}");
+
+    // Batch after batch: the run fails, and still says nothing of them.
+    b.send(
+        &id,
+        "run echo FORBIDDEN-$((6*7)) one\nsleep 700\nrun echo FORBIDDEN-$((6*7)) two\nsleep 700\nrun echo FORBIDDEN-$((6*7)) three",
+    )
+    .await
+    .unwrap();
     let view = b
         .wait_for(&id, "the failed session", MINUTE, |v| {
-            v["state"] == "failed" && v["environment"]["state"] == "torn_down"
+            v["state"] == "failed"
         })
         .await;
+    // (The probe writes notices, and so errors, in capitals.)
     let error = last_run(&view)["error"]
         .as_str()
         .unwrap_or_default()
-        .to_string();
+        .to_lowercase();
     assert!(
-        error.contains("plug `strict` failed in transcript filter"),
+        error.contains("plug `strict` failed in transcript filter: crashed"),
         "{view:#}"
     );
+    assert!(!view.to_string().contains("FORBIDDEN-42"), "{view:#}");
     let text = b.transcript_text(&id).await;
-    assert!(text.contains("agent_message: fine so far"), "{text}");
-    assert!(!text.contains("agent_message: this is FORBIDDEN"), "{text}");
+    assert!(!text.contains("FORBIDDEN-42"), "{text}");
+    assert!(
+        !runner.stderr().contains("FORBIDDEN-42"),
+        "the runner's log holds nothing of it either"
+    );
     assert!(runner.stop().await.success());
 }
 

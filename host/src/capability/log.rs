@@ -26,6 +26,10 @@ pub struct LogSink {
 struct Budget {
     lines: usize,
     dropped: usize,
+    /// A transcript filter's call: what the plug writes may be the text it
+    /// was handed (unfiltered agent output), so it is counted, not logged.
+    sealed: bool,
+    withheld: usize,
     /// The last line the plug wrote to stderr: a Rust plug's panic message.
     last_stderr: Option<String>,
 }
@@ -52,7 +56,10 @@ impl LogSink {
         let keeps_last = source == "stderr" && !line.trim().is_empty();
         let within = {
             let mut budget = self.budget.lock().unwrap();
-            if budget.lines < self.max_lines {
+            if budget.sealed {
+                budget.withheld += 1;
+                false
+            } else if budget.lines < self.max_lines {
                 budget.lines += 1;
                 true
             } else {
@@ -87,9 +94,13 @@ impl LogSink {
         &self.label
     }
 
-    /// Starts a hook call's budget afresh.
-    pub fn begin_call(&self) {
-        *self.budget.lock().unwrap() = Budget::default();
+    /// Starts a hook call's budget afresh; `sealed`: a transcript filter's
+    /// call, whose lines are counted and not logged.
+    pub fn begin_call(&self, sealed: bool) {
+        *self.budget.lock().unwrap() = Budget {
+            sealed,
+            ..Budget::default()
+        };
     }
 
     /// The last line written to stderr during this call.
@@ -100,6 +111,14 @@ impl LogSink {
     /// Ends a hook call's budget: reports what was dropped. Returns the number
     /// of dropped lines.
     pub fn end_call(&self) -> usize {
+        let withheld = std::mem::take(&mut self.budget.lock().unwrap().withheld);
+        if withheld > 0 {
+            tracing::warn!(
+                plug = &*self.label.plug_id,
+                session = &*self.label.session_id,
+                "plug wrote {withheld} lines while it filtered the transcript: not logged (they may hold the text it was handed)"
+            );
+        }
         let dropped = std::mem::replace(&mut self.budget.lock().unwrap().dropped, 0);
         if dropped > 0 {
             tracing::warn!(

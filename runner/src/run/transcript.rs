@@ -20,8 +20,15 @@ use crate::host::bindings::{EntryKind, TranscriptEntry};
 use crate::protocol::entries::{Permission, PlanStep, Text, ToolCall, plan_text};
 use crate::protocol::{EntryKind as Kind, TranscriptRecord};
 
+/// How many batches in a row a failing filter may withhold before the run
+/// gives up on it (a filter that fails on everything makes a transcript of
+/// notices, not a session).
+const WITHHELD_IN_A_ROW: u32 = 3;
+
 pub struct Relay {
     outbox: Outbox,
+    /// Batches withheld in a row because a filter failed on them.
+    withheld_in_a_row: u32,
     seq: u64,
     /// Streams that had a chunk but not yet their `last` one, with their kind
     /// and whether they have had a chunk since their last flush hint.
@@ -86,6 +93,7 @@ impl Relay {
     pub fn new(outbox: Outbox) -> Relay {
         Relay {
             outbox,
+            withheld_in_a_row: 0,
             seq: 0,
             open: HashMap::new(),
             presented: 0,
@@ -161,7 +169,9 @@ impl Relay {
                 }
             });
         }
-        let filtered = chain.filter(batch.0).await.map_err(RelayError::Filter)?;
+        let Some(filtered) = self.filtered(chain, batch.0).await? else {
+            return Ok(());
+        };
         let mut records = Vec::new();
         for piece in pieces {
             match piece {
@@ -209,11 +219,13 @@ impl Relay {
     /// A permission request, filtered: recorded in the transcript, and made
     /// ready for Blaise. Option ids the filters or the secret mask changed
     /// (they are the agent's text) are shown as `option-N`.
+    /// `None` when a filter failed on it: it was withheld, and the agent is
+    /// answered "cancelled".
     pub async fn permission(
         &mut self,
         chain: &mut PlugChain,
         request: &Permission,
-    ) -> Result<Presented, RelayError> {
+    ) -> Result<Option<Presented>, RelayError> {
         let mut batch = Batch::default();
         let mut value = serde_json::to_value(request).unwrap_or(Value::Null);
         let fields = self.fields_of(
@@ -223,7 +235,9 @@ impl Relay {
             EntryKind::PermissionRequest,
             false,
         );
-        let filtered = chain.filter(batch.0).await.map_err(RelayError::Filter)?;
+        let Some(filtered) = self.filtered(chain, batch.0).await? else {
+            return Ok(None);
+        };
         for (field, range) in &fields {
             fields::put_back(&mut value, field, joined(&filtered, range.clone()));
         }
@@ -260,13 +274,13 @@ impl Relay {
             value.clone(),
         );
         self.queue(vec![(Kind::PermissionRequest, content)]);
-        Ok(Presented {
+        Ok(Some(Presented {
             request: value,
             options: shown
                 .into_iter()
                 .zip(agents.into_iter().map(str::to_owned))
                 .collect(),
-        })
+        }))
     }
 
     /// A text of the agent's that leaves by another way (an error it
@@ -291,11 +305,50 @@ impl Relay {
             .into_iter()
             .map(|text| self.text(&mut batch, "error", text))
             .collect();
-        let filtered = chain.filter(batch.0).await.map_err(RelayError::Filter)?;
+        let Some(filtered) = self.filtered(chain, batch.0).await? else {
+            return Ok(ranges.iter().map(|_| WITHHELD.to_owned()).collect());
+        };
         Ok(ranges
             .into_iter()
             .map(|range| joined(&filtered, range))
             .collect())
+    }
+
+    /// The filters' answer, or `None` when one failed: then nothing of the
+    /// batch leaves (it is withheld), a notice says so, and the next batch
+    /// goes to a fresh instance of the plug (the host instantiates a plug
+    /// anew after a trap). [`WITHHELD_IN_A_ROW`] failed batches in a row fail
+    /// the run. The error never carries the plug's last words.
+    async fn filtered(
+        &mut self,
+        chain: &mut PlugChain,
+        batch: Vec<TranscriptEntry>,
+    ) -> Result<Option<Vec<TranscriptEntry>>, RelayError> {
+        let entries = batch.len();
+        match chain.filter(batch).await {
+            Ok(filtered) => {
+                self.withheld_in_a_row = 0;
+                Ok(Some(filtered))
+            }
+            // The host leaves out the plug's last words (its panic message
+            // may quote the text it was handed).
+            Err(e) => {
+                self.withheld_in_a_row += 1;
+                if self.withheld_in_a_row >= WITHHELD_IN_A_ROW {
+                    return Err(RelayError::Filter(e));
+                }
+                tracing::warn!("{e}: {entries} entries of the agent's output withheld");
+                let text = format!(
+                    "Part of the agent's output was withheld: {e}. Nothing of it left the runner; the session goes on."
+                );
+                let stream = format!("withheld-{}", super::reports::new_id());
+                self.queue(vec![(
+                    Kind::Notice,
+                    json!({ "text": text, "stream": stream, "last": true }),
+                )]);
+                Ok(None)
+            }
+        }
     }
 
     /// The outbox the entries go to.
@@ -536,6 +589,9 @@ fn by_size(records: Vec<TranscriptRecord>) -> Vec<Vec<TranscriptRecord>> {
     }
     batches
 }
+
+/// What stands for an agent's text a failed filter withheld.
+const WITHHELD: &str = "[withheld: the transcript filter failed on it]";
 
 /// A notice from the runner for the transcript (filtered like everything else).
 pub fn notice(text: &str) -> AgentEvent {

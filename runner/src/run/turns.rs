@@ -289,7 +289,12 @@ impl<'a> Turns<'a> {
                     self.relay
                         .send(self.chain, std::mem::take(&mut batch))
                         .await?;
-                    let presented = self.relay.permission(self.chain, &request).await?;
+                    let Some(presented) = self.relay.permission(self.chain, &request).await? else {
+                        // Withheld (a filter failed on it): nobody can answer it.
+                        let _ = answer.send(PermissionAnswer::Cancelled);
+                        next = self.events.try_recv().ok();
+                        continue;
+                    };
                     let asked = until_answered(&self.lost, "passing a permission request", || {
                         self.client.ask_permission(
                             self.run_id,

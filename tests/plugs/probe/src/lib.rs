@@ -239,7 +239,8 @@ impl Plug for Probe {
         if let Some(needle) = &config.filter_panic_on
             && entry.text.contains(needle.as_str())
         {
-            panic!("the filter met {needle}");
+            // As a Rust slicing panic does: the message quotes the text.
+            panic!("the filter met {needle} in `{}`", entry.text);
         }
         if let Some(tag) = config.filter_tag {
             entry.text.push_str(&tag);

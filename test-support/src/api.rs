@@ -119,6 +119,16 @@ impl Api {
         }
     }
 
+    /// The texts of the transcript's notices (Blaise's and the runner's), in order.
+    pub async fn notices(&self, session: &str) -> Vec<String> {
+        self.transcript(session)
+            .await
+            .iter()
+            .filter(|e| e["kind"] == "notice")
+            .map(|e| e["content"]["text"].as_str().unwrap_or("").to_string())
+            .collect()
+    }
+
     /// The transcript's text, one line per entry: `kind: text`, chunks of a
     /// stream joined.
     pub async fn transcript_text(&self, session: &str) -> String {

@@ -17,7 +17,7 @@ use blaise_control::model::{AgentSettings, IdlePolicy};
 use blaise_tests::agents::{self, RealAgent};
 use blaise_tests::blaise::{Runner, Stage, redaction_plug, script_agent, settings};
 use blaise_tests::model_api::ModelApi;
-use serde_json::{Value, json};
+use serde_json::json;
 
 const MINUTE: Duration = Duration::from_secs(60);
 
@@ -48,19 +48,11 @@ async fn stage(agent: AgentSettings, args: &[&str]) -> Stage {
     stage
 }
 
-fn notices(transcript: &[Value]) -> Vec<String> {
-    transcript
-        .iter()
-        .filter(|e| e["kind"] == "notice")
-        .map(|e| e["content"]["text"].as_str().unwrap_or("").to_string())
-        .collect()
-}
-
 /// Waits for a notice containing `needle`; how long it took.
 async fn notice(stage: &Stage, session: &str, needle: &str, within: Duration) -> Duration {
     let started = Instant::now();
     loop {
-        let said = notices(&stage.blaise.transcript(session).await);
+        let said = stage.blaise.notices(session).await;
         if said.iter().any(|n| n.contains(needle)) {
             return started.elapsed();
         }
@@ -169,6 +161,7 @@ async fn each_fault_is_said_in_time_and_the_next_message_is_answered() {
         }
         // From the first message, or from the cancel.
         let took = notice(&stage, &session, fault.says, MINUTE).await;
+        eprintln!("{}: said after {took:?}", fault.name);
         assert!(
             took <= fault.within,
             "{}: said after {took:?}, more than {:?}",
@@ -297,7 +290,7 @@ async fn an_agent_that_never_starts_is_stopped_at_its_start_timeout() {
             "{flag}: {:?}",
             started.elapsed()
         );
-        let said = notices(&api.transcript(&session).await);
+        let said = api.notices(&session).await;
         assert!(said.iter().any(|n| n.contains(says)), "{flag}: {said:#?}");
         assert!(
             said.iter()

@@ -29,34 +29,8 @@ fn check(ctx: &mut Ctx, session: &mut Session) -> Result<bool> {
     let agent = ctx.agent(&session.agent.clone())?;
     if let Some(mut run) = ctx.current_run(session)?.filter(|r| r.status.is_live()) {
         let accepted_at = run.accepted_at.unwrap_or(run.created_at);
-        // Silence is counted from this server's start at the earliest: while
-        // Blaise was down, no runner could reach it.
-        if run.first_contact_at.is_none()
-            && ctx.cfg.since_start(accepted_at) + ctx.cfg.connect_timeout_ms <= now
-        {
-            let why = format!(
-                "no runner connected to the run within {} of accepting it",
-                Human(ctx.cfg.connect_timeout_ms)
-            );
-            end_run(ctx, session, &mut run, RunStatus::Failed, Some(why.clone()))?;
-            recover(ctx, session, &run, &why)?;
-            return Ok(true);
-        }
-        if run
-            .last_contact_at
-            .is_some_and(|t| ctx.cfg.since_start(t) + ctx.cfg.heartbeat_timeout_ms <= now)
-        {
-            let why = format!(
-                "its runner was silent for {} (no heartbeat)",
-                Human(ctx.cfg.heartbeat_timeout_ms)
-            );
-            end_run(
-                ctx,
-                session,
-                &mut run,
-                RunStatus::TimedOut,
-                Some(why.clone()),
-            )?;
+        if let Some((status, why)) = dead(ctx, &run) {
+            end_run(ctx, session, &mut run, status, Some(why.clone()))?;
             recover(ctx, session, &run, &why)?;
             return Ok(true);
         }
@@ -177,6 +151,36 @@ fn check(ctx: &mut Ctx, session: &mut Session) -> Result<bool> {
     Ok(false)
 }
 
+/// Whether a live run is dead: no runner connected to it within the connect timeout of its
+/// accept, or its runner went silent for the heartbeat timeout; how it ends, and why. Silence is
+/// counted from this server's start at the earliest: while Blaise was down, no runner could
+/// reach it.
+fn dead(ctx: &Ctx, run: &Run) -> Option<(RunStatus, String)> {
+    let accepted_at = run.accepted_at.unwrap_or(run.created_at);
+    if run.first_contact_at.is_none()
+        && ctx.cfg.since_start(accepted_at) + ctx.cfg.connect_timeout_ms <= ctx.now
+    {
+        return Some((
+            RunStatus::Failed,
+            format!(
+                "no runner connected to the run within {} of accepting it",
+                Human(ctx.cfg.connect_timeout_ms)
+            ),
+        ));
+    }
+    run.last_contact_at
+        .is_some_and(|t| ctx.cfg.since_start(t) + ctx.cfg.heartbeat_timeout_ms <= ctx.now)
+        .then(|| {
+            (
+                RunStatus::TimedOut,
+                format!(
+                    "its runner was silent for {} (no heartbeat)",
+                    Human(ctx.cfg.heartbeat_timeout_ms)
+                ),
+            )
+        })
+}
+
 /// How long the open turn of `run` has gone without output, if past the agent's silent-turn
 /// limit and not cancelled for it yet. Silence is counted from this server's start at the
 /// earliest: while Blaise was down, no output could reach it.
@@ -207,35 +211,12 @@ fn left_environments(ctx: &mut Ctx, session: &mut Session) -> Result<bool> {
     for id in session.left_environments.clone() {
         let of_it = || runs.iter().filter(|r| r.environment_id == id);
         if let Some(run) = of_it().find(|r| r.status.is_live()) {
-            let accepted_at = run.accepted_at.unwrap_or(run.created_at);
-            let why = if run.first_contact_at.is_none()
-                && ctx.cfg.since_start(accepted_at) + ctx.cfg.connect_timeout_ms <= now
-            {
-                format!(
-                    "no runner connected to the teardown run within {} of accepting it",
-                    Human(ctx.cfg.connect_timeout_ms)
-                )
-            } else if run
-                .last_contact_at
-                .is_some_and(|t| ctx.cfg.since_start(t) + ctx.cfg.heartbeat_timeout_ms <= now)
-            {
-                format!(
-                    "its runner was silent for {} (no heartbeat)",
-                    Human(ctx.cfg.heartbeat_timeout_ms)
-                )
-            } else {
-                continue;
-            };
-            let mut run = run.clone();
-            end_run(
-                ctx,
-                session,
-                &mut run,
-                RunStatus::TimedOut,
-                Some(why.clone()),
-            )?;
-            teardown_failed(ctx, session, &id, &why)?;
-            acted = true;
+            if let Some((status, why)) = dead(ctx, run) {
+                let mut run = run.clone();
+                end_run(ctx, session, &mut run, status, Some(why.clone()))?;
+                teardown_failed(ctx, session, &id, &why)?;
+                acted = true;
+            }
             continue;
         }
         if of_it().any(|r| r.status == RunStatus::Offered) {

@@ -37,14 +37,6 @@ async fn turn_ended(run: &FakeRun, message: &str, outcome: &str, error: Option<&
     .await;
 }
 
-fn notices(transcript: &[Value]) -> Vec<String> {
-    transcript
-        .iter()
-        .filter(|e| e["kind"] == "notice")
-        .map(|e| e["content"]["text"].as_str().unwrap_or("").to_string())
-        .collect()
-}
-
 /// A turn the agent answered with an error (its model unreachable) fails alone: the session
 /// stays active, the error is in the transcript, the next message goes to the same run. An
 /// answered turn starts the count again; the agent's `max_failed_turns` in a row stop the run
@@ -71,7 +63,7 @@ async fn failed_turns_leave_the_session_usable_and_enough_in_a_row_pause_it() {
         assert_eq!(v["state"], "active", "after {text}: {v:#}");
         assert!(last_run(&v)["stop"].is_null(), "after {text}: {v:#}");
     }
-    let said = notices(&s.transcript(&id).await);
+    let said = s.notices(&id).await;
     assert!(
         said.iter().any(|n| n.contains("“first”")
             && n.contains("failed: overloaded_error: the model is busy")
@@ -89,7 +81,8 @@ async fn failed_turns_leave_the_session_usable_and_enough_in_a_row_pause_it() {
     let v = s.wait_state(&id, "paused").await;
     assert_eq!(env_state(&v), "paused", "{v:#}");
     assert!(
-        notices(&s.transcript(&id).await)
+        s.notices(&id)
+            .await
             .iter()
             .any(|n| n.contains("2 turns failed in a row")),
     );
@@ -210,7 +203,7 @@ async fn a_run_whose_agent_is_gone_pauses_keeping_its_environment() {
             lost["error"],
             "The agent exited between turns, with exit status: 3"
         );
-        let said = notices(&s.transcript(&id).await);
+        let said = s.notices(&id).await;
         assert!(
             said.iter()
                 .any(|n| n.contains("exit status: 3")
@@ -248,7 +241,7 @@ async fn a_run_whose_agent_is_gone_pauses_keeping_its_environment() {
         "Blaise stopped trying: {v:#}"
     );
     assert_eq!(env_state(&v), "paused");
-    let said = notices(&s.transcript(&id).await);
+    let said = s.notices(&id).await;
     assert!(
         said.iter()
             .any(|n| n.contains("“hello” will not be answered: the agent did not start")),
@@ -297,7 +290,8 @@ async fn a_silent_turn_is_cancelled_and_a_talking_one_is_not() {
     let v = s.show(&id).await;
     assert!(v["turn"]["silence_cancelled_at"].is_i64(), "{v:#}");
     assert!(
-        notices(&s.transcript(&id).await)
+        s.notices(&id)
+            .await
             .iter()
             .any(|n| n.contains("had no output for") && n.contains("silent-turn limit")),
     );

@@ -42,6 +42,18 @@ struct Kind {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct AgentCurrency {
+    agent: String,
+    currency: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct AgentKind {
+    agent: String,
+    kind: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RunEnd {
     kind: String,
     status: String,
@@ -63,6 +75,8 @@ pub struct Metrics {
     transcript_entries: Counter,
     clock_ticks: Counter,
     tick_seconds: Histogram,
+    agent_cost: Family<AgentCurrency, Counter<f64, std::sync::atomic::AtomicU64>>,
+    agent_tokens: Family<AgentKind, Counter>,
     // Read from the store at each scrape.
     sessions: Family<State, Gauge>,
     environments: Family<State, Gauge>,
@@ -114,6 +128,19 @@ impl Metrics {
             "store_conflicts",
             "Transactions run again after a conflict with another (PostgreSQL; SQLite never conflicts)",
             store_conflicts.clone(),
+        );
+        let agent_cost =
+            Family::<AgentCurrency, Counter<f64, std::sync::atomic::AtomicU64>>::default();
+        r.register(
+            "agent_cost",
+            "What agents said their sessions spent, by agent and currency (as the agent reports it)",
+            agent_cost.clone(),
+        );
+        let agent_tokens = Family::<AgentKind, Counter>::default();
+        r.register(
+            "agent_tokens",
+            "Tokens agents said their sessions used, by agent and kind (input, output, cached_read, cached_write, thought, total)",
+            agent_tokens.clone(),
         );
         let environments_orphaned = Counter::default();
         r.register(
@@ -190,6 +217,8 @@ impl Metrics {
             transcript_entries,
             clock_ticks,
             tick_seconds,
+            agent_cost,
+            agent_tokens,
             sessions,
             environments,
             runs_live,
@@ -236,6 +265,33 @@ pub fn committed(took: Duration, events: &[Event]) {
             }
             Event::EnvironmentOrphaned => {
                 m.environments_orphaned.inc();
+            }
+            Event::Used {
+                agent,
+                tokens,
+                cost,
+            } => {
+                if let Some(cost) = cost
+                    && cost.amount.is_finite()
+                    && cost.amount > 0.0
+                {
+                    m.agent_cost
+                        .get_or_create(&AgentCurrency {
+                            agent: agent.clone(),
+                            currency: cost.currency.clone(),
+                        })
+                        .inc_by(cost.amount);
+                }
+                for (kind, n) in tokens.kinds() {
+                    if let Some(n) = n {
+                        m.agent_tokens
+                            .get_or_create(&AgentKind {
+                                agent: agent.clone(),
+                                kind: kind.to_string(),
+                            })
+                            .inc_by(n);
+                    }
+                }
             }
         }
     }

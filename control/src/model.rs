@@ -19,8 +19,8 @@ pub fn now() -> Millis {
 
 pub use blaise_protocol::{
     Conversation, DirectiveBody, EgressCounts as Egress, EgressReached, EntryKind, EnvironmentLeft,
-    FailedPhase, IdlePolicy, RunKind, RunStatus, SessionState, StopDirective, StopReason,
-    TurnOutcome, string_enum,
+    FailedPhase, IdlePolicy, RunKind, RunStatus, SessionState, StopDirective, StopReason, Tokens,
+    TurnOutcome, UsageReport, string_enum,
 };
 
 /// The settings of an agent: the only place where timing lives.
@@ -53,6 +53,14 @@ pub struct AgentSettings {
     /// environment kept, and the next message starts the agent again.
     #[serde(default = "defaults::max_failed_turns")]
     pub max_failed_turns: u32,
+    /// What a session may spend (in the currency the agent reports) before
+    /// Blaise stops it; `None`: no budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_budget: Option<f64>,
+    /// What the agent's sessions may spend in a day (UTC); past it, new
+    /// turns are refused until the next day.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub daily_budget: Option<f64>,
 }
 
 /// The defaults of the settings added after agents were first stored.
@@ -102,6 +110,8 @@ impl Default for AgentSettings {
             cancel_grace_ms: defaults::cancel_grace_ms(),
             silent_turn_ms: defaults::silent_turn_ms(),
             max_failed_turns: defaults::max_failed_turns(),
+            session_budget: None,
+            daily_budget: None,
         }
     }
 }
@@ -231,6 +241,81 @@ pub struct Session {
     /// new one while they were orphaned): each gets teardown runs of its own.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub left_environments: Vec<String>,
+    /// What its agent said it used, over all its runs.
+    #[serde(default, skip_serializing_if = "Usage::is_empty")]
+    pub usage: Usage,
+    /// Its own budget, set when an operator raised it
+    /// (`blaise session budget`); else the agent's `session_budget` holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<f64>,
+}
+
+/// What an agent's sessions used in one day (UTC, `YYYY-MM-DD`).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+pub struct AgentDayUsage {
+    pub agent: String,
+    pub day: String,
+    #[serde(default)]
+    pub usage: Usage,
+}
+
+/// The UTC day of `at`, as `YYYY-MM-DD` (days of usage and of daily budgets).
+pub fn day_of(at: Millis) -> String {
+    let days = at.div_euclid(86_400_000);
+    // Civil from days (Howard Hinnant's algorithm): no calendar crate for a date.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// What an agent said it used (a run's, a session's, an agent's day): tokens by kind, money by
+/// currency, and how full its context was last. What it never said is absent: unknown, not zero.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+pub struct Usage {
+    #[serde(default, skip_serializing_if = "Tokens::is_empty")]
+    pub tokens: Tokens,
+    /// Spent, by currency (`USD`, or an agent's `credits`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub cost: BTreeMap<String, f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_used: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_size: Option<u64>,
+}
+
+impl Usage {
+    pub fn is_empty(&self) -> bool {
+        *self == Usage::default()
+    }
+
+    /// Adds a run's report: tokens and cost add up, the context is the latest.
+    pub fn add(&mut self, report: &UsageReport) {
+        self.tokens.add(&report.tokens);
+        if let Some(cost) = &report.cost
+            && cost.amount.is_finite()
+            && cost.amount > 0.0
+        {
+            *self.cost.entry(cost.currency.clone()).or_default() += cost.amount;
+        }
+        self.context_used = report.context_used.or(self.context_used);
+        self.context_size = report.context_size.or(self.context_size);
+    }
+
+    /// What was spent, in the currency most was spent in (a budget is in the
+    /// currency the agent reports, and an agent reports one): the amount and the currency.
+    pub fn spent(&self) -> Option<(f64, &str)> {
+        self.cost
+            .iter()
+            .map(|(currency, amount)| (*amount, currency.as_str()))
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+    }
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -279,6 +364,9 @@ pub struct Run {
     /// an egress policy held it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub egress: Option<Egress>,
+    /// What its agent said it used.
+    #[serde(default, skip_serializing_if = "Usage::is_empty")]
+    pub usage: Usage,
 }
 
 string_enum!(
@@ -447,4 +535,49 @@ pub struct SourceThread {
     pub attempts: u32,
     pub retry_at: Option<Millis>,
     pub created_at: Millis,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_day_is_the_utc_date() {
+        for (at, day) in [
+            (0, "1970-01-01"),
+            (86_399_999, "1970-01-01"),
+            (86_400_000, "1970-01-02"),
+            (951_782_400_000, "2000-02-29"),
+            (1_796_515_199_999, "2026-12-05"),
+            (1_796_515_200_000, "2026-12-06"),
+            (-1, "1969-12-31"),
+        ] {
+            assert_eq!(day_of(at), day, "{at}");
+        }
+    }
+
+    #[test]
+    fn usage_adds_up_and_what_was_never_said_stays_unknown() {
+        let mut usage = Usage::default();
+        let report = |input: Option<u64>, cost: Option<f64>, context: Option<u64>| UsageReport {
+            tokens: Tokens {
+                input,
+                ..Tokens::default()
+            },
+            cost: cost.map(|amount| blaise_protocol::Cost {
+                amount,
+                currency: "USD".into(),
+            }),
+            context_used: context,
+            ..UsageReport::default()
+        };
+        usage.add(&report(None, Some(0.5), Some(100)));
+        usage.add(&report(Some(20), Some(0.25), None));
+        usage.add(&report(Some(5), Some(f64::NAN), Some(300)));
+        assert_eq!(usage.tokens.input, Some(25));
+        assert_eq!(usage.tokens.output, None, "never said: unknown");
+        assert_eq!(usage.cost.get("USD"), Some(&0.75));
+        assert_eq!(usage.context_used, Some(300));
+        assert_eq!(usage.spent(), Some((0.75, "USD")));
+    }
 }

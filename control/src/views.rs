@@ -29,6 +29,9 @@ pub struct RunView {
     /// What left the agent's network namespace, when an egress policy held it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub egress: Option<Egress>,
+    /// What its agent said it used (absent: it said nothing).
+    #[serde(skip_serializing_if = "Usage::is_empty")]
+    pub usage: Usage,
 }
 
 #[derive(Serialize, Debug, Clone)]
@@ -86,6 +89,123 @@ pub struct SessionView {
     /// The turn the agent is on, when one is open.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub turn: Option<TurnView>,
+    /// What its agent said it used over all its runs: tokens by kind (a kind it never reported
+    /// is absent: unknown, not zero), money by currency, and how full its context was last.
+    pub usage: Usage,
+    /// The budget that holds for it (its own, or its agent's), when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget: Option<f64>,
+}
+
+/// An agent with what its sessions used today (UTC).
+#[derive(Serialize, Debug, Clone)]
+pub struct AgentView {
+    #[serde(flatten)]
+    pub agent: Agent,
+    pub today: Usage,
+}
+
+pub fn agent_view(ctx: &mut Ctx, agent: Agent) -> Result<AgentView> {
+    let today = crate::model::day_of(ctx.now);
+    let today = ctx
+        .tx
+        .agent_usages(&today)?
+        .into_iter()
+        .find(|u| u.agent == agent.name && u.day == today)
+        .map(|u| u.usage)
+        .unwrap_or_default();
+    Ok(AgentView { agent, today })
+}
+
+/// Usage in words, as the CLI and the dashboard say it: `0.0184 USD of a 5.00 USD budget;
+/// 2,000 tokens in, 100 out, 600 cached; context 1,501 of 200,000`; what the agent never
+/// reported is left out, and a usage with nothing in it is `not reported by the agent`.
+pub fn usage_text(usage: &Usage, budget: Option<f64>) -> String {
+    let mut parts = spend_parts(usage, budget);
+    if let (Some(used), Some(size)) = (usage.context_used, usage.context_size) {
+        parts.push(format!(
+            "context {} of {}",
+            thousands(used),
+            thousands(size)
+        ));
+    }
+    said(parts)
+}
+
+/// What was spent over a day, in words: money and tokens (a context is a session's, not a
+/// day's).
+pub fn spend_text(usage: &Usage, budget: Option<f64>) -> String {
+    said(spend_parts(usage, budget))
+}
+
+fn said(parts: Vec<String>) -> String {
+    if parts.is_empty() {
+        "not reported by the agent".into()
+    } else {
+        parts.join("; ")
+    }
+}
+
+/// The money (against `budget`, in the currency spent) and the tokens of `usage`.
+fn spend_parts(usage: &Usage, budget: Option<f64>) -> Vec<String> {
+    use crate::lifecycle::usage::money;
+    let mut parts = Vec::new();
+    let spent: Vec<String> = usage
+        .cost
+        .iter()
+        .map(|(currency, amount)| money(*amount, currency))
+        .collect();
+    let currency = usage.spent().map(|(_, c)| c.to_owned());
+    match (spent.is_empty(), budget) {
+        (false, Some(b)) => parts.push(format!(
+            "{} of a {} budget",
+            spent.join(", "),
+            money(b, currency.as_deref().unwrap_or_default()).trim_end()
+        )),
+        (false, None) => parts.push(spent.join(", ")),
+        (true, Some(b)) => parts.push(format!("cost not reported (budget {b})")),
+        (true, None) => {}
+    }
+    let t = &usage.tokens;
+    let mut tokens = Vec::new();
+    if let Some(v) = t.input {
+        tokens.push(format!("{} tokens in", thousands(v)));
+    }
+    if let Some(v) = t.output {
+        tokens.push(format!("{} out", thousands(v)));
+    }
+    let cached = match (t.cached_read, t.cached_write) {
+        (None, None) => None,
+        (r, w) => Some(r.unwrap_or(0) + w.unwrap_or(0)),
+    };
+    if let Some(v) = cached {
+        tokens.push(format!("{} cached", thousands(v)));
+    }
+    if let Some(v) = t.thought {
+        tokens.push(format!("{} thinking", thousands(v)));
+    }
+    if tokens.is_empty()
+        && let Some(v) = t.total
+    {
+        tokens.push(format!("{} tokens", thousands(v)));
+    }
+    if !tokens.is_empty() {
+        parts.push(tokens.join(", "));
+    }
+    parts
+}
+
+/// `1234567` as people read it: `1,234,567`.
+fn thousands(v: u64) -> String {
+    let digits = v.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The open turn of a session: since when the agent works on it, when it last produced
@@ -219,6 +339,7 @@ pub fn session_view(ctx: &mut Ctx, id: &str) -> Result<SessionView> {
             conversation: run.conversation,
             error: run.error,
             egress: run.egress,
+            usage: run.usage,
         });
     }
     let chain = session.plug_chain.clone().unwrap_or_default();
@@ -252,8 +373,12 @@ pub fn session_view(ctx: &mut Ctx, id: &str) -> Result<SessionView> {
             queued: open - 1,
         }),
     };
+    let agent = ctx.agent(&session.agent.clone())?;
+    let budget = crate::lifecycle::usage::budget_of(&session, &agent);
     Ok(SessionView {
         turn,
+        budget,
+        usage: session.usage.clone(),
         source: ctx.tx.source_thread_of_session(id)?.map(source_view),
         starts_fresh,
         waiting_for_runner: crate::lifecycle::waiting::view(ctx, &session)?,

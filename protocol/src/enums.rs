@@ -85,8 +85,16 @@ impl SessionState {
 string_enum!(
     /// Why Blaise stops a run. `failures`: the agent's turns failed too many
     /// times in a row (its `max_failed_turns`); the session pauses and the
-    /// next message starts the agent again.
-    StopReason { Idle => "idle", Timeout => "timeout", Closed => "closed", Failures => "failures" }
+    /// next message starts the agent again. `budget`: the session spent its
+    /// budget (or the agent its daily one); the session pauses, and takes
+    /// messages again once the budget is raised.
+    StopReason {
+        Idle => "idle",
+        Timeout => "timeout",
+        Closed => "closed",
+        Failures => "failures",
+        Budget => "budget",
+    }
 );
 
 string_enum!(

@@ -82,6 +82,87 @@ pub enum ReportBody {
     /// What left the agent's network namespace through `blaise-egress`
     /// during the run (its whole tally), sent before the run's last report.
     Egress(EgressCounts),
+    /// What the agent said it used since the run's last usage report.
+    Usage(UsageReport),
+}
+
+/// What an agent says it used, as the run reports it: each figure it did
+/// not give is absent (unknown, not zero). Tokens are the turn's (an agent
+/// gives them with its answer); the cost is what was spent since the run's
+/// last report (the runner turns the agent's running total into steps);
+/// the context is how full the window is now.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct UsageReport {
+    /// The message whose turn it was used in, when a turn is open.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Tokens::is_empty")]
+    pub tokens: Tokens,
+    /// Tokens in the agent's context window now, and its size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_used: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_size: Option<u64>,
+    /// Spent since the run's last usage report, in the agent's currency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Cost>,
+}
+
+/// Token counts by kind; a kind the agent does not report is `None`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Tokens {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_read: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_write: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thought: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<u64>,
+}
+
+impl Tokens {
+    pub fn is_empty(&self) -> bool {
+        *self == Tokens::default()
+    }
+
+    /// Each kind, with its name (as metrics and views name it).
+    pub fn kinds(&self) -> [(&'static str, Option<u64>); 6] {
+        [
+            ("input", self.input),
+            ("output", self.output),
+            ("cached_read", self.cached_read),
+            ("cached_write", self.cached_write),
+            ("thought", self.thought),
+            ("total", self.total),
+        ]
+    }
+
+    /// The sum of two counts, kind by kind: known where either is.
+    pub fn add(&mut self, other: &Tokens) {
+        let sum = |a: Option<u64>, b: Option<u64>| match (a, b) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
+        };
+        self.input = sum(self.input, other.input);
+        self.output = sum(self.output, other.output);
+        self.cached_read = sum(self.cached_read, other.cached_read);
+        self.cached_write = sum(self.cached_write, other.cached_write);
+        self.thought = sum(self.thought, other.thought);
+        self.total = sum(self.total, other.total);
+    }
+}
+
+/// An amount of money (or of an agent's credits), in the unit the agent gives.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Cost {
+    pub amount: f64,
+    /// An ISO 4217 code (`USD`) as the agent reports it, or another unit (`credits`).
+    pub currency: String,
 }
 
 impl ReportBody {
@@ -97,6 +178,7 @@ impl ReportBody {
             ReportBody::Failed { .. } => "failed",
             ReportBody::Cancelled { .. } => "cancelled",
             ReportBody::Egress(_) => "egress",
+            ReportBody::Usage(_) => "usage",
         }
     }
 }
@@ -168,6 +250,20 @@ mod tests {
                 outcome: TurnOutcome::Failed,
                 error: Some("overloaded".into()),
             },
+            ReportBody::Usage(UsageReport {
+                message_id: Some("msg_1".into()),
+                tokens: Tokens {
+                    input: Some(2000),
+                    output: Some(100),
+                    ..Tokens::default()
+                },
+                context_used: Some(1501),
+                context_size: Some(200_000),
+                cost: Some(Cost {
+                    amount: 0.00918,
+                    currency: "USD".into(),
+                }),
+            }),
             ReportBody::Started {
                 conversation: Some(Conversation::Kept),
             },

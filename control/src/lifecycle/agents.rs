@@ -30,6 +30,33 @@ pub struct AgentPatch {
     pub silent_turn_ms: Option<Millis>,
     /// Turns that may fail in a row before Blaise pauses the session.
     pub max_failed_turns: Option<u32>,
+    /// What a session may spend, or `"none"`.
+    pub session_budget: Option<Budget>,
+    /// What the agent's sessions may spend in a day (UTC), or `"none"`.
+    pub daily_budget: Option<Budget>,
+}
+
+/// A budget as a patch sets it: an amount (in the currency the agent reports), or `"none"`.
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq)]
+#[serde(untagged)]
+pub enum Budget {
+    Amount(f64),
+    Off(NoBudget),
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum NoBudget {
+    None,
+}
+
+impl Budget {
+    fn setting(self) -> Option<f64> {
+        match self {
+            Budget::Amount(amount) => Some(amount),
+            Budget::Off(_) => None,
+        }
+    }
 }
 
 impl AgentPatch {
@@ -57,6 +84,20 @@ impl AgentPatch {
                 "hot_for_ms",
                 "`hot_for_ms` must be 0 (never) or positive",
             ));
+        }
+        for (field, budget) in [
+            ("session_budget", self.session_budget),
+            ("daily_budget", self.daily_budget),
+        ] {
+            if let Some(Budget::Amount(amount)) = budget
+                && (!amount.is_finite() || amount < 0.0)
+            {
+                return Err(Error::invalid(
+                    "invalid_field",
+                    field,
+                    format!("`{field}` must be an amount, 0 or more, or \"none\""),
+                ));
+            }
         }
         if self.max_failed_turns == Some(0) {
             return Err(Error::invalid(
@@ -92,6 +133,12 @@ pub fn set(ctx: &mut Ctx, name: &str, patch: &AgentPatch) -> Result<Agent> {
     s.cancel_grace_ms = patch.cancel_grace_ms.unwrap_or(s.cancel_grace_ms);
     s.silent_turn_ms = patch.silent_turn_ms.unwrap_or(s.silent_turn_ms);
     s.max_failed_turns = patch.max_failed_turns.unwrap_or(s.max_failed_turns);
+    if let Some(budget) = patch.session_budget {
+        s.session_budget = budget.setting();
+    }
+    if let Some(budget) = patch.daily_budget {
+        s.daily_budget = budget.setting();
+    }
     if let Some(labels) = &patch.requires_labels {
         let mut labels = labels.clone();
         labels.sort();

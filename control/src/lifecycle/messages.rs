@@ -29,6 +29,7 @@ pub fn new_session_from(
             format!("agent {agent_name} is disabled: no new runs start for it"),
         ));
     }
+    super::usage::refuse_past_daily_budget(ctx, &agent)?;
     check_text(text)?;
     let mut session = Session {
         id: new_id(SESSION.prefix),
@@ -54,6 +55,8 @@ pub fn new_session_from(
         last_output_at: None,
         silence_cancelled_at: None,
         left_environments: Vec::new(),
+        usage: Usage::default(),
+        budget: None,
     };
     ctx.tx.note(Event::Session {
         from: None,
@@ -112,6 +115,7 @@ pub fn send_from(
             format!("agent {} is disabled: no new runs start for it", agent.name),
         ));
     }
+    super::usage::refuse_past_budget(ctx, &session, &agent)?;
     let message = receive(ctx, &mut session, text, from)?;
     match current {
         Some(run) if run.kind != RunKind::Teardown && run.stop.is_none() => {

@@ -22,6 +22,7 @@ pub mod runners;
 pub mod runs;
 pub mod transcript;
 pub mod turns;
+pub mod usage;
 pub mod waiting;
 
 use crate::config::Config;

@@ -46,6 +46,29 @@ pub fn bounded(mut report: ReportBody) -> Result<ReportBody> {
             agent_lost: Some(why),
             ..
         } => cut(why),
+        ReportBody::Usage(used) => {
+            if let Some(id) = &used.message_id {
+                crate::names::check_token("message_id", id)?;
+            }
+            if let Some(cost) = &used.cost {
+                if !cost.amount.is_finite() || cost.amount < 0.0 {
+                    return Err(Error::invalid(
+                        "invalid_field",
+                        "cost.amount",
+                        "`cost.amount` must be a number, 0 or more",
+                    ));
+                }
+                // A label of the metrics and a word of notices: a unit's name, short.
+                let c = &cost.currency;
+                if c.is_empty() || c.len() > 16 || !c.bytes().all(|b| b.is_ascii_alphabetic()) {
+                    return Err(Error::invalid(
+                        "invalid_field",
+                        "cost.currency",
+                        "`cost.currency` must be 1 to 16 ASCII letters (`USD`, `credits`)",
+                    ));
+                }
+            }
+        }
         ReportBody::Failed {
             error,
             teardown_error,
@@ -163,6 +186,7 @@ pub fn apply(
             outcome,
             error.as_deref(),
         )?,
+        ReportBody::Usage(used) => super::usage::report(ctx, &mut session, &mut run, &used)?,
         ReportBody::Egress(egress) => {
             run.egress.get_or_insert_default().add(egress);
             ctx.tx.put_run(&run)?;

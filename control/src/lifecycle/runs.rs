@@ -54,6 +54,7 @@ fn new_run(
         reserved_for: None,
         reserved_until: None,
         egress: None,
+        usage: Usage::default(),
         id: new_id(RUN.prefix),
         session_id: session.id.clone(),
         environment_id: environment_id.to_string(),

@@ -41,7 +41,11 @@ pub fn ended(
         _ => ctx.tx.last_transcript_index(&session.id)?,
     };
     let error = error.map(|e| crate::lifecycle::messages::masked(e).into_owned());
-    if let Some(mut message) = message.clone() {
+    // A turn Blaise ended already (its budget ran out) keeps the outcome it was given.
+    if let Some(mut message) = message
+        .clone()
+        .filter(|m| m.state != MessageState::Answered)
+    {
         message.state = MessageState::Answered;
         message.outcome = Some(outcome);
         message.outcome_reason = error.clone();

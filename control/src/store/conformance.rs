@@ -32,6 +32,8 @@ pub fn session(id: &str, state: SessionState, last_activity: Millis) -> Session 
         last_output_at: None,
         silence_cancelled_at: None,
         left_environments: Vec::new(),
+        usage: Usage::default(),
+        budget: None,
     }
 }
 
@@ -42,6 +44,7 @@ pub fn run(id: &str, session_id: &str, status: RunStatus) -> Run {
         reserved_for: None,
         reserved_until: None,
         egress: None,
+        usage: Usage::default(),
         id: id.into(),
         session_id: session_id.into(),
         environment_id: "e".into(),

@@ -187,6 +187,12 @@ pub enum Event {
         status: RunStatus,
     },
     EnvironmentOrphaned,
+    /// A run reported what its agent used.
+    Used {
+        agent: String,
+        tokens: blaise_protocol::Tokens,
+        cost: Option<blaise_protocol::Cost>,
+    },
 }
 
 /// One transaction. Dropped without [`Tx::commit`], it rolls back.
@@ -335,6 +341,13 @@ pub trait Tx {
     ) -> StoreResult<Option<PermissionRequest>>;
     fn put_permission(&mut self, request: &PermissionRequest) -> StoreResult<()>;
     fn permissions(&mut self, session_id: &str) -> StoreResult<Vec<PermissionRequest>>;
+
+    /// An agent's usage of one day (UTC `YYYY-MM-DD`; empty when none was recorded), locked
+    /// until the transaction ends where another could add to it at the same time.
+    fn agent_usage(&mut self, agent: &str, day: &str) -> StoreResult<AgentDayUsage>;
+    fn put_agent_usage(&mut self, usage: &AgentDayUsage) -> StoreResult<()>;
+    /// Every agent's usage of the days from `since` (`YYYY-MM-DD`) on.
+    fn agent_usages(&mut self, since: &str) -> StoreResult<Vec<AgentDayUsage>>;
 
     /// A message source's conversation (see `crate::sources`), locked until the transaction ends
     /// where other transactions could change it at the same time.

@@ -24,4 +24,5 @@ mod scopes;
 mod store;
 mod support;
 mod turns;
+mod usage;
 mod walkthrough;

@@ -36,5 +36,7 @@ mod store;
 mod support;
 #[path = "../control/turns.rs"]
 mod turns;
+#[path = "../control/usage.rs"]
+mod usage;
 #[path = "../control/walkthrough.rs"]
 mod walkthrough;

@@ -153,6 +153,12 @@ fn check(events: Vec<AgentEvent>, permissions: &[String]) {
                 );
             }
             AgentEvent::Stderr(_) => unreachable!("no stderr here"),
+            // What the agent used: never negative, whatever it sent.
+            AgentEvent::Usage(used) => {
+                if let Some((step, _)) = used.cost {
+                    assert!(step >= 0.0 && step.is_finite(), "a cost step of {step}");
+                }
+            }
         }
     }
     assert!(open.is_none(), "a stream was left open: {open:?}");

@@ -30,6 +30,9 @@ pub(crate) struct Transcript {
     replay: bool,
     tool_calls: ToolCalls,
     permissions: u64,
+    /// The agent's running cost as it last said it (for this process: a
+    /// kept agent's goes on with it), and the currency.
+    pub(super) cost_seen: Option<(f64, String)>,
 }
 
 impl Transcript {
@@ -83,7 +86,17 @@ impl Transcript {
                     replay: self.replay,
                 });
             }
-            // Commands, modes, usage, session info: the agent's state, not the
+            // What it used: not the conversation, and not counted again when
+            // a load replays it.
+            SessionUpdate::UsageUpdate(usage) if !self.replay => {
+                let cost = usage.cost.map(|c| self.spent(c.amount, c.currency));
+                out.push(AgentEvent::Usage(super::Used {
+                    context_used: usage.used,
+                    context_size: usage.size,
+                    cost,
+                }));
+            }
+            // Commands, modes, session info: the agent's state, not the
             // conversation. Only the kind is logged: the rest is agent text.
             other => tracing::trace!(
                 update = update_name(&other),
@@ -91,6 +104,24 @@ impl Transcript {
             ),
         }
         out
+    }
+
+    /// What was spent since the agent last gave its running cost `total`:
+    /// the first total of a process counts whole; a total that went down
+    /// (the agent started counting again) counts from zero; another
+    /// currency starts its own count.
+    fn spent(&mut self, total: f64, currency: String) -> (f64, String) {
+        let total = if total.is_finite() {
+            total.max(0.0)
+        } else {
+            0.0
+        };
+        let step = match &self.cost_seen {
+            Some((seen, unit)) if *unit == currency && total >= *seen => total - seen,
+            _ => total,
+        };
+        self.cost_seen = Some((total, currency.clone()));
+        (step, currency)
     }
 
     /// A permission request: the tool call it is about (merged with what
@@ -399,5 +430,51 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_running_cost_is_reported_as_steps() {
+        use agent_client_protocol::v1::schema::{Cost, UsageUpdate};
+        let usage = |total: Option<f64>, currency: &str| {
+            let mut u = UsageUpdate::new(1501, 200_000);
+            u.cost = total.map(|t| Cost::new(t, currency));
+            SessionUpdate::UsageUpdate(u)
+        };
+        let mut t = Transcript::default();
+        // (the agent's running total, its currency) → the step reported.
+        type Row<'a> = (Option<f64>, &'a str, Option<(f64, &'a str)>);
+        let rows: &[Row] = &[
+            (Some(0.5), "USD", Some((0.5, "USD"))),
+            (None, "USD", None),
+            (Some(1.25), "USD", Some((0.75, "USD"))),
+            (Some(1.25), "USD", Some((0.0, "USD"))),
+            // It started counting again (a new process): from zero.
+            (Some(0.1), "USD", Some((0.1, "USD"))),
+            // Another unit counts on its own.
+            (Some(7.0), "credits", Some((7.0, "credits"))),
+            (Some(f64::NAN), "credits", Some((0.0, "credits"))),
+        ];
+        for (total, currency, step) in rows {
+            let events = t.update(usage(*total, currency));
+            let [AgentEvent::Usage(used)] = &events[..] else {
+                panic!("{events:?}");
+            };
+            assert_eq!(used.context_used, 1501);
+            assert_eq!(used.context_size, 200_000);
+            let got = used.cost.as_ref().map(|(a, c)| (*a, c.as_str()));
+            let want = step.map(|(a, c)| (a, c));
+            match (got, want) {
+                (Some((a, c)), Some((b, d))) => {
+                    assert!(
+                        (a - b).abs() < 1e-9 && c == d,
+                        "{total:?}: {got:?} != {want:?}"
+                    )
+                }
+                (got, want) => assert_eq!(got, want, "{total:?}"),
+            }
+        }
+        // A replay's usage is not counted again.
+        t.set_replay(true);
+        assert!(t.update(usage(Some(9.0), "USD")).is_empty());
     }
 }

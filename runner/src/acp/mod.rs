@@ -54,6 +54,7 @@ pub(crate) use events::Transcript;
 pub use keep::{Kept, NotKept};
 pub(crate) use process::BoundedLines;
 pub(crate) use process::egress_report_pipe;
+pub use session::Answered;
 
 use crate::host::bindings::TranscriptEntry;
 use crate::protocol::entries::{Permission, PlanStep, ToolCall};
@@ -102,6 +103,19 @@ pub enum AgentEvent {
     },
     /// One line of the agent's stderr (at most 16 KiB, colour codes removed).
     Stderr(String),
+    /// What the agent says it used (`usage_update`): how full its context
+    /// is, and what it spent since its last word on cost.
+    Usage(Used),
+}
+
+/// A `usage_update`, with the agent's running cost turned into a step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Used {
+    pub context_used: u64,
+    pub context_size: u64,
+    /// Spent since the agent last said (its `cost` is a running total for
+    /// its session), and the currency.
+    pub cost: Option<(f64, String)>,
 }
 
 /// The answer to a permission request.

@@ -4,9 +4,10 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::{AcpError, Agent};
+use crate::protocol::Tokens;
 use agent_client_protocol::v1::schema::{
     CancelNotification, ContentBlock, LoadSessionRequest, NewSessionRequest, PromptRequest,
-    ResumeSessionRequest, TextContent,
+    PromptResponse, ResumeSessionRequest, TextContent,
 };
 
 /// Counts a prompt as under way until it is answered; a prompt whose future
@@ -82,10 +83,11 @@ impl Agent {
 
     /// One turn: `session/prompt` with `text`. Returns the stop reason as ACP
     /// names it (`end_turn`, `cancelled`, `max_tokens`, `max_turn_requests`,
-    /// `refusal`); the turn's updates arrive as events meanwhile (the caller
-    /// ends the last stream: [`Agent::end_stream`]). If the agent dies
-    /// during the turn, the error says so, with its exit status.
-    pub async fn prompt(&self, session: &str, text: &str) -> Result<String, AcpError> {
+    /// `refusal`) and the turn's tokens when the agent gives them; the turn's
+    /// updates arrive as events meanwhile (the caller ends the last stream:
+    /// [`Agent::end_stream`]). If the agent dies during the turn, the error
+    /// says so, with its exit status.
+    pub async fn prompt(&self, session: &str, text: &str) -> Result<Answered, AcpError> {
         let mut turn = Turn::begin(&self.turns);
         let answered = self
             .call(
@@ -97,14 +99,18 @@ impl Agent {
             )
             .await;
         turn.answered = true;
+        let answered = answered?;
         let stop_reason =
-            serde_json::to_value(answered?.stop_reason).map_err(|error| AcpError::Refused {
+            serde_json::to_value(answered.stop_reason).map_err(|error| AcpError::Refused {
                 what: "the prompt".into(),
                 error: format!("an unreadable stop reason: {error}"),
             })?;
-        Ok(stop_reason
-            .as_str()
-            .map_or_else(|| stop_reason.to_string(), str::to_owned))
+        Ok(Answered {
+            stop_reason: stop_reason
+                .as_str()
+                .map_or_else(|| stop_reason.to_string(), str::to_owned),
+            tokens: tokens_of(&answered),
+        })
     }
 
     /// `session/cancel`: the agent should end the current turn soon (its
@@ -116,5 +122,90 @@ impl Agent {
             .map_err(|error| AcpError::Gone(format!("could not send session/cancel: {error}")))?;
         self.permissions.cancel_session(session);
         Ok(())
+    }
+}
+
+/// An agent's answer to a prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answered {
+    /// As ACP names it: `end_turn`, `cancelled`, `max_tokens`, …
+    pub stop_reason: String,
+    /// The turn's tokens, as far as the agent said (`None`: nothing).
+    pub tokens: Option<Tokens>,
+}
+
+/// The turn's tokens in an answer: ACP's `usage` (Claude Code gives it: its
+/// `inputTokens` are the uncached ones), or Gemini CLI's
+/// `_meta.quota.token_count` (input with cached, output without thoughts).
+fn tokens_of(answered: &PromptResponse) -> Option<Tokens> {
+    if let Some(usage) = &answered.usage {
+        return Some(Tokens {
+            input: Some(usage.input_tokens),
+            output: Some(usage.output_tokens),
+            cached_read: usage.cached_read_tokens,
+            cached_write: usage.cached_write_tokens,
+            thought: usage.thought_tokens,
+            total: Some(usage.total_tokens),
+        });
+    }
+    let count = &answered.meta.as_ref()?.get("quota")?.get("token_count")?;
+    let number = |key: &str| count.get(key).and_then(serde_json::Value::as_u64);
+    let tokens = Tokens {
+        input: number("input_tokens"),
+        output: number("output_tokens"),
+        ..Tokens::default()
+    };
+    (!tokens.is_empty()).then_some(tokens)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each agent's answer as it comes on the wire (read from each at its pinned version:
+    /// docs/agents.md), and the turn's tokens read from it.
+    #[test]
+    fn the_turns_tokens_are_read_from_each_agents_answer() {
+        let rows: &[(&str, serde_json::Value, Option<Tokens>)] = &[
+            (
+                "claude-agent-acp: ACP's usage",
+                serde_json::json!({"stopReason": "end_turn", "usage": {"inputTokens": 2000,
+                    "outputTokens": 100, "cachedReadTokens": 600, "cachedWriteTokens": 400,
+                    "totalTokens": 3100}}),
+                Some(Tokens {
+                    input: Some(2000),
+                    output: Some(100),
+                    cached_read: Some(600),
+                    cached_write: Some(400),
+                    thought: None,
+                    total: Some(3100),
+                }),
+            ),
+            (
+                "gemini-cli: _meta.quota",
+                serde_json::json!({"stopReason": "end_turn", "_meta": {"quota": {"token_count":
+                    {"input_tokens": 2000, "output_tokens": 100}, "model_usage": []}}}),
+                Some(Tokens {
+                    input: Some(2000),
+                    output: Some(100),
+                    ..Tokens::default()
+                }),
+            ),
+            (
+                "codex-acp: nothing",
+                serde_json::json!({"stopReason": "end_turn"}),
+                None,
+            ),
+            (
+                "an unreadable usage is no usage",
+                serde_json::json!({"stopReason": "end_turn", "usage": {"inputTokens": "many"},
+                    "_meta": {"quota": "none"}}),
+                None,
+            ),
+        ];
+        for (what, wire, tokens) in rows {
+            let answered: PromptResponse = serde_json::from_value(wire.clone()).unwrap();
+            assert_eq!(tokens_of(&answered), *tokens, "{what}");
+        }
     }
 }

@@ -514,6 +514,8 @@ fn take(event: AgentEvent, batch: &mut Vec<AgentEvent>) -> usize {
             batch.push(event);
             0
         }
+        // Before a turn: nothing was spent that a turn would have.
+        AgentEvent::Usage(_) => 0,
         event => {
             batch.push(event);
             1

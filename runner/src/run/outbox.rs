@@ -343,7 +343,7 @@ impl Task {
             // The disk refuses: keep it in memory rather than lose it, in its
             // place — behind what is already spilled, if anything is.
             tracing::warn!(run = %self.run_id, "spilling the outbox to disk: {e:#}");
-            let Spilled { id, item } = e.item;
+            let Spilled { id, item } = *e.item;
             self.memory_bytes += size;
             if self.spill.is_empty() {
                 self.memory.push_back(Queued { id, item });
@@ -486,7 +486,7 @@ struct Spill {
 #[error("{error:#}")]
 struct SpillError {
     error: anyhow::Error,
-    item: Spilled,
+    item: Box<Spilled>,
 }
 
 impl Spill {
@@ -555,10 +555,10 @@ impl Spill {
     fn error(&self, error: anyhow::Error, item: &Spilled) -> SpillError {
         SpillError {
             error,
-            item: Spilled {
+            item: Box::new(Spilled {
                 id: item.id,
                 item: item.item.clone(),
-            },
+            }),
         }
     }
 

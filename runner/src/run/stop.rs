@@ -101,6 +101,12 @@ pub async fn finish(
             let _ = answer.send(PermissionAnswer::Cancelled);
         }
     }
+    // What it spent last is counted too.
+    for event in &last {
+        if let AgentEvent::Usage(used) = event {
+            super::turns::report_usage(reporter, None, Some(used.clone()), Default::default());
+        }
+    }
     if let Err(e) = relay.send(chain, last).await {
         tracing::warn!("{e}");
     }

@@ -161,6 +161,8 @@ impl Relay {
                     }
                     Piece::Stderr(self.text(&mut batch, "stderr", line))
                 }
+                // Not the conversation (the caller reports it).
+                AgentEvent::Usage(_) => continue,
                 AgentEvent::Permission { answer, .. } => {
                     // Not here: `permission` presents it. Answered, not lost.
                     tracing::warn!("a permission request reached the transcript: cancelled");

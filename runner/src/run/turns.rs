@@ -21,10 +21,13 @@ use super::outbox::Outbox;
 use super::reports::Reporter;
 use super::signals::Signals;
 use super::transcript::{Relay, RelayError};
-use crate::acp::{AcpError, Agent, AgentEvent, PermissionAnswer};
+use crate::acp::{AcpError, Agent, AgentEvent, Answered, PermissionAnswer, Used};
 use crate::chain::PlugChain;
 use crate::protocol::contact::until_answered;
-use crate::protocol::{Client, DirectiveBody, ReportBody, StopDirective, StopReason, TurnOutcome};
+use crate::protocol::{
+    Client, Cost, DirectiveBody, ReportBody, StopDirective, StopReason, Tokens, TurnOutcome,
+    UsageReport,
+};
 
 /// How long the agent must be silent before the filters are asked to release
 /// what they hold back of its open streams (`docs/writing-plugs.md`).
@@ -71,7 +74,7 @@ pub struct Turns<'a> {
     pub cancel_grace: Duration,
 }
 
-type TurnFuture<'a> = Pin<Box<dyn Future<Output = Result<String, AcpError>> + 'a>>;
+type TurnFuture<'a> = Pin<Box<dyn Future<Output = Result<Answered, AcpError>> + 'a>>;
 
 /// A permission request waiting for its answer: where the answer goes, and
 /// the option ids shown to Blaise with the agent's own.
@@ -243,10 +246,19 @@ impl<'a> Turns<'a> {
     async fn turn_over(
         &mut self,
         message_id: Option<String>,
-        result: Result<String, AcpError>,
+        result: Result<Answered, AcpError>,
     ) -> Option<Ending> {
+        if let Ok(Answered {
+            tokens: Some(tokens),
+            ..
+        }) = &result
+        {
+            report_usage(self.reporter, message_id.as_deref(), None, *tokens);
+        }
         let (outcome, error, gone) = match result {
-            Ok(stop_reason) if stop_reason == "cancelled" => (TurnOutcome::Cancelled, None, false),
+            Ok(answered) if answered.stop_reason == "cancelled" => {
+                (TurnOutcome::Cancelled, None, false)
+            }
             Ok(_) => (TurnOutcome::Answered, None, false),
             // An error answer: what a real agent does while its model is
             // unreachable or over quota. The agent is still there.
@@ -320,6 +332,10 @@ impl<'a> Turns<'a> {
                         }
                     }
                 }
+                // Not the conversation: Blaise counts it (and holds the budget).
+                AgentEvent::Usage(used) => {
+                    report_usage(self.reporter, turn, Some(used), Tokens::default())
+                }
                 event => batch.push(event),
             }
             next = self.events.try_recv().ok();
@@ -338,6 +354,32 @@ impl<'a> Turns<'a> {
         }
         self.relay.send(self.chain, self.agent.end_stream()).await
     }
+}
+
+/// Reports what the agent said it used (in order behind the turn's
+/// transcript; no need to wait), in the turn of `message_id` if one is open.
+pub fn report_usage(
+    reporter: &Reporter,
+    message_id: Option<&str>,
+    used: Option<Used>,
+    tokens: Tokens,
+) {
+    let (context_used, context_size, cost) = match used {
+        Some(used) => (
+            Some(used.context_used),
+            Some(used.context_size),
+            used.cost
+                .map(|(amount, currency)| Cost { amount, currency }),
+        ),
+        None => (None, None, None),
+    };
+    reporter.post(ReportBody::Usage(UsageReport {
+        message_id: message_id.map(str::to_owned),
+        tokens,
+        context_used,
+        context_size,
+        cost,
+    }));
 }
 
 /// "The agent exited…" from "the agent exited…".

@@ -23,7 +23,10 @@ pub(super) fn answer(model: &Model, path: &str, request: &Value) -> Response {
     } else {
         "end_turn"
     };
-    let usage = json!({ "input_tokens": 10, "output_tokens": 5 });
+    // As the API reports it: the prompt cache's counts are always there (Claude Code adds them
+    // up into the context it reports, and prices the whole).
+    let usage = json!({ "input_tokens": 10, "output_tokens": 5,
+                        "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0 });
     if request["stream"].as_bool() != Some(true) {
         return json(json!({
             "id": id("msg"), "type": "message", "role": "assistant", "model": model_name,
@@ -35,7 +38,8 @@ pub(super) fn answer(model: &Model, path: &str, request: &Value) -> Response {
         json!({"type": "message_start", "message": {
             "id": id("msg"), "type": "message", "role": "assistant", "model": model_name,
             "content": [], "stop_reason": null, "stop_sequence": null,
-            "usage": {"input_tokens": 10, "output_tokens": 1}}}),
+            "usage": {"input_tokens": 10, "output_tokens": 1,
+                      "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}}),
     )];
     for (index, block) in blocks.into_iter().enumerate() {
         let (start, deltas) = match block["type"].as_str() {

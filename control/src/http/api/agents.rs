@@ -28,9 +28,16 @@ pub async fn get(
     State(state): State<AppState>,
     _: AdminAuth,
     Path(name): Path<String>,
-) -> Result<Json<Agent>> {
+) -> Result<Json<crate::views::AgentView>> {
     check_name("name", &name)?;
-    Ok(Json(state.read(|ctx| ctx.agent(&name)).await?))
+    Ok(Json(
+        state
+            .read(|ctx| {
+                let agent = ctx.agent(&name)?;
+                crate::views::agent_view(ctx, agent)
+            })
+            .await?,
+    ))
 }
 
 pub async fn list(State(state): State<AppState>, _: AdminAuth) -> Result<Json<serde_json::Value>> {

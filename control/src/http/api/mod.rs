@@ -23,6 +23,7 @@ pub fn routes() -> Router<AppState> {
         .route("/v1/sessions/{id}/messages", post(sessions::send))
         .route("/v1/sessions/{id}/close", post(sessions::close))
         .route("/v1/sessions/{id}/cancel", post(sessions::cancel))
+        .route("/v1/sessions/{id}/budget", post(sessions::budget))
         .route("/v1/sessions/{id}/transcript", get(sessions::transcript))
         .route(
             "/v1/sessions/{id}/permissions/{request}/answer",

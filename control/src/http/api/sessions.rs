@@ -14,6 +14,31 @@ use crate::wakeups::Topic;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
+pub struct BudgetRequest {
+    /// The session's new budget, in the currency its agent reports.
+    amount: f64,
+}
+
+/// `POST /v1/sessions/{id}/budget`: raises (or sets) the session's own budget; a session stopped
+/// for its budget takes messages again once it is under it.
+pub async fn budget(
+    State(state): State<AppState>,
+    _: AdminAuth,
+    Path(id): Path<String>,
+    Body(req): Body<BudgetRequest>,
+) -> Result<Json<crate::views::SessionView>> {
+    Ok(Json(
+        state
+            .write(|ctx| {
+                crate::lifecycle::usage::set_budget(ctx, &id, req.amount)?;
+                session_view(ctx, &id)
+            })
+            .await?,
+    ))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct NewRequest {
     pub agent: String,
     pub message: String,

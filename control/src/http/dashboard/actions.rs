@@ -95,6 +95,41 @@ pub async fn cancel(State(app): State<AppState>, _: Viewer, Path(id): Path<Strin
     }
 }
 
+#[derive(Deserialize)]
+pub struct BudgetForm {
+    amount: String,
+}
+
+pub async fn budget(
+    State(app): State<AppState>,
+    _: Viewer,
+    Path(id): Path<String>,
+    Form(form): Form<BudgetForm>,
+) -> Response {
+    let back = session_page(&id);
+    let amount = match form.amount.trim().parse::<f64>() {
+        Ok(amount) => amount,
+        Err(_) => {
+            let e = Error::invalid(
+                "invalid_field",
+                "amount",
+                format!(
+                    "the budget {:?} is not an amount: write 5 or 12.50",
+                    form.amount
+                ),
+            );
+            return not_done(e, &back);
+        }
+    };
+    match app
+        .write(|ctx| crate::lifecycle::usage::set_budget(ctx, &id, amount))
+        .await
+    {
+        Ok(_) => back_to(&back),
+        Err(e) => not_done(e, &back),
+    }
+}
+
 pub async fn close(State(app): State<AppState>, _: Viewer, Path(id): Path<String>) -> Response {
     let back = session_page(&id);
     match app.close_and_wait(&id).await {

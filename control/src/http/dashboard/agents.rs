@@ -26,16 +26,18 @@ pub async fn agents(
 
 fn render(ctx: &mut Ctx) -> Result<Parts> {
     let agents = ctx.tx.agents()?;
+    let today = crate::model::day_of(ctx.now);
+    let used_today = ctx.tx.agent_usages(&today)?;
     let mut parts = Parts::new("Agents");
     parts.fixed("<h1>Agents</h1><p>An agent's settings are the only place timing lives: runners learn them when they connect. Durations are a number and a unit: <code>500ms</code>, <code>30s</code>, <code>10m</code>, <code>2h</code>, <code>1d</code>.</p>");
     let mut table = String::from(
-        "<div class=\"table-wrap\"><table id=\"agents\"><tr><th scope=\"col\">Agent</th><th scope=\"col\">Idle after</th><th scope=\"col\">Then</th><th scope=\"col\">Paused for at most</th><th scope=\"col\">Longest turn</th><th scope=\"col\">Kept hot after a pause</th><th scope=\"col\">Runners need labels</th><th scope=\"col\">State</th><th scope=\"col\">Changed</th></tr>",
+        "<div class=\"table-wrap\"><table id=\"agents\"><tr><th scope=\"col\">Agent</th><th scope=\"col\">Idle after</th><th scope=\"col\">Then</th><th scope=\"col\">Paused for at most</th><th scope=\"col\">Longest turn</th><th scope=\"col\">Kept hot after a pause</th><th scope=\"col\">Runners need labels</th><th scope=\"col\">Budgets</th><th scope=\"col\">Spent today (UTC)</th><th scope=\"col\">State</th><th scope=\"col\">Changed</th></tr>",
     );
     for a in &agents {
         let s = &a.settings;
         let _ = write!(
             table,
-            "<tr class=\"agent\" data-agent=\"{0}\"><td><b>{0}</b></td><td>{1}</td><td>{2}</td><td>{3}</td><td>{4}</td><td>{hot}</td><td>{5}</td><td>{6}</td><td>{7}</td></tr>",
+            "<tr class=\"agent\" data-agent=\"{0}\"><td><b>{0}</b></td><td>{1}</td><td>{2}</td><td>{3}</td><td>{4}</td><td>{hot}</td><td>{5}</td><td>{budgets}</td><td class=\"spent\">{spent}</td><td>{6}</td><td>{7}</td></tr>",
             esc(&a.name),
             Human(s.inactivity_ms),
             match s.idle_policy {
@@ -56,10 +58,15 @@ fn render(ctx: &mut Ctx) -> Result<Parts> {
             } else {
                 "- (cold)".to_string()
             },
+            budgets = esc(&budgets(s)),
+            spent = esc(&used_today.iter().find(|u| u.agent == a.name).map_or_else(
+                || "nothing reported".to_string(),
+                |u| crate::views::spend_text(&u.usage, s.daily_budget),
+            )),
         );
     }
     if agents.is_empty() {
-        table.push_str("<tr><td colspan=\"9\">No agent yet: add one below.</td></tr>");
+        table.push_str("<tr><td colspan=\"11\">No agent yet: add one below.</td></tr>");
     }
     table.push_str("</table></div>");
     parts.live("list", table);
@@ -71,6 +78,22 @@ fn render(ctx: &mut Ctx) -> Result<Parts> {
     forms.push_str(&form(None));
     parts.fixed(forms);
     Ok(parts)
+}
+
+/// An agent's budgets in words: `session 5, day 50`, or `none`.
+fn budgets(s: &AgentSettings) -> String {
+    let mut parts = Vec::new();
+    if let Some(b) = s.session_budget {
+        parts.push(format!("session {b}"));
+    }
+    if let Some(b) = s.daily_budget {
+        parts.push(format!("day {b}"));
+    }
+    if parts.is_empty() {
+        "none".into()
+    } else {
+        parts.join(", ")
+    }
 }
 
 /// The form that changes agent `a`, or adds one.

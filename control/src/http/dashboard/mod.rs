@@ -30,10 +30,15 @@ use crate::http::{AdminAuth, AppState, DASHBOARD_COOKIE, is_admin};
 pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/", get(sessions::sessions))
-        .route("/sessions", post(actions::new_session))
+        // The list is the front page; `/sessions` typed by hand finds it too.
+        .route(
+            "/sessions",
+            get(|| async { axum::response::Redirect::to("/") }).post(actions::new_session),
+        )
         .route("/sessions/{id}", get(session::session))
         .route("/sessions/{id}/messages", post(actions::send))
         .route("/sessions/{id}/cancel", post(actions::cancel))
+        .route("/sessions/{id}/budget", post(actions::budget))
         .route("/sessions/{id}/close", post(actions::close))
         .route(
             "/sessions/{id}/permissions/{request}/answer",

@@ -82,7 +82,8 @@ pub fn render(ctx: &mut Ctx, id: &str, before: Option<i64>) -> Result<Parts> {
         parts.fixed(format!(
             "<form method=\"post\" action=\"/sessions/{0}/messages\" id=\"send\"><label for=\"message\">Message</label><br><textarea id=\"message\" name=\"text\" rows=\"3\" required placeholder=\"Ask the agent…\"></textarea><br><button type=\"submit\">Send</button></form>\
              <div class=\"actions\"><form method=\"post\" action=\"/sessions/{0}/cancel\" class=\"inline\"><button type=\"submit\">Cancel the turn</button></form> \
-             <form method=\"post\" action=\"/sessions/{0}/close\" id=\"close\" class=\"inline\" data-confirm=\"Close this session? Its environment is torn down: the workspace and what the plugs created are removed.\"><button type=\"submit\" class=\"danger\">Close session</button></form></div>",
+             <form method=\"post\" action=\"/sessions/{0}/close\" id=\"close\" class=\"inline\" data-confirm=\"Close this session? Its environment is torn down: the workspace and what the plugs created are removed.\"><button type=\"submit\" class=\"danger\">Close session</button></form></div>\
+             <details id=\"budget-form\"><summary>Set this session's budget</summary><form method=\"post\" action=\"/sessions/{0}/budget\" id=\"budget\"><label for=\"budget-amount\">What it may spend in all, in the currency its agent reports</label><br><input id=\"budget-amount\" name=\"amount\" inputmode=\"decimal\" size=\"8\" required placeholder=\"5.00\"> <button type=\"submit\">Set the budget</button></form></details>",
             esc(&v.id)
         ));
     }
@@ -124,6 +125,11 @@ fn status(v: &SessionView, now: crate::model::Millis) -> String {
             esc(&turn.describe(now))
         );
     }
+    let _ = write!(
+        out,
+        "<p id=\"usage\">Used: {}.</p>",
+        esc(&crate::views::usage_text(&v.usage, v.budget))
+    );
     if let Some(source) = &v.source {
         out.push_str(&source_line(source));
     }

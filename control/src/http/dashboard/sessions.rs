@@ -198,7 +198,7 @@ fn render(ctx: &mut Ctx, f: &Filter) -> Result<Parts> {
     let pages = total.div_ceil(PAGE).max(1);
     let page = f.page.min(pages);
     let mut list = format!(
-        "<h2>{total} session{}</h2><div class=\"table-wrap\"><table id=\"sessions\"><tr><th scope=\"col\">Session</th><th scope=\"col\">First message</th><th scope=\"col\">Agent</th><th scope=\"col\">State</th><th scope=\"col\">Environment</th><th scope=\"col\">Opened</th><th scope=\"col\">Last activity</th></tr>",
+        "<h2>{total} session{}</h2><div class=\"table-wrap\"><table id=\"sessions\"><tr><th scope=\"col\">Session</th><th scope=\"col\">First message</th><th scope=\"col\">Agent</th><th scope=\"col\">State</th><th scope=\"col\">Environment</th><th scope=\"col\">Opened</th><th scope=\"col\">Last activity</th><th scope=\"col\">Spent</th></tr>",
         if total == 1 { "" } else { "s" }
     );
     for s in sessions.iter().skip((page - 1) * PAGE).take(PAGE) {
@@ -211,7 +211,7 @@ fn render(ctx: &mut Ctx, f: &Filter) -> Result<Parts> {
         };
         let _ = write!(
             list,
-            "<tr class=\"session\" data-session=\"{0}\"><td><a href=\"/sessions/{0}\"><code>{0}</code></a></td><td>{1}</td><td>{2}</td><td>{3}</td><td>{4}</td><td>{5}</td><td>{6}</td></tr>",
+            "<tr class=\"session\" data-session=\"{0}\"><td><a href=\"/sessions/{0}\"><code>{0}</code></a></td><td>{1}</td><td>{2}</td><td>{3}</td><td>{4}</td><td>{5}</td><td>{6}</td><td class=\"spent\">{7}</td></tr>",
             esc(&s.id),
             esc(&first),
             esc(&s.agent),
@@ -220,11 +220,18 @@ fn render(ctx: &mut Ctx, f: &Filter) -> Result<Parts> {
                 .map(|e| state(e.as_str()))
                 .unwrap_or_else(|| "-".into()),
             time(s.created_at),
-            time(s.last_activity)
+            time(s.last_activity),
+            // What its agent said it spent; unknown when it said nothing.
+            esc(&s
+                .usage
+                .spent()
+                .map_or("-".to_string(), |(amount, currency)| {
+                    crate::lifecycle::usage::money(amount, currency)
+                }))
         );
     }
     if total == 0 {
-        list.push_str("<tr><td colspan=\"7\">No sessions here.</td></tr>");
+        list.push_str("<tr><td colspan=\"8\">No sessions here.</td></tr>");
     }
     list.push_str("</table></div>");
     if pages > 1 {

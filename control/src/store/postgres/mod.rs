@@ -44,6 +44,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("connections.sql"),
     include_str!("sources.sql"),
     include_str!("turns.sql"),
+    include_str!("usage.sql"),
 ];
 
 /// Any number, the same in every instance: the advisory lock migrations run under, so two
@@ -1222,6 +1223,42 @@ impl Tx for PostgresTx<'_> {
         self.many(
             "SELECT data FROM permissions WHERE session_id = $1 ORDER BY created_at, n",
             &[&session_id],
+        )
+    }
+
+    fn agent_usage(&mut self, agent: &str, day: &str) -> StoreResult<AgentDayUsage> {
+        let empty = AgentDayUsage {
+            agent: agent.to_string(),
+            day: day.to_string(),
+            usage: Usage::default(),
+        };
+        // Made first if missing, so that the row exists to be locked: two instances adding to
+        // one day take turns instead of one overwriting the other.
+        self.exec(
+            "INSERT INTO agent_usage (agent, day, data) VALUES ($1, $2, $3)
+             ON CONFLICT (agent, day) DO NOTHING",
+            &[&agent, &day, &to_json(&empty)?],
+        )?;
+        let found: Option<AgentDayUsage> = self.one(
+            "SELECT data FROM agent_usage WHERE agent = $1 AND day = $2 FOR UPDATE",
+            &[&agent, &day],
+        )?;
+        Ok(found.unwrap_or(empty))
+    }
+
+    fn put_agent_usage(&mut self, u: &AgentDayUsage) -> StoreResult<()> {
+        self.exec(
+            "INSERT INTO agent_usage (agent, day, data) VALUES ($1, $2, $3)
+             ON CONFLICT (agent, day) DO UPDATE SET data = EXCLUDED.data",
+            &[&u.agent, &u.day, &to_json(u)?],
+        )?;
+        Ok(())
+    }
+
+    fn agent_usages(&mut self, since: &str) -> StoreResult<Vec<AgentDayUsage>> {
+        self.many(
+            "SELECT data FROM agent_usage WHERE day >= $1 ORDER BY agent, day",
+            &[&since],
         )
     }
 

@@ -25,6 +25,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("connections.sql"),
     include_str!("sources.sql"),
     include_str!("turns.sql"),
+    include_str!("usage.sql"),
 ];
 
 /// `seq IS NOT NULL` is what lets SQLite read `transcript_by_run` (a partial index): without
@@ -881,6 +882,32 @@ impl Tx for SqliteTx<'_> {
         self.many(
             "SELECT data FROM permissions WHERE session_id = ?1 ORDER BY created_at, rowid",
             params![session_id],
+        )
+    }
+
+    fn agent_usage(&mut self, agent: &str, day: &str) -> StoreResult<AgentDayUsage> {
+        let found: Option<AgentDayUsage> = self.one(
+            "SELECT data FROM agent_usage WHERE agent = ?1 AND day = ?2",
+            params![agent, day],
+        )?;
+        Ok(found.unwrap_or_else(|| AgentDayUsage {
+            agent: agent.to_string(),
+            day: day.to_string(),
+            usage: Usage::default(),
+        }))
+    }
+
+    fn put_agent_usage(&mut self, u: &AgentDayUsage) -> StoreResult<()> {
+        self.exec(
+            "INSERT OR REPLACE INTO agent_usage (agent, day, data) VALUES (?1, ?2, ?3)",
+            params![u.agent, u.day, to_json(u)?],
+        )
+    }
+
+    fn agent_usages(&mut self, since: &str) -> StoreResult<Vec<AgentDayUsage>> {
+        self.many(
+            "SELECT data FROM agent_usage WHERE day >= ?1 ORDER BY agent, day",
+            params![since],
         )
     }
 

@@ -55,7 +55,8 @@ async fn a_new_process_in_the_same_directory_loads_the_whole_conversation() {
     assert_eq!(
         soon("a prompt", agent.prompt(&session, "say five"))
             .await
-            .unwrap(),
+            .unwrap()
+            .stop_reason,
         "end_turn"
     );
     let (messages, _) = received(&agent, &mut events);
@@ -88,7 +89,10 @@ async fn a_session_without_prompts_loads_with_nothing_to_replay() {
     let (agent, mut events) = launch(command(dir.path(), &[], &[])).await;
     agent.load_session(&session).await.unwrap();
     assert!(received(&agent, &mut events).1.is_empty());
-    assert_eq!(agent.prompt(&session, "say hi").await.unwrap(), "end_turn");
+    assert_eq!(
+        agent.prompt(&session, "say hi").await.unwrap().stop_reason,
+        "end_turn"
+    );
     agent.close(GRACE).await.unwrap();
 }
 
@@ -110,7 +114,10 @@ async fn loading_a_session_the_agent_never_had_fails() {
     assert!(received(&agent, &mut events).1.is_empty());
     // The agent is still there.
     let session = agent.new_session().await.unwrap();
-    assert_eq!(agent.prompt(&session, "say ok").await.unwrap(), "end_turn");
+    assert_eq!(
+        agent.prompt(&session, "say ok").await.unwrap().stop_reason,
+        "end_turn"
+    );
     agent.close(GRACE).await.unwrap();
 }
 
@@ -130,7 +137,11 @@ async fn no_load_session_is_not_advertised_and_not_attempted() {
     let fresh = agent.new_session().await.unwrap();
     assert_ne!(fresh, session);
     assert_eq!(
-        agent.prompt(&fresh, "say hello again").await.unwrap(),
+        agent
+            .prompt(&fresh, "say hello again")
+            .await
+            .unwrap()
+            .stop_reason,
         "end_turn"
     );
     let (messages, _) = received(&agent, &mut events);

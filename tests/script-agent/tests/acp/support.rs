@@ -142,7 +142,9 @@ pub fn messages(events: &[AgentEvent]) -> Vec<Message> {
                 });
                 continue;
             }
-            AgentEvent::Permission { .. } | AgentEvent::Stderr(_) => continue,
+            AgentEvent::Permission { .. } | AgentEvent::Stderr(_) | AgentEvent::Usage(_) => {
+                continue;
+            }
         };
         assert!(
             !ended.contains(&entry.stream_id),

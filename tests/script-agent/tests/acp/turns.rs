@@ -25,7 +25,7 @@ async fn say_think_sleep_and_anything_else() {
     )
     .await
     .unwrap();
-    assert_eq!(stop, "end_turn");
+    assert_eq!(stop.stop_reason, "end_turn");
     let (messages, _) = received(&agent, &mut events);
     assert_eq!(
         messages,
@@ -98,7 +98,7 @@ async fn run_executes_in_the_working_directory_and_reports_the_output() {
     )
     .await
     .unwrap();
-    assert_eq!(stop, "end_turn");
+    assert_eq!(stop.stop_reason, "end_turn");
     let (messages, _) = received(&agent, &mut events);
     let cwd = dir.path().canonicalize().unwrap();
     assert_eq!(
@@ -224,7 +224,7 @@ async fn ask_is_a_permission_event_and_the_answer_reaches_the_agent() {
                 .unwrap();
         }
     );
-    assert_eq!(stop.unwrap(), "end_turn");
+    assert_eq!(stop.unwrap().stop_reason, "end_turn");
     let (messages, _) = received(&agent, &mut events);
     assert_eq!(
         messages,
@@ -263,7 +263,7 @@ async fn the_permission_request_comes_after_the_open_stream_ended_with_its_tool_
                 .unwrap();
         }
     );
-    assert_eq!(stop.unwrap(), "end_turn");
+    assert_eq!(stop.unwrap().stop_reason, "end_turn");
     let (messages, _) = received(&agent, &mut events);
     assert_eq!(
         messages,
@@ -293,7 +293,7 @@ async fn a_permission_answered_cancelled_or_dropped_or_with_an_unknown_option_is
                 }
             }
         );
-        assert_eq!(stop.unwrap(), "end_turn", "{answer:?}");
+        assert_eq!(stop.unwrap().stop_reason, "end_turn", "{answer:?}");
         let (messages, _) = received(&agent, &mut events);
         assert_eq!(
             messages,
@@ -324,7 +324,7 @@ async fn cancel_answers_a_pending_permission_request_and_ends_the_turn_cancelled
             asked.answer
         }
     );
-    assert_eq!(stop.unwrap(), "cancelled");
+    assert_eq!(stop.unwrap().stop_reason, "cancelled");
     let (messages, _) = received(&agent, &mut events);
     assert_eq!(
         messages,
@@ -352,7 +352,7 @@ async fn wait_then_cancel_ends_the_turn_cancelled() {
             entries
         }
     );
-    assert_eq!(stop.unwrap(), "cancelled");
+    assert_eq!(stop.unwrap().stop_reason, "cancelled");
     entries.extend(received(&agent, &mut events).1);
     assert_eq!(
         crate::support::messages(&entries),
@@ -360,7 +360,11 @@ async fn wait_then_cancel_ends_the_turn_cancelled() {
     );
     // The session goes on.
     assert_eq!(
-        agent.prompt(&session, "say again").await.unwrap(),
+        agent
+            .prompt(&session, "say again")
+            .await
+            .unwrap()
+            .stop_reason,
         "end_turn"
     );
     let (messages, _) = received(&agent, &mut events);

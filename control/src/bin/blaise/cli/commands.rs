@@ -39,6 +39,8 @@ pub async fn client_command(
             cancel_grace,
             silent_turn,
             max_failed_turns,
+            session_budget,
+            daily_budget,
             disable,
             enable,
             requires_labels,
@@ -55,6 +57,7 @@ pub async fn client_command(
                 "timeout_ms": timeout, "hot_for_ms": hot_for, "disabled": disabled,
                 "start_timeout_ms": start_timeout, "cancel_grace_ms": cancel_grace,
                 "silent_turn_ms": silent_turn, "max_failed_turns": max_failed_turns,
+                "session_budget": session_budget, "daily_budget": daily_budget,
                 "requires_labels": requires_labels.as_deref().map(comma_list),
             });
             let agent = client
@@ -145,6 +148,16 @@ pub async fn client_command(
                 )
                 .await?;
             writeln!(out, "request {request} of session {id} answered: {option}")?;
+        }
+        Command::Session(SessionCommand::Budget { id, amount }) => {
+            let view = client
+                .post(
+                    &format!("/v1/sessions/{}/budget", segment("session id", &id)?),
+                    json!({ "amount": amount }),
+                )
+                .await?;
+            writeln!(out, "session {id}: budget {amount}")?;
+            show::usage(&view, out)?;
         }
         Command::Session(SessionCommand::Cancel { id }) => {
             client

@@ -19,6 +19,7 @@ pub use blaise_control::client::Client;
 pub use commands::client_command;
 
 use blaise_control::duration;
+use blaise_control::lifecycle::agents::{Budget, NoBudget};
 use blaise_control::model::IdlePolicy;
 
 #[derive(Parser, Debug)]
@@ -247,6 +248,15 @@ pub enum AgentCommand {
         /// next message starts the agent again (new agents: 3).
         #[arg(long)]
         max_failed_turns: Option<u32>,
+        /// What a session may spend, in the currency the agent reports (`5`,
+        /// `12.50`), before Blaise stops it (its environment kept) until its
+        /// budget is raised (`session budget`); `none`: no budget (new agents).
+        #[arg(long, value_parser = parse_budget)]
+        session_budget: Option<Budget>,
+        /// What the agent's sessions may spend in a day (UTC) before new turns
+        /// are refused until the next day; `none`: no budget (new agents).
+        #[arg(long, value_parser = parse_budget)]
+        daily_budget: Option<Budget>,
         /// Disable (archive) the agent: no new runs start for it, except teardown runs.
         #[arg(long, conflicts_with = "enable")]
         disable: bool,
@@ -386,6 +396,15 @@ pub enum SessionCommand {
         /// The option's id (`allow`, `option-2`, …).
         option: String,
     },
+    /// Sets the session's own budget (in the currency its agent reports): a
+    /// session stopped for its budget takes messages again once under it.
+    Budget {
+        /// The session's id (`ses_…`, as `session new` and `session list` print it).
+        id: String,
+        /// The new budget (`5`, `12.50`).
+        #[arg(value_parser = parse_amount)]
+        amount: f64,
+    },
     /// Cancels the turn in progress (the agent stops working on the
     /// message; the session stays open).
     Cancel {
@@ -438,6 +457,23 @@ pub enum EnvironmentCommand {
 
 fn parse_duration(text: &str) -> Result<i64, String> {
     duration::parse(text)
+}
+
+fn parse_amount(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(amount) if amount.is_finite() && amount >= 0.0 => Ok(amount),
+        _ => Err(format!("{text:?} is not an amount: write 5, 12.50 or 0")),
+    }
+}
+
+/// An amount, or `none`, as the API takes it.
+fn parse_budget(text: &str) -> Result<Budget, String> {
+    if text.trim() == "none" {
+        return Ok(Budget::Off(NoBudget::None));
+    }
+    parse_amount(text)
+        .map(Budget::Amount)
+        .map_err(|e| format!("{e}, or none"))
 }
 
 fn parse_policy(text: &str) -> Result<IdlePolicy, String> {

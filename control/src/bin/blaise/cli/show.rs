@@ -87,6 +87,7 @@ pub fn session(s: &Value, now: i64, out: Out) -> Result<()> {
     } else if let Some(turns) = s["open_turns"].as_u64().filter(|n| *n > 0) {
         writeln!(out, "  turns open     {turns}")?;
     }
+    usage(s, out)?;
     if s["end_reason"].is_string() {
         writeln!(out, "  ended: {}", text(&s["end_reason"]))?;
     }
@@ -259,6 +260,16 @@ pub fn agent(a: &Value, now: i64, out: Out) -> Result<()> {
         "  failed turns     {} in a row pause the session",
         s["max_failed_turns"].as_u64().unwrap_or(0)
     )?;
+    let budget = |v: &Value| v.as_f64().map_or("none".to_string(), |b| b.to_string());
+    writeln!(out, "  session budget   {}", budget(&s["session_budget"]))?;
+    writeln!(out, "  daily budget     {}", budget(&s["daily_budget"]))?;
+    let today: blaise_control::model::Usage =
+        serde_json::from_value(a["today"].clone()).unwrap_or_default();
+    writeln!(
+        out,
+        "  today (UTC)      {}",
+        super::human::printable(&blaise_control::views::spend_text(&today, None), false)
+    )?;
     writeln!(out, "  requires labels  {}", strings(&s["requires_labels"]))?;
     writeln!(
         out,
@@ -401,4 +412,19 @@ pub fn pending_permissions(s: &Value, now: i64, out: &mut (dyn Write + Send)) ->
         )?;
     }
     Ok(true)
+}
+
+/// A session's `usage` line: what its agent said it used, and its budget.
+pub fn usage(s: &Value, out: Out) -> Result<()> {
+    let used: blaise_control::model::Usage =
+        serde_json::from_value(s["usage"].clone()).unwrap_or_default();
+    writeln!(
+        out,
+        "  usage          {}",
+        super::human::printable(
+            &blaise_control::views::usage_text(&used, s["budget"].as_f64()),
+            false
+        )
+    )?;
+    Ok(())
 }

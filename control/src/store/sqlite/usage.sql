@@ -1,0 +1,8 @@
+-- Migration 8. What each agent's sessions used, by day (UTC): tokens by kind and money by
+-- currency, kept whole as JSON (a day's budget reads it; /metrics and the agents page add it up).
+CREATE TABLE agent_usage (
+    agent TEXT NOT NULL,
+    day TEXT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (agent, day)
+);

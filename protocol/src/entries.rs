@@ -38,12 +38,37 @@ pub struct ToolCall {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub content: Vec<ToolContent>,
     /// What the call printed or returned, once it has ended: the text of its
-    /// content, or else of its raw output. Long outputs keep their head and tail.
+    /// content, or else of its raw output (a Markdown fence the agent put
+    /// around it taken off). Long outputs keep their head and tail. While a
+    /// command runs, what it prints is the call's `tool_output` stream.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
+    /// The command's exit status, when the agent says it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i64>,
+    /// How long the call took, from when the runner first heard of it to its
+    /// end (`completed` or `failed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
     /// The tool's output as the agent sent it (ACP `rawOutput`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw_output: Option<Value>,
+}
+
+impl ToolCall {
+    /// Whether the call is over (`completed` or `failed`).
+    pub fn has_ended(&self) -> bool {
+        matches!(self.status.as_str(), "completed" | "failed")
+    }
+}
+
+/// A duration as a call's line says it: `850ms`, `3.2s`, `1m 1.5s`.
+pub fn took(ms: u64) -> String {
+    match ms {
+        ms if ms < 1_000 => format!("{ms}ms"),
+        ms if ms < 60_000 => format!("{:.1}s", ms as f64 / 1000.0),
+        ms => format!("{}m {:.1}s", ms / 60_000, (ms % 60_000) as f64 / 1000.0),
+    }
 }
 
 /// A file a tool call touches.

@@ -62,11 +62,15 @@ impl Agent {
         self.turns.load(Ordering::Acquire) == 0
     }
 
-    /// Ends the stream of chunks the agent left open, if any: its `last`
-    /// entry, for the caller to handle after what it already took (call it
-    /// when a prompt has been answered and its events are taken).
-    pub fn end_stream(&self) -> Option<super::AgentEvent> {
-        self.transcript().end_stream()
+    /// Ends the stream of chunks the agent left open, if any, and the output
+    /// streams of commands that never ended: their `last` entries, for the
+    /// caller to handle after what it already took (call it when a prompt
+    /// has been answered and its events are taken).
+    pub fn end_stream(&self) -> Vec<super::AgentEvent> {
+        let mut transcript = self.transcript();
+        let mut last: Vec<_> = transcript.end_stream().into_iter().collect();
+        last.extend(transcript.end_outputs());
+        last
     }
 
     /// Entries from now on are (or are no longer) a replay; the open stream

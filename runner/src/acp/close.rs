@@ -14,7 +14,7 @@ pub struct Closed {
     pub code: Option<i32>,
     /// The `last` entry of the stream it left open, if any: after every
     /// event it sent (the connection is over).
-    pub last: Option<AgentEvent>,
+    pub last: Vec<AgentEvent>,
     /// What `blaise-egress` reported last, when it started the agent (see
     /// [`super::AgentCommand::egress_report`]).
     pub egress: Option<String>,

@@ -7,7 +7,7 @@ use agent_client_protocol::v1::schema::{
 };
 
 use super::AgentEvent;
-use super::tool_calls::{ToolCalls, block_text};
+use super::tool_calls::{Changed, ToolCalls, block_text};
 use crate::host::bindings::{EntryKind, TranscriptEntry};
 use crate::protocol::entries::{Permission, PermissionChoice, PlanStep};
 
@@ -61,23 +61,15 @@ impl Transcript {
                 self.chunk(EntryKind::AgentThought, chunk, self.replay, &mut out)
             }
             SessionUpdate::ToolCall(call) => {
-                if let Some(call) = self.tool_calls.announce(call) {
-                    out.extend(self.end_stream());
-                    out.push(AgentEvent::ToolCall {
-                        call,
-                        replay: self.replay,
-                    });
-                }
+                let changed = self.tool_calls.announce(call);
+                self.tool_call(changed, &mut out);
             }
             SessionUpdate::ToolCallUpdate(update) => {
                 let id = update.tool_call_id.0.to_string();
-                if let Some(call) = self.tool_calls.update(&id, update.fields) {
-                    out.extend(self.end_stream());
-                    out.push(AgentEvent::ToolCall {
-                        call,
-                        replay: self.replay,
-                    });
-                }
+                let changed = self
+                    .tool_calls
+                    .update(&id, update.fields, update.meta.as_ref());
+                self.tool_call(changed, &mut out);
             }
             SessionUpdate::Plan(plan) => {
                 out.extend(self.end_stream());
@@ -104,6 +96,50 @@ impl Transcript {
             ),
         }
         out
+    }
+
+    /// A tool call's update: what its command printed (the call's output
+    /// stream, its last text before the call's end), then the call as it now
+    /// stands. Either ends the open message stream.
+    fn tool_call(&mut self, changed: Changed, out: &mut Vec<AgentEvent>) {
+        if changed.output.is_empty() && changed.call.is_none() {
+            return;
+        }
+        out.extend(self.end_stream());
+        for (text, last) in changed.output {
+            out.push(AgentEvent::Chunk(TranscriptEntry {
+                stream_id: output_stream(&changed.id),
+                kind: EntryKind::ToolOutput,
+                text,
+                last,
+                replay: self.replay,
+            }));
+        }
+        if let Some(call) = changed.call {
+            out.push(AgentEvent::ToolCall {
+                call,
+                replay: self.replay,
+            });
+        }
+    }
+
+    /// Output streams of calls that never ended (the turn is over, or the
+    /// agent gone): each gets its last text.
+    pub fn end_outputs(&mut self) -> Vec<AgentEvent> {
+        let replay = self.replay;
+        self.tool_calls
+            .end_outputs()
+            .into_iter()
+            .map(|(id, text)| {
+                AgentEvent::Chunk(TranscriptEntry {
+                    stream_id: output_stream(&id),
+                    kind: EntryKind::ToolOutput,
+                    text,
+                    last: true,
+                    replay,
+                })
+            })
+            .collect()
     }
 
     /// What was spent since the agent last gave its running cost `total`:
@@ -136,14 +172,11 @@ impl Transcript {
         let mut before: Vec<AgentEvent> = self.end_stream().into_iter().collect();
         let id = request.tool_call.tool_call_id.0.to_string();
         let fields: ToolCallUpdateFields = request.tool_call.fields.clone();
-        let changed = self.tool_calls.update(&id, fields);
+        let changed = self
+            .tool_calls
+            .update(&id, fields, request.tool_call.meta.as_ref());
         let call = self.tool_calls.get(&id);
-        if let Some(call) = changed {
-            before.push(AgentEvent::ToolCall {
-                call,
-                replay: self.replay,
-            });
-        }
+        self.tool_call(changed, &mut before);
         self.permissions += 1;
         let permission = Permission {
             request_id: format!("perm-{}", self.permissions),
@@ -206,6 +239,11 @@ impl Transcript {
             replay,
         }));
     }
+}
+
+/// The stream of a call's output: `tc-N/output` (one stream per call).
+pub(crate) fn output_stream(call_id: &str) -> String {
+    format!("{call_id}/output")
 }
 
 fn plan_step(entry: &PlanEntry) -> PlanStep {

@@ -17,7 +17,7 @@ const CONNECTION_GRACE: Duration = Duration::from_millis(500);
 #[derive(Debug)]
 pub struct Kept {
     /// The `last` entry of the stream it left open, if any.
-    pub last: Option<AgentEvent>,
+    pub last: Vec<AgentEvent>,
     /// What `blaise-egress` counted during this run, if it started the agent.
     pub egress: Option<String>,
 }

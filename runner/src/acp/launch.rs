@@ -5,7 +5,8 @@ use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    Implementation, InitializeRequest, RequestPermissionRequest, SessionNotification, SessionUpdate,
+    ClientCapabilities, Implementation, InitializeRequest, Meta, RequestPermissionRequest,
+    SessionNotification, SessionUpdate,
 };
 use agent_client_protocol::{ByteStreams, Client, UntypedMessage};
 use tokio::sync::{mpsc, oneshot};
@@ -43,10 +44,12 @@ impl Agent {
         let initialized = agent
             .call(
                 "initialize",
-                InitializeRequest::new(ProtocolVersion::V1).client_info(Implementation::new(
-                    "blaise-runner",
-                    env!("CARGO_PKG_VERSION"),
-                )),
+                InitializeRequest::new(ProtocolVersion::V1)
+                    .client_info(Implementation::new(
+                        "blaise-runner",
+                        env!("CARGO_PKG_VERSION"),
+                    ))
+                    .client_capabilities(client_capabilities()),
             )
             .await?;
         if initialized.protocol_version != ProtocolVersion::V1 {
@@ -220,4 +223,16 @@ fn session_update(notification: &UntypedMessage) -> Option<SessionUpdate> {
             None
         }
     }
+}
+
+/// What the runner offers the agent: no files or terminals of its own (the
+/// agent works in its environment), but it reads a running command's output
+/// as it comes (`terminal_output`, the `_meta` extension Claude Code's and
+/// Codex's adapters share: `tool_call_update`s with `_meta.terminal_output`
+/// chunks and a `_meta.terminal_exit`).
+fn client_capabilities() -> ClientCapabilities {
+    ClientCapabilities::new().meta(Meta::from_iter([(
+        "terminal_output".to_owned(),
+        serde_json::Value::Bool(true),
+    )]))
 }

@@ -41,6 +41,7 @@ mod permission;
 mod process;
 mod session;
 mod tool_calls;
+mod tool_output;
 
 use std::path::PathBuf;
 

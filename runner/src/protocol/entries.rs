@@ -14,7 +14,14 @@ impl Text for ToolCall {
     /// the command when the title is not it, each diff as a unified diff.
     /// (Its output is an entry of its own for them: `tool_output`.)
     fn text(&self) -> String {
-        let mut text = format!("{} [{}]", self.title, self.status);
+        let mut state = vec![self.status.clone()];
+        if let Some(code) = self.exit_code {
+            state.push(format!("exit {code}"));
+        }
+        if let Some(ms) = self.duration_ms {
+            state.push(took(ms));
+        }
+        let mut text = format!("{} [{}]", self.title, state.join(", "));
         if let Some(command) = self.command.as_deref().filter(|c| *c != self.title) {
             text.push_str("\n$ ");
             text.push_str(command);
@@ -121,5 +128,14 @@ mod tests {
             ..ToolCall::default()
         };
         assert_eq!(run.text(), "List [completed]\n$ ls -a");
+        let ended = ToolCall {
+            title: "cargo test".into(),
+            status: "failed".into(),
+            command: Some("cargo test".into()),
+            exit_code: Some(101),
+            duration_ms: Some(61_500),
+            ..ToolCall::default()
+        };
+        assert_eq!(ended.text(), "cargo test [failed, exit 101, 1m 1.5s]");
     }
 }

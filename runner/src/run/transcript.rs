@@ -6,7 +6,7 @@
 //! (which sends it until Blaise has it). Streams still open get a flush hint
 //! when quiet and their `last` chunk at the end.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use serde_json::{Value, json};
@@ -38,6 +38,9 @@ pub struct Relay {
     /// Each tool call's output as last recorded (a hash): an output is
     /// recorded as a `tool_output` entry when it first comes and when it changes.
     outputs: HashMap<String, u64>,
+    /// Tool calls whose output was streamed as it came: their output is not
+    /// recorded again whole when they end.
+    streamed: HashSet<String>,
     /// How much of the agent's stderr may still be logged.
     stderr: super::agent_log::Budget,
 }
@@ -98,6 +101,7 @@ impl Relay {
             open: HashMap::new(),
             presented: 0,
             outputs: HashMap::new(),
+            streamed: HashSet::new(),
             stderr: super::agent_log::Budget::new(std::time::Instant::now()),
         }
     }
@@ -120,6 +124,11 @@ impl Relay {
         for event in events {
             pieces.push(match event {
                 AgentEvent::Chunk(entry) => {
+                    if entry.kind == EntryKind::ToolOutput
+                        && let Some(call) = entry.stream_id.strip_suffix("/output")
+                    {
+                        self.streamed.insert(call.to_owned());
+                    }
                     if entry.last {
                         self.open.remove(&entry.stream_id);
                     } else {
@@ -179,9 +188,13 @@ impl Relay {
             match piece {
                 Piece::Chunk(range) => {
                     for e in &filtered[range] {
-                        if !e.replay && !e.text.is_empty() {
-                            let content =
+                        if !e.replay && (!e.text.is_empty() || ends_output(e)) {
+                            let mut content =
                                 json!({ "text": e.text, "stream": e.stream_id, "last": e.last });
+                            if let Some(call) = output_of_call(e) {
+                                // A command's output as it comes: its call's.
+                                content["tool_call_id"] = json!(call);
+                            }
                             records.push((wire_kind(e.kind), content));
                         }
                     }
@@ -415,6 +428,9 @@ impl Relay {
     /// it was last recorded.
     fn new_output(&mut self, record: &Kind, stream: &str, value: &Value) -> Option<String> {
         use std::hash::{Hash, Hasher};
+        if self.streamed.contains(stream) {
+            return None;
+        }
         let output = value["output"].as_str().filter(|o| !o.is_empty());
         let output = output.filter(|_| *record == Kind::ToolCall)?;
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
@@ -525,6 +541,19 @@ fn content_of(record: &Kind, stream: String, value: Value) -> Value {
     // broke is kept as a string, which the shapes allow).
     let text = text.unwrap_or_else(|e| format!("[{record}: {e}]"));
     json!({ "text": fields::cut_long(text), "stream": stream, "last": true, key: value })
+}
+
+/// The tool call whose output stream `e` is part of.
+fn output_of_call(e: &TranscriptEntry) -> Option<&str> {
+    (e.kind == EntryKind::ToolOutput)
+        .then(|| e.stream_id.strip_suffix("/output"))
+        .flatten()
+}
+
+/// Whether `e` is the (possibly empty) end of a command's output: recorded, so
+/// that readers know the output is complete.
+fn ends_output(e: &TranscriptEntry) -> bool {
+    e.last && output_of_call(e).is_some()
 }
 
 /// An empty chunk of `stream`.

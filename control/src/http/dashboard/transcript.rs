@@ -28,6 +28,8 @@ struct Line<'a> {
     index: i64,
     text: String,
     entry: &'a TranscriptEntry,
+    /// A tool call's output as it came (its `tool_output` stream), joined.
+    streamed: Option<String>,
 }
 
 fn text(e: &TranscriptEntry) -> String {
@@ -55,6 +57,19 @@ fn lines(entries: &[TranscriptEntry]) -> Vec<Line<'_>> {
             last.insert(k, i);
         }
     }
+    // What each call's command printed as it came, joined in order.
+    // A call's whole output, recorded once it ended (no chunk before it), is left to the call.
+    let mut streamed: HashMap<(Option<String>, String), String> = HashMap::new();
+    for e in entries.iter().filter(|e| e.kind == "tool_output") {
+        let Some(id) = e.content["tool_call_id"].as_str() else {
+            continue;
+        };
+        let key = (e.run_id.clone(), id.to_owned());
+        let chunk = e.content["last"].as_bool() == Some(false);
+        if chunk || streamed.contains_key(&key) {
+            streamed.entry(key).or_default().push_str(&text(e));
+        }
+    }
     let mut shown = HashSet::new();
     let mut out: Vec<Line> = Vec::with_capacity(entries.len());
     // The stream the previous line belongs to, while it is not ended.
@@ -72,6 +87,7 @@ fn lines(entries: &[TranscriptEntry]) -> Vec<Line<'_>> {
                     index: e.index,
                     text: text(latest),
                     entry: latest,
+                    streamed: streamed.remove(&k),
                 });
             }
             open = None;
@@ -88,6 +104,7 @@ fn lines(entries: &[TranscriptEntry]) -> Vec<Line<'_>> {
                 index: e.index,
                 text: text(e),
                 entry: e,
+                streamed: None,
             }),
         }
         open = if e.content["last"].as_bool() == Some(false) {
@@ -162,7 +179,13 @@ fn line_html(line: &Line) -> String {
             line.index,
             markdown(&line.text)
         ),
-        "tool_call" => tool_call(&content["tool_call"], &line.text, &at, line.index),
+        "tool_call" => tool_call(
+            &content["tool_call"],
+            &line.text,
+            line.streamed.as_deref(),
+            &at,
+            line.index,
+        ),
         "plan" => plan(&content["plan"], &line.text, &at),
         "permission_request" => format!(
             "<p class=\"asked\">Asked for permission · {at}: {}</p>",
@@ -180,7 +203,9 @@ fn line_html(line: &Line) -> String {
     }
 }
 
-fn tool_call(call: &Value, text: &str, at: &str, index: i64) -> String {
+/// A tool call as a card: its kind, title, state (with its exit status and how long it took),
+/// the command, and what it printed — as it comes while it runs (the card is open then).
+fn tool_call(call: &Value, text: &str, streamed: Option<&str>, at: &str, index: i64) -> String {
     let s = |k: &str| call[k].as_str().unwrap_or_default();
     let status = match s("status") {
         "" => "pending",
@@ -190,8 +215,21 @@ fn tool_call(call: &Value, text: &str, at: &str, index: i64) -> String {
         "" => text.lines().next().unwrap_or("a tool call"),
         t => t,
     };
+    let mut ended = Vec::new();
+    if let Some(code) = call["exit_code"].as_i64() {
+        ended.push(format!("exit {code}"));
+    }
+    if let Some(ms) = call["duration_ms"].as_u64() {
+        ended.push(blaise_protocol::entries::took(ms));
+    }
+    let ended = if ended.is_empty() {
+        String::new()
+    } else {
+        format!(" <span class=\"exit\">{}</span>", esc(&ended.join(" · ")))
+    };
+    let running = status == "in_progress" && streamed.is_some_and(|o| !o.is_empty());
     let mut out = format!(
-        "<details class=\"tool tool-{0}\" id=\"tool-{index}\"><summary><span class=\"tool-kind\">{1}</span> {2} <span class=\"state state-{0}\">{3}</span> · {at}</summary>",
+        "<details class=\"tool tool-{0}\" id=\"tool-{index}\"{open}><summary><span class=\"tool-kind\">{1}</span> {2} <span class=\"state state-{0}\">{3}</span>{ended} · {at}</summary>",
         esc(status),
         esc(if s("kind").is_empty() {
             "tool"
@@ -200,6 +238,7 @@ fn tool_call(call: &Value, text: &str, at: &str, index: i64) -> String {
         }),
         esc(title),
         esc(&status.replace('_', " ")),
+        open = if running { " open" } else { "" },
     );
     if !s("command").is_empty() {
         let _ = write!(out, "<pre class=\"command\">$ {}</pre>", esc(s("command")));
@@ -211,11 +250,15 @@ fn tool_call(call: &Value, text: &str, at: &str, index: i64) -> String {
     }
     // Diffs are in the text (unified, after the title line); the output once it has ended.
     let body: String = text.lines().skip(1).collect::<Vec<_>>().join("\n");
-    if !body.trim().is_empty() && s("output").is_empty() {
+    if !body.trim().is_empty() && s("output").is_empty() && streamed.is_none() {
         let _ = write!(out, "<pre class=\"detail\">{}</pre>", esc(&body));
     }
-    if !s("output").is_empty() {
-        let _ = write!(out, "<pre class=\"output\">{}</pre>", esc(s("output")));
+    let output = match (s("output"), streamed) {
+        ("", Some(streamed)) => streamed,
+        (output, _) => output,
+    };
+    if !output.is_empty() {
+        let _ = write!(out, "<pre class=\"output\">{}</pre>", esc(output));
     }
     out.push_str("</details>");
     out

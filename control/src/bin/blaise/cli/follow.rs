@@ -117,4 +117,55 @@ mod tests {
             "[1] user_message: hi\n[2] agent_message: hello\\u{1b}[2J!\n[5] agent_message: cut\n"
         );
     }
+
+    /// A tool call is printed once, when it says what it does, its output as it comes, its end
+    /// under it; each state the runner recorded is not a line of its own.
+    #[test]
+    fn a_tool_call_is_printed_once_with_its_output_and_its_end() {
+        let call = |index: i64, state: serde_json::Value| {
+            json!({"index": index, "run_id": "run_1", "kind": "tool_call",
+                   "content": {"text": "ignored", "tool_call": state}})
+        };
+        let output = |index: i64, text: &str, last: bool| {
+            json!({"index": index, "run_id": "run_1", "kind": "tool_output",
+                   "content": {"text": text, "stream": "tc-1/output", "last": last, "tool_call_id": "tc-1"}})
+        };
+        let mut printer = Printer::default();
+        let mut out = Vec::new();
+        for entry in [
+            // Claude Code's bare first state, then its input, then its end.
+            call(
+                1,
+                json!({"id": "tc-1", "title": "Terminal", "kind": "execute", "status": "pending", "command": "Terminal", "input": {}}),
+            ),
+            call(
+                2,
+                json!({"id": "tc-1", "title": "cargo test", "kind": "execute", "status": "pending", "command": "cargo test", "input": {"command": "cargo test"}}),
+            ),
+            call(
+                3,
+                json!({"id": "tc-1", "title": "cargo test", "kind": "execute", "status": "in_progress", "command": "cargo test", "input": {"command": "cargo test"}}),
+            ),
+            output(4, "running 1 test\n", false),
+            output(5, "test a ... ok", false),
+            output(6, "", true),
+            call(
+                7,
+                json!({"id": "tc-1", "title": "cargo test", "kind": "execute", "status": "completed", "command": "cargo test", "exit_code": 0, "duration_ms": 3200, "output": "running 1 test\ntest a ... ok"}),
+            ),
+            call(
+                8,
+                json!({"id": "tc-2", "title": "Read lib.rs", "kind": "read", "status": "completed", "locations": [{"path": "lib.rs"}]}),
+            ),
+        ] {
+            printer.entry(&entry, &mut out).unwrap();
+        }
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "[2] tool_call: $ cargo test\n\
+             [4] tool_output: running 1 test\ntest a ... ok\n\
+             \x20   └ completed, exit 0, 3.2s\n\
+             [8] tool_call: Read lib.rs [completed]\n"
+        );
+    }
 }

@@ -1,0 +1,215 @@
+//! What a command prints is seen while it runs (issue 53): with real Codex (`codex-acp`, which
+//! streams a running command's output once the runner announces `terminal_output`), a command
+//! that prints a line a second for ten seconds shows each line in the transcript and on the
+//! dashboard within two seconds of printing it, masked like all agent output; the call ends
+//! with its exit status and how long it took, and `session transcript` prints it once.
+//!
+//! The model's API cannot be reached from here: the stand-in of `tests/src/model_api` answers
+//! in OpenAI's published Responses format and asks for the command; Codex runs it for real.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use blaise_control::model::IdlePolicy;
+use blaise_tests::agents::{self, RealAgent};
+use blaise_tests::blaise::{Stage, redaction_plug, settings};
+use blaise_tests::model_api::ModelApi;
+use serde_json::{Value, json};
+
+const SECRET: &str = "ghp_R3alAgentsLeak0123456789abcdefABCDEF";
+const PATIENCE: Duration = Duration::from_secs(120);
+/// How long after a line is printed it may first be seen.
+const SEEN_WITHIN_MS: u64 = 2_000;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_running_commands_output_is_seen_as_it_comes() {
+    let Some(installed) = agents::installed() else {
+        return;
+    };
+    let agent = RealAgent::Codex;
+    let model = ModelApi::start(SECRET).await;
+    let stage = Stage::with_agent(agent.name(), settings(600_000, IdlePolicy::Pause)).await;
+    std::fs::write(&stage.config, agent.config(&model.url, &redaction_plug())).unwrap();
+    let runner = stage.runner_with_env(
+        "box-1",
+        &[
+            ("PATH", installed.path.as_str()),
+            (agent.key_variable(), "codex-key-Zq81bV0tTestKey"),
+        ],
+    );
+    let api = &stage.blaise;
+    let session = api
+        .new_session(
+            agent.name(),
+            "run for i in 1 2 3 4 5 6 7 8 9 10; do echo \"line $i at $(date +%s%3N) token @secret@\"; sleep 1; done",
+        )
+        .await;
+
+    // Poll the API's transcript and the dashboard's page: when each line is first seen in
+    // each, against when the command printed it (the time in the line).
+    let mut seen_api: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut seen_page: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut seen_running = false;
+    let start = Instant::now();
+    let call = loop {
+        assert!(
+            start.elapsed() < PATIENCE,
+            "{}",
+            api.transcript_text(&session).await
+        );
+        allow_what_is_asked(api, &session).await;
+        let transcript = api.transcript(&session).await;
+        let now = now_ms();
+        let streamed: String = transcript
+            .iter()
+            .filter(|e| e["kind"] == "tool_output")
+            .filter_map(|e| e["content"]["text"].as_str())
+            .collect();
+        for (n, printed) in lines(&streamed) {
+            seen_api.entry(n).or_insert(now.saturating_sub(printed));
+        }
+        let page = dashboard(&stage, &session).await;
+        let now = now_ms();
+        for (n, printed) in lines(&page) {
+            seen_page.entry(n).or_insert(now.saturating_sub(printed));
+        }
+        let last = last_state(&transcript);
+        if let Some(call) = &last {
+            if call["status"] == "in_progress" && !seen_api.is_empty() {
+                seen_running = true;
+            }
+            // Codex 0.16 sends no end for a command it ran after asking permission (it asks
+            // for some runs of this one, not others): the turn's answer ends the wait then.
+            let answered = transcript.iter().any(|e| {
+                e["kind"] == "agent_message"
+                    && e["content"]["text"]
+                        .as_str()
+                        .is_some_and(|t| t.starts_with("DONE"))
+            });
+            if call["status"] == "completed" || call["status"] == "failed" || answered {
+                break call.clone();
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    };
+    assert!(seen_running, "the output was seen while the command ran");
+    for (place, seen) in [
+        ("the API's transcript", &seen_api),
+        ("the dashboard", &seen_page),
+    ] {
+        // Codex 0.16 streams what a command prints after its first second (the first output
+        // answers the exec's start, to its model, not as a delta): lines 2 to 8 must come as
+        // printed (the last ones may be taken with the call's end).
+        let early: Vec<(&u32, &u64)> = seen.iter().filter(|(n, _)| (2..=8).contains(*n)).collect();
+        assert!(early.len() >= 7, "{place} saw lines {seen:?}");
+        for (n, after) in early {
+            assert!(
+                *after <= SEEN_WITHIN_MS,
+                "{place} first showed line {n} {after} ms after it was printed: {seen:?}"
+            );
+        }
+    }
+    let ended = call["status"] == "completed";
+    if ended {
+        assert_eq!(call["exit_code"], 0, "{call:#}");
+        assert!(call["duration_ms"].as_u64().unwrap() >= 9_000, "{call:#}");
+    }
+
+    // Masked like all agent output, everywhere it went.
+    let transcript = Value::from(api.transcript(&session).await).to_string();
+    assert!(
+        !transcript.contains(SECRET),
+        "the token is in the transcript"
+    );
+    assert!(
+        transcript.contains("[REDACTED"),
+        "there was a token to mask"
+    );
+    assert!(!dashboard(&stage, &session).await.contains(SECRET));
+
+    // The CLI prints the call once, then what it printed, then how it ended.
+    let cli = std::process::Command::new(blaise_tests::serve::blaise_binary())
+        .args(["session", "transcript", &session])
+        .env("BLAISE_URL", api.url())
+        .env("BLAISE_TOKEN", &api.embedded.admin_token)
+        .output()
+        .unwrap();
+    assert!(cli.status.success(), "{cli:?}");
+    let printed = String::from_utf8(cli.stdout).unwrap();
+    let heads = printed.matches("tool_call: ").count();
+    assert_eq!(heads, 1, "{printed}");
+    assert!(printed.contains("line 1 at"), "{printed}");
+    assert!(
+        !ended || printed.contains("└ completed, exit 0, "),
+        "{printed}"
+    );
+    runner.stop().await;
+}
+
+/// Lines `line N at MS` in `text`: N and MS.
+fn lines(text: &str) -> Vec<(u32, u64)> {
+    text.split("line ")
+        .skip(1)
+        .filter_map(|rest| {
+            let (n, rest) = rest.split_once(" at ")?;
+            let ms: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            Some((n.parse().ok()?, ms.parse().ok()?))
+        })
+        .filter(|(_, ms)| *ms > 1_000_000_000_000)
+        .collect()
+}
+
+/// The command's call as it stands last.
+fn last_state(transcript: &[Value]) -> Option<Value> {
+    transcript
+        .iter()
+        .rev()
+        .filter(|e| e["kind"] == "tool_call")
+        .map(|e| e["content"]["tool_call"].clone())
+        .find(|c| c["command"].as_str().is_some_and(|c| c.contains("sleep 1")))
+}
+
+/// Codex asks before it runs a command it does not know to be safe: allowed once.
+async fn allow_what_is_asked(api: &blaise_tests::blaise::Api, session: &str) {
+    let view = api.show(session).await;
+    let Some(asked) = view["permission_requests"]
+        .as_array()
+        .and_then(|r| r.iter().find(|p| p["state"] == "pending"))
+    else {
+        return;
+    };
+    let Some(allow) = asked["request"]["options"]
+        .as_array()
+        .and_then(|o| o.iter().find(|o| o["kind"] == "allow_once"))
+    else {
+        return;
+    };
+    let path = format!(
+        "/v1/sessions/{session}/permissions/{}/answer",
+        asked["request_id"].as_str().unwrap()
+    );
+    let _ = api
+        .user
+        .post(&path, json!({ "option_id": allow["option_id"] }))
+        .await;
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
+/// The session's page as the dashboard serves it.
+async fn dashboard(stage: &Stage, session: &str) -> String {
+    reqwest::Client::new()
+        .get(format!("{}/sessions/{session}", stage.blaise.url()))
+        .bearer_auth(&stage.blaise.embedded.admin_token)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}

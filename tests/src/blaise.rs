@@ -429,6 +429,19 @@ impl Stage {
         let env = view["environment"]["id"].as_str().expect("an environment");
         self.data.join("workspaces").join(env)
     }
+
+    /// The session's page as the dashboard serves it.
+    pub async fn dashboard(&self, session: &str) -> String {
+        reqwest::Client::new()
+            .get(format!("{}/sessions/{session}", self.blaise.url()))
+            .bearer_auth(&self.blaise.embedded.admin_token)
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+    }
 }
 
 /// The number logged as `name=value` in a log line.

@@ -343,7 +343,7 @@ async fn whole_session(agent: RealAgent, sandboxed: bool) {
             "the API's transcript",
             Value::from(api.transcript(&session).await).to_string(),
         ),
-        ("the dashboard", dashboard(&stage, &session).await),
+        ("the dashboard", stage.dashboard(&session).await),
         ("the runner's log", logs.clone()),
         ("the database", database(stage.path())),
     ];
@@ -486,19 +486,6 @@ fn now_ms() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_millis() as u64
-}
-
-/// The session's page as the dashboard serves it.
-async fn dashboard(stage: &Stage, session: &str) -> String {
-    reqwest::Client::new()
-        .get(format!("{}/sessions/{session}", stage.blaise.url()))
-        .bearer_auth(&stage.blaise.embedded.admin_token)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
 }
 
 /// Every byte of the control plane's database (SQLite and its journal).

@@ -68,7 +68,7 @@ async fn a_running_commands_output_is_seen_as_it_comes() {
         for (n, printed) in lines(&streamed) {
             seen_api.entry(n).or_insert(now.saturating_sub(printed));
         }
-        let page = dashboard(&stage, &session).await;
+        let page = stage.dashboard(&session).await;
         let now = now_ms();
         for (n, printed) in lines(&page) {
             seen_page.entry(n).or_insert(now.saturating_sub(printed));
@@ -125,7 +125,7 @@ async fn a_running_commands_output_is_seen_as_it_comes() {
         transcript.contains("[REDACTED"),
         "there was a token to mask"
     );
-    assert!(!dashboard(&stage, &session).await.contains(SECRET));
+    assert!(!stage.dashboard(&session).await.contains(SECRET));
 
     // The CLI prints the call once, then what it printed, then how it ended.
     let cli = std::process::Command::new(blaise_tests::serve::blaise_binary())
@@ -199,17 +199,4 @@ fn now_ms() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_millis() as u64
-}
-
-/// The session's page as the dashboard serves it.
-async fn dashboard(stage: &Stage, session: &str) -> String {
-    reqwest::Client::new()
-        .get(format!("{}/sessions/{session}", stage.blaise.url()))
-        .bearer_auth(&stage.blaise.embedded.admin_token)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
 }

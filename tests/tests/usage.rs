@@ -87,7 +87,7 @@ async fn claude_code_usage_and_budget_reach_blaise() {
     assert!(usage["context_size"].as_u64().is_some(), "{view:#}");
     let cost = usage["cost"]["USD"].as_f64().unwrap();
     // The dashboard's session page and /metrics.
-    let page = dashboard(&stage, &session).await;
+    let page = stage.dashboard(&session).await;
     assert!(page.contains("id=\"usage\">Used: "), "{page}");
     assert!(page.contains(" USD"), "{page}");
     let metrics = reqwest::get(format!("{}/metrics", stage.blaise.url()))
@@ -142,17 +142,4 @@ async fn claude_code_usage_and_budget_reach_blaise() {
     assert_eq!(view["environment"]["id"], environment);
     assert_eq!(view["runs"][1]["kind"], "resume", "{view:#}");
     runner.stop().await;
-}
-
-/// The session's page as the dashboard serves it.
-async fn dashboard(stage: &Stage, session: &str) -> String {
-    reqwest::Client::new()
-        .get(format!("{}/sessions/{session}", stage.blaise.url()))
-        .bearer_auth(&stage.blaise.embedded.admin_token)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
 }

@@ -250,6 +250,39 @@ pub struct Session {
     pub budget: Option<f64>,
 }
 
+impl Session {
+    /// A session just opened for `agent`: active, no run, no environment yet.
+    pub fn new(id: String, agent: &str, now: Millis) -> Session {
+        Session {
+            id,
+            agent: agent.to_owned(),
+            state: SessionState::Active,
+            created_at: now,
+            last_activity: now,
+            open_turns: 0,
+            run_serving: false,
+            environment_id: None,
+            current_run_id: None,
+            paused_at: None,
+            expires_at: None,
+            ended_at: None,
+            end_reason: None,
+            pruned_at: None,
+            consecutive_failures: 0,
+            recreate_environment: false,
+            plug_chain: None,
+            acp_session_id: None,
+            failed_turns: 0,
+            turn_started_at: None,
+            last_output_at: None,
+            silence_cancelled_at: None,
+            left_environments: Vec::new(),
+            usage: Usage::default(),
+            budget: None,
+        }
+    }
+}
+
 /// What an agent's sessions used in one day (UTC, `YYYY-MM-DD`).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
 pub struct AgentDayUsage {

@@ -165,6 +165,35 @@ pub struct Cost {
     pub currency: String,
 }
 
+impl Cost {
+    /// The most one report may say was spent (no turn costs a million of anything): sums of
+    /// reports stay finite.
+    pub const MAX_AMOUNT: f64 = 1_000_000.0;
+
+    /// What makes this cost unfit for a report, if anything: the field and why (never the
+    /// value, which is the agent's). The runner leaves such a cost out; Blaise refuses it.
+    pub fn problem(&self) -> Option<(&'static str, String)> {
+        if !(0.0..=Cost::MAX_AMOUNT).contains(&self.amount) {
+            return Some((
+                "cost.amount",
+                format!(
+                    "`cost.amount` must be a number from 0 to {}",
+                    Cost::MAX_AMOUNT
+                ),
+            ));
+        }
+        // A label of the metrics and a word of notices: a unit's name, short.
+        let c = &self.currency;
+        if c.is_empty() || c.len() > 16 || !c.bytes().all(|b| b.is_ascii_alphabetic()) {
+            return Some((
+                "cost.currency",
+                "`cost.currency` must be 1 to 16 ASCII letters (`USD`, `credits`)".into(),
+            ));
+        }
+        None
+    }
+}
+
 impl ReportBody {
     /// Its `kind` on the wire.
     pub fn kind(&self) -> &'static str {

@@ -31,33 +31,7 @@ pub fn new_session_from(
     }
     super::usage::refuse_past_daily_budget(ctx, &agent)?;
     check_text(text)?;
-    let mut session = Session {
-        id: new_id(SESSION.prefix),
-        agent: agent.name.clone(),
-        state: SessionState::Active,
-        created_at: ctx.now,
-        last_activity: ctx.now,
-        open_turns: 0,
-        run_serving: false,
-        environment_id: None,
-        current_run_id: None,
-        paused_at: None,
-        expires_at: None,
-        ended_at: None,
-        end_reason: None,
-        pruned_at: None,
-        consecutive_failures: 0,
-        recreate_environment: false,
-        plug_chain: None,
-        acp_session_id: None,
-        failed_turns: 0,
-        turn_started_at: None,
-        last_output_at: None,
-        silence_cancelled_at: None,
-        left_environments: Vec::new(),
-        usage: Usage::default(),
-        budget: None,
-    };
+    let mut session = Session::new(new_id(SESSION.prefix), &agent.name, ctx.now);
     ctx.tx.note(Event::Session {
         from: None,
         to: session.state,

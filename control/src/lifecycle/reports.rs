@@ -50,23 +50,9 @@ pub fn bounded(mut report: ReportBody) -> Result<ReportBody> {
             if let Some(id) = &used.message_id {
                 crate::names::check_token("message_id", id)?;
             }
-            if let Some(cost) = &used.cost {
-                if !cost.amount.is_finite() || cost.amount < 0.0 {
-                    return Err(Error::invalid(
-                        "invalid_field",
-                        "cost.amount",
-                        "`cost.amount` must be a number, 0 or more",
-                    ));
-                }
-                // A label of the metrics and a word of notices: a unit's name, short.
-                let c = &cost.currency;
-                if c.is_empty() || c.len() > 16 || !c.bytes().all(|b| b.is_ascii_alphabetic()) {
-                    return Err(Error::invalid(
-                        "invalid_field",
-                        "cost.currency",
-                        "`cost.currency` must be 1 to 16 ASCII letters (`USD`, `credits`)",
-                    ));
-                }
+            if let Some((field, why)) = used.cost.as_ref().and_then(blaise_protocol::Cost::problem)
+            {
+                return Err(Error::invalid("invalid_field", field, why));
             }
         }
         ReportBody::Failed {

@@ -237,6 +237,32 @@ pub fn issue_stop(
     Ok(())
 }
 
+/// Blaise's own pause of a session's run (too many failed turns, a budget spent): a stop with
+/// `reason` for a live start or resume run not already stopping, its agent not kept. Whether
+/// it was issued.
+pub fn pause_for(
+    ctx: &mut Ctx,
+    session: &mut Session,
+    run: &mut Run,
+    reason: StopReason,
+    may_resume: bool,
+) -> Result<bool> {
+    if run.stop.is_some() || !run.status.is_live() || run.kind == RunKind::Teardown {
+        return Ok(false);
+    }
+    issue_stop(
+        ctx,
+        session,
+        run,
+        StopDirective {
+            reason,
+            may_resume,
+            keep_agent: false,
+        },
+    )?;
+    Ok(true)
+}
+
 /// Records that a run has finished. Prompts it never received go back to waiting.
 pub fn end_run(
     ctx: &mut Ctx,

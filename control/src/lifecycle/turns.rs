@@ -7,7 +7,7 @@
 use super::Ctx;
 use super::environment::schedule_teardown;
 use super::permissions::{end_requests, turn_ended};
-use super::runs::{end_run, issue_stop, pause_session, quote, serve_session};
+use super::runs::{end_run, pause_for, pause_session, quote, serve_session};
 use crate::error::{Error, Result};
 use crate::model::*;
 
@@ -96,23 +96,11 @@ fn failed_too_often(ctx: &mut Ctx, session: &mut Session, run: &mut Run) -> Resu
     let agent = ctx.agent(&session.agent.clone())?;
     let max = agent.settings.max_failed_turns.max(1);
     if session.failed_turns < max
-        || run.stop.is_some()
-        || run.kind == RunKind::Teardown
-        || !run.status.is_live()
         || run.plugs_can_resume == Some(false)
+        || !pause_for(ctx, session, run, StopReason::Failures, true)?
     {
         return Ok(());
     }
-    issue_stop(
-        ctx,
-        session,
-        run,
-        StopDirective {
-            reason: StopReason::Failures,
-            may_resume: true,
-            keep_agent: false,
-        },
-    )?;
     ctx.notice(
         &session.id,
         &format!(

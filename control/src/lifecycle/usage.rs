@@ -5,10 +5,14 @@
 //! day (UTC). The runner has no budget logic: it reports, Blaise decides.
 
 use super::Ctx;
-use super::runs::issue_stop;
+use super::runs::pause_for;
 use crate::error::{Error, Result};
 use crate::model::*;
 use crate::store::Event;
+
+/// Most currencies one session may spend in: each is a series of `/metrics` and a line of the
+/// views; an agent reports one.
+const MAX_CURRENCIES: usize = 4;
 
 /// A run's usage report: added to the run, its session and its agent's day; then the session's
 /// budget is held.
@@ -18,6 +22,18 @@ pub fn report(
     run: &mut Run,
     report: &UsageReport,
 ) -> Result<()> {
+    if let Some(cost) = &report.cost
+        && !session.usage.cost.contains_key(&cost.currency)
+        && session.usage.cost.len() >= MAX_CURRENCIES
+    {
+        return Err(Error::conflict(
+            "too_many_currencies",
+            format!(
+                "session {} was already reported spending in {MAX_CURRENCIES} currencies; {} would be one more",
+                session.id, cost.currency
+            ),
+        ));
+    }
     run.usage.add(report);
     ctx.tx.put_run(run)?;
     session.usage.add(report);
@@ -52,23 +68,20 @@ fn hold_the_session_budget(ctx: &mut Ctx, session: &mut Session, run: &mut Run) 
     let Some((spent, currency)) = over(&session.usage, budget) else {
         return Ok(());
     };
-    if run.stop.is_some() || !run.status.is_live() || run.kind == RunKind::Teardown {
+    // Money outweighs the environment: plugs that cannot resume lose it.
+    let kept = run.plugs_can_resume != Some(false);
+    if !pause_for(ctx, session, run, StopReason::Budget, kept)? {
         return Ok(());
     }
-    issue_stop(
-        ctx,
-        session,
-        run,
-        StopDirective {
-            reason: StopReason::Budget,
-            may_resume: run.plugs_can_resume != Some(false),
-            keep_agent: false,
-        },
-    )?;
+    let environment = if kept {
+        "its environment is kept"
+    } else {
+        "its environment is torn down (its plugs cannot resume)"
+    };
     ctx.notice(
         &session.id,
         &format!(
-            "The session spent {} of its budget of {}: Blaise stopped it, and its environment is kept. Raise the budget to go on (`blaise session budget {} AMOUNT`).",
+            "The session spent {} of its budget of {}: Blaise stopped it, and {environment}. Raise the budget to go on (`blaise session budget {} AMOUNT`).",
             money(spent, &currency),
             money(budget.unwrap_or_default(), &currency),
             session.id
@@ -177,6 +190,14 @@ pub fn set_budget(ctx: &mut Ctx, session_id: &str, amount: f64) -> Result<Sessio
     )?;
     ctx.tx.put_session(&session)?;
     Ok(session)
+}
+
+/// An amount as a person types it (the CLI, the dashboard's form): a number, 0 or more.
+pub fn parse_amount(text: &str) -> std::result::Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(amount) if amount.is_finite() && amount >= 0.0 => Ok(amount),
+        _ => Err(format!("{text:?} is not an amount: write 5, 12.50 or 0")),
+    }
 }
 
 /// An amount as people read it: `0.0184 USD`.

@@ -9,31 +9,10 @@ use crate::model::*;
 /// A session record for tests: agent `a`, serving, no run.
 pub fn session(id: &str, state: SessionState, last_activity: Millis) -> Session {
     Session {
-        id: id.into(),
-        agent: "a".into(),
         state,
-        created_at: 0,
         last_activity,
-        open_turns: 0,
         run_serving: true,
-        environment_id: None,
-        current_run_id: None,
-        paused_at: None,
-        expires_at: None,
-        ended_at: None,
-        end_reason: None,
-        pruned_at: None,
-        consecutive_failures: 0,
-        recreate_environment: false,
-        plug_chain: None,
-        acp_session_id: None,
-        failed_turns: 0,
-        turn_started_at: None,
-        last_output_at: None,
-        silence_cancelled_at: None,
-        left_environments: Vec::new(),
-        usage: Usage::default(),
-        budget: None,
+        ..Session::new(id.into(), "a", 0)
     }
 }
 

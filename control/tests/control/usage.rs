@@ -200,6 +200,14 @@ async fn an_agent_past_its_daily_budget_takes_no_new_turn() {
             "cost.amount",
         ),
         (
+            json!({ "cost": { "amount": 2e6, "currency": "USD" } }),
+            "cost.amount",
+        ),
+        (
+            json!({ "cost": { "amount": 1e308, "currency": "USD" } }),
+            "cost.amount",
+        ),
+        (
             json!({ "cost": { "amount": 1.0, "currency": "U$D" } }),
             "cost.currency",
         ),
@@ -217,6 +225,22 @@ async fn an_agent_past_its_daily_budget_takes_no_new_turn() {
         json!({ "cost": { "amount": 2.5, "currency": "USD" } }),
     )
     .await;
+    // Currencies are bounded (each is a series of /metrics): a fifth is refused.
+    for currency in ["EUR", "GBP", "credits"] {
+        used(
+            &run,
+            json!({ "cost": { "amount": 0.01, "currency": currency } }),
+        )
+        .await;
+    }
+    let (status, v) = run
+        .report(
+            "usage",
+            json!({ "cost": { "amount": 1.0, "currency": "JPY" } }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{v}");
+    assert_eq!(v["error"]["code"], "too_many_currencies", "{v}");
     run.ok("turn_ended", json!({ "message_id": message })).await;
     let (status, v) = s
         .admin(

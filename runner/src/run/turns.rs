@@ -369,7 +369,16 @@ pub fn report_usage(
             Some(used.context_used),
             Some(used.context_size),
             used.cost
-                .map(|(amount, currency)| Cost { amount, currency }),
+                .map(|(amount, currency)| Cost { amount, currency })
+                // Blaise would refuse it, and a refused report fails the run: the agent's
+                // odd cost is left out rather than ending its session.
+                .filter(|cost| match cost.problem() {
+                    None => true,
+                    Some((_, why)) => {
+                        tracing::warn!("the agent's usage is reported without its cost: {why}");
+                        false
+                    }
+                }),
         ),
         None => (None, None, None),
     };

@@ -107,19 +107,9 @@ pub async fn budget(
     Form(form): Form<BudgetForm>,
 ) -> Response {
     let back = session_page(&id);
-    let amount = match form.amount.trim().parse::<f64>() {
+    let amount = match crate::lifecycle::usage::parse_amount(&form.amount) {
         Ok(amount) => amount,
-        Err(_) => {
-            let e = Error::invalid(
-                "invalid_field",
-                "amount",
-                format!(
-                    "the budget {:?} is not an amount: write 5 or 12.50",
-                    form.amount
-                ),
-            );
-            return not_done(e, &back);
-        }
+        Err(why) => return not_done(Error::invalid("invalid_field", "amount", why), &back),
     };
     match app
         .write(|ctx| crate::lifecycle::usage::set_budget(ctx, &id, amount))

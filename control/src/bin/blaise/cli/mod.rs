@@ -460,10 +460,7 @@ fn parse_duration(text: &str) -> Result<i64, String> {
 }
 
 fn parse_amount(text: &str) -> Result<f64, String> {
-    match text.trim().parse::<f64>() {
-        Ok(amount) if amount.is_finite() && amount >= 0.0 => Ok(amount),
-        _ => Err(format!("{text:?} is not an amount: write 5, 12.50 or 0")),
-    }
+    blaise_control::lifecycle::usage::parse_amount(text)
 }
 
 /// An amount, or `none`, as the API takes it.

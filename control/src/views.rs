@@ -289,15 +289,7 @@ pub struct SessionSummary {
     pub last_activity: Millis,
 }
 
-/// A byte count as a person reads it: `300 B`, `39 KiB`, `12 MiB`, `3 GiB`.
-pub fn bytes(n: u64) -> String {
-    match n {
-        n if n < 10 << 10 => format!("{n} B"),
-        n if n < 10 << 20 => format!("{} KiB", n >> 10),
-        n if n < 10 << 30 => format!("{} MiB", n >> 20),
-        n => format!("{} GiB", n >> 30),
-    }
-}
+pub use blaise_protocol::text::bytes;
 
 fn runner_name(ctx: &mut Ctx, id: Option<&str>) -> Result<Option<String>> {
     Ok(match id {

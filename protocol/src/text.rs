@@ -44,6 +44,16 @@ pub fn ceil(s: &str, i: usize) -> usize {
     i
 }
 
+/// A size as people read it: `512 B`, `40 KiB`, `12 MiB`, `3 GiB`.
+pub fn bytes(n: u64) -> String {
+    match n {
+        n if n < 10 << 10 => format!("{n} B"),
+        n if n < 10 << 20 => format!("{} KiB", n >> 10),
+        n if n < 10 << 30 => format!("{} MiB", n >> 20),
+        n => format!("{} GiB", n >> 30),
+    }
+}
+
 /// How many characters of a value an error message or a log line quotes.
 pub const QUOTED_MAX: usize = 64;
 

@@ -783,6 +783,29 @@ async fn an_entry_no_filter_can_pass_is_withheld_and_never_leaves_unfiltered() {
     );
     // What only the agent wrote (the user wrote `$((6*7))`).
     assert!(!text.contains("FORBIDDEN-42"), "{text}");
+
+    // A message under way when its filter failed: the fresh instance never saw its start (a
+    // secret's first half may have been withheld), so the rest of it is left out too.
+    b.send(
+        &id,
+        "drip 600 3 FORBIDDEN starts it, the-middle-part, the-last-part\nsay after the drip",
+    )
+    .await
+    .unwrap();
+    let text = b
+        .wait_for_text(&id, "agent_message: after the drip", MINUTE)
+        .await;
+    // (The user's message holds the words; the agent's must not.)
+    let agents: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("agent_message:"))
+        .collect();
+    assert!(
+        agents
+            .iter()
+            .all(|l| !l.contains("middle-part") && !l.contains("last-part")),
+        "{text}"
+    );
     b.send(&id, "say still here").await.unwrap();
     b.wait_for_text(&id, "agent_message: still here", MINUTE)
         .await;

@@ -18,8 +18,9 @@ use serde_json::{Value, json};
 
 const SECRET: &str = "ghp_R3alAgentsLeak0123456789abcdefABCDEF";
 const PATIENCE: Duration = Duration::from_secs(120);
-/// How long after a line is printed it may first be seen.
-const SEEN_WITHIN_MS: u64 = 2_000;
+/// How long after a line is printed it may first be seen (the issue asks for 2 s; a line a
+/// second means a line that came with the next one would be ~1 s late: under that).
+const SEEN_WITHIN_MS: u64 = 900;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_running_commands_output_is_seen_as_it_comes() {

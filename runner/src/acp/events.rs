@@ -30,9 +30,9 @@ pub(crate) struct Transcript {
     replay: bool,
     tool_calls: ToolCalls,
     permissions: u64,
-    /// The agent's running cost as it last said it (for this process: a
-    /// kept agent's goes on with it), and the currency.
-    pub(super) cost_seen: Option<(f64, String)>,
+    /// The agent's running cost as it last said it, by currency (for this
+    /// process: a kept agent's goes on with it).
+    pub(super) cost_seen: CostsSeen,
 }
 
 impl Transcript {
@@ -80,13 +80,18 @@ impl Transcript {
             }
             // What it used: not the conversation, and not counted again when
             // a load replays it.
-            SessionUpdate::UsageUpdate(usage) if !self.replay => {
-                let cost = usage.cost.map(|c| self.spent(c.amount, c.currency));
-                out.push(AgentEvent::Usage(super::Used {
-                    context_used: usage.used,
-                    context_size: usage.size,
-                    cost,
-                }));
+            SessionUpdate::UsageUpdate(usage) => {
+                let cost = usage
+                    .cost
+                    .and_then(|c| self.cost_seen.step(c.amount, c.currency));
+                // A replay's is not counted again; its total is where the count goes on from.
+                if !self.replay {
+                    out.push(AgentEvent::Usage(super::Used {
+                        context_used: usage.used,
+                        context_size: usage.size,
+                        cost,
+                    }));
+                }
             }
             // Commands, modes, session info: the agent's state, not the
             // conversation. Only the kind is logged: the rest is agent text.
@@ -140,24 +145,6 @@ impl Transcript {
                 })
             })
             .collect()
-    }
-
-    /// What was spent since the agent last gave its running cost `total`:
-    /// the first total of a process counts whole; a total that went down
-    /// (the agent started counting again) counts from zero; another
-    /// currency starts its own count.
-    fn spent(&mut self, total: f64, currency: String) -> (f64, String) {
-        let total = if total.is_finite() {
-            total.max(0.0)
-        } else {
-            0.0
-        };
-        let step = match &self.cost_seen {
-            Some((seen, unit)) if *unit == currency && total >= *seen => total - seen,
-            _ => total,
-        };
-        self.cost_seen = Some((total, currency.clone()));
-        (step, currency)
     }
 
     /// A permission request: the tool call it is about (merged with what
@@ -238,6 +225,49 @@ impl Transcript {
             last: false,
             replay,
         }));
+    }
+}
+
+/// An agent's running costs as it last gave them, by currency: what it reports is turned into
+/// what was spent since.
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
+pub(crate) struct CostsSeen(std::collections::BTreeMap<String, f64>);
+
+/// Most currencies one agent's costs are counted in (an agent reports one).
+const MAX_CURRENCIES: usize = 4;
+
+impl CostsSeen {
+    /// What was spent since the agent last gave its running cost `total` in `currency`: the
+    /// first total counts whole; a total that went down (the agent started counting again)
+    /// counts from zero. A total that is no amount (not finite, negative, past what a report
+    /// may carry) or in no currency a report may carry is left out, the count kept where it
+    /// was: the next good total is counted from there, never twice.
+    pub fn step(&mut self, total: f64, currency: String) -> Option<(f64, String)> {
+        let cost = blaise_protocol::Cost {
+            amount: total,
+            currency,
+        };
+        if let Some((_, why)) = cost.problem() {
+            tracing::warn!("the agent's cost is left out: {why}");
+            return None;
+        }
+        let blaise_protocol::Cost {
+            amount: total,
+            currency,
+        } = cost;
+        let seen = self.0.get(&currency).copied();
+        if seen.is_none() && self.0.len() >= MAX_CURRENCIES {
+            tracing::warn!(
+                "the agent's cost is left out: it reported more than {MAX_CURRENCIES} currencies"
+            );
+            return None;
+        }
+        let step = match seen {
+            Some(seen) if total >= seen => total - seen,
+            _ => total,
+        };
+        self.0.insert(currency.clone(), total);
+        Some((step, currency))
     }
 }
 
@@ -488,9 +518,16 @@ mod tests {
             (Some(1.25), "USD", Some((0.0, "USD"))),
             // It started counting again (a new process): from zero.
             (Some(0.1), "USD", Some((0.1, "USD"))),
-            // Another unit counts on its own.
+            // Another unit counts on its own, and switching back does not count twice.
             (Some(7.0), "credits", Some((7.0, "credits"))),
-            (Some(f64::NAN), "credits", Some((0.0, "credits"))),
+            (Some(0.3), "USD", Some((0.2, "USD"))),
+            // No amount, or no currency: left out, the count kept where it was.
+            (Some(f64::NAN), "credits", None),
+            (Some(-1.0), "credits", None),
+            (Some(f64::INFINITY), "credits", None),
+            (Some(8.0), "credits", Some((1.0, "credits"))),
+            (Some(9.0), "c$", None),
+            (Some(9.0), "", None),
         ];
         for (total, currency, step) in rows {
             let events = t.update(usage(*total, currency));
@@ -511,8 +548,14 @@ mod tests {
                 (got, want) => assert_eq!(got, want, "{total:?}"),
             }
         }
-        // A replay's usage is not counted again.
+        // A replay's usage is not counted again: its total is where the count goes on from.
         t.set_replay(true);
         assert!(t.update(usage(Some(9.0), "USD")).is_empty());
+        t.set_replay(false);
+        let events = t.update(usage(Some(9.5), "USD"));
+        let [AgentEvent::Usage(used)] = &events[..] else {
+            panic!("{events:?}");
+        };
+        assert_eq!(used.cost, Some((0.5, "USD".to_owned())));
     }
 }

@@ -80,7 +80,7 @@ impl Agent {
         let mut agent = Agent::connect(process, stdin, stdout, kept.cwd, events).await?;
         agent.load_session = kept.load_session;
         agent.resume_session = kept.resume_session;
-        agent.transcript().cost_seen = kept.cost_seen;
+        agent.transcript().cost_seen = kept.costs_seen;
         crate::keeper::thaw(agent.pid());
         Ok(agent)
     }
@@ -91,7 +91,7 @@ impl Agent {
             cwd: self.cwd.clone(),
             load_session: self.load_session,
             resume_session: self.resume_session,
-            cost_seen: self.transcript().cost_seen.clone(),
+            costs_seen: self.transcript().cost_seen.clone(),
         })
         .expect("plain data")
     }
@@ -194,10 +194,10 @@ struct KeptMeta {
     cwd: std::path::PathBuf,
     load_session: bool,
     resume_session: bool,
-    /// The running cost the agent last gave: a kept agent goes on counting
-    /// from it, and only what it spends after is new.
+    /// The running costs the agent last gave: a kept agent goes on counting
+    /// from them, and only what it spends after is new.
     #[serde(default)]
-    cost_seen: Option<(f64, String)>,
+    costs_seen: super::events::CostsSeen,
 }
 
 /// The update a `session/update` notification carries, if this runner can

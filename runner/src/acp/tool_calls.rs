@@ -62,13 +62,13 @@ impl ToolCalls {
             .raw_input(call.raw_input)
             .raw_output(call.raw_output);
         let id = call.tool_call_id.0.to_string();
-        let (tracked, _) = self.entry(&id);
+        let (tracked, new) = self.entry(&id);
         let fresh = ToolCall {
             id: tracked.call.id.clone(),
             ..ToolCall::default()
         };
         let before = std::mem::replace(&mut tracked.call, fresh);
-        Self::applied(tracked, Some(before), fields, call.meta.as_ref())
+        Self::applied(tracked, Some(before), new, fields, call.meta.as_ref())
     }
 
     /// A `tool_call_update` (or a permission request's tool call): the given
@@ -81,26 +81,37 @@ impl ToolCalls {
         meta: Option<&Meta>,
     ) -> Changed {
         let (tracked, new) = self.entry(id);
+        let output_only = !new
+            && fields == ToolCallUpdateFields::default()
+            && meta.is_none_or(|m| !m.contains_key("terminal_exit"));
+        if output_only {
+            // A running command's output, chunk after chunk: the call itself is unchanged.
+            return Changed {
+                id: tracked.call.id.clone(),
+                output: printed(tracked, meta).into_iter().collect(),
+                call: None,
+            };
+        }
         let before = (!new).then(|| tracked.call.clone());
-        Self::applied(tracked, before, fields, meta)
+        Self::applied(tracked, before, new, fields, meta)
     }
 
+    /// `new`: the runner first hears of the call now (a call that ends at once has no duration
+    /// of its own to tell).
     fn applied(
         tracked: &mut Tracked,
         before: Option<ToolCall>,
+        new: bool,
         fields: ToolCallUpdateFields,
         meta: Option<&Meta>,
     ) -> Changed {
-        let mut output = Vec::new();
-        if let Some(data) = meta
-            .and_then(|m| m.get("terminal_output"))
-            .and_then(|t| t.get("data"))
-            .and_then(Value::as_str)
-            && let Some(now) = tracked.output.push(data)
-        {
-            output.push((now, false));
-        }
-        apply(&mut tracked.call, fields, meta, tracked.seen);
+        let mut output: Vec<(String, bool)> = printed(tracked, meta).into_iter().collect();
+        apply(
+            &mut tracked.call,
+            fields,
+            meta,
+            (!new).then_some(tracked.seen),
+        );
         if tracked.call.has_ended()
             && let Some(last) = tracked.output.end()
         {
@@ -158,9 +169,20 @@ impl ToolCalls {
     }
 }
 
+/// What the command printed that `meta` carries, to send now.
+fn printed(tracked: &mut Tracked, meta: Option<&Meta>) -> Option<(String, bool)> {
+    let data = meta?.get("terminal_output")?.get("data")?.as_str()?;
+    Some((tracked.output.push(data)?, false))
+}
+
 /// Merges `fields` into `call` and derives its command, output, exit status
-/// and duration again.
-fn apply(call: &mut ToolCall, fields: ToolCallUpdateFields, meta: Option<&Meta>, seen: Instant) {
+/// and duration (from `seen`, when the call was heard of before) again.
+fn apply(
+    call: &mut ToolCall,
+    fields: ToolCallUpdateFields,
+    meta: Option<&Meta>,
+    seen: Option<Instant>,
+) {
     if let Some(title) = fields.title {
         call.title = title;
     }
@@ -192,7 +214,9 @@ fn apply(call: &mut ToolCall, fields: ToolCallUpdateFields, meta: Option<&Meta>,
         call.exit_code = Some(code);
     }
     call.output = if call.has_ended() {
-        if call.duration_ms.is_none() {
+        if call.duration_ms.is_none()
+            && let Some(seen) = seen
+        {
             call.duration_ms = Some(seen.elapsed().as_millis().try_into().unwrap_or(u64::MAX));
         }
         output_of(call).map(unfenced)
@@ -574,10 +598,15 @@ mod tests {
                 .raw_output(json!({"exit_code": 0, "stdout": "ok"})),
             None,
         );
-        assert_eq!(plain.call.unwrap().exit_code, Some(0));
         assert!(
             plain.output.is_empty(),
             "nothing streamed: no stream to end"
+        );
+        let plain = plain.call.unwrap();
+        assert_eq!(plain.exit_code, Some(0));
+        assert_eq!(
+            plain.duration_ms, None,
+            "first heard of when it ended: no duration to tell"
         );
     }
 

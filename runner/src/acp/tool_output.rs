@@ -6,6 +6,8 @@
 //! last [`KEPT_TAIL`] bytes and sends them, with how much was left out, when
 //! the call ends.
 
+use blaise_protocol::text::{bytes, ceil, floor};
+
 /// Bytes of a call's output sent as they come.
 pub const LIVE_HEAD: usize = 256 << 10;
 /// Bytes of the end of a long output kept and sent when the call ends.
@@ -33,18 +35,26 @@ impl OutputStream {
         }
         self.started = true;
         let room = LIVE_HEAD.saturating_sub(self.sent);
-        let cut = floor_char_boundary(data, room.min(data.len()));
-        let (now, later) = data.split_at(cut);
+        let (now, later) = data.split_at(floor(data, room));
         self.sent += now.len();
         if !later.is_empty() {
-            self.tail.push_str(later);
-            if self.tail.len() > KEPT_TAIL {
-                let from = ceil_char_boundary(&self.tail, self.tail.len() - KEPT_TAIL);
-                self.dropped += from as u64;
-                self.tail.drain(..from);
+            // Only the end of `later` can be kept; the tail is cut back when it has grown to
+            // twice what is kept, so that a long output is copied a bounded number of times.
+            let from = ceil(later, later.len().saturating_sub(KEPT_TAIL));
+            self.dropped += from as u64;
+            self.tail.push_str(&later[from..]);
+            if self.tail.len() >= 2 * KEPT_TAIL {
+                self.trim_tail();
             }
         }
         (!now.is_empty()).then(|| now.to_owned())
+    }
+
+    /// The tail cut back to the last [`KEPT_TAIL`] bytes.
+    fn trim_tail(&mut self) {
+        let from = ceil(&self.tail, self.tail.len().saturating_sub(KEPT_TAIL));
+        self.dropped += from as u64;
+        self.tail.drain(..from);
     }
 
     /// The call ended: the stream's last text (what was kept of the end, and
@@ -54,6 +64,7 @@ impl OutputStream {
             return None;
         }
         self.ended = true;
+        self.trim_tail();
         let tail = std::mem::take(&mut self.tail);
         Some(match self.dropped {
             0 => tail,
@@ -68,29 +79,6 @@ impl OutputStream {
             }
         })
     }
-}
-
-/// `n` bytes as people read it.
-fn bytes(n: u64) -> String {
-    match n {
-        n if n >= 10 << 20 => format!("{} MiB", n >> 20),
-        n if n >= 10 << 10 => format!("{} KiB", n >> 10),
-        n => format!("{n} bytes"),
-    }
-}
-
-fn floor_char_boundary(s: &str, mut i: usize) -> usize {
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
-fn ceil_char_boundary(s: &str, mut i: usize) -> usize {
-    while !s.is_char_boundary(i) {
-        i += 1;
-    }
-    i
 }
 
 #[cfg(test)]

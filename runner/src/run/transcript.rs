@@ -41,6 +41,10 @@ pub struct Relay {
     /// Tool calls whose output was streamed as it came: their output is not
     /// recorded again whole when they end.
     streamed: HashSet<String>,
+    /// Streams that were open when a filter failed: the fresh instance never
+    /// saw how they began (a secret's first half may have been in what was
+    /// withheld), so the rest of each is left out, up to its `last` chunk.
+    cut_off: HashSet<String>,
     /// How much of the agent's stderr may still be logged.
     stderr: super::agent_log::Budget,
 }
@@ -102,6 +106,7 @@ impl Relay {
             presented: 0,
             outputs: HashMap::new(),
             streamed: HashSet::new(),
+            cut_off: HashSet::new(),
             stderr: super::agent_log::Budget::new(std::time::Instant::now()),
         }
     }
@@ -123,6 +128,12 @@ impl Relay {
         let mut pieces = Vec::with_capacity(events.len());
         for event in events {
             pieces.push(match event {
+                AgentEvent::Chunk(entry) if self.cut_off.contains(&entry.stream_id) => {
+                    if entry.last {
+                        self.cut_off.remove(&entry.stream_id);
+                    }
+                    continue;
+                }
                 AgentEvent::Chunk(entry) => {
                     if entry.kind == EntryKind::ToolOutput
                         && let Some(call) = entry.stream_id.strip_suffix("/output")
@@ -354,16 +365,31 @@ impl Relay {
                 }
                 tracing::warn!("{e}: {entries} entries of the agent's output withheld");
                 let text = format!(
-                    "Part of the agent's output was withheld: {e}. Nothing of it left the runner; the session goes on."
+                    "Part of the agent's output was withheld: {e}. Nothing of it left the runner, nor the rest of a message it was part of; the session goes on."
                 );
                 let stream = format!("withheld-{}", super::reports::new_id());
-                self.queue(vec![(
+                let mut records = vec![(
                     Kind::Notice,
                     json!({ "text": text, "stream": stream, "last": true }),
-                )]);
+                )];
+                let open = std::mem::take(&mut self.open);
+                records.extend(self.cut(open));
+                self.queue(records);
                 Ok(None)
             }
         }
+    }
+
+    /// Streams under way when a filter failed: ended here for their readers (an empty `last`
+    /// chunk holds nothing of the agent's), and the rest of each left out.
+    fn cut(&mut self, open: HashMap<String, (EntryKind, bool)>) -> Vec<(Kind, Value)> {
+        open.into_iter()
+            .map(|(stream, (kind, _))| {
+                let record = json!({ "text": "", "stream": stream, "last": true });
+                self.cut_off.insert(stream);
+                (wire_kind(kind), record)
+            })
+            .collect()
     }
 
     /// The outbox the entries go to.
@@ -419,8 +445,15 @@ impl Relay {
         }
         // These chunks do not reopen their streams.
         let open = std::mem::take(&mut self.open);
+        let cut_before = self.cut_off.len();
         let sent = self.send(chain, entries).await;
-        self.open = open;
+        if self.cut_off.len() > cut_before || (sent.is_ok() && self.withheld_in_a_row > 0) {
+            // The filter failed on the hints: the streams they were for are cut off too.
+            let records = self.cut(open);
+            self.queue(records);
+        } else {
+            self.open = open;
+        }
         sent
     }
 

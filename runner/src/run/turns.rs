@@ -29,6 +29,9 @@ use crate::protocol::{
     UsageReport,
 };
 
+/// Far enough to stand for never.
+const YEAR: Duration = Duration::from_secs(365 * 24 * 3600);
+
 /// How long the agent must be silent before the filters are asked to release
 /// what they hold back of its open streams (`docs/writing-plugs.md`).
 pub const QUIET: Duration = Duration::from_secs(1);
@@ -142,7 +145,11 @@ impl<'a> Turns<'a> {
                             if let Err(e) = agent.cancel(session).await {
                                 tracing::warn!("cancelling the turn: {e:#}");
                             }
-                            cancel_by.get_or_insert(tokio::time::Instant::now() + self.cancel_grace);
+                            // A grace too long to add is as good as none running out.
+                            let now = tokio::time::Instant::now();
+                            cancel_by.get_or_insert(
+                                now.checked_add(self.cancel_grace).unwrap_or(now + YEAR),
+                            );
                         }
                         None
                     }
@@ -368,17 +375,9 @@ pub fn report_usage(
         Some(used) => (
             Some(used.context_used),
             Some(used.context_size),
+            // Checked where it was read (`CostsSeen::step`): Blaise takes it.
             used.cost
-                .map(|(amount, currency)| Cost { amount, currency })
-                // Blaise would refuse it, and a refused report fails the run: the agent's
-                // odd cost is left out rather than ending its session.
-                .filter(|cost| match cost.problem() {
-                    None => true,
-                    Some((_, why)) => {
-                        tracing::warn!("the agent's usage is reported without its cost: {why}");
-                        false
-                    }
-                }),
+                .map(|(amount, currency)| Cost { amount, currency }),
         ),
         None => (None, None, None),
     };

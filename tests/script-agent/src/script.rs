@@ -11,6 +11,8 @@ pub enum Command {
     Think(String),
     /// `stream N TEXT`: TEXT as one agent message in N chunks.
     Stream(usize, String),
+    /// `drip MS N TEXT`: as `stream`, MS milliseconds between chunks (each its own batch).
+    Drip(u64, usize, String),
     /// `run CMD`: `sh -c CMD` in the working directory, reported as a tool call.
     Run(String),
     /// `env NAME`: says the value of the environment variable NAME.
@@ -63,6 +65,17 @@ fn parse_line(line: &str) -> Command {
             let (count, text) = rest.split_once(' ').unwrap_or((rest, ""));
             match count.parse::<usize>() {
                 Ok(count) if count > 0 => Command::Stream(count, text.to_owned()),
+                _ => echo(),
+            }
+        }
+        "drip" => {
+            let mut words = rest.splitn(3, ' ');
+            let ms = words.next().and_then(|w| w.parse::<u64>().ok());
+            let count = words.next().and_then(|w| w.parse::<usize>().ok());
+            match (ms, count, words.next()) {
+                (Some(ms), Some(count), Some(text)) if count > 0 => {
+                    Command::Drip(ms, count, text.to_owned())
+                }
                 _ => echo(),
             }
         }

@@ -82,6 +82,16 @@ impl Turn<'_> {
                 }
                 self.session.record(Record::Agent { text })
             }
+            Command::Drip(ms, count, text) => {
+                let id = self.session.next_message_id();
+                for (n, part) in script::chunks(&text, count).into_iter().enumerate() {
+                    if n > 0 {
+                        tokio::time::sleep(Duration::from_millis(ms)).await;
+                    }
+                    self.update(SessionUpdate::AgentMessageChunk(chunk(&id, part)))?;
+                }
+                self.session.record(Record::Agent { text })
+            }
             Command::Run(command) => self.run_command(command).await,
             Command::Flood(count, rate) => {
                 let mut tick =

@@ -106,14 +106,7 @@ pub struct AgentView {
 }
 
 pub fn agent_view(ctx: &mut Ctx, agent: Agent) -> Result<AgentView> {
-    let today = crate::model::day_of(ctx.now);
-    let today = ctx
-        .tx
-        .agent_usages(&today)?
-        .into_iter()
-        .find(|u| u.agent == agent.name && u.day == today)
-        .map(|u| u.usage)
-        .unwrap_or_default();
+    let today = crate::lifecycle::usage::today_of(ctx, &agent.name)?;
     Ok(AgentView { agent, today })
 }
 

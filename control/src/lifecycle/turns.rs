@@ -20,7 +20,6 @@ pub fn ended(
     outcome: TurnOutcome,
     error: Option<&str>,
 ) -> Result<()> {
-    session.open_turns = session.open_turns.saturating_sub(1);
     // Turns are served in the order their prompts arrived: without an id,
     // the turn ended is the oldest one the run has open.
     let message = match message_id {
@@ -32,6 +31,15 @@ pub fn ended(
             .find(|m| m.run_id.as_deref() == Some(&run.id)),
     };
     let message = message.filter(|m| m.session_id == session.id);
+    if message
+        .as_ref()
+        .is_some_and(|m| m.state == MessageState::Answered)
+    {
+        // Ended already: by Blaise (its budget ran out), whose outcome stands, or this is the
+        // same report again. The agent's word on it is neither a failure nor a notice.
+        return Ok(());
+    }
+    session.open_turns = session.open_turns.saturating_sub(1);
     // The turn's own output is in: the outbox sends a run's entries and
     // reports in order. A source tells this turn's answer up to the run's
     // last entry (a message someone sent meanwhile is not part of it).
@@ -41,11 +49,7 @@ pub fn ended(
         _ => ctx.tx.last_transcript_index(&session.id)?,
     };
     let error = error.map(|e| crate::lifecycle::messages::masked(e).into_owned());
-    // A turn Blaise ended already (its budget ran out) keeps the outcome it was given.
-    if let Some(mut message) = message
-        .clone()
-        .filter(|m| m.state != MessageState::Answered)
-    {
+    if let Some(mut message) = message.clone() {
         message.state = MessageState::Answered;
         message.outcome = Some(outcome);
         message.outcome_reason = error.clone();

@@ -10,42 +10,61 @@ use crate::error::{Error, Result};
 use crate::model::*;
 use crate::store::Event;
 
-/// Most currencies one session may spend in: each is a series of `/metrics` and a line of the
-/// views; an agent reports one.
+/// Most currencies an agent's sessions may spend in a day: each is a series of `/metrics` and
+/// a line of the views, and an agent reports one. A cost in another is left out (the rest of
+/// the report counts): refusing the report would fail the run.
 const MAX_CURRENCIES: usize = 4;
 
 /// A run's usage report: added to the run, its session and its agent's day; then the session's
-/// budget is held.
+/// budget and the agent's daily one are held.
 pub fn report(
     ctx: &mut Ctx,
     session: &mut Session,
     run: &mut Run,
     report: &UsageReport,
 ) -> Result<()> {
-    if let Some(cost) = &report.cost
-        && !session.usage.cost.contains_key(&cost.currency)
-        && session.usage.cost.len() >= MAX_CURRENCIES
-    {
-        return Err(Error::conflict(
-            "too_many_currencies",
-            format!(
-                "session {} was already reported spending in {MAX_CURRENCIES} currencies; {} would be one more",
-                session.id, cost.currency
-            ),
-        ));
-    }
-    run.usage.add(report);
-    ctx.tx.put_run(run)?;
-    session.usage.add(report);
     let mut day = ctx.tx.agent_usage(&session.agent, &day_of(ctx.now))?;
-    day.usage.add(report);
+    let mut report = report.clone();
+    if let Some(cost) = &report.cost
+        && !day.usage.cost.contains_key(&cost.currency)
+        && day.usage.cost.len() >= MAX_CURRENCIES
+    {
+        tracing::warn!(session = %session.id, "a cost in a currency past the agent's {MAX_CURRENCIES} of the day is left out");
+        report.cost = None;
+    }
+    run.usage.add(&report);
+    ctx.tx.put_run(run)?;
+    session.usage.add(&report);
+    day.usage.add(&report);
     ctx.tx.put_agent_usage(&day)?;
     ctx.tx.note(Event::Used {
         agent: session.agent.clone(),
         tokens: report.tokens,
-        cost: report.cost.clone(),
+        cost: report.cost,
     });
-    hold_the_session_budget(ctx, session, run)
+    let agent = ctx.agent(&session.agent.clone())?;
+    let budget = budget_of(session, &agent);
+    if let Some((spent, currency)) = over(&session.usage, budget) {
+        let what = format!(
+            "The session spent {} of its budget of {}",
+            money(spent, &currency),
+            money(budget.unwrap_or_default(), &currency)
+        );
+        let raise = format!("blaise session budget {} AMOUNT", session.id);
+        return stop_past_budget(ctx, session, run, &what, &raise);
+    }
+    if let Some((spent, currency)) = over(&day.usage, agent.settings.daily_budget) {
+        // Work under way stops too: a long turn or queued messages would spend on.
+        let what = format!(
+            "Agent {}'s sessions spent {} of its daily budget of {} today",
+            agent.name,
+            money(spent, &currency),
+            money(agent.settings.daily_budget.unwrap_or_default(), &currency)
+        );
+        let raise = format!("blaise agent set {} --daily-budget AMOUNT", agent.name);
+        return stop_past_budget(ctx, session, run, &what, &raise);
+    }
+    Ok(())
 }
 
 /// The budget that holds for `session`: its own (raised by an operator), else its agent's.
@@ -60,14 +79,16 @@ fn over(usage: &Usage, budget: Option<f64>) -> Option<(f64, String)> {
     (spent >= budget).then(|| (spent, currency.to_owned()))
 }
 
-/// A session past its budget: its run is stopped (the environment is kept, the session pauses)
-/// and the transcript says what was spent.
-fn hold_the_session_budget(ctx: &mut Ctx, session: &mut Session, run: &mut Run) -> Result<()> {
-    let agent = ctx.agent(&session.agent.clone())?;
-    let budget = budget_of(session, &agent);
-    let Some((spent, currency)) = over(&session.usage, budget) else {
-        return Ok(());
-    };
+/// A session past a budget (`what` says which and how far): its run is stopped (the
+/// environment kept where its plugs can resume, the session paused) and the transcript says
+/// so.
+fn stop_past_budget(
+    ctx: &mut Ctx,
+    session: &mut Session,
+    run: &mut Run,
+    what: &str,
+    raise: &str,
+) -> Result<()> {
     // Money outweighs the environment: plugs that cannot resume lose it.
     let kept = run.plugs_can_resume != Some(false);
     if !pause_for(ctx, session, run, StopReason::Budget, kept)? {
@@ -81,10 +102,7 @@ fn hold_the_session_budget(ctx: &mut Ctx, session: &mut Session, run: &mut Run) 
     ctx.notice(
         &session.id,
         &format!(
-            "The session spent {} of its budget of {}: Blaise stopped it, and {environment}. Raise the budget to go on (`blaise session budget {} AMOUNT`).",
-            money(spent, &currency),
-            money(budget.unwrap_or_default(), &currency),
-            session.id
+            "{what}: Blaise stopped the session, and {environment}. Raise the budget to go on (`{raise}`)."
         ),
     )?;
     end_turns_past_budget(ctx, session, run)
@@ -152,8 +170,7 @@ pub fn refuse_past_daily_budget(ctx: &mut Ctx, agent: &Agent) -> Result<()> {
         return Ok(());
     };
     let today = day_of(ctx.now);
-    let used = ctx.tx.agent_usage(&agent.name, &today)?;
-    if let Some((spent, currency)) = over(&used.usage, Some(daily)) {
+    if let Some((spent, currency)) = over(&today_of(ctx, &agent.name)?, Some(daily)) {
         return Err(Error::conflict(
             "daily_budget",
             format!(
@@ -166,6 +183,19 @@ pub fn refuse_past_daily_budget(ctx: &mut Ctx, agent: &Agent) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// What `agent`'s sessions used today (UTC), read without taking the day's row (on
+/// PostgreSQL a usage report locks it: a check or a page must not queue behind one).
+pub fn today_of(ctx: &mut Ctx, agent: &str) -> Result<Usage> {
+    let today = day_of(ctx.now);
+    Ok(ctx
+        .tx
+        .agent_usages(&today)?
+        .into_iter()
+        .find(|u| u.agent == agent && u.day == today)
+        .map(|u| u.usage)
+        .unwrap_or_default())
 }
 
 /// An operator raises (or sets) a session's budget: it may take messages again if it is now

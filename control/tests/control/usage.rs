@@ -220,12 +220,13 @@ async fn an_agent_past_its_daily_budget_takes_no_new_turn() {
         assert_eq!(status, StatusCode::BAD_REQUEST, "{v}");
         assert_eq!(v["error"]["field"], field, "{v}");
     }
+    // Currencies are bounded (each is a series of /metrics): a fifth one's cost is left out,
+    // the rest of its report counted and the run left alone (a refused report fails a run).
     used(
         &run,
-        json!({ "cost": { "amount": 2.5, "currency": "USD" } }),
+        json!({ "cost": { "amount": 0.5, "currency": "USD" } }),
     )
     .await;
-    // Currencies are bounded (each is a series of /metrics): a fifth is refused.
     for currency in ["EUR", "GBP", "credits"] {
         used(
             &run,
@@ -233,14 +234,26 @@ async fn an_agent_past_its_daily_budget_takes_no_new_turn() {
         )
         .await;
     }
-    let (status, v) = run
-        .report(
-            "usage",
-            json!({ "cost": { "amount": 1.0, "currency": "JPY" } }),
-        )
-        .await;
-    assert_eq!(status, StatusCode::CONFLICT, "{v}");
-    assert_eq!(v["error"]["code"], "too_many_currencies", "{v}");
+    used(
+        &run,
+        json!({ "tokens": { "output": 7 }, "cost": { "amount": 1.0, "currency": "JPY" } }),
+    )
+    .await;
+    let usage = &s.show(&id).await["usage"];
+    assert!(usage["cost"].get("JPY").is_none(), "{usage}");
+    assert_eq!(usage["tokens"]["output"], 7, "{usage}");
+    // Past the daily budget, the work under way stops too.
+    used(
+        &run,
+        json!({ "cost": { "amount": 2.0, "currency": "USD" } }),
+    )
+    .await;
+    let stop = run.wait_directive("stop").await;
+    assert_eq!(stop["reason"], "budget", "{stop}");
+    assert!(s.notices(&id).await.iter().any(|n| {
+        n.contains("spent 2.50 USD of its daily budget of 2.00 USD today")
+            && n.contains("blaise agent set a --daily-budget AMOUNT")
+    }),);
     run.ok("turn_ended", json!({ "message_id": message })).await;
     let (status, v) = s
         .admin(

@@ -71,7 +71,9 @@ fn check(ctx: &mut Ctx, session: &mut Session) -> Result<bool> {
             ctx.end_session(session, SessionState::TimedOut, &why)?;
             return Ok(true);
         }
-        if let Some(silent_for) = silent(ctx, session, &run, &agent) {
+        if let Some(silent_for) = silent(ctx, session, &run, &agent)
+            && !crate::lifecycle::permissions::waits_on_a_person(ctx, &run)?
+        {
             crate::lifecycle::permissions::end_requests(
                 ctx,
                 &run,

@@ -79,7 +79,21 @@ pub fn answer(
     pending.state = PermissionState::Answered;
     pending.answer = Some(option_id.to_owned());
     ctx.tx.put_permission(&pending)?;
+    // The agent had nothing to do while a person decided: its silence counts from the answer.
+    let mut session = session;
+    session.last_output_at = Some(ctx.now);
+    ctx.tx.put_session(&session)?;
     Ok(pending)
+}
+
+/// Whether `run` waits on a person: a permission request of its nobody has answered yet.
+/// Such a wait is not the agent's silence.
+pub fn waits_on_a_person(ctx: &mut Ctx, run: &Run) -> Result<bool> {
+    Ok(ctx
+        .tx
+        .permissions(&run.session_id)?
+        .iter()
+        .any(|p| p.run_id == run.id && p.state == PermissionState::Pending))
 }
 
 /// Cancels the requests of `run` nobody answered: the run has ended, and its agent with it.

@@ -302,6 +302,46 @@ async fn a_silent_turn_is_cancelled_and_a_talking_one_is_not() {
     );
 }
 
+/// A turn waiting on a person (a permission request nobody has answered) is not silent, however
+/// long the person takes; once answered, the agent's silence counts from the answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_turn_waiting_on_a_person_is_not_silent() {
+    let (s, r) = setup(json!({ "silent_turn_ms": 600 })).await;
+    let id = s.new_session("a", "work").await;
+    let run = r.take_started("start").await;
+    let message = prompt(&run).await;
+    let ask = json!({ "request_id": "p1", "message_id": message, "request": {
+        "request_id": "p1",
+        "tool_call": { "id": "t", "title": "rm -rf build/" },
+        "options": [ { "option_id": "allow", "name": "Allow", "kind": "allow_once" } ] } });
+    let path = format!("/v1/runner/runs/{}/permissions", run.id);
+    let (status, asked) = run.runner.call(Method::POST, &path, Some(ask)).await;
+    assert_eq!(status, StatusCode::OK, "{asked}");
+    // Five silent-turn limits while the person decides: no cancel.
+    let seen = run.directives_for(3_000).await;
+    assert!(
+        seen.iter().all(|d| d["kind"] != "cancel"),
+        "cancelled while a person decided: {seen:?}"
+    );
+    let (status, v) = s
+        .admin(
+            Method::POST,
+            &format!("/v1/sessions/{id}/permissions/p1/answer"),
+            Some(json!({ "option_id": "allow" })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    // Answered: the agent is silent from now on, and cancelled past its limit from the answer.
+    let answered = Instant::now();
+    let seen = run.directives_for(300).await;
+    assert!(
+        seen.iter().all(|d| d["kind"] != "cancel"),
+        "cancelled at once after the answer: {seen:?}"
+    );
+    run.wait_directive("cancel").await;
+    assert!(answered.elapsed() >= Duration::from_millis(600));
+}
+
 /// An orphaned environment the session has left (it moved to a fresh one when its runner's
 /// scope narrowed) is torn down when an admin retries it, whatever the session does meanwhile:
 /// its own teardown run goes to the runner that holds it, with the plug state it had, not the

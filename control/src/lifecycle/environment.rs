@@ -27,6 +27,16 @@ pub fn schedule_teardown(
     environment.state = EnvironmentState::TearingDown;
     environment.next_teardown_at = None;
     environment.updated_at = ctx.now;
+    if session.environment_id.as_deref() != Some(environment.id.as_str()) {
+        // One the session has left: whatever the session does, it gets its own teardown run
+        // (and its retries) from the clock, due now.
+        environment.next_teardown_at = Some(ctx.now);
+        ctx.tx.put_environment(&environment)?;
+        if !session.left_environments.contains(&environment.id) {
+            session.left_environments.push(environment.id.clone());
+        }
+        return Ok(());
+    }
     ctx.tx.put_environment(&environment)?;
     if session.current_run_id.is_none() {
         offer_run(ctx, session, &environment.id, RunKind::Teardown, false)?;
@@ -140,16 +150,11 @@ pub fn retry(ctx: &mut Ctx, environment_id: &str) -> Result<Environment> {
     environment.updated_at = ctx.now;
     ctx.tx.put_environment(&environment)?;
     if session.environment_id.as_deref() != Some(environment_id) {
-        // The session has moved on to another environment: whatever it does
-        // there, this one gets its own teardown run now (and its retries).
-        if !session
-            .left_environments
-            .iter()
-            .any(|id| id == environment_id)
-        {
-            session.left_environments.push(environment_id.to_owned());
-            ctx.tx.put_session(&session)?;
-        }
+        // The session has moved on to another environment: whatever it does there, this one
+        // gets its own teardown run (and its retries): offered at once rather than at the
+        // clock's next look.
+        schedule_teardown(ctx, &mut session, environment.clone())?;
+        ctx.tx.put_session(&session)?;
         offer_teardown_of_left(ctx, &session, environment_id)?;
     } else if session.current_run_id.is_none() {
         schedule_teardown(ctx, &mut session, environment.clone())?;

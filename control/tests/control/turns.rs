@@ -416,6 +416,14 @@ async fn the_retried_orphan_of_a_session_that_moved_on_is_torn_down() {
                     "teardown_error": "busy" }),
         )
         .await;
+    // Its runner shut down in the middle of one (`cancelled`, the environment intact): the
+    // clock offers it again, not the session's own run.
+    let cut_short = r.take("teardown").await;
+    assert_eq!(cut_short.assignment["environment_id"], old_env.as_str());
+    cut_short.ok("started", json!({})).await;
+    cut_short
+        .ok("cancelled", json!({ "environment": "intact" }))
+        .await;
     let again = r.take("teardown").await;
     assert_eq!(again.assignment["environment_id"], old_env.as_str());
     again.ok("started", json!({})).await;

@@ -11,6 +11,7 @@
 //! unmasked.
 
 pub mod config;
+pub mod oracle;
 pub use redaction_detect as detect;
 pub mod stream;
 

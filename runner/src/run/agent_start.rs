@@ -226,7 +226,8 @@ fn since_accepted() -> Option<u128> {
 /// Why the agent did not start.
 enum StartError {
     /// Its command could not be made (the configuration or a plug's
-    /// contribution).
+    /// contribution), or the transcript filters failed on what it printed:
+    /// the run fails.
     Command(String),
     /// It was started and failed: it did not run, exited, or did not answer
     /// `initialize` in time (its text, filtered).
@@ -269,7 +270,9 @@ async fn start_agent(
                 ctx.assignment.agent
             )))
         }),
-        Err(e) => Err(AcpError::Start(e.to_string())),
+        // The filters failed, not the agent: the run fails (a pause would start the agent
+        // again into the same failure).
+        Err(e) => return Err(StartError::Command(e.to_string())),
     };
     match launched {
         Ok(agent) => Ok(agent),

@@ -125,13 +125,13 @@ pub async fn finish(
     let ending = match ending {
         Ending::Failed(error) => Ending::Failed(
             relay
-                .filter_text(chain, error)
+                .filter_text(chain, super::turns::cut_error(&error))
                 .await
                 .unwrap_or_else(|e| e.to_string()),
         ),
         Ending::AgentLost(why) => Ending::AgentLost(
             relay
-                .filter_text(chain, why)
+                .filter_text(chain, super::turns::cut_error(&why))
                 .await
                 .unwrap_or_else(|e| e.to_string()),
         ),

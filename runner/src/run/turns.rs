@@ -114,6 +114,11 @@ impl<'a> Turns<'a> {
         let mut current: Option<String> = None;
         let mut cancel_by: Option<tokio::time::Instant> = None;
         let mut lost = self.lost.clone();
+        // Made once: its grace for the agent's last stderr runs on across the loop's passes
+        // (made anew each pass, any event would start it again). Polled only between turns;
+        // once it is ready the loop returns.
+        let exited = agent.exited();
+        tokio::pin!(exited);
 
         loop {
             if turn.is_none()
@@ -199,7 +204,7 @@ impl<'a> Turns<'a> {
                     });
                     return Ending::AgentLost(format!("The agent ignored a cancel for {grace} and was stopped"));
                 }
-                gone = agent.exited(), if turn.is_none() => {
+                gone = &mut exited, if turn.is_none() => {
                     // Between turns: nothing was lost but the agent.
                     Some(Ending::AgentLost(format!("The agent exited between turns, with {gone}")))
                 }
@@ -269,8 +274,8 @@ impl<'a> Turns<'a> {
             Ok(_) => (TurnOutcome::Answered, None, false),
             // An error answer: what a real agent does while its model is
             // unreachable or over quota. The agent is still there.
-            Err(e @ AcpError::Refused { .. }) => (TurnOutcome::Failed, Some(e.to_string()), false),
-            Err(e) => (TurnOutcome::Failed, Some(e.to_string()), true),
+            Err(e @ AcpError::Refused { .. }) => (TurnOutcome::Failed, Some(said(&e)), false),
+            Err(e) => (TurnOutcome::Failed, Some(said(&e)), true),
         };
         // The error is the agent's text: filtered like its output.
         let error = match error {
@@ -388,6 +393,20 @@ pub fn report_usage(
         context_size,
         cost,
     }));
+}
+
+/// Most of an agent's error said in a report, a notice or a log line (an error answer's
+/// message is the agent's, of any size): its head and its end.
+const MAX_ERROR: usize = 4 << 10;
+
+/// An agent's error, cut to [`MAX_ERROR`] before it is filtered and sent.
+fn said(e: &AcpError) -> String {
+    cut_error(&e.to_string())
+}
+
+/// A text that may hold the agent's (an error, its last words), cut to [`MAX_ERROR`].
+pub(super) fn cut_error(text: &str) -> String {
+    blaise_protocol::text::cut_middle(text, MAX_ERROR, 2)
 }
 
 /// "The agent exited…" from "the agent exited…".

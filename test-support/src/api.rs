@@ -119,6 +119,30 @@ impl Api {
         }
     }
 
+    /// Answers the session's permission request nobody has answered yet with its `allow_once`
+    /// option: the request answered, or `None` when none is pending (or it offers no such
+    /// option).
+    pub async fn allow_pending(&self, session: &str) -> Option<Value> {
+        let view = self.show(session).await;
+        let asked = view["permission_requests"]
+            .as_array()?
+            .iter()
+            .find(|p| p["state"] == "pending")?
+            .clone();
+        let allow = asked["request"]["options"]
+            .as_array()?
+            .iter()
+            .find(|o| o["kind"] == "allow_once")?["option_id"]
+            .clone();
+        let path = format!(
+            "/v1/sessions/{session}/permissions/{}/answer",
+            asked["request_id"].as_str()?
+        );
+        self.ok(Method::POST, &path, Some(json!({ "option_id": allow })))
+            .await;
+        Some(asked)
+    }
+
     /// The texts of the transcript's notices (Blaise's and the runner's), in order.
     pub async fn notices(&self, session: &str) -> Vec<String> {
         self.transcript(session)

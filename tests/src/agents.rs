@@ -21,6 +21,27 @@ pub enum RealAgent {
 }
 
 impl RealAgent {
+    /// A runner of `stage` that can start this agent: the agents' `PATH`, and an API key of
+    /// its own (`<name>-key-Zq81bV0tTestKey`: what a test looks for where it must not be).
+    pub fn runner(
+        self,
+        stage: &crate::blaise::Stage,
+        installed: &Installed,
+    ) -> crate::blaise::Runner {
+        stage.runner_with_env(
+            "box-1",
+            &[
+                ("PATH", installed.path.as_str()),
+                (self.key_variable(), self.key().as_str()),
+            ],
+        )
+    }
+
+    /// The API key its runner gives it.
+    pub fn key(self) -> String {
+        format!("{}-key-Zq81bV0tTestKey", self.name())
+    }
+
     /// Its name in Blaise and in `docs/agents.md`.
     pub fn name(self) -> &'static str {
         match self {

@@ -151,6 +151,14 @@ impl Default for World {
     }
 }
 
+/// The wall clock, in milliseconds since the epoch (as Blaise's times are).
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
 /// Pids of the processes whose command line contains `token` (a run id,
 /// a unique argument): what a test checks is not left running.
 pub fn processes_with(token: &str) -> Vec<String> {

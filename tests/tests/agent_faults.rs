@@ -362,14 +362,7 @@ async fn claude_code_through_a_model_outage() {
         .unwrap()
         .insert("CLAUDE_CODE_MAX_RETRIES".into(), "1".into());
     std::fs::write(&stage.config, serde_yaml::to_string(&config).unwrap()).unwrap();
-    let key = "claude-key-Zq81bV0tTestKey";
-    let runner: Runner = stage.runner_with_env(
-        "box-1",
-        &[
-            ("PATH", installed.path.as_str()),
-            (agent.key_variable(), key),
-        ],
-    );
+    let runner: Runner = agent.runner(&stage, &installed);
     let api = &stage.blaise;
     // A file the agent makes (Claude Code asks before it runs `touch`: allowed here).
     let session = api
@@ -383,24 +376,10 @@ async fn claude_code_through_a_model_outage() {
             |v| v["permission_requests"][0]["state"] == "pending",
         )
         .await;
-    let asked = &view["permission_requests"][0];
-    let allow = asked["request"]["options"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["kind"] == "allow_once")
-        .unwrap()["option_id"]
-        .clone();
-    api.user
-        .post(
-            &format!(
-                "/v1/sessions/{session}/permissions/{}/answer",
-                asked["request_id"].as_str().unwrap()
-            ),
-            json!({ "option_id": allow }),
-        )
-        .await
-        .unwrap();
+    assert!(
+        api.allow_pending(&session).await.is_some(),
+        "an allow_once option: {view:#}"
+    );
     api.wait_for_text(&session, "DONE", Duration::from_secs(120))
         .await;
     let view = api.show(&session).await;

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use blaise_control::model::IdlePolicy;
 use blaise_tests::agents::{self, RealAgent};
-use blaise_tests::blaise::{Runner, Stage, settings};
+use blaise_tests::blaise::{Stage, settings};
 use blaise_tests::model_api::ModelApi;
 use blaise_tests::plug;
 use serde_json::{Value, json};
@@ -87,7 +87,7 @@ async fn claude_code_in_the_sandbox_resumed_hot_goes_on_in_the_same_process() {
         ),
     );
     std::fs::write(&stage.config, agent.config(&model.url, &plugs)).unwrap();
-    let runner = runner(&stage, agent, &installed);
+    let runner = agent.runner(&stage, &installed);
     let daemon = runner.child.id().unwrap();
     let api = &stage.blaise;
     let session = api.new_session(agent.name(), "say hello-hot").await;
@@ -158,16 +158,6 @@ async fn claude_code_in_the_sandbox_resumed_hot_goes_on_in_the_same_process() {
 
 /// A runner for `agent`: the agents' `PATH`, its API key in the variable
 /// its `blaise.yml` reads.
-fn runner(stage: &Stage, agent: RealAgent, installed: &agents::Installed) -> Runner {
-    let key = format!("{}-key-Zq81bV0tTestKey", agent.name());
-    stage.runner_with_env(
-        "box-1",
-        &[
-            ("PATH", installed.path.as_str()),
-            (agent.key_variable(), key.as_str()),
-        ],
-    )
-}
 
 /// The processes below the runner daemon `daemon` that are not runs (in the
 /// sandbox a process's working directory is the sandbox's, so they are
@@ -196,8 +186,8 @@ async fn whole_session(agent: RealAgent, sandboxed: bool) {
         plugs = agents::sandboxed_plugs(&model.url, &installed, &plugs);
     }
     std::fs::write(&stage.config, agent.config(&model.url, &plugs)).unwrap();
-    let key = format!("{}-key-Zq81bV0tTestKey", agent.name());
-    let runner = runner(&stage, agent, &installed);
+    let key = agent.key();
+    let runner = agent.runner(&stage, &installed);
     let api = &stage.blaise;
 
     // Start: what the model says and thinks, a plan, and a read-only tool call.
@@ -233,24 +223,14 @@ async fn whole_session(agent: RealAgent, sandboxed: bool) {
             pending(v).is_some()
         })
         .await;
-    let asked = pending(&view).unwrap();
-    let request = &asked["request"];
-    let command = request["tool_call"]["command"].as_str().unwrap_or_default();
-    assert!(command.contains("touch permitted-by-the-user"), "{asked:#}");
-    let allow = request["options"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["kind"] == "allow_once")
-        .unwrap_or_else(|| panic!("an allow_once option: {asked:#}"));
-    let path = format!(
-        "/v1/sessions/{session}/permissions/{}/answer",
-        asked["request_id"].as_str().unwrap()
-    );
-    api.user
-        .post(&path, json!({ "option_id": allow["option_id"] }))
+    let asked = api
+        .allow_pending(&session)
         .await
-        .unwrap();
+        .unwrap_or_else(|| panic!("an allow_once option: {view:#}"));
+    let command = asked["request"]["tool_call"]["command"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(command.contains("touch permitted-by-the-user"), "{asked:#}");
     wait_for(
         api,
         &session,
@@ -476,16 +456,9 @@ async fn next_minute(api: &blaise_tests::blaise::Api, session: &str) {
         .find(|e| e["run_id"].is_string())
         .and_then(|e| e["at"].as_u64())
         .expect("an answer");
-    while now_ms() / 60_000 <= answered / 60_000 {
+    while blaise_tests::now_ms() / 60_000 <= answered / 60_000 {
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
-}
-
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64
 }
 
 /// Every byte of the control plane's database (SQLite and its journal).

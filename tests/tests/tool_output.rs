@@ -14,7 +14,7 @@ use blaise_control::model::IdlePolicy;
 use blaise_tests::agents::{self, RealAgent};
 use blaise_tests::blaise::{Stage, redaction_plug, settings};
 use blaise_tests::model_api::ModelApi;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 const SECRET: &str = "ghp_R3alAgentsLeak0123456789abcdefABCDEF";
 const PATIENCE: Duration = Duration::from_secs(120);
@@ -31,13 +31,7 @@ async fn a_running_commands_output_is_seen_as_it_comes() {
     let model = ModelApi::start(SECRET).await;
     let stage = Stage::with_agent(agent.name(), settings(600_000, IdlePolicy::Pause)).await;
     std::fs::write(&stage.config, agent.config(&model.url, &redaction_plug())).unwrap();
-    let runner = stage.runner_with_env(
-        "box-1",
-        &[
-            ("PATH", installed.path.as_str()),
-            (agent.key_variable(), "codex-key-Zq81bV0tTestKey"),
-        ],
-    );
+    let runner = agent.runner(&stage, &installed);
     let api = &stage.blaise;
     let session = api
         .new_session(
@@ -58,9 +52,10 @@ async fn a_running_commands_output_is_seen_as_it_comes() {
             "{}",
             api.transcript_text(&session).await
         );
-        allow_what_is_asked(api, &session).await;
+        // Codex asks before it runs a command it does not know to be safe: allowed once.
+        api.allow_pending(&session).await;
         let transcript = api.transcript(&session).await;
-        let now = now_ms();
+        let now = blaise_tests::now_ms();
         let streamed: String = transcript
             .iter()
             .filter(|e| e["kind"] == "tool_output")
@@ -70,7 +65,7 @@ async fn a_running_commands_output_is_seen_as_it_comes() {
             seen_api.entry(n).or_insert(now.saturating_sub(printed));
         }
         let page = stage.dashboard(&session).await;
-        let now = now_ms();
+        let now = blaise_tests::now_ms();
         for (n, printed) in lines(&page) {
             seen_page.entry(n).or_insert(now.saturating_sub(printed));
         }
@@ -168,36 +163,4 @@ fn last_state(transcript: &[Value]) -> Option<Value> {
         .filter(|e| e["kind"] == "tool_call")
         .map(|e| e["content"]["tool_call"].clone())
         .find(|c| c["command"].as_str().is_some_and(|c| c.contains("sleep 1")))
-}
-
-/// Codex asks before it runs a command it does not know to be safe: allowed once.
-async fn allow_what_is_asked(api: &blaise_tests::blaise::Api, session: &str) {
-    let view = api.show(session).await;
-    let Some(asked) = view["permission_requests"]
-        .as_array()
-        .and_then(|r| r.iter().find(|p| p["state"] == "pending"))
-    else {
-        return;
-    };
-    let Some(allow) = asked["request"]["options"]
-        .as_array()
-        .and_then(|o| o.iter().find(|o| o["kind"] == "allow_once"))
-    else {
-        return;
-    };
-    let path = format!(
-        "/v1/sessions/{session}/permissions/{}/answer",
-        asked["request_id"].as_str().unwrap()
-    );
-    let _ = api
-        .user
-        .post(&path, json!({ "option_id": allow["option_id"] }))
-        .await;
-}
-
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64
 }

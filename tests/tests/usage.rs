@@ -25,13 +25,7 @@ async fn first_turn(
     let model = ModelApi::start("unused-secret").await;
     let stage = Stage::with_agent(agent.name(), settings(600_000, IdlePolicy::Pause)).await;
     std::fs::write(&stage.config, agent.config(&model.url, &redaction_plug())).unwrap();
-    let runner = stage.runner_with_env(
-        "box-1",
-        &[
-            ("PATH", installed.path.as_str()),
-            (agent.key_variable(), "agent-key-Zq81bV0tTestKey"),
-        ],
-    );
+    let runner = agent.runner(&stage, installed);
     let session = stage
         .blaise
         .new_session(agent.name(), "first question")

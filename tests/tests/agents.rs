@@ -156,9 +156,6 @@ async fn claude_code_in_the_sandbox_resumed_hot_goes_on_in_the_same_process() {
     assert!(!alive(), "nothing left running after the runner stopped");
 }
 
-/// A runner for `agent`: the agents' `PATH`, its API key in the variable
-/// its `blaise.yml` reads.
-
 /// The processes below the runner daemon `daemon` that are not runs (in the
 /// sandbox a process's working directory is the sandbox's, so they are
 /// found by their parents).

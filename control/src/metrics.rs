@@ -48,6 +48,12 @@ struct AgentCurrency {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RunnerCurrency {
+    runner: String,
+    currency: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct AgentKind {
     agent: String,
     kind: String,
@@ -77,6 +83,7 @@ pub struct Metrics {
     tick_seconds: Histogram,
     agent_cost: Family<AgentCurrency, Counter<f64, std::sync::atomic::AtomicU64>>,
     agent_tokens: Family<AgentKind, Counter>,
+    runner_cost: Family<RunnerCurrency, Counter<f64, std::sync::atomic::AtomicU64>>,
     // Read from the store at each scrape.
     sessions: Family<State, Gauge>,
     environments: Family<State, Gauge>,
@@ -141,6 +148,13 @@ impl Metrics {
             "agent_tokens",
             "Tokens agents said their sessions used, by agent and kind (input, output, cached_read, cached_write, thought, total)",
             agent_tokens.clone(),
+        );
+        let runner_cost =
+            Family::<RunnerCurrency, Counter<f64, std::sync::atomic::AtomicU64>>::default();
+        r.register(
+            "runner_cost",
+            "What agents said the runs of each runner spent, by runner and currency",
+            runner_cost.clone(),
         );
         let environments_orphaned = Counter::default();
         r.register(
@@ -219,6 +233,7 @@ impl Metrics {
             tick_seconds,
             agent_cost,
             agent_tokens,
+            runner_cost,
             sessions,
             environments,
             runs_live,
@@ -268,6 +283,7 @@ pub fn committed(took: Duration, events: &[Event]) {
             }
             Event::Used {
                 agent,
+                runner,
                 tokens,
                 cost,
             } => {
@@ -281,6 +297,14 @@ pub fn committed(took: Duration, events: &[Event]) {
                             currency: cost.currency.clone(),
                         })
                         .inc_by(cost.amount);
+                    if let Some(runner) = runner {
+                        m.runner_cost
+                            .get_or_create(&RunnerCurrency {
+                                runner: runner.clone(),
+                                currency: cost.currency.clone(),
+                            })
+                            .inc_by(cost.amount);
+                    }
                 }
                 for (kind, n) in tokens.kinds() {
                     if let Some(n) = n {

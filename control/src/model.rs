@@ -283,13 +283,33 @@ impl Session {
     }
 }
 
-/// What an agent's sessions used in one day (UTC, `YYYY-MM-DD`).
+/// Who spends: the sessions of an agent (its daily budget holds them), or the runs of a
+/// runner (so that an operator sees what each machine's work costs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spender {
+    Agent,
+    Runner,
+}
+
+/// What an agent's sessions, or a runner's runs, used in one day (UTC, `YYYY-MM-DD`).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
-pub struct AgentDayUsage {
-    pub agent: String,
+pub struct DayUsage {
+    /// The agent's name, or the runner's id. Rows from before runners had usage call it `agent`.
+    #[serde(alias = "agent")]
+    pub of: String,
     pub day: String,
     #[serde(default)]
     pub usage: Usage,
+}
+
+impl DayUsage {
+    pub fn empty(of: &str, day: &str) -> DayUsage {
+        DayUsage {
+            of: of.to_string(),
+            day: day.to_string(),
+            usage: Usage::default(),
+        }
+    }
 }
 
 /// The UTC day of `at`, as `YYYY-MM-DD` (days of usage and of daily budgets).

@@ -131,6 +131,14 @@ pub fn spend_text(usage: &Usage, budget: Option<f64>) -> String {
     said(spend_parts(usage, budget))
 }
 
+/// What a day's usage says: `nothing reported` when no run reported any.
+pub fn day_text(usage: Option<&Usage>, budget: Option<f64>) -> String {
+    match usage {
+        Some(u) if !u.is_empty() => spend_text(u, budget),
+        _ => "nothing reported".into(),
+    }
+}
+
 fn said(parts: Vec<String>) -> String {
     if parts.is_empty() {
         "not reported by the agent".into()
@@ -466,6 +474,9 @@ pub struct RunnerView {
     /// Its processes seen in the last week, the latest first (only in `list`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub instances: Option<Vec<InstanceView>>,
+    /// What its runs used today (UTC; only in `list`): empty when nothing was reported.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub today: Option<Usage>,
 }
 
 /// One process of a runner, as it last said hello.
@@ -493,6 +504,7 @@ impl RunnerView {
             labels: r.labels,
             token: None,
             instances: None,
+            today: None,
         }
     }
 }
@@ -505,6 +517,8 @@ pub fn runners(ctx: &mut Ctx) -> Result<Vec<RunnerView>> {
         .saturating_sub(crate::clock::FORGET_INSTANCES_AFTER_MS);
     let mut connections = ctx.tx.connections(week)?;
     connections.sort_by_key(|c| std::cmp::Reverse(c.last_seen));
+    let today = day_of(ctx.now);
+    let mut used_today = ctx.tx.day_usages(Spender::Runner, &today)?;
     let mut views = Vec::new();
     for r in ctx.tx.runners()? {
         let mut instances = Vec::new();
@@ -519,8 +533,13 @@ pub fn runners(ctx: &mut Ctx) -> Result<Vec<RunnerView>> {
                 live_runs: ctx.tx.live_runs_of_instance(&r.id, &c.instance)?,
             });
         }
+        let used = used_today
+            .iter_mut()
+            .find(|u| u.of == r.id && u.day == today)
+            .map(|u| std::mem::take(&mut u.usage));
         let mut v = RunnerView::of(r);
         v.instances = Some(instances);
+        v.today = Some(used.unwrap_or_default());
         views.push(v);
     }
     Ok(views)

@@ -530,14 +530,14 @@ impl Tx for RecordingTx<'_> {
     fn permissions(&mut self, session_id: &str) -> StoreResult<Vec<PermissionRequest>> {
         self.inner.permissions(session_id)
     }
-    fn agent_usage(&mut self, agent: &str, day: &str) -> StoreResult<AgentDayUsage> {
-        self.inner.agent_usage(agent, day)
+    fn day_usage(&mut self, who: Spender, of: &str, day: &str) -> StoreResult<DayUsage> {
+        self.inner.day_usage(who, of, day)
     }
-    fn put_agent_usage(&mut self, usage: &AgentDayUsage) -> StoreResult<()> {
-        self.inner.put_agent_usage(usage)
+    fn put_day_usage(&mut self, who: Spender, usage: &DayUsage) -> StoreResult<()> {
+        self.inner.put_day_usage(who, usage)
     }
-    fn agent_usages(&mut self, since: &str) -> StoreResult<Vec<AgentDayUsage>> {
-        self.inner.agent_usages(since)
+    fn day_usages(&mut self, who: Spender, since: &str) -> StoreResult<Vec<DayUsage>> {
+        self.inner.day_usages(who, since)
     }
     fn source_thread(&mut self, source: &str, thread: &str) -> StoreResult<Option<SourceThread>> {
         self.inner.source_thread(source, thread)

@@ -6,13 +6,16 @@
 //!
 //! The model's API cannot be reached from here: the stand-in of `tests/src/model_api` answers
 //! in OpenAI's published Responses format and asks for the command; Codex runs it for real.
+//! Codex 0.16 sometimes sends no end for a command it asked permission for, so how a call ends
+//! (its exit status, its duration, the CLI's last line) is checked with the script agent too,
+//! which streams as the adapters do (`_meta.terminal_output`, then `_meta.terminal_exit`).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use blaise_control::model::IdlePolicy;
 use blaise_tests::agents::{self, RealAgent};
-use blaise_tests::blaise::{Stage, redaction_plug, settings};
+use blaise_tests::blaise::{Stage, redaction_plug, settings, write_script_config};
 use blaise_tests::model_api::ModelApi;
 use serde_json::Value;
 
@@ -139,6 +142,98 @@ async fn a_running_commands_output_is_seen_as_it_comes() {
         !ended || printed.contains("└ completed, exit 0, "),
         "{printed}"
     );
+    runner.stop().await;
+}
+
+/// A command that fails after printing for three seconds: its lines are seen while it runs,
+/// masked; the call ends `failed` with exit status 3 and its duration; the dashboard's card and
+/// the CLI say so, the CLI printing the call once.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_command_that_fails_shows_its_output_as_it_comes_then_how_it_ended() {
+    let stage = Stage::with_agent("script", settings(600_000, IdlePolicy::Pause)).await;
+    write_script_config(&stage.config, &redaction_plug());
+    let runner = stage.runner("box-1");
+    let api = &stage.blaise;
+    let session = api
+        .new_session(
+            "script",
+            &format!(
+                "run for i in 1 2 3; do echo \"line $i at $(date +%s%3N) token {SECRET}\"; sleep 1; done; echo to stderr >&2; exit 3"
+            ),
+        )
+        .await;
+    let mut seen: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut seen_running = false;
+    let start = Instant::now();
+    let call = loop {
+        assert!(
+            start.elapsed() < PATIENCE,
+            "{}",
+            api.transcript_text(&session).await
+        );
+        let transcript = api.transcript(&session).await;
+        let now = blaise_tests::now_ms();
+        let streamed: String = transcript
+            .iter()
+            .filter(|e| e["kind"] == "tool_output")
+            .filter_map(|e| e["content"]["text"].as_str())
+            .collect();
+        for (n, printed) in lines(&streamed) {
+            seen.entry(n).or_insert(now.saturating_sub(printed));
+        }
+        if let Some(call) = last_state(&transcript) {
+            if call["status"] == "in_progress" && !seen.is_empty() {
+                seen_running = true;
+            }
+            if call["status"] == "failed" {
+                break call;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(seen_running, "the output was seen while the command ran");
+    assert_eq!(seen.len(), 3, "{seen:?}");
+    for (n, after) in &seen {
+        assert!(
+            *after <= SEEN_WITHIN_MS,
+            "line {n} was first seen {after} ms after it was printed: {seen:?}"
+        );
+    }
+    assert_eq!(call["exit_code"], 3, "{call:#}");
+    let took = call["duration_ms"].as_u64().unwrap();
+    assert!((2_900..30_000).contains(&took), "{call:#}");
+
+    let transcript = Value::from(api.transcript(&session).await).to_string();
+    assert!(
+        !transcript.contains(SECRET),
+        "the token is in the transcript"
+    );
+    assert!(transcript.contains("to stderr"), "stderr is output too");
+    let page = stage.dashboard(&session).await;
+    assert!(!page.contains(SECRET));
+    assert!(
+        page.contains("<span class=\"exit\">exit 3 · "),
+        "the card says how it ended: {page}"
+    );
+
+    let cli = std::process::Command::new(blaise_tests::serve::blaise_binary())
+        .args(["session", "transcript", &session])
+        .env("BLAISE_URL", api.url())
+        .env("BLAISE_TOKEN", &api.embedded.admin_token)
+        .output()
+        .unwrap();
+    assert!(cli.status.success(), "{cli:?}");
+    let printed = String::from_utf8(cli.stdout).unwrap();
+    assert_eq!(printed.matches("tool_call: ").count(), 1, "{printed}");
+    let (_, after_call) = printed.split_once("tool_call: ").unwrap();
+    let line_1 = after_call
+        .find("line 1 at")
+        .expect("the output follows the call");
+    let line_3 = after_call.find("line 3 at").expect("all of it");
+    let end = after_call
+        .find("└ failed, exit 3, ")
+        .expect("then how it ended");
+    assert!(line_1 < line_3 && line_3 < end, "{printed}");
     runner.stop().await;
 }
 

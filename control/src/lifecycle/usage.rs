@@ -23,7 +23,8 @@ pub fn report(
     run: &mut Run,
     report: &UsageReport,
 ) -> Result<()> {
-    let mut day = ctx.tx.agent_usage(&session.agent, &day_of(ctx.now))?;
+    let today = day_of(ctx.now);
+    let mut day = ctx.tx.day_usage(Spender::Agent, &session.agent, &today)?;
     let mut report = report.clone();
     if let Some(cost) = &report.cost
         && !day.usage.cost.contains_key(&cost.currency)
@@ -36,9 +37,18 @@ pub fn report(
     ctx.tx.put_run(run)?;
     session.usage.add(&report);
     day.usage.add(&report);
-    ctx.tx.put_agent_usage(&day)?;
+    ctx.tx.put_day_usage(Spender::Agent, &day)?;
+    // The agent's row first, then the runner's: every report locks them in that order.
+    let mut runner = None;
+    if let Some(runner_id) = &run.runner_id {
+        let mut runner_day = ctx.tx.day_usage(Spender::Runner, runner_id, &today)?;
+        runner_day.usage.add(&report);
+        ctx.tx.put_day_usage(Spender::Runner, &runner_day)?;
+        runner = ctx.tx.runner(runner_id)?.map(|r| r.name);
+    }
     ctx.tx.note(Event::Used {
         agent: session.agent.clone(),
+        runner,
         tokens: report.tokens,
         cost: report.cost,
     });
@@ -191,9 +201,9 @@ pub fn today_of(ctx: &mut Ctx, agent: &str) -> Result<Usage> {
     let today = day_of(ctx.now);
     Ok(ctx
         .tx
-        .agent_usages(&today)?
+        .day_usages(Spender::Agent, &today)?
         .into_iter()
-        .find(|u| u.agent == agent && u.day == today)
+        .find(|u| u.of == agent && u.day == today)
         .map(|u| u.usage)
         .unwrap_or_default())
 }

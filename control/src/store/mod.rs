@@ -190,6 +190,8 @@ pub enum Event {
     /// A run reported what its agent used.
     Used {
         agent: String,
+        /// The runner's name, when the run had one.
+        runner: Option<String>,
         tokens: blaise_protocol::Tokens,
         cost: Option<blaise_protocol::Cost>,
     },
@@ -342,12 +344,13 @@ pub trait Tx {
     fn put_permission(&mut self, request: &PermissionRequest) -> StoreResult<()>;
     fn permissions(&mut self, session_id: &str) -> StoreResult<Vec<PermissionRequest>>;
 
-    /// An agent's usage of one day (UTC `YYYY-MM-DD`; empty when none was recorded), locked
-    /// until the transaction ends where another could add to it at the same time.
-    fn agent_usage(&mut self, agent: &str, day: &str) -> StoreResult<AgentDayUsage>;
-    fn put_agent_usage(&mut self, usage: &AgentDayUsage) -> StoreResult<()>;
-    /// Every agent's usage of the days from `since` (`YYYY-MM-DD`) on.
-    fn agent_usages(&mut self, since: &str) -> StoreResult<Vec<AgentDayUsage>>;
+    /// What an agent (by name) or a runner (by id) used in one day (UTC `YYYY-MM-DD`; empty
+    /// when none was recorded), locked until the transaction ends where another could add to
+    /// it at the same time.
+    fn day_usage(&mut self, who: Spender, of: &str, day: &str) -> StoreResult<DayUsage>;
+    fn put_day_usage(&mut self, who: Spender, usage: &DayUsage) -> StoreResult<()>;
+    /// Every agent's (or runner's) usage of the days from `since` (`YYYY-MM-DD`) on.
+    fn day_usages(&mut self, who: Spender, since: &str) -> StoreResult<Vec<DayUsage>>;
 
     /// A message source's conversation (see `crate::sources`), locked until the transaction ends
     /// where other transactions could change it at the same time.

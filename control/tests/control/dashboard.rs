@@ -713,14 +713,24 @@ async fn an_operator_drives_the_dashboard_in_a_browser() {
     // Agents: the settings, changed from the page.
     b.open(&format!("{}/agents", s.url)).await;
     b.screenshot("agents").await;
+    b.eval("const f = document.querySelector('#edit-a'); f.open = true; f.scrollIntoView()")
+        .await;
+    b.screenshot("agent-form").await;
     b.navigates(
         "document.querySelector('#edit-a input[name=inactivity]').value = '20m';
          document.querySelector('#edit-a input[name=requires_labels]').value = 'gpu, eu';
+         document.querySelector('#edit-a input[name=session_budget]').value = '2.50';
          document.querySelector('#edit-a form').requestSubmit()",
     )
     .await;
     let agent = s.ok(Method::GET, "/v1/agents/a", None).await;
     assert_eq!(agent["settings"]["inactivity_ms"], 1_200_000, "{agent}");
+    assert_eq!(agent["settings"]["session_budget"], 2.5, "{agent}");
+    assert_eq!(
+        agent["settings"]["daily_budget"],
+        serde_json::Value::Null,
+        "{agent}"
+    );
     assert_eq!(
         agent["settings"]["requires_labels"],
         json!(["eu", "gpu"]),
@@ -730,6 +740,38 @@ async fn an_operator_drives_the_dashboard_in_a_browser() {
         .eval("document.querySelector('tr[data-agent=a]').textContent")
         .await;
     assert!(row.as_str().unwrap().contains("20m"), "{row}");
+    assert!(row.as_str().unwrap().contains("session 2.5"), "{row}");
+    // A blank budget is none; an amount that is not one is refused, naming the field.
+    b.navigates(
+        "document.querySelector('#edit-a input[name=session_budget]').value = '';
+         document.querySelector('#edit-a input[name=daily_budget]').value = 'ten';
+         document.querySelector('#edit-a form').requestSubmit()",
+    )
+    .await;
+    let said = b.eval("document.body.innerText").await;
+    assert!(
+        said.as_str()
+            .unwrap()
+            .contains("daily budget: \"ten\" is not an amount"),
+        "{said}"
+    );
+    let agent = s.ok(Method::GET, "/v1/agents/a", None).await;
+    assert_eq!(
+        agent["settings"]["session_budget"], 2.5,
+        "nothing changed: {agent}"
+    );
+    b.open(&format!("{}/agents", s.url)).await;
+    b.navigates(
+        "document.querySelector('#edit-a input[name=session_budget]').value = '';
+         document.querySelector('#edit-a form').requestSubmit()",
+    )
+    .await;
+    let agent = s.ok(Method::GET, "/v1/agents/a", None).await;
+    assert_eq!(
+        agent["settings"]["session_budget"],
+        serde_json::Value::Null,
+        "{agent}"
+    );
 
     // Runners: add one with a scope, its token shown once; revoking asks first.
     b.open(&format!("{}/runners", s.url)).await;

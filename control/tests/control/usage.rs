@@ -22,7 +22,7 @@ async fn usage_adds_up_per_run_session_and_agent_day() {
     // Names of their own: the metrics' counters are this test process's, shared by the tests.
     s.agent("spender-u1", json!({})).await;
     s.agent("quiet-u1", json!({})).await;
-    let r = s.runner("r", &["spender-u1", "quiet-u1"]).await;
+    let r = s.runner("spender-r1", &["spender-u1", "quiet-u1"]).await;
     let id = s.new_session("spender-u1", "hello").await;
     let run = r.take_started("start").await;
     let message = run.wait_directive("prompt").await["message_id"].clone();
@@ -69,8 +69,38 @@ async fn usage_adds_up_per_run_session_and_agent_day() {
         .text()
         .await
         .unwrap();
+    // The runner's day, in the API, the CLI and the dashboard.
+    let runners = s.ok(Method::GET, "/v1/runners", None).await;
+    let runner = runners["runners"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "spender-r1")
+        .unwrap();
+    assert_eq!(runner["today"]["cost"], json!({ "USD": 0.75 }), "{runner}");
+    let runners_shown = ok(&s, &["runner", "list"]);
+    assert!(
+        runners_shown
+            .contains("  spent today (UTC): 0.7500 USD; 2,000 tokens in, 100 out, 600 cached\n"),
+        "{runners_shown}"
+    );
+    let page = reqwest::Client::new()
+        .get(format!("{}/runners", s.url))
+        .header("cookie", format!("blaise_token={ADMIN}"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("spent today (UTC): <span class=\"spent\">0.7500 USD; 2,000 tokens in"),
+        "{page}"
+    );
+
     for sample in [
         "blaise_agent_cost_total{agent=\"spender-u1\",currency=\"USD\"} 0.75",
+        "blaise_runner_cost_total{runner=\"spender-r1\",currency=\"USD\"} 0.75",
         "blaise_agent_tokens_total{agent=\"spender-u1\",kind=\"input\"} 2000",
         "blaise_agent_tokens_total{agent=\"spender-u1\",kind=\"cached_read\"} 600",
     ] {

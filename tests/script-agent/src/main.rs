@@ -106,6 +106,7 @@ async fn serve(sessions: Arc<Sessions>, options: Options) -> Result<(), Error> {
         late_replay,
         ..
     } = options;
+    let on_initialize = sessions.clone();
     let on_new = sessions.clone();
     let on_load = sessions.clone();
     let on_resume = sessions.clone();
@@ -120,6 +121,16 @@ async fn serve(sessions: Arc<Sessions>, options: Options) -> Result<(), Error> {
                     // A hung agent: it never answers, not even `initialize`.
                     std::future::pending::<()>().await;
                 }
+                let streams = request
+                    .client_capabilities
+                    .meta
+                    .as_ref()
+                    .and_then(|m| m.get("terminal_output"))
+                    .and_then(serde_json::Value::as_bool)
+                    == Some(true);
+                on_initialize
+                    .terminal_output
+                    .store(streams, std::sync::atomic::Ordering::Relaxed);
                 let mut sessions = SessionCapabilities::new();
                 if resume {
                     sessions = sessions.resume(SessionResumeCapabilities::new());

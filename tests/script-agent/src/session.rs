@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -84,6 +84,10 @@ impl Session {
 #[derive(Debug)]
 pub struct Sessions {
     pub working_dir: PathBuf,
+    /// The client announced `clientCapabilities._meta.terminal_output`: a
+    /// `run` streams what its command prints as it comes, as Claude Code's
+    /// and Codex's adapters do.
+    pub terminal_output: AtomicBool,
     store: Store,
     live: Mutex<HashMap<String, Arc<Session>>>,
     counter: AtomicU64,
@@ -94,6 +98,7 @@ impl Sessions {
         Self {
             store: Store::new(&working_dir),
             working_dir,
+            terminal_output: AtomicBool::new(false),
             live: Mutex::new(HashMap::new()),
             counter: AtomicU64::new(0),
         }

@@ -156,9 +156,13 @@ impl Turn<'_> {
     }
 
     /// `run CMD`: a tool call, in progress until `sh -c CMD` has ended,
-    /// then completed (exit status 0) or failed, with its output.
+    /// then completed (exit status 0) or failed, with its output. When the
+    /// client announced `terminal_output`, what the command prints is sent
+    /// as it comes (`_meta.terminal_output`) and its end carries
+    /// `_meta.terminal_exit`, as Claude Code's and Codex's adapters do.
     async fn run_command(&self, command: String) -> anyhow::Result<()> {
         let id = format!("tool-{}", TOOL_CALLS.fetch_add(1, Ordering::Relaxed));
+        let streams = self.sessions.terminal_output.load(Ordering::Relaxed);
         self.update(SessionUpdate::ToolCall(
             ToolCall::new(id.clone(), command.clone())
                 .kind(ToolKind::Execute)
@@ -181,31 +185,77 @@ impl Turn<'_> {
         let (output, exit_code) = match child {
             Err(error) => (format!("could not run sh: {error}\n"), None),
             Ok(child) => tokio::select! {
-                output = child.wait_with_output() => match output {
-                    Ok(output) => {
-                        let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
-                        text.push_str(&String::from_utf8_lossy(&output.stderr));
-                        (text, output.status.code())
-                    }
-                    Err(error) => (format!("could not wait for sh: {error}\n"), None),
-                },
+                ran = self.printed(child, &id, streams) => ran?,
                 () = self.session.cancelled() => ("cancelled\n".to_owned(), None),
             },
         };
-        self.update(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
-            id,
-            ToolCallUpdateFields::new()
+        let mut end = ToolCallUpdateFields::new()
+            .status(tool_status(exit_code))
+            .content(vec![ToolCallContent::Content(Content::new(text_block(
+                output.clone(),
+            )))])
+            .raw_output(serde_json::json!({ "exit_code": exit_code }));
+        if streams {
+            // The output was seen as it came: the end says only how it ended.
+            end = ToolCallUpdateFields::new()
                 .status(tool_status(exit_code))
-                .content(vec![ToolCallContent::Content(Content::new(text_block(
-                    output.clone(),
-                )))])
-                .raw_output(serde_json::json!({ "exit_code": exit_code })),
-        )))?;
+                .raw_output(serde_json::json!({ "exit_code": exit_code }));
+        }
+        let mut update = ToolCallUpdate::new(id.clone(), end);
+        if streams {
+            update = update.meta(meta(serde_json::json!({
+                "terminal_exit": { "terminal_id": id, "exit_code": exit_code, "signal": null }
+            })));
+        }
+        self.update(SessionUpdate::ToolCallUpdate(update))?;
         self.session.record(Record::Tool {
             title: command,
             output,
             exit_code,
         })
+    }
+
+    /// What `child` prints (stdout and stderr, in the order read) and its
+    /// exit status; each piece sent as it comes when `streams`.
+    async fn printed(
+        &self,
+        mut child: tokio::process::Child,
+        id: &str,
+        streams: bool,
+    ) -> anyhow::Result<(String, Option<i32>)> {
+        use tokio::io::{AsyncRead, AsyncReadExt};
+        let (pieces, mut read) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
+        let pipes: [Box<dyn AsyncRead + Unpin + Send>; 2] = [
+            Box::new(child.stdout.take().expect("piped")),
+            Box::new(child.stderr.take().expect("piped")),
+        ];
+        for mut pipe in pipes {
+            let pieces = pieces.clone();
+            tokio::spawn(async move {
+                let mut buf = [0u8; 4096];
+                while let Ok(n @ 1..) = pipe.read(&mut buf).await {
+                    if pieces.send(buf[..n].to_vec()).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(pieces);
+        let mut bytes = Vec::new();
+        while let Some(piece) = read.recv().await {
+            if streams {
+                let data = String::from_utf8_lossy(&piece).into_owned();
+                let update = ToolCallUpdate::new(id.to_owned(), ToolCallUpdateFields::new()).meta(
+                    meta(serde_json::json!({
+                        "terminal_output": { "terminal_id": id, "data": data }
+                    })),
+                );
+                self.update(SessionUpdate::ToolCallUpdate(update))?;
+            }
+            bytes.extend_from_slice(&piece);
+        }
+        let status = child.wait().await?;
+        Ok((String::from_utf8_lossy(&bytes).into_owned(), status.code()))
     }
 
     /// `ask TITLE`: `session/request_permission` with the options `allow`
@@ -368,4 +418,12 @@ pub fn text_block(text: String) -> ContentBlock {
 /// A chunk of the message `message_id`.
 pub fn chunk(message_id: &str, text: String) -> ContentChunk {
     ContentChunk::new(text_block(text)).message_id(MessageId::new(message_id))
+}
+
+/// A `_meta` object.
+fn meta(value: serde_json::Value) -> agent_client_protocol::v1::schema::Meta {
+    match value {
+        serde_json::Value::Object(map) => map,
+        _ => agent_client_protocol::v1::schema::Meta::new(),
+    }
 }

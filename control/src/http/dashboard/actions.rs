@@ -12,7 +12,7 @@ use serde::Deserialize;
 use super::Viewer;
 use super::html::{error_page, esc, page};
 use crate::error::Error;
-use crate::lifecycle::agents::AgentPatch;
+use crate::lifecycle::agents::{AgentPatch, Budget, NoBudget};
 use crate::lifecycle::runners::{Scope, ScopeChange};
 use crate::lifecycle::{agents, environment, messages, permissions, runners};
 use crate::model::IdlePolicy;
@@ -166,6 +166,22 @@ pub struct AgentForm {
     requires_labels: String,
     #[serde(default)]
     disabled: Option<String>,
+    /// Absent (a form from before the field): kept; blank: no budget.
+    #[serde(default)]
+    session_budget: Option<String>,
+    #[serde(default)]
+    daily_budget: Option<String>,
+}
+
+/// A budget field: absent keeps the setting, blank removes it, else an amount.
+fn budget_field(field: &str, text: Option<&str>) -> Result<Option<Budget>, Error> {
+    match text.map(str::trim) {
+        None => Ok(None),
+        Some("") => Ok(Some(Budget::Off(NoBudget::None))),
+        Some(text) => crate::lifecycle::usage::parse_amount(text)
+            .map(|amount| Some(Budget::Amount(amount)))
+            .map_err(|e| Error::invalid("invalid_field", field, format!("{field}: {e}"))),
+    }
 }
 
 impl AgentForm {
@@ -187,6 +203,8 @@ impl AgentForm {
                 "" => None,
                 text => Some(duration("kept hot for", text)?),
             },
+            session_budget: budget_field("session budget", self.session_budget.as_deref())?,
+            daily_budget: budget_field("daily budget", self.daily_budget.as_deref())?,
             // Set from the CLI and the API; the form keeps them.
             ..AgentPatch::default()
         })

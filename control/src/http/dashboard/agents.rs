@@ -13,7 +13,7 @@ use super::live::{self, Parts, Since};
 use crate::duration::Human;
 use crate::error::Result;
 use crate::lifecycle::Ctx;
-use crate::model::{Agent, AgentSettings, IdlePolicy};
+use crate::model::{Agent, AgentSettings, IdlePolicy, Spender};
 use crate::state::AppState;
 
 pub async fn agents(
@@ -27,7 +27,7 @@ pub async fn agents(
 fn render(ctx: &mut Ctx) -> Result<Parts> {
     let agents = ctx.tx.agents()?;
     let today = crate::model::day_of(ctx.now);
-    let used_today = ctx.tx.agent_usages(&today)?;
+    let used_today = ctx.tx.day_usages(Spender::Agent, &today)?;
     let mut parts = Parts::new("Agents");
     parts.fixed("<h1>Agents</h1><p>An agent's settings are the only place timing lives: runners learn them when they connect. Durations are a number and a unit: <code>500ms</code>, <code>30s</code>, <code>10m</code>, <code>2h</code>, <code>1d</code>.</p>");
     let mut table = String::from(
@@ -59,9 +59,9 @@ fn render(ctx: &mut Ctx) -> Result<Parts> {
                 "- (cold)".to_string()
             },
             budgets = esc(&budgets(s)),
-            spent = esc(&used_today.iter().find(|u| u.agent == a.name).map_or_else(
-                || "nothing reported".to_string(),
-                |u| crate::views::spend_text(&u.usage, s.daily_budget),
+            spent = esc(&crate::views::day_text(
+                used_today.iter().find(|u| u.of == a.name).map(|u| &u.usage),
+                s.daily_budget
             )),
         );
     }
@@ -126,6 +126,8 @@ fn form(a: Option<&Agent>) -> String {
          <label>Longest turn <input name=\"timeout\" value=\"{}\" required size=\"6\"></label>\
          <label title=\"After an idle pause the runner keeps the agent running, frozen, this long: the next message is answered at once. 0s: never.\">Kept hot for <input name=\"hot_for\" value=\"{}\" size=\"6\"></label>\
          <label>Runners need labels <input name=\"requires_labels\" value=\"{}\" placeholder=\"gpu, region-eu\"></label>\
+         <label title=\"In the currency the agent reports (Claude Code: USD). Past it Blaise stops the session, keeping its environment. Blank: no budget.\">Session budget <input name=\"session_budget\" value=\"{}\" size=\"6\" inputmode=\"decimal\" placeholder=\"none\"></label>\
+         <label title=\"What all its sessions may spend in a day (UTC). Blank: no budget.\">Daily budget <input name=\"daily_budget\" value=\"{}\" size=\"6\" inputmode=\"decimal\" placeholder=\"none\"></label>\
          <label><input type=\"checkbox\" name=\"disabled\" value=\"true\"{}> Disabled (no new runs)</label>\
          <br><button type=\"submit\">Save</button></form></details>",
         Human(s.inactivity_ms),
@@ -135,6 +137,8 @@ fn form(a: Option<&Agent>) -> String {
         Human(s.timeout_ms),
         Human(s.hot_for_ms),
         esc(&s.requires_labels.join(", ")),
+        s.session_budget.map(|b| b.to_string()).unwrap_or_default(),
+        s.daily_budget.map(|b| b.to_string()).unwrap_or_default(),
         if a.is_some_and(|a| a.disabled) {
             " checked"
         } else {

@@ -45,7 +45,7 @@ fn render(ctx: &mut Ctx) -> Result<Parts> {
     for r in &runners {
         let _ = write!(
             list,
-            "<section class=\"runner\" data-runner=\"{0}\"><h2>{0} {1}</h2><p>{2} · added {3}</p>",
+            "<section class=\"runner\" data-runner=\"{0}\"><h2>{0} {1}</h2><p>{2} · added {3} · spent today (UTC): <span class=\"spent\">{4}</span></p>",
             esc(&r.name),
             state(if r.revoked_at.is_some() {
                 "revoked"
@@ -53,7 +53,8 @@ fn render(ctx: &mut Ctx) -> Result<Parts> {
                 "active"
             }),
             esc(&scope(r)),
-            time(r.created_at)
+            time(r.created_at),
+            esc(&crate::views::day_text(r.today.as_ref(), None)),
         );
         let instances = r.instances.as_deref().unwrap_or_default();
         if instances.is_empty() {

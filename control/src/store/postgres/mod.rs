@@ -45,6 +45,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("sources.sql"),
     include_str!("turns.sql"),
     include_str!("usage.sql"),
+    include_str!("runner_usage.sql"),
 ];
 
 /// Any number, the same in every instance: the advisory lock migrations run under, so two
@@ -1226,40 +1227,50 @@ impl Tx for PostgresTx<'_> {
         )
     }
 
-    fn agent_usage(&mut self, agent: &str, day: &str) -> StoreResult<AgentDayUsage> {
-        let empty = AgentDayUsage {
-            agent: agent.to_string(),
-            day: day.to_string(),
-            usage: Usage::default(),
-        };
+    fn day_usage(&mut self, who: Spender, of: &str, day: &str) -> StoreResult<DayUsage> {
+        let empty = DayUsage::empty(of, day);
         // Made first if missing, so that the row exists to be locked: two instances adding to
         // one day take turns instead of one overwriting the other.
-        self.exec(
-            "INSERT INTO agent_usage (agent, day, data) VALUES ($1, $2, $3)
-             ON CONFLICT (agent, day) DO NOTHING",
-            &[&agent, &day, &to_json(&empty)?],
-        )?;
-        let found: Option<AgentDayUsage> = self.one(
-            "SELECT data FROM agent_usage WHERE agent = $1 AND day = $2 FOR UPDATE",
-            &[&agent, &day],
-        )?;
+        let (make, lock) = match who {
+            Spender::Agent => (
+                "INSERT INTO agent_usage (agent, day, data) VALUES ($1, $2, $3)
+                 ON CONFLICT (agent, day) DO NOTHING",
+                "SELECT data FROM agent_usage WHERE agent = $1 AND day = $2 FOR UPDATE",
+            ),
+            Spender::Runner => (
+                "INSERT INTO runner_usage (runner_id, day, data) VALUES ($1, $2, $3)
+                 ON CONFLICT (runner_id, day) DO NOTHING",
+                "SELECT data FROM runner_usage WHERE runner_id = $1 AND day = $2 FOR UPDATE",
+            ),
+        };
+        self.exec(make, &[&of, &day, &to_json(&empty)?])?;
+        let found: Option<DayUsage> = self.one(lock, &[&of, &day])?;
         Ok(found.unwrap_or(empty))
     }
 
-    fn put_agent_usage(&mut self, u: &AgentDayUsage) -> StoreResult<()> {
-        self.exec(
-            "INSERT INTO agent_usage (agent, day, data) VALUES ($1, $2, $3)
-             ON CONFLICT (agent, day) DO UPDATE SET data = EXCLUDED.data",
-            &[&u.agent, &u.day, &to_json(u)?],
-        )?;
+    fn put_day_usage(&mut self, who: Spender, u: &DayUsage) -> StoreResult<()> {
+        let sql = match who {
+            Spender::Agent => {
+                "INSERT INTO agent_usage (agent, day, data) VALUES ($1, $2, $3)
+                 ON CONFLICT (agent, day) DO UPDATE SET data = EXCLUDED.data"
+            }
+            Spender::Runner => {
+                "INSERT INTO runner_usage (runner_id, day, data) VALUES ($1, $2, $3)
+                 ON CONFLICT (runner_id, day) DO UPDATE SET data = EXCLUDED.data"
+            }
+        };
+        self.exec(sql, &[&u.of, &u.day, &to_json(u)?])?;
         Ok(())
     }
 
-    fn agent_usages(&mut self, since: &str) -> StoreResult<Vec<AgentDayUsage>> {
-        self.many(
-            "SELECT data FROM agent_usage WHERE day >= $1 ORDER BY agent, day",
-            &[&since],
-        )
+    fn day_usages(&mut self, who: Spender, since: &str) -> StoreResult<Vec<DayUsage>> {
+        let sql = match who {
+            Spender::Agent => "SELECT data FROM agent_usage WHERE day >= $1 ORDER BY agent, day",
+            Spender::Runner => {
+                "SELECT data FROM runner_usage WHERE day >= $1 ORDER BY runner_id, day"
+            }
+        };
+        self.many(sql, &[&since])
     }
 
     fn source_thread(&mut self, source: &str, thread: &str) -> StoreResult<Option<SourceThread>> {

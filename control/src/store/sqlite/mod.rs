@@ -26,6 +26,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("sources.sql"),
     include_str!("turns.sql"),
     include_str!("usage.sql"),
+    include_str!("runner_usage.sql"),
 ];
 
 /// `seq IS NOT NULL` is what lets SQLite read `transcript_by_run` (a partial index): without
@@ -885,30 +886,35 @@ impl Tx for SqliteTx<'_> {
         )
     }
 
-    fn agent_usage(&mut self, agent: &str, day: &str) -> StoreResult<AgentDayUsage> {
-        let found: Option<AgentDayUsage> = self.one(
-            "SELECT data FROM agent_usage WHERE agent = ?1 AND day = ?2",
-            params![agent, day],
-        )?;
-        Ok(found.unwrap_or_else(|| AgentDayUsage {
-            agent: agent.to_string(),
-            day: day.to_string(),
-            usage: Usage::default(),
-        }))
+    fn day_usage(&mut self, who: Spender, of: &str, day: &str) -> StoreResult<DayUsage> {
+        let sql = match who {
+            Spender::Agent => "SELECT data FROM agent_usage WHERE agent = ?1 AND day = ?2",
+            Spender::Runner => "SELECT data FROM runner_usage WHERE runner_id = ?1 AND day = ?2",
+        };
+        let found: Option<DayUsage> = self.one(sql, params![of, day])?;
+        Ok(found.unwrap_or_else(|| DayUsage::empty(of, day)))
     }
 
-    fn put_agent_usage(&mut self, u: &AgentDayUsage) -> StoreResult<()> {
-        self.exec(
-            "INSERT OR REPLACE INTO agent_usage (agent, day, data) VALUES (?1, ?2, ?3)",
-            params![u.agent, u.day, to_json(u)?],
-        )
+    fn put_day_usage(&mut self, who: Spender, u: &DayUsage) -> StoreResult<()> {
+        let sql = match who {
+            Spender::Agent => {
+                "INSERT OR REPLACE INTO agent_usage (agent, day, data) VALUES (?1, ?2, ?3)"
+            }
+            Spender::Runner => {
+                "INSERT OR REPLACE INTO runner_usage (runner_id, day, data) VALUES (?1, ?2, ?3)"
+            }
+        };
+        self.exec(sql, params![u.of, u.day, to_json(u)?])
     }
 
-    fn agent_usages(&mut self, since: &str) -> StoreResult<Vec<AgentDayUsage>> {
-        self.many(
-            "SELECT data FROM agent_usage WHERE day >= ?1 ORDER BY agent, day",
-            params![since],
-        )
+    fn day_usages(&mut self, who: Spender, since: &str) -> StoreResult<Vec<DayUsage>> {
+        let sql = match who {
+            Spender::Agent => "SELECT data FROM agent_usage WHERE day >= ?1 ORDER BY agent, day",
+            Spender::Runner => {
+                "SELECT data FROM runner_usage WHERE day >= ?1 ORDER BY runner_id, day"
+            }
+        };
+        self.many(sql, params![since])
     }
 
     fn source_thread(&mut self, source: &str, thread: &str) -> StoreResult<Option<SourceThread>> {

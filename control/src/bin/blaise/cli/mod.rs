@@ -334,8 +334,8 @@ pub enum RunnerCommand {
         /// The runner's name (its instances connect with its token).
         name: String,
     },
-    /// Lists the runners and their instances (seen in the last week):
-    /// connected or not, agents, labels, capacity, live runs, last seen.
+    /// Lists the runners, what their runs spent today (UTC), and their instances (seen in the
+    /// last week): connected or not, agents, labels, capacity, live runs, last seen.
     List {
         /// Print JSON (times in milliseconds since the epoch) for scripts.
         #[arg(long)]

@@ -306,6 +306,16 @@ pub fn runners(v: &Value, now: i64, out: Out) -> Result<()> {
             format!("added {}", when(&r["created_at"], now))
         };
         writeln!(out, "runner {}  {state}  {}", text(&r["name"]), scope(r))?;
+        let today: Option<blaise_control::model::Usage> =
+            serde_json::from_value(r["today"].clone()).ok();
+        writeln!(
+            out,
+            "  spent today (UTC): {}",
+            super::human::printable(
+                &blaise_control::views::day_text(today.as_ref(), None),
+                false
+            )
+        )?;
         let instances: Vec<&Value> = list(r, "instances").collect();
         if instances.is_empty() {
             writeln!(out, "  no instance seen in the last week")?;

@@ -189,18 +189,13 @@ impl Turn<'_> {
                 () = self.session.cancelled() => ("cancelled\n".to_owned(), None),
             },
         };
-        let mut end = ToolCallUpdateFields::new()
+        // The whole output again at the end, streamed or not, as Codex's formatted output.
+        let end = ToolCallUpdateFields::new()
             .status(tool_status(exit_code))
             .content(vec![ToolCallContent::Content(Content::new(text_block(
                 output.clone(),
             )))])
             .raw_output(serde_json::json!({ "exit_code": exit_code }));
-        if streams {
-            // The output was seen as it came: the end says only how it ended.
-            end = ToolCallUpdateFields::new()
-                .status(tool_status(exit_code))
-                .raw_output(serde_json::json!({ "exit_code": exit_code }));
-        }
         let mut update = ToolCallUpdate::new(id.clone(), end);
         if streams {
             update = update.meta(meta(serde_json::json!({

@@ -591,6 +591,7 @@ fn value(
                 && !crate::placeholders::stand_in(v));
         let secret = plain_v
             && !code
+            && !(op == Op::Colon && sealed(b, ks, v))
             && (spaces_ok || !v.iter().any(u8::is_ascii_whitespace))
             && (spaces_ok || !(name_word(v) || label(v)))
             && !file(v)
@@ -736,13 +737,17 @@ fn ini_section_above(b: &[u8], ks: usize) -> bool {
 
 /// A Bitnami SealedSecret's value: ciphertext made to be committed and
 /// shown. Base64 that starts with the RSA-sealed session key's length (512:
-/// `Ag[A-D]`) and is longer than that key, under `encryptedData:` (or with
-/// no parent in the text: a stream's later chunk).
+/// `Ag[A-D]`): any such value under `encryptedData:`; with no parent in the
+/// text (JSON, a stream's later chunk), one longer than that key.
 fn sealed(b: &[u8], ks: usize, v: &[u8]) -> bool {
-    v.len() >= 700
+    v.len() >= 16
         && v.starts_with(b"Ag")
         && matches!(v[2], b'A'..=b'D')
-        && yaml_parent(b, ks).is_none_or(|p| p == b"encryptedData")
+        && v.iter().all(|&c| crate::b64(c))
+        && match yaml_parent(b, ks) {
+            Some(p) => p == b"encryptedData",
+            None => v.len() >= 700,
+        }
 }
 
 /// The key of the YAML mapping that holds the key at `ks`: the nearest line

@@ -76,8 +76,9 @@ const NOT_KEYS: [&[u8]; 14] = [
 ];
 
 /// Names ending in `token` that hold no secret: pagination cursors and
-/// idempotency tokens (`"NextToken": "…"` in every AWS list).
-const NOT_TOKENS: [&[u8]; 9] = [
+/// idempotency tokens (`"NextToken": "…"` in every AWS list, Azure's
+/// `$skiptoken=` and `--starting-token`).
+const NOT_TOKENS: [&[u8]; 11] = [
     b"nexttoken",
     b"pagetoken",
     b"nextpagetoken",
@@ -87,6 +88,8 @@ const NOT_TOKENS: [&[u8]; 9] = [
     b"synctoken",
     b"clienttoken",
     b"idempotencytoken",
+    b"skiptoken",
+    b"startingtoken",
 ];
 
 /// The kind of a name that is only `…_key`: [`super::value`] asks more of
@@ -163,6 +166,12 @@ pub(super) fn name_of(key: &[u8], candidates: u64) -> Option<Name> {
         if name == b"token" && NOT_TOKENS.iter().any(|n| ends_with_name(key, n).is_some()) {
             return None;
         }
+        // Helm's `existingSecret: my-db-secret` (and `existingSecretPasswordKey`,
+        // `auth.existingSecret`): the name of a Kubernetes Secret that holds
+        // the value, not the value.
+        if names_existing(key) {
+            return None;
+        }
         if name == b"key"
             && (!compound(key) || NOT_KEYS.iter().any(|n| ends_with_name(key, n).is_some()))
         {
@@ -192,6 +201,16 @@ pub(super) fn name_of(key: &[u8], candidates: u64) -> Option<Name> {
         }));
     }
     None
+}
+
+/// Whether the name has `existing` as one of its words (`existingSecret`,
+/// `EXISTING_SECRET`, `auth.existingSecret`).
+fn names_existing(key: &[u8]) -> bool {
+    const WORD: &[u8] = b"existing";
+    key.windows(WORD.len()).enumerate().any(|(i, w)| {
+        w.eq_ignore_ascii_case(WORD)
+            && (i == 0 || !key[i - 1].is_ascii_alphabetic() || key[i].is_ascii_uppercase())
+    })
 }
 
 /// `DB_PASSWORD`, `apiKey`, `github.token`: a name as code and configs write

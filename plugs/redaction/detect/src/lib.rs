@@ -214,6 +214,7 @@ impl Redactor {
             }
             if class != 0 {
                 assignments::at_word(b, class, start, end, &mut found);
+                private_keys::at_name(b, start, end, &mut found);
             }
         }
         // An escape sequence was seen (`literals_in` marks it): read the text
@@ -387,6 +388,9 @@ impl Redactor {
         // So may a private key block, the value of a `key: value` or the
         // password of a URL (`"password": "hunt`, `Authorization: Bearer `).
         if let Some(begin) = private_keys::open_at(b, cut) {
+            cut = cut.min(begin);
+        }
+        if let Some(begin) = private_keys::other_open_at(b, cut) {
             cut = cut.min(begin);
         }
         // A field with escapes is decoded whole.

@@ -1,8 +1,16 @@
 //! Private key blocks, masked whole: PEM of any kind (`RSA`, `EC`, `DSA`,
-//! `OPENSSH`, `ENCRYPTED`, PKCS#8, `PGP PRIVATE KEY BLOCK`, also with `\n`
-//! escapes inside a JSON string such as a GCP service-account file), PuTTY's
-//! `Private-Lines:`, and PEM keys base64-encoded once more. Public keys and
-//! certificates stay.
+//! `OPENSSH`, `ENCRYPTED`, PKCS#8, `PGP PRIVATE KEY BLOCK`, OpenVPN static
+//! and tls-crypt-v2 keys, also with `\n` escapes inside a JSON string such
+//! as a GCP service-account file), PuTTY's `Private-Lines:`, and PEM keys
+//! base64-encoded once more. Public keys and certificates stay.
+//!
+//! A key in another encoding has its private parts masked, its public ones
+//! left: a JSON Web Key ([`jwk`]), .NET's XML ([`xml`]), `openssl … -text`
+//! ([`dumps`]).
+
+mod dumps;
+mod jwk;
+mod xml;
 
 use super::{Found, find, rfind};
 
@@ -319,8 +327,40 @@ fn marker<'a>(b: &'a [u8], at: usize, prefix: &[u8]) -> Option<(&'a [u8], usize)
     Some((label, from + close + DASHES.len()))
 }
 
+/// `RSA PRIVATE KEY`, `PRIVATE KEY`, `PGP PRIVATE KEY BLOCK`, …, and
+/// OpenVPN's shared keys (`OpenVPN Static key V1`, `OpenVPN tls-crypt-v2
+/// server key`), which are secret whole.
 fn is_private(label: &[u8]) -> bool {
     find(label, b"PRIVATE KEY").is_some()
+        || label.starts_with(b"OpenVPN Static key")
+        || label.starts_with(b"OpenVPN tls-crypt-v2")
+}
+
+/// A word that may name part of a key in another encoding (`privateExponent:`
+/// of `openssl -text`, `<RSAKeyValue>`, the `:` after a JWK's `"kty"`): its
+/// private parts, masked.
+pub(super) fn at_name(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
+    if s > 0 && b[s - 1] == b'<' {
+        xml::key_value(b, s, e, found);
+    }
+    if b[e - 1] == b':' && e - s > 4 && dumps::is_label(b, s, e) {
+        dumps::section(b, e, found);
+    }
+    if b[s] == b':' && jwk::is_kty(b, s) {
+        jwk::key(b, s, found);
+    }
+}
+
+/// Where a key in another encoding starts that `cut` cuts: it is read whole.
+pub(super) fn other_open_at(b: &[u8], cut: usize) -> Option<usize> {
+    [
+        dumps::open_at(b, cut),
+        xml::open_at(b, cut),
+        jwk::open_at(b, cut),
+    ]
+    .into_iter()
+    .flatten()
+    .min()
 }
 
 /// The end of a PuTTY private block starting at `s`, and whether it is

@@ -107,6 +107,49 @@ const PUBLIC_KEYS: &[&str] = &[
     "The -----BEGIN OpenVPN Static key V1----- header starts the file; the key follows it.",
 ];
 
+/// Random values in a credential's position, whatever it is called: weak
+/// names in config sections, vendor headers, env names with a credential
+/// word among their parts, prompts, numbered keys, session cookies,
+/// bootstrap tokens.
+const POSITIONS: &[&str] = &[
+    "$ cat ~/.config/tool/credentials\n[default]\nkey = «Rk3vQ9mZx2LpT7wNc4Hy8Bd1»\nid = 8f3kQ2mXv9\nregion = eu-west-1\n",
+    "[profile prod]\nregion = eu-west-1\ncredential = «q8XnZ2LvR5tKw3PmB7yHc1Fd»\n",
+    "settings:\n  key: «Zx3q9L2mV8rT4wK7pN1cB6hY5dF0gJ3s»\n  name: demo\n",
+    "> POST /1/batch HTTP/2\n> x-honeycomb-team: «hcaik_01hq2w3e4r5t6y7u8i9o0pasdfghjklzxcvbnm»\n> X-Honeycomb-Dataset: prod-events\n",
+    "curl -H \"X-Honeycomb-Team:«Xk7pQ2vN9mL4wR8tY3cB6hJ1dF5g»\" -H 'X-JFrog-Art-Api: «AKCp8Xk7pQ2vN9mL4wR8tY3cB6hJ1dF5gXk7pQ2vN9m»' https://api.example.com",
+    "headers = {\"x-api-token\": \"«Xk7pQ2vN9mL4wR8tY3cB6hJ1dF5g»\", \"X-Honeycomb-Team\": \"«Rk3vQ9mZx2LpT7wNc4Hy8Bd1»\"}",
+    "export OP_SESSION_my=«Zx3q9L2mV8rT4wK7pN1cB6hY5dF0gJ3sA8eU2iO»\nOP_SESSION_acme_corp=\"«Xk7pQ2vN9mL4wR8tY3cB6hJ1dF5gS0aE2zU8iO4lK7w»\"\n",
+    "VAULT_SECRET_ID=«0ee2c1ae-5c5b-3c8e-0d0c-7b1c38e3b0b4»\nVAULT_ROLE_ID=84896a0c-1347-aa90-a4f6-aca8b7558780\n",
+    "Enter new value for DB_PASSWORD:\nNew value: «Kq2vL9pX4wZ7nR»\nSecret value: «Xk7pQ2vN9mL4wR8t»\n",
+    "$ vault operator init\nUnseal Key 1: «4jYbl2CBIv6SpkKj6Hos9iD32k5RfGkLzlosrrq/JgOm»\nUnseal Key 2: «B05G1DRtfYckFV5BbdBvXq0wkK5HFqB9g2jcDmNfTQiS»\nRecovery Key 3: «7t8DNjZvqPsEk0yFxAGR2oWq1mXzL9aVbB3cN5dH6eJ»\n\nInitial Root Token: «hvs.6j4cuewowBGit65rheNoceI7»\n",
+    "Key                   Value\n---                   -----\nsecret_id             «0ee2c1ae-5c5b-3c8e-0d0c-7b1c38e3b0b4»\nsecret_id_accessor    84896a0c-1347-aa90-a4f6-aca8b7558780\nsecret_id_ttl         0s\n",
+    "{\"request_id\": \"5bb31901-b919-4c97-b038-2678000cdc2b\", \"data\": {\"secret_id\": \"«0ee2c1ae-5c5b-3c8e-0d0c-7b1c38e3b0b4»\", \"secret_id_accessor\": \"84896a0c-1347-aa90-a4f6-aca8b7558780\"}}",
+    "< HTTP/1.1 200 OK\n< Set-Cookie: session=«eyJfcGVybWFuZW50Ijp0cnVlfQ.Zk9xQw.Rk3vQ9mZx2LpT7wNc4Hy8Bd1XqZz91»; HttpOnly; Path=/\n< Set-Cookie: JSESSIONID=«8F3A1B2C4D5E6F708192A3B4C5D6E7F8»; Path=/; Secure\n",
+    "Cookie: theme=dark; sessionid=«q8xnz2lvr5tkw3pmb7yhc1fd»; lang=en; _gh_sess=«Zk9xQwRk3vQ9mZx2LpT7wNc4Hy8Bd1%3D%3D»\n",
+    "Set-Cookie: connect.sid=«s%3AQ8XnZ2LvR5tKw3PmB7yHc1Fd.abcDEF123xyz»; Path=/; Expires=Wed, 21 Oct 2026 07:28:00 GMT\n",
+    "$ kubeadm token create\n«9a08jv.c0izixklcxtmnze7»\n$ kubeadm join 192.168.1.5:6443 --token «k3x9qz.7fpl2mvt8w4ncr1b» \\\n    --discovery-token-ca-cert-hash sha256:aa7c1f3f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5\n",
+    "TOKEN                     TTL         EXPIRES                USAGES                   DESCRIPTION\n«9a08jv.c0izixklcxtmnze7»   23h         2024-05-02T10:00:00Z   authentication,signing   <none>\n",
+];
+
+/// Values in those positions that hold no credential: stay.
+const NOT_POSITIONS: &[&str] = &[
+    "{\"key\": \"UZ4sEb7QmdPF4dzxyffgz6P3mrjqGIDD\", \"value\": 3}",
+    "[default]\nkey = name_of_the_profile\nid = 8f3kQ2mXv9\n",
+    "const KEY: &str = \"Rk3vQ9mZx2LpT7wNc4Hy8Bd1\";\nlet key = cache.key(&entry);\n",
+    "< x-amz-id-2: Xk7pQ2vN9mL4wR8tY3cB6hJ1dF5gXk7pQ2vN9mL4wR8tY3cB6hJ1dF5g=\n< X-Amz-Cf-Id: Xk7pQ2vN9mL4wR8tY3cB6hJ1dF5gXk7pQ2vN9mL4wR8tY3cB6hJ1dF5g==\n< X-Request-Id: 7f3aXk7pQ2vN9mL4wR8tY3cB6h\n",
+    "< X-Hub-Signature-256: sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17\n< X-Amzn-Trace-Id: Root=1-65f0a1b2-Xk7pQ2vN9mL4wR8tY3cB6hJ1\n",
+    "X-Honeycomb-Dataset: prod-events\nX-Frame-Options: DENY\n",
+    "API_KEY_ID=Xk7pQ2vN9mL4wR8tY3cB6hJ1\nSECRET_NAME=prod-db-credentials\nSESSION_TIMEOUT=3600\nTOKEN_URL=https://auth.example.com/oauth/token\n",
+    "New value: 42\nnew value: hello\nThe value: Kq2vL9pX4wZ7nR\n",
+    "Key 1: my-first-key\n",
+    "{\"SecretId\": \"prod/db-password\", \"VersionId\": \"EXAMPLE1-90ab-cdef-fedc-ba987EXAMPLE\"}",
+    "$ aws secretsmanager get-secret-value --secret-id prod/db-password\n",
+    "Cookie: theme=dark; lang=en-US; _ga=GA1.2.1234567890.1700000000\nSet-Cookie: consent=yes; Path=/; Max-Age=31536000\n",
+    "{\"id\":\"5bb31901-b919-4c97-b038-2678000cdc2b\",\"session_id\":\"8c7973d7-7866-4bb9-b57a-873adf47f0ba\"}",
+    "bootstrapTokens:\n- token: abcdef.0123456789abcdef\nfiles: config.0123456789abcdef report.finalversion2024\n",
+    "--discovery-token-ca-cert-hash sha256:aa7c1f3f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5\n",
+];
+
 fn redactor() -> Redactor {
     Redactor::new(&[])
 }
@@ -169,4 +212,14 @@ fn private_keys_in_other_encodings_are_masked_and_public_parts_stay() {
 #[test]
 fn public_keys_in_those_encodings_stay() {
     check(PUBLIC_KEYS);
+}
+
+#[test]
+fn random_values_in_credential_positions_are_masked() {
+    check(POSITIONS);
+}
+
+#[test]
+fn values_in_those_positions_that_hold_none_stay() {
+    check(NOT_POSITIONS);
 }

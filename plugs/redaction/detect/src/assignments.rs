@@ -22,7 +22,10 @@ mod values;
 use std::ops::Range;
 
 use super::{Found, TOKEN, find};
-use names::{NAMED_KEY, Name, compound, credential_key, name_of, names_ending_like};
+use names::{
+    BARE_KEY, NAMED_KEY, Name, compound, credential_key, may_be_weak, name_of, names_ending_like,
+    weak_name, weak_word,
+};
 use values::{
     MAX_VALUE, code_word, dotted_code, dotted_identifier, hex_key, identifier, keylike, label,
     name_word, number, path, plain, quote_at, quoted, random, type_name, value_byte,
@@ -56,6 +59,11 @@ const AFTER_NAME: u8 = 4;
 const TABLE: u8 = 8;
 /// Shortest word looked at as [`AFTER_NAME`].
 const MIN_AFTER_NAME: usize = 16;
+/// The word follows a `<` (a tag's name), starts with `:` or ends with `:`:
+/// what [`crate::private_keys::at_name`] looks at.
+pub(super) const TAG: u8 = 16;
+pub(super) const COLON_FIRST: u8 = 32;
+pub(super) const COLON_LAST: u8 = 64;
 
 /// Whether the word `[s, e)` is [`AFTER_NAME`]: long, one blank after a
 /// word that may be a name.
@@ -94,14 +102,14 @@ const fn first_table() -> [u8; 256] {
     t[b'p' as usize] = NAMED;
     t[b'-' as usize] = NAMED;
     t[b'=' as usize] = OPERATOR;
-    t[b':' as usize] = OPERATOR;
+    t[b':' as usize] = OPERATOR | COLON_FIRST;
     t
 }
 
 const fn last_table() -> [u8; 256] {
     let mut t = [0; 256];
     t[b'=' as usize] = NAMED;
-    t[b':' as usize] = NAMED;
+    t[b':' as usize] = NAMED | COLON_LAST;
     t
 }
 
@@ -113,7 +121,7 @@ static LAST: [u8; 256] = last_table();
 #[inline(always)]
 pub(super) fn word_class(b: &[u8], s: usize, e: usize) -> u8 {
     // `<password>`: the byte before the word.
-    let tag = (b[s.saturating_sub(1)] == b'<') as u8 * NAMED;
+    let tag = (b[s.saturating_sub(1)] == b'<') as u8 * (NAMED | TAG);
     let table = match (b.get(e), b.get(e + 1)) {
         (Some(b'\t'), _) | (Some(b' '), Some(b' ' | b'|')) => TABLE,
         _ => 0,
@@ -126,9 +134,7 @@ pub(super) fn word_class(b: &[u8], s: usize, e: usize) -> u8 {
 /// it is.
 pub(super) fn at_word(b: &[u8], class: u8, s: usize, e: usize, found: &mut Vec<Found>) {
     for_names(b, class, s, e, |_, parsed| {
-        if let Parsed::Value(v) = parsed {
-            v.push_to(found);
-        }
+        parsed.push_to(found);
         false
     });
 }
@@ -142,9 +148,7 @@ pub(super) fn at_operator(b: &[u8], s: usize, op: usize, found: &mut Vec<Found>)
     if !may_be_name(&b[s..op]) {
         return;
     }
-    if let Parsed::Value(v) = parse(b, s, op) {
-        v.push_to(found);
-    }
+    parse(b, s, op).push_to(found);
 }
 
 /// Where a name starts (at or after `from`, before `cut`) whose value, or
@@ -179,6 +183,7 @@ fn open_on_line(b: &[u8], from: usize, cut: usize) -> Option<usize> {
     let reaches = |p: &Parsed| match p {
         Parsed::Open => true,
         Parsed::Value(v) => v.open || v.seen > cut,
+        Parsed::Values(vs) => vs.iter().any(|v| v.open || v.seen > cut),
         Parsed::No => false,
     };
     let mut i = from;
@@ -299,6 +304,24 @@ enum Parsed {
     /// A name, and the text ends before its value does.
     Open,
     Value(Value),
+    /// A name before several values (`Cookie: a=…; b=…`).
+    Values(Vec<Value>),
+}
+
+impl Parsed {
+    #[inline(always)]
+    fn push_to(self, found: &mut Vec<Found>) {
+        match self {
+            Parsed::Value(v) => v.push_to(found),
+            Parsed::Values(vs) => push_all(vs, found),
+            Parsed::No | Parsed::Open => {}
+        }
+    }
+}
+
+#[cold]
+fn push_all(values: Vec<Value>, found: &mut Vec<Found>) {
+    values.into_iter().for_each(|v| v.push_to(found));
 }
 
 struct Value {
@@ -345,7 +368,7 @@ enum Op {
 /// (`name_at_never_names_what_may_be_name_turns_away` holds the two together).
 #[inline(always)]
 fn may_be_name(w: &[u8]) -> bool {
-    w.ends_with(b"result") || names_ending_like(w) != 0
+    w.ends_with(b"result") || names_ending_like(w) != 0 || may_be_weak(w)
 }
 
 /// The name that ends at `ke` (its word starts at `s`), if it is one.
@@ -356,7 +379,7 @@ fn name_at(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
     }
     // Most words are no name: tell from their last two letters first.
     let candidates = names_ending_like(&b[s..ke]);
-    if candidates == 0 {
+    if candidates == 0 && !may_be_weak(&b[s..ke]) {
         return None;
     }
     let ks = b[s..ke]
@@ -380,7 +403,15 @@ fn name_at(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
     {
         return None;
     }
-    Some((ks, name_of(key, candidates)?))
+    let name = match candidates {
+        0 => None,
+        c => name_of(key, c),
+    };
+    // A weak name only as a word of its own (`may_be_weak` reads the word).
+    Some((
+        ks,
+        name.or_else(|| (ks == s).then(|| weak_name(b, ks, ke)).flatten())?,
+    ))
 }
 
 /// Whether the `result` at `ks` is an attribute of a Terraform
@@ -400,7 +431,7 @@ fn generated_password(b: &[u8], ks: usize) -> bool {
 /// Reads `name op value` where the name ends at `ke` (its word starts at
 /// `s`).
 fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
-    let Some((ks, name)) = name_at(b, s, ke) else {
+    let Some((ks, name)) = name_at(b, s, ke).or_else(|| Some((s, weak_word(b, s, ke)?))) else {
         return Parsed::No;
     };
     let n = b.len();
@@ -462,6 +493,11 @@ fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
             return http_auth::scheme_credentials(b, i, name == Name::Basic);
         }
         (Name::Bearer | Name::Basic, _) | (Name::Authorization, Op::Blank) => return Parsed::No,
+        (Name::Cookie, Op::Colon) => {
+            blanks(b, &mut i);
+            return http_auth::cookies(b, i);
+        }
+        (Name::Cookie, _) => return Parsed::No,
         (Name::Authorization, Op::Colon | Op::Xml) => {
             if op != Op::Xml {
                 blanks(b, &mut i);
@@ -596,7 +632,8 @@ fn value(
             && (spaces_ok || !(name_word(v) || label(v)))
             && !file(v)
             && (kind != "signature" || op == Op::Compact)
-            && (kind != NAMED_KEY || keylike(v) || (hex_key(v) && credential_key(&b[ks..ke])));
+            && key_shaped(kind, v, &b[ks..ke])
+            && (kind != BARE_KEY || bare_key_line(b, ks, op, (end + q.len()).min(b.len())));
         return Parsed::Value(Value {
             start,
             end,
@@ -676,7 +713,8 @@ fn value(
     let code_after = matches!(b.get(j), Some(b'=' | b',' | b')' | b';' | b'{' | b'}'));
     let secret = plain_v
         && (kind != "signature" || op == Op::Compact)
-        && (kind != NAMED_KEY || keylike(v) || (hex_key(v) && credential_key(&b[ks..ke])))
+        && key_shaped(kind, v, &b[ks..ke])
+        && (kind != BARE_KEY || bare_key_line(b, ks, op, i))
         && (op == Op::Xml || !matches!(next, Some(b'(' | b'[' | b'<')))
         && (op == Op::Compact || !name_word(v))
         && (no_code || !dotted_identifier(v))
@@ -826,11 +864,8 @@ fn table_row(
     }
     let v = &b[start..end];
     // A row labelled as a secret holds one: `maple.violet.quartz` too.
-    let secret = plain(v)
-        && !name_word(v)
-        && !label_word(v)
-        && !path(v)
-        && (kind != NAMED_KEY || keylike(v) || (hex_key(v) && credential_key(&b[ks..ke])));
+    let secret =
+        plain(v) && !name_word(v) && !label_word(v) && !path(v) && key_shaped(kind, v, &b[ks..ke]);
     Some(Parsed::Value(Value {
         start,
         end,
@@ -868,11 +903,36 @@ fn assignment(v: &[u8]) -> bool {
 
 /// The kind a value is masked as: a `…_key` is one more secret assignment.
 fn reported(kind: &'static str) -> &'static str {
-    if kind == NAMED_KEY {
+    if kind == NAMED_KEY || kind == BARE_KEY {
         "secret-assignment"
     } else {
         kind
     }
+}
+
+/// Whether `v` has the shape a name of `kind` asks of its value: under a
+/// name that only says `…_key` (or a session, a license, a weak name), a
+/// key's (random, letters and digits alternating), or hex where the name
+/// says it is a credential whatever its shape (`DD_APP_KEY`, `JSESSIONID`),
+/// or a UUID under `secret_id`.
+fn key_shaped(kind: &str, v: &[u8], key: &[u8]) -> bool {
+    (kind != NAMED_KEY && kind != BARE_KEY)
+        || keylike(v)
+        || (hex_key(v) && credential_key(key))
+        || (values::uuid(v) && names::uuid_key(key))
+}
+
+/// A bare `key` is a credential's name on a config's line of its own: an INI
+/// section's `key = …`, YAML's `key: …`, an env file's `KEY=…`; not JSON's
+/// `"key"` (a cache's, an object's, a translation's).
+fn bare_key_line(b: &[u8], ks: usize, op: Op, value_end: usize) -> bool {
+    !(ks > 0 && matches!(b[ks - 1], b'"' | b'\''))
+        && config_line(b, ks, value_end)
+        && match op {
+            Op::Colon => true,
+            Op::Spaced | Op::Compact => ini_section_above(b, ks) || env_line(b, ks),
+            _ => false,
+        }
 }
 
 /// `--password value` on a command line.
@@ -1021,7 +1081,10 @@ mod tests {
     /// neither, some as a Terraform `random_password`'s `result`.
     #[test]
     fn name_at_never_names_what_may_be_name_turns_away() {
-        let parts: [&[u8]; 16] = [
+        let parts: [&[u8]; 19] = [
+            b"X-",
+            b"SESSION",
+            b"OP",
             b"password",
             b"PASSWD",
             b"pass",

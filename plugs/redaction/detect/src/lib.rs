@@ -214,7 +214,11 @@ impl Redactor {
             }
             if class != 0 {
                 assignments::at_word(b, class, start, end, &mut found);
-                private_keys::at_name(b, start, end, &mut found);
+                if class & (assignments::TAG | assignments::COLON_FIRST | assignments::COLON_LAST)
+                    != 0
+                {
+                    private_keys::at_name(b, class, start, end, &mut found);
+                }
             }
         }
         // An escape sequence was seen (`literals_in` marks it): read the text
@@ -439,6 +443,10 @@ fn word(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     if w.last() == Some(&b'N') && w.ends_with(b"-----BEGIN") {
         private_keys::pem(b, e - 10, found);
     }
+    // A Kubernetes bootstrap token is a word of its own.
+    if e - s == 23 && b[s + 6] == b'.' {
+        tokens::kubeadm(b, s, found);
+    }
     // `.pgpass`: a line of four `:` and a password.
     if (s == 0 || matches!(b[s - 1], b'\n' | b'*')) && layouts::may_be_pgpass(w) {
         layouts::pgpass(b, s, found);
@@ -578,7 +586,7 @@ pub(crate) fn mixed(s: &[u8]) -> bool {
 /// The kinds that only say "something named like a secret": a find of a
 /// known format at the same place is more telling.
 fn generic(kind: &str) -> bool {
-    matches!(kind, "secret-assignment" | "authorization")
+    matches!(kind, "secret-assignment" | "authorization" | "cookie")
 }
 
 /// Keeps the earliest (then longest, then most specific) of overlapping finds.

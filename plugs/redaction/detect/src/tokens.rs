@@ -612,6 +612,40 @@ fn mailgun_private(t: &[u8]) -> Option<(usize, &'static str)> {
     shaped.then_some((50, "mailgun-key"))
 }
 
+/// A Kubernetes bootstrap token (`kubeadm token create`, `kubeadm join
+/// --token`, `kubeadm token list`): 6 and 16 of `[a-z0-9]`, dot-separated.
+/// Its secret half is random: letters and digits both, changing often, not
+/// hex alone (so `config.0123456789abcdef` and a file's `name.ext` stay). The
+/// `--discovery-token-ca-cert-hash` is a public key's digest and stays.
+/// The word `b[s..s + 23]`, with a `.` at 6: masked if it is one.
+#[inline(never)]
+pub(super) fn kubeadm(b: &[u8], s: usize, found: &mut Vec<Found>) {
+    if let Some((n, kind)) = kubeadm_token(&b[s..s + 23]) {
+        found.push(Found {
+            start: s,
+            end: s + n,
+            kind,
+        });
+    }
+}
+
+fn kubeadm_token(t: &[u8]) -> Option<(usize, &'static str)> {
+    let ok = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+    let secret = &t[7..23];
+    let changes = secret
+        .windows(2)
+        .filter(|w| w[0].is_ascii_digit() != w[1].is_ascii_digit())
+        .count();
+    let shaped = run(t, 0, ok) == 6
+        && run(t, 7, ok) == 16
+        && !alnum_at(t, 23)
+        && !(matches!(t.get(23), Some(b'.' | b'-' | b'_')) && alnum_at(t, 24))
+        && mixed(secret)
+        && changes >= 2
+        && !secret.iter().all(|&c| hex(c));
+    shaped.then_some((23, "kubeadm-token"))
+}
+
 /// Whether `t` has a letter or digit at `i`: a token that runs on is not the
 /// fixed-length format it starts like.
 fn alnum_at(t: &[u8], i: usize) -> bool {

@@ -27,7 +27,9 @@ const MIN_BYTES: usize = 16;
 /// its line (indentation aside).
 pub(super) fn is_label(b: &[u8], s: usize, e: usize) -> bool {
     let name = &b[s..e - 1];
-    PRIVATE.contains(&name)
+    matches!(name.len(), 4 | 6 | 9 | 11 | 15)
+        && matches!(name[0], b'p' | b'e' | b'c')
+        && PRIVATE.contains(&name)
         && line_start_within(b, s, 64)
             .is_some_and(|l| b[l..s].iter().all(|&c| c == b' ' || c == b'\t'))
         && matches!(

@@ -150,6 +150,289 @@ const NOT_POSITIONS: &[&str] = &[
     "--discovery-token-ca-cert-hash sha256:aa7c1f3f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5\n",
 ];
 
+/// Key blocks whose every line carries a tool's decoration: a CI log's
+/// timestamp, a log's source, `cat -A`'s `$`, line numbers, quote and diff
+/// marks, a table's borders. Read through them: the block is masked from its
+/// first marker to its last, decorations between its lines included.
+const DECORATED: &[&str] = &[
+    // A CI log: a timestamp before each line (GitHub Actions' own, colours too).
+    concat!(
+        "2024-05-01T10:00:00.1034567Z ##[group]Run cat deploy_key\n",
+        "2024-05-01T10:00:00.1034567Z \x1b[36;1mcat deploy_key\x1b[0m\n",
+        "2024-05-01T10:00:00.1044567Z ##[endgroup]\n",
+        "2024-05-01T10:00:00.1237900Z «-----BEGIN RSA PRIVATE KEY-----\n",
+        "2024-05-01T10:00:01.1239011Z PtaAjSk+0v471Y1B7d5ljPd2u7KMhqFXlqlcY/9HZ7L7AdodB4lCCHqt0PEtWJ1M\n",
+        "2024-05-01T10:00:01.1240122Z XnLJy+3bw6Yxw8IHcPTWK3gD6A/8G9LJ07zRypcbLIz88nbuBK5v7mrpM/r1Xhx8\n",
+        "2024-05-01T10:00:01.1241233Z 5/iMxy2WW/1zfh6Ew3CmAvtv1IrJCv957oOk2YoZhs/QTuyI1HXWrwdTa4cW4ZXc\n",
+        "2024-05-01T10:00:01.1242344Z lGiP5dtHOee6eJZ7Ns/6ig1Sd06Jqphx+zONWuK2S0B7xyWMo+Js4sgtHEx24PW8\n",
+        "2024-05-01T10:00:02.1243455Z AqupKK1ruROOgYDA9fJIlLSXq3C6cnphBKPGsEcjyK/8+cZmZ+fbo2JRUWaS/Kf5\n",
+        "2024-05-01T10:00:02.1244566Z r1SNdWiCvpdTepsfAfAhZN7yN85pQg1kw49U0gyHRgjuUsHtAEr0cxKZe7qI4ciN\n",
+        "2024-05-01T10:00:02.1245677Z -----END RSA PRIVATE KEY-----»\n",
+        "2024-05-01T10:00:03.9034567Z Post job cleanup.\n",
+    ),
+    // `kubectl logs --timestamps`.
+    concat!(
+        "2024-05-01T10:00:01.100000000Z «-----BEGIN PRIVATE KEY-----\n",
+        "2024-05-01T10:00:01.100000037Z PtaAjSk+0v471Y1B7d5ljPd2u7KMhqFXlqlcY/9HZ7L7AdodB4lCCHqt0PEtWJ1M\n",
+        "2024-05-01T10:00:01.100000074Z XnLJy+3bw6Yxw8IHcPTWK3gD6A/8G9LJ07zRypcbLIz88nbuBK5v7mrpM/r1Xhx8\n",
+        "2024-05-01T10:00:01.100000111Z 5/iMxy2WW/1zfh6Ew3CmAvtv1IrJCv957oOk2YoZhs/QTuyI1HXWrwdTa4cW4ZXc\n",
+        "2024-05-01T10:00:01.100000148Z lGiP5dtHOee6eJZ7Ns/6ig1Sd06Jqphx+zONWuK2S0B7xyWMo+Js4sgtHEx24PW8\n",
+        "2024-05-01T10:00:01.100000185Z -----END PRIVATE KEY-----»\n",
+    ),
+    // A build tool's `[hh:mm:ss]`.
+    concat!(
+        "[10:00:01] Using key:\n",
+        "[10:00:01] «-----BEGIN EC PRIVATE KEY-----\n",
+        "[10:00:02] JFnT6EYUvHztgJfWAD2qxW8vus3I5hvhkfCkue0CnYedusTUKP3cxZR6oiIn0oWJ\n",
+        "[10:00:03] aGo0ffAN2HV1ZxON+wseS4ETkDHaJacQmtiDM/rC0XBbOcvO8tZ8OxWrEXv3izUr\n",
+        "[10:00:04] zWIxjDkcKeXQjxfZeLvPeIYEAjAEVNTuTA==\n",
+        "[10:00:05] -----END EC PRIVATE KEY-----»\n",
+        "[10:00:09] Done in 1.2s\n",
+    ),
+    // `docker compose logs`: the service's name.
+    concat!(
+        "web-1  | «-----BEGIN OPENSSH PRIVATE KEY-----\n",
+        "web-1  | b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n",
+        "web-1  | TBUpht3Iuk0YIgIvD3m6x1MVGMLbrsyOvWJJCKKB02lTrZYPcSoLBE18Uw+1iApvo1TjMK\n",
+        "web-1  | PrUnvBGveT7cNqfAvkStYNrjMGdGajgvErLX97q87AFsKiv25MzpzjgOTC+R8GLWa3Trlz\n",
+        "web-1  | OlTETsalpZN2pQ4POhnD+O5sKtgJ0Fnw8Lw3Ku+xyE3XWv3Prf8yNm4XZaCq\n",
+        "web-1  | -----END OPENSSH PRIVATE KEY-----»\n",
+        "web-1  | Listening on :8080\n",
+    ),
+    // `cat -A`: `$` at each line's end.
+    concat!(
+        "$ cat -A ~/.ssh/id_ed25519\n",
+        "«-----BEGIN OPENSSH PRIVATE KEY-----$\n",
+        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW$\n",
+        "TBUpht3Iuk0YIgIvD3m6x1MVGMLbrsyOvWJJCKKB02lTrZYPcSoLBE18Uw+1iApvo1TjMK$\n",
+        "PrUnvBGveT7cNqfAvkStYNrjMGdGajgvErLX97q87AFsKiv25MzpzjgOTC+R8GLWa3Trlz$\n",
+        "OlTETsalpZN2pQ4POhnD+O5sKtgJ0Fnw8Lw3Ku+xyE3XWv3Prf8yNm4XZaCq$\n",
+        "-----END OPENSSH PRIVATE KEY-----»$\n",
+    ),
+    // `cat -A` of a file with CRLF line ends.
+    concat!(
+        "$ cat -A key.pem\n",
+        "«-----BEGIN EC PRIVATE KEY-----^M$\n",
+        "JFnT6EYUvHztgJfWAD2qxW8vus3I5hvhkfCkue0CnYedusTUKP3cxZR6oiIn0oWJ^M$\n",
+        "aGo0ffAN2HV1ZxON+wseS4ETkDHaJacQmtiDM/rC0XBbOcvO8tZ8OxWrEXv3izUr^M$\n",
+        "zWIxjDkcKeXQjxfZeLvPeIYEAjAEVNTuTA==^M$\n",
+        "-----END EC PRIVATE KEY-----»^M$\n",
+    ),
+    // `cat -n`: line numbers aligned right, a tab.
+    concat!(
+        "$ cat -n deploy/key.pem\n",
+        "     1\t# deploy key, rotated 2024-05\n",
+        "     2\t\n",
+        "     3\t«-----BEGIN RSA PRIVATE KEY-----\n",
+        "     4\tPtaAjSk+0v471Y1B7d5ljPd2u7KMhqFXlqlcY/9HZ7L7AdodB4lCCHqt0PEtWJ1M\n",
+        "     5\tXnLJy+3bw6Yxw8IHcPTWK3gD6A/8G9LJ07zRypcbLIz88nbuBK5v7mrpM/r1Xhx8\n",
+        "     6\t5/iMxy2WW/1zfh6Ew3CmAvtv1IrJCv957oOk2YoZhs/QTuyI1HXWrwdTa4cW4ZXc\n",
+        "     7\tlGiP5dtHOee6eJZ7Ns/6ig1Sd06Jqphx+zONWuK2S0B7xyWMo+Js4sgtHEx24PW8\n",
+        "     8\tAqupKK1ruROOgYDA9fJIlLSXq3C6cnphBKPGsEcjyK/8+cZmZ+fbo2JRUWaS/Kf5\n",
+        "     9\tr1SNdWiCvpdTepsfAfAhZN7yN85pQg1kw49U0gyHRgjuUsHtAEr0cxKZe7qI4ciN\n",
+        "    10\t-----END RSA PRIVATE KEY-----»\n",
+    ),
+    // `bat`'s gutter.
+    concat!(
+        "───────┬────────────────────────────────────────────────────────────────────\n",
+        "       │ File: tls.key\n",
+        "───────┼────────────────────────────────────────────────────────────────────\n",
+        "   1   │ «-----BEGIN PRIVATE KEY-----\n",
+        "   2   │ PtaAjSk+0v471Y1B7d5ljPd2u7KMhqFXlqlcY/9HZ7L7AdodB4lCCHqt0PEtWJ1M\n",
+        "   3   │ XnLJy+3bw6Yxw8IHcPTWK3gD6A/8G9LJ07zRypcbLIz88nbuBK5v7mrpM/r1Xhx8\n",
+        "   4   │ 5/iMxy2WW/1zfh6Ew3CmAvtv1IrJCv957oOk2YoZhs/QTuyI1HXWrwdTa4cW4ZXc\n",
+        "   5   │ -----END PRIVATE KEY-----»\n",
+        "───────┴────────────────────────────────────────────────────────────────────\n",
+    ),
+    // A linter's excerpt: `  12 | `.
+    concat!(
+        "error: key committed to the repository\n",
+        " --> config/dev.pem:1:1\n",
+        "  |\n",
+        "  8 | «-----BEGIN EC PRIVATE KEY-----\n",
+        "  9 | JFnT6EYUvHztgJfWAD2qxW8vus3I5hvhkfCkue0CnYedusTUKP3cxZR6oiIn0oWJ\n",
+        " 10 | aGo0ffAN2HV1ZxON+wseS4ETkDHaJacQmtiDM/rC0XBbOcvO8tZ8OxWrEXv3izUr\n",
+        " 11 | zWIxjDkcKeXQjxfZeLvPeIYEAjAEVNTuTA==\n",
+        " 12 | -----END EC PRIVATE KEY-----»\n",
+    ),
+    // A quoted mail: `> `.
+    concat!(
+        "On Mon, May 1, 2024 at 10:00 AM Ops wrote:\n",
+        "> «-----BEGIN EC PRIVATE KEY-----\n",
+        "> JFnT6EYUvHztgJfWAD2qxW8vus3I5hvhkfCkue0CnYedusTUKP3cxZR6oiIn0oWJ\n",
+        "> aGo0ffAN2HV1ZxON+wseS4ETkDHaJacQmtiDM/rC0XBbOcvO8tZ8OxWrEXv3izUr\n",
+        "> zWIxjDkcKeXQjxfZeLvPeIYEAjAEVNTuTA==\n",
+        "> -----END EC PRIVATE KEY-----»\n",
+        "\n",
+        "Thanks!\n",
+    ),
+    // A diff deleting a key: `-` glued to each line.
+    concat!(
+        "diff --git a/key.pem b/key.pem\n",
+        "deleted file mode 100644\n",
+        "--- a/key.pem\n",
+        "+++ /dev/null\n",
+        "@@ -1,5 +0,0 @@\n",
+        "-«-----BEGIN RSA PRIVATE KEY-----\n",
+        "-PtaAjSk+0v471Y1B7d5ljPd2u7KMhqFXlqlcY/9HZ7L7AdodB4lCCHqt0PEtWJ1M\n",
+        "-XnLJy+3bw6Yxw8IHcPTWK3gD6A/8G9LJ07zRypcbLIz88nbuBK5v7mrpM/r1Xhx8\n",
+        "-5/iMxy2WW/1zfh6Ew3CmAvtv1IrJCv957oOk2YoZhs/QTuyI1HXWrwdTa4cW4ZXc\n",
+        "------END RSA PRIVATE KEY-----»\n",
+    ),
+    // A one-column box.
+    concat!(
+        "┌──────────────────────────────────────────────────────────────────┐\n",
+        "│ VALUE                                                            │\n",
+        "├──────────────────────────────────────────────────────────────────┤\n",
+        "│ «-----BEGIN PRIVATE KEY-----                                      │\n",
+        "│ PtaAjSk+0v471Y1B7d5ljPd2u7KMhqFXlqlcY/9HZ7L7AdodB4lCCHqt0PEtWJ1M │\n",
+        "│ XnLJy+3bw6Yxw8IHcPTWK3gD6A/8G9LJ07zRypcbLIz88nbuBK5v7mrpM/r1Xhx8 │\n",
+        "│ 5/iMxy2WW/1zfh6Ew3CmAvtv1IrJCv957oOk2YoZhs/QTuyI1HXWrwdTa4cW4ZXc │\n",
+        "│ -----END PRIVATE KEY-----»                                        │\n",
+        "└──────────────────────────────────────────────────────────────────┘\n",
+    ),
+    // `doppler secrets`: a multi-line value in a table's cell.
+    concat!(
+        "┌────────────┬──────────────────────────────────────────────────────────────────┐\n",
+        "│ NAME       │ VALUE                                                            │\n",
+        "├────────────┼──────────────────────────────────────────────────────────────────┤\n",
+        "│ DB_HOST    │ db.internal                                                      │\n",
+        "├────────────┼──────────────────────────────────────────────────────────────────┤\n",
+        "│ TLS_KEY    │ «-----BEGIN PRIVATE KEY-----                                      │\n",
+        "│            │ PtaAjSk+0v471Y1B7d5ljPd2u7KMhqFXlqlcY/9HZ7L7AdodB4lCCHqt0PEtWJ1M │\n",
+        "│            │ XnLJy+3bw6Yxw8IHcPTWK3gD6A/8G9LJ07zRypcbLIz88nbuBK5v7mrpM/r1Xhx8 │\n",
+        "│            │ 5/iMxy2WW/1zfh6Ew3CmAvtv1IrJCv957oOk2YoZhs/QTuyI1HXWrwdTa4cW4ZXc │\n",
+        "│            │ -----END PRIVATE KEY-----»                                        │\n",
+        "└────────────┴──────────────────────────────────────────────────────────────────┘\n",
+    ),
+    // `openssl ec -text` in a CI log: `priv` masked, `pub` stays.
+    concat!(
+        "2024-05-01T10:00:00.1000000Z $ openssl ec -in key.pem -text -noout\n",
+        "2024-05-01T10:00:00.1000000Z read EC key\n",
+        "2024-05-01T10:00:00.1000000Z Private-Key: (256 bit)\n",
+        "2024-05-01T10:00:00.1000000Z priv:\n",
+        "2024-05-01T10:00:00.1000000Z     «c7:5a:a0:bb:4f:07:48:38:0d:38:44:2b:53:bf:1a:\n",
+        "2024-05-01T10:00:00.1000000Z     e0:88:18:9e:7a:49:02:76:3f:9b:25:fa:b1:19:d6:\n",
+        "2024-05-01T10:00:00.1000000Z     3f:d7»\n",
+        "2024-05-01T10:00:00.1000000Z pub:\n",
+        "2024-05-01T10:00:00.1000000Z     04:d7:46:6a:68:db:3b:b6:a9:53:3a:01:c4:b6:78:\n",
+        "2024-05-01T10:00:00.1000000Z     ff:8c:d7:df:0a:ec:0c:44:40:b9:a0:45:4c:02:8d:\n",
+        "2024-05-01T10:00:00.1000000Z     d9:e3:30:49:48:40:b7:e8:d9:40:63:d5:b7:a7:65:\n",
+        "2024-05-01T10:00:00.1000000Z     a7:04:55:8d:79:2c:d3:35:97:68:22:a4:5f:38:bf:\n",
+        "2024-05-01T10:00:00.1000000Z     38:1e:92:fb:46:da\n",
+        "2024-05-01T10:00:00.1000000Z ASN1 OID: prime256v1\n",
+        "2024-05-01T10:00:00.1000000Z NIST CURVE: P-256\n",
+    ),
+    // The same through `cat -A`.
+    concat!(
+        "$ openssl ec -in key.pem -text -noout | cat -A\n",
+        "read EC key$\n",
+        "Private-Key: (256 bit)$\n",
+        "priv:$\n",
+        "    «c7:5a:a0:bb:4f:07:48:38:0d:38:44:2b:53:bf:1a:$\n",
+        "    e0:88:18:9e:7a:49:02:76:3f:9b:25:fa:b1:19:d6:$\n",
+        "    3f:d7»$\n",
+        "pub:$\n",
+        "    04:d7:46:6a:68:db:3b:b6:a9:53:3a:01:c4:b6:78:$\n",
+        "    ff:8c:d7:df:0a:ec:0c:44:40:b9:a0:45:4c:02:8d:$\n",
+        "    d9:e3:30:49:48:40:b7:e8:d9:40:63:d5:b7:a7:65:$\n",
+        "    a7:04:55:8d:79:2c:d3:35:97:68:22:a4:5f:38:bf:$\n",
+        "    38:1e:92:fb:46:da$\n",
+        "ASN1 OID: prime256v1$\n",
+        "NIST CURVE: P-256$\n",
+    ),
+    // `openssl rsa -text` quoted: each private number masked.
+    concat!(
+        "Here is what the script printed:\n",
+        "> modulus:\n",
+        ">     00:dd:20:8f:ef:7b:13:3b:07:1e:9b:69:35:0b:09:\n",
+        ">     c8:a4:a1:ce:83:c3:da:ef:c3:b9:5f:25:2a:2f:cb:\n",
+        "> publicExponent: 65537 (0x10001)\n",
+        "> privateExponent:\n",
+        ">     «00:c5:a7:59:81:22:6d:ea:11:4f:16:73:4f:ea:71:\n",
+        ">     f0:5a:d8:17:14:48:78:e6:5f:f8:ce:47:16:12:6b:\n",
+        ">     1d:19:50:5b:a2:f8:73:7a:29:74:9f:36:9b:45:a1»\n",
+        "> prime1:\n",
+        ">     «00:f8:62:0f:e0:c4:67:9f:7a:dc:99:67:83:3b:8e:\n",
+        ">     2d:6c:da:8a:a3:a9:72:22:ee:45:7b:99:1e:d4:36:\n",
+        ">     63:78:b5:5f:93»\n",
+        "\n",
+        "Is that the right key?\n",
+    ),
+    // A config's credential after a line number, a log's timestamp, a quote mark.
+    concat!(
+        "  3 | key: «Zx3q9L2mV8rT4wK7pN1cB6hY5dF0gJ3s»\n",
+        "2024-05-01T10:00:00.1000000Z settings:\n",
+        "2024-05-01T10:00:00.1000000Z   key: «Zx3q9L2mV8rT4wK7pN1cB6hY5dF0gJ3s»\n",
+        "> OP_SESSION_my=«Zx3q9L2mV8rT4wK7pN1cB6hY5dF0gJ3sA8eU2iO»\n",
+        "[12:00:01] credential: «q8XnZ2LvR5tKw3PmB7yHc1Fd»\n",
+    ),
+];
+
+/// Decorated lines with no private key in them: stay.
+const DECORATED_NOT: &[&str] = &[
+    // A certificate and a public key, decorated: public.
+    concat!(
+        "2024-05-01T10:00:00.1000000Z -----BEGIN CERTIFICATE-----\n",
+        "2024-05-01T10:00:00.1000000Z MIIBszCCAVmgAwIBAgIUdM9Jx4eWJm7pOgEzTq0D0zj8GfQwCgYIKoZIzj0EAwIw\n",
+        "2024-05-01T10:00:00.1000000Z LzELMAkGA1UEBhMCVVMxIDAeBgNVBAMMF2V4YW1wbGUuaW50ZXJuYWwgdGVzdCBD\n",
+        "2024-05-01T10:00:00.1000000Z QTAeFw0yNDA1MDExMDAwMDBaFw0yNTA1MDExMDAwMDBaMC8xCzAJBgNVBAYTAlVT\n",
+        "2024-05-01T10:00:00.1000000Z -----END CERTIFICATE-----\n",
+        "> -----BEGIN PUBLIC KEY-----\n",
+        "> MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE2N4JHXw7nK3Vb4jW6dxQ9mL1pT0R\n",
+        "> e8vB5sYc3uZ7aQ1fK2gH4iJ6kL8mN0oP9qR3sT5uV7wX9yZ1aB3cD5eF7gH9iJ==\n",
+        "> -----END PUBLIC KEY-----\n",
+    ),
+    // Markers with no key between them, decorated.
+    concat!(
+        "     1\t-----BEGIN RSA PRIVATE KEY-----\n",
+        "     2\t...\n",
+        "     3\t-----END RSA PRIVATE KEY-----\n",
+        "> -----BEGIN OPENSSH PRIVATE KEY-----\n",
+        "> (the key is in 1Password, not here)\n",
+        "> -----END OPENSSH PRIVATE KEY-----\n",
+    ),
+    // A marker in a log's prose.
+    concat!(
+        "2024-05-01T10:00:00.1000000Z Error: expected \"-----BEGIN RSA PRIVATE KEY-----\" at the start of key.pem\n",
+        "2024-05-01T10:00:00.1000000Z ##[error]Process completed with exit code 1.\n",
+    ),
+    // Decorated lines that hold no key.
+    concat!(
+        "name: demo$\n",
+        "port: 8080$\n",
+        "host: db.internal$\n",
+        "  3 | priv: false\n",
+        "  4 | pub: true\n",
+        "  12 | let key = cache.key(&entry);\n",
+        "  13 |     password_field: String,\n",
+        "2024-05-01T10:00:00.1000000Z cache key = node-cache-Linux-x64-npm-8f3k2m\n",
+        "2024-05-01T10:00:00.1000000Z ##[debug]Evaluating: secrets.DEPLOY_KEY\n",
+        "[10:00:01] Compiled 12 files in 1.2s\n",
+    ),
+    // A table with no secret in it.
+    concat!(
+        "┌────────────┬──────────────────┐\n",
+        "│ NAME       │ VALUE            │\n",
+        "├────────────┼──────────────────┤\n",
+        "│ DB_HOST    │ db.internal      │\n",
+        "│ LOG_LEVEL  │ debug            │\n",
+        "└────────────┴──────────────────┘\n",
+    ),
+    // A public key's dump, decorated.
+    concat!(
+        "2024-05-01T10:00:00.1000000Z read EC key\n",
+        "2024-05-01T10:00:00.1000000Z Public-Key: (256 bit)\n",
+        "2024-05-01T10:00:00.1000000Z pub:\n",
+        "2024-05-01T10:00:00.1000000Z     04:d7:46:6a:68:db:3b:b6:a9:53:3a:01:c4:b6:78:\n",
+        "2024-05-01T10:00:00.1000000Z     ff:8c:d7:df:0a:ec:0c:44:40:b9:a0:45:4c:02:8d:\n",
+        "2024-05-01T10:00:00.1000000Z     d9:e3:30:49:48:40:b7:e8:d9:40:63:d5:b7:a7:65:\n",
+        "2024-05-01T10:00:00.1000000Z     a7:04:55:8d:79:2c:d3:35:97:68:22:a4:5f:38:bf:\n",
+        "2024-05-01T10:00:00.1000000Z     38:1e:92:fb:46:da\n",
+        "2024-05-01T10:00:00.1000000Z ASN1 OID: prime256v1\n",
+    ),
+];
+
 fn redactor() -> Redactor {
     Redactor::new(&[])
 }
@@ -222,4 +505,14 @@ fn random_values_in_credential_positions_are_masked() {
 #[test]
 fn values_in_those_positions_that_hold_none_stay() {
     check(NOT_POSITIONS);
+}
+
+#[test]
+fn key_blocks_on_decorated_lines_are_masked_whole() {
+    check(DECORATED);
+}
+
+#[test]
+fn decorated_lines_without_a_key_stay() {
+    check(DECORATED_NOT);
 }

@@ -974,7 +974,7 @@ fn config_line(b: &[u8], ks: usize, value_end: usize) -> bool {
     while i > 0 && matches!(b[i - 1], b' ' | b'\t' | b'-' | b'"' | b'\'') {
         i -= 1;
     }
-    if i > 0 && b[i - 1] != b'\n' && !after_grep_prefix(b, i) {
+    if i > 0 && b[i - 1] != b'\n' && !after_grep_prefix(b, i) && !after_decoration(b, ks) {
         return false;
     }
     let mut j = value_end;
@@ -1018,7 +1018,7 @@ fn env_line(b: &[u8], ks: usize) -> bool {
     while k > line && matches!(b[k - 1], b' ' | b'\t') {
         k -= 1;
     }
-    if after_grep_prefix(b, k) {
+    if after_grep_prefix(b, k) || after_decoration(b, ks) {
         return true;
     }
     for prefix in [&b"export "[..], b"- ", b"\"", b"'"] {
@@ -1027,6 +1027,13 @@ fn env_line(b: &[u8], ks: usize) -> bool {
         }
     }
     h.is_empty()
+}
+
+/// Whether all of the line before `i` is decorations a tool put there (a
+/// CI log's timestamp, a line number, a quote mark: `decorations`).
+fn after_decoration(b: &[u8], i: usize) -> bool {
+    crate::line_start_within(b, i, crate::MAX_LINE_PREFIX)
+        .is_some_and(|line| line < i && crate::decorations::line_prefix(b, line, i) == i - line)
 }
 
 /// Whether the line holding `i` starts with `grep -n`'s or ripgrep's

@@ -12,7 +12,10 @@
 //! The families live in their own modules: [`tokens`] (vendor prefixes such as
 //! `ghp_`, `AKIA`, `xoxb-`, JWTs), [`assignments`] (`KEY=value`, `"key":
 //! "value"`, headers, `.netrc`, flags), [`urls`] (credentials in URLs,
-//! webhooks) and [`private_keys`] (PEM, PuTTY).
+//! webhooks) and [`private_keys`] (PEM, PuTTY, keys in other encodings). A
+//! key block whose lines a tool decorated (a CI log's timestamps, `cat -A`'s
+//! `$`, line numbers, a table's borders) is read through them
+//! ([`decorations`]).
 //!
 //! What is deliberately left alone (the README has the list): values that
 //! only name or refer to a secret (`$TOKEN`, `${{ secrets.X }}`,
@@ -23,6 +26,7 @@
 mod ansi;
 mod assignments;
 mod decode;
+mod decorations;
 mod layouts;
 mod placeholders;
 mod private_keys;
@@ -221,6 +225,11 @@ impl Redactor {
                 }
             }
         }
+        // A key block on decorated lines (`decorations`): read again without
+        // the decoration, masked where its bytes came from.
+        if found.iter().any(|f| f.kind == decorations::DECORATED) {
+            Self::read_decorated(text, &mut found);
+        }
         // An escape sequence was seen (`literals_in` marks it): read the text
         // again without colours.
         if found.iter().any(|f| f.kind == ESCAPE) {
@@ -259,6 +268,47 @@ impl Redactor {
             f.end = text.ceil_char_boundary(f.end);
         }
         resolve_overlaps(found)
+    }
+
+    /// Each key block marked as decorated (its first line, its anchor), read
+    /// without its lines' decorations; masked where its bytes came from. The
+    /// marks are taken out.
+    #[inline(never)]
+    fn read_decorated(text: &str, found: &mut Vec<Found>) {
+        let marks: Vec<(usize, usize)> = found
+            .iter()
+            .filter(|f| f.kind == decorations::DECORATED)
+            .map(|f| (f.start, f.end))
+            .collect();
+        found.retain(|f| f.kind != decorations::DECORATED);
+        let b = text.as_bytes();
+        let mut blocks = Vec::new();
+        // The last region of each kind of block: a block inside it is read
+        // there, so that each byte is copied once per kind however many
+        // markers a text repeats.
+        let mut regions: [Option<decorations::Region>; 2] = [None, None];
+        for (line, anchor) in marks {
+            let Some(anchor_end) = private_keys::anchor_end(b, anchor) else {
+                continue;
+            };
+            let slot = &mut regions[decorations::Anchor::at(b, anchor) as usize];
+            let (r, at) = match slot.as_ref().and_then(|r| r.at(anchor)) {
+                Some(at) => (slot.as_ref().expect("inside it"), at),
+                None => {
+                    let limit = (line + MAX_PEM).min(b.len());
+                    let r = decorations::region(b, line, anchor, anchor_end, limit);
+                    (&*slot.insert(r), 0)
+                }
+            };
+            blocks.clear();
+            private_keys::block_at(&r.bytes, at, at + anchor_end - anchor, &mut blocks);
+            found.extend(
+                blocks
+                    .iter()
+                    .filter(|f| f.kind != decorations::DECORATED)
+                    .map(|&f| r.back(f)),
+            );
+        }
     }
 
     /// Every literal, and a mark at each ESC, in `b`.
@@ -397,6 +447,12 @@ impl Redactor {
         if let Some(begin) = private_keys::other_open_at(b, cut) {
             cut = cut.min(begin);
         }
+        // A key block on decorated lines, open in its reading without them.
+        for (line, anchor, anchor_end) in decorations::anchors_before(b, cut) {
+            if decorations::reaches(b, cut, line, anchor, anchor_end) {
+                cut = cut.min(line);
+            }
+        }
         // A field with escapes is decoded whole.
         if let Some(field) = decode::open_at(b, cut) {
             cut = cut.min(field);
@@ -434,7 +490,9 @@ fn word(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     };
     let w = &b[s..e];
     if w.starts_with(b"-----") {
-        private_keys::pem(b, s, found);
+        // `------BEGIN …`: a diff's `-` (or another dash) before the marker.
+        let dashes = w.iter().take_while(|&&c| c == b'-').count();
+        private_keys::pem(b, s + dashes - 5, found);
         return;
     }
     // `KEY=-----BEGIN RSA PRIVATE KEY-----`: a marker glued to what comes

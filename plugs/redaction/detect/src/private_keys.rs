@@ -12,7 +12,7 @@ mod dumps;
 mod jwk;
 mod xml;
 
-use super::{Found, find, rfind};
+use super::{Found, decorations, find, rfind};
 
 const PEM_BEGIN: &[u8] = b"-----BEGIN ";
 const PEM_END: &[u8] = b"-----END ";
@@ -54,6 +54,14 @@ pub(super) fn pem(b: &[u8], s: usize, found: &mut Vec<Found>) {
     // KEY-----")`, a sentence about the format) are only names.
     let (Body::Closed(end) | Body::Short(end) | Body::Open(end), body) = scan_body(b, begin_end);
     if !body {
+        // `2024-…Z -----BEGIN …`, `│ -----BEGIN … │`, `-----BEGIN …-----$`:
+        // each line decorated; read again without it (`decorations`).
+        if let Some(line) = super::line_start_within(b, s, decorations::MAX_PREFIX)
+            && let Some(suffix) = decorations::rest_of_line(b, begin_end)
+            && decorations::decorated(&b[line..s], suffix)
+        {
+            decorations::mark(line, s, found);
+        }
         return;
     }
     found.push(Found {
@@ -61,6 +69,48 @@ pub(super) fn pem(b: &[u8], s: usize, found: &mut Vec<Found>) {
         end,
         kind: "private-key",
     });
+}
+
+/// Where the marker or label of a key block at `anchor` ends: a private
+/// PEM marker's, or a key dump's private label's `:`; what follows on its
+/// line is a decoration, if anything.
+pub(super) fn anchor_end(b: &[u8], anchor: usize) -> Option<usize> {
+    if b[anchor] != b'-' {
+        return dumps::label_end(b, anchor);
+    }
+    match marker(b, anchor, PEM_BEGIN)? {
+        (label, end) if is_private(label) => Some(end),
+        _ => None,
+    }
+}
+
+/// The key block at `at` in `r` (read without its lines' decorations,
+/// `decorations::region`), whose marker or label ends at `anchor_end`:
+/// masked.
+pub(super) fn block_at(r: &[u8], at: usize, anchor_end: usize, found: &mut Vec<Found>) {
+    if r[at] == b'-' {
+        pem(r, at, found);
+    } else {
+        dumps::section(r, anchor_end, found);
+    }
+}
+
+/// The key block at the start of `r` (read without its lines'
+/// decorations), its marker or label ending at `anchor_end`: what of it is
+/// masked, and whether the text ended inside it (more may follow).
+pub(super) fn block_reading(r: &[u8], anchor_end: usize) -> (Option<(usize, usize)>, bool) {
+    if r[0] != b'-' {
+        return dumps::reading(r, anchor_end);
+    }
+    match marker(r, 0, PEM_BEGIN) {
+        Some((label, end)) if is_private(label) => {
+            let (extent, body) = scan_body(r, end);
+            let (Body::Closed(e) | Body::Short(e) | Body::Open(e)) = extent;
+            (body.then_some((0, e)), matches!(extent, Body::Open(_)))
+        }
+        Some(_) => (None, false),
+        None => (None, true),
+    }
 }
 
 /// Where a block begins that reaches `cut` (the end of the text, or a point
@@ -350,9 +400,12 @@ pub(super) fn at_name(b: &[u8], class: u8, s: usize, e: usize, found: &mut Vec<F
     if class & COLON_LAST != 0
         && matches!(e - s, 5 | 7 | 10 | 12 | 16)
         && matches!(b[s], b'p' | b'e' | b'c')
-        && dumps::is_label(b, s, e)
     {
-        dumps::section(b, e, found);
+        match dumps::label(b, s, e) {
+            dumps::Label::Alone => dumps::section(b, e, found),
+            dumps::Label::Decorated(line) => decorations::mark(line, s, found),
+            dumps::Label::No => {}
+        }
     }
     if class & COLON_FIRST != 0 && s >= 5 && b[s - 1] == b'"' && jwk::is_kty(b, s) {
         jwk::key(b, s, found);

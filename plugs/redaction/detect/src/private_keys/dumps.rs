@@ -5,7 +5,7 @@
 //! (EC, DSA, Ed25519, X25519), `private-key` (DH). `modulus`,
 //! `publicExponent`, `pub` and the domain parameters are public and stay.
 
-use super::super::{Found, MAX_PEM, hex, line_start_within, run};
+use super::super::{Found, MAX_PEM, decorations, hex, line_start_within, run};
 
 /// The labels of the private numbers, as OpenSSL prints them.
 const PRIVATE: [&[u8]; 8] = [
@@ -22,6 +22,44 @@ const PRIVATE: [&[u8]; 8] = [
 /// Fewer bytes than this under a label are no key's number (a 64-bit
 /// exponent is printed on the label's line, in decimal).
 const MIN_BYTES: usize = 16;
+
+/// What a word that may be a private label is.
+pub(super) enum Label {
+    /// A private label alone on its line (indentation aside).
+    Alone,
+    /// A private label after a decoration (a timestamp, a line number): the
+    /// line starts here.
+    Decorated(usize),
+    No,
+}
+
+/// Whether the word `[s, e)` (ending in `:`) is a private label, and how.
+pub(super) fn label(b: &[u8], s: usize, e: usize) -> Label {
+    if !PRIVATE.contains(&&b[s..e - 1]) {
+        return Label::No;
+    }
+    if is_label(b, s, e) {
+        return Label::Alone;
+    }
+    match line_start_within(b, s, decorations::MAX_PREFIX) {
+        Some(l)
+            if decorations::rest_of_line(b, e)
+                .is_some_and(|suffix| decorations::decorated(&b[l..s], suffix)) =>
+        {
+            Label::Decorated(l)
+        }
+        _ => Label::No,
+    }
+}
+
+/// Where the private label at `p` ends (after its `:`), if one starts there.
+pub(super) fn label_end(b: &[u8], p: usize) -> Option<usize> {
+    if p > 0 && (b[p - 1].is_ascii_alphanumeric() || b[p - 1] == b'-') {
+        return None;
+    }
+    let n = run(b, p, |c| c.is_ascii_alphanumeric() || c == b'-');
+    (PRIVATE.contains(&&b[p..p + n]) && b.get(p + n) == Some(&b':')).then_some(p + n + 1)
+}
 
 /// Whether the word `[s, e)` (ending in `:`) is a private label, alone on
 /// its line (indentation aside).
@@ -54,13 +92,43 @@ pub(super) fn section(b: &[u8], e: usize, found: &mut Vec<Found>) {
 /// starts, where the last one ends, and whether the text ended among them
 /// (more may follow). `None` if fewer than [`MIN_BYTES`] bytes.
 fn hex_lines(b: &[u8], e: usize) -> Option<(usize, usize, bool)> {
+    let s = scan(b, e);
+    (s.bytes >= MIN_BYTES).then_some((s.first?, s.last, s.open))
+}
+
+/// The section under a label that ends at `e`: what is masked of it, and
+/// whether the text ended inside it (after its label too).
+pub(super) fn reading(b: &[u8], e: usize) -> (Option<(usize, usize)>, bool) {
+    let s = scan(b, e);
+    let masked = (s.bytes >= MIN_BYTES)
+        .then_some(s.first.map(|f| (f, s.last)))
+        .flatten();
+    (masked, s.open)
+}
+
+/// What [`hex_lines`] reads.
+struct Scan {
+    first: Option<usize>,
+    last: usize,
+    /// How many bytes the hex lines hold.
+    bytes: usize,
+    open: bool,
+}
+
+fn scan(b: &[u8], e: usize) -> Scan {
     let limit = (e + MAX_PEM).min(b.len());
     let mut i = e + run(b, e, |c| c == b'\r');
+    let (mut first, mut last, mut bytes) = (None, i, 0);
     if b.get(i) != Some(&b'\n') {
-        return None;
+        let open = i >= b.len();
+        return Scan {
+            first,
+            last,
+            bytes,
+            open,
+        };
     }
     i += 1;
-    let (mut first, mut last, mut bytes) = (None, i, 0);
     loop {
         let indent = run(&b[..limit], i, |c| c == b' ' || c == b'\t');
         let from = i + indent;
@@ -70,7 +138,15 @@ fn hex_lines(b: &[u8], e: usize) -> Option<(usize, usize, bool)> {
         let whole_line = rest < limit && b[rest] == b'\n';
         let at_end = rest >= b.len();
         if indent == 0 || n < 2 || !hex_groups(&b[from..end]) || !(whole_line || at_end) {
-            break;
+            // The text's last line, cut inside its hex (or its indentation,
+            // or empty): it may still become a hex line.
+            let open = at_end;
+            return Scan {
+                first,
+                last,
+                bytes,
+                open,
+            };
         }
         first.get_or_insert(from);
         bytes += b[from..end].iter().filter(|&&c| c == b':').count() + 1;
@@ -79,7 +155,12 @@ fn hex_lines(b: &[u8], e: usize) -> Option<(usize, usize, bool)> {
         }
         last = end;
         if at_end {
-            return (bytes >= MIN_BYTES).then_some((first?, last, true));
+            return Scan {
+                first,
+                last,
+                bytes,
+                open: true,
+            };
         }
         i = rest + 1;
         if i >= limit {
@@ -87,7 +168,12 @@ fn hex_lines(b: &[u8], e: usize) -> Option<(usize, usize, bool)> {
         }
     }
     let open = i >= b.len();
-    (bytes >= MIN_BYTES).then_some((first?, last, open))
+    Scan {
+        first,
+        last,
+        bytes,
+        open,
+    }
 }
 
 /// `xx:xx:…`, two hex digits between colons.

@@ -286,17 +286,18 @@ fn suffix_len(mark: &[u8], line: &[u8]) -> Option<usize> {
     Some(line.len() - t.trim_ascii_end().len())
 }
 
-/// The decorated key blocks that may reach `cut`: the last private
-/// `-----BEGIN` and the last private label of a key dump within [`MAX_PEM`]
-/// before it (a block holds no other), if their lines are decorated; each
-/// as its line's start, its anchor and where its marker or label ends.
-pub(crate) fn anchors_before(b: &[u8], cut: usize) -> impl Iterator<Item = (usize, usize, usize)> {
+/// The decorated key blocks that may reach `cut`: the last `-----BEGIN`
+/// before it (`last_begin`, `private_keys::last_begin`'s) and the last
+/// private label of a key dump within [`MAX_PEM`] before it (a block holds
+/// no other), if their lines are decorated; each as its line's start, its
+/// anchor and where its marker or label ends.
+pub(crate) fn anchors_before(
+    b: &[u8],
+    cut: usize,
+    last_begin: Option<usize>,
+) -> impl Iterator<Item = (usize, usize, usize)> {
     let floor = cut.saturating_sub(MAX_PEM);
-    // A marker that starts before the cut, maybe cut itself.
-    let to = (cut + b"-----BEGIN ".len() - 1).min(b.len());
-    let pem = super::rfind(&b[floor..to], b"-----BEGIN ")
-        .map(|p| floor + p)
-        .filter(|&p| p < cut);
+    let pem = last_begin;
     let dump = last_label(b, floor, cut);
     [pem, dump].into_iter().flatten().filter_map(move |anchor| {
         let line = line_start_within(b, anchor, MAX_PREFIX)?;
@@ -309,22 +310,14 @@ pub(crate) fn anchors_before(b: &[u8], cut: usize) -> impl Iterator<Item = (usiz
 /// The private label of a key dump whose section may reach `cut`: on the
 /// line the cut is in, or above it over lines that end as a dump's do (in
 /// hex, or a label), within `[floor, cut)`. Text of any other kind ends the
-/// search at once.
+/// search at once, having read only the ends of two lines.
 fn last_label(b: &[u8], floor: usize, cut: usize) -> Option<usize> {
+    // The line the cut is in may be anything so far (its decoration); a
+    // dump's line is short.
+    let mut start = line_start_within(b, cut, MAX_LINE_PREFIX)?.max(floor);
     let mut end = cut;
     loop {
-        let start = memchr::memrchr(b'\n', &b[floor..end]).map_or(floor, |p| floor + p + 1);
-        let text = &b[start..end];
-        let text = text.strip_suffix(b"\r").unwrap_or(text);
-        // The mark after a line (`$`, `│`), and the padding before it.
-        let text = text.strip_suffix(b"^M$").unwrap_or(text);
-        let mark = text
-            .iter()
-            .rev()
-            .take(MAX_SUFFIX + 1)
-            .take_while(|&&c| !c.is_ascii_alphanumeric() && c != b':')
-            .count();
-        let text = text[..text.len() - mark.min(text.len())].trim_ascii_end();
+        let text = dump_line_end(&b[start..end]);
         if text.ends_with(b":") {
             let colon = start + text.len() - 1;
             let mut word = colon;
@@ -335,16 +328,41 @@ fn last_label(b: &[u8], floor: usize, cut: usize) -> Option<usize> {
                 return Some(word);
             }
         }
-        // The line the cut is in may be anything so far (its decoration).
-        let hex = text
-            .rsplit(|&c| c == b' ' || c == b'\t')
-            .next()
-            .is_some_and(|t| t.len() >= 2 && t.iter().all(|&c| c.is_ascii_hexdigit() || c == b':'));
-        if start == floor || (end < cut && !hex) {
+        if start <= floor || start == 0 {
             return None;
         }
+        // The line above, told by its end first.
         end = start - 1;
+        let hex = {
+            let t = dump_line_end(&b[end.saturating_sub(MAX_LINE_PREFIX).max(floor)..end]);
+            let n = t
+                .iter()
+                .rev()
+                .take_while(|&&c| c.is_ascii_hexdigit() || c == b':')
+                .count();
+            let before = t.len() - n;
+            (n >= 2 && (before == 0 || matches!(t[before - 1], b' ' | b'\t'))) || t.ends_with(b":")
+        };
+        if !hex {
+            return None;
+        }
+        start = line_start_within(b, end, MAX_LINE_PREFIX)?.max(floor);
     }
+}
+
+/// `t` (a line, or its end) without what a tool put after it: a CR, `cat
+/// -A`'s `$` or `^M$`, a table's border and the padding before it.
+fn dump_line_end(t: &[u8]) -> &[u8] {
+    let t = t.strip_suffix(b"\r").unwrap_or(t);
+    let t = t.strip_suffix(b"^M$").unwrap_or(t);
+    let mark = t
+        .iter()
+        .rev()
+        .take(MAX_SUFFIX + 1)
+        .take_while(|&&c| !c.is_ascii_alphanumeric() && c != b':' && c != b'\n')
+        .count();
+    let t = &t[..t.len() - mark];
+    &t[..t.len() - t.iter().rev().take_while(|&&c| c == b' ' || c == b'\t').count()]
 }
 
 /// Whether the decorated block at `anchor` (its line starting at `line`,

@@ -441,14 +441,20 @@ impl Redactor {
         }
         // So may a private key block, the value of a `key: value` or the
         // password of a URL (`"password": "hunt`, `Authorization: Bearer `).
-        if let Some(begin) = private_keys::open_at(b, cut) {
+        let marker_cut = cut;
+        let mut last_begin = private_keys::last_begin(b, cut);
+        if let Some(begin) = private_keys::open_at(b, cut, last_begin) {
             cut = cut.min(begin);
         }
         if let Some(begin) = private_keys::other_open_at(b, cut) {
             cut = cut.min(begin);
         }
         // A key block on decorated lines, open in its reading without them.
-        for (line, anchor, anchor_end) in decorations::anchors_before(b, cut) {
+        // (The last marker is looked for again only if the cut moved.)
+        if cut < marker_cut && last_begin.is_none_or(|begin| begin >= cut) {
+            last_begin = private_keys::last_begin(b, cut);
+        }
+        for (line, anchor, anchor_end) in decorations::anchors_before(b, cut, last_begin) {
             if decorations::reaches(b, cut, line, anchor, anchor_end) {
                 cut = cut.min(line);
             }

@@ -113,16 +113,21 @@ pub(super) fn block_reading(r: &[u8], anchor_end: usize) -> (Option<(usize, usiz
     }
 }
 
-/// Where a block begins that reaches `cut` (the end of the text, or a point
-/// a stream's hold-back moved to): it is read whole or not at all.
-pub(super) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
+/// The last `-----BEGIN ` marker that starts before `cut` (maybe cut
+/// itself), within [`MAX_PEM`]: the only one whose block may reach the cut.
+pub(super) fn last_begin(b: &[u8], cut: usize) -> Option<usize> {
     let from = cut.saturating_sub(MAX_PEM);
-    // A marker that starts before the cut, maybe cut itself.
     let to = (cut + PEM_BEGIN.len() - 1).min(b.len());
-    if let Some(begin) = rfind(&b[from..to], PEM_BEGIN)
+    rfind(&b[from..to], PEM_BEGIN)
         .map(|p| from + p)
         .filter(|&begin| begin < cut)
-    {
+}
+
+/// Where a block begins that reaches `cut` (the end of the text, or a point
+/// a stream's hold-back moved to): it is read whole or not at all. `begin`
+/// is [`last_begin`]'s.
+pub(super) fn open_at(b: &[u8], cut: usize, begin: Option<usize>) -> Option<usize> {
+    if let Some(begin) = begin {
         match marker(b, begin, PEM_BEGIN) {
             Some((label, _)) if !is_private(label) => {}
             Some((_, end)) => match scan_body(b, end).0 {

@@ -362,7 +362,8 @@ fn dump_line_end(t: &[u8]) -> &[u8] {
         .take_while(|&&c| !c.is_ascii_alphanumeric() && c != b':' && c != b'\n')
         .count();
     let t = &t[..t.len() - mark];
-    &t[..t.len() - t.iter().rev().take_while(|&&c| c == b' ' || c == b'\t').count()]
+    let blanks = t.iter().rev().take_while(|&&c| c == b' ' || c == b'\t');
+    &t[..t.len() - blanks.count()]
 }
 
 /// Whether the decorated block at `anchor` (its line starting at `line`,

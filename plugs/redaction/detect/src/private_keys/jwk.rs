@@ -124,6 +124,11 @@ fn private_members(b: &[u8], open: usize, end: usize, mut f: impl FnMut(usize, u
 /// `kty` or a private member, or ends in a key that may become one.
 pub(super) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
     let open = object_start(b, cut)?;
+    // Most objects hold none of these keys at any depth: told from their
+    // quotes alone, before their members are walked byte by byte.
+    if !memchr::memchr_iter(b'"', &b[open..cut]).any(|q| key_at(&b[open + q + 1..cut])) {
+        return None;
+    }
     let mut depth = 0usize;
     let mut i = open;
     while i < cut {
@@ -131,24 +136,13 @@ pub(super) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
             b'{' | b'[' => depth += 1,
             b'}' | b']' => depth = depth.saturating_sub(1),
             b'"' if depth == 1 => {
-                let name = &b[i + 1..cut];
-                let n = name.iter().take_while(|c| c.is_ascii_lowercase()).count();
-                let (name, rest) = name.split_at(n);
-                let known = |w: &[u8]| w == b"kty" || PRIVATE.contains(&w);
-                // `"d"` or `\"d\"`: a member's key; `"d` at the cut: may be.
-                let closed = rest.first() == Some(&b'"') || rest.starts_with(b"\\\"");
-                if (closed && known(name))
-                    || (rest.iter().all(|&c| c == b'\\')
-                        && (name.is_empty()
-                            || known(name)
-                            || PRIVATE
-                                .iter()
-                                .chain([&&b"kty"[..]])
-                                .any(|w| w.starts_with(name))))
-                {
+                if key_at(&b[i + 1..cut]) {
                     return Some(open);
                 }
-                i += 1 + n;
+                i += 1 + b[i + 1..cut]
+                    .iter()
+                    .take_while(|c| c.is_ascii_lowercase())
+                    .count();
                 continue;
             }
             _ => {}
@@ -156,4 +150,22 @@ pub(super) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
         i += 1;
     }
     None
+}
+
+/// Whether `t` (what follows a `"` up to the cut) starts with a JWK's
+/// `kty` or private member as a key (`d"`, `d\"`), or with what may become
+/// one at the cut (`"d`, `"`).
+fn key_at(t: &[u8]) -> bool {
+    let n = t.iter().take_while(|c| c.is_ascii_lowercase()).count();
+    let (name, rest) = t.split_at(n);
+    let known = |w: &[u8]| w == b"kty" || PRIVATE.contains(&w);
+    let closed = rest.first() == Some(&b'"') || rest.starts_with(b"\\\"");
+    (closed && known(name))
+        || (rest.iter().all(|&c| c == b'\\')
+            && (name.is_empty()
+                || known(name)
+                || PRIVATE
+                    .iter()
+                    .chain([&&b"kty"[..]])
+                    .any(|w| w.starts_with(name))))
 }

@@ -22,7 +22,10 @@ mod values;
 use std::ops::Range;
 
 use super::{Found, TOKEN, find};
-use names::{NAMED_KEY, Name, compound, credential_key, name_of, names_ending_like};
+use names::{
+    BARE_KEY, NAMED_KEY, Name, compound, credential_key, may_be_weak, name_of, names_ending_like,
+    weak_name, weak_word,
+};
 use values::{
     MAX_VALUE, code_word, dotted_code, dotted_identifier, hex_key, identifier, keylike, label,
     name_word, number, path, plain, quote_at, quoted, random, type_name, value_byte,
@@ -56,6 +59,11 @@ const AFTER_NAME: u8 = 4;
 const TABLE: u8 = 8;
 /// Shortest word looked at as [`AFTER_NAME`].
 const MIN_AFTER_NAME: usize = 16;
+/// The word follows a `<` (a tag's name), starts with `:` or ends with `:`:
+/// what [`crate::private_keys::at_name`] looks at.
+pub(super) const TAG: u8 = 16;
+pub(super) const COLON_FIRST: u8 = 32;
+pub(super) const COLON_LAST: u8 = 64;
 
 /// Whether the word `[s, e)` is [`AFTER_NAME`]: long, one blank after a
 /// word that may be a name.
@@ -94,14 +102,14 @@ const fn first_table() -> [u8; 256] {
     t[b'p' as usize] = NAMED;
     t[b'-' as usize] = NAMED;
     t[b'=' as usize] = OPERATOR;
-    t[b':' as usize] = OPERATOR;
+    t[b':' as usize] = OPERATOR | COLON_FIRST;
     t
 }
 
 const fn last_table() -> [u8; 256] {
     let mut t = [0; 256];
     t[b'=' as usize] = NAMED;
-    t[b':' as usize] = NAMED;
+    t[b':' as usize] = NAMED | COLON_LAST;
     t
 }
 
@@ -113,7 +121,7 @@ static LAST: [u8; 256] = last_table();
 #[inline(always)]
 pub(super) fn word_class(b: &[u8], s: usize, e: usize) -> u8 {
     // `<password>`: the byte before the word.
-    let tag = (b[s.saturating_sub(1)] == b'<') as u8 * NAMED;
+    let tag = (b[s.saturating_sub(1)] == b'<') as u8 * (NAMED | TAG);
     let table = match (b.get(e), b.get(e + 1)) {
         (Some(b'\t'), _) | (Some(b' '), Some(b' ' | b'|')) => TABLE,
         _ => 0,
@@ -126,9 +134,7 @@ pub(super) fn word_class(b: &[u8], s: usize, e: usize) -> u8 {
 /// it is.
 pub(super) fn at_word(b: &[u8], class: u8, s: usize, e: usize, found: &mut Vec<Found>) {
     for_names(b, class, s, e, |_, parsed| {
-        if let Parsed::Value(v) = parsed {
-            v.push_to(found);
-        }
+        parsed.push_to(found);
         false
     });
 }
@@ -142,9 +148,7 @@ pub(super) fn at_operator(b: &[u8], s: usize, op: usize, found: &mut Vec<Found>)
     if !may_be_name(&b[s..op]) {
         return;
     }
-    if let Parsed::Value(v) = parse(b, s, op) {
-        v.push_to(found);
-    }
+    parse(b, s, op).push_to(found);
 }
 
 /// Where a name starts (at or after `from`, before `cut`) whose value, or
@@ -179,6 +183,7 @@ fn open_on_line(b: &[u8], from: usize, cut: usize) -> Option<usize> {
     let reaches = |p: &Parsed| match p {
         Parsed::Open => true,
         Parsed::Value(v) => v.open || v.seen > cut,
+        Parsed::Values(vs) => vs.iter().any(|v| v.open || v.seen > cut),
         Parsed::No => false,
     };
     let mut i = from;
@@ -299,6 +304,24 @@ enum Parsed {
     /// A name, and the text ends before its value does.
     Open,
     Value(Value),
+    /// A name before several values (`Cookie: a=…; b=…`).
+    Values(Vec<Value>),
+}
+
+impl Parsed {
+    #[inline(always)]
+    fn push_to(self, found: &mut Vec<Found>) {
+        match self {
+            Parsed::Value(v) => v.push_to(found),
+            Parsed::Values(vs) => push_all(vs, found),
+            Parsed::No | Parsed::Open => {}
+        }
+    }
+}
+
+#[cold]
+fn push_all(values: Vec<Value>, found: &mut Vec<Found>) {
+    values.into_iter().for_each(|v| v.push_to(found));
 }
 
 struct Value {
@@ -345,7 +368,7 @@ enum Op {
 /// (`name_at_never_names_what_may_be_name_turns_away` holds the two together).
 #[inline(always)]
 fn may_be_name(w: &[u8]) -> bool {
-    w.ends_with(b"result") || names_ending_like(w) != 0
+    w.ends_with(b"result") || names_ending_like(w) != 0 || may_be_weak(w)
 }
 
 /// The name that ends at `ke` (its word starts at `s`), if it is one.
@@ -356,7 +379,7 @@ fn name_at(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
     }
     // Most words are no name: tell from their last two letters first.
     let candidates = names_ending_like(&b[s..ke]);
-    if candidates == 0 {
+    if candidates == 0 && !may_be_weak(&b[s..ke]) {
         return None;
     }
     let ks = b[s..ke]
@@ -380,7 +403,15 @@ fn name_at(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
     {
         return None;
     }
-    Some((ks, name_of(key, candidates)?))
+    let name = match candidates {
+        0 => None,
+        c => name_of(key, c),
+    };
+    // A weak name only as a word of its own (`may_be_weak` reads the word).
+    Some((
+        ks,
+        name.or_else(|| (ks == s).then(|| weak_name(b, ks, ke)).flatten())?,
+    ))
 }
 
 /// Whether the `result` at `ks` is an attribute of a Terraform
@@ -400,7 +431,7 @@ fn generated_password(b: &[u8], ks: usize) -> bool {
 /// Reads `name op value` where the name ends at `ke` (its word starts at
 /// `s`).
 fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
-    let Some((ks, name)) = name_at(b, s, ke) else {
+    let Some((ks, name)) = name_at(b, s, ke).or_else(|| Some((s, weak_word(b, s, ke)?))) else {
         return Parsed::No;
     };
     let n = b.len();
@@ -462,6 +493,11 @@ fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
             return http_auth::scheme_credentials(b, i, name == Name::Basic);
         }
         (Name::Bearer | Name::Basic, _) | (Name::Authorization, Op::Blank) => return Parsed::No,
+        (Name::Cookie, Op::Colon) => {
+            blanks(b, &mut i);
+            return http_auth::cookies(b, i);
+        }
+        (Name::Cookie, _) => return Parsed::No,
         (Name::Authorization, Op::Colon | Op::Xml) => {
             if op != Op::Xml {
                 blanks(b, &mut i);
@@ -591,11 +627,13 @@ fn value(
                 && !crate::placeholders::stand_in(v));
         let secret = plain_v
             && !code
+            && !(op == Op::Colon && sealed(b, ks, v))
             && (spaces_ok || !v.iter().any(u8::is_ascii_whitespace))
             && (spaces_ok || !(name_word(v) || label(v)))
             && !file(v)
             && (kind != "signature" || op == Op::Compact)
-            && (kind != NAMED_KEY || keylike(v) || (hex_key(v) && credential_key(&b[ks..ke])));
+            && key_shaped(kind, v, &b[ks..ke])
+            && (kind != BARE_KEY || bare_key_line(b, ks, op, (end + q.len()).min(b.len())));
         return Parsed::Value(Value {
             start,
             end,
@@ -675,7 +713,8 @@ fn value(
     let code_after = matches!(b.get(j), Some(b'=' | b',' | b')' | b';' | b'{' | b'}'));
     let secret = plain_v
         && (kind != "signature" || op == Op::Compact)
-        && (kind != NAMED_KEY || keylike(v) || (hex_key(v) && credential_key(&b[ks..ke])))
+        && key_shaped(kind, v, &b[ks..ke])
+        && (kind != BARE_KEY || bare_key_line(b, ks, op, i))
         && (op == Op::Xml || !matches!(next, Some(b'(' | b'[' | b'<')))
         && (op == Op::Compact || !name_word(v))
         && (no_code || !dotted_identifier(v))
@@ -736,13 +775,17 @@ fn ini_section_above(b: &[u8], ks: usize) -> bool {
 
 /// A Bitnami SealedSecret's value: ciphertext made to be committed and
 /// shown. Base64 that starts with the RSA-sealed session key's length (512:
-/// `Ag[A-D]`) and is longer than that key, under `encryptedData:` (or with
-/// no parent in the text: a stream's later chunk).
+/// `Ag[A-D]`): any such value under `encryptedData:`; with no parent in the
+/// text (JSON, a stream's later chunk), one longer than that key.
 fn sealed(b: &[u8], ks: usize, v: &[u8]) -> bool {
-    v.len() >= 700
+    v.len() >= 16
         && v.starts_with(b"Ag")
         && matches!(v[2], b'A'..=b'D')
-        && yaml_parent(b, ks).is_none_or(|p| p == b"encryptedData")
+        && v.iter().all(|&c| crate::b64(c))
+        && match yaml_parent(b, ks) {
+            Some(p) => p == b"encryptedData",
+            None => v.len() >= 700,
+        }
 }
 
 /// The key of the YAML mapping that holds the key at `ks`: the nearest line
@@ -821,11 +864,8 @@ fn table_row(
     }
     let v = &b[start..end];
     // A row labelled as a secret holds one: `maple.violet.quartz` too.
-    let secret = plain(v)
-        && !name_word(v)
-        && !label_word(v)
-        && !path(v)
-        && (kind != NAMED_KEY || keylike(v) || (hex_key(v) && credential_key(&b[ks..ke])));
+    let secret =
+        plain(v) && !name_word(v) && !label_word(v) && !path(v) && key_shaped(kind, v, &b[ks..ke]);
     Some(Parsed::Value(Value {
         start,
         end,
@@ -863,11 +903,36 @@ fn assignment(v: &[u8]) -> bool {
 
 /// The kind a value is masked as: a `…_key` is one more secret assignment.
 fn reported(kind: &'static str) -> &'static str {
-    if kind == NAMED_KEY {
+    if kind == NAMED_KEY || kind == BARE_KEY {
         "secret-assignment"
     } else {
         kind
     }
+}
+
+/// Whether `v` has the shape a name of `kind` asks of its value: under a
+/// name that only says `…_key` (or a session, a license, a weak name), a
+/// key's (random, letters and digits alternating), or hex where the name
+/// says it is a credential whatever its shape (`DD_APP_KEY`, `JSESSIONID`),
+/// or a UUID under `secret_id`.
+fn key_shaped(kind: &str, v: &[u8], key: &[u8]) -> bool {
+    (kind != NAMED_KEY && kind != BARE_KEY)
+        || keylike(v)
+        || (hex_key(v) && credential_key(key))
+        || (values::uuid(v) && names::uuid_key(key))
+}
+
+/// A bare `key` is a credential's name on a config's line of its own: an INI
+/// section's `key = …`, YAML's `key: …`, an env file's `KEY=…`; not JSON's
+/// `"key"` (a cache's, an object's, a translation's).
+fn bare_key_line(b: &[u8], ks: usize, op: Op, value_end: usize) -> bool {
+    !(ks > 0 && matches!(b[ks - 1], b'"' | b'\''))
+        && config_line(b, ks, value_end)
+        && match op {
+            Op::Colon => true,
+            Op::Spaced | Op::Compact => ini_section_above(b, ks) || env_line(b, ks),
+            _ => false,
+        }
 }
 
 /// `--password value` on a command line.
@@ -909,7 +974,7 @@ fn config_line(b: &[u8], ks: usize, value_end: usize) -> bool {
     while i > 0 && matches!(b[i - 1], b' ' | b'\t' | b'-' | b'"' | b'\'') {
         i -= 1;
     }
-    if i > 0 && b[i - 1] != b'\n' && !after_grep_prefix(b, i) {
+    if i > 0 && b[i - 1] != b'\n' && !after_grep_prefix(b, i) && !after_decoration(b, ks) {
         return false;
     }
     let mut j = value_end;
@@ -953,7 +1018,7 @@ fn env_line(b: &[u8], ks: usize) -> bool {
     while k > line && matches!(b[k - 1], b' ' | b'\t') {
         k -= 1;
     }
-    if after_grep_prefix(b, k) {
+    if after_grep_prefix(b, k) || after_decoration(b, ks) {
         return true;
     }
     for prefix in [&b"export "[..], b"- ", b"\"", b"'"] {
@@ -962,6 +1027,13 @@ fn env_line(b: &[u8], ks: usize) -> bool {
         }
     }
     h.is_empty()
+}
+
+/// Whether all of the line before `i` is decorations a tool put there (a
+/// CI log's timestamp, a line number, a quote mark: `decorations`).
+fn after_decoration(b: &[u8], i: usize) -> bool {
+    crate::line_start_within(b, i, crate::MAX_LINE_PREFIX)
+        .is_some_and(|line| line < i && crate::decorations::line_prefix(b, line, i) == i - line)
 }
 
 /// Whether the line holding `i` starts with `grep -n`'s or ripgrep's
@@ -1016,7 +1088,10 @@ mod tests {
     /// neither, some as a Terraform `random_password`'s `result`.
     #[test]
     fn name_at_never_names_what_may_be_name_turns_away() {
-        let parts: [&[u8]; 16] = [
+        let parts: [&[u8]; 19] = [
+            b"X-",
+            b"SESSION",
+            b"OP",
             b"password",
             b"PASSWD",
             b"pass",

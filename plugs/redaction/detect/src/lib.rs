@@ -12,7 +12,10 @@
 //! The families live in their own modules: [`tokens`] (vendor prefixes such as
 //! `ghp_`, `AKIA`, `xoxb-`, JWTs), [`assignments`] (`KEY=value`, `"key":
 //! "value"`, headers, `.netrc`, flags), [`urls`] (credentials in URLs,
-//! webhooks) and [`private_keys`] (PEM, PuTTY).
+//! webhooks) and [`private_keys`] (PEM, PuTTY, keys in other encodings). A
+//! key block whose lines a tool decorated (a CI log's timestamps, `cat -A`'s
+//! `$`, line numbers, a table's borders) is read through them
+//! ([`decorations`]).
 //!
 //! What is deliberately left alone (the README has the list): values that
 //! only name or refer to a secret (`$TOKEN`, `${{ secrets.X }}`,
@@ -23,6 +26,7 @@
 mod ansi;
 mod assignments;
 mod decode;
+mod decorations;
 mod layouts;
 mod placeholders;
 mod private_keys;
@@ -214,7 +218,17 @@ impl Redactor {
             }
             if class != 0 {
                 assignments::at_word(b, class, start, end, &mut found);
+                if class & (assignments::TAG | assignments::COLON_FIRST | assignments::COLON_LAST)
+                    != 0
+                {
+                    private_keys::at_name(b, class, start, end, &mut found);
+                }
             }
+        }
+        // A key block on decorated lines (`decorations`): read again without
+        // the decoration, masked where its bytes came from.
+        if found.iter().any(|f| f.kind == decorations::DECORATED) {
+            Self::read_decorated(text, &mut found);
         }
         // An escape sequence was seen (`literals_in` marks it): read the text
         // again without colours.
@@ -254,6 +268,47 @@ impl Redactor {
             f.end = text.ceil_char_boundary(f.end);
         }
         resolve_overlaps(found)
+    }
+
+    /// Each key block marked as decorated (its first line, its anchor), read
+    /// without its lines' decorations; masked where its bytes came from. The
+    /// marks are taken out.
+    #[inline(never)]
+    fn read_decorated(text: &str, found: &mut Vec<Found>) {
+        let marks: Vec<(usize, usize)> = found
+            .iter()
+            .filter(|f| f.kind == decorations::DECORATED)
+            .map(|f| (f.start, f.end))
+            .collect();
+        found.retain(|f| f.kind != decorations::DECORATED);
+        let b = text.as_bytes();
+        let mut blocks = Vec::new();
+        // The last region of each kind of block: a block inside it is read
+        // there, so that each byte is copied once per kind however many
+        // markers a text repeats.
+        let mut regions: [Option<decorations::Region>; 2] = [None, None];
+        for (line, anchor) in marks {
+            let Some(anchor_end) = private_keys::anchor_end(b, anchor) else {
+                continue;
+            };
+            let slot = &mut regions[decorations::Anchor::at(b, anchor) as usize];
+            let (r, at) = match slot.as_ref().and_then(|r| r.at(anchor)) {
+                Some(at) => (slot.as_ref().expect("inside it"), at),
+                None => {
+                    let limit = (line + MAX_PEM).min(b.len());
+                    let r = decorations::region(b, line, anchor, anchor_end, limit);
+                    (&*slot.insert(r), 0)
+                }
+            };
+            blocks.clear();
+            private_keys::block_at(&r.bytes, at, at + anchor_end - anchor, &mut blocks);
+            found.extend(
+                blocks
+                    .iter()
+                    .filter(|f| f.kind != decorations::DECORATED)
+                    .map(|&f| r.back(f)),
+            );
+        }
     }
 
     /// Every literal, and a mark at each ESC, in `b`.
@@ -386,8 +441,23 @@ impl Redactor {
         }
         // So may a private key block, the value of a `key: value` or the
         // password of a URL (`"password": "hunt`, `Authorization: Bearer `).
-        if let Some(begin) = private_keys::open_at(b, cut) {
+        let marker_cut = cut;
+        let mut last_begin = private_keys::last_begin(b, cut);
+        if let Some(begin) = private_keys::open_at(b, cut, last_begin) {
             cut = cut.min(begin);
+        }
+        if let Some(begin) = private_keys::other_open_at(b, cut) {
+            cut = cut.min(begin);
+        }
+        // A key block on decorated lines, open in its reading without them.
+        // (The last marker is looked for again only if the cut moved.)
+        if cut < marker_cut && last_begin.is_none_or(|begin| begin >= cut) {
+            last_begin = private_keys::last_begin(b, cut);
+        }
+        for (line, anchor, anchor_end) in decorations::anchors_before(b, cut, last_begin) {
+            if decorations::reaches(b, cut, line, anchor, anchor_end) {
+                cut = cut.min(line);
+            }
         }
         // A field with escapes is decoded whole.
         if let Some(field) = decode::open_at(b, cut) {
@@ -426,7 +496,9 @@ fn word(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     };
     let w = &b[s..e];
     if w.starts_with(b"-----") {
-        private_keys::pem(b, s, found);
+        // `------BEGIN …`: a diff's `-` (or another dash) before the marker.
+        let dashes = w.iter().take_while(|&&c| c == b'-').count();
+        private_keys::pem(b, s + dashes - 5, found);
         return;
     }
     // `KEY=-----BEGIN RSA PRIVATE KEY-----`: a marker glued to what comes
@@ -434,6 +506,10 @@ fn word(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     // (Its last byte first: in wasm a compare of ten bytes is a call.)
     if w.last() == Some(&b'N') && w.ends_with(b"-----BEGIN") {
         private_keys::pem(b, e - 10, found);
+    }
+    // A Kubernetes bootstrap token is a word of its own.
+    if e - s == 23 && b[s + 6] == b'.' {
+        tokens::kubeadm(b, s, found);
     }
     // `.pgpass`: a line of four `:` and a password.
     if (s == 0 || matches!(b[s - 1], b'\n' | b'*')) && layouts::may_be_pgpass(w) {
@@ -574,7 +650,7 @@ pub(crate) fn mixed(s: &[u8]) -> bool {
 /// The kinds that only say "something named like a secret": a find of a
 /// known format at the same place is more telling.
 fn generic(kind: &str) -> bool {
-    matches!(kind, "secret-assignment" | "authorization")
+    matches!(kind, "secret-assignment" | "authorization" | "cookie")
 }
 
 /// Keeps the earliest (then longest, then most specific) of overlapping finds.

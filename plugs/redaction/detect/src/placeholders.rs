@@ -3,7 +3,10 @@
 //! for every context, applied before masking:
 //!
 //! - **a reference** to where the secret is kept: `$TOKEN`, `${DB_PASS}`,
-//!   `{{ .Values.password }}`, `%(password)s`, `<your-token>`, `#{secret}`;
+//!   `%DB_PASS%`, `{{ .Values.password }}`, `%(password)s`, `<your-token>`,
+//!   `#{secret}`, and the references of secret stores ([`REFERENCES`]:
+//!   `op://vault/item/field`, `ref+vault://…`, `vault:secret/data/…#key`,
+//!   `@Microsoft.KeyVault(…)`, ARNs, GCP Secret Manager resource names);
 //! - **a mask** a tool or a person already applied: a run of three `*`, `•`
 //!   or `.` (`********`, `gho_****`, `sk-...abcd`, `•••`), an ellipsis, or
 //!   one character repeated after an optional prefix (`xxxxxxxx`, `0000…`,
@@ -18,7 +21,13 @@
 //!   `my_api_key`, `replace-with-your-key`, `foo-bar`);
 //! - **a default** that the software ships with and documents, so that it
 //!   hides nothing: `postgres`, `root`, `guest`, `admin`, `changeit`,
-//!   `toor`, `mysql`, `redis`, `password`, `secret`, `pass`, `test`;
+//!   `toor`, `mysql`, `redis`, `password`, `secret`, `pass`, `test`, and the
+//!   passwords of official images' and tools' documentation
+//!   (`mysecretpassword`, `my-secret-pw`, `notasecret`, `minioadmin`);
+//! - **a documented example**: the exact keys and tokens vendors publish in
+//!   their documentation for anyone to paste ([`DOCUMENTED`]: jwt.io's
+//!   sample token, Stripe's test keys, Mailgun's sample key, kubeadm's
+//!   example bootstrap token);
 //! - **base64 of any of these** (a Kubernetes Secret's `data:`, `.npmrc`'s
 //!   `_auth` of `user:password`, where a password equal to its user is one
 //!   too).
@@ -45,7 +54,7 @@ const EXAMPLE_WORDS: [&[u8]; 13] = [
 ];
 
 /// Documented defaults (the whole value, any case).
-const DEFAULTS: [&[u8]; 12] = [
+const DEFAULTS: [&[u8]; 16] = [
     b"postgres",
     b"root",
     b"guest",
@@ -58,6 +67,139 @@ const DEFAULTS: [&[u8]; 12] = [
     b"secret",
     b"pass",
     b"test",
+    // The Docker Official Images' documentation: `postgres`
+    // (`POSTGRES_PASSWORD=mysecretpassword`) and `mysql`
+    // (`MYSQL_ROOT_PASSWORD=my-secret-pw`).
+    b"mysecretpassword",
+    b"my-secret-pw",
+    // The password of every P12 key file Google Cloud issues.
+    b"notasecret",
+    // MinIO's default root user and password.
+    b"minioadmin",
+];
+
+/// A reference to a secret in a secret store, as the tool that resolves it
+/// writes it: the value names where the secret is, it does not hold it.
+#[cfg_attr(not(test), allow(dead_code))]
+struct Reference {
+    /// What writes it.
+    what: &'static str,
+    /// The value starts with this, any case…
+    starts: &'static [u8],
+    /// …and holds this after it (the part that makes it a reference, not a
+    /// value that happens to start the same way).
+    holds: &'static [u8],
+    /// Values of this shape: each is a stand-in (tested).
+    tests: &'static [&'static str],
+}
+
+/// The references of secret stores.
+const REFERENCES: [Reference; 8] = [
+    Reference {
+        what: "1Password secret reference (`op read`, `op run`, `op inject`)",
+        starts: b"op://",
+        holds: b"/",
+        tests: &[
+            "op://Production/Postgres/password",
+            "op://dev/GitHub/token",
+            "op://app-prod/db/one-time password?attribute=otp",
+        ],
+    },
+    Reference {
+        what: "vals and helm-secrets (`ref+vault://`, `ref+awssecrets://`, …)",
+        starts: b"ref+",
+        holds: b"://",
+        tests: &[
+            "ref+vault://secret/data/myapp#/password",
+            "ref+awssecrets://prod/db#/password",
+            "ref+gcpsecrets://my-project/db-password",
+        ],
+    },
+    Reference {
+        what: "Bank-Vaults' vault-env (`vault:<path>#<key>`)",
+        starts: b"vault:",
+        holds: b"#",
+        tests: &[
+            "vault:secret/data/myapp#api_key",
+            "vault:secret/data/accounts/aws#AWS_SECRET_ACCESS_KEY#2",
+        ],
+    },
+    Reference {
+        what: "Azure App Service and Functions Key Vault reference",
+        starts: b"@Microsoft.KeyVault(",
+        holds: b"",
+        tests: &[
+            "@Microsoft.KeyVault(SecretUri=https://myvault.vault.azure.net/secrets/DbPassword/ec96f02080254f109c51a1f14cdb1931)",
+            "@Microsoft.KeyVault(VaultName=myvault;SecretName=DbPassword)",
+        ],
+    },
+    Reference {
+        what: "Azure Key Vault secret identifier",
+        starts: b"https://",
+        holds: b".vault.azure.net/secrets/",
+        tests: &["https://myvault.vault.azure.net/secrets/DbPassword"],
+    },
+    Reference {
+        what: "an ARN (Secrets Manager secret, SSM parameter, KMS key)",
+        starts: b"arn:aws",
+        holds: b":",
+        tests: &[
+            "arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-password-AbCdEf",
+            "arn:aws:ssm:eu-west-1:123456789012:parameter/prod/api/token",
+        ],
+    },
+    Reference {
+        what: "GCP Secret Manager resource name",
+        starts: b"projects/",
+        holds: b"/secrets/",
+        tests: &["projects/my-project/secrets/db-password/versions/latest"],
+    },
+    Reference {
+        what: "Spring Cloud GCP Secret Manager (`sm://`)",
+        starts: b"sm://",
+        holds: b"",
+        tests: &["sm://db-password", "sm://my-project/db-password/3"],
+    },
+];
+
+/// Keys and tokens that vendors publish in their documentation for anyone to
+/// paste, exactly as published: they authenticate nothing of anyone's (the
+/// test keys reach only a demo account), and masking them hides only the
+/// example. Only these exact strings: any other token of the same shape is
+/// masked.
+const DOCUMENTED: [(&str, &str); 8] = [
+    (
+        "jwt.io's debugger sample (HS256, `John Doe`)",
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+    ),
+    (
+        "jwt.io's debugger sample (HS256, `John Doe`, `admin`)",
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiYWRtaW4iOnRydWUsImlhdCI6MTUxNjIzOTAyMn0.KMUFsIDTnFmyG3nMiGM6H9FNFUROf3wh7SmqJp-QV30",
+    ),
+    (
+        "Stripe's API reference sample secret key",
+        "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+    ),
+    (
+        "Stripe's sample publishable key",
+        "pk_test_TYooMQauvdEDq54NiTphI7jx",
+    ),
+    (
+        "Stripe's earlier API reference sample secret key",
+        "sk_test_BQokikJOvBiI2HlWgH4olfQ2",
+    ),
+    (
+        "Stripe's earlier sample publishable key",
+        "pk_test_6pRNASCoBOKtIshFeQd4XMUh",
+    ),
+    (
+        "Mailgun's documentation sample API key",
+        "key-3ax6xnjp29jd6fds4gc373sgvjxteol0",
+    ),
+    (
+        "kubeadm's example bootstrap token (`kubeadm config print init-defaults`)",
+        "abcdef.0123456789abcdef",
+    ),
 ];
 
 /// The words of a value made only of them: names of secrets and the filler
@@ -108,14 +250,25 @@ const FILLER: [&[u8]; 40] = [
 /// Whether `v` only stands in for a secret (see the module's rule).
 pub(crate) fn stand_in(v: &[u8]) -> bool {
     !v.is_empty()
-        && (reference(v) || masked(v) || example(v) || filler(v) || default(v) || encoded(v))
+        && (reference(v)
+            || masked(v)
+            || example(v)
+            || filler(v)
+            || default(v)
+            || documented(v)
+            || encoded(v))
 }
 
 /// Whether a vendor token's match is a mask or the documentation's example
-/// (`sk_live_xxxx…`, `gho_****`, `AKIAIOSFODNN7EXAMPLE`): only the rules that
-/// random characters cannot meet by chance.
+/// (`sk_live_xxxx…`, `gho_****`, `AKIAIOSFODNN7EXAMPLE`, jwt.io's sample):
+/// only the rules that random characters cannot meet by chance.
 pub(crate) fn masked_token(v: &[u8]) -> bool {
-    masked(v) || long_example_word(v)
+    masked(v) || long_example_word(v) || documented(v)
+}
+
+/// One of the [`DOCUMENTED`] examples, exactly.
+fn documented(v: &[u8]) -> bool {
+    DOCUMENTED.iter().any(|(_, d)| d.as_bytes() == v)
 }
 
 fn filler(v: &[u8]) -> bool {
@@ -171,6 +324,24 @@ fn reference(v: &[u8]) -> bool {
         || (first == b'<' && last == b'>')
         || (first == b'[' && last == b']')
         || (first == b'(' && last == b')')
+        || windows_variable(v)
+        || REFERENCES.iter().any(|r| {
+            v.len() > r.starts.len()
+                && v[..r.starts.len()].eq_ignore_ascii_case(r.starts)
+                && (r.holds.is_empty() || crate::find(&v[r.starts.len()..], r.holds).is_some())
+        })
+}
+
+/// `%DB_PASSWORD%`: a variable in `cmd.exe`, a `.bat` file or an MSBuild
+/// property (`$(DbPassword)` is `reference`'s `$(`).
+fn windows_variable(v: &[u8]) -> bool {
+    v.len() > 2
+        && v[0] == b'%'
+        && v[v.len() - 1] == b'%'
+        && (v[1].is_ascii_alphabetic() || v[1] == b'_')
+        && v[1..v.len() - 1]
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || c == b'_')
 }
 
 /// A run of three `*`, `.` or `•`, an ellipsis, or one character repeated
@@ -360,6 +531,34 @@ mod tests {
         );
     }
 
+    /// Every reference shape and documented example, as its table gives it.
+    #[test]
+    fn each_reference_and_documented_example_is_a_stand_in() {
+        for r in super::REFERENCES {
+            assert!(!r.tests.is_empty(), "{} has a test string", r.what);
+            for t in r.tests {
+                assert!(stand_in(t.as_bytes()), "{t:?} ({}) is a stand-in", r.what);
+            }
+        }
+        for (what, d) in super::DOCUMENTED {
+            assert!(stand_in(d.as_bytes()), "{what}");
+            assert!(super::masked_token(d.as_bytes()), "{what}");
+        }
+        // Only the exact strings: the same shapes with other values are not.
+        for v in [
+            "sk_test_4eC39HqLyjWDarjtT1zdp7dX",
+            "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5d",
+            "op:/x",
+            "vault:s3cr3t-P4ss",
+            "ref+hunter2",
+            "arnold-Schw4rz",
+            "%hunter2",
+            "sm:/x9Lm2qVr",
+        ] {
+            assert!(!stand_in(v.as_bytes()), "{v} is a value");
+        }
+    }
+
     #[test]
     fn stand_ins_are_told_from_values() {
         for v in [
@@ -393,6 +592,9 @@ mod tests {
             "Y2hhbmdlaXQ=",
             "ZXRsX3VzZXI6ZmFrZS10b2tlbi1mb3ItdGVzdHM=",
             "YWRtaW46YWRtaW4=",
+            "%DB_PASSWORD%",
+            "mysecretpassword",
+            "my-secret-pw",
         ] {
             assert!(stand_in(v.as_bytes()), "{v} is a stand-in");
         }

@@ -1,10 +1,18 @@
 //! Private key blocks, masked whole: PEM of any kind (`RSA`, `EC`, `DSA`,
-//! `OPENSSH`, `ENCRYPTED`, PKCS#8, `PGP PRIVATE KEY BLOCK`, also with `\n`
-//! escapes inside a JSON string such as a GCP service-account file), PuTTY's
-//! `Private-Lines:`, and PEM keys base64-encoded once more. Public keys and
-//! certificates stay.
+//! `OPENSSH`, `ENCRYPTED`, PKCS#8, `PGP PRIVATE KEY BLOCK`, OpenVPN static
+//! and tls-crypt-v2 keys, also with `\n` escapes inside a JSON string such
+//! as a GCP service-account file), PuTTY's `Private-Lines:`, and PEM keys
+//! base64-encoded once more. Public keys and certificates stay.
+//!
+//! A key in another encoding has its private parts masked, its public ones
+//! left: a JSON Web Key ([`jwk`]), .NET's XML ([`xml`]), `openssl … -text`
+//! ([`dumps`]).
 
-use super::{Found, find, rfind};
+mod dumps;
+mod jwk;
+mod xml;
+
+use super::{Found, decorations, find, rfind};
 
 const PEM_BEGIN: &[u8] = b"-----BEGIN ";
 const PEM_END: &[u8] = b"-----END ";
@@ -46,6 +54,14 @@ pub(super) fn pem(b: &[u8], s: usize, found: &mut Vec<Found>) {
     // KEY-----")`, a sentence about the format) are only names.
     let (Body::Closed(end) | Body::Short(end) | Body::Open(end), body) = scan_body(b, begin_end);
     if !body {
+        // `2024-…Z -----BEGIN …`, `│ -----BEGIN … │`, `-----BEGIN …-----$`:
+        // each line decorated; read again without it (`decorations`).
+        if let Some(line) = super::line_start_within(b, s, decorations::MAX_PREFIX)
+            && let Some(suffix) = decorations::rest_of_line(b, begin_end)
+            && decorations::decorated(&b[line..s], suffix)
+        {
+            decorations::mark(line, s, found);
+        }
         return;
     }
     found.push(Found {
@@ -55,16 +71,63 @@ pub(super) fn pem(b: &[u8], s: usize, found: &mut Vec<Found>) {
     });
 }
 
-/// Where a block begins that reaches `cut` (the end of the text, or a point
-/// a stream's hold-back moved to): it is read whole or not at all.
-pub(super) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
+/// Where the marker or label of a key block at `anchor` ends: a private
+/// PEM marker's, or a key dump's private label's `:`; what follows on its
+/// line is a decoration, if anything.
+pub(super) fn anchor_end(b: &[u8], anchor: usize) -> Option<usize> {
+    if b[anchor] != b'-' {
+        return dumps::label_end(b, anchor);
+    }
+    match marker(b, anchor, PEM_BEGIN)? {
+        (label, end) if is_private(label) => Some(end),
+        _ => None,
+    }
+}
+
+/// The key block at `at` in `r` (read without its lines' decorations,
+/// `decorations::region`), whose marker or label ends at `anchor_end`:
+/// masked.
+pub(super) fn block_at(r: &[u8], at: usize, anchor_end: usize, found: &mut Vec<Found>) {
+    if r[at] == b'-' {
+        pem(r, at, found);
+    } else {
+        dumps::section(r, anchor_end, found);
+    }
+}
+
+/// The key block at the start of `r` (read without its lines'
+/// decorations), its marker or label ending at `anchor_end`: what of it is
+/// masked, and whether the text ended inside it (more may follow).
+pub(super) fn block_reading(r: &[u8], anchor_end: usize) -> (Option<(usize, usize)>, bool) {
+    if r[0] != b'-' {
+        return dumps::reading(r, anchor_end);
+    }
+    match marker(r, 0, PEM_BEGIN) {
+        Some((label, end)) if is_private(label) => {
+            let (extent, body) = scan_body(r, end);
+            let (Body::Closed(e) | Body::Short(e) | Body::Open(e)) = extent;
+            (body.then_some((0, e)), matches!(extent, Body::Open(_)))
+        }
+        Some(_) => (None, false),
+        None => (None, true),
+    }
+}
+
+/// The last `-----BEGIN ` marker that starts before `cut` (maybe cut
+/// itself), within [`MAX_PEM`]: the only one whose block may reach the cut.
+pub(super) fn last_begin(b: &[u8], cut: usize) -> Option<usize> {
     let from = cut.saturating_sub(MAX_PEM);
-    // A marker that starts before the cut, maybe cut itself.
     let to = (cut + PEM_BEGIN.len() - 1).min(b.len());
-    if let Some(begin) = rfind(&b[from..to], PEM_BEGIN)
+    rfind(&b[from..to], PEM_BEGIN)
         .map(|p| from + p)
         .filter(|&begin| begin < cut)
-    {
+}
+
+/// Where a block begins that reaches `cut` (the end of the text, or a point
+/// a stream's hold-back moved to): it is read whole or not at all. `begin`
+/// is [`last_begin`]'s.
+pub(super) fn open_at(b: &[u8], cut: usize, begin: Option<usize>) -> Option<usize> {
+    if let Some(begin) = begin {
         match marker(b, begin, PEM_BEGIN) {
             Some((label, _)) if !is_private(label) => {}
             Some((_, end)) => match scan_body(b, end).0 {
@@ -319,8 +382,51 @@ fn marker<'a>(b: &'a [u8], at: usize, prefix: &[u8]) -> Option<(&'a [u8], usize)
     Some((label, from + close + DASHES.len()))
 }
 
+/// `RSA PRIVATE KEY`, `PRIVATE KEY`, `PGP PRIVATE KEY BLOCK`, …, and
+/// OpenVPN's shared keys (`OpenVPN Static key V1`, `OpenVPN tls-crypt-v2
+/// server key`), which are secret whole.
 fn is_private(label: &[u8]) -> bool {
     find(label, b"PRIVATE KEY").is_some()
+        || label.starts_with(b"OpenVPN Static key")
+        || label.starts_with(b"OpenVPN tls-crypt-v2")
+}
+
+/// A word that may name part of a key in another encoding (`privateExponent:`
+/// of `openssl -text`, `<RSAKeyValue>`, the `:` after a JWK's `"kty"`): its
+/// private parts, masked.
+#[inline(always)]
+pub(super) fn at_name(b: &[u8], class: u8, s: usize, e: usize, found: &mut Vec<Found>) {
+    use super::assignments::{COLON_FIRST, COLON_LAST, TAG};
+    // Most words are none of these: told apart by a byte or two here (in the
+    // plug, a call costs more than the test).
+    if class & TAG != 0 && matches!(b[s], b'R' | b'D') {
+        xml::key_value(b, s, e, found);
+    }
+    if class & COLON_LAST != 0
+        && matches!(e - s, 5 | 7 | 10 | 12 | 16)
+        && matches!(b[s], b'p' | b'e' | b'c')
+    {
+        match dumps::label(b, s, e) {
+            dumps::Label::Alone => dumps::section(b, e, found),
+            dumps::Label::Decorated(line) => decorations::mark(line, s, found),
+            dumps::Label::No => {}
+        }
+    }
+    if class & COLON_FIRST != 0 && s >= 5 && b[s - 1] == b'"' && jwk::is_kty(b, s) {
+        jwk::key(b, s, found);
+    }
+}
+
+/// Where a key in another encoding starts that `cut` cuts: it is read whole.
+pub(super) fn other_open_at(b: &[u8], cut: usize) -> Option<usize> {
+    [
+        dumps::open_at(b, cut),
+        xml::open_at(b, cut),
+        jwk::open_at(b, cut),
+    ]
+    .into_iter()
+    .flatten()
+    .min()
 }
 
 /// The end of a PuTTY private block starting at `s`, and whether it is

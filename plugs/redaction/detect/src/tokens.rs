@@ -26,7 +26,9 @@ pub(super) fn at(b: &[u8], i: usize, e: usize, found: &mut Vec<Found>) {
         })
     };
     if first == b'A' && is_aws_key_id(t) {
-        push(20, "aws-access-key");
+        if !aws_identifier(b, i) {
+            push(20, "aws-access-key");
+        }
         aws_secret_after(b, i + 20, found);
         return;
     }
@@ -221,11 +223,157 @@ fn is_aws_key_id(t: &[u8]) -> bool {
 /// DB_PASSWORD`, then `value: …`): the hold-back's one look before the
 /// current line, so it is asked here.
 pub(super) fn aws_key_id_before(b: &[u8], at: usize) -> Option<usize> {
-    let id = aws_key_id_ending(b, at);
+    let id = aws_key_id_ending(b, at).or_else(|| aws_listing_open(b, at));
     match (id, super::assignments::open_before_line(b, at)) {
         (Some(x), Some(y)) => Some(x.min(y)),
         (x, y) => x.or(y),
     }
+}
+
+/// Whether the AWS id at `i` is an identifier, not half of a credential: the
+/// value of an IAM unique-id field (`"UserId": "AIDA…"`, `RoleId`,
+/// `GroupId`, … of `aws sts get-caller-identity`, `aws iam get-user`), or an
+/// access key id as `aws iam list-access-keys` lists it (`"AccessKeyId":
+/// "AKIA…"` in an object with no secret, `--access-key-id AKIA…` on a
+/// command line with none, a row of `--output text`).
+///
+/// An access key id alone authenticates nothing: AWS prints it in every
+/// listing so that people can name the key they deactivate or delete, and
+/// the issue that measured this detector counted masking it there as a false
+/// positive. Anywhere else (an env file, a config, prose) an id is still
+/// masked by its shape: there it mostly travels with its secret, and it names
+/// the account. The secret is always masked, beside an id or not.
+fn aws_identifier(b: &[u8], i: usize) -> bool {
+    const UNIQUE_IDS: [&[u8]; 5] = [
+        b"UserId",
+        b"RoleId",
+        b"GroupId",
+        b"PolicyId",
+        b"InstanceProfileId",
+    ];
+    match id_field_before(b, i) {
+        Some(field) if UNIQUE_IDS.contains(&field) => true,
+        // The text ends inside the record: a stream holds it back
+        // (`aws_listing_open`), so only a whole text gets here, and its
+        // record ends with it.
+        Some(_) => matches!(listed_key(b, i), Some(Listed::Identifier | Listed::Open)),
+        None => false,
+    }
+}
+
+/// The field an id at `i` is the value of: `"Field": "`, `Field: `, `--field
+/// `, `--field=`, or the `ACCESSKEYMETADATA` column of `--output text`.
+fn id_field_before(b: &[u8], i: usize) -> Option<&[u8]> {
+    let floor = i.saturating_sub(40);
+    let mut e = i;
+    // The value's opening quote, the operator and the blanks around it.
+    while e > floor && matches!(b[e - 1], b'"' | b'\'' | b' ' | b'\t' | b':' | b'=') {
+        e -= 1;
+    }
+    let mut s = e;
+    while s > floor && (b[s - 1].is_ascii_alphanumeric() || b[s - 1] == b'-') {
+        s -= 1;
+    }
+    // A flag's dashes.
+    while s < e && b[s] == b'-' {
+        s += 1;
+    }
+    (s < e).then(|| &b[s..e])
+}
+
+/// What the record of an access key id named as one holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Listed {
+    /// It ends, and no secret is in it.
+    Identifier,
+    /// A secret is beside the id (`aws iam create-access-key`, `aws sts`).
+    Credential,
+    /// The text ends inside it.
+    Open,
+}
+
+/// Longest record read after an `AccessKeyId`.
+const MAX_RECORD: usize = 512;
+
+/// The record of an access key id at `i` named as one (`AccessKeyId`,
+/// `--access-key-id`, a `--output text` listing row): the object or YAML
+/// item, or the line. `None`: no such id, or a record longer than
+/// [`MAX_RECORD`].
+fn listed_key(b: &[u8], i: usize) -> Option<Listed> {
+    let field = id_field_before(b, i)?;
+    let line_only = match field {
+        b"AccessKeyId" => false,
+        b"access-key-id" | b"ACCESSKEYMETADATA" => true,
+        _ => return None,
+    };
+    let (end, open) = record_end(b, i, line_only)?;
+    let record = &b[(i + 20).min(end)..end];
+    let secret = [&b"Secret"[..], b"secret", b"SessionToken", b"session-token"]
+        .iter()
+        .any(|w| super::find(record, w).is_some());
+    Some(if secret {
+        Listed::Credential
+    } else if open {
+        Listed::Open
+    } else {
+        Listed::Identifier
+    })
+}
+
+/// Where the record that holds the id at `i` ends, and whether the text
+/// ended first: its line (`line_only`), or the object's `}` or a line that
+/// is less indented than the id's line or starts another item. `None` past
+/// [`MAX_RECORD`].
+fn record_end(b: &[u8], i: usize, line_only: bool) -> Option<(usize, bool)> {
+    let line = super::line_start_within(b, i, 256)?;
+    let indent = super::run(b, line, |c| c == b' ');
+    let limit = (i + MAX_RECORD).min(b.len());
+    for at in i..limit {
+        match b[at] {
+            b'\n' if line_only => return Some((at, false)),
+            b'}' | b']' if !line_only => return Some((at, false)),
+            b'\n' => {
+                let own = super::run(&b[..limit], at + 1, |c| c == b' ');
+                let first = at + 1 + own;
+                if first >= limit {
+                    break;
+                }
+                let item = b[first] == b'-' && b.get(first + 1) == Some(&b' ');
+                if own < indent || (own == indent && item) || b[first] == b'\n' {
+                    return Some((at, false));
+                }
+            }
+            _ => {}
+        }
+    }
+    (limit == b.len()).then_some((b.len(), true))
+}
+
+/// Where an access key id named as one starts (within [`MAX_RECORD`] before
+/// `at`) whose record `at` cuts: whether it is an identifier is known only
+/// once the record ends.
+fn aws_listing_open(b: &[u8], at: usize) -> Option<usize> {
+    let b = &b[..at];
+    let floor = at.saturating_sub(MAX_RECORD);
+    [&b"AccessKeyId"[..], b"access-key-id", b"ACCESSKEYMETADATA"]
+        .iter()
+        .filter_map(|w| super::rfind(&b[floor..], w).map(|p| floor + p + w.len()))
+        .filter_map(|after| {
+            // The id, a few bytes after its field.
+            let p = b[after..(after + 8).min(at)]
+                .iter()
+                .position(|&c| !matches!(c, b'"' | b'\'' | b' ' | b'\t' | b':' | b'='))?;
+            Some(after + p)
+        })
+        .filter(|&id| {
+            let t = &b[id..];
+            // Cut inside the id, or right after it: what follows decides.
+            if t.len() <= 20 {
+                return t.first() == Some(&b'A');
+            }
+            is_aws_key_id(t) && listed_key(b, id) == Some(Listed::Open)
+        })
+        .min()
 }
 
 fn aws_key_id_ending(b: &[u8], at: usize) -> Option<usize> {
@@ -462,6 +610,40 @@ fn mailgun_private(t: &[u8]) -> Option<(usize, &'static str)> {
         && !(t.get(50) == Some(&b'-') && alnum_at(t, 51))
         && mixed(&t[..32]);
     shaped.then_some((50, "mailgun-key"))
+}
+
+/// A Kubernetes bootstrap token (`kubeadm token create`, `kubeadm join
+/// --token`, `kubeadm token list`): 6 and 16 of `[a-z0-9]`, dot-separated.
+/// Its secret half is random: letters and digits both, changing often, not
+/// hex alone (so `config.0123456789abcdef` and a file's `name.ext` stay). The
+/// `--discovery-token-ca-cert-hash` is a public key's digest and stays.
+/// The word `b[s..s + 23]`, with a `.` at 6: masked if it is one.
+#[inline(never)]
+pub(super) fn kubeadm(b: &[u8], s: usize, found: &mut Vec<Found>) {
+    if let Some((n, kind)) = kubeadm_token(&b[s..s + 23]) {
+        found.push(Found {
+            start: s,
+            end: s + n,
+            kind,
+        });
+    }
+}
+
+fn kubeadm_token(t: &[u8]) -> Option<(usize, &'static str)> {
+    let ok = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+    let secret = &t[7..23];
+    let changes = secret
+        .windows(2)
+        .filter(|w| w[0].is_ascii_digit() != w[1].is_ascii_digit())
+        .count();
+    let shaped = run(t, 0, ok) == 6
+        && run(t, 7, ok) == 16
+        && !alnum_at(t, 23)
+        && !(matches!(t.get(23), Some(b'.' | b'-' | b'_')) && alnum_at(t, 24))
+        && mixed(secret)
+        && changes >= 2
+        && !secret.iter().all(|&c| hex(c));
+    shaped.then_some((23, "kubeadm-token"))
 }
 
 /// Whether `t` has a letter or digit at `i`: a token that runs on is not the

@@ -62,3 +62,21 @@ pub fn without_kinds(text: &str) -> String {
     out.push_str(rest);
     out
 }
+
+/// A text with its secrets between `«` and `»`: the text without the marks,
+/// and what it must become (each marked part one `[REDACTED]`, the rest as
+/// it was).
+#[allow(dead_code)]
+pub fn unmark(marked: &str) -> (String, String) {
+    let input = marked.replace(['«', '»'], "");
+    let mut want = String::new();
+    let mut rest = marked;
+    while let Some(open) = rest.find('«') {
+        want.push_str(&rest[..open]);
+        want.push_str("[REDACTED]");
+        let close = rest[open..].find('»').expect("every « has its »");
+        rest = &rest[open + close + '»'.len_utf8()..];
+    }
+    want.push_str(rest);
+    (input, want)
+}

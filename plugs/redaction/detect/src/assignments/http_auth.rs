@@ -1,8 +1,9 @@
 //! HTTP credentials: the value of an `Authorization` header after its scheme
-//! (`Bearer`, `Basic`, `token`, `Digest`, `AWS4-HMAC-SHA256`, …), and a bare
-//! `Bearer …` or `Basic …` wherever it is written.
+//! (`Bearer`, `Basic`, `token`, `Digest`, `AWS4-HMAC-SHA256`, …), a bare
+//! `Bearer …` or `Basic …` wherever it is written, and the cookies of a
+//! `Cookie:` or `Set-Cookie:` header whose values look random (a session's).
 
-use super::values::{plain, quote_at, quoted};
+use super::values::{hex_key, keylike, plain, quote_at, quoted};
 use super::{Parsed, Value};
 use crate::b64;
 
@@ -94,4 +95,76 @@ pub(super) fn scheme_credentials(b: &[u8], i: usize, basic: bool) -> Parsed {
         secret,
         kind: "authorization",
     })
+}
+
+/// What `Set-Cookie` says about its cookie, after it: never a credential.
+const COOKIE_ATTRIBUTES: [&[u8]; 9] = [
+    b"path",
+    b"domain",
+    b"expires",
+    b"max-age",
+    b"samesite",
+    b"secure",
+    b"httponly",
+    b"priority",
+    b"partitioned",
+];
+
+/// The cookies of a `Cookie:` or `Set-Cookie:` header whose value starts at
+/// `i`: `name=value` pairs up to the end of the line, each value masked
+/// where it looks random (a session's id, a signed session, a token),
+/// whatever the cookie is called; `theme=dark`, `lang=en`, the attributes
+/// (`Path=/`, `Expires=…`) stay.
+pub(super) fn cookies(b: &[u8], i: usize) -> Parsed {
+    let n = b.len();
+    if i >= n {
+        return Parsed::Open;
+    }
+    let end = memchr::memchr(b'\n', &b[i..]).map_or(n, |p| i + p);
+    let mut values = Vec::new();
+    let mut at = i;
+    while at < end {
+        let pair_end = memchr::memchr(b';', &b[at..end]).map_or(end, |p| at + p);
+        let pair = &b[at..pair_end];
+        if let Some(eq) = pair.iter().position(|&c| c == b'=') {
+            let name = pair[..eq].trim_ascii();
+            let mut vs = at + eq + 1;
+            let mut ve = pair_end;
+            while vs < ve && matches!(b[vs], b' ' | b'"') {
+                vs += 1;
+            }
+            while ve > vs && matches!(b[ve - 1], b' ' | b'"' | b'\r' | b'\'') {
+                ve -= 1;
+            }
+            let v = &b[vs..ve];
+            let attribute = COOKIE_ATTRIBUTES
+                .iter()
+                .any(|a| name.eq_ignore_ascii_case(a));
+            values.push(Value {
+                start: vs,
+                end: ve,
+                open: ve == n,
+                seen: (pair_end + 1).min(end + 1),
+                secret: !attribute
+                    && !name.is_empty()
+                    && plain(v)
+                    && v.len() >= 16
+                    && (keylike(v) || hex_key(v) || session_signed(v)),
+                kind: "cookie",
+            });
+        }
+        at = pair_end + 1;
+    }
+    Parsed::Values(values)
+}
+
+/// A signed session as frameworks write it: base64 payload, `.` or `--`,
+/// signature (Flask's `eyJ….Zk9x….sig`, Rails' `…--…`, Express's
+/// `s%3A….sig`): two or more random parts.
+fn session_signed(v: &[u8]) -> bool {
+    let random_parts = v
+        .split(|&c| c == b'.' || c == b'-')
+        .filter(|p| p.len() >= 6 && crate::mixed(p))
+        .count();
+    random_parts >= 2
 }

@@ -13,6 +13,8 @@ pub(super) enum Name {
     /// `Bearer` or `Basic` before credentials.
     Bearer,
     Basic,
+    /// `Cookie` / `Set-Cookie`: `name=value` pairs.
+    Cookie,
 }
 
 /// Endings of names of secrets, lower case, without separators. `true`: the
@@ -76,8 +78,9 @@ const NOT_KEYS: [&[u8]; 14] = [
 ];
 
 /// Names ending in `token` that hold no secret: pagination cursors and
-/// idempotency tokens (`"NextToken": "…"` in every AWS list).
-const NOT_TOKENS: [&[u8]; 9] = [
+/// idempotency tokens (`"NextToken": "…"` in every AWS list, Azure's
+/// `$skiptoken=` and `--starting-token`).
+const NOT_TOKENS: [&[u8]; 11] = [
     b"nexttoken",
     b"pagetoken",
     b"nextpagetoken",
@@ -87,14 +90,22 @@ const NOT_TOKENS: [&[u8]; 9] = [
     b"synctoken",
     b"clienttoken",
     b"idempotencytoken",
+    b"skiptoken",
+    b"startingtoken",
 ];
 
-/// The kind of a name that is only `…_key`: [`super::value`] asks more of
-/// its value, and reports it as `secret-assignment`.
+/// The kind of a name that is only `…_key` (or a session, a license, a
+/// weak name): [`super::value`] asks its value to look like a key, and
+/// reports it as `secret-assignment`.
 pub(super) const NAMED_KEY: &str = "named-key";
 
-const OTHER_NAMES: [&[u8]; 3] = [b"authorization", b"bearer", b"basic"];
+/// The kind of a bare `key`: as [`NAMED_KEY`], and only on a config's line
+/// of its own (an INI section's, YAML's, an env file's).
+pub(super) const BARE_KEY: &str = "bare-key";
+
+const OTHER_NAMES: [&[u8]; 4] = [b"authorization", b"bearer", b"basic", b"cookie"];
 const AUTHORIZATION: u64 = 1 << NAMES.len();
+const COOKIE: u64 = 1 << (NAMES.len() + 3);
 
 /// Per pair of last two letters (`26 * first + second`): which names end
 /// with it, bit `i` for `NAMES[i]`, then `OTHER_NAMES`.
@@ -153,6 +164,13 @@ pub(super) fn name_of(key: &[u8], candidates: u64) -> Option<Name> {
     if candidates & AUTHORIZATION != 0 && ends_with_name(key, b"authorization").is_some() {
         return Some(Name::Authorization);
     }
+    // `Cookie:`, `Set-Cookie:` (a header, not `my_cookie`).
+    if candidates & COOKIE != 0
+        && key.len() <= 10
+        && ends_with_name(key, b"cookie") == Some(key.len() - 6)
+    {
+        return Some(Name::Cookie);
+    }
     let mut bits = candidates & (AUTHORIZATION - 1);
     while bits != 0 {
         let (name, starts_part) = NAMES[bits.trailing_zeros() as usize];
@@ -163,11 +181,19 @@ pub(super) fn name_of(key: &[u8], candidates: u64) -> Option<Name> {
         if name == b"token" && NOT_TOKENS.iter().any(|n| ends_with_name(key, n).is_some()) {
             return None;
         }
-        if name == b"key"
-            && (!compound(key) || NOT_KEYS.iter().any(|n| ends_with_name(key, n).is_some()))
-        {
-            // A bare `key` is too common a name (`"key": "theme"`).
+        // Helm's `existingSecret: my-db-secret` (and `existingSecretPasswordKey`,
+        // `auth.existingSecret`): the name of a Kubernetes Secret that holds
+        // the value, not the value.
+        if names_existing(key) {
+            return None;
+        }
+        if name == b"key" && NOT_KEYS.iter().any(|n| ends_with_name(key, n).is_some()) {
             continue;
+        }
+        if name == b"key" && !compound(key) {
+            // A bare `key` is too common a name (`"key": "theme"`): only a
+            // config's line of its own holds a key under it.
+            return (first == 0).then_some(Name::Secret(BARE_KEY));
         }
         if starts_part && first > 0 {
             let (prev, cur) = (key[first - 1], key[first]);
@@ -192,6 +218,16 @@ pub(super) fn name_of(key: &[u8], candidates: u64) -> Option<Name> {
         }));
     }
     None
+}
+
+/// Whether the name has `existing` as one of its words (`existingSecret`,
+/// `EXISTING_SECRET`, `auth.existingSecret`).
+fn names_existing(key: &[u8]) -> bool {
+    const WORD: &[u8] = b"existing";
+    key.windows(WORD.len()).enumerate().any(|(i, w)| {
+        w.eq_ignore_ascii_case(WORD)
+            && (i == 0 || !key[i - 1].is_ascii_alphabetic() || key[i].is_ascii_uppercase())
+    })
 }
 
 /// `DB_PASSWORD`, `apiKey`, `github.token`: a name as code and configs write
@@ -243,8 +279,8 @@ const CREDENTIAL_KEYS: [&[u8]; 14] = [
     b"personal",
 ];
 
-/// Whether the name is `<one of CREDENTIAL_KEYS>_key`, any case and
-/// separators: its value is a key even in hex.
+/// Whether the name is `<one of CREDENTIAL_KEYS>_key` or a license, any
+/// case and separators: its value is a key even in hex.
 pub(super) fn credential_key(key: &[u8]) -> bool {
     if ends_with_name(key, b"license").is_some() {
         return true;
@@ -259,4 +295,170 @@ pub(super) fn credential_key(key: &[u8]) -> bool {
                 || (key[at - 1].is_ascii_lowercase() && key[at].is_ascii_uppercase())
         })
     })
+}
+
+/// Whether a UUID under the name is a credential: Vault's AppRole
+/// `secret_id` (a session's UUID is mostly an id that logs carry).
+pub(super) fn uuid_key(key: &[u8]) -> bool {
+    ends_with_name(key, b"secretid").is_some()
+}
+
+/// The parts of a custom header's name (`X-…`) that say its value is no
+/// credential: an identifier, a trace, a signature or a digest
+/// (`X-Request-Id`, `X-Amzn-Trace-Id`, `X-Hub-Signature-256`, `x-amz-id-2`).
+const NOT_CREDENTIAL_HEADERS: [&[u8]; 16] = [
+    b"id",
+    b"ids",
+    b"trace",
+    b"request",
+    b"correlation",
+    b"span",
+    b"signature",
+    b"hmac",
+    b"sha256",
+    b"hash",
+    b"digest",
+    b"checksum",
+    b"etag",
+    b"nonce",
+    b"version",
+    b"timestamp",
+];
+
+/// Words that make an env name with one of them among its parts the name of
+/// a credential (`OP_SESSION_my`, `TOKEN_GITHUB`, `SECRET_PROD`).
+const CREDENTIAL_PARTS: [&[u8]; 10] = [
+    b"session",
+    b"token",
+    b"secret",
+    b"password",
+    b"passwd",
+    b"key",
+    b"apikey",
+    b"auth",
+    b"credential",
+    b"credentials",
+];
+
+/// Last parts of env names that hold no credential whatever comes before
+/// them (`API_KEY_ID`, `SECRET_NAME`, `TOKEN_URL`).
+const NOT_CREDENTIAL_LAST: [&[u8]; 9] = [
+    b"id", b"ids", b"name", b"url", b"uri", b"path", b"file", b"type", b"host",
+];
+
+/// Whether the word `w` may be a weak name that [`weak_name`] reads where a
+/// value is glued to it (`X-Api-Token:abc`, `OP_SESSION_my=…`): a cheap
+/// test that holds wherever that one may. (The others, `Unseal Key 1: …`,
+/// `New value: …`, `secret_id …`, are read only with a blank or a quote
+/// after the operator.)
+#[inline(always)]
+pub(super) fn may_be_weak(w: &[u8]) -> bool {
+    match w {
+        [b'x' | b'X', b'-', ..] => true,
+        [first, ..] if first.is_ascii_uppercase() => memchr::memchr(b'_', w).is_some(),
+        _ => false,
+    }
+}
+
+/// A name that says less than [`NAMES`] but is a credential's where its
+/// value looks random (reported as [`NAMED_KEY`]): the key `[ks, ke)` of `b`,
+/// a word of its own.
+///
+/// - a custom header (`X-Honeycomb-Team`, `X-JFrog-Art-Api`), not one of an
+///   identifier, a trace or a signature;
+/// - an env name with a credential word among its parts (`OP_SESSION_my`,
+///   `VAULT_SECRET_ID`), not ending in one that names something else
+///   (`API_KEY_ID`, `SECRET_NAME`).
+pub(super) fn weak_name(b: &[u8], ks: usize, ke: usize) -> Option<Name> {
+    let key = &b[ks..ke];
+    let is = |part: &[u8], list: &[&[u8]]| list.iter().any(|w| part.eq_ignore_ascii_case(w));
+    if key.len() > 4 && (key[0] | 0x20) == b'x' && key[1] == b'-' {
+        let credential = key[2..]
+            .split(|&c| c == b'-' || c == b'_')
+            .all(|part| !part.is_empty() && !is(part, &NOT_CREDENTIAL_HEADERS));
+        return credential.then_some(Name::Secret(NAMED_KEY));
+    }
+    if key[0].is_ascii_uppercase() && key.contains(&b'_') {
+        let mut parts = key.split(|&c| c == b'_');
+        let last = parts.next_back()?;
+        let before = parts.next_back();
+        // `VAULT_SECRET_ID`: AppRole's secret, not an id.
+        let secret_id = last.eq_ignore_ascii_case(b"id")
+            && before.is_some_and(|p| p.eq_ignore_ascii_case(b"secret"));
+        let credential = before
+            .into_iter()
+            .chain(parts)
+            .any(|part| is(part, &CREDENTIAL_PARTS))
+            && (!is(last, &NOT_CREDENTIAL_LAST) || secret_id)
+            && !last.is_empty();
+        return credential.then_some(Name::Secret(NAMED_KEY));
+    }
+    None
+}
+
+/// A word that names a credential only where it stands: the key `[ks, ke)`
+/// of `b`, with a blank or a quote after its operator.
+///
+/// - a numbered key (`Unseal Key 1:`, `Recovery Key 3:` of `vault operator
+///   init`), as [`NAMED_KEY`];
+/// - a prompt's `New value:` or `Secret value:`;
+/// - Vault's AppRole `secret_id` (AWS's `SecretId` names a secret and does
+///   not look random), a tool's `credential = …`: as [`NAMED_KEY`].
+#[inline(always)]
+pub(super) fn weak_word(b: &[u8], ks: usize, ke: usize) -> Option<Name> {
+    let key = &b[ks..ke];
+    let may_be = match key {
+        [d] | [_, d] => d.is_ascii_digit(),
+        [first, ..] => {
+            matches!(
+                (first | 0x20, key.len()),
+                (b'v', 5) | (b's', 9) | (b'c', 10 | 11)
+            )
+        }
+        [] => false,
+    };
+    if !may_be {
+        return None;
+    }
+    weak_word_body(b, ks, ke)
+}
+
+#[inline(never)]
+fn weak_word_body(b: &[u8], ks: usize, ke: usize) -> Option<Name> {
+    let key = &b[ks..ke];
+    let is = |part: &[u8], list: &[&[u8]]| list.iter().any(|w| part.eq_ignore_ascii_case(w));
+    // Glued to its value, it is no label (`value=3`).
+    if matches!(b.get(ke), Some(b'=' | b':'))
+        && b.get(ke + 1)
+            .is_some_and(|&c| super::super::TOKEN[c as usize])
+    {
+        return None;
+    }
+    if is(
+        key,
+        &[b"secret_id", b"secret-id", b"credential", b"credentials"],
+    ) {
+        return Some(Name::Secret(NAMED_KEY));
+    }
+    // The word before the key, on its line, after one blank.
+    let before = || {
+        let e = ks.checked_sub(1).filter(|&e| b[e] == b' ')?;
+        let n = b[..e]
+            .iter()
+            .rev()
+            .take_while(|c| c.is_ascii_alphabetic())
+            .count();
+        (n > 0).then(|| &b[e - n..e])
+    };
+    if key.iter().all(u8::is_ascii_digit) {
+        return before()
+            .filter(|w| w.eq_ignore_ascii_case(b"key"))
+            .map(|_| Name::Secret(NAMED_KEY));
+    }
+    if key.eq_ignore_ascii_case(b"value") {
+        return before()
+            .filter(|w| is(w, &[b"new", b"secret", b"enter", b"hidden", b"sensitive"]))
+            .map(|_| Name::Secret("secret-assignment"));
+    }
+    None
 }

@@ -302,12 +302,25 @@ pub(super) fn keylike(v: &[u8]) -> bool {
         .count();
     (16..=512).contains(&v.len())
         && v.iter().all(|&c| {
-            c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'+' | b'/' | b'=' | b'.' | b'~')
+            c.is_ascii_alphanumeric()
+                || matches!(c, b'_' | b'-' | b'+' | b'/' | b'=' | b'.' | b'~' | b'%')
         })
         && !v.iter().all(|&c| c.is_ascii_hexdigit() || c == b'-')
         && !path(v)
         && !dotted_identifier(v)
         && changes >= (v.len() / 5).max(4)
+}
+
+/// `8-4-4-4-12` hex digits.
+pub(super) fn uuid(v: &[u8]) -> bool {
+    v.len() == 36
+        && v.iter().enumerate().all(|(i, &c)| {
+            if matches!(i, 8 | 13 | 18 | 23) {
+                c == b'-'
+            } else {
+                c.is_ascii_hexdigit()
+            }
+        })
 }
 
 /// A key in hex: 32 to 64 hex digits, letters and digits both (Datadog,

@@ -29,10 +29,7 @@ pub fn of(item: &Produced, ended: bool) -> Value {
             output,
         } => {
             let mut result = match output {
-                Some(o) => format!(
-                    "```\n{}\n```",
-                    cut(o, MAX_RESULT).replace("```", "`\u{200b}``")
-                ),
+                Some(o) => code_block(&cut(o, MAX_RESULT)),
                 None => String::new(),
             };
             if status == "failed" {
@@ -115,6 +112,18 @@ fn uuid(b: &[u8]) -> String {
     )
 }
 
+/// `text` as a Markdown code block, exactly as it is: its fence is longer than any run of
+/// backticks inside it (CommonMark), so a fence the output holds is text, not the block's end.
+fn code_block(text: &str) -> String {
+    let longest = text
+        .split(|c| c != '`')
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    format!("{fence}\n{}\n{fence}", text.trim_end_matches('\n'))
+}
+
 /// `text` within `max` bytes: its head and tail, with what was left out said between them.
 fn cut(text: &str, max: usize) -> String {
     blaise_protocol::text::cut_middle(text, max, 2)
@@ -142,6 +151,33 @@ mod tests {
         assert_eq!(action["content"]["type"], "action");
         assert_eq!(action["content"]["parameter"], "pytest -q");
         assert_eq!(action["content"]["result"], "Failed.\n```\n1 failed\n```");
+    }
+
+    /// An output is shown as it is: a fence inside it (a README printed by `cat`) neither ends
+    /// the block nor is changed.
+    #[test]
+    fn an_output_holding_fences_is_one_code_block_of_it_as_it_is() {
+        for (output, fence) in [
+            ("plain", "```"),
+            ("```sh\nmake\n```", "````"),
+            ("a ```` b ``` c", "`````"),
+            ("`tick` and ``two``", "```"),
+        ] {
+            let action = of(
+                &Produced::Action {
+                    title: "cat".into(),
+                    command: None,
+                    status: "completed".into(),
+                    output: Some(output.into()),
+                },
+                false,
+            );
+            assert_eq!(
+                action["content"]["result"],
+                format!("{fence}\n{output}\n{fence}"),
+                "{output:?}"
+            );
+        }
         let ask = of(
             &Produced::Permission {
                 request_id: "p1".into(),

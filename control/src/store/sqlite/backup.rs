@@ -77,6 +77,11 @@ pub fn backup(from: &Path, to: &Path) -> Result<Summary, BackupError> {
         .map_or_else(|| "backup".into(), |n| n.to_string_lossy().into_owned());
     let partial = to.with_file_name(format!(".{name}.partial"));
     let _ = std::fs::remove_file(&partial);
+    // Only the owner may read the copy, from its first byte (VACUUM INTO fills an empty file).
+    super::private::create_new(&partial).map_err(|source| BackupError::Io {
+        path: partial.clone(),
+        source,
+    })?;
     let copied = copy_and_check(&source, &partial);
     let summary = match copied {
         Ok(summary) => summary,
@@ -141,6 +146,9 @@ mod tests {
         let store = SqliteStore::open(&db).unwrap();
         let to = dir.path().join("copy.db");
         let summary = backup(&db, &to).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&to).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "a backup is its owner's only");
         assert_eq!(summary.sessions, 0);
         assert!(summary.schema_version > 0);
         assert!(summary.bytes > 0);

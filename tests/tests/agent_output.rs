@@ -83,15 +83,7 @@ async fn answer(api: &Api, session: &str, request: &Value, option: &str) {
 /// Every place a text of the agent's could be outside the runner.
 async fn everywhere(stage: &Stage, runner: &Runner, session: &str) -> Vec<(&'static str, String)> {
     let api = &stage.blaise;
-    let dashboard = reqwest::Client::new()
-        .get(format!("{}/sessions/{session}", api.url()))
-        .bearer_auth(&api.embedded.admin_token)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let dashboard = stage.dashboard(session).await;
     let mut database = Vec::new();
     for entry in std::fs::read_dir(stage.path()).unwrap().flatten() {
         if entry.file_name().to_string_lossy().starts_with("blaise.db") {

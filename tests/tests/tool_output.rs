@@ -58,20 +58,8 @@ async fn a_running_commands_output_is_seen_as_it_comes() {
         // Codex asks before it runs a command it does not know to be safe: allowed once.
         api.allow_pending(&session).await;
         let transcript = api.transcript(&session).await;
-        let now = blaise_tests::now_ms();
-        let streamed: String = transcript
-            .iter()
-            .filter(|e| e["kind"] == "tool_output")
-            .filter_map(|e| e["content"]["text"].as_str())
-            .collect();
-        for (n, printed) in lines(&streamed) {
-            seen_api.entry(n).or_insert(now.saturating_sub(printed));
-        }
-        let page = stage.dashboard(&session).await;
-        let now = blaise_tests::now_ms();
-        for (n, printed) in lines(&page) {
-            seen_page.entry(n).or_insert(now.saturating_sub(printed));
-        }
+        first_seen(&streamed(&transcript), &mut seen_api);
+        first_seen(&stage.dashboard(&session).await, &mut seen_page);
         let last = last_state(&transcript);
         if let Some(call) = &last {
             if call["status"] == "in_progress" && !seen_api.is_empty() {
@@ -127,14 +115,7 @@ async fn a_running_commands_output_is_seen_as_it_comes() {
     assert!(!stage.dashboard(&session).await.contains(SECRET));
 
     // The CLI prints the call once, then what it printed, then how it ended.
-    let cli = std::process::Command::new(blaise_tests::serve::blaise_binary())
-        .args(["session", "transcript", &session])
-        .env("BLAISE_URL", api.url())
-        .env("BLAISE_TOKEN", &api.embedded.admin_token)
-        .output()
-        .unwrap();
-    assert!(cli.status.success(), "{cli:?}");
-    let printed = String::from_utf8(cli.stdout).unwrap();
+    let printed = cli_transcript(api, &session);
     let heads = printed.matches("tool_call: ").count();
     assert_eq!(heads, 1, "{printed}");
     assert!(printed.contains("line 1 at"), "{printed}");
@@ -172,15 +153,7 @@ async fn a_command_that_fails_shows_its_output_as_it_comes_then_how_it_ended() {
             api.transcript_text(&session).await
         );
         let transcript = api.transcript(&session).await;
-        let now = blaise_tests::now_ms();
-        let streamed: String = transcript
-            .iter()
-            .filter(|e| e["kind"] == "tool_output")
-            .filter_map(|e| e["content"]["text"].as_str())
-            .collect();
-        for (n, printed) in lines(&streamed) {
-            seen.entry(n).or_insert(now.saturating_sub(printed));
-        }
+        first_seen(&streamed(&transcript), &mut seen);
         if let Some(call) = last_state(&transcript) {
             if call["status"] == "in_progress" && !seen.is_empty() {
                 seen_running = true;
@@ -216,14 +189,7 @@ async fn a_command_that_fails_shows_its_output_as_it_comes_then_how_it_ended() {
         "the card says how it ended: {page}"
     );
 
-    let cli = std::process::Command::new(blaise_tests::serve::blaise_binary())
-        .args(["session", "transcript", &session])
-        .env("BLAISE_URL", api.url())
-        .env("BLAISE_TOKEN", &api.embedded.admin_token)
-        .output()
-        .unwrap();
-    assert!(cli.status.success(), "{cli:?}");
-    let printed = String::from_utf8(cli.stdout).unwrap();
+    let printed = cli_transcript(api, &session);
     assert_eq!(printed.matches("tool_call: ").count(), 1, "{printed}");
     let (_, after_call) = printed.split_once("tool_call: ").unwrap();
     let line_1 = after_call
@@ -235,6 +201,36 @@ async fn a_command_that_fails_shows_its_output_as_it_comes_then_how_it_ended() {
         .expect("then how it ended");
     assert!(line_1 < line_3 && line_3 < end, "{printed}");
     runner.stop().await;
+}
+
+/// What the calls' commands printed, as streamed so far.
+fn streamed(transcript: &[Value]) -> String {
+    transcript
+        .iter()
+        .filter(|e| e["kind"] == "tool_output")
+        .filter_map(|e| e["content"]["text"].as_str())
+        .collect()
+}
+
+/// Records, for each line `line N at MS` in `text` not seen before, how long after it was
+/// printed it is seen now.
+fn first_seen(text: &str, seen: &mut BTreeMap<u32, u64>) {
+    let now = blaise_tests::now_ms();
+    for (n, printed) in lines(text) {
+        seen.entry(n).or_insert(now.saturating_sub(printed));
+    }
+}
+
+/// `blaise session transcript ID`, as a person runs it.
+fn cli_transcript(api: &blaise_tests::blaise::Blaise, session: &str) -> String {
+    let cli = std::process::Command::new(blaise_tests::serve::blaise_binary())
+        .args(["session", "transcript", session])
+        .env("BLAISE_URL", api.url())
+        .env("BLAISE_TOKEN", &api.embedded.admin_token)
+        .output()
+        .unwrap();
+    assert!(cli.status.success(), "{cli:?}");
+    String::from_utf8(cli.stdout).unwrap()
 }
 
 /// Lines `line N at MS` in `text`: N and MS.

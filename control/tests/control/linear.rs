@@ -56,16 +56,7 @@ async fn a_mention_opens_a_session_whose_work_linear_sees_as_activities() {
                 "title": "Fix the flaky parser test",
                 "url": "https://linear.app/acme/issue/ENG-123/fix-the-flaky-parser-test" })
     );
-    let page = s
-        .http
-        .get(format!("{}/sessions/{id}", s.url))
-        .header("cookie", format!("blaise_token={ADMIN}"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let page = s.page(&format!("/sessions/{id}")).await;
     assert!(
         page.contains("From Linear (linear:coder): <a href=\"https://linear.app/acme/issue/ENG-123/fix-the-flaky-parser-test\""),
         "the session's page links back to the issue"

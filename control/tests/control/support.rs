@@ -126,6 +126,19 @@ impl Server {
 }
 
 impl Server {
+    /// A dashboard page (`/runners`, `/sessions/ID`), as the admin sees it.
+    pub async fn page(&self, path: &str) -> String {
+        self.http
+            .get(format!("{}{path}", self.url))
+            .header("cookie", format!("blaise_token={ADMIN}"))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+    }
+
     /// Stops this server (its clock and pump with it) and starts another on the same store, as a
     /// `blaise serve` killed and started again.
     pub async fn restart(&mut self, sources: blaise_control::sources::Sources) {

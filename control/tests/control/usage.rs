@@ -84,15 +84,7 @@ async fn usage_adds_up_per_run_session_and_agent_day() {
             .contains("  spent today (UTC): 0.7500 USD; 2,000 tokens in, 100 out, 600 cached\n"),
         "{runners_shown}"
     );
-    let page = reqwest::Client::new()
-        .get(format!("{}/runners", s.url))
-        .header("cookie", format!("blaise_token={ADMIN}"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let page = s.page("/runners").await;
     assert!(
         page.contains("spent today (UTC): <span class=\"spent\">0.7500 USD; 2,000 tokens in"),
         "{page}"

@@ -115,11 +115,7 @@ fn uuid(b: &[u8]) -> String {
 /// `text` as a Markdown code block, exactly as it is: its fence is longer than any run of
 /// backticks inside it (CommonMark), so a fence the output holds is text, not the block's end.
 fn code_block(text: &str) -> String {
-    let longest = text
-        .split(|c| c != '`')
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest.max(2) + 1);
     format!("{fence}\n{}\n{fence}", text.trim_end_matches('\n'))
 }

@@ -11,8 +11,8 @@ use serde::de::DeserializeOwned;
 pub mod backup;
 mod checkpoint;
 mod columns;
-mod private;
 mod errors;
+mod private;
 
 use super::{Census, DueLimits, Oldest, Store, StoreError, StoreResult, Tx};
 use crate::model::*;
@@ -116,9 +116,8 @@ const READERS: usize = 4;
 impl SqliteStore {
     /// Opens (creating if needed) the database file and migrates it.
     pub fn open(path: &Path) -> StoreResult<Self> {
-        private::prepare(path).map_err(|e| {
-            StoreError::Unavailable(format!("{}: {e}", path.display()))
-        })?;
+        private::prepare(path)
+            .map_err(|e| StoreError::Unavailable(format!("{}: {e}", path.display())))?;
         let conn = rusqlite::Connection::open(path)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;

@@ -29,7 +29,11 @@ pub fn prepare(path: &Path) -> io::Result<()> {
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
         Err(e) => return Err(e),
     }
-    for file in [path.to_path_buf(), sibling(path, "-wal"), sibling(path, "-shm")] {
+    for file in [
+        path.to_path_buf(),
+        sibling(path, "-wal"),
+        sibling(path, "-shm"),
+    ] {
         narrow(&file)?;
     }
     Ok(())
@@ -96,7 +100,11 @@ mod tests {
         // SQLite makes the WAL and shared memory with the database's mode.
         let opened = dir.path().join("opened.db");
         let store = super::super::SqliteStore::open(&opened).unwrap();
-        for file in [opened.clone(), sibling(&opened, "-wal"), sibling(&opened, "-shm")] {
+        for file in [
+            opened.clone(),
+            sibling(&opened, "-wal"),
+            sibling(&opened, "-shm"),
+        ] {
             assert_eq!(mode(&file), 0o600, "{}", file.display());
         }
         drop(store);

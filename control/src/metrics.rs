@@ -48,6 +48,11 @@ struct AgentCurrency {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct Agent {
+    agent: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RunnerCurrency {
     runner: String,
     currency: String,
@@ -88,6 +93,7 @@ pub struct Metrics {
     sessions: Family<State, Gauge>,
     environments: Family<State, Gauge>,
     runs_live: Family<Status, Gauge>,
+    permission_requests_pending: Family<Agent, Gauge>,
     oldest_waiting: Seconds,
     instances_connected: Gauge,
     clock_held: Gauge,
@@ -206,6 +212,12 @@ impl Metrics {
             "How long the oldest offered run has waited for a runner (0: none waits)",
             oldest_waiting.clone(),
         );
+        let permission_requests_pending = Family::<Agent, Gauge>::default();
+        r.register(
+            "permission_requests_pending",
+            "Permission requests waiting for a person's answer, by agent",
+            permission_requests_pending.clone(),
+        );
         let instances_connected = Gauge::default();
         r.register(
             "runner_instances_connected",
@@ -237,6 +249,7 @@ impl Metrics {
             sessions,
             environments,
             runs_live,
+            permission_requests_pending,
             oldest_waiting,
             instances_connected,
             clock_held,
@@ -355,6 +368,8 @@ pub fn tick(took: Duration) {
 /// What the store holds now, as a scrape reads it.
 pub struct Snapshot {
     pub census: Census,
+    /// Permission requests waiting for a person, by agent (agents with none left out).
+    pub pending_permission_requests: Vec<(String, u64)>,
     pub instances_connected: usize,
     pub clock_held: bool,
     pub now: Millis,
@@ -378,6 +393,14 @@ pub fn render(snapshot: &Snapshot) -> String {
                 })
                 .set(*n as i64);
         }
+    }
+    m.permission_requests_pending.clear();
+    for (agent, n) in &snapshot.pending_permission_requests {
+        m.permission_requests_pending
+            .get_or_create(&Agent {
+                agent: agent.clone(),
+            })
+            .set(*n as i64);
     }
     m.runs_live.clear();
     for (status, n, _) in &census.runs {

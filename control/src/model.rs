@@ -567,6 +567,16 @@ pub struct PermissionRequest {
     pub ended_at: Option<Millis>,
 }
 
+impl PermissionRequest {
+    /// What the agent asks to do, in its words: its tool call's title.
+    pub fn asks(&self) -> &str {
+        self.request["tool_call"]["title"]
+            .as_str()
+            .filter(|t| !t.trim().is_empty())
+            .unwrap_or("a tool call")
+    }
+}
+
 /// A conversation of a message source (a Linear agent session: `control/src/sources`) and the
 /// Blaise session it is. What the source has been told is kept here, so that a restart of Blaise
 /// neither loses nor repeats it: `delivered` is the last transcript entry answered there, `outbox`

@@ -288,6 +288,8 @@ pub struct SessionSummary {
     pub environment_state: Option<EnvironmentState>,
     pub created_at: Millis,
     pub last_activity: Millis,
+    /// Permission requests of its agent that wait for a person to answer them.
+    pub pending_permission_requests: usize,
 }
 
 pub use blaise_protocol::text::bytes;
@@ -394,11 +396,25 @@ pub fn session_view(ctx: &mut Ctx, id: &str) -> Result<SessionView> {
     })
 }
 
-pub fn session_summaries(ctx: &mut Ctx) -> Result<Vec<SessionSummary>> {
+/// Every session; with `waiting_for_you`, only those whose agent waits for a person to answer
+/// a permission request.
+pub fn session_summaries(ctx: &mut Ctx, waiting_for_you: bool) -> Result<Vec<SessionSummary>> {
+    let pending = pending_by_session(ctx)?;
+    let sessions = if waiting_for_you {
+        let mut found = Vec::new();
+        for id in pending.keys() {
+            found.extend(ctx.tx.read_session(id)?);
+        }
+        found.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
+        found
+    } else {
+        ctx.tx.sessions()?
+    };
     let mut out = Vec::new();
-    for s in ctx.tx.sessions()? {
+    for s in sessions {
         let environment_state = ctx.session_environment(&s)?.map(|e| e.state);
         out.push(SessionSummary {
+            pending_permission_requests: pending.get(&s.id).map_or(0, Vec::len),
             id: s.id,
             agent: s.agent,
             state: s.state,
@@ -408,6 +424,18 @@ pub fn session_summaries(ctx: &mut Ctx) -> Result<Vec<SessionSummary>> {
         });
     }
     Ok(out)
+}
+
+/// What waits for a person: the pending permission requests of each session, the oldest first
+/// (read from the requests that wait, not from every session).
+pub fn pending_by_session(
+    ctx: &mut Ctx,
+) -> Result<std::collections::BTreeMap<String, Vec<PermissionRequest>>> {
+    let mut by_session = std::collections::BTreeMap::<String, Vec<PermissionRequest>>::new();
+    for p in ctx.tx.pending_permissions()? {
+        by_session.entry(p.session_id.clone()).or_default().push(p);
+    }
+    Ok(by_session)
 }
 
 /// A plug record no plug of its session's current chain owns: what a removed stateful plug left.

@@ -525,10 +525,15 @@ impl Tx for RecordingTx<'_> {
         self.inner.permission(run_id, request_id)
     }
     fn put_permission(&mut self, request: &PermissionRequest) -> StoreResult<()> {
+        // The session's page shows its requests: one asked, answered or ended wakes it.
+        self.touch(Topic::Session(request.session_id.clone()));
         self.inner.put_permission(request)
     }
     fn permissions(&mut self, session_id: &str) -> StoreResult<Vec<PermissionRequest>> {
         self.inner.permissions(session_id)
+    }
+    fn pending_permissions(&mut self) -> StoreResult<Vec<PermissionRequest>> {
+        self.inner.pending_permissions()
     }
     fn day_usage(&mut self, who: Spender, of: &str, day: &str) -> StoreResult<DayUsage> {
         self.inner.day_usage(who, of, day)

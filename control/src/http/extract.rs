@@ -27,6 +27,23 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
     }
 }
 
+/// A query string's parameters; an unknown or mistyped one is a 400 that names it.
+pub struct Params<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for Params<T> {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self> {
+        match axum::extract::Query::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Query(v)) => Ok(Params(v)),
+            Err(e) => Err(Error::BadRequest(format!(
+                "invalid query: {}",
+                e.body_text()
+            ))),
+        }
+    }
+}
+
 fn header_token(parts: &Parts) -> Option<String> {
     bearer(
         parts

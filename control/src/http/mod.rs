@@ -19,7 +19,7 @@ use axum::Router;
 use crate::error::{Error, Result};
 use crate::model::now;
 pub use crate::state::AppState;
-pub use extract::{AdminAuth, Body, DASHBOARD_COOKIE, RunnerAuth, is_admin};
+pub use extract::{AdminAuth, Body, DASHBOARD_COOKIE, Params, RunnerAuth, is_admin};
 
 pub fn router(state: AppState) -> Router {
     Router::new()
@@ -37,22 +37,29 @@ pub fn router(state: AppState) -> Router {
 }
 
 /// For Prometheus: the metrics of `crate::metrics`, the gauges read now in one read-only
-/// transaction. Needs no token, like `/v1/health`: it holds counts by state and kind, no names,
-/// ids or text.
+/// transaction. Needs no token, like `/v1/health`: it holds counts by state and kind (and agents'
+/// names), no ids or text.
 async fn metrics(
     axum::extract::State(state): axum::extract::State<AppState>,
 ) -> Result<axum::response::Response> {
     use axum::response::IntoResponse;
     let fresh_ms = state.cfg.connection_fresh_ms();
-    let (census, instances, now) = state
+    let (census, instances, pending, now) = state
         .read(|ctx| {
             let census = ctx.tx.census()?;
             let instances = ctx.tx.connections(ctx.now.saturating_sub(fresh_ms))?.len();
-            Ok((census, instances, ctx.now))
+            let mut pending = std::collections::BTreeMap::<String, u64>::new();
+            for (session, requests) in crate::views::pending_by_session(ctx)? {
+                if let Some(s) = ctx.tx.read_session(&session)? {
+                    *pending.entry(s.agent).or_default() += requests.len() as u64;
+                }
+            }
+            Ok((census, instances, pending, ctx.now))
         })
         .await?;
     let text = crate::metrics::render(&crate::metrics::Snapshot {
         census,
+        pending_permission_requests: pending.into_iter().collect(),
         instances_connected: instances,
         clock_held: state.clock_held.load(std::sync::atomic::Ordering::Relaxed),
         now,

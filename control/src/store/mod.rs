@@ -343,6 +343,8 @@ pub trait Tx {
     ) -> StoreResult<Option<PermissionRequest>>;
     fn put_permission(&mut self, request: &PermissionRequest) -> StoreResult<()>;
     fn permissions(&mut self, session_id: &str) -> StoreResult<Vec<PermissionRequest>>;
+    /// Every permission request that waits for a person (pending), the oldest first.
+    fn pending_permissions(&mut self) -> StoreResult<Vec<PermissionRequest>>;
 
     /// What an agent (by name) or a runner (by id) used in one day (UTC `YYYY-MM-DD`; empty
     /// when none was recorded), locked until the transaction ends where another could add to

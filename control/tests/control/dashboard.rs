@@ -856,3 +856,60 @@ async fn an_operator_drives_the_dashboard_in_a_browser() {
         }
     }
 }
+
+/// An answer from anywhere reaches an open page at once: a permission request answered with
+/// the CLI leaves the session's page (its buttons gone, the navigation's count and the title
+/// with them) within a second, as does a new request arrive on it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_from_the_cli_updates_an_open_page_within_a_second() {
+    use std::time::Duration;
+    let s = Server::start().await;
+    s.agent("a", json!({ "inactivity_ms": 600_000 })).await;
+    let r = s.runner("r", &["a"]).await;
+    let id = s.new_session("a", "clean up").await;
+    let run = r.take_started("start").await;
+    let profile = tempfile::tempdir().unwrap();
+    let mut b = crate::browser::Browser::start(profile.path()).await;
+    b.open(&format!(
+        "{}/login?token={ADMIN}&next=/sessions/{id}",
+        s.url
+    ))
+    .await;
+    // The page is open: the request arrives on it.
+    crate::waiting_for_you::ask(&r, &run, crate::waiting_for_you::removal("perm-1")).await;
+    let arrived = b
+        .until(
+            "!!document.querySelector('.permission button.answer-allow_once') && document.title.startsWith('(1) ')",
+            Duration::from_secs(5),
+        )
+        .await;
+    assert_eq!(
+        b.eval("document.querySelector('#waiting-count')?.textContent")
+            .await,
+        ", waiting for you: 1"
+    );
+    b.screenshot("waiting-for-you").await;
+    b.open(&format!("{}/", s.url)).await;
+    b.screenshot("sessions-waiting-for-you").await;
+    assert_eq!(
+        b.eval("document.querySelectorAll('#waiting-for-you tr.waiting-for-you').length")
+            .await,
+        1
+    );
+    b.open(&format!("{}/sessions/{id}", s.url)).await;
+    // Answered elsewhere.
+    ok(&s, &["session", "answer", &id, "perm-1", "allow"]);
+    let left = b
+        .until(
+            "!document.querySelector('.permission') && !document.querySelector('#waiting-count') && !document.title.startsWith('(')",
+            Duration::from_secs(5),
+        )
+        .await;
+    eprintln!(
+        "the request was on the page {arrived:?} after it was asked; gone {left:?} after the CLI answered"
+    );
+    assert!(
+        arrived < Duration::from_secs(1) && left < Duration::from_secs(1),
+        "asked: seen after {arrived:?}; answered: gone after {left:?}"
+    );
+}

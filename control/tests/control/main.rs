@@ -25,4 +25,5 @@ mod store;
 mod support;
 mod turns;
 mod usage;
+mod waiting_for_you;
 mod walkthrough;

@@ -38,5 +38,7 @@ mod support;
 mod turns;
 #[path = "../control/usage.rs"]
 mod usage;
+#[path = "../control/waiting_for_you.rs"]
+mod waiting_for_you;
 #[path = "../control/walkthrough.rs"]
 mod walkthrough;

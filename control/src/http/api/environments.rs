@@ -1,11 +1,11 @@
 //! `blaise environment retry` and the list of environments by state.
 
 use axum::Json;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
-use crate::http::{AdminAuth, AppState};
+use crate::http::{AdminAuth, AppState, Params};
 use crate::lifecycle::environment;
 use crate::model::*;
 use crate::views::{EnvironmentView, environment_view};
@@ -35,7 +35,7 @@ pub struct ListQuery {
 pub async fn list(
     State(state): State<AppState>,
     _: AdminAuth,
-    Query(q): Query<ListQuery>,
+    Params(q): Params<ListQuery>,
 ) -> Result<Json<serde_json::Value>> {
     let wanted: Vec<EnvironmentState> = match &q.state {
         Some(s) => vec![EnvironmentState::parse(s).ok_or_else(|| {

@@ -1,11 +1,11 @@
 //! Sessions: open, send, close, cancel a turn, look at them, follow the transcript.
 
 use axum::Json;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::http::{AdminAuth, AppState, Body};
+use crate::http::{AdminAuth, AppState, Body, Params};
 use crate::lifecycle::{messages, permissions};
 use crate::model::*;
 use crate::names::check_request_id_in_path;
@@ -59,8 +59,22 @@ pub async fn new(
     ))
 }
 
-pub async fn list(State(state): State<AppState>, _: AdminAuth) -> Result<Json<serde_json::Value>> {
-    let sessions: Vec<SessionSummary> = state.read(session_summaries).await?;
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ListQuery {
+    /// Only sessions whose agent waits for a person to answer a permission request.
+    #[serde(default)]
+    waiting_for_you: bool,
+}
+
+pub async fn list(
+    State(state): State<AppState>,
+    _: AdminAuth,
+    Params(query): Params<ListQuery>,
+) -> Result<Json<serde_json::Value>> {
+    let sessions: Vec<SessionSummary> = state
+        .read(|ctx| session_summaries(ctx, query.waiting_for_you))
+        .await?;
     Ok(Json(serde_json::json!({ "sessions": sessions })))
 }
 
@@ -145,7 +159,7 @@ pub async fn transcript(
     State(state): State<AppState>,
     _: AdminAuth,
     Path(id): Path<String>,
-    Query(q): Query<TranscriptQuery>,
+    Params(q): Params<TranscriptQuery>,
 ) -> Result<Json<TranscriptPage>> {
     let limit = q.limit.unwrap_or(MAX_PAGE);
     if !(1..=MAX_PAGE).contains(&limit) {

@@ -67,7 +67,8 @@ table{border-collapse:collapse;margin:.5rem 0 1rem;max-width:100%}td,th{border-b
 th{font-weight:600}.table-wrap{overflow-x:auto;max-width:100%;position:relative}
 .state{padding:.05rem .4rem;border-radius:.3rem;background:#e8e8e8;white-space:nowrap}
 .state-active,.state-running,.state-completed{background:#cdeccd}.state-paused,.state-in_progress,.state-pending{background:#dde6ff}
-.state-orphaned,.state-failed,.state-timed_out,.state-expired{background:#ffd4d4}.state-waiting{background:#fff0c2}
+.state-orphaned,.state-failed,.state-timed_out,.state-expired{background:#ffd4d4}.state-waiting{background:#fff0c2}.state-waiting_for_you{background:#ffe08a;font-weight:600}
+.count{display:inline-block;min-width:1.2em;margin-left:.3rem;padding:0 .35rem;border-radius:.6rem;background:#ffe08a;color:#1f2430;font-size:.8rem;font-weight:700;text-align:center}
 .error{color:#9b0000}.unowned{color:#9b0000;font-weight:600}.muted{color:#555}
 .notice-box{border-left:4px solid #c77c00;background:#fff8e6;padding:.4rem .8rem;margin:.6rem 0}
 .conversation{display:flex;flex-direction:column;gap:.6rem;margin:.5rem 0}
@@ -103,6 +104,8 @@ function swap(doc){
   here.innerHTML=n.innerHTML;
   here.querySelectorAll('details[id]').forEach(function(d){if(d.id in open)d.open=open[d.id];});
   local(here);});
+ var nav=doc.querySelector('header.top nav'),here=document.querySelector('header.top nav');if(nav&&here)here.innerHTML=nav.innerHTML;
+ if(doc.title)document.title=doc.title;
  var v=doc.getElementById('live');if(v)live.dataset.version=v.dataset.version;
  if(announce)announce.textContent='Updated at '+new Date().toLocaleTimeString();
 }
@@ -151,6 +154,12 @@ const SECTIONS: [(&str, &str); 4] = [
 /// A whole page: the navigation (the current section marked), `body` in `<main>`, a polite live
 /// region the script announces updates in.
 pub fn page(title: &str, body: &str) -> String {
+    page_waiting(title, body, 0)
+}
+
+/// A page whose navigation says how many sessions wait for a person (`waiting`), as its title
+/// does: `(2) Sessions · Blaise`.
+pub fn page_waiting(title: &str, body: &str, waiting: usize) -> String {
     let mut nav = String::new();
     for (path, name) in SECTIONS {
         let current = if title == name || (path == "/" && title.starts_with("Session")) {
@@ -158,13 +167,24 @@ pub fn page(title: &str, body: &str) -> String {
         } else {
             ""
         };
-        let _ = write!(nav, "<a href=\"{path}\"{current}>{name}</a>");
+        let count = if path == "/" && waiting > 0 {
+            format!(
+                " <span class=\"count\" id=\"waiting-count\" title=\"{waiting} waiting for you\"><span class=\"visually-hidden\">, waiting for you: </span>{waiting}</span>"
+            )
+        } else {
+            String::new()
+        };
+        let _ = write!(nav, "<a href=\"{path}\"{current}>{name}{count}</a>");
     }
+    let shown_title = match waiting {
+        0 => esc(title).to_string(),
+        n => format!("({n}) {}", esc(title)),
+    };
     let mut out = String::new();
     let _ = write!(
         out,
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{} · Blaise</title><link rel=\"stylesheet\" href=\"{STYLE_PATH}\"></head><body><header class=\"top\"><nav aria-label=\"Sections\">{nav}</nav><form method=\"post\" action=\"/logout\"><button type=\"submit\">Log out</button></form></header><main>{body}<p id=\"announce\" class=\"visually-hidden\" aria-live=\"polite\"></p></main><script src=\"{SCRIPT_PATH}\"></script></body></html>",
-        esc(title)
+        shown_title
     );
     out
 }

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use std::fmt::Write;
 
-use super::html::page;
+use super::html::page_waiting;
 use crate::error::Result;
 use crate::lifecycle::Ctx;
 use crate::state::AppState;
@@ -30,6 +30,8 @@ pub struct Since {
 pub struct Parts {
     pub title: String,
     pub sections: Vec<Section>,
+    /// Sessions waiting for a person's answer: the navigation's count (set by [`respond`]).
+    waiting: usize,
 }
 
 pub enum Section {
@@ -42,6 +44,7 @@ impl Parts {
         Parts {
             title: title.into(),
             sections: Vec::new(),
+            waiting: 0,
         }
     }
 
@@ -57,6 +60,7 @@ impl Parts {
 
     fn version(&self) -> String {
         let mut hash = Sha256::new();
+        hash.update(self.waiting.to_le_bytes());
         for s in &self.sections {
             if let Section::Live(id, html) = s {
                 hash.update(id.as_bytes());
@@ -77,6 +81,12 @@ pub async fn respond(
     since: Since,
     mut render: impl FnMut(&mut Ctx) -> Result<Parts>,
 ) -> Result<Response> {
+    // Every page counts the sessions waiting for a person, in its navigation and title.
+    let mut render = move |ctx: &mut Ctx| -> Result<Parts> {
+        let mut parts = render(ctx)?;
+        parts.waiting = crate::views::pending_by_session(ctx)?.len();
+        Ok(parts)
+    };
     let waits = topic.is_some();
     let whole = |p: Parts| {
         let mut body = format!(
@@ -92,7 +102,7 @@ pub async fn respond(
                 }
             }
         }
-        Html(page(&p.title, &body)).into_response()
+        Html(page_waiting(&p.title, &body, p.waiting)).into_response()
     };
     let Some(seen) = since.since else {
         return Ok(whole(app.read(&mut render).await?));

@@ -3,6 +3,7 @@
 //! runner, found by id or by their first message, newest first, a page at a time. It follows the
 //! store every few seconds.
 
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use axum::extract::{Query, State};
@@ -15,9 +16,12 @@ use super::html::{esc, state, time};
 use super::live::{self, Parts, Since};
 use crate::error::Result;
 use crate::lifecycle::Ctx;
-use crate::model::{EnvironmentState, SessionState};
+use crate::model::{EnvironmentState, PermissionRequest, SessionState};
 use crate::state::AppState;
-use crate::views::{environment_view, unowned_records, waiting_sessions};
+use crate::views::{environment_view, pending_by_session, unowned_records, waiting_sessions};
+
+/// The state filter (and badge) of sessions whose agent waits for a person's answer.
+const FOR_YOU: &str = "waiting_for_you";
 
 /// Sessions on one page of the list.
 pub const PAGE: usize = 50;
@@ -95,9 +99,10 @@ fn percent(v: &str) -> String {
 fn render(ctx: &mut Ctx, f: &Filter) -> Result<Parts> {
     let agents = ctx.tx.agents()?;
     let waiting = waiting_sessions(ctx)?;
+    let pending = pending_by_session(ctx)?;
     let mut parts = Parts::new("Sessions");
     parts.fixed("<h1>Sessions</h1>");
-    parts.live("attention", attention(ctx, &waiting)?);
+    parts.live("attention", attention(ctx, &waiting, &pending)?);
 
     // The form to start one: fixed, so what is typed survives the page's updates.
     let mut form = String::from(
@@ -116,13 +121,20 @@ fn render(ctx: &mut Ctx, f: &Filter) -> Result<Parts> {
     let mut filters = String::from(
         "<form method=\"get\" action=\"/\" id=\"filters\" role=\"search\"><label>State <select name=\"state\"><option value=\"\">any</option>",
     );
-    for s in std::iter::once("waiting").chain(SessionState::ALL.iter().map(|s| s.as_str())) {
+    for s in [FOR_YOU, "waiting"]
+        .into_iter()
+        .chain(SessionState::ALL.iter().map(|s| s.as_str()))
+    {
         let selected = if f.state.as_deref() == Some(s) {
             " selected"
         } else {
             ""
         };
-        let _ = write!(filters, "<option{selected}>{s}</option>");
+        let _ = write!(
+            filters,
+            "<option value=\"{s}\"{selected}>{}</option>",
+            s.replace('_', " ")
+        );
     }
     filters.push_str(
         "</select></label><label>Agent <select name=\"agent\"><option value=\"\">any</option>",
@@ -163,6 +175,7 @@ fn render(ctx: &mut Ctx, f: &Filter) -> Result<Parts> {
         .filter(|s| match f.state.as_deref() {
             None => true,
             Some("waiting") => waiting_ids.contains(s.id.as_str()) && !s.state.is_ended(),
+            Some(FOR_YOU) => pending.contains_key(&s.id),
             Some(state) => s.state.as_str() == state,
         })
         .filter(|s| f.agent.as_ref().is_none_or(|a| *a == s.agent))
@@ -204,7 +217,9 @@ fn render(ctx: &mut Ctx, f: &Filter) -> Result<Parts> {
     for s in sessions.iter().skip((page - 1) * PAGE).take(PAGE) {
         let environment = ctx.session_environment(s)?.map(|e| e.state);
         let first = title(&first_message(ctx, &s.id)?);
-        let shown = if waiting_ids.contains(s.id.as_str()) && !s.state.is_ended() {
+        let shown = if pending.contains_key(&s.id) {
+            FOR_YOU
+        } else if waiting_ids.contains(s.id.as_str()) && !s.state.is_ended() {
             "waiting"
         } else {
             s.state.as_str()
@@ -282,8 +297,29 @@ fn title(text: &str) -> String {
 fn attention(
     ctx: &mut Ctx,
     waiting: &[(String, crate::lifecycle::waiting::WaitingView)],
+    pending: &BTreeMap<String, Vec<PermissionRequest>>,
 ) -> Result<String> {
     let mut out = String::new();
+    if !pending.is_empty() {
+        out.push_str("<section id=\"waiting-for-you\"><h2>Waiting for you</h2><p>Their agents asked permission and wait for an answer.</p><div class=\"table-wrap\"><table><tr><th scope=\"col\">Session</th><th scope=\"col\">The agent asks</th><th scope=\"col\">Since</th></tr>");
+        let mut oldest_first: Vec<_> = pending.iter().collect();
+        oldest_first.sort_by_key(|(_, requests)| requests[0].created_at);
+        for (session_id, requests) in oldest_first {
+            let more = match requests.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            let _ = write!(
+                out,
+                "<tr class=\"waiting-for-you\" data-session=\"{0}\"><td><a href=\"/sessions/{0}\"><code>{0}</code></a></td><td>{1}{2}</td><td>{3}</td></tr>",
+                esc(session_id),
+                esc(requests[0].asks()),
+                esc(&more),
+                time(requests[0].created_at)
+            );
+        }
+        out.push_str("</table></div></section>");
+    }
     if !waiting.is_empty() {
         out.push_str("<section id=\"waiting\"><h2>Waiting for a runner</h2><div class=\"table-wrap\"><table><tr><th scope=\"col\">Session</th><th scope=\"col\">Why</th><th scope=\"col\">Since</th><th scope=\"col\">Fails</th></tr>");
         for (session_id, w) in waiting {

@@ -46,6 +46,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("turns.sql"),
     include_str!("usage.sql"),
     include_str!("runner_usage.sql"),
+    include_str!("pending.sql"),
 ];
 
 /// Any number, the same in every instance: the advisory lock migrations run under, so two
@@ -1205,19 +1206,28 @@ impl Tx for PostgresTx<'_> {
 
     fn put_permission(&mut self, p: &PermissionRequest) -> StoreResult<()> {
         self.exec(
-            "INSERT INTO permissions (run_id, request_id, session_id, created_at, data)
-             VALUES ($1, $2, $3, $4, $5)
+            "INSERT INTO permissions (run_id, request_id, session_id, created_at, data, pending)
+             VALUES ($1, $2, $3, $4, $5, $6)
              ON CONFLICT (run_id, request_id) DO UPDATE SET session_id = EXCLUDED.session_id,
-               created_at = EXCLUDED.created_at, data = EXCLUDED.data",
+               created_at = EXCLUDED.created_at, data = EXCLUDED.data,
+               pending = EXCLUDED.pending",
             &[
                 &p.run_id,
                 &p.request_id,
                 &p.session_id,
                 &p.created_at,
                 &to_json(p)?,
+                &(p.state == PermissionState::Pending),
             ],
         )?;
         Ok(())
+    }
+
+    fn pending_permissions(&mut self) -> StoreResult<Vec<PermissionRequest>> {
+        self.many(
+            "SELECT data FROM permissions WHERE pending ORDER BY created_at, n",
+            &[],
+        )
     }
 
     fn permissions(&mut self, session_id: &str) -> StoreResult<Vec<PermissionRequest>> {

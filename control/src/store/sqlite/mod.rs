@@ -28,6 +28,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("turns.sql"),
     include_str!("usage.sql"),
     include_str!("runner_usage.sql"),
+    include_str!("pending.sql"),
 ];
 
 /// `seq IS NOT NULL` is what lets SQLite read `transcript_by_run` (a partial index): without
@@ -877,8 +878,22 @@ impl Tx for SqliteTx<'_> {
 
     fn put_permission(&mut self, p: &PermissionRequest) -> StoreResult<()> {
         self.exec(
-            "INSERT OR REPLACE INTO permissions (run_id, request_id, session_id, created_at, data) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![p.run_id, p.request_id, p.session_id, p.created_at, to_json(p)?],
+            "INSERT OR REPLACE INTO permissions (run_id, request_id, session_id, created_at, data, pending) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                p.run_id,
+                p.request_id,
+                p.session_id,
+                p.created_at,
+                to_json(p)?,
+                p.state == PermissionState::Pending
+            ],
+        )
+    }
+
+    fn pending_permissions(&mut self) -> StoreResult<Vec<PermissionRequest>> {
+        self.many(
+            "SELECT data FROM permissions WHERE pending = 1 ORDER BY created_at, rowid",
+            [],
         )
     }
 

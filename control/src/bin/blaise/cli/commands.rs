@@ -296,8 +296,17 @@ pub async fn client_command(
                 session["state"].as_str().unwrap_or_default()
             )?;
         }
-        Command::Session(SessionCommand::List { json }) => {
-            let list = client.get("/v1/sessions").await?;
+        Command::Session(SessionCommand::List {
+            waiting_for_you,
+            json,
+        }) => {
+            let list = client
+                .get(if waiting_for_you {
+                    "/v1/sessions?waiting_for_you=true"
+                } else {
+                    "/v1/sessions"
+                })
+                .await?;
             if json {
                 json_out(&list["sessions"], out)?;
             } else {

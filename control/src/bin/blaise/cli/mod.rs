@@ -411,8 +411,12 @@ pub enum SessionCommand {
         /// The session's id (`ses_…`, as `session new` and `session list` print it).
         id: String,
     },
-    /// Lists the sessions, the latest first.
+    /// Lists the sessions, the latest first; a session whose agent waits for a person to
+    /// answer its permission request shows as `waiting for you`.
     List {
+        /// Only the sessions waiting for you (`session answer` answers them).
+        #[arg(long)]
+        waiting_for_you: bool,
         /// Print JSON (times in milliseconds since the epoch) for scripts.
         #[arg(long)]
         json: bool,

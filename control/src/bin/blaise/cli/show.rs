@@ -31,16 +31,20 @@ fn strings(v: &Value) -> String {
 pub fn sessions(list_: &Value, now: i64, out: Out) -> Result<()> {
     writeln!(
         out,
-        "{:<22} {:<16} {:<10} {:<13} {:<28} LAST ACTIVITY",
+        "{:<22} {:<16} {:<15} {:<13} {:<28} LAST ACTIVITY",
         "ID", "AGENT", "STATE", "ENVIRONMENT", "CREATED"
     )?;
     for s in list(list_, "sessions") {
+        let state = match s["pending_permission_requests"].as_u64() {
+            Some(1..) => "waiting for you".to_string(),
+            _ => text(&s["state"]),
+        };
         writeln!(
             out,
-            "{:<22} {:<16} {:<10} {:<13} {:<28} {}",
+            "{:<22} {:<16} {:<15} {:<13} {:<28} {}",
             text(&s["id"]),
             text(&s["agent"]),
-            text(&s["state"]),
+            state,
             text(&s["environment_state"]),
             when(&s["created_at"], now),
             when(&s["last_activity"], now),

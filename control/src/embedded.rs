@@ -69,7 +69,7 @@ impl Embedded {
         let admin_token = new_token("bla_");
         let state = AppState::new(Arc::new(store), cfg).with_sources(sources);
         state
-            .write(|ctx| Ok(ctx.tx.set_admin_token_hash(&hash_token(&admin_token))?))
+            .write(|ctx| crate::lifecycle::logins::set_admin_token(ctx, &hash_token(&admin_token)))
             .await?;
         let listen_error = |source| EmbeddedError::Listen {
             addr: listen,

@@ -283,6 +283,20 @@ impl Session {
     }
 }
 
+/// A person logged in to the dashboard: their cookie's id (kept hashed), who they are, when the
+/// login ends, and the token every form they send must carry (CSRF).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Login {
+    /// sha256 of the cookie's id, hex. The id itself is never stored.
+    pub id_hash: String,
+    /// Who logged in: `admin` (the admin token).
+    pub who: String,
+    pub created_at: Millis,
+    pub expires_at: Millis,
+    /// Sent in every form of the pages this login sees, and checked on every form it posts.
+    pub csrf: String,
+}
+
 /// Who spends: the sessions of an agent (its daily budget holds them), or the runs of a
 /// runner (so that an operator sees what each machine's work costs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

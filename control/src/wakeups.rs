@@ -309,6 +309,18 @@ impl Tx for RecordingTx<'_> {
     fn set_admin_token_hash(&mut self, hash: &str) -> StoreResult<()> {
         self.inner.set_admin_token_hash(hash)
     }
+    fn login(&mut self, id_hash: &str) -> StoreResult<Option<Login>> {
+        self.inner.login(id_hash)
+    }
+    fn put_login(&mut self, login: &Login) -> StoreResult<()> {
+        self.inner.put_login(login)
+    }
+    fn delete_login(&mut self, id_hash: &str) -> StoreResult<()> {
+        self.inner.delete_login(id_hash)
+    }
+    fn end_logins(&mut self, expiring_before: Millis) -> StoreResult<u64> {
+        self.inner.end_logins(expiring_before)
+    }
     fn agent(&mut self, name: &str) -> StoreResult<Option<Agent>> {
         self.inner.agent(name)
     }

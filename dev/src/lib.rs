@@ -5,6 +5,7 @@
 //! runs (the plugs, the script agent) is built with cargo on first use.
 
 use std::net::SocketAddr;
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -64,7 +65,7 @@ pub async fn run(
         .map_err(control)?;
     let token = embedded.runner_token("dev").map_err(control)?;
     println!(
-        "Blaise dashboard: {}/login?token={}",
+        "Blaise dashboard: {}/  (log in with the admin token {})",
         embedded.url, embedded.admin_token
     );
     println!(
@@ -116,7 +117,11 @@ pub async fn run(
 /// The data directory, made absolute, and the runner's blaise.yml: the
 /// given one, or one written there (with what it holds, for the terminal).
 fn prepare(data_dir: &Path, config: Option<PathBuf>) -> Result<(PathBuf, PathBuf, Option<String>)> {
-    std::fs::create_dir_all(data_dir)?;
+    // It holds the database (every transcript) and the runner's state: its owner's only.
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(data_dir)?;
     let data_dir = data_dir.canonicalize()?;
     Ok(match config {
         Some(config) => (data_dir, config, None),

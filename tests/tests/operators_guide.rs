@@ -200,7 +200,7 @@ async fn the_operators_guide_runs_as_written() {
         );
     }
     assert!(
-        stdout.contains("/login?token="),
+        stdout.contains("Blaise dashboard: http://") && !stdout.contains("/login?token="),
         "the dashboard's address\n{said}"
     );
     // The key reached the model and nothing else: not the database, not a log.

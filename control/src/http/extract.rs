@@ -7,7 +7,7 @@ use serde::de::DeserializeOwned;
 
 use crate::auth::{bearer, hash_token};
 use crate::error::{Error, Result};
-use crate::model::Runner;
+use crate::model::{Login, Runner};
 use crate::state::AppState;
 
 /// A JSON body; malformed or mistyped JSON is a 400 that says what is wrong.
@@ -44,7 +44,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for Params<T> {
     }
 }
 
-fn header_token(parts: &Parts) -> Option<String> {
+pub(crate) fn header_token(parts: &Parts) -> Option<String> {
     bearer(
         parts
             .headers
@@ -79,16 +79,32 @@ impl FromRequestParts<AppState> for RunnerAuth {
     }
 }
 
-/// The cookie the dashboard keeps the admin token in.
-pub const DASHBOARD_COOKIE: &str = "blaise_token";
+/// The dashboard's cookie: the id of a login (`lifecycle::logins`), never a token.
+pub const DASHBOARD_COOKIE: &str = "blaise_session";
 
-fn cookie_token(parts: &Parts) -> Option<String> {
-    let cookies = parts.headers.get("cookie")?.to_str().ok()?;
+/// The dashboard cookie's value in `headers`, if the request carries one.
+pub fn cookie_login_id(headers: &axum::http::HeaderMap) -> Option<String> {
+    let cookies = headers.get("cookie")?.to_str().ok()?;
     cookies.split(';').find_map(|c| {
         c.trim()
-            .strip_prefix(&format!("{DASHBOARD_COOKIE}="))
+            .strip_prefix(DASHBOARD_COOKIE)
+            .and_then(|rest| rest.strip_prefix('='))
+            .filter(|id| !id.is_empty())
             .map(str::to_string)
     })
+}
+
+/// The login the request's dashboard cookie names, if it has not ended.
+pub async fn cookie_login(
+    state: &AppState,
+    headers: &axum::http::HeaderMap,
+) -> Result<Option<Login>> {
+    let Some(id) = cookie_login_id(headers) else {
+        return Ok(None);
+    };
+    state
+        .read_one(move |ctx| crate::lifecycle::logins::of_cookie(ctx, &id))
+        .await
 }
 
 pub async fn is_admin(state: &AppState, token: &str) -> Result<bool> {
@@ -105,7 +121,7 @@ pub async fn is_admin(state: &AppState, token: &str) -> Result<bool> {
 /// of this host (a dev server an agent started) is the same *site*. Browsers
 /// say where a request comes from (`Sec-Fetch-Site`, and `Origin` on every
 /// cross-origin POST); a client that says neither is not a browser page.
-fn same_origin(parts: &Parts) -> bool {
+pub(crate) fn same_origin(parts: &Parts) -> bool {
     if parts.method.is_safe() {
         return true;
     }
@@ -124,34 +140,32 @@ fn same_origin(parts: &Parts) -> bool {
     origin_host.is_some() && origin_host == host.map(|h| h.as_bytes())
 }
 
-/// A request with the admin token (header, or the dashboard's cookie).
+/// A request with the admin token (`Authorization: Bearer`), or from a person logged in to the
+/// dashboard (its cookie) on one of its own pages.
 pub struct AdminAuth;
 
 impl FromRequestParts<AppState> for AdminAuth {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self> {
-        let token = match header_token(parts) {
-            Some(token) => token,
-            None => {
-                let token = cookie_token(parts).ok_or_else(|| {
-                    Error::Unauthorized(
-                        "the admin token is required (Authorization: Bearer $BLAISE_TOKEN)".into(),
-                    )
-                })?;
-                if !same_origin(parts) {
-                    return Err(Error::Forbidden(
-                        "a change made with the dashboard's cookie must come from the dashboard's own pages"
-                            .into(),
-                    ));
-                }
-                token
-            }
-        };
-        if is_admin(state, &token).await? {
-            Ok(AdminAuth)
-        } else {
-            Err(Error::Unauthorized("wrong admin token".into()))
+        if let Some(token) = header_token(parts) {
+            return if is_admin(state, &token).await? {
+                Ok(AdminAuth)
+            } else {
+                Err(Error::Unauthorized("wrong admin token".into()))
+            };
         }
+        if cookie_login(state, &parts.headers).await?.is_none() {
+            return Err(Error::Unauthorized(
+                "the admin token is required (Authorization: Bearer $BLAISE_TOKEN)".into(),
+            ));
+        }
+        if !same_origin(parts) {
+            return Err(Error::Forbidden(
+                "a change made with the dashboard's cookie must come from the dashboard's own pages"
+                    .into(),
+            ));
+        }
+        Ok(AdminAuth)
     }
 }

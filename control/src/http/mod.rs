@@ -25,7 +25,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .merge(runner::routes())
         .merge(api::routes())
-        .merge(dashboard::routes())
+        .merge(dashboard::routes(state.clone()))
         .route(
             "/v1/sources/linear/{app}",
             axum::routing::post(sources::linear),

@@ -12,6 +12,7 @@ pub mod agents;
 pub mod close;
 pub mod egress;
 pub mod environment;
+pub mod logins;
 pub mod messages;
 pub mod offers;
 pub mod permissions;

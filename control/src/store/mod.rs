@@ -208,6 +208,13 @@ pub trait Tx {
     fn admin_token_hash(&mut self) -> StoreResult<Option<String>>;
     fn set_admin_token_hash(&mut self, hash: &str) -> StoreResult<()>;
 
+    /// A dashboard login by its id's hash (expired or not: the caller looks).
+    fn login(&mut self, id_hash: &str) -> StoreResult<Option<Login>>;
+    fn put_login(&mut self, login: &Login) -> StoreResult<()>;
+    fn delete_login(&mut self, id_hash: &str) -> StoreResult<()>;
+    /// Ends the logins that expire before `at` (`Millis::MAX`: every one).
+    fn end_logins(&mut self, expiring_before: Millis) -> StoreResult<u64>;
+
     fn agent(&mut self, name: &str) -> StoreResult<Option<Agent>>;
     fn put_agent(&mut self, agent: &Agent) -> StoreResult<()>;
     fn agents(&mut self) -> StoreResult<Vec<Agent>>;

@@ -139,6 +139,33 @@ impl Browser {
         self.settle().await;
     }
 
+    /// Logs in to the dashboard at `base` as a person does: the admin token typed into the login
+    /// page's form (the cookie stays with this browser); lands on `next`, a path.
+    pub async fn log_in(&mut self, base: &str, token: &str, next: &str) {
+        let next: String = next
+            .bytes()
+            .map(|b| match b {
+                b'&' | b'?' | b'#' | b'%' | b'=' | b'+' => format!("%{b:02X}"),
+                _ => (b as char).to_string(),
+            })
+            .collect();
+        self.open(&format!("{base}/login?next={next}")).await;
+        self.navigates(&format!(
+            "document.querySelector('#login input[name=token]').value = {token:?};
+             document.querySelector('#login').requestSubmit()"
+        ))
+        .await;
+    }
+
+    /// The page's markup as it stands (after its script ran).
+    pub async fn dom(&mut self) -> String {
+        self.eval("document.documentElement.outerHTML")
+            .await
+            .as_str()
+            .expect("a document")
+            .to_owned()
+    }
+
     /// Waits until the page (after a navigation or a form's submit) is loaded.
     pub async fn settle(&mut self) {
         tokio::time::sleep(Duration::from_millis(50)).await;

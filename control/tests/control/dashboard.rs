@@ -1,41 +1,11 @@
 //! The dashboard, rendered by headless Chromium (Debian's `chromium`): its DOM after the page's
 //! script ran, not only the HTML the server sent.
 
-use std::path::Path;
-
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
 use crate::failures::paused_session;
 use crate::support::*;
-
-use crate::browser::CHROMIUM;
-
-/// The DOM Chromium builds for `url` (`--dump-dom`).
-async fn dump_dom(url: &str, profile: &Path) -> String {
-    assert!(
-        Path::new(CHROMIUM).exists(),
-        "{CHROMIUM} is missing: the dashboard test needs headless Chromium; run control/ci-setup.sh (as root) first"
-    );
-    let out = tokio::time::timeout(
-        std::time::Duration::from_secs(60),
-        tokio::process::Command::new(CHROMIUM)
-            .args(crate::browser::HEADLESS)
-            .arg(format!("--user-data-dir={}", profile.display()))
-            .args(["--dump-dom", url])
-            .kill_on_drop(true)
-            .output(),
-    )
-    .await
-    .expect("chromium did not finish within 60s")
-    .expect("cannot run chromium");
-    assert!(
-        out.status.success(),
-        "chromium failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
 
 /// The text between `start` and the next `end` after it.
 fn section<'a>(dom: &'a str, start: &str, end: &str) -> &'a str {
@@ -96,13 +66,16 @@ async fn the_dashboard_renders_sessions_orphans_and_records_in_chromium() {
     .await;
 
     let profile = tempfile::tempdir().unwrap();
-    // Without the token: the login page.
-    let dom = dump_dom(&format!("{}/", s.url), profile.path()).await;
+    let mut b = crate::browser::Browser::start(profile.path()).await;
+    // Without logging in: the login page.
+    b.open(&format!("{}/", s.url)).await;
+    let dom = b.dom().await;
     assert!(dom.contains("<h1>Log in"), "{dom}");
     assert!(!dom.contains(&live));
 
     // The sessions, with their states, and the orphaned environment with its error and button.
-    let dom = dump_dom(&format!("{}/login?token={ADMIN}", s.url), profile.path()).await;
+    b.log_in(&s.url, ADMIN, "/").await;
+    let dom = b.dom().await;
     let live_row = section(&dom, &format!("data-session=\"{live}\""), "</tr>");
     assert!(live_row.contains("state-active"), "{live_row}");
     let orphan_row = section(&dom, &format!("data-session=\"{orphan}\""), "</tr>");
@@ -131,11 +104,8 @@ async fn the_dashboard_renders_sessions_orphans_and_records_in_chromium() {
     );
 
     // The session view: transcript, runs, environment, plug records with "owned by nothing".
-    let dom = dump_dom(
-        &format!("{}/login?token={ADMIN}&next=/sessions/{live}", s.url),
-        profile.path(),
-    )
-    .await;
+    b.open(&format!("{}/sessions/{live}", s.url)).await;
+    let dom = b.dom().await;
     let transcript = section(&dom, "id=\"transcript\"", "id=\"send\"");
     assert!(
         transcript.contains("refactor the parser")
@@ -173,11 +143,8 @@ async fn the_dashboard_renders_sessions_orphans_and_records_in_chromium() {
 
     // The orphaned session's view shows the last error and the button; pressing it (the form's
     // POST, with the dashboard's cookie) offers a teardown run again.
-    let dom = dump_dom(
-        &format!("{}/login?token={ADMIN}&next=/sessions/{orphan}", s.url),
-        profile.path(),
-    )
-    .await;
+    b.open(&format!("{}/sessions/{orphan}", s.url)).await;
+    let dom = b.dom().await;
     let environment = section(&dom, "id=\"environment\"", "</table>");
     assert!(
         environment.contains("state-orphaned") && environment.contains("permission denied"),
@@ -188,33 +155,23 @@ async fn the_dashboard_renders_sessions_orphans_and_records_in_chromium() {
         !dom.contains("id=\"send\""),
         "an ended session has no message form"
     );
-    let no_redirects = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    let pressed = no_redirects
-        .post(format!("{}/environments/{env}/retry", s.url))
-        .header("cookie", format!("blaise_token={ADMIN}"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(pressed.status(), StatusCode::SEE_OTHER);
-    assert_eq!(
-        pressed.headers()["location"],
-        format!("/sessions/{orphan}").as_str()
-    );
-    let forged = no_redirects
+    let forged = reqwest::Client::new()
         .post(format!("{}/environments/{env}/retry", s.url))
         .send()
         .await
         .unwrap();
     assert_eq!(forged.status(), StatusCode::UNAUTHORIZED);
-    r.take("teardown").await.ok("torn_down", json!({})).await;
-    let dom = dump_dom(
-        &format!("{}/login?token={ADMIN}&next=/sessions/{orphan}", s.url),
-        profile.path(),
-    )
+    b.navigates(&format!(
+        "document.querySelector('form[action=\"/environments/{env}/retry\"]').submit()"
+    ))
     .await;
+    assert_eq!(
+        b.eval("location.pathname").await,
+        format!("/sessions/{orphan}").as_str()
+    );
+    r.take("teardown").await.ok("torn_down", json!({})).await;
+    b.open(&format!("{}/sessions/{orphan}", s.url)).await;
+    let dom = b.dom().await;
     assert!(section(&dom, "id=\"environment\"", "</table>").contains("state-torn_down"));
 }
 
@@ -226,20 +183,13 @@ async fn the_dashboard_sends_closes_and_shows_errors() {
     s.agent("a", json!({ "inactivity_ms": 100, "idle_policy": "pause" }))
         .await;
     let r = s.runner("r", &["a"]).await;
-    let web = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    let cookie = format!("blaise_token={ADMIN}");
+    let login = s.web_login().await;
+    let web = login.web.clone();
+    let cookie = login.cookie.clone();
     let post = |path: String, form: Vec<(&'static str, &'static str)>| {
-        let req = web
-            .post(format!("{}{path}", s.url))
-            .header("cookie", cookie.clone())
-            .form(&form);
-        async move {
-            let resp = req.send().await.unwrap();
-            (resp.status(), resp.text().await.unwrap())
-        }
+        let login = &login;
+        let url = s.url.clone();
+        async move { login.post(&url, &path, &form).await }
     };
 
     // An environment whose teardown failed for good, on a session that still wants an answer.
@@ -350,12 +300,31 @@ async fn the_dashboard_sends_closes_and_shows_errors() {
             .post(format!("{}/sessions/{live}/messages", s.url))
             .header("cookie", cookie.clone())
             .header(name, value)
-            .form(&[("text", "more")])
+            .form(&[("text", "more"), ("csrf", login.csrf.as_str())])
             .send()
             .await
             .unwrap();
         assert_eq!(resp.status(), StatusCode::CONFLICT, "{name}: {value}");
     }
+    // A form without the login's CSRF token, or with another's, changes nothing, even from the
+    // dashboard's own origin.
+    let other = s.web_login().await;
+    for csrf in [None, Some(other.csrf.as_str()), Some("")] {
+        let mut form = vec![("text", "forged")];
+        form.extend(csrf.map(|c| ("csrf", c)));
+        let resp = web
+            .post(format!("{}/sessions/{id}/messages", s.url))
+            .header("cookie", cookie.clone())
+            .header("sec-fetch-site", "same-origin")
+            .form(&form)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::FORBIDDEN, "csrf {csrf:?}");
+        assert!(resp.text().await.unwrap().contains("nothing was changed"));
+    }
+    let transcript = serde_json::Value::from(s.transcript(&id).await).to_string();
+    assert!(!transcript.contains("forged"), "{transcript}");
 }
 
 /// Logging in with the login page's form sets the cookie; a wrong token does not.
@@ -410,6 +379,52 @@ async fn the_login_form_sets_the_dashboard_cookie() {
         .unwrap();
     assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
     assert!(resp.headers().get("set-cookie").is_none());
+
+    // The cookie is not the token: a login's random id, ending after 12 hours.
+    let id = cookie.split(';').next().unwrap();
+    assert!(id.starts_with("blaise_session=bls_"), "{cookie}");
+    assert!(!cookie.contains(ADMIN), "{cookie}");
+    assert!(cookie.contains("Max-Age=43200"), "{cookie}");
+    // The old cookie, the token itself, is no login.
+    let page = web
+        .get(format!("{}/", s.url))
+        .header("cookie", format!("blaise_token={ADMIN}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), StatusCode::UNAUTHORIZED);
+    // A token in a link logs nobody in, and says why.
+    let resp = web
+        .get(format!("{}/login?token={ADMIN}&next=/agents", s.url))
+        .send()
+        .await
+        .unwrap();
+    assert!(resp.headers().get("set-cookie").is_none());
+    let text = resp.text().await.unwrap();
+    assert!(
+        text.contains("A token in a link stays in browser and shell history: nobody was logged in")
+            && text.contains("name=\"next\" value=\"/agents\""),
+        "{text}"
+    );
+    // Logging out ends the login: its cookie no longer opens a page, sent again or not.
+    let login = s.web_login().await;
+    let (status, _) = login.post(&s.url, "/logout", &[]).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let page = web
+        .get(format!("{}/", s.url))
+        .header("cookie", &login.cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), StatusCode::UNAUTHORIZED);
+    // The other login goes on.
+    let page = web
+        .get(format!("{}/", s.url))
+        .header("cookie", id)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), StatusCode::OK);
 }
 
 /// What the agent did, as the dashboard shows it in Chromium: a tool call
@@ -467,11 +482,9 @@ async fn the_dashboard_shows_what_the_agent_did_and_answers_its_permission_reque
     assert_eq!(status, StatusCode::OK);
 
     let profile = tempfile::tempdir().unwrap();
-    let dom = dump_dom(
-        &format!("{}/login?token={ADMIN}&next=/sessions/{id}", s.url),
-        profile.path(),
-    )
-    .await;
+    let mut b = crate::browser::Browser::start(profile.path()).await;
+    b.log_in(&s.url, ADMIN, &format!("/sessions/{id}")).await;
+    let dom = b.dom().await;
     let transcript = section(&dom, "id=\"transcript\"", "id=\"send\"");
     assert_eq!(
         transcript.matches("class=\"tool ").count(),
@@ -514,18 +527,16 @@ async fn the_dashboard_shows_what_the_agent_did_and_answers_its_permission_reque
         "{refused}"
     );
     // The button's form answers it.
-    let web = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    let resp = web
-        .post(format!("{}/sessions/{id}/permissions/perm-1/answer", s.url))
-        .header("cookie", format!("blaise_token={ADMIN}"))
-        .form(&[("option_id", "option-2")])
-        .send()
+    let (status, _) = s
+        .web_login()
         .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+        .post(
+            &s.url,
+            &format!("/sessions/{id}/permissions/perm-1/answer"),
+            &[("option_id", "option-2")],
+        )
+        .await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
     assert_eq!(
         run.wait_directive("permission_answer").await["option_id"],
         "option-2"
@@ -569,8 +580,7 @@ async fn an_operator_drives_the_dashboard_in_a_browser() {
     let r = s.runner("r", &["a"]).await;
     let profile = tempfile::tempdir().unwrap();
     let mut b = crate::browser::Browser::start(profile.path()).await;
-    b.open(&format!("{}/login?token={ADMIN}&next=/", s.url))
-        .await;
+    b.log_in(&s.url, ADMIN, "/").await;
     assert_eq!(
         b.eval("document.querySelector('h1').textContent").await,
         "Sessions"
@@ -870,11 +880,7 @@ async fn an_answer_from_the_cli_updates_an_open_page_within_a_second() {
     let run = r.take_started("start").await;
     let profile = tempfile::tempdir().unwrap();
     let mut b = crate::browser::Browser::start(profile.path()).await;
-    b.open(&format!(
-        "{}/login?token={ADMIN}&next=/sessions/{id}",
-        s.url
-    ))
-    .await;
+    b.log_in(&s.url, ADMIN, &format!("/sessions/{id}")).await;
     // The page is open: the request arrives on it.
     crate::waiting_for_you::ask(&r, &run, crate::waiting_for_you::removal("perm-1")).await;
     let arrived = b

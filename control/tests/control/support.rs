@@ -130,13 +130,47 @@ impl Server {
     pub async fn page(&self, path: &str) -> String {
         self.http
             .get(format!("{}{path}", self.url))
-            .header("cookie", format!("blaise_token={ADMIN}"))
+            .bearer_auth(ADMIN)
             .send()
             .await
             .unwrap()
             .text()
             .await
             .unwrap()
+    }
+
+    /// Logs in to the dashboard as a browser does (the login form's POST): the cookie it gets,
+    /// and the CSRF token the pages then put in their forms.
+    pub async fn web_login(&self) -> WebLogin {
+        let web = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap();
+        let resp = web
+            .post(format!("{}/login", self.url))
+            .form(&[("token", ADMIN)])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+        let set = resp.headers()["set-cookie"].to_str().unwrap();
+        let cookie = set.split(';').next().unwrap().to_owned();
+        let page = web
+            .get(format!("{}/", self.url))
+            .header("cookie", &cookie)
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        let csrf = page
+            .split("name=\"csrf\" value=\"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .expect("the page's forms carry the login's CSRF token")
+            .to_owned();
+        WebLogin { web, cookie, csrf }
     }
 
     /// Stops this server (its clock and pump with it) and starts another on the same store, as a
@@ -621,4 +655,37 @@ pub fn ok(s: &Server, args: &[&str]) -> String {
     let (success, out, err) = blaise(s, args);
     assert!(success, "blaise {args:?} failed: {err}");
     out
+}
+
+/// A person logged in to the dashboard, as their browser holds it.
+pub struct WebLogin {
+    /// A client that does not follow redirects (a form's answer is a 303).
+    pub web: reqwest::Client,
+    /// `blaise_session=…`, to send as the `cookie` header.
+    pub cookie: String,
+    /// What the pages' forms carry in their `csrf` field.
+    pub csrf: String,
+}
+
+impl WebLogin {
+    /// Posts a dashboard form at `path` with `fields` and the login's CSRF token: the status and
+    /// the page answered.
+    pub async fn post(
+        &self,
+        url: &str,
+        path: &str,
+        fields: &[(&str, &str)],
+    ) -> (StatusCode, String) {
+        let mut form: Vec<(&str, &str)> = fields.to_vec();
+        form.push(("csrf", &self.csrf));
+        let resp = self
+            .web
+            .post(format!("{url}{path}"))
+            .header("cookie", &self.cookie)
+            .form(&form)
+            .send()
+            .await
+            .unwrap();
+        (resp.status(), resp.text().await.unwrap())
+    }
 }

@@ -177,20 +177,13 @@ async fn a_session_past_its_budget_is_stopped_until_its_budget_is_raised() {
         "{said}"
     );
     // The dashboard's form: a bad amount is said, a good one set (and said in the transcript).
-    let web = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    let form = |amount: &'static str| {
-        web.post(format!("{}/sessions/{id}/budget", s.url))
-            .header("cookie", format!("blaise_token={ADMIN}"))
-            .form(&[("amount", amount)])
-            .send()
-    };
-    let refused = form("lots").await.unwrap();
-    assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
-    assert!(refused.text().await.unwrap().contains("is not an amount"));
-    assert_eq!(form("2").await.unwrap().status(), StatusCode::SEE_OTHER);
+    let login = s.web_login().await;
+    let path = format!("/sessions/{id}/budget");
+    let (status, page) = login.post(&s.url, &path, &[("amount", "lots")]).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(page.contains("is not an amount"));
+    let (status, _) = login.post(&s.url, &path, &[("amount", "2")]).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
     assert_eq!(s.show(&id).await["budget"], 2.0);
     let raised = ok(&s, &["session", "budget", &id, "5"]);
     assert!(raised.contains("1.10 USD of a 5.00 USD budget"), "{raised}");

@@ -16,8 +16,9 @@
 //! The first line is the method, the path and who asks (`runner`, `admin`,
 //! `cookie`, `none`, or the literal `Authorization` value); header lines
 //! follow up to a blank line, then the body. `{run}`, `{session}`, `{env}`,
-//! `{request}`, `{agent}`, `{runner}`, `{old_run}`, `{old_session}` and
-//! `{admin}` are replaced by the real values of the moment.
+//! `{request}`, `{agent}`, `{runner}`, `{old_run}`, `{old_session}`,
+//! `{admin}` and `{csrf}` (the dashboard login's form token) are replaced by
+//! the real values of the moment.
 
 use std::sync::{Arc, Mutex};
 
@@ -123,6 +124,9 @@ struct Harness {
     state: AppState,
     router: Router,
     admin: String,
+    /// The dashboard login's cookie id, and its CSRF token.
+    login: String,
+    csrf: String,
     runner: String,
     runner_token: String,
     runners_made: u32,
@@ -159,6 +163,13 @@ impl Harness {
         state
             .write_blocking(|ctx| Ok(ctx.tx.set_admin_token_hash(&hash_token(&admin))?))
             .expect("the admin token is stored");
+        // A person logged in to the dashboard: inputs with the cookie send its id, and `{csrf}`
+        // in a body is its forms' token.
+        let (login, csrf) = state
+            .write_blocking(|ctx| {
+                blaise_control::lifecycle::logins::begin(ctx, "admin").map(|(id, l)| (id, l.csrf))
+            })
+            .expect("a dashboard login");
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -169,6 +180,8 @@ impl Harness {
             router: router(state.clone()),
             state,
             admin,
+            login,
+            csrf,
             runner: String::new(),
             runner_token: String::new(),
             runners_made: 0,
@@ -393,7 +406,7 @@ impl Harness {
 
     fn substitute(&self, bytes: &[u8]) -> Vec<u8> {
         let ids = &self.ids;
-        let pairs: [(&str, &str); 9] = [
+        let pairs: [(&str, &str); 10] = [
             ("{run}", &ids.run),
             ("{session}", &ids.session),
             ("{env}", &ids.env),
@@ -403,6 +416,7 @@ impl Harness {
             ("{agent}", AGENT),
             ("{runner}", &self.runner),
             ("{admin}", &self.admin),
+            ("{csrf}", &self.csrf),
         ];
         let mut out = bytes.to_vec();
         for (from, to) in pairs {
@@ -440,7 +454,7 @@ impl Harness {
             b"runner" => Some(format!("Bearer {}", self.runner_token).into_bytes()),
             b"admin" => Some(format!("Bearer {}", self.admin).into_bytes()),
             b"cookie" => {
-                let cookie = format!("blaise_token={}", self.admin);
+                let cookie = format!("blaise_session={}", self.login);
                 request = request.header("cookie", cookie);
                 None
             }

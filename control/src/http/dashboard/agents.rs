@@ -18,10 +18,10 @@ use crate::state::AppState;
 
 pub async fn agents(
     State(app): State<AppState>,
-    _: Viewer,
+    viewer: Viewer,
     Query(since): Query<Since>,
 ) -> Result<Response> {
-    live::respond(&app, None, since, render).await
+    live::respond(&app, &viewer, None, since, render).await
 }
 
 fn render(ctx: &mut Ctx) -> Result<Parts> {

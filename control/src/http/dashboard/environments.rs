@@ -39,12 +39,12 @@ const PAGE: usize = 100;
 
 pub async fn environments(
     State(app): State<AppState>,
-    _: Viewer,
+    viewer: Viewer,
     Query(q): Query<EnvironmentsQuery>,
 ) -> Result<Response> {
     let only = q.state.as_deref().and_then(EnvironmentState::parse);
     let page = q.page.unwrap_or(1).max(1);
-    live::respond(&app, None, q.since, |ctx| render(ctx, only, page)).await
+    live::respond(&app, &viewer, None, q.since, |ctx| render(ctx, only, page)).await
 }
 
 fn render(ctx: &mut Ctx, only: Option<EnvironmentState>, page: usize) -> Result<Parts> {

@@ -157,6 +157,32 @@ pub fn page(title: &str, body: &str) -> String {
     page_waiting(title, body, 0)
 }
 
+/// The form field that carries a login's CSRF token.
+pub const CSRF_FIELD: &str = "csrf";
+
+/// `html` with `csrf` in every form it posts (the dashboard's forms are written
+/// `<form method="post" …>`), as the first field.
+pub fn with_csrf(html: &str, csrf: &str) -> String {
+    const OPEN: &str = "<form method=\"post\"";
+    let field = format!(
+        "<input type=\"hidden\" name=\"{CSRF_FIELD}\" value=\"{}\">",
+        esc(csrf)
+    );
+    let mut out = String::with_capacity(html.len() + 128);
+    let mut rest = html;
+    while let Some(at) = rest.find(OPEN) {
+        let Some(end) = rest[at..].find('>') else {
+            break;
+        };
+        let split = at + end + 1;
+        out.push_str(&rest[..split]);
+        out.push_str(&field);
+        rest = &rest[split..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// A page whose navigation says how many sessions wait for a person (`waiting`), as its title
 /// does: `(2) Sessions · Blaise`.
 pub fn page_waiting(title: &str, body: &str, waiting: usize) -> String {
@@ -189,12 +215,16 @@ pub fn page_waiting(title: &str, body: &str, waiting: usize) -> String {
     out
 }
 
-pub fn login_page(problem: Option<&str>) -> String {
+/// The login page; `next`: where the form goes after logging in (a path on this server).
+pub fn login_page(problem: Option<&str>, next: Option<&str>) -> String {
     let problem = problem
         .map(|p| format!("<p class=\"error\" role=\"alert\">{}</p>", esc(p)))
         .unwrap_or_default();
+    let next = next
+        .map(|n| format!("<input type=\"hidden\" name=\"next\" value=\"{}\">", esc(n)))
+        .unwrap_or_default();
     format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Log in · Blaise</title><link rel=\"stylesheet\" href=\"{STYLE_PATH}\"></head><body><main><h1>Log in to Blaise</h1>{problem}<form method=\"post\" action=\"/login\"><label>Admin token <input type=\"password\" name=\"token\" autocomplete=\"current-password\" required></label> <button type=\"submit\">Log in</button></form><p class=\"muted\"><code>blaise serve</code> printed the admin token at its first start (or it is <code>BLAISE_TOKEN</code>).</p></main></body></html>"
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Log in · Blaise</title><link rel=\"stylesheet\" href=\"{STYLE_PATH}\"></head><body><main><h1>Log in to Blaise</h1>{problem}<form method=\"post\" action=\"/login\" id=\"login\">{next}<label>Admin token <input type=\"password\" name=\"token\" autocomplete=\"current-password\" required></label> <button type=\"submit\">Log in</button></form><p class=\"muted\"><code>blaise serve</code> printed the admin token at its first start (or it is <code>BLAISE_TOKEN</code>).</p></main></body></html>"
     )
 }
 
@@ -234,5 +264,24 @@ mod tests {
         assert_eq!(duration(12 * 60_000), "12m");
         assert_eq!(duration(3 * 3_600_000 + 5 * 60_000), "3h 5m");
         assert_eq!(duration(2 * 86_400_000 + 4 * 3_600_000), "2d 4h");
+    }
+
+    #[test]
+    fn every_form_that_posts_carries_the_csrf_token_and_no_other_does() {
+        let page = "<form method=\"post\" action=\"/a\"><button>A</button></form>\
+                    <form method=\"get\" action=\"/\"><input name=\"q\"></form>\
+                    <form method=\"post\" action=\"/b\" class=\"inline\" data-confirm=\"Sure?\"></form>";
+        let out = with_csrf(page, "c0ffee\"<");
+        let field = "<input type=\"hidden\" name=\"csrf\" value=\"c0ffee&quot;&lt;\">";
+        assert_eq!(out.matches(field).count(), 2, "{out}");
+        assert!(
+            out.contains(&format!("action=\"/a\">{field}<button>")),
+            "{out}"
+        );
+        assert!(
+            out.contains(&format!("data-confirm=\"Sure?\">{field}</form>")),
+            "{out}"
+        );
+        assert!(out.contains("action=\"/\"><input name=\"q\">"), "{out}");
     }
 }

@@ -10,7 +10,8 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use std::fmt::Write;
 
-use super::html::page_waiting;
+use super::Viewer;
+use super::html::{page_waiting, with_csrf};
 use crate::error::Result;
 use crate::lifecycle::Ctx;
 use crate::state::AppState;
@@ -77,6 +78,7 @@ impl Parts {
 /// differs from that version (waiting on `topic` for up to 25 s when given), else 204.
 pub async fn respond(
     app: &AppState,
+    viewer: &Viewer,
     topic: Option<Topic>,
     since: Since,
     mut render: impl FnMut(&mut Ctx) -> Result<Parts>,
@@ -102,7 +104,12 @@ pub async fn respond(
                 }
             }
         }
-        Html(page_waiting(&p.title, &body, p.waiting)).into_response()
+        let page = page_waiting(&p.title, &body, p.waiting);
+        Html(match &viewer.csrf {
+            Some(csrf) => with_csrf(&page, csrf),
+            None => page,
+        })
+        .into_response()
     };
     let Some(seen) = since.since else {
         return Ok(whole(app.read(&mut render).await?));

@@ -17,10 +17,10 @@ use crate::views::RunnerView;
 
 pub async fn runners(
     State(app): State<AppState>,
-    _: Viewer,
+    viewer: Viewer,
     Query(since): Query<Since>,
 ) -> Result<Response> {
-    live::respond(&app, None, since, render).await
+    live::respond(&app, &viewer, None, since, render).await
 }
 
 /// What a runner's token may serve, in words.

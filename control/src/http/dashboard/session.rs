@@ -30,13 +30,16 @@ pub struct SessionQuery {
 
 pub async fn session(
     State(app): State<AppState>,
-    _: Viewer,
+    viewer: Viewer,
     Path(id): Path<String>,
     Query(q): Query<SessionQuery>,
 ) -> Result<Response> {
     let topic = Topic::Session(id.clone());
     let before = q.before;
-    live::respond(&app, Some(topic), q.since, |ctx| render(ctx, &id, before)).await
+    live::respond(&app, &viewer, Some(topic), q.since, |ctx| {
+        render(ctx, &id, before)
+    })
+    .await
 }
 
 /// The session's page as of now; `before`: an earlier page of its conversation.

@@ -44,7 +44,7 @@ pub struct ListQuery {
 
 pub async fn sessions(
     State(app): State<AppState>,
-    _: Viewer,
+    viewer: Viewer,
     Query(q): Query<ListQuery>,
 ) -> Result<Response> {
     let filter = Filter {
@@ -54,7 +54,7 @@ pub async fn sessions(
         search: q.q.map(|s| s.trim().to_string()).filter(|s| !s.is_empty()),
         page: q.page.unwrap_or(1).max(1),
     };
-    live::respond(&app, None, q.since, |ctx| render(ctx, &filter)).await
+    live::respond(&app, &viewer, None, q.since, |ctx| render(ctx, &filter)).await
 }
 
 struct Filter {

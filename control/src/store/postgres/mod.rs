@@ -47,6 +47,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("usage.sql"),
     include_str!("runner_usage.sql"),
     include_str!("pending.sql"),
+    include_str!("logins.sql"),
 ];
 
 /// Any number, the same in every instance: the advisory lock migrations run under, so two
@@ -552,6 +553,32 @@ impl Tx for PostgresTx<'_> {
             &[&hash],
         )?;
         Ok(())
+    }
+
+    fn login(&mut self, id_hash: &str) -> StoreResult<Option<Login>> {
+        self.one("SELECT data FROM logins WHERE id_hash = $1", &[&id_hash])
+    }
+
+    fn put_login(&mut self, l: &Login) -> StoreResult<()> {
+        self.exec(
+            "INSERT INTO logins (id_hash, expires_at, data) VALUES ($1, $2, $3)
+             ON CONFLICT (id_hash) DO UPDATE SET expires_at = EXCLUDED.expires_at,
+               data = EXCLUDED.data",
+            &[&l.id_hash, &l.expires_at, &to_json(l)?],
+        )?;
+        Ok(())
+    }
+
+    fn delete_login(&mut self, id_hash: &str) -> StoreResult<()> {
+        self.exec("DELETE FROM logins WHERE id_hash = $1", &[&id_hash])?;
+        Ok(())
+    }
+
+    fn end_logins(&mut self, expiring_before: Millis) -> StoreResult<u64> {
+        self.exec(
+            "DELETE FROM logins WHERE expires_at < $1",
+            &[&expiring_before],
+        )
     }
 
     fn agent(&mut self, name: &str) -> StoreResult<Option<Agent>> {

@@ -29,6 +29,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("usage.sql"),
     include_str!("runner_usage.sql"),
     include_str!("pending.sql"),
+    include_str!("logins.sql"),
 ];
 
 /// `seq IS NOT NULL` is what lets SQLite read `transcript_by_run` (a partial index): without
@@ -366,6 +367,31 @@ impl Tx for SqliteTx<'_> {
             "INSERT OR REPLACE INTO meta (key, value) VALUES ('admin_token_hash', ?1)",
             params![hash],
         )
+    }
+
+    fn login(&mut self, id_hash: &str) -> StoreResult<Option<Login>> {
+        self.one(
+            "SELECT data FROM logins WHERE id_hash = ?1",
+            params![id_hash],
+        )
+    }
+
+    fn put_login(&mut self, l: &Login) -> StoreResult<()> {
+        self.exec(
+            "INSERT OR REPLACE INTO logins (id_hash, expires_at, data) VALUES (?1, ?2, ?3)",
+            params![l.id_hash, l.expires_at, to_json(l)?],
+        )
+    }
+
+    fn delete_login(&mut self, id_hash: &str) -> StoreResult<()> {
+        self.exec("DELETE FROM logins WHERE id_hash = ?1", params![id_hash])
+    }
+
+    fn end_logins(&mut self, expiring_before: Millis) -> StoreResult<u64> {
+        Ok(self.conn.execute(
+            "DELETE FROM logins WHERE expires_at < ?1",
+            params![expiring_before],
+        )? as u64)
     }
 
     fn agent(&mut self, name: &str) -> StoreResult<Option<Agent>> {

@@ -24,7 +24,7 @@ fn bootstrap_admin_token(
     match (env_token.filter(|t| !t.is_empty()), stored) {
         (Some(token), _) => {
             blaise_control::lifecycle::transact(store, &cfg, 0, |ctx| {
-                Ok(ctx.tx.set_admin_token_hash(&hash_token(&token))?)
+                blaise_control::lifecycle::logins::set_admin_token(ctx, &hash_token(&token))
             })?;
             writeln!(out, "admin token: the one in BLAISE_TOKEN")?;
         }
@@ -35,7 +35,7 @@ fn bootstrap_admin_token(
         (None, None) => {
             let token = new_token("bla_");
             blaise_control::lifecycle::transact(store, &cfg, 0, |ctx| {
-                Ok(ctx.tx.set_admin_token_hash(&hash_token(&token))?)
+                blaise_control::lifecycle::logins::set_admin_token(ctx, &hash_token(&token))
             })?;
             writeln!(
                 out,
@@ -95,7 +95,7 @@ pub async fn serve(args: ServeArgs, out: &mut (dyn Write + Send)) -> Result<()> 
     let state = AppState::new(store, args.config()).with_sources(sources);
     writeln!(
         out,
-        "dashboard: {}://{}/ (log in with /login?token=$BLAISE_TOKEN)",
+        "dashboard: {}://{}/ (log in with the admin token)",
         if tls.is_some() { "https" } else { "http" },
         args.listen
     )?;

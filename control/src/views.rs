@@ -396,20 +396,41 @@ pub fn session_view(ctx: &mut Ctx, id: &str) -> Result<SessionView> {
     })
 }
 
-/// Every session; with `waiting_for_you`, only those whose agent waits for a person to answer
-/// a permission request.
-pub fn session_summaries(ctx: &mut Ctx, waiting_for_you: bool) -> Result<Vec<SessionSummary>> {
+/// A page of the sessions list, newest first, and the cursor of the next page (`None`: this
+/// was the last). With `waiting_for_you`, only sessions whose agent waits for a person to
+/// answer a permission request (few: read from the requests that wait).
+pub fn session_summaries(
+    ctx: &mut Ctx,
+    waiting_for_you: bool,
+    page: &crate::store::SessionPage,
+) -> Result<(Vec<SessionSummary>, Option<String>)> {
     let pending = pending_by_session(ctx)?;
-    let sessions = if waiting_for_you {
+    let mut sessions = if waiting_for_you {
         let mut found = Vec::new();
         for id in pending.keys() {
             found.extend(ctx.tx.read_session(id)?);
         }
-        found.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
+        found.retain(|s| {
+            page.state.is_none_or(|st| s.state == st)
+                && page.agent.as_ref().is_none_or(|a| *a == s.agent)
+                && page
+                    .after
+                    .as_ref()
+                    .is_none_or(|(at, id)| (s.created_at, &s.id) < (*at, id))
+        });
+        found.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
         found
     } else {
-        ctx.tx.sessions()?
+        // One more than the page: whether another page follows.
+        let mut more = page.clone();
+        more.limit = page.limit.saturating_add(1);
+        ctx.tx.sessions_page(&more)?
     };
+    let next = (sessions.len() > page.limit as usize).then(|| {
+        sessions.truncate(page.limit as usize);
+        let last = sessions.last().expect("a page of at least one");
+        format!("{}.{}", last.created_at, last.id)
+    });
     let mut out = Vec::new();
     for s in sessions {
         let environment_state = ctx.session_environment(&s)?.map(|e| e.state);
@@ -423,7 +444,14 @@ pub fn session_summaries(ctx: &mut Ctx, waiting_for_you: bool) -> Result<Vec<Ses
             last_activity: s.last_activity,
         });
     }
-    Ok(out)
+    Ok((out, next))
+}
+
+/// A page cursor as [`session_summaries`] gives it (`CREATED_AT.ID`), read back.
+pub fn page_cursor(text: &str) -> Option<(Millis, String)> {
+    let (at, id) = text.split_once('.')?;
+    let at: Millis = at.parse().ok()?;
+    crate::names::is_id(&crate::names::SESSION, id).then(|| (at, id.to_owned()))
 }
 
 /// What waits for a person: the pending permission requests of each session, the oldest first

@@ -381,6 +381,9 @@ impl Tx for RecordingTx<'_> {
     fn sessions(&mut self) -> StoreResult<Vec<Session>> {
         self.inner.sessions()
     }
+    fn sessions_page(&mut self, page: &crate::store::SessionPage) -> StoreResult<Vec<Session>> {
+        self.inner.sessions_page(page)
+    }
     fn due_sessions(&mut self, now: Millis, limits: &DueLimits) -> StoreResult<Vec<String>> {
         self.inner.due_sessions(now, limits)
     }

@@ -167,6 +167,16 @@ pub struct Census {
     pub runs: Vec<(String, u64, Millis)>,
 }
 
+/// Which sessions a page of the list holds (see [`Tx::sessions_page`]).
+#[derive(Debug, Clone, Default)]
+pub struct SessionPage {
+    pub state: Option<SessionState>,
+    pub agent: Option<String>,
+    /// The last session of the previous page: its `created_at` and id.
+    pub after: Option<(Millis, String)>,
+    pub limit: u32,
+}
+
 /// Something a transaction did that `GET /metrics` counts, once the transaction commits (see
 /// [`Tx::note`]).
 #[derive(Debug, Clone, PartialEq)]
@@ -248,6 +258,9 @@ pub trait Tx {
     fn put_session(&mut self, session: &Session) -> StoreResult<()>;
     /// Newest first.
     fn sessions(&mut self) -> StoreResult<Vec<Session>>;
+    /// A page of sessions, newest first: at most `page.limit` after `page.after` (in that order),
+    /// of `page.state` and `page.agent` when given. Reads the page, not every session.
+    fn sessions_page(&mut self, page: &SessionPage) -> StoreResult<Vec<Session>>;
     /// Sessions the clock must look at now: possibly idle, paused past their expiry, with a run
     /// past a limit, or with a teardown retry due. Always in one order, the store's choice:
     /// SQLite's is where the sessions are stored (sessions created together, which tend to fall

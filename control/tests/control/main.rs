@@ -18,6 +18,7 @@ mod linear;
 #[path = "../../../tests/src/linear_api.rs"]
 mod linear_api;
 mod metrics;
+mod paging;
 mod pg;
 mod retention;
 mod scopes;

@@ -24,6 +24,8 @@ mod lifecycle;
 mod linear;
 #[path = "../../../tests/src/linear_api.rs"]
 mod linear_api;
+#[path = "../control/paging.rs"]
+mod paging;
 #[path = "../control/pg.rs"]
 mod pg;
 #[path = "../control/retention.rs"]

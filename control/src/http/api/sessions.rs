@@ -9,7 +9,8 @@ use crate::http::{AdminAuth, AppState, Body, Params};
 use crate::lifecycle::{messages, permissions};
 use crate::model::*;
 use crate::names::check_request_id_in_path;
-use crate::views::{SessionSummary, SessionView, session_summaries, session_view};
+use crate::store::SessionPage;
+use crate::views::{SessionSummary, SessionView, page_cursor, session_summaries, session_view};
 use crate::wakeups::Topic;
 
 #[derive(Deserialize)]
@@ -65,17 +66,80 @@ pub struct ListQuery {
     /// Only sessions whose agent waits for a person to answer a permission request.
     #[serde(default)]
     waiting_for_you: bool,
+    /// Only sessions in this state.
+    state: Option<String>,
+    /// Only this agent's sessions.
+    agent: Option<String>,
+    /// The most sessions in the answer (1–1000; 100 when not given).
+    limit: Option<u32>,
+    /// The page after this one: the `next` of the previous answer.
+    after: Option<String>,
 }
 
+/// Sessions in a page when the request does not say, and the most a page may hold.
+const SESSIONS_PAGE: u32 = 100;
+const MAX_SESSIONS_PAGE: u32 = 1000;
+
+/// `GET /v1/sessions`: a page of sessions, newest first, and `next`, the cursor of the page
+/// after it (`null` on the last page).
 pub async fn list(
     State(state): State<AppState>,
     _: AdminAuth,
     Params(query): Params<ListQuery>,
 ) -> Result<Json<serde_json::Value>> {
-    let sessions: Vec<SessionSummary> = state
-        .read(|ctx| session_summaries(ctx, query.waiting_for_you))
+    let page = SessionPage {
+        state: match query.state.as_deref() {
+            None => None,
+            Some(s) => Some(SessionState::parse(s).ok_or_else(|| {
+                Error::invalid(
+                    "invalid_field",
+                    "state",
+                    format!(
+                        "`state` must be one of {}",
+                        SessionState::ALL
+                            .iter()
+                            .map(|s| s.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )
+            })?),
+        },
+        agent: match query.agent {
+            Some(agent) => {
+                crate::names::check_name("agent", &agent)?;
+                Some(agent)
+            }
+            None => None,
+        },
+        after: match query.after.as_deref() {
+            None => None,
+            Some(text) => Some(page_cursor(text).ok_or_else(|| {
+                Error::invalid(
+                    "invalid_field",
+                    "after",
+                    "`after` must be the `next` of a previous answer",
+                )
+            })?),
+        },
+        limit: match query.limit {
+            None => SESSIONS_PAGE,
+            Some(n @ 1..=MAX_SESSIONS_PAGE) => n,
+            Some(_) => {
+                return Err(Error::invalid(
+                    "invalid_field",
+                    "limit",
+                    format!("`limit` must be 1 to {MAX_SESSIONS_PAGE}"),
+                ));
+            }
+        },
+    };
+    let (sessions, next): (Vec<SessionSummary>, Option<String>) = state
+        .read(|ctx| session_summaries(ctx, query.waiting_for_you, &page))
         .await?;
-    Ok(Json(serde_json::json!({ "sessions": sessions })))
+    Ok(Json(
+        serde_json::json!({ "sessions": sessions, "next": next }),
+    ))
 }
 
 pub async fn show(

@@ -48,6 +48,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("runner_usage.sql"),
     include_str!("pending.sql"),
     include_str!("logins.sql"),
+    include_str!("session_pages.sql"),
 ];
 
 /// Any number, the same in every instance: the advisory lock migrations run under, so two
@@ -760,6 +761,36 @@ impl Tx for PostgresTx<'_> {
             "SELECT data FROM sessions ORDER BY created_at DESC, id DESC",
             &[],
         )
+    }
+
+    fn sessions_page(&mut self, page: &super::SessionPage) -> StoreResult<Vec<Session>> {
+        // One statement per filter, so that each walks its own index in the list's order.
+        let (after_at, after_id) = page.after.clone().unwrap_or((Millis::MAX, String::new()));
+        let limit = i64::from(page.limit);
+        macro_rules! page {
+            ($filter:literal) => {
+                concat!(
+                    "SELECT data FROM sessions WHERE ",
+                    $filter,
+                    "(created_at, id) < ($1, $2) ORDER BY created_at DESC, id DESC LIMIT $3"
+                )
+            };
+        }
+        match (page.state, &page.agent) {
+            (None, None) => self.many(page!(""), &[&after_at, &after_id, &limit]),
+            (Some(state), None) => self.many(
+                page!("state = $4 AND "),
+                &[&after_at, &after_id, &limit, &state.as_str()],
+            ),
+            (None, Some(agent)) => self.many(
+                page!("agent = $4 AND "),
+                &[&after_at, &after_id, &limit, agent],
+            ),
+            (Some(state), Some(agent)) => self.many(
+                page!("state = $4 AND agent = $5 AND "),
+                &[&after_at, &after_id, &limit, &state.as_str(), agent],
+            ),
+        }
     }
 
     fn due_sessions(&mut self, now: Millis, l: &DueLimits) -> StoreResult<Vec<String>> {

@@ -30,6 +30,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("runner_usage.sql"),
     include_str!("pending.sql"),
     include_str!("logins.sql"),
+    include_str!("session_pages.sql"),
 ];
 
 /// `seq IS NOT NULL` is what lets SQLite read `transcript_by_run` (a partial index): without
@@ -110,6 +111,21 @@ pub struct SqliteStore {
     next_reader: std::sync::atomic::AtomicUsize,
     /// Told after each commit; `None` for a database in memory (it has no WAL).
     checkpoints: Option<checkpoint::Checkpointer>,
+}
+
+/// A page of the sessions list (`?1`, `?2`: the cursor; `?3`: the limit; then the state and
+/// the agent, when filtered by them).
+fn session_page_sql(state: bool, agent: bool) -> String {
+    let filter = match (state, agent) {
+        (false, false) => "",
+        (true, false) => "state = ?4 AND ",
+        (false, true) => "agent = ?4 AND ",
+        (true, true) => "state = ?4 AND agent = ?5 AND ",
+    };
+    format!(
+        "SELECT data FROM sessions WHERE {filter}(created_at < ?1 OR (created_at = ?1 AND id < ?2)) \
+         ORDER BY created_at DESC, id DESC LIMIT ?3"
+    )
 }
 
 /// Connections that read: as many as requests can usefully read at once on a small server.
@@ -561,6 +577,24 @@ impl Tx for SqliteTx<'_> {
             "SELECT data FROM sessions ORDER BY created_at DESC, id DESC",
             [],
         )
+    }
+
+    fn sessions_page(&mut self, page: &super::SessionPage) -> StoreResult<Vec<Session>> {
+        // One statement per filter, so that each walks its own index in the list's order.
+        let (after_at, after_id) = page.after.clone().unwrap_or((Millis::MAX, String::new()));
+        let limit = i64::from(page.limit);
+        let sql = session_page_sql(page.state.is_some(), page.agent.is_some());
+        match (page.state, &page.agent) {
+            (None, None) => self.many(&sql, params![after_at, after_id, limit]),
+            (Some(state), None) => {
+                self.many(&sql, params![after_at, after_id, limit, state.as_str()])
+            }
+            (None, Some(agent)) => self.many(&sql, params![after_at, after_id, limit, agent]),
+            (Some(state), Some(agent)) => self.many(
+                &sql,
+                params![after_at, after_id, limit, state.as_str(), agent],
+            ),
+        }
     }
 
     fn due_sessions(&mut self, now: Millis, l: &DueLimits) -> StoreResult<Vec<String>> {
@@ -1016,6 +1050,43 @@ impl Tx for SqliteTx<'_> {
 
 #[cfg(test)]
 mod tests {
+
+    /// A page of the sessions list walks an index in the list's order and stops at the page's
+    /// end, with or without its filters: never every session, never a sort of them.
+    #[test]
+    fn a_page_of_sessions_walks_an_index_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("blaise.db")).unwrap();
+        let conn = store.conn.lock().unwrap();
+        for (state, agent) in [(false, false), (true, false), (false, true), (true, true)] {
+            let sql = format!("EXPLAIN QUERY PLAN {}", session_page_sql(state, agent));
+            let mut stmt = conn.prepare(&sql).unwrap();
+            let plan: Vec<String> = stmt
+                .query_map(
+                    rusqlite::params_from_iter(
+                        [
+                            Value::Integer(1),
+                            Value::Text("ses_0".into()),
+                            Value::Integer(100),
+                            Value::Text("active".into()),
+                            Value::Text("a".into()),
+                        ]
+                        .into_iter()
+                        .take(3 + usize::from(state) + usize::from(agent)),
+                    ),
+                    |r| r.get::<_, String>(3),
+                )
+                .unwrap()
+                .map(Result::unwrap)
+                .collect();
+            let plan = plan.join(" / ");
+            assert!(
+                plan.contains("USING INDEX sessions_newest"),
+                "{state} {agent}: {plan}"
+            );
+            assert!(!plan.contains("TEMP B-TREE"), "{state} {agent}: {plan}");
+        }
+    }
     use super::*;
 
     #[test]

@@ -298,19 +298,50 @@ pub async fn client_command(
         }
         Command::Session(SessionCommand::List {
             waiting_for_you,
+            state,
+            agent,
+            limit,
+            after,
+            all,
             json,
         }) => {
-            let list = client
-                .get(if waiting_for_you {
-                    "/v1/sessions?waiting_for_you=true"
-                } else {
-                    "/v1/sessions"
-                })
-                .await?;
+            let mut query = vec![format!("limit={limit}")];
+            if waiting_for_you {
+                query.push("waiting_for_you=true".into());
+            }
+            if let Some(state) = state {
+                query.push(format!("state={}", segment("state", &state)?));
+            }
+            if let Some(agent) = agent {
+                query.push(format!("agent={}", segment("agent", &agent)?));
+            }
+            let mut sessions = Vec::new();
+            let mut after = after;
+            let next = loop {
+                let mut page = query.clone();
+                if let Some(cursor) = &after {
+                    page.push(format!("after={}", segment("cursor", cursor)?));
+                }
+                let list = client
+                    .get(&format!("/v1/sessions?{}", page.join("&")))
+                    .await?;
+                sessions.extend(list["sessions"].as_array().cloned().unwrap_or_default());
+                let next = list["next"].as_str().map(str::to_owned);
+                match next {
+                    Some(cursor) if all => after = Some(cursor),
+                    next => break next,
+                }
+            };
             if json {
-                json_out(&list["sessions"], out)?;
+                json_out(&serde_json::Value::Array(sessions), out)?;
             } else {
-                show::sessions(&list, now_ms(), out)?;
+                show::sessions(&sessions, now_ms(), out)?;
+                if let Some(cursor) = next {
+                    writeln!(
+                        out,
+                        "… more: blaise session list --after {cursor} (or --all)"
+                    )?;
+                }
             }
         }
         Command::Session(SessionCommand::Show { id, json }) => {

@@ -417,6 +417,22 @@ pub enum SessionCommand {
         /// Only the sessions waiting for you (`session answer` answers them).
         #[arg(long)]
         waiting_for_you: bool,
+        /// Only sessions in this state (active, paused, closed, completed, timed_out, failed,
+        /// expired).
+        #[arg(long)]
+        state: Option<String>,
+        /// Only this agent's sessions.
+        #[arg(long)]
+        agent: Option<String>,
+        /// Sessions a page holds (1–1000).
+        #[arg(long, default_value_t = 100)]
+        limit: u32,
+        /// The page after the one that said `--after CURSOR`.
+        #[arg(long, conflicts_with = "all")]
+        after: Option<String>,
+        /// Every page, not only the first.
+        #[arg(long)]
+        all: bool,
         /// Print JSON (times in milliseconds since the epoch) for scripts.
         #[arg(long)]
         json: bool,

@@ -28,13 +28,13 @@ fn strings(v: &Value) -> String {
     }
 }
 
-pub fn sessions(list_: &Value, now: i64, out: Out) -> Result<()> {
+pub fn sessions(sessions: &[Value], now: i64, out: Out) -> Result<()> {
     writeln!(
         out,
         "{:<22} {:<16} {:<15} {:<13} {:<28} LAST ACTIVITY",
         "ID", "AGENT", "STATE", "ENVIRONMENT", "CREATED"
     )?;
-    for s in list(list_, "sessions") {
+    for s in sessions {
         let state = match s["pending_permission_requests"].as_u64() {
             Some(1..) => "waiting for you".to_string(),
             _ => text(&s["state"]),

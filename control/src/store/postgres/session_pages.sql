@@ -1,0 +1,5 @@
+-- Migration 9. The sessions list reads a page at a time, the newest first, maybe of one state
+-- or one agent: each walks an index in that order and stops at the page's end (the newest
+-- first without a filter: sessions_by_created).
+CREATE INDEX sessions_newest_by_state ON sessions (state, created_at DESC, id DESC);
+CREATE INDEX sessions_newest_by_agent ON sessions (agent, created_at DESC, id DESC);

@@ -1,0 +1,147 @@
+//! The sessions list reads a page at a time (issue 52): `GET /v1/sessions` answers at most
+//! `limit` sessions, newest first, and `next`, the cursor of the page after; filters by state and
+//! agent; the CLI pages the same. Every session is on exactly one page, in the order of the whole
+//! list. On SQLite and PostgreSQL alike.
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::support::*;
+
+/// Every page of `GET /v1/sessions` with `query`, `limit` at a time: the ids of each page.
+async fn pages(s: &Server, query: &str, limit: u32) -> Vec<Vec<String>> {
+    let mut pages = Vec::new();
+    let mut after: Option<String> = None;
+    loop {
+        let mut path = format!("/v1/sessions?limit={limit}{query}");
+        if let Some(cursor) = &after {
+            path.push_str(&format!("&after={cursor}"));
+        }
+        let page = s.ok(Method::GET, &path, None).await;
+        let ids: Vec<String> = page["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v["id"].as_str().unwrap().to_owned())
+            .collect();
+        assert!(ids.len() <= limit as usize, "{page}");
+        pages.push(ids);
+        match page["next"].as_str() {
+            Some(cursor) => after = Some(cursor.to_owned()),
+            None => break pages,
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sessions_list_pages_through_every_session_once_newest_first() {
+    let s = Server::start().await;
+    s.agent("pages-a", json!({})).await;
+    s.agent("pages-b", json!({})).await;
+    let mut opened = Vec::new();
+    for i in 0..130 {
+        let agent = if i % 3 == 0 { "pages-b" } else { "pages-a" };
+        opened.push((s.new_session(agent, "hello").await, agent));
+    }
+    // Some closed (no runner took their runs: they close at once).
+    for (id, _) in opened.iter().step_by(10) {
+        let (status, v) = s.close(id).await;
+        assert!(status.is_success(), "{v}");
+    }
+    // The whole list, newest first, as one page holds it.
+    let whole = s.ok(Method::GET, "/v1/sessions?limit=1000", None).await;
+    assert_eq!(whole["next"], Value::Null);
+    let whole: Vec<String> = whole["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(whole.len(), 130);
+
+    // Pages of 50: 50, 50, 30; every session on exactly one, in the whole list's order.
+    let paged = pages(&s, "", 50).await;
+    assert_eq!(
+        paged.iter().map(Vec::len).collect::<Vec<_>>(),
+        vec![50, 50, 30]
+    );
+    assert_eq!(paged.concat(), whole);
+    // A page size that divides the list: the last full page says there is no next.
+    let paged = pages(&s, "", 65).await;
+    assert_eq!(paged.iter().map(Vec::len).collect::<Vec<_>>(), vec![65, 65]);
+    // The default page: 100.
+    let first = s.ok(Method::GET, "/v1/sessions", None).await;
+    assert_eq!(first["sessions"].as_array().unwrap().len(), 100);
+    assert!(first["next"].is_string());
+
+    // Filters, paged the same.
+    for (query, expected) in [
+        (
+            "&agent=pages-b",
+            opened.iter().filter(|(_, a)| *a == "pages-b").count(),
+        ),
+        ("&state=closed", 13),
+        ("&state=active&agent=pages-a", {
+            opened
+                .iter()
+                .enumerate()
+                .filter(|(i, (_, a))| *a == "pages-a" && i % 10 != 0)
+                .count()
+        }),
+    ] {
+        let paged = pages(&s, query, 7).await.concat();
+        assert_eq!(paged.len(), expected, "{query}");
+        let in_order: Vec<&String> = whole.iter().filter(|id| paged.contains(id)).collect();
+        assert_eq!(
+            in_order,
+            paged.iter().collect::<Vec<_>>(),
+            "{query}: newest first"
+        );
+    }
+
+    // What is not a page is refused, naming the field.
+    for (query, field) in [
+        ("limit=0", "limit"),
+        ("limit=1001", "limit"),
+        ("state=sleeping", "state"),
+        ("agent=../x", "agent"),
+        ("after=yesterday", "after"),
+        ("after=12.ses_nothex", "after"),
+    ] {
+        let (status, body) = s
+            .admin(Method::GET, &format!("/v1/sessions?{query}"), None)
+            .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{query}: {body}");
+        assert_eq!(body["error"]["field"], field, "{query}: {body}");
+    }
+
+    // The CLI: a page and how to get the next, or every page.
+    let out = ok(&s, &["session", "list", "--limit", "40"]);
+    assert_eq!(out.lines().filter(|l| l.starts_with("ses_")).count(), 40);
+    let hint = out.lines().last().unwrap();
+    assert!(
+        hint.starts_with("… more: blaise session list --after "),
+        "{out}"
+    );
+    let cursor = hint
+        .trim_start_matches("… more: blaise session list --after ")
+        .split(' ')
+        .next()
+        .unwrap();
+    let second = ok(&s, &["session", "list", "--limit", "40", "--after", cursor]);
+    let second_ids: Vec<&str> = second
+        .lines()
+        .filter(|l| l.starts_with("ses_"))
+        .map(|l| l.split(' ').next().unwrap())
+        .collect();
+    assert_eq!(
+        second_ids,
+        whole[40..80].iter().map(String::as_str).collect::<Vec<_>>()
+    );
+    let all = ok(&s, &["session", "list", "--limit", "40", "--all"]);
+    assert_eq!(all.lines().filter(|l| l.starts_with("ses_")).count(), 130);
+    assert!(!all.contains("… more"), "{all}");
+    let closed = ok(&s, &["session", "list", "--state", "closed", "--json"]);
+    let closed: Value = serde_json::from_str(&closed).unwrap();
+    assert_eq!(closed.as_array().unwrap().len(), 13);
+}

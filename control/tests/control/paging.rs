@@ -144,4 +144,37 @@ async fn the_sessions_list_pages_through_every_session_once_newest_first() {
     let closed = ok(&s, &["session", "list", "--state", "closed", "--json"]);
     let closed: Value = serde_json::from_str(&closed).unwrap();
     assert_eq!(closed.as_array().unwrap().len(), 13);
+
+    // The dashboard: 50 a page, newest first, "Older" to the next, the count from the store.
+    for (query, pages, count) in [
+        ("", vec![50, 50, 30], "130 sessions"),
+        ("?state=closed", vec![13], "13 sessions"),
+        ("?agent=pages-b&q=hello", vec![44], "Sessions found"),
+    ] {
+        let mut shown = Vec::new();
+        let mut sizes = Vec::new();
+        let mut path = format!("/{query}");
+        loop {
+            let page = s.page(&path).await;
+            assert!(page.contains(&format!("<h2>{count}</h2>")), "{path}");
+            let ids: Vec<String> = page
+                .split("<tr class=\"session\" data-session=\"")
+                .skip(1)
+                .map(|rest| rest.split('"').next().unwrap().to_owned())
+                .collect();
+            sizes.push(ids.len());
+            shown.extend(ids);
+            let Some(older) = page.split("<a href=\"").find_map(|a| {
+                a.split_once("\" rel=\"next\">Older</a>")
+                    .map(|(href, _)| href.replace("&amp;", "&"))
+            }) else {
+                break;
+            };
+            assert!(page.contains(">Newest</a>") || path == format!("/{query}"));
+            path = older;
+        }
+        assert_eq!(sizes, pages, "{query}");
+        let in_order: Vec<&String> = whole.iter().filter(|id| shown.contains(id)).collect();
+        assert_eq!(in_order, shown.iter().collect::<Vec<_>>(), "{query}");
+    }
 }

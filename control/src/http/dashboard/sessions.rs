@@ -3,7 +3,7 @@
 //! runner, found by id or by their first message, newest first, a page at a time. It follows the
 //! store every few seconds.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write;
 
 use axum::extract::{Query, State};
@@ -16,7 +16,8 @@ use super::html::{esc, state, time};
 use super::live::{self, Parts, Since};
 use crate::error::Result;
 use crate::lifecycle::Ctx;
-use crate::model::{EnvironmentState, PermissionRequest, SessionState};
+use crate::model::{EnvironmentState, Millis, PermissionRequest, Session, SessionState};
+use crate::store::SessionPage;
 use crate::state::AppState;
 use crate::views::{environment_view, pending_by_session, unowned_records, waiting_sessions};
 
@@ -38,8 +39,8 @@ pub struct ListQuery {
     runner: Option<String>,
     /// Sessions whose id or first message contains this (case aside).
     q: Option<String>,
-    /// The page, from 1.
-    page: Option<usize>,
+    /// The page after the one whose last session this names (`CREATED_AT.ID`): "Older".
+    after: Option<String>,
 }
 
 pub async fn sessions(
@@ -52,7 +53,7 @@ pub async fn sessions(
         agent: q.agent.filter(|s| !s.is_empty()),
         runner: q.runner.filter(|s| !s.is_empty()),
         search: q.q.map(|s| s.trim().to_string()).filter(|s| !s.is_empty()),
-        page: q.page.unwrap_or(1).max(1),
+        after: q.after.as_deref().and_then(crate::views::page_cursor),
     };
     live::respond(&app, &viewer, None, q.since, |ctx| render(ctx, &filter)).await
 }
@@ -62,12 +63,12 @@ struct Filter {
     agent: Option<String>,
     runner: Option<String>,
     search: Option<String>,
-    page: usize,
+    after: Option<(Millis, String)>,
 }
 
 impl Filter {
-    /// This filter's query string with another page.
-    fn query(&self, page: usize) -> String {
+    /// This filter's query string for the page after `cursor` (`None`: the newest).
+    fn query(&self, cursor: Option<&str>) -> String {
         let mut parts = Vec::new();
         for (k, v) in [
             ("state", &self.state),
@@ -79,9 +80,116 @@ impl Filter {
                 parts.push(format!("{k}={}", percent(v)));
             }
         }
-        parts.push(format!("page={page}"));
+        if let Some(cursor) = cursor {
+            parts.push(format!("after={}", percent(cursor)));
+        }
         format!("?{}", parts.join("&"))
     }
+
+    /// Whether session `s` passes the filters that read more than the session (its
+    /// environment's runner, its first message).
+    fn keeps(&self, ctx: &mut Ctx, s: &Session, runner_id: Option<&str>) -> Result<bool> {
+        if self.runner.is_some() {
+            let holder = ctx.session_environment(s)?.and_then(|e| e.runner_id);
+            if runner_id.is_none() || holder.as_deref() != runner_id {
+                return Ok(false);
+            }
+        }
+        if let Some(q) = &self.search {
+            let q = q.to_lowercase();
+            if !s.id.contains(&q) && !first_message(ctx, &s.id)?.to_lowercase().contains(&q) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// Sessions read from the store at a time while a filter that reads more than the session
+/// looks for a page's worth.
+const BATCH: u32 = 200;
+
+/// A page of the list, newest first, and the cursor of the next (`None`: the last page). Read
+/// from the store a page at a time: a state or agent filter walks its index; the runner and
+/// words filters read on until a page is full; the two waiting filters start from the sessions
+/// that wait (few).
+fn page_of(
+    ctx: &mut Ctx,
+    f: &Filter,
+    waiting: &HashSet<&str>,
+    pending: &BTreeMap<String, Vec<PermissionRequest>>,
+    runner_id: Option<&str>,
+) -> Result<(Vec<Session>, Option<String>)> {
+    let mut found = Vec::new();
+    let after_cursor = |s: &Session| {
+        f.after
+            .as_ref()
+            .is_none_or(|(at, id)| (s.created_at, &s.id) < (*at, id))
+    };
+    let waiting_ids: Option<Vec<String>> = match f.state.as_deref() {
+        Some("waiting") => Some(waiting.iter().map(|id| id.to_string()).collect()),
+        Some(FOR_YOU) => Some(pending.keys().cloned().collect()),
+        _ => None,
+    };
+    if let Some(ids) = waiting_ids {
+        let mut sessions = Vec::new();
+        for id in ids {
+            sessions.extend(ctx.tx.read_session(&id)?);
+        }
+        sessions.retain(|s| {
+            after_cursor(s)
+                && f.agent.as_ref().is_none_or(|a| *a == s.agent)
+                && (f.state.as_deref() != Some("waiting") || !s.state.is_ended())
+        });
+        sessions.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
+        for s in sessions {
+            if found.len() > PAGE {
+                break;
+            }
+            if f.keeps(ctx, &s, runner_id)? {
+                found.push(s);
+            }
+        }
+    } else {
+        let state = match f.state.as_deref() {
+            None => None,
+            Some(text) => match SessionState::parse(text) {
+                Some(state) => Some(state),
+                // A state no session has: nothing to show.
+                None => return Ok((Vec::new(), None)),
+            },
+        };
+        let reads_more = f.runner.is_some() || f.search.is_some();
+        let mut page = SessionPage {
+            state,
+            agent: f.agent.clone(),
+            after: f.after.clone(),
+            limit: if reads_more { BATCH } else { PAGE as u32 + 1 },
+        };
+        loop {
+            let batch = ctx.tx.sessions_page(&page)?;
+            let last = batch.last().map(|s| (s.created_at, s.id.clone()));
+            let ended = batch.len() < page.limit as usize;
+            for s in batch {
+                if found.len() > PAGE {
+                    break;
+                }
+                if f.keeps(ctx, &s, runner_id)? {
+                    found.push(s);
+                }
+            }
+            if ended || found.len() > PAGE {
+                break;
+            }
+            page.after = last;
+        }
+    }
+    let next = (found.len() > PAGE).then(|| {
+        found.truncate(PAGE);
+        let last = found.last().expect("a full page");
+        format!("{}.{}", last.created_at, last.id)
+    });
+    Ok((found, next))
 }
 
 /// Percent-encodes a query value (everything but unreserved characters).
@@ -166,55 +274,37 @@ fn render(ctx: &mut Ctx, f: &Filter) -> Result<Parts> {
     );
     parts.fixed(filters);
 
-    let waiting_ids: std::collections::HashSet<&str> =
-        waiting.iter().map(|(id, _)| id.as_str()).collect();
-    let mut sessions: Vec<_> = ctx
-        .tx
-        .sessions()?
-        .into_iter()
-        .filter(|s| match f.state.as_deref() {
-            None => true,
-            Some("waiting") => waiting_ids.contains(s.id.as_str()) && !s.state.is_ended(),
-            Some(FOR_YOU) => pending.contains_key(&s.id),
-            Some(state) => s.state.as_str() == state,
-        })
-        .filter(|s| f.agent.as_ref().is_none_or(|a| *a == s.agent))
-        .collect();
-    // The filters that read more than the session: only when asked for (each reads a record per
-    // session left).
-    if let Some(name) = &f.runner {
-        let id = runners
+    let waiting_ids: HashSet<&str> = waiting.iter().map(|(id, _)| id.as_str()).collect();
+    let runner_id = f.runner.as_ref().and_then(|name| {
+        runners
             .iter()
             .find(|r| r.name == *name)
-            .map(|r| r.id.clone());
-        let mut kept = Vec::new();
-        for s in sessions {
-            let holder = ctx.session_environment(&s)?.and_then(|e| e.runner_id);
-            if id.is_some() && holder == id {
-                kept.push(s);
-            }
-        }
-        sessions = kept;
-    }
-    if let Some(q) = &f.search {
-        let q = q.to_lowercase();
-        let mut kept = Vec::new();
-        for s in sessions {
-            if s.id.contains(&q) || first_message(ctx, &s.id)?.to_lowercase().contains(&q) {
-                kept.push(s);
-            }
-        }
-        sessions = kept;
-    }
-    sessions.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
-    let total = sessions.len();
-    let pages = total.div_ceil(PAGE).max(1);
-    let page = f.page.min(pages);
+            .map(|r| r.id.clone())
+    });
+    let (sessions, next) = page_of(ctx, f, &waiting_ids, &pending, runner_id.as_deref())?;
+    // How many there are, where the store counts them without reading them: every session, or
+    // those of one state.
+    let counted = match (&f.state, &f.agent, &f.runner, &f.search) {
+        (None, None, None, None) => Some(ctx.tx.census()?.sessions.iter().map(|(_, n)| n).sum()),
+        (Some(state), None, None, None) => ctx
+            .tx
+            .census()?
+            .sessions
+            .iter()
+            .find(|(s, _)| s == state)
+            .map(|(_, n)| *n)
+            .or(SessionState::parse(state).map(|_| 0)),
+        _ => None,
+    };
+    let heading = match counted {
+        Some(1) => "1 session".to_string(),
+        Some(n) => format!("{n} sessions"),
+        None => "Sessions found".to_string(),
+    };
     let mut list = format!(
-        "<h2>{total} session{}</h2><div class=\"table-wrap\"><table id=\"sessions\"><tr><th scope=\"col\">Session</th><th scope=\"col\">First message</th><th scope=\"col\">Agent</th><th scope=\"col\">State</th><th scope=\"col\">Environment</th><th scope=\"col\">Opened</th><th scope=\"col\">Last activity</th><th scope=\"col\">Spent</th></tr>",
-        if total == 1 { "" } else { "s" }
+        "<h2>{heading}</h2><div class=\"table-wrap\"><table id=\"sessions\"><tr><th scope=\"col\">Session</th><th scope=\"col\">First message</th><th scope=\"col\">Agent</th><th scope=\"col\">State</th><th scope=\"col\">Environment</th><th scope=\"col\">Opened</th><th scope=\"col\">Last activity</th><th scope=\"col\">Spent</th></tr>"
     );
-    for s in sessions.iter().skip((page - 1) * PAGE).take(PAGE) {
+    for s in &sessions {
         let environment = ctx.session_environment(s)?.map(|e| e.state);
         let first = title(&first_message(ctx, &s.id)?);
         let shown = if pending.contains_key(&s.id) {
@@ -245,25 +335,24 @@ fn render(ctx: &mut Ctx, f: &Filter) -> Result<Parts> {
                 }))
         );
     }
-    if total == 0 {
+    if sessions.is_empty() {
         list.push_str("<tr><td colspan=\"8\">No sessions here.</td></tr>");
     }
     list.push_str("</table></div>");
-    if pages > 1 {
+    if f.after.is_some() || next.is_some() {
         list.push_str("<p class=\"pager\">");
-        if page > 1 {
+        if f.after.is_some() {
             let _ = write!(
                 list,
-                "<a href=\"/{}\" rel=\"prev\">Newer</a>",
-                esc(&f.query(page - 1))
+                "<a href=\"/{}\">Newest</a>",
+                esc(&f.query(None))
             );
         }
-        let _ = write!(list, "page {page} of {pages}");
-        if page < pages {
+        if let Some(cursor) = &next {
             let _ = write!(
                 list,
                 " <a href=\"/{}\" rel=\"next\">Older</a>",
-                esc(&f.query(page + 1))
+                esc(&f.query(Some(cursor)))
             );
         }
         list.push_str("</p>");

@@ -7,7 +7,7 @@
 
 mod support;
 
-use support::{streamed, without_kinds};
+use support::{streamed, unmark, without_kinds};
 
 use redaction::detect::Redactor;
 
@@ -867,20 +867,6 @@ fn redactor() -> Redactor {
     Redactor::new(&[LITERAL.into()])
 }
 
-/// The text without its marks, and what it must become.
-fn unmark(marked: &str) -> (String, String) {
-    let input = marked.replace(['«', '»'], "");
-    let mut want = String::new();
-    let mut rest = marked;
-    while let Some(open) = rest.find('«') {
-        want.push_str(&rest[..open]);
-        want.push_str("[REDACTED]");
-        let close = rest[open..].find('»').expect("every « has its »");
-        rest = &rest[open + close + '»'.len_utf8()..];
-    }
-    want.push_str(rest);
-    (input, want)
-}
 
 /// Every text of the corpus.
 fn texts() -> Vec<String> {

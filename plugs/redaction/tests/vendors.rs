@@ -449,18 +449,7 @@ const NAMED: &[&str] = &[
 
 /// The text, with its shapes filled, and what it must become.
 fn unmark(rng: &mut Rng, marked: &str) -> (String, String) {
-    let filled = rng.shape(marked);
-    let input = filled.replace(['«', '»'], "");
-    let mut want = String::new();
-    let mut rest = filled.as_str();
-    while let Some(open) = rest.find('«') {
-        want.push_str(&rest[..open]);
-        want.push_str("[REDACTED]");
-        let close = rest[open..].find('»').expect("every « has its »");
-        rest = &rest[open + close + '»'.len_utf8()..];
-    }
-    want.push_str(rest);
-    (input, want)
+    support::unmark(&rng.shape(marked))
 }
 
 #[test]

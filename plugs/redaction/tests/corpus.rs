@@ -867,7 +867,6 @@ fn redactor() -> Redactor {
     Redactor::new(&[LITERAL.into()])
 }
 
-
 /// Every text of the corpus.
 fn texts() -> Vec<String> {
     let mut all = Vec::new();

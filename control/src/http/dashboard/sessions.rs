@@ -17,8 +17,8 @@ use super::live::{self, Parts, Since};
 use crate::error::Result;
 use crate::lifecycle::Ctx;
 use crate::model::{EnvironmentState, Millis, PermissionRequest, Session, SessionState};
-use crate::store::SessionPage;
 use crate::state::AppState;
+use crate::store::SessionPage;
 use crate::views::{environment_view, pending_by_session, unowned_records, waiting_sessions};
 
 /// The state filter (and badge) of sessions whose agent waits for a person's answer.
@@ -342,11 +342,7 @@ fn render(ctx: &mut Ctx, f: &Filter) -> Result<Parts> {
     if f.after.is_some() || next.is_some() {
         list.push_str("<p class=\"pager\">");
         if f.after.is_some() {
-            let _ = write!(
-                list,
-                "<a href=\"/{}\">Newest</a>",
-                esc(&f.query(None))
-            );
+            let _ = write!(list, "<a href=\"/{}\">Newest</a>", esc(&f.query(None)));
         }
         if let Some(cursor) = &next {
             let _ = write!(

@@ -34,12 +34,19 @@ pub struct Client {
     http: reqwest::Client,
 }
 
+/// How the CLI introduces itself (`blaise-cli/VERSION`): Blaise records that an answer came
+/// through it.
+pub const USER_AGENT_NAME: &str = "blaise-cli/";
+
 impl Client {
     pub fn new(url: &str, token: &str) -> Self {
         Client {
             url: url.trim_end_matches('/').to_string(),
             token: token.to_string(),
-            http: reqwest::Client::new(),
+            http: reqwest::Client::builder()
+                .user_agent(user_agent())
+                .build()
+                .unwrap_or_default(),
         }
     }
 
@@ -50,7 +57,7 @@ impl Client {
                     .into(),
             )
         })?;
-        let http = trusting(reqwest::Client::builder())?
+        let http = trusting(reqwest::Client::builder().user_agent(user_agent()))?
             .build()
             .map_err(|e| ClientError::Setup(format!("the HTTP client: {e}")))?;
         Ok(Client {
@@ -147,6 +154,10 @@ pub fn cause(e: &reqwest::Error) -> String {
 pub const CA_FILE_VAR: &str = "BLAISE_CA_FILE";
 
 /// `builder`, also trusting the certificates in `$BLAISE_CA_FILE` when it is set.
+fn user_agent() -> String {
+    format!("{USER_AGENT_NAME}{}", env!("CARGO_PKG_VERSION"))
+}
+
 pub fn trusting(builder: reqwest::ClientBuilder) -> Result<reqwest::ClientBuilder> {
     let Some(file) = std::env::var_os(CA_FILE_VAR) else {
         return Ok(builder);

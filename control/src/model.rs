@@ -572,6 +572,14 @@ pub struct PermissionRequest {
     pub request: serde_json::Value,
     pub state: PermissionState,
     pub answer: Option<String>,
+    /// Who answered (`admin`, a source such as `linear:coder`), through what (`dashboard`,
+    /// `cli`, `api`, `linear`), and when.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered_by: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered_via: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered_at: Option<Millis>,
     pub created_at: Millis,
     /// Why a cancelled request can no longer be answered ("the turn was
     /// cancelled", "the turn ended: answered", "run … ended"), and when.

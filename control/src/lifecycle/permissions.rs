@@ -5,15 +5,25 @@ use super::Ctx;
 use crate::error::{Error, Result};
 use crate::model::*;
 
-/// Answers `request_id` of `session_id` with `option_id`. The same answer
-/// again is acknowledged (its response may have been lost); another answer
-/// to an answered request, an option the request does not offer, or a
-/// request whose run has finished, is refused and changes nothing.
+/// Who answers a permission request, and through what: kept with the answer.
+#[derive(Debug, Clone, Copy)]
+pub struct Answerer<'a> {
+    /// `admin` (the admin token, or a login made with it), or a source (`linear:coder`).
+    pub who: &'a str,
+    /// `dashboard`, `cli`, `api` or `linear`.
+    pub via: &'a str,
+}
+
+/// Answers `request_id` of `session_id` with `option_id`, saying who answered, through what
+/// and when. The same answer again is acknowledged (its response may have been lost); another
+/// answer to an answered request, an option the request does not offer, or a request whose run
+/// has finished, is refused, naming who answered it, and changes nothing.
 pub fn answer(
     ctx: &mut Ctx,
     session_id: &str,
     request_id: &str,
     option_id: &str,
+    by: Answerer,
 ) -> Result<PermissionRequest> {
     let session = ctx.session(session_id)?;
     let mut pending = ctx
@@ -37,10 +47,14 @@ pub fn answer(
         ));
     }
     if pending.state == PermissionState::Answered {
+        let by = match (&pending.answered_by, &pending.answered_via) {
+            (Some(who), Some(via)) => format!(" by {who} through {via}"),
+            _ => String::new(),
+        };
         return Err(Error::conflict(
             "already_answered",
             format!(
-                "permission request {request_id} was already answered ({})",
+                "permission request {request_id} was already answered{by}: {}",
                 pending.answer.as_deref().unwrap_or("?")
             ),
         ));
@@ -78,6 +92,9 @@ pub fn answer(
     )?;
     pending.state = PermissionState::Answered;
     pending.answer = Some(option_id.to_owned());
+    pending.answered_by = Some(by.who.to_owned());
+    pending.answered_via = Some(by.via.to_owned());
+    pending.answered_at = Some(ctx.now);
     ctx.tx.put_permission(&pending)?;
     // The agent had nothing to do while a person decided: its silence counts from the answer.
     let mut session = session;

@@ -127,7 +127,17 @@ pub fn apply(ctx: &mut Ctx, thread: &mut SourceThread, op: Operation) -> Result<
                 option_id,
             },
             Some(id),
-        ) => permissions::answer(ctx, &id, request_id, option_id).map(drop),
+        ) => permissions::answer(
+            ctx,
+            &id,
+            request_id,
+            option_id,
+            permissions::Answerer {
+                who: &from,
+                via: "linear",
+            },
+        )
+        .map(drop),
     };
     match done {
         Ok(()) => Ok(Outcome::Done),

@@ -914,6 +914,16 @@ async fn an_answer_from_the_cli_updates_an_open_page_within_a_second() {
     eprintln!(
         "the request was on the page {arrived:?} after it was asked; gone {left:?} after the CLI answered"
     );
+    // The page says who answered, and through what.
+    let answered = b
+        .eval("document.querySelector('ul.answered li')?.textContent")
+        .await;
+    assert!(
+        answered
+            .as_str()
+            .is_some_and(|t| t.starts_with("Remove target/: allow — admin through cli, ")),
+        "{answered}"
+    );
     assert!(
         arrived < Duration::from_secs(1) && left < Duration::from_secs(1),
         "asked: seen after {arrived:?}; answered: gone after {left:?}"

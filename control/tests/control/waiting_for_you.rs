@@ -136,6 +136,37 @@ async fn a_session_waiting_for_an_answer_is_seen_everywhere_until_it_is_answered
     )
     .await;
     assert_eq!(listed(&s, "?waiting_for_you=true").await, vec![]);
+    // Who answered, through what, and when, is kept with the answer and said where it is shown.
+    let answered = s.show(&asking).await["permission_requests"][0].clone();
+    assert_eq!(answered["answered_by"], "admin", "{answered}");
+    assert_eq!(answered["answered_via"], "api", "{answered}");
+    assert!(answered["answered_at"].is_i64(), "{answered}");
+    let (status, again) = s
+        .admin(
+            Method::POST,
+            &format!("/v1/sessions/{asking}/permissions/perm-1/answer"),
+            Some(json!({ "option_id": "reject" })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert!(
+        again
+            .to_string()
+            .contains("already answered by admin through api: allow"),
+        "{again}"
+    );
+    let shown = ok(&s, &["session", "show", &asking]);
+    assert!(
+        shown.contains(
+            "permission requests answered:\n  perm-1  Remove target/  allow by admin through api, "
+        ),
+        "{shown}"
+    );
+    let page = s.page(&format!("/sessions/{asking}")).await;
+    assert!(
+        page.contains("Remove target/: <b>allow</b> — admin through api, <time"),
+        "{page}"
+    );
     let out = ok(&s, &["session", "list"]);
     assert!(!out.contains("waiting for you"), "{out}");
     let m = metrics(&s).await;

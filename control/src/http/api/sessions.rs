@@ -262,13 +262,26 @@ pub struct AnswerRequest {
 pub async fn answer(
     State(state): State<AppState>,
     _: AdminAuth,
+    headers: axum::http::HeaderMap,
     Path((id, request)): Path<(String, String)>,
     Body(req): Body<AnswerRequest>,
 ) -> Result<Json<PermissionRequest>> {
     check_request_id_in_path(&request)?;
+    // The CLI says it is (its user agent); any other client is the API.
+    let via = match headers.get(axum::http::header::USER_AGENT) {
+        Some(agent)
+            if agent
+                .as_bytes()
+                .starts_with(crate::client::USER_AGENT_NAME.as_bytes()) =>
+        {
+            "cli"
+        }
+        _ => "api",
+    };
+    let by = permissions::Answerer { who: "admin", via };
     Ok(Json(
         state
-            .write(|ctx| permissions::answer(ctx, &id, &request, &req.option_id))
+            .write(|ctx| permissions::answer(ctx, &id, &request, &req.option_id, by))
             .await?,
     ))
 }

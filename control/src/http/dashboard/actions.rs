@@ -144,7 +144,18 @@ pub async fn answer(
         return not_done(e, &back);
     }
     match app
-        .write(|ctx| permissions::answer(ctx, &id, &request, &form.option_id))
+        .write(|ctx| {
+            permissions::answer(
+                ctx,
+                &id,
+                &request,
+                &form.option_id,
+                permissions::Answerer {
+                    who: "admin",
+                    via: "dashboard",
+                },
+            )
+        })
         .await
     {
         Ok(_) => back_to(&back),

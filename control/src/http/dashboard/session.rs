@@ -190,19 +190,47 @@ fn source_line(source: &crate::views::SourceView) -> String {
     )
 }
 
-/// The permission requests the agent waits on, each with a button per answer it offers.
+/// The permission requests the agent waits on, each with a button per answer it offers; then
+/// the last answered ones: the answer, who gave it, through what, when.
 fn asks(v: &SessionView) -> String {
     let pending: Vec<_> = v
         .permission_requests
         .iter()
         .filter(|p| p.state == PermissionState::Pending)
         .collect();
-    if pending.is_empty() {
-        return String::new();
+    let mut out = String::new();
+    if !pending.is_empty() {
+        out.push_str("<h2>The agent asks</h2>");
+        for p in pending {
+            out.push_str(&permission(&v.id, p));
+        }
     }
-    let mut out = String::from("<h2>The agent asks</h2>");
-    for p in pending {
-        out.push_str(&permission(&v.id, p));
+    let answered: Vec<_> = v
+        .permission_requests
+        .iter()
+        .filter(|p| p.state == PermissionState::Answered)
+        .rev()
+        .take(3)
+        .collect();
+    if !answered.is_empty() {
+        out.push_str("<h2>Answered</h2><ul class=\"answered\">");
+        for p in answered {
+            let by = match (&p.answered_by, &p.answered_via) {
+                (Some(who), Some(via)) => format!(" — {} through {}", esc(who), esc(via)),
+                _ => String::new(),
+            };
+            let _ = write!(
+                out,
+                "<li data-request=\"{}\">{}: <b>{}</b>{by}{}</li>",
+                esc(&p.request_id),
+                esc(p.asks()),
+                esc(p.answer.as_deref().unwrap_or("?")),
+                p.answered_at
+                    .map(|at| format!(", {}", time(at)))
+                    .unwrap_or_default()
+            );
+        }
+        out.push_str("</ul>");
     }
     out
 }

@@ -114,6 +114,7 @@ pub fn session(s: &Value, now: i64, out: Out) -> Result<()> {
         }
     }
     pending_permissions(s, now, out)?;
+    answered_permissions(s, now, out)?;
     let e = &s["environment"];
     if e.is_object() {
         writeln!(
@@ -390,6 +391,42 @@ pub fn pending(s: &Value) -> Vec<&Value> {
     list(s, "permission_requests")
         .filter(|p| p["state"] == "pending")
         .collect()
+}
+
+/// The permission requests answered, the latest five: what, the answer, who, through what,
+/// when.
+fn answered_permissions(s: &Value, now: i64, out: Out) -> Result<()> {
+    let answered: Vec<&Value> = list(s, "permission_requests")
+        .filter(|p| p["state"] == "answered")
+        .collect();
+    if answered.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "permission requests answered:")?;
+    for p in answered.iter().rev().take(5) {
+        let who = match (p["answered_by"].as_str(), p["answered_via"].as_str()) {
+            (Some(who), Some(via)) => {
+                format!(" by {} through {via}", super::human::printable(who, false))
+            }
+            _ => String::new(),
+        };
+        let at = if p["answered_at"].is_i64() {
+            format!(", {}", when(&p["answered_at"], now))
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "  {}  {}  {}{who}{at}",
+            text(&p["request_id"]),
+            p["request"]["tool_call"]["title"].as_str().map_or_else(
+                || "(no title)".into(),
+                |t| super::human::printable(t, false)
+            ),
+            text(&p["answer"]),
+        )?;
+    }
+    Ok(())
 }
 
 pub fn pending_permissions(s: &Value, now: i64, out: &mut (dyn Write + Send)) -> Result<bool> {

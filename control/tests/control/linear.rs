@@ -156,6 +156,10 @@ async fn permissions_follow_ups_and_stop_from_linear_act_on_the_session() {
     );
     let answer = run.wait_directive("permission_answer").await;
     assert_eq!(answer["option_id"], "allow");
+    // Kept with who answered: the Linear app, through Linear.
+    let asked = s.show(&id).await["permission_requests"][0].clone();
+    assert_eq!(asked["answered_by"], "linear:coder", "{asked}");
+    assert_eq!(asked["answered_via"], "linear", "{asked}");
 
     assert_eq!(
         webhook(

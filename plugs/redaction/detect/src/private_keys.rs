@@ -88,6 +88,10 @@ pub(super) fn anchor_end(b: &[u8], anchor: usize) -> Option<usize> {
 /// `decorations::region`), whose marker or label ends at `anchor_end`:
 /// masked.
 pub(super) fn block_at(r: &[u8], at: usize, anchor_end: usize, found: &mut Vec<Found>) {
+    // A region may be empty (its first line's decoration did not read as the others').
+    if at >= r.len() || anchor_end > r.len() {
+        return;
+    }
     if r[at] == b'-' {
         pem(r, at, found);
     } else {
@@ -99,6 +103,10 @@ pub(super) fn block_at(r: &[u8], at: usize, anchor_end: usize, found: &mut Vec<F
 /// decorations), its marker or label ending at `anchor_end`: what of it is
 /// masked, and whether the text ended inside it (more may follow).
 pub(super) fn block_reading(r: &[u8], anchor_end: usize) -> (Option<(usize, usize)>, bool) {
+    // An empty region reads no block (the text as it is is read on its own).
+    if r.is_empty() || anchor_end > r.len() {
+        return (None, false);
+    }
     if r[0] != b'-' {
         return dumps::reading(r, anchor_end);
     }

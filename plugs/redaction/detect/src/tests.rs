@@ -255,3 +255,36 @@ fn a_value_read_to_its_longest_inside_a_character_is_masked_whole_chars() {
         }
     }
 }
+
+/// Key structures cut where their bounds fall (a value ending exactly at the 16 KiB a key is
+/// read within, a tag whose `>` comes past it, a decorated key block whose first line ends in
+/// blanks after its mark): read whole and at every cut near the bound, nothing panics.
+#[test]
+fn key_structures_at_their_bounds_never_panic() {
+    let pad = |n: usize| "a".repeat(n);
+    let texts = [
+        "x -----BEGIN RSA PRIVATE KEY----- | \nabc\n".to_string(),
+        "-----BEGIN RSA PRIVATE KEY-----$ \nMIIEabc$\n".to_string(),
+        "> priv: $ \n>     00:11:22$\n".to_string(),
+        format!("<RSAKeyValue {}>", pad(MAX_PEM + 10)),
+        // `<D>` whose `>` falls exactly on the bound, for every position near it.
+        format!("<RSAKeyValue>{}<D>QUJD</D>", pad(MAX_PEM - 16)),
+        format!(
+            "{{\"kty\":\"oct\",{}\"d\":\"QUJDREVGR0hJSktMTU5PUA\"}}",
+            pad(MAX_PEM - 20)
+        ),
+    ];
+    let r = Redactor::new(&[]);
+    for text in &texts {
+        for shift in 0..24 {
+            let text = format!("{}{text}", " ".repeat(shift));
+            let _ = r.find(&text);
+            let _ = r.hold_back_from(&text);
+            for cut in
+                (text.len().saturating_sub(40)..text.len()).filter(|&c| text.is_char_boundary(c))
+            {
+                let _ = r.hold_back_from(&text[..cut]);
+            }
+        }
+    }
+}

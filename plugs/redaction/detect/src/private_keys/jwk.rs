@@ -84,6 +84,8 @@ fn object_end(b: &[u8], open: usize) -> usize {
 /// Calls `f` with each private member's value (inside its quotes) in
 /// `b[open..end]`: `"d": "…"` of base64url, escaped or not.
 fn private_members(b: &[u8], open: usize, end: usize, mut f: impl FnMut(usize, usize)) {
+    // Nothing is read past `end` (a member cut by it is not one).
+    let b = &b[..end];
     let mut i = open;
     while let Some(p) = memchr::memchr(b'"', &b[i..end]) {
         let q = i + p;

@@ -20,12 +20,15 @@ pub(super) fn key_value(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     let Some(&(name, private)) = KEYS.iter().find(|(n, _)| &b[s..e] == *n) else {
         return;
     };
-    let Some(open_end) = b[e..].iter().position(|&c| c == b'>').map(|p| e + p + 1) else {
+    // The tag's `>` within the bound a key is read in (a tag never closed costs no more).
+    let limit = (s + MAX_PEM).min(b.len());
+    let Some(open_end) = memchr::memchr(b'>', &b[e..limit]).map(|p| e + p + 1) else {
         return;
     };
-    let limit = (s + MAX_PEM).min(b.len());
     let end = close_of(b, open_end, limit, name).unwrap_or(limit);
-    // Each member: `<Name>value</Name>`, the value maybe wrapped in blanks.
+    // Each member: `<Name>value</Name>`, the value maybe wrapped in blanks; nothing is read
+    // past `end`.
+    let b = &b[..end];
     let mut i = open_end;
     while let Some(p) = memchr::memchr(b'<', &b[i..end]) {
         let tag = i + p + 1;

@@ -140,6 +140,41 @@ pub(crate) fn same_origin(parts: &Parts) -> bool {
     origin_host.is_some() && origin_host == host.map(|h| h.as_bytes())
 }
 
+/// How a request is let in: the admin token in its `Authorization` header, or a person's
+/// dashboard login (its cookie) on one of the dashboard's own pages.
+pub enum Authorized {
+    Token,
+    Login(Login),
+}
+
+/// Lets the request in, or says why not. A login already read for this request (the dashboard's
+/// CSRF check puts it in the request's extensions) is not read again.
+pub async fn authorize(parts: &Parts, state: &AppState) -> Result<Authorized> {
+    if let Some(token) = header_token(parts) {
+        return if is_admin(state, &token).await? {
+            Ok(Authorized::Token)
+        } else {
+            Err(Error::Unauthorized("wrong admin token".into()))
+        };
+    }
+    let login = match parts.extensions.get::<Login>() {
+        Some(login) => Some(login.clone()),
+        None => cookie_login(state, &parts.headers).await?,
+    };
+    let Some(login) = login else {
+        return Err(Error::Unauthorized(
+            "the admin token is required (Authorization: Bearer $BLAISE_TOKEN)".into(),
+        ));
+    };
+    if !same_origin(parts) {
+        return Err(Error::Forbidden(
+            "a change made with the dashboard's cookie must come from the dashboard's own pages"
+                .into(),
+        ));
+    }
+    Ok(Authorized::Login(login))
+}
+
 /// A request with the admin token (`Authorization: Bearer`), or from a person logged in to the
 /// dashboard (its cookie) on one of its own pages.
 pub struct AdminAuth;
@@ -148,24 +183,6 @@ impl FromRequestParts<AppState> for AdminAuth {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self> {
-        if let Some(token) = header_token(parts) {
-            return if is_admin(state, &token).await? {
-                Ok(AdminAuth)
-            } else {
-                Err(Error::Unauthorized("wrong admin token".into()))
-            };
-        }
-        if cookie_login(state, &parts.headers).await?.is_none() {
-            return Err(Error::Unauthorized(
-                "the admin token is required (Authorization: Bearer $BLAISE_TOKEN)".into(),
-            ));
-        }
-        if !same_origin(parts) {
-            return Err(Error::Forbidden(
-                "a change made with the dashboard's cookie must come from the dashboard's own pages"
-                    .into(),
-            ));
-        }
-        Ok(AdminAuth)
+        authorize(parts, state).await.map(|_| AdminAuth)
     }
 }

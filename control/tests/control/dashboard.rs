@@ -902,6 +902,21 @@ async fn an_answer_from_the_cli_updates_an_open_page_within_a_second() {
             .await,
         1
     );
+    // What waits, at a desk and on a phone: labelled, no sideways scroll.
+    for width in [1200, 400] {
+        b.width(width).await;
+        for page in ["/".to_string(), format!("/sessions/{id}")] {
+            b.open(&format!("{}{page}", s.url)).await;
+            b.screenshot(&format!("waiting-{width}{}", page.replace('/', "-")))
+                .await;
+            assert_eq!(
+                page_problems(&mut b, width).await,
+                json!([]),
+                "{page} at {width} px"
+            );
+        }
+    }
+    b.width(1200).await;
     b.open(&format!("{}/sessions/{id}", s.url)).await;
     // Answered elsewhere.
     ok(&s, &["session", "answer", &id, "perm-1", "allow"]);
@@ -923,6 +938,14 @@ async fn an_answer_from_the_cli_updates_an_open_page_within_a_second() {
             .as_str()
             .is_some_and(|t| t.starts_with("Remove target/: allow — admin through cli, ")),
         "{answered}"
+    );
+    b.width(400).await;
+    b.open(&format!("{}/sessions/{id}", s.url)).await;
+    b.screenshot("answered-400").await;
+    assert_eq!(
+        page_problems(&mut b, 400).await,
+        json!([]),
+        "answered at 400 px"
     );
     assert!(
         arrived < Duration::from_secs(1) && left < Duration::from_secs(1),

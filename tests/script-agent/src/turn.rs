@@ -227,11 +227,19 @@ impl Turn<'_> {
         for mut pipe in pipes {
             let pieces = pieces.clone();
             tokio::spawn(async move {
+                // A read may end inside a character: its first bytes wait for the rest, so that
+                // each piece is whole characters of one pipe.
                 let mut buf = [0u8; 4096];
+                let mut held = Vec::new();
                 while let Ok(n @ 1..) = pipe.read(&mut buf).await {
-                    if pieces.send(buf[..n].to_vec()).is_err() {
-                        break;
+                    held.extend_from_slice(&buf[..n]);
+                    let whole = complete_utf8(&held);
+                    if whole > 0 && pieces.send(held.drain(..whole).collect()).is_err() {
+                        return;
                     }
+                }
+                if !held.is_empty() {
+                    let _ = pieces.send(held);
                 }
             });
         }
@@ -420,5 +428,37 @@ fn meta(value: serde_json::Value) -> agent_client_protocol::v1::schema::Meta {
     match value {
         serde_json::Value::Object(map) => map,
         _ => agent_client_protocol::v1::schema::Meta::new(),
+    }
+}
+
+/// How much of `bytes` is whole characters: all but a character cut at the end. Invalid bytes
+/// are not waited for (they are shown as U+FFFD).
+fn complete_utf8(bytes: &[u8]) -> usize {
+    match std::str::from_utf8(bytes) {
+        Ok(_) => bytes.len(),
+        Err(e) if e.error_len().is_none() => e.valid_up_to(),
+        Err(_) => bytes.len(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::complete_utf8;
+
+    #[test]
+    fn a_character_cut_at_the_end_waits_for_its_rest() {
+        let text = "a─b🔑".as_bytes();
+        for cut in 0..=text.len() {
+            let n = complete_utf8(&text[..cut]);
+            assert!(std::str::from_utf8(&text[..n]).is_ok(), "cut at {cut}");
+            assert!(cut - n < 4, "cut at {cut}");
+        }
+        assert_eq!(complete_utf8("a─".as_bytes()), 4);
+        assert_eq!(complete_utf8(&"a─".as_bytes()[..2]), 1);
+        assert_eq!(
+            complete_utf8(b"ok\xff"),
+            3,
+            "invalid bytes are not waited for"
+        );
     }
 }

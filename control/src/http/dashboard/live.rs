@@ -31,8 +31,9 @@ pub struct Since {
 pub struct Parts {
     pub title: String,
     pub sections: Vec<Section>,
-    /// Sessions waiting for a person's answer: the navigation's count (set by [`respond`]).
-    waiting: usize,
+    /// Sessions waiting for a person's answer: the navigation's count (set by [`respond`] unless
+    /// the page counted them itself).
+    waiting: Option<usize>,
 }
 
 pub enum Section {
@@ -45,12 +46,18 @@ impl Parts {
         Parts {
             title: title.into(),
             sections: Vec::new(),
-            waiting: 0,
+            waiting: None,
         }
     }
 
     pub fn fixed(&mut self, html: impl Into<String>) -> &mut Self {
         self.sections.push(Section::Fixed(html.into()));
+        self
+    }
+
+    /// How many sessions wait for a person, when the page has read it anyway.
+    pub fn waiting(&mut self, n: usize) -> &mut Self {
+        self.waiting = Some(n);
         self
     }
 
@@ -61,7 +68,7 @@ impl Parts {
 
     fn version(&self) -> String {
         let mut hash = Sha256::new();
-        hash.update(self.waiting.to_le_bytes());
+        hash.update(self.waiting.unwrap_or(0).to_le_bytes());
         for s in &self.sections {
             if let Section::Live(id, html) = s {
                 hash.update(id.as_bytes());
@@ -86,7 +93,9 @@ pub async fn respond(
     // Every page counts the sessions waiting for a person, in its navigation and title.
     let mut render = move |ctx: &mut Ctx| -> Result<Parts> {
         let mut parts = render(ctx)?;
-        parts.waiting = crate::views::pending_by_session(ctx)?.len();
+        if parts.waiting.is_none() {
+            parts.waiting = Some(crate::views::pending_by_session(ctx)?.len());
+        }
         Ok(parts)
     };
     let waits = topic.is_some();
@@ -104,7 +113,7 @@ pub async fn respond(
                 }
             }
         }
-        let page = page_waiting(&p.title, &body, p.waiting);
+        let page = page_waiting(&p.title, &body, p.waiting.unwrap_or(0));
         Html(match &viewer.csrf {
             Some(csrf) => with_csrf(&page, csrf),
             None => page,

@@ -27,7 +27,8 @@ use axum::{Extension, Form, Router};
 use crate::tls::OverTls;
 use serde::Deserialize;
 
-use crate::http::{AdminAuth, AppState, DASHBOARD_COOKIE, is_admin};
+use crate::http::extract::Authorized;
+use crate::http::{AppState, DASHBOARD_COOKIE, is_admin};
 
 pub fn routes(state: AppState) -> Router<AppState> {
     Router::new()
@@ -81,7 +82,7 @@ async fn check_csrf(State(state): State<AppState>, request: Request, next: Next)
         Ok(None) => return next.run(request).await,
         Err(e) => return e.into_response(),
     };
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, MAX_FORM_BYTES).await else {
         return (
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -107,6 +108,8 @@ async fn check_csrf(State(state): State<AppState>, request: Request, next: Next)
         )
             .into_response();
     }
+    // The route's own check reads the login from here, not from the store again.
+    parts.extensions.insert(login);
     next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
         .await
 }
@@ -142,13 +145,10 @@ impl FromRequestParts<AppState> for Viewer {
     type Rejection = Response;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
-        let login = match crate::http::extract::cookie_login(state, &parts.headers).await {
-            Ok(login) => login,
-            Err(e) => return Err(e.into_response()),
-        };
-        match AdminAuth::from_request_parts(parts, state).await {
-            Ok(_) => Ok(Viewer {
-                csrf: login.map(|l| l.csrf),
+        match crate::http::extract::authorize(parts, state).await {
+            Ok(Authorized::Token) => Ok(Viewer { csrf: None }),
+            Ok(Authorized::Login(login)) => Ok(Viewer {
+                csrf: Some(login.csrf),
             }),
             Err(e @ crate::error::Error::Forbidden(_)) => Err(e.into_response()),
             Err(_) => {

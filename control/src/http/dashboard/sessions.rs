@@ -209,6 +209,7 @@ fn render(ctx: &mut Ctx, f: &Filter) -> Result<Parts> {
     let waiting = waiting_sessions(ctx)?;
     let pending = pending_by_session(ctx)?;
     let mut parts = Parts::new("Sessions");
+    parts.waiting(pending.len());
     parts.fixed("<h1>Sessions</h1>");
     parts.live("attention", attention(ctx, &waiting, &pending)?);
 

@@ -49,14 +49,20 @@ fn populate(store: &dyn Store, cfg: &Config, now: Millis) -> Runner {
             disabled: false,
             updated_at: now,
         })?;
-        let (runner, _) = runners::add(ctx, "bench", runners::Scope::default())?;
+        let (runner, _) = runners::add(
+            ctx,
+            &blaise_control::model::Actor::server(),
+            "bench",
+            runners::Scope::default(),
+        )?;
         offers::connect(
             ctx,
             &runner,
             &offers::Hello::serving("i", &["a".to_string()]),
         )?;
         for i in 0..sessions() {
-            let session = messages::new_session(ctx, "a", "hello")?;
+            let session =
+                messages::new_session(ctx, &blaise_control::model::Actor::server(), "a", "hello")?;
             let run_id = session.current_run_id.clone().unwrap();
             offers::accept(ctx, &runner, "i", &run_id)?;
             for (n, report) in [
@@ -184,11 +190,11 @@ fn bench_transcript_report(streams: usize) {
         let now = model_now();
         let (token, run_ids) = transact(&store, &cfg, now, |ctx| {
             ctx.tx.put_agent(&Agent { name: "a".into(), settings: AgentSettings::default(), disabled: false, updated_at: now })?;
-            let (runner, token) = runners::add(ctx, "bench", runners::Scope::default())?;
+            let (runner, token) = runners::add(ctx, &blaise_control::model::Actor::server(), "bench", runners::Scope::default())?;
             offers::connect(ctx, &runner, &offers::Hello::serving("i", &["a".to_string()]))?;
             let mut run_ids = Vec::new();
             for _ in 0..=streams {
-                let session = messages::new_session(ctx, "a", "hello")?;
+                let session = messages::new_session(ctx, &blaise_control::model::Actor::server(), "a", "hello")?;
                 let run_id = session.current_run_id.clone().unwrap();
                 offers::accept(ctx, &runner, "i", &run_id)?;
                 reports::apply(ctx, &runner, &run_id, "s", ReportBody::Started { conversation: None })?;
@@ -246,7 +252,13 @@ fn bench_transcript_report(streams: usize) {
 /// chunks each), thoughts and tool calls (two updates each), as a long agent session makes them.
 fn long_session(store: &dyn Store, cfg: &Config, now: Millis, entries: usize) -> String {
     let id = transact(store, cfg, now, |ctx| {
-        Ok(messages::new_session(ctx, "a", "refactor the parser")?.id)
+        Ok(messages::new_session(
+            ctx,
+            &blaise_control::model::Actor::server(),
+            "a",
+            "refactor the parser",
+        )?
+        .id)
     })
     .unwrap();
     let mut made = 1;

@@ -109,6 +109,10 @@ impl Client {
     pub async fn put(&self, path: &str, body: Value) -> Result<Value> {
         self.call(reqwest::Method::PUT, path, Some(body)).await
     }
+
+    pub async fn delete(&self, path: &str) -> Result<Value> {
+        self.call(reqwest::Method::DELETE, path, None).await
+    }
 }
 
 /// `value` (an id or a name someone typed) as one URL path segment: every byte but the unreserved

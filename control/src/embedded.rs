@@ -119,7 +119,13 @@ impl Embedded {
                 n += 1;
                 candidate = format!("{name}-{n}");
             }
-            Ok(runners::add(ctx, &candidate, runners::Scope::default())?.1)
+            Ok(runners::add(
+                ctx,
+                &crate::model::Actor::server(),
+                &candidate,
+                runners::Scope::default(),
+            )?
+            .1)
         })?)
     }
 }

@@ -6,6 +6,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+mod people;
+pub use people::*;
+
 /// Milliseconds since the Unix epoch (for instants) or milliseconds (for durations).
 pub type Millis = i64;
 
@@ -248,6 +251,9 @@ pub struct Session {
     /// (`blaise session budget`); else the agent's `session_budget` holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<f64>,
+    /// Who started it (see [`Actor::who`]); sessions from before people were recorded say none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_by: Option<String>,
 }
 
 impl Session {
@@ -279,6 +285,7 @@ impl Session {
             left_environments: Vec::new(),
             usage: Usage::default(),
             budget: None,
+            started_by: None,
         }
     }
 }
@@ -289,12 +296,20 @@ impl Session {
 pub struct Login {
     /// sha256 of the cookie's id, hex. The id itself is never stored.
     pub id_hash: String,
-    /// Who logged in: `admin` (the admin token).
+    /// Who logged in: `admin` (the admin token), a person's name (their token), or the email an
+    /// identity provider vouched for.
     pub who: String,
+    /// What they may do (logins from before roles were the admin's).
+    #[serde(default = "admin_role")]
+    pub role: Role,
     pub created_at: Millis,
     pub expires_at: Millis,
     /// Sent in every form of the pages this login sees, and checked on every form it posts.
     pub csrf: String,
+}
+
+fn admin_role() -> Role {
+    Role::Admin
 }
 
 /// Who spends: the sessions of an agent (its daily budget holds them), or the runs of a

@@ -57,6 +57,9 @@ pub struct EnvironmentView {
 pub struct SessionView {
     pub id: String,
     pub agent: String,
+    /// Who started it (none for sessions from before people were recorded).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub started_by: Option<String>,
     pub state: SessionState,
     pub created_at: Millis,
     pub last_activity: Millis,
@@ -284,6 +287,9 @@ pub const STARTS_FRESH: &str = "its environment is gone: the next message starts
 pub struct SessionSummary {
     pub id: String,
     pub agent: String,
+    /// Who started it (none for sessions from before people were recorded).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub started_by: Option<String>,
     pub state: SessionState,
     pub environment_state: Option<EnvironmentState>,
     pub created_at: Millis,
@@ -382,6 +388,7 @@ pub fn session_view(ctx: &mut Ctx, id: &str) -> Result<SessionView> {
         permission_requests: ctx.tx.permissions(id)?,
         id: session.id,
         agent: session.agent,
+        started_by: session.started_by,
         state: session.state,
         created_at: session.created_at,
         last_activity: session.last_activity,
@@ -438,6 +445,7 @@ pub fn session_summaries(
             pending_permission_requests: pending.get(&s.id).map_or(0, Vec::len),
             id: s.id,
             agent: s.agent,
+            started_by: s.started_by,
             state: s.state,
             environment_state,
             created_at: s.created_at,

@@ -321,6 +321,30 @@ impl Tx for RecordingTx<'_> {
     fn end_logins(&mut self, expiring_before: Millis) -> StoreResult<u64> {
         self.inner.end_logins(expiring_before)
     }
+    fn end_logins_of(&mut self, who: &str) -> StoreResult<u64> {
+        self.inner.end_logins_of(who)
+    }
+    fn user(&mut self, name: &str) -> StoreResult<Option<User>> {
+        self.inner.user(name)
+    }
+    fn user_by_token_hash(&mut self, hash: &str) -> StoreResult<Option<User>> {
+        self.inner.user_by_token_hash(hash)
+    }
+    fn put_user(&mut self, user: &User) -> StoreResult<()> {
+        self.inner.put_user(user)
+    }
+    fn delete_user(&mut self, name: &str) -> StoreResult<()> {
+        self.inner.delete_user(name)
+    }
+    fn users(&mut self) -> StoreResult<Vec<User>> {
+        self.inner.users()
+    }
+    fn add_audit(&mut self, entry: &mut AuditEntry) -> StoreResult<()> {
+        self.inner.add_audit(entry)
+    }
+    fn audit_page(&mut self, page: &crate::store::AuditPage) -> StoreResult<Vec<AuditEntry>> {
+        self.inner.audit_page(page)
+    }
     fn agent(&mut self, name: &str) -> StoreResult<Option<Agent>> {
         self.inner.agent(name)
     }

@@ -1,5 +1,6 @@
 //! What a request carries that the routes need checked first: a JSON body, a runner's token,
-//! the admin token (a header, or the dashboard's cookie from its own pages).
+//! who a person is and whether their role allows the route (a token in a header, or the
+//! dashboard's cookie from its own pages).
 
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
@@ -7,7 +8,7 @@ use serde::de::DeserializeOwned;
 
 use crate::auth::{bearer, hash_token};
 use crate::error::{Error, Result};
-use crate::model::{Login, Runner};
+use crate::model::{Actor, Channel, Login, Role, Runner};
 use crate::state::AppState;
 
 /// A JSON body; malformed or mistyped JSON is a 400 that says what is wrong.
@@ -107,14 +108,6 @@ pub async fn cookie_login(
         .await
 }
 
-pub async fn is_admin(state: &AppState, token: &str) -> Result<bool> {
-    let hash = hash_token(token);
-    Ok(state
-        .read_one(|ctx| Ok(ctx.tx.admin_token_hash()?))
-        .await?
-        .is_some_and(|h| h == hash))
-}
-
 /// Whether a request that changes something comes from this server's own
 /// pages. A browser sends the dashboard's cookie with any request a page makes
 /// it send, and `SameSite` does not look at the port: a page on another port
@@ -140,21 +133,34 @@ pub(crate) fn same_origin(parts: &Parts) -> bool {
     origin_host.is_some() && origin_host == host.map(|h| h.as_bytes())
 }
 
-/// How a request is let in: the admin token in its `Authorization` header, or a person's
-/// dashboard login (its cookie) on one of the dashboard's own pages.
-pub enum Authorized {
-    Token,
-    Login(Login),
+/// Through what a token came: the CLI says it is (its user agent); any other client is the API.
+fn token_channel(parts: &Parts) -> Channel {
+    match parts.headers.get(axum::http::header::USER_AGENT) {
+        Some(agent)
+            if agent
+                .as_bytes()
+                .starts_with(crate::client::USER_AGENT_NAME.as_bytes()) =>
+        {
+            Channel::Cli
+        }
+        _ => Channel::Api,
+    }
 }
 
-/// Lets the request in, or says why not. A login already read for this request (the dashboard's
-/// CSRF check puts it in the request's extensions) is not read again.
-pub async fn authorize(parts: &Parts, state: &AppState) -> Result<Authorized> {
+/// Who a request is: a token in its `Authorization` header (the admin token, or a person's own),
+/// or a person's dashboard login (its cookie) on one of the dashboard's own pages; and that
+/// login, if it came that way. A login already read for this request (the dashboard's CSRF check
+/// puts it in the request's extensions) is not read again.
+pub async fn authorize(parts: &Parts, state: &AppState) -> Result<(Actor, Option<Login>)> {
     if let Some(token) = header_token(parts) {
-        return if is_admin(state, &token).await? {
-            Ok(Authorized::Token)
-        } else {
-            Err(Error::Unauthorized("wrong admin token".into()))
+        let who = state
+            .read_one(move |ctx| crate::lifecycle::users::of_token(ctx, &token))
+            .await?;
+        return match who {
+            Some((who, role)) => Ok((Actor::new(who, role, token_channel(parts)), None)),
+            None => Err(Error::Unauthorized(
+                "unknown token: give the admin token or a person's own (`blaise user add`)".into(),
+            )),
         };
     }
     let login = match parts.extensions.get::<Login>() {
@@ -163,7 +169,7 @@ pub async fn authorize(parts: &Parts, state: &AppState) -> Result<Authorized> {
     };
     let Some(login) = login else {
         return Err(Error::Unauthorized(
-            "the admin token is required (Authorization: Bearer $BLAISE_TOKEN)".into(),
+            "a token is required (Authorization: Bearer $BLAISE_TOKEN)".into(),
         ));
     };
     if !same_origin(parts) {
@@ -172,17 +178,52 @@ pub async fn authorize(parts: &Parts, state: &AppState) -> Result<Authorized> {
                 .into(),
         ));
     }
-    Ok(Authorized::Login(login))
+    let actor = Actor::new(login.who.clone(), login.role, Channel::Dashboard);
+    Ok((actor, Some(login)))
 }
 
-/// A request with the admin token (`Authorization: Bearer`), or from a person logged in to the
-/// dashboard (its cookie) on one of its own pages.
-pub struct AdminAuth;
-
-impl FromRequestParts<AppState> for AdminAuth {
-    type Rejection = Error;
-
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self> {
-        authorize(parts, state).await.map(|_| AdminAuth)
+/// Refuses `actor` what needs `needed` and their role does not allow: a 403 that names both.
+pub fn require(actor: &Actor, needed: Role) -> Result<()> {
+    if actor.role.allows(needed) {
+        return Ok(());
     }
+    Err(Error::Forbidden(format!(
+        "this needs the {needed} role; {} is {}",
+        actor.who,
+        actor.role.with_article()
+    )))
 }
+
+/// An API extractor that lets in whoever has at least a role: the request's [`Actor`].
+macro_rules! acting_as {
+    ($(#[$doc:meta])* $name:ident, $role:expr) => {
+        $(#[$doc])*
+        pub struct $name(pub Actor);
+
+        impl FromRequestParts<AppState> for $name {
+            type Rejection = Error;
+
+            async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self> {
+                let (actor, _) = authorize(parts, state).await?;
+                require(&actor, $role)?;
+                Ok($name(actor))
+            }
+        }
+    };
+}
+
+acting_as!(
+    /// Anyone let in: reads.
+    AsViewer,
+    Role::Viewer
+);
+acting_as!(
+    /// An operator or an admin: starts, sends, answers, cancels, closes.
+    AsOperator,
+    Role::Operator
+);
+acting_as!(
+    /// An admin: agents, runners, people, budgets, teardowns, the audit trail.
+    AsAdmin,
+    Role::Admin
+);

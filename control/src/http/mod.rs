@@ -19,7 +19,7 @@ use axum::Router;
 use crate::error::{Error, Result};
 use crate::model::now;
 pub use crate::state::AppState;
-pub use extract::{AdminAuth, Body, DASHBOARD_COOKIE, Params, RunnerAuth, is_admin};
+pub use extract::{AsAdmin, AsOperator, AsViewer, Body, DASHBOARD_COOKIE, Params, RunnerAuth};
 
 pub fn router(state: AppState) -> Router {
     Router::new()

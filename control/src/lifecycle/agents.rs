@@ -113,11 +113,12 @@ impl AgentPatch {
     }
 }
 
-/// Creates agent `name` or changes its settings.
-pub fn set(ctx: &mut Ctx, name: &str, patch: &AgentPatch) -> Result<Agent> {
+/// Creates agent `name` or changes its settings; recorded with what changed.
+pub fn set(ctx: &mut Ctx, by: &Actor, name: &str, patch: &AgentPatch) -> Result<Agent> {
     check_name("name", name)?;
     patch.check()?;
-    let mut agent = ctx.tx.agent(name)?.unwrap_or_else(|| Agent {
+    let before = ctx.tx.agent(name)?;
+    let mut agent = before.clone().unwrap_or_else(|| Agent {
         name: name.to_string(),
         settings: AgentSettings::default(),
         disabled: false,
@@ -148,5 +149,43 @@ pub fn set(ctx: &mut Ctx, name: &str, patch: &AgentPatch) -> Result<Agent> {
     agent.disabled = patch.disabled.unwrap_or(agent.disabled);
     agent.updated_at = ctx.now;
     ctx.tx.put_agent(&agent)?;
+    let detail = match &before {
+        None => "created".to_owned(),
+        Some(before) => changes(before, &agent),
+    };
+    super::audit::record(
+        ctx,
+        by,
+        super::audit::Change::of(AuditAction::AgentSet, name).saying(detail),
+    )?;
     Ok(agent)
+}
+
+/// What differs between two versions of an agent, setting by setting: `timeout_ms 60000 → 5000`.
+fn changes(before: &Agent, after: &Agent) -> String {
+    let flat = |a: &Agent| {
+        let mut map = match serde_json::to_value(&a.settings) {
+            Ok(serde_json::Value::Object(map)) => map,
+            _ => serde_json::Map::new(),
+        };
+        map.insert("disabled".into(), a.disabled.into());
+        map
+    };
+    let (old, new) = (flat(before), flat(after));
+    let mut keys: Vec<&String> = old.keys().chain(new.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let null = serde_json::Value::Null;
+    let changed: Vec<String> = keys
+        .into_iter()
+        .filter_map(|k| {
+            let (o, n) = (old.get(k).unwrap_or(&null), new.get(k).unwrap_or(&null));
+            (o != n).then(|| format!("{k} {o} → {n}"))
+        })
+        .collect();
+    if changed.is_empty() {
+        "no change".to_owned()
+    } else {
+        changed.join(", ")
+    }
 }

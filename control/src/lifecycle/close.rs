@@ -2,6 +2,7 @@
 //! stop; if no runner receives it, nothing changes and the request fails.
 
 use super::Ctx;
+use super::audit::{Change, record};
 use super::environment::schedule_teardown;
 use super::runs::end_run;
 use crate::error::{Error, Result};
@@ -14,7 +15,7 @@ pub enum CloseStep {
     AwaitingDelivery { run_id: String, seq: i64 },
 }
 
-pub fn begin(ctx: &mut Ctx, session_id: &str) -> Result<CloseStep> {
+pub fn begin(ctx: &mut Ctx, by: &Actor, session_id: &str) -> Result<CloseStep> {
     let mut session = ctx.session(session_id)?;
     if session.state.is_ended() {
         return Err(Error::conflict(
@@ -44,6 +45,12 @@ pub fn begin(ctx: &mut Ctx, session_id: &str) -> Result<CloseStep> {
                 let seq = ctx
                     .tx
                     .add_directive(&run.id, &DirectiveBody::Stop(stop), ctx.now)?;
+                record(
+                    ctx,
+                    by,
+                    Change::session(AuditAction::SessionClose, session_id)
+                        .saying(format!("stop sent to run {}", run.id)),
+                )?;
                 return Ok(CloseStep::AwaitingDelivery {
                     run_id: run.id,
                     seq,
@@ -62,12 +69,23 @@ pub fn begin(ctx: &mut Ctx, session_id: &str) -> Result<CloseStep> {
         schedule_teardown(ctx, &mut session, environment)?;
     }
     ctx.tx.put_session(&session)?;
+    record(
+        ctx,
+        by,
+        Change::session(AuditAction::SessionClose, session_id).saying("closed"),
+    )?;
     Ok(CloseStep::Done(Box::new(session)))
 }
 
 /// Whether the close stop has been received (`Some(true)`), not yet (`None`), or — with
 /// `give_up` — was withdrawn unreceived (`Some(false)`; the caller answers with [`not_received`]).
-pub fn check(ctx: &mut Ctx, run_id: &str, seq: i64, give_up: bool) -> Result<Option<bool>> {
+pub fn check(
+    ctx: &mut Ctx,
+    by: &Actor,
+    run_id: &str,
+    seq: i64,
+    give_up: bool,
+) -> Result<Option<bool>> {
     let directive = ctx
         .tx
         .directives_after(run_id, seq - 1)?
@@ -79,6 +97,13 @@ pub fn check(ctx: &mut Ctx, run_id: &str, seq: i64, give_up: bool) -> Result<Opt
         Some(d) if d.delivered_at.is_some() => Ok(Some(true)),
         Some(_) if give_up || run_finished => {
             ctx.tx.delete_directive(run_id, seq)?;
+            let session_id = ctx.run(run_id)?.session_id;
+            record(
+                ctx,
+                by,
+                Change::session(AuditAction::SessionClose, &session_id)
+                    .saying(format!("stop withdrawn: run {run_id} did not receive it")),
+            )?;
             Ok(Some(false))
         }
         Some(_) => Ok(None),

@@ -132,7 +132,7 @@ pub fn settle(
 }
 
 /// An admin retries the teardown of an orphaned environment.
-pub fn retry(ctx: &mut Ctx, environment_id: &str) -> Result<Environment> {
+pub fn retry(ctx: &mut Ctx, by: &Actor, environment_id: &str) -> Result<Environment> {
     let mut environment = ctx.environment(environment_id)?;
     if environment.state != EnvironmentState::Orphaned {
         return Err(Error::conflict(
@@ -167,7 +167,20 @@ pub fn retry(ctx: &mut Ctx, environment_id: &str) -> Result<Environment> {
     }
     ctx.notice(
         &session.id,
-        "An admin retried the teardown of the orphaned environment.",
+        &format!(
+            "{} retried the teardown of the orphaned environment {environment_id}.",
+            by.who
+        ),
+    )?;
+    super::audit::record(
+        ctx,
+        by,
+        super::audit::Change {
+            action: AuditAction::EnvironmentRetry,
+            target: environment_id,
+            session_id: Some(&session.id),
+            detail: String::new(),
+        },
     )?;
     ctx.environment(environment_id)
 }

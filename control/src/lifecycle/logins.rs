@@ -1,8 +1,10 @@
 //! Logging in to the dashboard. The cookie is not a token: it holds a random id, stored hashed
 //! with who logged in, when the login ends and the CSRF token its pages' forms carry. A login
-//! ends at logout, when it expires ([`LOGIN_LIFETIME_MS`]) and when the admin token changes.
+//! ends at logout, when it expires ([`LOGIN_LIFETIME_MS`]), when the token it was made with
+//! changes, and when its person's role changes or they are removed.
 
 use super::Ctx;
+use super::audit::{Change, record};
 use crate::auth::{hash_token, new_token, random_hex};
 use crate::error::Result;
 use crate::model::*;
@@ -10,19 +12,22 @@ use crate::model::*;
 /// How long a login lasts: a working day. After it the dashboard asks for the token again.
 pub const LOGIN_LIFETIME_MS: Millis = 12 * 3_600_000;
 
-/// A new login for `who`: the cookie's id (given once, to the browser) and the record.
-pub fn begin(ctx: &mut Ctx, who: &str) -> Result<(String, Login)> {
+/// A new login for `who`, as their role: the cookie's id (given once, to the browser) and the
+/// record. `who.via` says how they proved who they are.
+pub fn begin(ctx: &mut Ctx, who: &Actor) -> Result<(String, Login)> {
     // Expired logins are dropped as new ones begin: nothing else needs them.
     ctx.tx.end_logins(ctx.now)?;
     let id = new_token("bls_");
     let login = Login {
         id_hash: hash_token(&id),
-        who: who.to_owned(),
+        who: who.who.clone(),
+        role: who.role,
         created_at: ctx.now,
         expires_at: ctx.now.saturating_add(LOGIN_LIFETIME_MS),
         csrf: random_hex(16),
     };
     ctx.tx.put_login(&login)?;
+    record(ctx, who, Change::of(AuditAction::Login, &who.who))?;
     Ok((id, login))
 }
 
@@ -36,14 +41,28 @@ pub fn of_cookie(ctx: &mut Ctx, id: &str) -> Result<Option<Login>> {
 
 /// Ends the login a cookie's id names (logout).
 pub fn end(ctx: &mut Ctx, id: &str) -> Result<()> {
-    Ok(ctx.tx.delete_login(&hash_token(id))?)
+    let hash = hash_token(id);
+    if let Some(login) = ctx.tx.login(&hash)? {
+        ctx.tx.delete_login(&hash)?;
+        let by = Actor::new(login.who, login.role, Channel::Dashboard);
+        record(ctx, &by, Change::of(AuditAction::Logout, &by.who))?;
+    }
+    Ok(())
 }
 
-/// Sets the admin token's hash; a new token ends every login made with the old one.
+/// Sets the admin token's hash (the server does, from its configuration); a new token ends every
+/// login made with the old one, and is recorded (never the token).
 pub fn set_admin_token(ctx: &mut Ctx, hash: &str) -> Result<()> {
-    if ctx.tx.admin_token_hash()?.as_deref() != Some(hash) {
+    let old = ctx.tx.admin_token_hash()?;
+    if old.as_deref() != Some(hash) {
         ctx.tx.set_admin_token_hash(hash)?;
-        ctx.tx.end_logins(Millis::MAX)?;
+        ctx.tx.end_logins_of(BUILT_IN_ADMIN)?;
+        let detail = if old.is_some() { "rotated" } else { "set" };
+        record(
+            ctx,
+            &Actor::server(),
+            Change::of(AuditAction::AdminToken, BUILT_IN_ADMIN).saying(detail),
+        )?;
     }
     Ok(())
 }

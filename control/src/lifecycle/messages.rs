@@ -1,6 +1,7 @@
 //! A message arrives for a session: a new session, or a follow-up.
 
 use super::Ctx;
+use super::audit::{Change, record};
 use super::runs::{deliver, serve_session};
 use crate::auth::new_id;
 use crate::error::{Error, Result};
@@ -8,19 +9,8 @@ use crate::model::*;
 use crate::names::{SESSION, check_name};
 use crate::store::Event;
 
-/// Opens a session with its first message; the start run is offered at once.
-pub fn new_session(ctx: &mut Ctx, agent_name: &str, text: &str) -> Result<Session> {
-    new_session_from(ctx, agent_name, text, None)
-}
-
-/// [`new_session`] with a first message from a message source (`from`: `linear:<app>`), which
-/// the transcript names.
-pub fn new_session_from(
-    ctx: &mut Ctx,
-    agent_name: &str,
-    text: &str,
-    from: Option<&str>,
-) -> Result<Session> {
+/// Opens a session with its first message, started by `by`; the start run is offered at once.
+pub fn new_session(ctx: &mut Ctx, by: &Actor, agent_name: &str, text: &str) -> Result<Session> {
     check_name("agent", agent_name)?;
     let agent = ctx.agent(agent_name)?;
     if agent.disabled {
@@ -32,29 +22,26 @@ pub fn new_session_from(
     super::usage::refuse_past_daily_budget(ctx, &agent)?;
     check_text(text)?;
     let mut session = Session::new(new_id(SESSION.prefix), &agent.name, ctx.now);
+    session.started_by = Some(by.who.clone());
     ctx.tx.note(Event::Session {
         from: None,
         to: session.state,
     });
-    receive(ctx, &mut session, text, from)?;
+    let message = receive(ctx, &mut session, text, by)?;
     serve_session(ctx, &mut session)?;
     ctx.tx.put_session(&session)?;
+    record(
+        ctx,
+        by,
+        Change::session(AuditAction::SessionStart, &session.id)
+            .saying(format!("agent {}, message {}", agent.name, message.id)),
+    )?;
     Ok(session)
 }
 
-/// A follow-up message. Goes to the running run as a prompt, waits while a run is stopping or
-/// the environment is being torn down, or wakes a paused session.
-pub fn send(ctx: &mut Ctx, session_id: &str, text: &str) -> Result<Message> {
-    send_from(ctx, session_id, text, None)
-}
-
-/// [`send`] from a message source (`from`: `linear:<app>`), which the transcript names.
-pub fn send_from(
-    ctx: &mut Ctx,
-    session_id: &str,
-    text: &str,
-    from: Option<&str>,
-) -> Result<Message> {
+/// A follow-up message from `by`. Goes to the running run as a prompt, waits while a run is
+/// stopping or the environment is being torn down, or wakes a paused session.
+pub fn send(ctx: &mut Ctx, by: &Actor, session_id: &str, text: &str) -> Result<Message> {
     check_text(text)?;
     let mut session = ctx.session(session_id)?;
     let environment = ctx.session_environment(&session)?;
@@ -90,7 +77,12 @@ pub fn send_from(
         ));
     }
     super::usage::refuse_past_budget(ctx, &session, &agent)?;
-    let message = receive(ctx, &mut session, text, from)?;
+    let message = receive(ctx, &mut session, text, by)?;
+    record(
+        ctx,
+        by,
+        Change::session(AuditAction::SessionSend, session_id).saying(message.id.clone()),
+    )?;
     match current {
         Some(run) if run.kind != RunKind::Teardown && run.stop.is_none() => {
             deliver(ctx, &mut session, &run, message.clone())?;
@@ -132,13 +124,9 @@ pub fn masked(text: &str) -> std::borrow::Cow<'_, str> {
         .redact(text)
 }
 
-/// Records the message (waiting), masked, and shows it in the transcript.
-fn receive(
-    ctx: &mut Ctx,
-    session: &mut Session,
-    text: &str,
-    from: Option<&str>,
-) -> Result<Message> {
+/// Records the message (waiting), masked, and shows it in the transcript with who sent it (a
+/// source as `from`, a person as `by`).
+fn receive(ctx: &mut Ctx, session: &mut Session, text: &str, by: &Actor) -> Result<Message> {
     let text = masked(text);
     let text = text.as_ref();
     let message = Message {
@@ -160,11 +148,10 @@ fn receive(
         run_id: None,
         seq: None,
         kind: "user_message".into(),
-        content: match from {
-            Some(from) => {
-                serde_json::json!({ "message_id": message.id, "text": text, "from": from })
-            }
-            None => serde_json::json!({ "message_id": message.id, "text": text }),
+        content: if by.via == Channel::Linear {
+            serde_json::json!({ "message_id": message.id, "text": text, "from": by.who })
+        } else {
+            serde_json::json!({ "message_id": message.id, "text": text, "by": by.who })
         },
         at: ctx.now,
     };
@@ -175,7 +162,7 @@ fn receive(
 
 /// Cancels the turn in progress (a `cancel` directive to the session's run); the session stays
 /// open. Returns the directive's number.
-pub fn cancel_turn(ctx: &mut Ctx, session_id: &str) -> Result<i64> {
+pub fn cancel_turn(ctx: &mut Ctx, by: &Actor, session_id: &str) -> Result<i64> {
     let session = ctx.session(session_id)?;
     let run = ctx
         .current_run(&session)?
@@ -194,7 +181,13 @@ pub fn cancel_turn(ctx: &mut Ctx, session_id: &str) -> Result<i64> {
         None,
         &super::permissions::turn_ended(TurnOutcome::Cancelled),
     )?;
-    Ok(ctx
+    let seq = ctx
         .tx
-        .add_directive(&run.id, &DirectiveBody::Cancel, ctx.now)?)
+        .add_directive(&run.id, &DirectiveBody::Cancel, ctx.now)?;
+    record(
+        ctx,
+        by,
+        Change::session(AuditAction::SessionCancel, session_id).saying(format!("run {}", run.id)),
+    )?;
+    Ok(seq)
 }

@@ -9,6 +9,7 @@
 //! gone, in [`turns`].
 
 pub mod agents;
+pub mod audit;
 pub mod close;
 pub mod egress;
 pub mod environment;
@@ -24,6 +25,7 @@ pub mod runs;
 pub mod transcript;
 pub mod turns;
 pub mod usage;
+pub mod users;
 pub mod waiting;
 
 use crate::config::Config;

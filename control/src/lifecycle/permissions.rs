@@ -5,17 +5,8 @@ use super::Ctx;
 use crate::error::{Error, Result};
 use crate::model::*;
 
-/// Who answers a permission request, and through what: kept with the answer.
-#[derive(Debug, Clone, Copy)]
-pub struct Answerer<'a> {
-    /// `admin` (the admin token, or a login made with it), or a source (`linear:coder`).
-    pub who: &'a str,
-    /// `dashboard`, `cli`, `api` or `linear`.
-    pub via: &'a str,
-}
-
 /// Answers `request_id` of `session_id` with `option_id`, saying who answered, through what
-/// and when. The same answer again is acknowledged (its response may have been lost); another
+/// and when (kept with the request, in the transcript and in the audit trail). The same answer again is acknowledged (its response may have been lost); another
 /// answer to an answered request, an option the request does not offer, or a request whose run
 /// has finished, is refused, naming who answered it, and changes nothing.
 pub fn answer(
@@ -23,7 +14,7 @@ pub fn answer(
     session_id: &str,
     request_id: &str,
     option_id: &str,
-    by: Answerer,
+    by: &Actor,
 ) -> Result<PermissionRequest> {
     let session = ctx.session(session_id)?;
     let mut pending = ctx
@@ -92,10 +83,32 @@ pub fn answer(
     )?;
     pending.state = PermissionState::Answered;
     pending.answer = Some(option_id.to_owned());
-    pending.answered_by = Some(by.who.to_owned());
-    pending.answered_via = Some(by.via.to_owned());
+    pending.answered_by = Some(by.who.clone());
+    pending.answered_via = Some(by.via.as_str().to_owned());
     pending.answered_at = Some(ctx.now);
     ctx.tx.put_permission(&pending)?;
+    let mut entry = TranscriptEntry {
+        index: 0,
+        session_id: session_id.to_owned(),
+        run_id: Some(run.id.clone()),
+        seq: None,
+        kind: "permission_answer".into(),
+        content: serde_json::json!({
+            "text": format!("{} answered {option_id} through {}: {}", by.who, by.via, pending.asks()),
+            "request_id": request_id,
+            "option_id": option_id,
+            "by": by.who,
+            "via": by.via,
+        }),
+        at: ctx.now,
+    };
+    ctx.tx.append_transcript(&mut entry)?;
+    super::audit::record(
+        ctx,
+        by,
+        super::audit::Change::session(AuditAction::PermissionAnswer, session_id)
+            .saying(format!("{request_id} ({}): {option_id}", pending.asks())),
+    )?;
     // The agent had nothing to do while a person decided: its silence counts from the answer.
     let mut session = session;
     session.last_output_at = Some(ctx.now);

@@ -1,6 +1,7 @@
 //! Runner tokens: adding a runner, revoking it, giving it a new token.
 
 use super::Ctx;
+use super::audit::{Change, record};
 use super::offers::MAX_AGENTS;
 use super::runs::{end_run, serve_session};
 use crate::auth::{hash_token, new_id, new_token};
@@ -57,7 +58,7 @@ fn folded(mut items: Vec<String>) -> Vec<String> {
 
 /// Adds a runner whose token may serve `scope`; returns it and its token (shown once, stored
 /// hashed).
-pub fn add(ctx: &mut Ctx, name: &str, scope: Scope) -> Result<(Runner, String)> {
+pub fn add(ctx: &mut Ctx, by: &Actor, name: &str, scope: Scope) -> Result<(Runner, String)> {
     check_name("name", name)?;
     let scope = checked(scope)?;
     if ctx.tx.runner_by_name(name)?.is_some() {
@@ -80,7 +81,22 @@ pub fn add(ctx: &mut Ctx, name: &str, scope: Scope) -> Result<(Runner, String)> 
         labels: scope.labels,
     };
     ctx.tx.put_runner(&runner)?;
+    record(
+        ctx,
+        by,
+        Change::of(AuditAction::RunnerAdd, name).saying(scope_of(&runner)),
+    )?;
     Ok((runner, token))
+}
+
+/// A runner's scope in a few words: `agents coder, labels gpu`.
+fn scope_of(runner: &Runner) -> String {
+    let list = |l: &Option<Vec<String>>| l.as_ref().map_or("any".to_owned(), |l| l.join(" "));
+    format!(
+        "agents {}; labels {}",
+        list(&runner.agents),
+        list(&runner.labels)
+    )
 }
 
 /// Changes what a runner's token may serve. It holds at once: its instances are offered only
@@ -88,7 +104,7 @@ pub fn add(ctx: &mut Ctx, name: &str, scope: Scope) -> Result<(Runner, String)> 
 /// session whose environment it holds and whose agent it may no longer serve continues
 /// elsewhere, in a fresh environment, as after a revoke (the old environment is orphaned: its
 /// runner may not tear it down for that agent).
-pub fn set_scope(ctx: &mut Ctx, name: &str, change: ScopeChange) -> Result<Runner> {
+pub fn set_scope(ctx: &mut Ctx, by: &Actor, name: &str, change: ScopeChange) -> Result<Runner> {
     check_name("name", name)?;
     let mut runner = ctx
         .tx
@@ -98,9 +114,15 @@ pub fn set_scope(ctx: &mut Ctx, name: &str, change: ScopeChange) -> Result<Runne
         agents: change.agents.unwrap_or_else(|| runner.agents.clone()),
         labels: change.labels.unwrap_or_else(|| runner.labels.clone()),
     })?;
+    let was = scope_of(&runner);
     runner.agents = scope.agents;
     runner.labels = scope.labels;
     ctx.tx.put_runner(&runner)?;
+    record(
+        ctx,
+        by,
+        Change::of(AuditAction::RunnerScope, name).saying(format!("{was} → {}", scope_of(&runner))),
+    )?;
     let reason = format!("runner {name} may no longer serve this session's agent");
     withdraw_resumes(ctx, &runner, &reason, |runner, session| {
         !runner.may_serve(&session.agent)
@@ -112,7 +134,7 @@ pub fn set_scope(ctx: &mut Ctx, name: &str, change: ScopeChange) -> Result<Runne
 /// was revoked: the old token stops working at once (its instances' calls
 /// are refused; their runs time out as for a dead runner), the runner keeps
 /// its name and its environments.
-pub fn rotate_token(ctx: &mut Ctx, name: &str) -> Result<(Runner, String)> {
+pub fn rotate_token(ctx: &mut Ctx, by: &Actor, name: &str) -> Result<(Runner, String)> {
     check_name("name", name)?;
     let mut runner = ctx
         .tx
@@ -120,14 +142,21 @@ pub fn rotate_token(ctx: &mut Ctx, name: &str) -> Result<(Runner, String)> {
         .ok_or_else(|| Error::NotFound(format!("no runner named {name:?}")))?;
     let token = new_token("blr_");
     runner.token_hash = hash_token(&token);
+    let was_revoked = runner.revoked();
     runner.revoked_at = None;
     ctx.tx.put_runner(&runner)?;
+    let detail = if was_revoked { "valid again" } else { "" };
+    record(
+        ctx,
+        by,
+        Change::of(AuditAction::RunnerToken, name).saying(detail),
+    )?;
     Ok((runner, token))
 }
 
 /// Revokes a runner's token. Resume runs waiting for it go to any matching runner instead, in a
 /// fresh environment; its live runs time out as for a dead runner.
-pub fn revoke(ctx: &mut Ctx, name: &str) -> Result<Runner> {
+pub fn revoke(ctx: &mut Ctx, by: &Actor, name: &str) -> Result<Runner> {
     check_name("name", name)?;
     let mut runner = ctx
         .tx
@@ -138,6 +167,7 @@ pub fn revoke(ctx: &mut Ctx, name: &str) -> Result<Runner> {
     }
     runner.revoked_at = Some(ctx.now);
     ctx.tx.put_runner(&runner)?;
+    record(ctx, by, Change::of(AuditAction::RunnerRevoke, name))?;
     withdraw_resumes(
         ctx,
         &runner,

@@ -208,9 +208,9 @@ pub fn today_of(ctx: &mut Ctx, agent: &str) -> Result<Usage> {
         .unwrap_or_default())
 }
 
-/// An operator raises (or sets) a session's budget: it may take messages again if it is now
-/// under it. Said in the transcript.
-pub fn set_budget(ctx: &mut Ctx, session_id: &str, amount: f64) -> Result<Session> {
+/// An admin raises (or sets) a session's budget: it may take messages again if it is now under
+/// it. Said in the transcript, with who set it.
+pub fn set_budget(ctx: &mut Ctx, by: &Actor, session_id: &str, amount: f64) -> Result<Session> {
     if !amount.is_finite() || amount < 0.0 {
         return Err(Error::invalid(
             "invalid_field",
@@ -226,9 +226,14 @@ pub fn set_budget(ctx: &mut Ctx, session_id: &str, amount: f64) -> Result<Sessio
     };
     ctx.notice(
         &session.id,
-        &format!("The session's budget is now {budget}."),
+        &format!("The session's budget is now {budget} (set by {}).", by.who),
     )?;
     ctx.tx.put_session(&session)?;
+    super::audit::record(
+        ctx,
+        by,
+        super::audit::Change::session(AuditAction::SessionBudget, session_id).saying(budget),
+    )?;
     Ok(session)
 }
 

@@ -105,11 +105,11 @@ pub enum Outcome {
 /// found, a bad message) is an outcome to tell the source, not an error: the event was taken. A
 /// store's failure is an error: nothing was done and the source may send the event again.
 pub fn apply(ctx: &mut Ctx, thread: &mut SourceThread, op: Operation) -> Result<Outcome> {
-    let from = thread.source.clone();
+    // A source acts as an operator would, under its own name (`linear:coder`).
+    let by = Actor::new(thread.source.clone(), Role::Operator, Channel::Linear);
     let done = match (&op, thread.session_id.clone()) {
         (Operation::Open { agent, text }, None) => {
-            messages::new_session_from(ctx, agent, text, Some(&from))
-                .map(|s| thread.session_id = Some(s.id))
+            messages::new_session(ctx, &by, agent, text).map(|s| thread.session_id = Some(s.id))
         }
         // Opened already (the source sent its opening event again under another delivery).
         (Operation::Open { .. }, Some(_)) => Ok(()),
@@ -117,27 +117,15 @@ pub fn apply(ctx: &mut Ctx, thread: &mut SourceThread, op: Operation) -> Result<
             "no_session",
             "Blaise has no session for this conversation (it refused to open one): start a new one",
         )),
-        (Operation::Send { text }, Some(id)) => {
-            messages::send_from(ctx, &id, text, Some(&from)).map(drop)
-        }
-        (Operation::Cancel, Some(id)) => messages::cancel_turn(ctx, &id).map(drop),
+        (Operation::Send { text }, Some(id)) => messages::send(ctx, &by, &id, text).map(drop),
+        (Operation::Cancel, Some(id)) => messages::cancel_turn(ctx, &by, &id).map(drop),
         (
             Operation::Answer {
                 request_id,
                 option_id,
             },
             Some(id),
-        ) => permissions::answer(
-            ctx,
-            &id,
-            request_id,
-            option_id,
-            permissions::Answerer {
-                who: &from,
-                via: "linear",
-            },
-        )
-        .map(drop),
+        ) => permissions::answer(ctx, &id, request_id, option_id, &by).map(drop),
     };
     match done {
         Ok(()) => Ok(Outcome::Done),

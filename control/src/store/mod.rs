@@ -172,9 +172,57 @@ pub struct Census {
 pub struct SessionPage {
     pub state: Option<SessionState>,
     pub agent: Option<String>,
+    /// Only the sessions this person started ([`Session::started_by`]).
+    pub started_by: Option<String>,
     /// The last session of the previous page: its `created_at` and id.
     pub after: Option<(Millis, String)>,
     pub limit: u32,
+}
+
+impl SessionPage {
+    /// The filters that hold, as (column, value), in a fixed order: a statement per set of them,
+    /// each walking its own index in the list's order.
+    pub fn filters(&self) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
+        if let Some(state) = self.state {
+            out.push(("state", state.as_str().to_owned()));
+        }
+        if let Some(agent) = &self.agent {
+            out.push(("agent", agent.clone()));
+        }
+        if let Some(who) = &self.started_by {
+            out.push(("started_by", who.clone()));
+        }
+        out
+    }
+}
+
+/// Which entries a page of the audit trail holds (see [`Tx::audit_page`]).
+#[derive(Debug, Clone, Default)]
+pub struct AuditPage {
+    pub actor: Option<String>,
+    pub session_id: Option<String>,
+    pub action: Option<AuditAction>,
+    /// The `seq` of the previous page's last entry: this page holds older ones.
+    pub before: Option<i64>,
+    pub limit: u32,
+}
+
+impl AuditPage {
+    /// The filters that hold, as (column, value), in a fixed order: a statement per set of them.
+    pub fn filters(&self) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
+        if let Some(actor) = &self.actor {
+            out.push(("actor", actor.clone()));
+        }
+        if let Some(session) = &self.session_id {
+            out.push(("session_id", session.clone()));
+        }
+        if let Some(action) = self.action {
+            out.push(("action", action.as_str().to_owned()));
+        }
+        out
+    }
 }
 
 /// Something a transaction did that `GET /metrics` counts, once the transaction commits (see
@@ -224,6 +272,21 @@ pub trait Tx {
     fn delete_login(&mut self, id_hash: &str) -> StoreResult<()>;
     /// Ends the logins that expire before `at` (`Millis::MAX`: every one).
     fn end_logins(&mut self, expiring_before: Millis) -> StoreResult<u64>;
+    /// Ends every login of `who` ([`Login::who`]).
+    fn end_logins_of(&mut self, who: &str) -> StoreResult<u64>;
+
+    fn user(&mut self, name: &str) -> StoreResult<Option<User>>;
+    fn user_by_token_hash(&mut self, hash: &str) -> StoreResult<Option<User>>;
+    /// Adds or changes a person; another person's token hash is a conflict.
+    fn put_user(&mut self, user: &User) -> StoreResult<()>;
+    fn delete_user(&mut self, name: &str) -> StoreResult<()>;
+    /// Everyone, by name.
+    fn users(&mut self) -> StoreResult<Vec<User>>;
+
+    /// Adds `entry` to the audit trail, setting its `seq`.
+    fn add_audit(&mut self, entry: &mut AuditEntry) -> StoreResult<()>;
+    /// A page of the audit trail, newest first (read from an index for each filter).
+    fn audit_page(&mut self, page: &AuditPage) -> StoreResult<Vec<AuditEntry>>;
 
     fn agent(&mut self, name: &str) -> StoreResult<Option<Agent>>;
     fn put_agent(&mut self, agent: &Agent) -> StoreResult<()>;

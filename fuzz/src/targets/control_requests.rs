@@ -167,7 +167,12 @@ impl Harness {
         // in a body is its forms' token.
         let (login, csrf) = state
             .write_blocking(|ctx| {
-                blaise_control::lifecycle::logins::begin(ctx, "admin").map(|(id, l)| (id, l.csrf))
+                let admin = blaise_control::model::Actor::new(
+                    blaise_control::model::BUILT_IN_ADMIN,
+                    blaise_control::model::Role::Admin,
+                    blaise_control::model::Channel::Dashboard,
+                );
+                blaise_control::lifecycle::logins::begin(ctx, &admin).map(|(id, l)| (id, l.csrf))
             })
             .expect("a dashboard login");
         let rt = tokio::runtime::Builder::new_current_thread()

@@ -1,7 +1,7 @@
 //! `blaise agent set`: an agent's settings, the only place timing lives.
 
 use crate::error::Result;
-use crate::http::{AdminAuth, AppState, Body};
+use crate::http::{AppState, AsAdmin, AsViewer, Body};
 use crate::model::*;
 use crate::names::check_name;
 use axum::Json;
@@ -11,7 +11,7 @@ pub use crate::lifecycle::agents::AgentPatch;
 
 pub async fn set(
     State(state): State<AppState>,
-    _: AdminAuth,
+    AsAdmin(by): AsAdmin,
     Path(name): Path<String>,
     Body(patch): Body<AgentPatch>,
 ) -> Result<Json<Agent>> {
@@ -19,14 +19,14 @@ pub async fn set(
     patch.check()?;
     Ok(Json(
         state
-            .write(|ctx| crate::lifecycle::agents::set(ctx, &name, &patch))
+            .write(|ctx| crate::lifecycle::agents::set(ctx, &by, &name, &patch))
             .await?,
     ))
 }
 
 pub async fn get(
     State(state): State<AppState>,
-    _: AdminAuth,
+    _: AsViewer,
     Path(name): Path<String>,
 ) -> Result<Json<crate::views::AgentView>> {
     check_name("name", &name)?;
@@ -40,7 +40,7 @@ pub async fn get(
     ))
 }
 
-pub async fn list(State(state): State<AppState>, _: AdminAuth) -> Result<Json<serde_json::Value>> {
+pub async fn list(State(state): State<AppState>, _: AsViewer) -> Result<Json<serde_json::Value>> {
     let agents = state.read(|ctx| Ok(ctx.tx.agents()?)).await?;
     Ok(Json(serde_json::json!({ "agents": agents })))
 }

@@ -5,20 +5,20 @@ use axum::extract::{Path, State};
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
-use crate::http::{AdminAuth, AppState, Params};
+use crate::http::{AppState, AsAdmin, AsViewer, Params};
 use crate::lifecycle::environment;
 use crate::model::*;
 use crate::views::{EnvironmentView, environment_view};
 
 pub async fn retry(
     State(state): State<AppState>,
-    _: AdminAuth,
+    AsAdmin(by): AsAdmin,
     Path(id): Path<String>,
 ) -> Result<Json<EnvironmentView>> {
     Ok(Json(
         state
             .write(|ctx| {
-                let e = environment::retry(ctx, &id)?;
+                let e = environment::retry(ctx, &by, &id)?;
                 environment_view(ctx, &e)
             })
             .await?,
@@ -34,7 +34,7 @@ pub struct ListQuery {
 
 pub async fn list(
     State(state): State<AppState>,
-    _: AdminAuth,
+    _: AsViewer,
     Params(q): Params<ListQuery>,
 ) -> Result<Json<serde_json::Value>> {
     let wanted: Vec<EnvironmentState> = match &q.state {

@@ -1,9 +1,12 @@
-//! The user API under `/v1/` (admin token): what the `blaise` client commands call.
+//! The user API under `/v1/` (a person's token, or the admin token; each route needs a role):
+//! what the `blaise` client commands call.
 
 mod agents;
+pub(crate) mod audit;
 mod environments;
 mod runners;
 pub(crate) mod sessions;
+mod users;
 
 use axum::Router;
 use axum::routing::{get, post, put};
@@ -31,4 +34,8 @@ pub fn routes() -> Router<AppState> {
         )
         .route("/v1/environments", get(environments::list))
         .route("/v1/environments/{id}/retry", post(environments::retry))
+        .route("/v1/users", post(users::add).get(users::list))
+        .route("/v1/users/{name}", put(users::set).delete(users::remove))
+        .route("/v1/users/{name}/token", post(users::token))
+        .route("/v1/audit", get(audit::list))
 }

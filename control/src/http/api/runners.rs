@@ -5,7 +5,7 @@ use axum::extract::{Path, State};
 use serde::Deserialize;
 
 use crate::error::Result;
-use crate::http::{AdminAuth, AppState, Body};
+use crate::http::{AppState, AsAdmin, AsViewer, Body};
 use crate::lifecycle::runners;
 use crate::model::Runner;
 use crate::views::RunnerView;
@@ -50,7 +50,7 @@ fn view(r: Runner, token: Option<String>) -> RunnerView {
 
 pub async fn add(
     State(state): State<AppState>,
-    _: AdminAuth,
+    AsAdmin(by): AsAdmin,
     Body(req): Body<AddRequest>,
 ) -> Result<Json<RunnerView>> {
     let scope = runners::Scope {
@@ -58,7 +58,7 @@ pub async fn add(
         labels: req.labels,
     };
     let (runner, token) = state
-        .write(|ctx| runners::add(ctx, &req.name, scope.clone()))
+        .write(|ctx| runners::add(ctx, &by, &req.name, scope.clone()))
         .await?;
     Ok(Json(view(runner, Some(token))))
 }
@@ -66,7 +66,7 @@ pub async fn add(
 /// Changes what a runner's token may serve.
 pub async fn set_scope(
     State(state): State<AppState>,
-    _: AdminAuth,
+    AsAdmin(by): AsAdmin,
     Path(name): Path<String>,
     Body(req): Body<ScopeRequest>,
 ) -> Result<Json<RunnerView>> {
@@ -76,7 +76,7 @@ pub async fn set_scope(
     };
     Ok(Json(view(
         state
-            .write(|ctx| runners::set_scope(ctx, &name, change.clone()))
+            .write(|ctx| runners::set_scope(ctx, &by, &name, change.clone()))
             .await?,
         None,
     )))
@@ -84,11 +84,11 @@ pub async fn set_scope(
 
 pub async fn revoke(
     State(state): State<AppState>,
-    _: AdminAuth,
+    AsAdmin(by): AsAdmin,
     Path(name): Path<String>,
 ) -> Result<Json<RunnerView>> {
     Ok(Json(view(
-        state.write(|ctx| runners::revoke(ctx, &name)).await?,
+        state.write(|ctx| runners::revoke(ctx, &by, &name)).await?,
         None,
     )))
 }
@@ -96,14 +96,16 @@ pub async fn revoke(
 /// A new token for a runner (a revoked one too): the old one stops working.
 pub async fn token(
     State(state): State<AppState>,
-    _: AdminAuth,
+    AsAdmin(by): AsAdmin,
     Path(name): Path<String>,
 ) -> Result<Json<RunnerView>> {
-    let (runner, token) = state.write(|ctx| runners::rotate_token(ctx, &name)).await?;
+    let (runner, token) = state
+        .write(|ctx| runners::rotate_token(ctx, &by, &name))
+        .await?;
     Ok(Json(view(runner, Some(token))))
 }
 
-pub async fn list(State(state): State<AppState>, _: AdminAuth) -> Result<Json<serde_json::Value>> {
+pub async fn list(State(state): State<AppState>, _: AsViewer) -> Result<Json<serde_json::Value>> {
     let runners = state.read(crate::views::runners).await?;
     Ok(Json(serde_json::json!({ "runners": runners })))
 }

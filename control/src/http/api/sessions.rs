@@ -5,7 +5,7 @@ use axum::extract::{Path, State};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::http::{AdminAuth, AppState, Body, Params};
+use crate::http::{AppState, AsAdmin, AsOperator, AsViewer, Body, Params};
 use crate::lifecycle::{messages, permissions};
 use crate::model::*;
 use crate::names::check_request_id_in_path;
@@ -24,14 +24,14 @@ pub struct BudgetRequest {
 /// for its budget takes messages again once it is under it.
 pub async fn budget(
     State(state): State<AppState>,
-    _: AdminAuth,
+    AsAdmin(by): AsAdmin,
     Path(id): Path<String>,
     Body(req): Body<BudgetRequest>,
 ) -> Result<Json<crate::views::SessionView>> {
     Ok(Json(
         state
             .write(|ctx| {
-                crate::lifecycle::usage::set_budget(ctx, &id, req.amount)?;
+                crate::lifecycle::usage::set_budget(ctx, &by, &id, req.amount)?;
                 session_view(ctx, &id)
             })
             .await?,
@@ -47,13 +47,13 @@ pub struct NewRequest {
 
 pub async fn new(
     State(state): State<AppState>,
-    _: AdminAuth,
+    AsOperator(by): AsOperator,
     Body(req): Body<NewRequest>,
 ) -> Result<Json<SessionView>> {
     Ok(Json(
         state
             .write(|ctx| {
-                let session = messages::new_session(ctx, &req.agent, &req.message)?;
+                let session = messages::new_session(ctx, &by, &req.agent, &req.message)?;
                 session_view(ctx, &session.id)
             })
             .await?,
@@ -70,10 +70,28 @@ pub struct ListQuery {
     state: Option<String>,
     /// Only this agent's sessions.
     agent: Option<String>,
+    /// Only the sessions this person started (`admin`, a person's name, an email, a source).
+    started_by: Option<String>,
+    /// Only the sessions the caller started.
+    #[serde(default)]
+    mine: bool,
     /// The most sessions in the answer (1–1000; 100 when not given).
     limit: Option<u32>,
     /// The page after this one: the `next` of the previous answer.
     after: Option<String>,
+}
+
+/// Who started a session, as a filter gives it: a name, an email or a source (`linear:coder`),
+/// one line of at most 254 bytes.
+fn check_started_by(who: String) -> Result<String> {
+    if who.is_empty() || who.len() > 254 || who.chars().any(char::is_control) {
+        return Err(Error::invalid(
+            "invalid_field",
+            "started_by",
+            "`started_by` must be a person's name or email (1 to 254 characters, one line)",
+        ));
+    }
+    Ok(who)
 }
 
 /// Sessions in a page when the request does not say, and the most a page may hold.
@@ -84,7 +102,7 @@ const MAX_SESSIONS_PAGE: u32 = 1000;
 /// after it (`null` on the last page).
 pub async fn list(
     State(state): State<AppState>,
-    _: AdminAuth,
+    AsViewer(viewer): AsViewer,
     Params(query): Params<ListQuery>,
 ) -> Result<Json<serde_json::Value>> {
     let page = SessionPage {
@@ -111,6 +129,18 @@ pub async fn list(
                 Some(agent)
             }
             None => None,
+        },
+        started_by: match (query.mine, query.started_by) {
+            (true, Some(_)) => {
+                return Err(Error::invalid(
+                    "invalid_field",
+                    "mine",
+                    "give `mine` or `started_by`, not both",
+                ));
+            }
+            (true, None) => Some(viewer.who.clone()),
+            (false, Some(who)) => Some(check_started_by(who)?),
+            (false, None) => None,
         },
         after: match query.after.as_deref() {
             None => None,
@@ -144,7 +174,7 @@ pub async fn list(
 
 pub async fn show(
     State(state): State<AppState>,
-    _: AdminAuth,
+    _: AsViewer,
     Path(id): Path<String>,
 ) -> Result<Json<SessionView>> {
     Ok(Json(state.read(|ctx| session_view(ctx, &id)).await?))
@@ -158,13 +188,13 @@ pub struct SendRequest {
 
 pub async fn send(
     State(state): State<AppState>,
-    _: AdminAuth,
+    AsOperator(by): AsOperator,
     Path(id): Path<String>,
     Body(req): Body<SendRequest>,
 ) -> Result<Json<Message>> {
     Ok(Json(
         state
-            .write(|ctx| messages::send(ctx, &id, &req.text))
+            .write(|ctx| messages::send(ctx, &by, &id, &req.text))
             .await?,
     ))
 }
@@ -173,20 +203,20 @@ pub async fn send(
 /// receives it within the wait, the stop is withdrawn and the request fails (nothing changed).
 pub async fn close(
     State(state): State<AppState>,
-    _: AdminAuth,
+    AsOperator(by): AsOperator,
     Path(id): Path<String>,
 ) -> Result<Json<SessionView>> {
-    state.close_and_wait(&id).await?;
+    state.close_and_wait(&by, &id).await?;
     Ok(Json(state.read(|ctx| session_view(ctx, &id)).await?))
 }
 
 pub async fn cancel(
     State(state): State<AppState>,
-    _: AdminAuth,
+    AsOperator(by): AsOperator,
     Path(id): Path<String>,
 ) -> Result<Json<serde_json::Value>> {
     let seq = state
-        .write(|ctx| crate::lifecycle::messages::cancel_turn(ctx, &id))
+        .write(|ctx| crate::lifecycle::messages::cancel_turn(ctx, &by, &id))
         .await?;
     Ok(Json(serde_json::json!({ "directive_seq": seq })))
 }
@@ -221,7 +251,7 @@ pub struct TranscriptPage {
 
 pub async fn transcript(
     State(state): State<AppState>,
-    _: AdminAuth,
+    _: AsViewer,
     Path(id): Path<String>,
     Params(q): Params<TranscriptQuery>,
 ) -> Result<Json<TranscriptPage>> {
@@ -261,27 +291,14 @@ pub struct AnswerRequest {
 
 pub async fn answer(
     State(state): State<AppState>,
-    _: AdminAuth,
-    headers: axum::http::HeaderMap,
+    AsOperator(by): AsOperator,
     Path((id, request)): Path<(String, String)>,
     Body(req): Body<AnswerRequest>,
 ) -> Result<Json<PermissionRequest>> {
     check_request_id_in_path(&request)?;
-    // The CLI says it is (its user agent); any other client is the API.
-    let via = match headers.get(axum::http::header::USER_AGENT) {
-        Some(agent)
-            if agent
-                .as_bytes()
-                .starts_with(crate::client::USER_AGENT_NAME.as_bytes()) =>
-        {
-            "cli"
-        }
-        _ => "api",
-    };
-    let by = permissions::Answerer { who: "admin", via };
     Ok(Json(
         state
-            .write(|ctx| permissions::answer(ctx, &id, &request, &req.option_id, by))
+            .write(|ctx| permissions::answer(ctx, &id, &request, &req.option_id, &by))
             .await?,
     ))
 }

@@ -9,8 +9,8 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use serde::Deserialize;
 
-use super::Viewer;
 use super::html::{error_page, esc, page};
+use super::{Admin, Operator};
 use crate::error::Error;
 use crate::lifecycle::agents::{AgentPatch, Budget, NoBudget};
 use crate::lifecycle::runners::{Scope, ScopeChange};
@@ -42,8 +42,12 @@ fn session_page(id: &str) -> String {
     }
 }
 
-pub async fn retry(State(app): State<AppState>, _: Viewer, Path(id): Path<String>) -> Response {
-    match app.write(|ctx| environment::retry(ctx, &id)).await {
+pub async fn retry(
+    State(app): State<AppState>,
+    Admin(by): Admin,
+    Path(id): Path<String>,
+) -> Response {
+    match app.write(|ctx| environment::retry(ctx, &by, &id)).await {
         Ok(e) => back_to(&format!("/sessions/{}", e.session_id)),
         Err(e) => not_done(e, "/environments"),
     }
@@ -57,11 +61,11 @@ pub struct NewSessionForm {
 
 pub async fn new_session(
     State(app): State<AppState>,
-    _: Viewer,
+    Operator(by): Operator,
     Form(form): Form<NewSessionForm>,
 ) -> Response {
     match app
-        .write(|ctx| messages::new_session(ctx, &form.agent, &form.message))
+        .write(|ctx| messages::new_session(ctx, &by, &form.agent, &form.message))
         .await
     {
         Ok(session) => back_to(&format!("/sessions/{}", session.id)),
@@ -76,20 +80,27 @@ pub struct MessageForm {
 
 pub async fn send(
     State(app): State<AppState>,
-    _: Viewer,
+    Operator(by): Operator,
     Path(id): Path<String>,
     Form(form): Form<MessageForm>,
 ) -> Response {
     let back = session_page(&id);
-    match app.write(|ctx| messages::send(ctx, &id, &form.text)).await {
+    match app
+        .write(|ctx| messages::send(ctx, &by, &id, &form.text))
+        .await
+    {
         Ok(_) => back_to(&back),
         Err(e) => not_done(e, &back),
     }
 }
 
-pub async fn cancel(State(app): State<AppState>, _: Viewer, Path(id): Path<String>) -> Response {
+pub async fn cancel(
+    State(app): State<AppState>,
+    Operator(by): Operator,
+    Path(id): Path<String>,
+) -> Response {
     let back = session_page(&id);
-    match app.write(|ctx| messages::cancel_turn(ctx, &id)).await {
+    match app.write(|ctx| messages::cancel_turn(ctx, &by, &id)).await {
         Ok(_) => back_to(&back),
         Err(e) => not_done(e, &back),
     }
@@ -102,7 +113,7 @@ pub struct BudgetForm {
 
 pub async fn budget(
     State(app): State<AppState>,
-    _: Viewer,
+    Admin(by): Admin,
     Path(id): Path<String>,
     Form(form): Form<BudgetForm>,
 ) -> Response {
@@ -112,7 +123,7 @@ pub async fn budget(
         Err(why) => return not_done(Error::invalid("invalid_field", "amount", why), &back),
     };
     match app
-        .write(|ctx| crate::lifecycle::usage::set_budget(ctx, &id, amount))
+        .write(|ctx| crate::lifecycle::usage::set_budget(ctx, &by, &id, amount))
         .await
     {
         Ok(_) => back_to(&back),
@@ -120,9 +131,13 @@ pub async fn budget(
     }
 }
 
-pub async fn close(State(app): State<AppState>, _: Viewer, Path(id): Path<String>) -> Response {
+pub async fn close(
+    State(app): State<AppState>,
+    Operator(by): Operator,
+    Path(id): Path<String>,
+) -> Response {
     let back = session_page(&id);
-    match app.close_and_wait(&id).await {
+    match app.close_and_wait(&by, &id).await {
         Ok(()) => back_to(&back),
         Err(e) => not_done(e, &back),
     }
@@ -135,7 +150,7 @@ pub struct AnswerForm {
 
 pub async fn answer(
     State(app): State<AppState>,
-    _: Viewer,
+    Operator(by): Operator,
     Path((id, request)): Path<(String, String)>,
     Form(form): Form<AnswerForm>,
 ) -> Response {
@@ -144,18 +159,7 @@ pub async fn answer(
         return not_done(e, &back);
     }
     match app
-        .write(|ctx| {
-            permissions::answer(
-                ctx,
-                &id,
-                &request,
-                &form.option_id,
-                permissions::Answerer {
-                    who: "admin",
-                    via: "dashboard",
-                },
-            )
-        })
+        .write(|ctx| permissions::answer(ctx, &id, &request, &form.option_id, &by))
         .await
     {
         Ok(_) => back_to(&back),
@@ -224,14 +228,17 @@ impl AgentForm {
 
 pub async fn set_agent(
     State(app): State<AppState>,
-    _: Viewer,
+    Admin(by): Admin,
     Form(form): Form<AgentForm>,
 ) -> Response {
     let patch = match form.patch() {
         Ok(p) => p,
         Err(e) => return not_done(e, "/agents"),
     };
-    match app.write(|ctx| agents::set(ctx, &form.name, &patch)).await {
+    match app
+        .write(|ctx| agents::set(ctx, &by, &form.name, &patch))
+        .await
+    {
         Ok(_) => back_to("/agents"),
         Err(e) => not_done(e, "/agents"),
     }
@@ -269,7 +276,7 @@ fn token_page(name: &str, token: &str) -> Response {
 
 pub async fn add_runner(
     State(app): State<AppState>,
-    _: Viewer,
+    Admin(by): Admin,
     Form(form): Form<RunnerForm>,
 ) -> Response {
     let scope = Scope {
@@ -277,7 +284,7 @@ pub async fn add_runner(
         labels: scope_part(&form.labels),
     };
     match app
-        .write(|ctx| runners::add(ctx, &form.name, scope.clone()))
+        .write(|ctx| runners::add(ctx, &by, &form.name, scope.clone()))
         .await
     {
         Ok((runner, token)) => token_page(&runner.name, &token),
@@ -297,7 +304,7 @@ pub struct ScopeForm {
 
 pub async fn runner_scope(
     State(app): State<AppState>,
-    _: Viewer,
+    Admin(by): Admin,
     Path(name): Path<String>,
     Form(form): Form<ScopeForm>,
 ) -> Response {
@@ -310,7 +317,7 @@ pub async fn runner_scope(
         }),
     };
     match app
-        .write(|ctx| runners::set_scope(ctx, &name, change.clone()))
+        .write(|ctx| runners::set_scope(ctx, &by, &name, change.clone()))
         .await
     {
         Ok(_) => back_to("/runners"),
@@ -320,10 +327,13 @@ pub async fn runner_scope(
 
 pub async fn runner_token(
     State(app): State<AppState>,
-    _: Viewer,
+    Admin(by): Admin,
     Path(name): Path<String>,
 ) -> Response {
-    match app.write(|ctx| runners::rotate_token(ctx, &name)).await {
+    match app
+        .write(|ctx| runners::rotate_token(ctx, &by, &name))
+        .await
+    {
         Ok((runner, token)) => token_page(&runner.name, &token),
         Err(e) => not_done(e, "/runners"),
     }
@@ -331,10 +341,10 @@ pub async fn runner_token(
 
 pub async fn revoke_runner(
     State(app): State<AppState>,
-    _: Viewer,
+    Admin(by): Admin,
     Path(name): Path<String>,
 ) -> Response {
-    match app.write(|ctx| runners::revoke(ctx, &name)).await {
+    match app.write(|ctx| runners::revoke(ctx, &by, &name)).await {
         Ok(_) => back_to("/runners"),
         Err(e) => not_done(e, "/runners"),
     }

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 
-use crate::model::Millis;
+use crate::model::{Millis, Role};
 
 /// Escapes text for HTML content and attribute values.
 pub fn esc(text: &str) -> String {
@@ -144,11 +144,14 @@ pub async fn style() -> Response {
 }
 
 /// The sections of the dashboard, for the navigation.
-const SECTIONS: [(&str, &str); 4] = [
-    ("/", "Sessions"),
-    ("/agents", "Agents"),
-    ("/runners", "Runners"),
-    ("/environments", "Environments"),
+/// The navigation: each section's path, name, and the role it needs (`roles::cut_to` drops the
+/// link for the others).
+const SECTIONS: [(&str, &str, Role); 5] = [
+    ("/", "Sessions", Role::Viewer),
+    ("/agents", "Agents", Role::Viewer),
+    ("/runners", "Runners", Role::Viewer),
+    ("/environments", "Environments", Role::Viewer),
+    ("/audit", "Audit", Role::Admin),
 ];
 
 /// A whole page: the navigation (the current section marked), `body` in `<main>`, a polite live
@@ -187,7 +190,7 @@ pub fn with_csrf(html: &str, csrf: &str) -> String {
 /// does: `(2) Sessions · Blaise`.
 pub fn page_waiting(title: &str, body: &str, waiting: usize) -> String {
     let mut nav = String::new();
-    for (path, name) in SECTIONS {
+    for (path, name, role) in SECTIONS {
         let current = if title == name || (path == "/" && title.starts_with("Session")) {
             " aria-current=\"page\""
         } else {
@@ -200,7 +203,12 @@ pub fn page_waiting(title: &str, body: &str, waiting: usize) -> String {
         } else {
             String::new()
         };
-        let _ = write!(nav, "<a href=\"{path}\"{current}>{name}{count}</a>");
+        let needs = if role == Role::Viewer {
+            String::new()
+        } else {
+            format!(" data-needs=\"{role}\"")
+        };
+        let _ = write!(nav, "<a href=\"{path}\"{needs}{current}>{name}{count}</a>");
     }
     let shown_title = match waiting {
         0 => esc(title).to_string(),
@@ -224,7 +232,7 @@ pub fn login_page(problem: Option<&str>, next: Option<&str>) -> String {
         .map(|n| format!("<input type=\"hidden\" name=\"next\" value=\"{}\">", esc(n)))
         .unwrap_or_default();
     format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Log in · Blaise</title><link rel=\"stylesheet\" href=\"{STYLE_PATH}\"></head><body><main><h1>Log in to Blaise</h1>{problem}<form method=\"post\" action=\"/login\" id=\"login\">{next}<label>Admin token <input type=\"password\" name=\"token\" autocomplete=\"current-password\" required></label> <button type=\"submit\">Log in</button></form><p class=\"muted\"><code>blaise serve</code> printed the admin token at its first start (or it is <code>BLAISE_TOKEN</code>).</p></main></body></html>"
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Log in · Blaise</title><link rel=\"stylesheet\" href=\"{STYLE_PATH}\"></head><body><main><h1>Log in to Blaise</h1>{problem}<form method=\"post\" action=\"/login\" id=\"login\">{next}<label>Token <input type=\"password\" name=\"token\" autocomplete=\"current-password\" required></label> <button type=\"submit\">Log in</button></form><p class=\"muted\">Your own token (an admin gives it with <code>blaise user add</code>), or the admin token: <code>blaise serve</code> printed it at its first start (or it is <code>BLAISE_TOKEN</code>).</p></main></body></html>"
     )
 }
 

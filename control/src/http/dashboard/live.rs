@@ -114,6 +114,7 @@ pub async fn respond(
             }
         }
         let page = page_waiting(&p.title, &body, p.waiting.unwrap_or(0));
+        let page = super::roles::cut_to(&page, viewer.actor.role);
         Html(match &viewer.csrf {
             Some(csrf) => with_csrf(&page, csrf),
             None => page,

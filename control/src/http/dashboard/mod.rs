@@ -8,27 +8,28 @@
 
 mod actions;
 mod agents;
+mod audit;
 mod environments;
 mod html;
 mod live;
+mod login;
+mod roles;
 mod runners;
 mod session;
 mod sessions;
 mod transcript;
 
-use axum::extract::{FromRequestParts, Query, Request, State};
+use axum::Router;
+use axum::extract::{FromRequestParts, Request, State};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
-use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Extension, Form, Router};
 
-use crate::tls::OverTls;
-use serde::Deserialize;
-
-use crate::http::extract::Authorized;
-use crate::http::{AppState, DASHBOARD_COOKIE, is_admin};
+use crate::error::Error;
+use crate::http::AppState;
+use crate::model::{Actor, Role};
 
 pub fn routes(state: AppState) -> Router<AppState> {
     Router::new()
@@ -54,8 +55,9 @@ pub fn routes(state: AppState) -> Router<AppState> {
         .route("/runners/{name}/scope", post(actions::runner_scope))
         .route("/runners/{name}/token", post(actions::runner_token))
         .route("/runners/{name}/revoke", post(actions::revoke_runner))
-        .route("/login", get(login).post(login_form))
-        .route("/logout", post(logout))
+        .route("/audit", get(audit::audit))
+        .route("/login", get(login::page).post(login::form))
+        .route("/logout", post(login::logout))
         .route(html::SCRIPT_PATH, get(html::script))
         .route(html::STYLE_PATH, get(html::style))
         .layer(axum::middleware::from_fn_with_state(state, check_csrf))
@@ -134,185 +136,82 @@ async fn guard_pages(request: Request, next: Next) -> Response {
     response
 }
 
-/// A dashboard visitor: a person logged in (their login's CSRF token goes into the page's
-/// forms), or a client with the admin token in its `Authorization` header. Others get the
-/// login page, which brings them back here.
+/// A dashboard visitor, whatever their role: a person logged in (their login's CSRF token goes
+/// into the page's forms), or a client with a token in its `Authorization` header. Others get
+/// the login page, which brings them back here.
 pub struct Viewer {
+    pub actor: Actor,
     pub csrf: Option<String>,
+}
+
+impl Viewer {
+    /// Whether this visitor's role allows `role`'s actions (the page shows their forms).
+    pub fn may(&self, role: Role) -> bool {
+        self.actor.role.allows(role)
+    }
+}
+
+/// Who a dashboard request is, or the page that says why not: the login page (not logged in),
+/// or a page that says what role the action needs.
+async fn visitor(parts: &Parts, state: &AppState) -> Result<Viewer, Response> {
+    match crate::http::extract::authorize(parts, state).await {
+        Ok((actor, login)) => Ok(Viewer {
+            actor,
+            csrf: login.map(|l| l.csrf),
+        }),
+        Err(e @ Error::Forbidden(_)) => Err(e.into_response()),
+        Err(_) => {
+            let here = parts.uri.path_and_query().map_or("/", |p| p.as_str());
+            let next =
+                login::plain_next(Some(here)).filter(|_| parts.method == axum::http::Method::GET);
+            Err((StatusCode::UNAUTHORIZED, Html(html::login_page(None, next))).into_response())
+        }
+    }
 }
 
 impl FromRequestParts<AppState> for Viewer {
     type Rejection = Response;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
-        match crate::http::extract::authorize(parts, state).await {
-            Ok(Authorized::Token) => Ok(Viewer { csrf: None }),
-            Ok(Authorized::Login(login)) => Ok(Viewer {
-                csrf: Some(login.csrf),
-            }),
-            Err(e @ crate::error::Error::Forbidden(_)) => Err(e.into_response()),
-            Err(_) => {
-                let here = parts.uri.path_and_query().map_or("/", |p| p.as_str());
-                let next =
-                    plain_next(Some(here)).filter(|_| parts.method == axum::http::Method::GET);
-                Err((StatusCode::UNAUTHORIZED, Html(html::login_page(None, next))).into_response())
+        visitor(parts, state).await
+    }
+}
+
+/// A dashboard extractor for an action that needs a role: the [`Actor`], or a page that says
+/// which role it needs.
+macro_rules! acting_as {
+    ($(#[$doc:meta])* $name:ident, $role:expr) => {
+        $(#[$doc])*
+        pub struct $name(pub Actor);
+
+        impl FromRequestParts<AppState> for $name {
+            type Rejection = Response;
+
+            async fn from_request_parts(
+                parts: &mut Parts,
+                state: &AppState,
+            ) -> Result<Self, Response> {
+                let viewer = visitor(parts, state).await?;
+                match crate::http::extract::require(&viewer.actor, $role) {
+                    Ok(()) => Ok($name(viewer.actor)),
+                    Err(e) => Err((
+                        StatusCode::FORBIDDEN,
+                        Html(html::error_page("Not allowed", &e.to_string(), "/")),
+                    )
+                        .into_response()),
+                }
             }
         }
-    }
-}
-
-#[derive(Deserialize)]
-pub struct LoginQuery {
-    /// A token in a link is refused: it would stay in shell and browser history.
-    token: Option<String>,
-    /// Where to go after logging in (a path on this server).
-    next: Option<String>,
-}
-
-#[derive(Deserialize)]
-pub struct LoginForm {
-    token: String,
-    next: Option<String>,
-}
-
-/// Where a login page's form goes back to: a path on this server made only of the characters
-/// a path and its query need (it is written into the page).
-fn plain_next(next: Option<&str>) -> Option<&str> {
-    next.filter(|n| {
-        is_local_path(n)
-            && n.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"/_-.~?=&%:,+".contains(&b))
-    })
-}
-
-/// The login page. A token in its URL logs nobody in.
-async fn login(Query(q): Query<LoginQuery>) -> Response {
-    let next = plain_next(q.next.as_deref());
-    let problem = q.token.is_some().then_some(
-        "A token in a link stays in browser and shell history: nobody was logged in. Paste the token here instead (and if the link was shared, give Blaise a new admin token).",
-    );
-    Html(html::login_page(problem, next)).into_response()
-}
-
-/// The login page's form: the admin token begins a login, kept by the browser as a cookie of
-/// its random id.
-async fn login_form(
-    State(state): State<AppState>,
-    tls: Option<Extension<OverTls>>,
-    headers: HeaderMap,
-    Form(form): Form<LoginForm>,
-) -> Response {
-    let next = form.next.as_deref().filter(|n| is_local_path(n));
-    match is_admin(&state, &form.token).await {
-        Ok(true) => {}
-        Ok(false) => {
-            return (
-                StatusCode::UNAUTHORIZED,
-                Html(html::login_page(
-                    Some("That is not the admin token."),
-                    plain_next(next),
-                )),
-            )
-                .into_response();
-        }
-        Err(e) => return e.into_response(),
-    }
-    let (id, login) = match state
-        .write(|ctx| crate::lifecycle::logins::begin(ctx, "admin"))
-        .await
-    {
-        Ok(begun) => begun,
-        Err(e) => return e.into_response(),
     };
-    let cookie = format!(
-        "{DASHBOARD_COOKIE}={id}; HttpOnly; SameSite=Strict; Path=/; Max-Age={}{}",
-        (login.expires_at - login.created_at) / 1000,
-        secure(tls, &headers)
-    );
-    (
-        [(header::SET_COOKIE, cookie)],
-        Redirect::to(next.unwrap_or("/")),
-    )
-        .into_response()
 }
 
-/// Whether the browser reached us over HTTPS (`serve --tls-cert`, or a proxy that says so): the
-/// cookie is then `Secure`, never sent over plain HTTP.
-fn secure(tls: Option<Extension<OverTls>>, headers: &HeaderMap) -> &'static str {
-    let https = tls.is_some()
-        || headers
-            .get("x-forwarded-proto")
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.eq_ignore_ascii_case("https"))
-        || headers
-            .get(header::FORWARDED)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.to_ascii_lowercase().contains("proto=https"));
-    if https { "; Secure" } else { "" }
-}
-
-/// Ends the login; the next page asks for the token again.
-async fn logout(
-    State(state): State<AppState>,
-    tls: Option<Extension<OverTls>>,
-    headers: HeaderMap,
-) -> Response {
-    if let Some(id) = crate::http::extract::cookie_login_id(&headers)
-        && let Err(e) = state
-            .write(|ctx| crate::lifecycle::logins::end(ctx, &id))
-            .await
-    {
-        return e.into_response();
-    }
-    let cookie = format!(
-        "{DASHBOARD_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0{}",
-        secure(tls, &headers)
-    );
-    ([(header::SET_COOKIE, cookie)], Redirect::to("/")).into_response()
-}
-
-/// Whether `next` is a path on this server and nothing a browser could read as another origin:
-/// one leading `/` not followed by `/` or `\` (`//host` and `/\host` are other hosts), no
-/// backslash anywhere (browsers read it as `/`), and only visible ASCII (browsers drop tabs and
-/// newlines, so `/\t/host` would become `//host`). A leading `/` also rules out a scheme.
-pub fn is_local_path(next: &str) -> bool {
-    let mut bytes = next.bytes();
-    bytes.next() == Some(b'/')
-        && !matches!(bytes.next(), Some(b'/' | b'\\'))
-        && next.bytes().all(|b| b.is_ascii_graphic() && b != b'\\')
-}
-
-#[cfg(test)]
-mod tests {
-    use super::is_local_path;
-
-    #[test]
-    fn next_stays_on_this_server() {
-        for ok in [
-            "/",
-            "/sessions/ses_0123456789abcdef",
-            "/?a=b&c=%2F%2F",
-            "/a//b",
-        ] {
-            assert!(is_local_path(ok), "{ok}");
-        }
-        for bad in [
-            "",
-            "sessions",
-            "//evil.example/",
-            "/\\evil.example/",
-            "/\\/evil.example/",
-            "\\\\evil.example",
-            "/a\\b",
-            "/\t/evil.example",
-            "/\n/evil.example",
-            "/ /evil.example",
-            "https://evil.example/",
-            "javascript:alert(1)",
-            "/caf\u{e9}",
-            "/a\u{7f}",
-        ] {
-            assert!(!is_local_path(bad), "{bad:?}");
-        }
-    }
-}
+acting_as!(
+    /// An operator or an admin: starts, sends, answers, cancels, closes.
+    Operator,
+    Role::Operator
+);
+acting_as!(
+    /// An admin: agents, runners, people, budgets, teardowns.
+    Admin,
+    Role::Admin
+);

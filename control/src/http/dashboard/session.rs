@@ -100,8 +100,13 @@ fn status(v: &SessionView, now: crate::model::Millis) -> String {
         (SessionState::Active, Some(_)) => "waiting",
         (s, _) => s.as_str(),
     };
+    let by = v
+        .started_by
+        .as_ref()
+        .map(|who| format!(" by <b class=\"started-by\">{}</b>", esc(who)))
+        .unwrap_or_default();
     let mut out = format!(
-        "<p>Agent <b>{}</b> · {} · opened {} · last activity {}",
+        "<p>Agent <b>{}</b> · {} · opened {}{by} · last activity {}",
         esc(&v.agent),
         state(shown),
         time(v.created_at),

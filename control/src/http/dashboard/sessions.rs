@@ -16,7 +16,7 @@ use super::html::{esc, state, time};
 use super::live::{self, Parts, Since};
 use crate::error::Result;
 use crate::lifecycle::Ctx;
-use crate::model::{EnvironmentState, Millis, PermissionRequest, Session, SessionState};
+use crate::model::{EnvironmentState, Millis, PermissionRequest, Role, Session, SessionState};
 use crate::state::AppState;
 use crate::store::SessionPage;
 use crate::views::{environment_view, pending_by_session, unowned_records, waiting_sessions};
@@ -39,6 +39,8 @@ pub struct ListQuery {
     runner: Option<String>,
     /// Sessions whose id or first message contains this (case aside).
     q: Option<String>,
+    /// Only the sessions the viewer started (`1`).
+    mine: Option<String>,
     /// The page after the one whose last session this names (`CREATED_AT.ID`): "Older".
     after: Option<String>,
 }
@@ -54,6 +56,9 @@ pub async fn sessions(
         runner: q.runner.filter(|s| !s.is_empty()),
         search: q.q.map(|s| s.trim().to_string()).filter(|s| !s.is_empty()),
         after: q.after.as_deref().and_then(crate::views::page_cursor),
+        mine: q.mine.is_some_and(|m| !m.is_empty()),
+        me: viewer.actor.who.clone(),
+        may_start: viewer.may(Role::Operator),
     };
     live::respond(&app, &viewer, None, q.since, |ctx| render(ctx, &filter)).await
 }
@@ -64,6 +69,11 @@ struct Filter {
     runner: Option<String>,
     search: Option<String>,
     after: Option<(Millis, String)>,
+    /// Only the sessions `me` started.
+    mine: bool,
+    me: String,
+    /// Whether the viewer may start sessions (the form shows).
+    may_start: bool,
 }
 
 impl Filter {
@@ -79,6 +89,9 @@ impl Filter {
             if let Some(v) = v {
                 parts.push(format!("{k}={}", percent(v)));
             }
+        }
+        if self.mine {
+            parts.push("mine=1".into());
         }
         if let Some(cursor) = cursor {
             parts.push(format!("after={}", percent(cursor)));
@@ -139,6 +152,7 @@ fn page_of(
         sessions.retain(|s| {
             after_cursor(s)
                 && f.agent.as_ref().is_none_or(|a| *a == s.agent)
+                && (!f.mine || s.started_by.as_deref() == Some(f.me.as_str()))
                 && (f.state.as_deref() != Some("waiting") || !s.state.is_ended())
         });
         sessions.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
@@ -163,6 +177,7 @@ fn page_of(
         let mut page = SessionPage {
             state,
             agent: f.agent.clone(),
+            started_by: f.mine.then(|| f.me.clone()),
             after: f.after.clone(),
             limit: if reads_more { BATCH } else { PAGE as u32 + 1 },
         };
@@ -193,7 +208,7 @@ fn page_of(
 }
 
 /// Percent-encodes a query value (everything but unreserved characters).
-fn percent(v: &str) -> String {
+pub fn percent(v: &str) -> String {
     v.bytes()
         .map(|b| match b {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
@@ -221,7 +236,9 @@ fn render(ctx: &mut Ctx, f: &Filter) -> Result<Parts> {
         let _ = write!(form, "<option>{}</option>", esc(&a.name));
     }
     form.push_str("</select></label><br><label for=\"first-message\">First message</label><br><textarea id=\"first-message\" name=\"message\" rows=\"3\" required></textarea><br><button type=\"submit\">Start</button></form></details>");
-    if agents.is_empty() {
+    if !f.may_start {
+        form = String::new();
+    } else if agents.is_empty() {
         form = "<p class=\"notice-box\">No agent yet: add one on the <a href=\"/agents\">agents page</a> (or <code>blaise agent set NAME</code>) before starting a session.</p>".into();
     }
     parts.fixed(form);
@@ -270,7 +287,8 @@ fn render(ctx: &mut Ctx, f: &Filter) -> Result<Parts> {
     }
     let _ = write!(
         filters,
-        "</select></label><label>Find <input type=\"search\" name=\"q\" value=\"{}\" placeholder=\"an id or words of the first message\"></label> <button type=\"submit\">Show</button> <a href=\"/\">All</a></form>",
+        "</select></label><label><input type=\"checkbox\" name=\"mine\" value=\"1\"{}> Started by me</label><label>Find <input type=\"search\" name=\"q\" value=\"{}\" placeholder=\"an id or words of the first message\"></label> <button type=\"submit\">Show</button> <a href=\"/\">All</a></form>",
+        if f.mine { " checked" } else { "" },
         esc(f.search.as_deref().unwrap_or(""))
     );
     parts.fixed(filters);
@@ -286,6 +304,7 @@ fn render(ctx: &mut Ctx, f: &Filter) -> Result<Parts> {
     // How many there are, where the store counts them without reading them: every session, or
     // those of one state.
     let counted = match (&f.state, &f.agent, &f.runner, &f.search) {
+        _ if f.mine => None,
         (None, None, None, None) => Some(ctx.tx.census()?.sessions.iter().map(|(_, n)| n).sum()),
         (Some(state), None, None, None) => ctx
             .tx
@@ -325,7 +344,7 @@ fn render(ctx: &mut Ctx, f: &Filter) -> Result<Parts> {
             environment
                 .map(|e| state(e.as_str()))
                 .unwrap_or_else(|| "-".into()),
-            time(s.created_at),
+            opened(s),
             time(s.last_activity),
             // What its agent said it spent; unknown when it said nothing.
             esc(&s
@@ -356,6 +375,18 @@ fn render(ctx: &mut Ctx, f: &Filter) -> Result<Parts> {
     }
     parts.live("list", list);
     Ok(parts)
+}
+
+/// When a session was opened, and by whom (sessions from before people were recorded say none).
+fn opened(s: &Session) -> String {
+    match &s.started_by {
+        Some(who) => format!(
+            "{}<br><span class=\"by\">by {}</span>",
+            time(s.created_at),
+            esc(who)
+        ),
+        None => time(s.created_at),
+    }
 }
 
 /// The message that opened session `id` (empty when pruned).

@@ -152,12 +152,13 @@ pub fn render(entries: &[TranscriptEntry], more_before: bool) -> Page {
     }
 }
 
-/// Who sent a message: a message source's user (`from`: `linear:<app>`), or the web's.
+/// Who sent a message: a message source's user (`from`: `linear:<app>`), a person (`by`), or
+/// (before people were recorded) the admin.
 fn sender(content: &serde_json::Value) -> String {
     match content["from"].as_str().and_then(|f| f.split_once(':')) {
         Some(("linear", app)) => format!("Linear ({app})"),
         Some((source, app)) => format!("{source} ({app})"),
-        None => "You".to_string(),
+        None => content["by"].as_str().unwrap_or("You").to_string(),
     }
 }
 
@@ -190,6 +191,12 @@ fn line_html(line: &Line) -> String {
         "permission_request" => format!(
             "<p class=\"asked\">Asked for permission · {at}: {}</p>",
             esc(&line.text)
+        ),
+        "permission_answer" => format!(
+            "<p class=\"answered\"><b>{}</b> answered <code>{}</code> through {} · {at}</p>",
+            esc(content["by"].as_str().unwrap_or("?")),
+            esc(content["option_id"].as_str().unwrap_or("?")),
+            esc(content["via"].as_str().unwrap_or("?"))
         ),
         "notice" => format!(
             "<p class=\"notice\" role=\"note\"><b>Blaise</b> · {at}: {}</p>",

@@ -49,6 +49,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("pending.sql"),
     include_str!("logins.sql"),
     include_str!("session_pages.sql"),
+    include_str!("people.sql"),
 ];
 
 /// Any number, the same in every instance: the advisory lock migrations run under, so two
@@ -248,6 +249,30 @@ fn to_json<T: Serialize>(value: &T) -> StoreResult<String> {
 }
 
 type Params<'a> = &'a [&'a (dyn ToSql + Sync)];
+
+/// A statement made of `head`, a condition per filter (`condition` writes the `i`th) and `tail`,
+/// kept for the life of the process: statements are prepared once per connection and named by
+/// their text, and a list's filters make few sets (a handful of columns).
+fn interned(
+    filters: &[(&'static str, String)],
+    condition: impl Fn(&mut String, usize, &str),
+    head: &str,
+    tail: &str,
+) -> &'static str {
+    static MADE: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+    let mut sql = String::from(head);
+    for (i, (column, _)) in filters.iter().enumerate() {
+        condition(&mut sql, i, column);
+    }
+    sql.push_str(tail);
+    let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(known) = made.iter().find(|known| **known == sql) {
+        return known;
+    }
+    let leaked: &'static str = Box::leak(sql.into_boxed_str());
+    made.push(leaked);
+    leaked
+}
 /// A parameter of a write sent later ([`PostgresTx::defer`]).
 type Param = Box<dyn ToSql + Sync + Send>;
 
@@ -562,10 +587,10 @@ impl Tx for PostgresTx<'_> {
 
     fn put_login(&mut self, l: &Login) -> StoreResult<()> {
         self.exec(
-            "INSERT INTO logins (id_hash, expires_at, data) VALUES ($1, $2, $3)
+            "INSERT INTO logins (id_hash, expires_at, who, data) VALUES ($1, $2, $3, $4)
              ON CONFLICT (id_hash) DO UPDATE SET expires_at = EXCLUDED.expires_at,
-               data = EXCLUDED.data",
-            &[&l.id_hash, &l.expires_at, &to_json(l)?],
+               who = EXCLUDED.who, data = EXCLUDED.data",
+            &[&l.id_hash, &l.expires_at, &l.who, &to_json(l)?],
         )?;
         Ok(())
     }
@@ -580,6 +605,68 @@ impl Tx for PostgresTx<'_> {
             "DELETE FROM logins WHERE expires_at < $1",
             &[&expiring_before],
         )
+    }
+
+    fn end_logins_of(&mut self, who: &str) -> StoreResult<u64> {
+        self.exec("DELETE FROM logins WHERE who = $1", &[&who])
+    }
+
+    fn user(&mut self, name: &str) -> StoreResult<Option<User>> {
+        self.one("SELECT data FROM users WHERE name = $1", &[&name])
+    }
+
+    fn user_by_token_hash(&mut self, hash: &str) -> StoreResult<Option<User>> {
+        self.one("SELECT data FROM users WHERE token_hash = $1", &[&hash])
+    }
+
+    fn put_user(&mut self, u: &User) -> StoreResult<()> {
+        self.exec(
+            "INSERT INTO users (name, token_hash, data) VALUES ($1, $2, $3)
+             ON CONFLICT (name) DO UPDATE SET token_hash = EXCLUDED.token_hash,
+               data = EXCLUDED.data",
+            &[&u.name, &u.token_hash, &to_json(u)?],
+        )?;
+        Ok(())
+    }
+
+    fn delete_user(&mut self, name: &str) -> StoreResult<()> {
+        self.exec("DELETE FROM users WHERE name = $1", &[&name])?;
+        Ok(())
+    }
+
+    fn users(&mut self) -> StoreResult<Vec<User>> {
+        self.many("SELECT data FROM users ORDER BY name", &[])
+    }
+
+    fn add_audit(&mut self, e: &mut AuditEntry) -> StoreResult<()> {
+        e.seq = self.int(
+            "INSERT INTO audit (actor, action, session_id, data) VALUES ($1, $2, $3, $4)
+             RETURNING seq",
+            &[&e.actor, &e.action.as_str(), &e.session_id, &to_json(e)?],
+        )?;
+        Ok(())
+    }
+
+    fn audit_page(&mut self, page: &super::AuditPage) -> StoreResult<Vec<AuditEntry>> {
+        let filters = page.filters();
+        let sql = interned(
+            &filters,
+            |sql, i, column| sql.push_str(&format!("{column} = ${} AND ", i + 3)),
+            "SELECT seq, data FROM audit WHERE ",
+            "seq < $1 ORDER BY seq DESC LIMIT $2",
+        );
+        let before = page.before.unwrap_or(i64::MAX);
+        let limit = i64::from(page.limit);
+        let mut params: Vec<&(dyn ToSql + Sync)> = vec![&before, &limit];
+        params.extend(filters.iter().map(|(_, v)| v as &(dyn ToSql + Sync)));
+        let rows = self.rows(sql, &params)?;
+        let mut out = Vec::with_capacity(rows.len());
+        for row in rows {
+            let mut entry: AuditEntry = serde_json::from_str(row.get::<_, &str>(1))?;
+            entry.seq = row.get(0);
+            out.push(entry);
+        }
+        Ok(out)
     }
 
     fn agent(&mut self, name: &str) -> StoreResult<Option<Agent>> {
@@ -733,13 +820,14 @@ impl Tx for PostgresTx<'_> {
         }
         self.defer(
             "INSERT INTO sessions (id, agent, state, created_at, last_activity, open_turns,
-               run_serving, expires_at, data, ended_at, pruned_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+               run_serving, expires_at, data, ended_at, pruned_at, started_by)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
              ON CONFLICT (id) DO UPDATE SET agent = EXCLUDED.agent, state = EXCLUDED.state,
                created_at = EXCLUDED.created_at, last_activity = EXCLUDED.last_activity,
                open_turns = EXCLUDED.open_turns, run_serving = EXCLUDED.run_serving,
                expires_at = EXCLUDED.expires_at, data = EXCLUDED.data,
-               ended_at = EXCLUDED.ended_at, pruned_at = EXCLUDED.pruned_at",
+               ended_at = EXCLUDED.ended_at, pruned_at = EXCLUDED.pruned_at,
+               started_by = EXCLUDED.started_by",
             owned_params![
                 s.id.clone(),
                 s.agent.clone(),
@@ -752,6 +840,7 @@ impl Tx for PostgresTx<'_> {
                 data,
                 s.ended_at.filter(|_| s.state.is_ended()),
                 s.pruned_at,
+                s.started_by.clone(),
             ],
         )
     }
@@ -764,33 +853,19 @@ impl Tx for PostgresTx<'_> {
     }
 
     fn sessions_page(&mut self, page: &super::SessionPage) -> StoreResult<Vec<Session>> {
-        // One statement per filter, so that each walks its own index in the list's order.
+        // One statement per set of filters, so that each walks its own index in the list's order.
         let (after_at, after_id) = page.after.clone().unwrap_or((Millis::MAX, String::new()));
         let limit = i64::from(page.limit);
-        macro_rules! page {
-            ($filter:literal) => {
-                concat!(
-                    "SELECT data FROM sessions WHERE ",
-                    $filter,
-                    "(created_at, id) < ($1, $2) ORDER BY created_at DESC, id DESC LIMIT $3"
-                )
-            };
-        }
-        match (page.state, &page.agent) {
-            (None, None) => self.many(page!(""), &[&after_at, &after_id, &limit]),
-            (Some(state), None) => self.many(
-                page!("state = $4 AND "),
-                &[&after_at, &after_id, &limit, &state.as_str()],
-            ),
-            (None, Some(agent)) => self.many(
-                page!("agent = $4 AND "),
-                &[&after_at, &after_id, &limit, agent],
-            ),
-            (Some(state), Some(agent)) => self.many(
-                page!("state = $4 AND agent = $5 AND "),
-                &[&after_at, &after_id, &limit, &state.as_str(), agent],
-            ),
-        }
+        let filters = page.filters();
+        let sql = interned(
+            &filters,
+            |sql, i, column| sql.push_str(&format!("{column} = ${} AND ", i + 4)),
+            "SELECT data FROM sessions WHERE ",
+            "(created_at, id) < ($1, $2) ORDER BY created_at DESC, id DESC LIMIT $3",
+        );
+        let mut params: Vec<&(dyn ToSql + Sync)> = vec![&after_at, &after_id, &limit];
+        params.extend(filters.iter().map(|(_, v)| v as &(dyn ToSql + Sync)));
+        self.many(sql, &params)
     }
 
     fn due_sessions(&mut self, now: Millis, l: &DueLimits) -> StoreResult<Vec<String>> {

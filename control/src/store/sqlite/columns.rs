@@ -36,15 +36,17 @@ pub const SESSIONS: Table = Table {
         "expires_at",
         "ended_at",
         "pruned_at",
+        "started_by",
     ],
     upsert: "INSERT INTO sessions (id, data, agent, state, created_at, last_activity, open_turns,
-               run_serving, expires_at, ended_at, pruned_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+               run_serving, expires_at, ended_at, pruned_at, started_by)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
              ON CONFLICT (id) DO UPDATE SET data = excluded.data, agent = excluded.agent,
                state = excluded.state, created_at = excluded.created_at,
                last_activity = excluded.last_activity, open_turns = excluded.open_turns,
                run_serving = excluded.run_serving, expires_at = excluded.expires_at,
-               ended_at = excluded.ended_at, pruned_at = excluded.pruned_at",
+               ended_at = excluded.ended_at, pruned_at = excluded.pruned_at,
+               started_by = excluded.started_by",
 };
 
 pub const RUNS: Table = Table {

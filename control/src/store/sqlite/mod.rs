@@ -31,6 +31,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("pending.sql"),
     include_str!("logins.sql"),
     include_str!("session_pages.sql"),
+    include_str!("people.sql"),
 ];
 
 /// `seq IS NOT NULL` is what lets SQLite read `transcript_by_run` (a partial index): without
@@ -115,17 +116,25 @@ pub struct SqliteStore {
 
 /// A page of the sessions list (`?1`, `?2`: the cursor; `?3`: the limit; then the state and
 /// the agent, when filtered by them).
-fn session_page_sql(state: bool, agent: bool) -> String {
-    let filter = match (state, agent) {
-        (false, false) => "",
-        (true, false) => "state = ?4 AND ",
-        (false, true) => "agent = ?4 AND ",
-        (true, true) => "state = ?4 AND agent = ?5 AND ",
-    };
-    format!(
-        "SELECT data FROM sessions WHERE {filter}(created_at < ?1 OR (created_at = ?1 AND id < ?2)) \
-         ORDER BY created_at DESC, id DESC LIMIT ?3"
-    )
+fn session_page_sql(filters: &[(&str, String)]) -> String {
+    let mut sql = String::from("SELECT data FROM sessions WHERE ");
+    for (i, (column, _)) in filters.iter().enumerate() {
+        sql.push_str(&format!("{column} = ?{} AND ", i + 4));
+    }
+    sql.push_str(
+        "(created_at < ?1 OR (created_at = ?1 AND id < ?2)) \
+         ORDER BY created_at DESC, id DESC LIMIT ?3",
+    );
+    sql
+}
+
+fn audit_page_sql(filters: &[(&str, String)]) -> String {
+    let mut sql = String::from("SELECT seq, data FROM audit WHERE ");
+    for (i, (column, _)) in filters.iter().enumerate() {
+        sql.push_str(&format!("{column} = ?{} AND ", i + 3));
+    }
+    sql.push_str("seq < ?1 ORDER BY seq DESC LIMIT ?2");
+    sql
 }
 
 /// Connections that read: as many as requests can usefully read at once on a small server.
@@ -286,6 +295,7 @@ fn session_columns(s: &Session) -> Vec<Value> {
         s.expires_at.into(),
         s.ended_at.filter(|_| s.state.is_ended()).into(),
         s.pruned_at.into(),
+        s.started_by.clone().into(),
     ]
 }
 
@@ -394,8 +404,9 @@ impl Tx for SqliteTx<'_> {
 
     fn put_login(&mut self, l: &Login) -> StoreResult<()> {
         self.exec(
-            "INSERT OR REPLACE INTO logins (id_hash, expires_at, data) VALUES (?1, ?2, ?3)",
-            params![l.id_hash, l.expires_at, to_json(l)?],
+            "INSERT OR REPLACE INTO logins (id_hash, expires_at, who, data)
+             VALUES (?1, ?2, ?3, ?4)",
+            params![l.id_hash, l.expires_at, l.who, to_json(l)?],
         )
     }
 
@@ -408,6 +419,71 @@ impl Tx for SqliteTx<'_> {
             "DELETE FROM logins WHERE expires_at < ?1",
             params![expiring_before],
         )? as u64)
+    }
+
+    fn end_logins_of(&mut self, who: &str) -> StoreResult<u64> {
+        Ok(self
+            .conn
+            .execute("DELETE FROM logins WHERE who = ?1", params![who])? as u64)
+    }
+
+    fn user(&mut self, name: &str) -> StoreResult<Option<User>> {
+        self.one("SELECT data FROM users WHERE name = ?1", params![name])
+    }
+
+    fn user_by_token_hash(&mut self, hash: &str) -> StoreResult<Option<User>> {
+        self.one(
+            "SELECT data FROM users WHERE token_hash = ?1",
+            params![hash],
+        )
+    }
+
+    fn put_user(&mut self, u: &User) -> StoreResult<()> {
+        self.exec(
+            "INSERT INTO users (name, token_hash, data) VALUES (?1, ?2, ?3)
+             ON CONFLICT (name) DO UPDATE SET token_hash = excluded.token_hash,
+               data = excluded.data",
+            params![u.name, u.token_hash, to_json(u)?],
+        )
+    }
+
+    fn delete_user(&mut self, name: &str) -> StoreResult<()> {
+        self.exec("DELETE FROM users WHERE name = ?1", params![name])
+    }
+
+    fn users(&mut self) -> StoreResult<Vec<User>> {
+        self.many("SELECT data FROM users ORDER BY name", [])
+    }
+
+    fn add_audit(&mut self, e: &mut AuditEntry) -> StoreResult<()> {
+        self.exec(
+            "INSERT INTO audit (actor, action, session_id, data) VALUES (?1, ?2, ?3, ?4)",
+            params![e.actor, e.action.as_str(), e.session_id, to_json(e)?],
+        )?;
+        e.seq = self.conn.last_insert_rowid();
+        Ok(())
+    }
+
+    fn audit_page(&mut self, page: &super::AuditPage) -> StoreResult<Vec<AuditEntry>> {
+        let filters = page.filters();
+        let sql = audit_page_sql(&filters);
+        let mut values: Vec<rusqlite::types::Value> = vec![
+            page.before.unwrap_or(i64::MAX).into(),
+            i64::from(page.limit).into(),
+        ];
+        values.extend(filters.into_iter().map(|(_, v)| v.into()));
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let rows = stmt.query_map(rusqlite::params_from_iter(values), |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (seq, data) = row?;
+            let mut entry: AuditEntry = serde_json::from_str(&data)?;
+            entry.seq = seq;
+            out.push(entry);
+        }
+        Ok(out)
     }
 
     fn agent(&mut self, name: &str) -> StoreResult<Option<Agent>> {
@@ -580,21 +656,17 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn sessions_page(&mut self, page: &super::SessionPage) -> StoreResult<Vec<Session>> {
-        // One statement per filter, so that each walks its own index in the list's order.
+        // One statement per set of filters, so that each walks its own index in the list's order.
         let (after_at, after_id) = page.after.clone().unwrap_or((Millis::MAX, String::new()));
-        let limit = i64::from(page.limit);
-        let sql = session_page_sql(page.state.is_some(), page.agent.is_some());
-        match (page.state, &page.agent) {
-            (None, None) => self.many(&sql, params![after_at, after_id, limit]),
-            (Some(state), None) => {
-                self.many(&sql, params![after_at, after_id, limit, state.as_str()])
-            }
-            (None, Some(agent)) => self.many(&sql, params![after_at, after_id, limit, agent]),
-            (Some(state), Some(agent)) => self.many(
-                &sql,
-                params![after_at, after_id, limit, state.as_str(), agent],
-            ),
-        }
+        let filters = page.filters();
+        let sql = session_page_sql(&filters);
+        let mut values: Vec<rusqlite::types::Value> = vec![
+            after_at.into(),
+            after_id.into(),
+            i64::from(page.limit).into(),
+        ];
+        values.extend(filters.into_iter().map(|(_, v)| v.into()));
+        self.many(&sql, rusqlite::params_from_iter(values))
     }
 
     fn due_sessions(&mut self, now: Millis, l: &DueLimits) -> StoreResult<Vec<String>> {
@@ -1051,6 +1123,31 @@ impl Tx for SqliteTx<'_> {
 #[cfg(test)]
 mod tests {
 
+    /// The query plan of `sql` with `params`, its steps joined.
+    fn plan(conn: &rusqlite::Connection, sql: &str, params: Vec<Value>) -> String {
+        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+        let steps: Vec<String> = stmt
+            .query_map(rusqlite::params_from_iter(params), |r| {
+                r.get::<_, String>(3)
+            })
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        steps.join(" / ")
+    }
+
+    /// Every subset of `filters` (column, value).
+    fn subsets(filters: &[(&'static str, &str)]) -> Vec<Vec<(&'static str, String)>> {
+        (0..1u32 << filters.len())
+            .map(|mask| {
+                (0..filters.len())
+                    .filter(|i| mask & (1 << i) != 0)
+                    .map(|i| (filters[i].0, filters[i].1.to_owned()))
+                    .collect()
+            })
+            .collect()
+    }
+
     /// A page of the sessions list walks an index in the list's order and stops at the page's
     /// end, with or without its filters: never every session, never a sort of them.
     #[test]
@@ -1058,33 +1155,43 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = SqliteStore::open(&dir.path().join("blaise.db")).unwrap();
         let conn = store.conn.lock().unwrap();
-        for (state, agent) in [(false, false), (true, false), (false, true), (true, true)] {
-            let sql = format!("EXPLAIN QUERY PLAN {}", session_page_sql(state, agent));
-            let mut stmt = conn.prepare(&sql).unwrap();
-            let plan: Vec<String> = stmt
-                .query_map(
-                    rusqlite::params_from_iter(
-                        [
-                            Value::Integer(1),
-                            Value::Text("ses_0".into()),
-                            Value::Integer(100),
-                            Value::Text("active".into()),
-                            Value::Text("a".into()),
-                        ]
-                        .into_iter()
-                        .take(3 + usize::from(state) + usize::from(agent)),
-                    ),
-                    |r| r.get::<_, String>(3),
-                )
-                .unwrap()
-                .map(Result::unwrap)
-                .collect();
-            let plan = plan.join(" / ");
+        let all = [("state", "active"), ("agent", "a"), ("started_by", "ann")];
+        for filters in subsets(&all) {
+            let mut params = vec![
+                Value::Integer(1),
+                Value::Text("ses_0".into()),
+                Value::Integer(100),
+            ];
+            params.extend(filters.iter().map(|(_, v)| Value::Text(v.clone())));
+            let plan = plan(&conn, &session_page_sql(&filters), params);
             assert!(
                 plan.contains("USING INDEX sessions_newest"),
-                "{state} {agent}: {plan}"
+                "{filters:?}: {plan}"
             );
-            assert!(!plan.contains("TEMP B-TREE"), "{state} {agent}: {plan}");
+            assert!(!plan.contains("TEMP B-TREE"), "{filters:?}: {plan}");
+        }
+    }
+
+    /// So does a page of the audit trail, by its `seq`.
+    #[test]
+    fn a_page_of_the_audit_trail_walks_an_index_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("blaise.db")).unwrap();
+        let conn = store.conn.lock().unwrap();
+        let all = [
+            ("actor", "ann"),
+            ("session_id", "ses_0"),
+            ("action", "session.send"),
+        ];
+        for filters in subsets(&all) {
+            let mut params = vec![Value::Integer(i64::MAX), Value::Integer(100)];
+            params.extend(filters.iter().map(|(_, v)| Value::Text(v.clone())));
+            let plan = plan(&conn, &audit_page_sql(&filters), params);
+            assert!(!plan.contains("TEMP B-TREE"), "{filters:?}: {plan}");
+            assert!(
+                plan.contains("USING INDEX audit_by") || plan.contains("USING INTEGER PRIMARY KEY"),
+                "{filters:?}: {plan}"
+            );
         }
     }
     use super::*;

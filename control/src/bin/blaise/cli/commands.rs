@@ -14,7 +14,7 @@ use blaise_control::duration::Human;
 use blaise_control::names::comma_list;
 
 /// `value` as JSON for scripts.
-fn json_out(value: &Value, out: &mut (dyn Write + Send)) -> Result<()> {
+pub fn json_out(value: &Value, out: &mut (dyn Write + Send)) -> Result<()> {
     writeln!(out, "{}", serde_json::to_string_pretty(value)?)?;
     Ok(())
 }
@@ -300,12 +300,20 @@ pub async fn client_command(
             waiting_for_you,
             state,
             agent,
+            mine,
+            started_by,
             limit,
             after,
             all,
             json,
         }) => {
             let mut query = vec![format!("limit={limit}")];
+            if mine {
+                query.push("mine=true".into());
+            }
+            if let Some(who) = started_by {
+                query.push(format!("started_by={}", segment("person", &who)?));
+            }
             if waiting_for_you {
                 query.push("waiting_for_you=true".into());
             }
@@ -378,6 +386,8 @@ pub async fn client_command(
                 }
             }
         }
+        Command::User(command) => super::people::user(client, command, out).await?,
+        Command::Audit(args) => super::people::audit(client, args, out).await?,
         Command::Environment(EnvironmentCommand::Retry { id }) => {
             let e = client
                 .post(

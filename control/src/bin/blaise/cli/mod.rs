@@ -5,6 +5,7 @@ mod backup;
 mod commands;
 pub mod follow;
 mod human;
+mod people;
 mod serve;
 mod show;
 mod status;
@@ -77,6 +78,11 @@ pub enum Command {
     /// Environments.
     #[command(subcommand)]
     Environment(EnvironmentCommand),
+    /// People: who may use Blaise, with what role, each with a token of their own.
+    #[command(subcommand)]
+    User(UserCommand),
+    /// The audit trail: who changed what, when, and through what (admins).
+    Audit(AuditArgs),
     /// A consistent copy of the database, taken while `serve` runs.
     Backup(BackupArgs),
     /// Whether the control plane is up and reaches its database.
@@ -424,6 +430,12 @@ pub enum SessionCommand {
         /// Only this agent's sessions.
         #[arg(long)]
         agent: Option<String>,
+        /// Only the sessions you started (with your token).
+        #[arg(long, conflicts_with = "started_by")]
+        mine: bool,
+        /// Only the sessions this person started (a name, an email, `admin`, `linear:APP`).
+        #[arg(long)]
+        started_by: Option<String>,
         /// Sessions a page holds (1–1000).
         #[arg(long, default_value_t = 100)]
         limit: u32,
@@ -454,6 +466,87 @@ pub enum SessionCommand {
         #[arg(long)]
         follow: bool,
     },
+}
+
+/// A person's role: what they may do.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum RoleArg {
+    /// Reads sessions, transcripts, agents, runners and environments.
+    Viewer,
+    /// Also starts sessions, sends, answers permission requests, cancels and closes.
+    Operator,
+    /// Also manages agents, runners, people and budgets, retries teardowns, reads the audit trail.
+    Admin,
+}
+
+impl RoleArg {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RoleArg::Viewer => "viewer",
+            RoleArg::Operator => "operator",
+            RoleArg::Admin => "admin",
+        }
+    }
+}
+
+#[derive(Subcommand, Debug)]
+pub enum UserCommand {
+    /// Adds a person and prints their token (shown once): they set it as `BLAISE_TOKEN`, or
+    /// paste it in the dashboard's login page.
+    Add {
+        /// Their name (a-z, 0-9, `.`, `_`, `-`): the audit trail and the sessions they start say it.
+        name: String,
+        /// What they may do.
+        #[arg(long, value_enum)]
+        role: RoleArg,
+    },
+    /// Lists the people, their roles, who added them and when.
+    List {
+        /// Print JSON (times in milliseconds since the epoch) for scripts.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Changes a person's role; their dashboard logins end (they log in again as what they are now).
+    Set {
+        /// Their name.
+        name: String,
+        /// What they may do from now on.
+        #[arg(long, value_enum)]
+        role: RoleArg,
+    },
+    /// Gives a person a new token (printed once); the old one stops working at once.
+    Token {
+        /// Their name.
+        name: String,
+    },
+    /// Removes a person: their token stops working and their dashboard logins end at once.
+    /// What they did stays in the audit trail.
+    Remove {
+        /// Their name.
+        name: String,
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct AuditArgs {
+    /// Only what this person did (a name, an email, `admin`, `linear:APP`).
+    #[arg(long)]
+    pub actor: Option<String>,
+    /// Only what was done to this session (`ses_…`).
+    #[arg(long)]
+    pub session: Option<String>,
+    /// Only this action (`session.start`, `permission.answer`, `runner.revoke`, …).
+    #[arg(long)]
+    pub action: Option<String>,
+    /// Entries a page holds (1–1000).
+    #[arg(long, default_value_t = 100)]
+    pub limit: u32,
+    /// The page after the one that said `--after CURSOR`.
+    #[arg(long)]
+    pub after: Option<i64>,
+    /// Print JSON (times in milliseconds since the epoch) for scripts.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Subcommand, Debug)]

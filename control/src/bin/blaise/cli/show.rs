@@ -61,7 +61,15 @@ pub fn session(s: &Value, now: i64, out: Out) -> Result<()> {
         text(&s["agent"]),
         text(&s["state"])
     )?;
-    writeln!(out, "  created        {}", when(&s["created_at"], now))?;
+    match s["started_by"].as_str() {
+        Some(_) => writeln!(
+            out,
+            "  created        {} by {}",
+            when(&s["created_at"], now),
+            text(&s["started_by"])
+        )?,
+        None => writeln!(out, "  created        {}", when(&s["created_at"], now))?,
+    }
     writeln!(out, "  last activity  {}", when(&s["last_activity"], now))?;
     let source = &s["source"];
     if source.is_object() {

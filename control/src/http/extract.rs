@@ -154,12 +154,13 @@ fn token_channel(parts: &Parts) -> Channel {
 pub async fn authorize(parts: &Parts, state: &AppState) -> Result<(Actor, Option<Login>)> {
     if let Some(token) = header_token(parts) {
         let who = state
-            .read_one(move |ctx| crate::lifecycle::users::of_token(ctx, &token))
+            .read(move |ctx| crate::lifecycle::users::of_token(ctx, &token))
             .await?;
         return match who {
             Some((who, role)) => Ok((Actor::new(who, role, token_channel(parts)), None)),
             None => Err(Error::Unauthorized(
-                "unknown token: give the admin token or a person's own (`blaise user add`)".into(),
+                "wrong admin token, and no person's token either (`blaise user add` gives a person one)"
+                    .into(),
             )),
         };
     }
@@ -169,7 +170,8 @@ pub async fn authorize(parts: &Parts, state: &AppState) -> Result<(Actor, Option
     };
     let Some(login) = login else {
         return Err(Error::Unauthorized(
-            "a token is required (Authorization: Bearer $BLAISE_TOKEN)".into(),
+            "the admin token or a person's own token is required (Authorization: Bearer $BLAISE_TOKEN)"
+                .into(),
         ));
     };
     if !same_origin(parts) {

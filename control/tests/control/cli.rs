@@ -1036,3 +1036,112 @@ async fn agent_and_runner(s: &Server, agent: &str) -> FakeRunner {
     runner.connect(&[agent]).await;
     runner
 }
+
+/// `blaise ARGS…` with `token` as `BLAISE_TOKEN`: whether it succeeded, stdout, stderr.
+fn blaise_as(s: &Server, token: &str, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_blaise"))
+        .args(args)
+        .env("BLAISE_URL", &s.url)
+        .env("BLAISE_TOKEN", token)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Issue 52: an admin adds people from the CLI; each acts with their own token, as what their
+/// role allows, and `blaise audit` says who did what through the CLI.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn people_act_from_the_cli_with_their_own_tokens_and_the_audit_says_so() {
+    let s = Server::start().await;
+    s.agent("cli-people", json!({})).await;
+    let added = ok(&s, &["user", "add", "ann", "--role", "operator"]);
+    let ann = added.lines().next().unwrap().trim().to_owned();
+    assert!(
+        ann.starts_with("blu_"),
+        "the token on its own first line: {added}"
+    );
+    assert!(added.contains("shown only now"), "{added}");
+    let viewer = ok(&s, &["user", "add", "val", "--role", "viewer"]);
+    let val = viewer.lines().next().unwrap().trim().to_owned();
+    let (success, _, err) = blaise(&s, &["user", "add", "ann", "--role", "viewer"]);
+    assert!(!success && err.contains("exists already"), "{err}");
+    let (success, _, err) = blaise(&s, &["user", "add", "admin", "--role", "viewer"]);
+    assert!(!success && err.contains("reserved"), "{err}");
+
+    let list = ok(&s, &["user", "list"]);
+    assert!(
+        list.contains("ann") && list.contains("operator") && list.contains("by admin"),
+        "{list}"
+    );
+    assert!(!list.contains("blu_"), "no token is listed: {list}");
+
+    // Ann starts a session with her token; the admin starts another.
+    let (success, id, err) = blaise_as(
+        &s,
+        &ann,
+        &[
+            "session",
+            "new",
+            "--agent",
+            "cli-people",
+            "--message",
+            "hello",
+        ],
+    );
+    assert!(success, "{err}");
+    let id = id.trim().to_owned();
+    ok(
+        &s,
+        &[
+            "session",
+            "new",
+            "--agent",
+            "cli-people",
+            "--message",
+            "the admin's",
+        ],
+    );
+    let (_, mine, _) = blaise_as(&s, &ann, &["session", "list", "--mine"]);
+    assert_eq!(
+        mine.lines().count(),
+        2,
+        "a header and ann's session: {mine}"
+    );
+    assert!(mine.contains(&id), "{mine}");
+    let shown = ok(&s, &["session", "show", &id]);
+    assert!(shown.contains("by ann"), "{shown}");
+
+    // The viewer reads, and is refused a change, told which role it needs.
+    let (success, _, _) = blaise_as(&s, &val, &["session", "show", &id]);
+    assert!(success);
+    let (success, _, err) = blaise_as(&s, &val, &["session", "send", &id, "go on"]);
+    assert!(!success);
+    assert!(
+        err.contains("needs the operator role; val is a viewer"),
+        "{err}"
+    );
+    let (success, _, err) = blaise_as(&s, &ann, &["audit"]);
+    assert!(!success && err.contains("needs the admin role"), "{err}");
+
+    let trail = ok(&s, &["audit", "--actor", "ann"]);
+    assert!(
+        trail.contains("ann [operator] via cli: session.start"),
+        "{trail}"
+    );
+    let (success, _, err) = blaise(&s, &["audit", "--action", "nope"]);
+    assert!(!success && err.contains("`action` must be one of"), "{err}");
+
+    // A removed person's token stops working at once.
+    ok(&s, &["user", "remove", "ann"]);
+    let (success, _, err) = blaise_as(&s, &ann, &["session", "list"]);
+    assert!(!success && err.contains("wrong admin token"), "{err}");
+    let trail = ok(&s, &["audit", "--action", "user.remove"]);
+    assert!(
+        trail.contains("admin [admin] via cli: user.remove ann"),
+        "{trail}"
+    );
+}

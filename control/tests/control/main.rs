@@ -19,6 +19,7 @@ mod linear;
 mod linear_api;
 mod metrics;
 mod paging;
+mod people;
 mod pg;
 mod retention;
 mod scopes;

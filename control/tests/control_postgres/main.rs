@@ -26,6 +26,8 @@ mod linear;
 mod linear_api;
 #[path = "../control/paging.rs"]
 mod paging;
+#[path = "../control/people.rs"]
+mod people;
 #[path = "../control/pg.rs"]
 mod pg;
 #[path = "../control/retention.rs"]

@@ -56,7 +56,7 @@ pub async fn form(
     let next = form.next.as_deref().filter(|n| is_local_path(n));
     let token = form.token.trim().to_owned();
     let who = match state
-        .read_one(move |ctx| crate::lifecycle::users::of_token(ctx, &token))
+        .read(move |ctx| crate::lifecycle::users::of_token(ctx, &token))
         .await
     {
         Ok(Some((who, role))) => Actor::new(who, role, Channel::Dashboard),

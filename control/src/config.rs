@@ -40,6 +40,11 @@ pub struct Config {
     /// How long a client may take to send a request's head (see
     /// [`crate::http::serve`]).
     pub header_read_timeout_ms: Millis,
+    /// First delay before a failed webhook delivery is sent again; doubles with every attempt
+    /// (at most an hour).
+    pub webhook_backoff_ms: Millis,
+    /// Attempts at a webhook delivery before it is given up on.
+    pub webhook_attempts: u32,
 }
 
 impl Default for Config {
@@ -60,6 +65,8 @@ impl Default for Config {
             retain_ended_ms: None,
             runner_wait_ms: 10 * 60_000,
             header_read_timeout_ms: 60_000,
+            webhook_backoff_ms: 5_000,
+            webhook_attempts: 10,
         }
     }
 }

@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 mod people;
+mod webhooks;
 pub use people::*;
+pub use webhooks::*;
 
 /// Milliseconds since the Unix epoch (for instants) or milliseconds (for durations).
 pub type Millis = i64;

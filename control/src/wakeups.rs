@@ -40,6 +40,9 @@ pub struct Changes {
     /// Told when a session changed: its message sources may have something to tell
     /// (`crate::sources::pump`).
     sources: tokio::sync::Notify,
+    /// Told when a session or a run changed: a webhook delivery may have been made
+    /// (`crate::state::webhooks`).
+    webhooks: tokio::sync::Notify,
 }
 
 struct OfferWaiter {
@@ -128,6 +131,7 @@ impl Changes {
         {
             self.clock.notify_one();
             self.sources.notify_one();
+            self.webhooks.notify_one();
         }
         self.wake_polls(touched);
     }
@@ -184,9 +188,19 @@ impl Changes {
         self.sources.notify_one();
     }
 
+    /// Waits until a session or a run changed (a webhook delivery may have been made).
+    pub async fn webhooks_changed(&self) {
+        self.webhooks.notified().await
+    }
+
+    pub fn wake_webhooks(&self) {
+        self.webhooks.notify_one();
+    }
+
     pub fn notify_all(&self) {
         self.clock.notify_one();
         self.sources.notify_one();
+        self.webhooks.notify_one();
         let topics = self.topics.lock().unwrap_or_else(|p| p.into_inner());
         for tx in topics.values() {
             tx.send_modify(|n| *n += 1);
@@ -338,6 +352,35 @@ impl Tx for RecordingTx<'_> {
     }
     fn users(&mut self) -> StoreResult<Vec<User>> {
         self.inner.users()
+    }
+    fn webhook(&mut self, name: &str) -> StoreResult<Option<Webhook>> {
+        self.inner.webhook(name)
+    }
+    fn put_webhook(&mut self, webhook: &Webhook) -> StoreResult<()> {
+        self.inner.put_webhook(webhook)
+    }
+    fn delete_webhook(&mut self, name: &str) -> StoreResult<()> {
+        self.inner.delete_webhook(name)
+    }
+    fn webhooks(&mut self) -> StoreResult<Vec<Webhook>> {
+        self.inner.webhooks()
+    }
+    fn add_delivery(&mut self, delivery: &mut Delivery) -> StoreResult<bool> {
+        self.inner.add_delivery(delivery)
+    }
+    fn put_delivery(&mut self, delivery: &Delivery) -> StoreResult<()> {
+        self.inner.put_delivery(delivery)
+    }
+    fn due_deliveries(&mut self, now: Millis, limit: usize) -> StoreResult<Vec<Delivery>> {
+        self.inner.due_deliveries(now, limit)
+    }
+    fn deliveries(
+        &mut self,
+        webhook: &str,
+        before: Option<i64>,
+        limit: usize,
+    ) -> StoreResult<Vec<Delivery>> {
+        self.inner.deliveries(webhook, before, limit)
     }
     fn add_audit(&mut self, entry: &mut AuditEntry) -> StoreResult<()> {
         self.inner.add_audit(entry)

@@ -123,6 +123,7 @@ pub async fn serve_with(
     }
     let _clock = StopOnDrop(state.spawn_clock());
     let _sources = StopOnDrop(tokio::spawn(crate::state::pump::run(state.clone())));
+    let _webhooks = StopOnDrop(tokio::spawn(crate::state::webhooks::run(state.clone())));
     // How long a client may take to send a request's head (its line and
     // headers), also the next one on a kept-alive connection: a connection
     // that sends no complete request in this time is closed, so that opening

@@ -60,6 +60,7 @@ pub fn teardown_failed(
         environment.state = EnvironmentState::Orphaned;
         ctx.tx.note(Event::EnvironmentOrphaned);
         environment.next_teardown_at = None;
+        super::webhooks::environment_orphaned(ctx, &environment)?;
         tracing::warn!(environment = %environment.id, session = %session.id, error, "environment orphaned");
         ctx.notice(
             &session.id,

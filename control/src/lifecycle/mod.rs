@@ -27,6 +27,7 @@ pub mod turns;
 pub mod usage;
 pub mod users;
 pub mod waiting;
+pub mod webhooks;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
@@ -214,6 +215,9 @@ impl Ctx<'_> {
         }
         tracing::info!(session = %session.id, %state, reason, "session ended");
         self.enter(session, state);
+        if state == SessionState::Failed {
+            webhooks::session_failed(self, session, reason)?;
+        }
         session.ended_at = Some(self.now);
         session.end_reason = Some(reason.to_string());
         session.run_serving = false;

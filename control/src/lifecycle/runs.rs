@@ -207,6 +207,7 @@ pub fn serve_session(ctx: &mut Ctx, session: &mut Session) -> Result<()> {
                 ));
                 environment.updated_at = ctx.now;
                 ctx.tx.put_environment(&environment)?;
+                super::webhooks::environment_orphaned(ctx, &environment)?;
                 start_fresh(ctx, session, Some(RECREATED))?;
                 return Ok(());
             }

@@ -156,6 +156,8 @@ audit_actions!(
     UserToken => "user.token",
     UserRemove => "user.remove",
     AdminToken => "admin_token.set",
+    WebhookAdd => "webhook.add",
+    WebhookRemove => "webhook.remove",
     Login => "login",
     Logout => "logout",
 );

@@ -15,6 +15,7 @@ use crate::wakeups::{Changes, Notifying, ROOM, RecordingTx, Topic, announcement}
 
 mod close;
 pub mod pump;
+pub mod webhooks;
 
 /// How a long poll checks: in a transaction that may write (noting what it touches), in one
 /// that only reads, or as a runner's offers poll (it may write, and is also woken alone).

@@ -283,6 +283,26 @@ pub trait Tx {
     /// Everyone, by name.
     fn users(&mut self) -> StoreResult<Vec<User>>;
 
+    fn webhook(&mut self, name: &str) -> StoreResult<Option<Webhook>>;
+    fn put_webhook(&mut self, webhook: &Webhook) -> StoreResult<()>;
+    /// Removes a webhook and the deliveries not yet made to it.
+    fn delete_webhook(&mut self, name: &str) -> StoreResult<()>;
+    /// Every webhook, by name.
+    fn webhooks(&mut self) -> StoreResult<Vec<Webhook>>;
+    /// Adds a delivery, setting its `id`; `false` (and nothing added) when the webhook has one
+    /// of the same key already.
+    fn add_delivery(&mut self, delivery: &mut Delivery) -> StoreResult<bool>;
+    fn put_delivery(&mut self, delivery: &Delivery) -> StoreResult<()>;
+    /// Pending deliveries due at `now`, the earliest first.
+    fn due_deliveries(&mut self, now: Millis, limit: usize) -> StoreResult<Vec<Delivery>>;
+    /// A webhook's deliveries, newest first, older than `before` (an id).
+    fn deliveries(
+        &mut self,
+        webhook: &str,
+        before: Option<i64>,
+        limit: usize,
+    ) -> StoreResult<Vec<Delivery>>;
+
     /// Adds `entry` to the audit trail, setting its `seq`.
     fn add_audit(&mut self, entry: &mut AuditEntry) -> StoreResult<()>;
     /// A page of the audit trail, newest first (read from an index for each filter).

@@ -29,3 +29,4 @@ mod turns;
 mod usage;
 mod waiting_for_you;
 mod walkthrough;
+mod webhooks;

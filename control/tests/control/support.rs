@@ -40,6 +40,8 @@ pub fn fast_config() -> Config {
         retain_ended_ms: None,
         runner_wait_ms: 60_000,
         header_read_timeout_ms: 60_000,
+        webhook_backoff_ms: 100,
+        webhook_attempts: 10,
     }
 }
 

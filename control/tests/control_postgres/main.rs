@@ -46,3 +46,5 @@ mod usage;
 mod waiting_for_you;
 #[path = "../control/walkthrough.rs"]
 mod walkthrough;
+#[path = "../control/webhooks.rs"]
+mod webhooks;

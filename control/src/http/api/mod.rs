@@ -7,9 +7,10 @@ mod environments;
 mod runners;
 pub(crate) mod sessions;
 mod users;
+mod webhooks;
 
 use axum::Router;
-use axum::routing::{get, post, put};
+use axum::routing::{delete, get, post, put};
 
 use crate::state::AppState;
 
@@ -38,4 +39,8 @@ pub fn routes() -> Router<AppState> {
         .route("/v1/users/{name}", put(users::set).delete(users::remove))
         .route("/v1/users/{name}/token", post(users::token))
         .route("/v1/audit", get(audit::list))
+        .route("/v1/webhooks", post(webhooks::add).get(webhooks::list))
+        .route("/v1/webhooks/{name}", delete(webhooks::remove))
+        .route("/v1/webhooks/{name}/test", post(webhooks::test))
+        .route("/v1/webhooks/{name}/deliveries", get(webhooks::deliveries))
 }

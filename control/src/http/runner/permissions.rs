@@ -62,6 +62,9 @@ pub async fn ask(
                     request.ended_at = Some(ctx.now);
                 }
                 ctx.tx.put_permission(&request)?;
+                if request.state == PermissionState::Pending {
+                    crate::lifecycle::webhooks::permission_requested(ctx, &request)?;
+                }
                 Ok(request)
             })
             .await?,

@@ -50,6 +50,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("logins.sql"),
     include_str!("session_pages.sql"),
     include_str!("people.sql"),
+    include_str!("webhooks.sql"),
 ];
 
 /// Any number, the same in every instance: the advisory lock migrations run under, so two
@@ -249,6 +250,17 @@ fn to_json<T: Serialize>(value: &T) -> StoreResult<String> {
 }
 
 type Params<'a> = &'a [&'a (dyn ToSql + Sync)];
+
+/// Deliveries as rows of (id, data).
+fn deliveries_of(rows: Vec<Row>) -> StoreResult<Vec<Delivery>> {
+    let mut out = Vec::with_capacity(rows.len());
+    for row in rows {
+        let mut d: Delivery = serde_json::from_str(row.get::<_, &str>(1))?;
+        d.id = row.get(0);
+        out.push(d);
+    }
+    Ok(out)
+}
 
 /// A statement made of `head`, a condition per filter (`condition` writes the `i`th) and `tail`,
 /// kept for the life of the process: statements are prepared once per connection and named by
@@ -636,6 +648,86 @@ impl Tx for PostgresTx<'_> {
 
     fn users(&mut self) -> StoreResult<Vec<User>> {
         self.many("SELECT data FROM users ORDER BY name", &[])
+    }
+
+    fn webhook(&mut self, name: &str) -> StoreResult<Option<Webhook>> {
+        self.one("SELECT data FROM webhooks WHERE name = $1", &[&name])
+    }
+
+    fn put_webhook(&mut self, w: &Webhook) -> StoreResult<()> {
+        self.exec(
+            "INSERT INTO webhooks (name, data) VALUES ($1, $2)
+             ON CONFLICT (name) DO UPDATE SET data = EXCLUDED.data",
+            &[&w.name, &to_json(w)?],
+        )?;
+        Ok(())
+    }
+
+    fn delete_webhook(&mut self, name: &str) -> StoreResult<()> {
+        self.exec("DELETE FROM webhooks WHERE name = $1", &[&name])?;
+        self.exec(
+            "DELETE FROM webhook_deliveries WHERE webhook = $1 AND state = 'pending'",
+            &[&name],
+        )?;
+        Ok(())
+    }
+
+    fn webhooks(&mut self) -> StoreResult<Vec<Webhook>> {
+        self.many("SELECT data FROM webhooks ORDER BY name", &[])
+    }
+
+    fn add_delivery(&mut self, d: &mut Delivery) -> StoreResult<bool> {
+        let rows = self.rows(
+            "INSERT INTO webhook_deliveries (webhook, key, state, next_at, data)
+             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (webhook, key) DO NOTHING RETURNING id",
+            &[
+                &d.webhook,
+                &d.key,
+                &d.state.as_str(),
+                &d.next_at,
+                &to_json(d)?,
+            ],
+        )?;
+        match rows.first() {
+            Some(row) => {
+                d.id = row.get(0);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn put_delivery(&mut self, d: &Delivery) -> StoreResult<()> {
+        self.exec(
+            "UPDATE webhook_deliveries SET state = $2, next_at = $3, data = $4 WHERE id = $1",
+            &[&d.id, &d.state.as_str(), &d.next_at, &to_json(d)?],
+        )?;
+        Ok(())
+    }
+
+    fn due_deliveries(&mut self, now: Millis, limit: usize) -> StoreResult<Vec<Delivery>> {
+        let limit = limit as i64;
+        let rows = self.rows(
+            "SELECT id, data FROM webhook_deliveries WHERE state = 'pending' AND next_at <= $1
+             ORDER BY next_at LIMIT $2",
+            &[&now, &limit],
+        )?;
+        deliveries_of(rows)
+    }
+
+    fn deliveries(
+        &mut self,
+        webhook: &str,
+        before: Option<i64>,
+        limit: usize,
+    ) -> StoreResult<Vec<Delivery>> {
+        let (before, limit) = (before.unwrap_or(i64::MAX), limit as i64);
+        let rows = self.rows(
+            "SELECT id, data FROM webhook_deliveries WHERE webhook = $1 AND id < $2
+             ORDER BY id DESC LIMIT $3",
+            &[&webhook, &before, &limit],
+        )?;
+        deliveries_of(rows)
     }
 
     fn add_audit(&mut self, e: &mut AuditEntry) -> StoreResult<()> {

@@ -32,6 +32,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("logins.sql"),
     include_str!("session_pages.sql"),
     include_str!("people.sql"),
+    include_str!("webhooks.sql"),
 ];
 
 /// `seq IS NOT NULL` is what lets SQLite read `transcript_by_run` (a partial index): without
@@ -363,6 +364,26 @@ impl<'a> SqliteTx<'a> {
         Ok(out)
     }
 
+    /// Deliveries a query answers as (id, data).
+    fn deliveries_of(
+        &self,
+        sql: &str,
+        params: impl rusqlite::Params,
+    ) -> StoreResult<Vec<Delivery>> {
+        let mut stmt = self.conn.prepare_cached(sql)?;
+        let rows = stmt.query_map(params, |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, data) = row?;
+            let mut d: Delivery = serde_json::from_str(&data)?;
+            d.id = id;
+            out.push(d);
+        }
+        Ok(out)
+    }
+
     fn exec(&self, sql: &str, params: impl rusqlite::Params) -> StoreResult<()> {
         self.conn.prepare_cached(sql)?.execute(params)?;
         Ok(())
@@ -453,6 +474,77 @@ impl Tx for SqliteTx<'_> {
 
     fn users(&mut self) -> StoreResult<Vec<User>> {
         self.many("SELECT data FROM users ORDER BY name", [])
+    }
+
+    fn webhook(&mut self, name: &str) -> StoreResult<Option<Webhook>> {
+        self.one("SELECT data FROM webhooks WHERE name = ?1", params![name])
+    }
+
+    fn put_webhook(&mut self, w: &Webhook) -> StoreResult<()> {
+        self.exec(
+            "INSERT OR REPLACE INTO webhooks (name, data) VALUES (?1, ?2)",
+            params![w.name, to_json(w)?],
+        )
+    }
+
+    fn delete_webhook(&mut self, name: &str) -> StoreResult<()> {
+        self.exec("DELETE FROM webhooks WHERE name = ?1", params![name])?;
+        self.exec(
+            "DELETE FROM webhook_deliveries WHERE webhook = ?1 AND state = 'pending'",
+            params![name],
+        )
+    }
+
+    fn webhooks(&mut self) -> StoreResult<Vec<Webhook>> {
+        self.many("SELECT data FROM webhooks ORDER BY name", [])
+    }
+
+    fn add_delivery(&mut self, d: &mut Delivery) -> StoreResult<bool> {
+        let added = self
+            .conn
+            .prepare_cached(
+                "INSERT INTO webhook_deliveries (webhook, key, state, next_at, data)
+                 VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (webhook, key) DO NOTHING",
+            )?
+            .execute(params![
+                d.webhook,
+                d.key,
+                d.state.as_str(),
+                d.next_at,
+                to_json(d)?
+            ])?;
+        if added == 1 {
+            d.id = self.conn.last_insert_rowid();
+        }
+        Ok(added == 1)
+    }
+
+    fn put_delivery(&mut self, d: &Delivery) -> StoreResult<()> {
+        self.exec(
+            "UPDATE webhook_deliveries SET state = ?2, next_at = ?3, data = ?4 WHERE id = ?1",
+            params![d.id, d.state.as_str(), d.next_at, to_json(d)?],
+        )
+    }
+
+    fn due_deliveries(&mut self, now: Millis, limit: usize) -> StoreResult<Vec<Delivery>> {
+        self.deliveries_of(
+            "SELECT id, data FROM webhook_deliveries WHERE state = 'pending' AND next_at <= ?1
+             ORDER BY next_at LIMIT ?2",
+            params![now, limit as i64],
+        )
+    }
+
+    fn deliveries(
+        &mut self,
+        webhook: &str,
+        before: Option<i64>,
+        limit: usize,
+    ) -> StoreResult<Vec<Delivery>> {
+        self.deliveries_of(
+            "SELECT id, data FROM webhook_deliveries WHERE webhook = ?1 AND id < ?2
+             ORDER BY id DESC LIMIT ?3",
+            params![webhook, before.unwrap_or(i64::MAX), limit as i64],
+        )
     }
 
     fn add_audit(&mut self, e: &mut AuditEntry) -> StoreResult<()> {

@@ -388,6 +388,7 @@ pub async fn client_command(
         }
         Command::User(command) => super::people::user(client, command, out).await?,
         Command::Audit(args) => super::people::audit(client, args, out).await?,
+        Command::Webhook(command) => super::webhooks::run(client, command, out).await?,
         Command::Environment(EnvironmentCommand::Retry { id }) => {
             let e = client
                 .post(

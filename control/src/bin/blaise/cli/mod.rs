@@ -9,6 +9,7 @@ mod people;
 mod serve;
 mod show;
 mod status;
+mod webhooks;
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -83,6 +84,9 @@ pub enum Command {
     User(UserCommand),
     /// The audit trail: who changed what, when, and through what (admins).
     Audit(AuditArgs),
+    /// Notifications: webhooks told when something needs a person (admins).
+    #[command(subcommand)]
+    Webhook(WebhookCommand),
     /// A consistent copy of the database, taken while `serve` runs.
     Backup(BackupArgs),
     /// Whether the control plane is up and reaches its database.
@@ -524,6 +528,64 @@ pub enum UserCommand {
     Remove {
         /// Their name.
         name: String,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum WebhookCommand {
+    /// Adds (or replaces) a webhook: Blaise POSTs the events it names, signed with
+    /// HMAC-SHA256 (`Blaise-Signature: v1=HEX` over `TIMESTAMP.BODY`), retrying until the
+    /// receiver answers 2xx.
+    Add {
+        /// Its name (a-z, 0-9, `.`, `_`, `-`).
+        name: String,
+        // Not `url`: that id is the global `--url` (the control plane's), which it would set.
+        /// Where events are POSTed (`https://…`).
+        #[arg(value_name = "URL")]
+        endpoint: String,
+        /// Comma-separated: permission_requested, session_failed, environment_orphaned,
+        /// waiting_for_runner.
+        #[arg(long)]
+        events: String,
+        /// Where `blaise serve` reads the signing secret: `env:NAME` or `file:/path`.
+        #[arg(long)]
+        secret: String,
+        /// Send a Slack incoming webhook's body (`{"text": …}`).
+        #[arg(long)]
+        slack: bool,
+        /// For waiting_for_runner: how long a session waits before the webhook is told (`10m`).
+        #[arg(long, value_parser = parse_duration)]
+        waiting_longer_than: Option<i64>,
+    },
+    /// Lists the webhooks and how their latest delivery went.
+    List {
+        /// Print JSON (times in milliseconds since the epoch) for scripts.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Removes a webhook; deliveries not made yet go with it.
+    Remove {
+        /// Its name.
+        name: String,
+    },
+    /// Sends a `ping` event now, to check the receiver and its signature check.
+    Test {
+        /// Its name.
+        name: String,
+    },
+    /// The delivery log: each event sent to a webhook, its attempts and how the last went.
+    Deliveries {
+        /// Its name.
+        name: String,
+        /// Deliveries a page holds (1–1000).
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+        /// The page after the one that said `--after CURSOR`.
+        #[arg(long)]
+        after: Option<i64>,
+        /// Print JSON for scripts.
+        #[arg(long)]
+        json: bool,
     },
 }
 

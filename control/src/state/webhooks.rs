@@ -1,0 +1,193 @@
+//! Sends webhook deliveries outside any transaction: each signed (HMAC-SHA256 over its
+//! timestamp and body, with the secret read where the webhook says), retried with a growing
+//! delay until the receiver answers 2xx, and each attempt recorded (the delivery log).
+//!
+//! Runs on the instance that holds the clock (one at a time, so nothing is sent twice by two
+//! instances). Wakes when a session or a run changes, and looks anyway every [`TICK`]. A
+//! delivery is claimed before it is sent: one a crash interrupted is sent again after the claim
+//! lapses (receivers tell a repeat by its `Blaise-Webhook-Id`).
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+
+use super::AppState;
+use crate::lifecycle::webhooks::{self, Attempt};
+use crate::model::*;
+
+/// How often the sender looks when nothing woke it (a retry falling due, a session that has
+/// waited long enough).
+const TICK: Duration = Duration::from_millis(500);
+/// Deliveries claimed in one pass, and how many are sent at once.
+const BATCH: usize = 50;
+const AT_ONCE: usize = 8;
+/// How long a receiver may take to answer.
+const TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a claimed delivery waits before another pass may send it again.
+const LEASE_MS: Millis = 60_000;
+/// The most of a receiver's answer kept in the log when it refused.
+const MAX_ANSWER_KEPT: usize = 300;
+
+/// Runs until dropped.
+pub async fn run(state: AppState) {
+    // No redirects: a receiver is the URL the admin gave, not one it points to.
+    let http = match crate::client::trusting(
+        reqwest::Client::builder()
+            .timeout(TIMEOUT)
+            .redirect(reqwest::redirect::Policy::none())
+            .user_agent(concat!("blaise-webhooks/", env!("CARGO_PKG_VERSION"))),
+    )
+    .and_then(|b| {
+        b.build()
+            .map_err(|e| crate::client::ClientError::Setup(e.to_string()))
+    }) {
+        Ok(http) => http,
+        Err(e) => {
+            tracing::error!("webhooks: no HTTP client: {e}");
+            return;
+        }
+    };
+    loop {
+        let woken = state.changes().webhooks_changed();
+        if state.clock_held.load(Ordering::Relaxed) {
+            match pass(&state, &http).await {
+                Ok(n) if n == BATCH => continue,
+                Ok(_) => {}
+                Err(e) => tracing::warn!("webhooks: {e}"),
+            }
+        }
+        tokio::select! {
+            _ = woken => {}
+            _ = tokio::time::sleep(TICK) => {}
+        }
+    }
+}
+
+/// Makes the deliveries of sessions that waited long enough, then sends what is due; answers
+/// how many were claimed.
+async fn pass(state: &AppState, http: &reqwest::Client) -> crate::error::Result<usize> {
+    state.write(webhooks::note_waiting).await?;
+    let due = state
+        .write(|ctx| webhooks::claim_due(ctx, BATCH, LEASE_MS))
+        .await?;
+    let claimed = due.len();
+    let mut sending = futures_util::stream::iter(due)
+        .map(|(delivery, webhook)| async move {
+            let attempt = send(http, &webhook, &delivery).await;
+            (delivery, attempt)
+        })
+        .buffer_unordered(AT_ONCE);
+    while let Some((delivery, attempt)) = sending.next().await {
+        let id = delivery.id;
+        if let Err(e) = state
+            .write(|ctx| webhooks::attempted(ctx, delivery.clone(), attempt.clone()))
+            .await
+        {
+            tracing::warn!(
+                delivery = id,
+                "webhooks: the attempt could not be recorded: {e}"
+            );
+        }
+    }
+    Ok(claimed)
+}
+
+/// The body `webhook` is sent for `delivery`.
+pub fn body(webhook: &Webhook, delivery: &Delivery) -> String {
+    let mut payload = delivery.payload.clone();
+    payload["id"] = format!("whd_{}", delivery.id).into();
+    match webhook.format {
+        WebhookFormat::Blaise => payload.to_string(),
+        WebhookFormat::Slack => serde_json::json!({
+            "text": payload["text"],
+            "blaise": payload,
+        })
+        .to_string(),
+    }
+}
+
+/// `v1=` and the hex HMAC-SHA256, keyed by `secret`, of `TIMESTAMP.BODY`.
+pub fn signature(secret: &[u8], timestamp: i64, body: &str) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes a key of any length");
+    mac.update(timestamp.to_string().as_bytes());
+    mac.update(b".");
+    mac.update(body.as_bytes());
+    format!("v1={}", hex::encode(mac.finalize().into_bytes()))
+}
+
+/// The signing secret, read where the webhook says (`env:NAME`, `file:PATH`).
+fn secret(webhook: &Webhook) -> Result<Vec<u8>, String> {
+    let value = match webhook.secret.split_once(':') {
+        Some(("env", name)) => {
+            std::env::var(name).map_err(|_| format!("the secret's variable {name} is not set"))?
+        }
+        Some(("file", path)) => std::fs::read_to_string(path)
+            .map_err(|e| format!("the secret's file {path} cannot be read: {e}"))?,
+        _ => return Err(format!("no secret at {:?}", webhook.secret)),
+    };
+    let value = value.trim().as_bytes().to_vec();
+    if value.is_empty() {
+        return Err(format!("the secret at {} is empty", webhook.secret));
+    }
+    Ok(value)
+}
+
+async fn send(http: &reqwest::Client, webhook: &Webhook, delivery: &Delivery) -> Attempt {
+    let failed = |error: String| Attempt {
+        status: None,
+        error: Some(error),
+    };
+    let key = match secret(webhook) {
+        Ok(key) => key,
+        Err(e) => return failed(e),
+    };
+    let body = body(webhook, delivery);
+    let timestamp = now() / 1000;
+    let answer = http
+        .post(&webhook.url)
+        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .header("blaise-webhook-id", format!("whd_{}", delivery.id))
+        .header("blaise-webhook-event", delivery.event.as_str())
+        .header("blaise-webhook-timestamp", timestamp.to_string())
+        .header("blaise-signature", signature(&key, timestamp, &body))
+        .body(body)
+        .send()
+        .await;
+    match answer {
+        Err(e) => failed(crate::client::cause(&e)),
+        Ok(resp) if resp.status().is_success() => Attempt {
+            status: Some(resp.status().as_u16()),
+            error: None,
+        },
+        Ok(resp) => {
+            let status = resp.status();
+            let text = resp.text().await.unwrap_or_default();
+            let text: String = text.chars().take(MAX_ANSWER_KEPT).collect();
+            Attempt {
+                status: Some(status.as_u16()),
+                error: Some(format!(
+                    "the receiver answered {status}: {}",
+                    crate::names::shown(text.trim())
+                )),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The signature a receiver checks: the published scheme, over a known body.
+    #[test]
+    fn the_signature_is_hmac_sha256_of_the_timestamp_and_the_body() {
+        // echo -n '1700000000.{"a":1}' | openssl dgst -sha256 -hmac whsec
+        assert_eq!(
+            signature(b"whsec", 1_700_000_000, "{\"a\":1}"),
+            "v1=8ad37ba156048ae0e0a5533c75cdf26fee88b07f93cb57ee4c80adb053012032"
+        );
+    }
+}

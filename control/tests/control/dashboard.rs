@@ -952,3 +952,96 @@ async fn an_answer_from_the_cli_updates_an_open_page_within_a_second() {
         "asked: seen after {arrived:?}; answered: gone after {left:?}"
     );
 }
+
+/// Issue 52 in a real browser: a viewer logs in with their own token and sees a session without
+/// a form that would change it; an operator answers its agent's request; the admin's Audit page
+/// says who did what, lists the people and the webhooks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn people_see_what_their_role_allows_and_the_admin_reads_the_trail_in_a_browser() {
+    use std::time::Duration;
+    let s = Server::start().await;
+    s.agent("a", json!({})).await;
+    let r = s.runner("r", &["a"]).await;
+    let token = |v: serde_json::Value| v["token"].as_str().unwrap().to_owned();
+    let vic = token(
+        s.ok(
+            Method::POST,
+            "/v1/users",
+            Some(json!({ "name": "vic", "role": "viewer" })),
+        )
+        .await,
+    );
+    let ola = token(
+        s.ok(
+            Method::POST,
+            "/v1/users",
+            Some(json!({ "name": "ola", "role": "operator" })),
+        )
+        .await,
+    );
+    s.ok(
+        Method::POST,
+        "/v1/webhooks",
+        Some(
+            json!({ "name": "ops", "url": "https://hooks.example.com/blaise",
+                     "events": ["permission_requested"], "secret": "env:BLAISE_TEST_UNSET" }),
+        ),
+    )
+    .await;
+    let id = s.new_session("a", "clean up the build").await;
+    let run = r.take_started("start").await;
+    crate::waiting_for_you::ask(&r, &run, crate::waiting_for_you::removal("perm-1")).await;
+
+    let profile = tempfile::tempdir().unwrap();
+    let mut b = crate::browser::Browser::start(profile.path()).await;
+    b.log_in(&s.url, &vic, &format!("/sessions/{id}")).await;
+    b.until(
+        "document.querySelector('.permission') !== null",
+        Duration::from_secs(5),
+    )
+    .await;
+    assert_eq!(
+        b.eval("document.querySelectorAll('form[method=post]:not([action=\"/logout\"])').length")
+            .await,
+        0,
+        "a viewer's page has no form that changes anything"
+    );
+    assert_eq!(
+        b.eval("document.querySelector('a[href=\"/audit\"]')").await,
+        serde_json::Value::Null
+    );
+    b.screenshot("people-viewer-session").await;
+    b.navigates("document.querySelector('header form[action=\"/logout\"]').requestSubmit()")
+        .await;
+
+    b.log_in(&s.url, &ola, &format!("/sessions/{id}")).await;
+    b.navigates("document.querySelector('.answer-allow_once').click()")
+        .await;
+    b.until(
+        "document.querySelector('#transcript .answered')?.textContent.includes('ola')",
+        Duration::from_secs(5),
+    )
+    .await;
+    b.screenshot("people-operator-answered").await;
+    b.navigates("document.querySelector('header form[action=\"/logout\"]').requestSubmit()")
+        .await;
+
+    b.log_in(&s.url, ADMIN, "/audit").await;
+    let rows = b
+        .eval("[...document.querySelectorAll('#audit .audit-entry')].map(r => r.textContent).join('\\n')")
+        .await;
+    let rows = rows.as_str().unwrap();
+    assert!(
+        rows.contains("permission.answer") && rows.contains("ola"),
+        "{rows}"
+    );
+    assert!(rows.contains("login") && rows.contains("vic"), "{rows}");
+    assert!(
+        b.dom().await.contains("id=\"webhooks\""),
+        "the webhooks are listed"
+    );
+    b.screenshot("people-audit").await;
+    b.width(400).await;
+    b.settle().await;
+    b.screenshot("people-audit-400").await;
+}

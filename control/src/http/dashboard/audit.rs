@@ -1,5 +1,6 @@
 //! The audit page (admins): who did what, to what, when and through what, newest first, a page
-//! at a time, maybe of one person, one session or one action; and the people who may sign in.
+//! at a time, maybe of one person, one session or one action; the people who may sign in; and
+//! the webhooks, with how each one's latest delivery went.
 
 use std::fmt::Write;
 
@@ -122,6 +123,7 @@ fn render(ctx: &mut Ctx, page: &AuditPage) -> Result<Parts> {
     }
     parts.live("trail", list);
     parts.live("people", people(ctx)?);
+    parts.live("webhooks", webhooks(ctx)?);
     Ok(parts)
 }
 
@@ -146,6 +148,53 @@ fn row(e: &AuditEntry) -> String {
         esc(&e.detail),
         action = e.action.as_str(),
     )
+}
+
+/// The webhooks, and how each one's latest delivery went.
+fn webhooks(ctx: &mut Ctx) -> Result<String> {
+    let hooks = ctx.tx.webhooks()?;
+    let mut out = String::from("<h2>Webhooks</h2>");
+    if hooks.is_empty() {
+        out.push_str("<p>None: <code>blaise webhook add NAME URL --events permission_requested --secret env:VAR</code> tells a receiver (Slack too) when something needs a person.</p>");
+        return Ok(out);
+    }
+    out.push_str("<div class=\"table-wrap\"><table id=\"webhooks\"><tr><th scope=\"col\">Name</th><th scope=\"col\">Events</th><th scope=\"col\">Receiver</th><th scope=\"col\">Latest delivery</th></tr>");
+    for w in hooks {
+        let host = reqwest::Url::parse(&w.url)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_owned))
+            .unwrap_or_default();
+        let last = match ctx.tx.deliveries(&w.name, None, 1)?.into_iter().next() {
+            None => "none yet".to_string(),
+            Some(d) => {
+                let status = d.last_status.map(|s| format!(" ({s})")).unwrap_or_default();
+                let error = d
+                    .last_error
+                    .as_deref()
+                    .filter(|_| d.state != crate::model::DeliveryState::Delivered)
+                    .map(|e| format!(": {}", esc(e)))
+                    .unwrap_or_default();
+                format!(
+                    "{} {} {}{status} after {} attempt(s){error}",
+                    time(d.created_at),
+                    d.event,
+                    d.state,
+                    d.attempts
+                )
+            }
+        };
+        let events: Vec<&str> = w.events.iter().map(|e| e.as_str()).collect();
+        let _ = write!(
+            out,
+            "<tr class=\"webhook\"><td>{}</td><td>{}</td><td>{} ({})</td><td>{last}</td></tr>",
+            esc(&w.name),
+            esc(&events.join(", ")),
+            esc(&host),
+            w.format
+        );
+    }
+    out.push_str("</table></div>");
+    Ok(out)
 }
 
 /// Who may sign in with a token of their own (`blaise user …`).

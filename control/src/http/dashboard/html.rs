@@ -60,7 +60,7 @@ pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; 
 const STYLE: &str = r#"body{font-family:system-ui,sans-serif;margin:0;color:#1d1d1d;line-height:1.45}
 header.top{background:#1d2433;padding:.5rem 1rem;display:flex;flex-wrap:wrap;gap:.3rem 1rem;align-items:center}
 header.top a,header.top button{color:#fff;text-decoration:none;background:none;border:0;font:inherit;cursor:pointer;padding:.2rem 0}
-header.top nav{display:flex;flex-wrap:wrap;gap:.2rem 1.2rem}header.top a[aria-current=page]{border-bottom:2px solid #fff}header.top form{margin-left:auto}
+header.top nav{display:flex;flex-wrap:wrap;gap:.2rem 1.2rem}header.top a[aria-current=page]{border-bottom:2px solid #fff}header.top form{margin-left:auto}header.top .who{margin-left:auto;color:#c9d1e0;font-size:.9em}header.top .who+form{margin-left:0}
 main{padding:1rem 1.5rem;max-width:70rem}
 h1{font-size:1.5rem;overflow-wrap:anywhere}h2{font-size:1.15rem;margin-top:1.6rem}
 table{border-collapse:collapse;margin:.5rem 0 1rem;max-width:100%}td,th{border-bottom:1px solid #d0d0d0;padding:.3rem .7rem;text-align:left;vertical-align:top}

@@ -115,6 +115,16 @@ pub async fn respond(
         }
         let page = page_waiting(&p.title, &body, p.waiting.unwrap_or(0));
         let page = super::roles::cut_to(&page, viewer.actor.role);
+        // Who is looking, and as what, beside the way out.
+        let page = page.replacen(
+            "<form method=\"post\" action=\"/logout\">",
+            &format!(
+                "<span class=\"who\" id=\"who\">{} · {}</span><form method=\"post\" action=\"/logout\">",
+                super::html::esc(&viewer.actor.who),
+                viewer.actor.role
+            ),
+            1,
+        );
         Html(match &viewer.csrf {
             Some(csrf) => with_csrf(&page, csrf),
             None => page,

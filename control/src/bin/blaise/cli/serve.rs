@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use super::ServeArgs;
 use blaise_control::auth::{hash_token, new_token};
 use blaise_control::config::Config;
+use blaise_control::model::now;
 use blaise_control::state::AppState;
 use blaise_control::store::Store;
 
@@ -23,7 +24,7 @@ fn bootstrap_admin_token(
     })?;
     match (env_token.filter(|t| !t.is_empty()), stored) {
         (Some(token), _) => {
-            blaise_control::lifecycle::transact(store, &cfg, 0, |ctx| {
+            blaise_control::lifecycle::transact(store, &cfg, now(), |ctx| {
                 blaise_control::lifecycle::logins::set_admin_token(ctx, &hash_token(&token))
             })?;
             writeln!(out, "admin token: the one in BLAISE_TOKEN")?;
@@ -34,7 +35,7 @@ fn bootstrap_admin_token(
         )?,
         (None, None) => {
             let token = new_token("bla_");
-            blaise_control::lifecycle::transact(store, &cfg, 0, |ctx| {
+            blaise_control::lifecycle::transact(store, &cfg, now(), |ctx| {
                 blaise_control::lifecycle::logins::set_admin_token(ctx, &hash_token(&token))
             })?;
             writeln!(

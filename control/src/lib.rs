@@ -3,7 +3,8 @@
 //! The domain — [`lifecycle`] (what each event does to a session), [`clock`], [`store`],
 //! [`wakeups`] (what a commit wakes), [`sources`] (messages from Linear) and [`state`] (one
 //! instance: its transactions and long polls) — knows nothing of HTTP; [`http`] serves it (the
-//! runner protocol, the API, the dashboard, webhooks). [`client`] calls the user API, [`follow`]
+//! runner protocol, the API, the dashboard, webhooks); [`oidc`] signs people in with an
+//! identity provider. [`client`] calls the user API, [`follow`]
 //! prints a transcript for a terminal, [`embedded`] runs it all inside another process. The
 //! `blaise` command line is the binary's (`src/bin/blaise/`).
 
@@ -20,6 +21,8 @@ pub mod lifecycle;
 pub mod metrics;
 pub mod model;
 pub mod names;
+pub mod oidc;
+pub mod secret_ref;
 pub mod sources;
 pub mod state;
 pub mod store;

@@ -304,6 +304,12 @@ pub struct Login {
     /// What they may do (logins from before roles were the admin's).
     #[serde(default = "admin_role")]
     pub role: Role,
+    /// How they proved who they are; with an identity provider, their role is worked out again
+    /// from the server's configuration on every request (`groups`: what the provider said).
+    #[serde(default)]
+    pub method: LoginMethod,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<String>,
     pub created_at: Millis,
     pub expires_at: Millis,
     /// Sent in every form of the pages this login sees, and checked on every form it posts.

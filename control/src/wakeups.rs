@@ -353,6 +353,12 @@ impl Tx for RecordingTx<'_> {
     fn users(&mut self) -> StoreResult<Vec<User>> {
         self.inner.users()
     }
+    fn put_sign_in(&mut self, sign_in: &SignIn, now: Millis) -> StoreResult<()> {
+        self.inner.put_sign_in(sign_in, now)
+    }
+    fn take_sign_in(&mut self, state_hash: &str) -> StoreResult<Option<SignIn>> {
+        self.inner.take_sign_in(state_hash)
+    }
     fn webhook(&mut self, name: &str) -> StoreResult<Option<Webhook>> {
         self.inner.webhook(name)
     }

@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 
 use crate::auth::{bearer, hash_token};
 use crate::error::{Error, Result};
-use crate::model::{Actor, Channel, Login, Role, Runner};
+use crate::model::{Actor, Channel, Login, LoginMethod, Role, Runner};
 use crate::state::AppState;
 
 /// A JSON body; malformed or mistyped JSON is a 400 that says what is wrong.
@@ -180,7 +180,21 @@ pub async fn authorize(parts: &Parts, state: &AppState) -> Result<(Actor, Option
                 .into(),
         ));
     }
-    let actor = Actor::new(login.who.clone(), login.role, Channel::Dashboard);
+    let role = match login.method {
+        LoginMethod::Token => login.role,
+        // As the server's configuration says now: someone it no longer lets in is out at once.
+        LoginMethod::Oidc => state
+            .oidc
+            .as_ref()
+            .and_then(|o| o.config.role_of(&login.who, &login.groups))
+            .ok_or_else(|| {
+                Error::Unauthorized(format!(
+                    "{} may no longer sign in: the identity provider's configuration changed",
+                    login.who
+                ))
+            })?,
+    };
+    let actor = Actor::new(login.who.clone(), role, Channel::Dashboard);
     Ok((actor, Some(login)))
 }
 

@@ -22,6 +22,8 @@ pub fn begin(ctx: &mut Ctx, who: &Actor) -> Result<(String, Login)> {
         id_hash: hash_token(&id),
         who: who.who.clone(),
         role: who.role,
+        method: LoginMethod::Token,
+        groups: Vec::new(),
         created_at: ctx.now,
         expires_at: ctx.now.saturating_add(LOGIN_LIFETIME_MS),
         csrf: random_hex(16),

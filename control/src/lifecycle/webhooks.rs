@@ -107,29 +107,18 @@ fn check_url(url: &str) -> Result<()> {
     Ok(())
 }
 
-/// `env:NAME` or `file:/absolute/path`.
 fn check_secret(secret: &str) -> Result<()> {
-    let ok = match secret.split_once(':') {
-        Some(("env", name)) => {
-            !name.is_empty()
-                && name.len() <= 128
-                && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-                && !name.as_bytes()[0].is_ascii_digit()
-        }
-        Some(("file", path)) => {
-            path.starts_with('/') && path.len() <= 4096 && !path.chars().any(char::is_control)
-        }
-        _ => false,
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::invalid(
-            "invalid_field",
-            "secret",
-            "`secret` says where the signing secret is read: `env:NAME` (a variable of `blaise serve`) or `file:/absolute/path`",
-        ))
+    if crate::secret_ref::is_valid(secret) {
+        return Ok(());
     }
+    Err(Error::invalid(
+        "invalid_field",
+        "secret",
+        format!(
+            "`secret` says where the signing secret is read: {}",
+            crate::secret_ref::SHAPE
+        ),
+    ))
 }
 
 /// Removes a webhook; deliveries not made yet go with it.

@@ -181,3 +181,34 @@ impl<'de> Deserialize<'de> for AuditAction {
             .ok_or_else(|| serde::de::Error::custom(format!("unknown audit action `{text}`")))
     }
 }
+
+string_enum!(
+    /// How a person proved who they are when they logged in to the dashboard.
+    LoginMethod {
+        /// A token pasted in the login page (the admin token, or their own).
+        Token => "token",
+        /// An identity provider (OpenID Connect).
+        Oidc => "oidc",
+    }
+);
+
+impl Default for LoginMethod {
+    fn default() -> Self {
+        LoginMethod::Token
+    }
+}
+
+/// A sign-in with the identity provider under way: what the callback needs to finish it, kept
+/// (by the hash of its `state`) from the redirect to the provider until the person comes back.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct SignIn {
+    /// sha256 of the `state` sent to the provider, hex.
+    pub state_hash: String,
+    /// The PKCE verifier of the code challenge sent.
+    pub verifier: String,
+    /// The nonce the ID token must carry.
+    pub nonce: String,
+    /// Where to go once signed in (a path on this server).
+    pub next: Option<String>,
+    pub expires_at: Millis,
+}

@@ -45,6 +45,8 @@ pub struct AppState {
     read_turns: Arc<tokio::sync::Semaphore>,
     /// The message sources this instance answers for, besides the web (`crate::sources`).
     pub sources: Arc<crate::sources::Sources>,
+    /// The identity provider people sign in to the dashboard with, if one is configured.
+    pub oidc: Option<Arc<crate::oidc::Oidc>>,
 }
 
 impl AppState {
@@ -68,7 +70,14 @@ impl AppState {
             changes,
             clock_held: Arc::default(),
             sources: Arc::default(),
+            oidc: None,
         }
+    }
+
+    /// This state, signing people in with `oidc` too.
+    pub fn with_oidc(mut self, oidc: crate::oidc::Oidc) -> Self {
+        self.oidc = Some(Arc::new(oidc));
+        self
     }
 
     /// This state, answering for `sources` too.

@@ -118,30 +118,13 @@ pub fn signature(secret: &[u8], timestamp: i64, body: &str) -> String {
     format!("v1={}", hex::encode(mac.finalize().into_bytes()))
 }
 
-/// The signing secret, read where the webhook says (`env:NAME`, `file:PATH`).
-fn secret(webhook: &Webhook) -> Result<Vec<u8>, String> {
-    let value = match webhook.secret.split_once(':') {
-        Some(("env", name)) => {
-            std::env::var(name).map_err(|_| format!("the secret's variable {name} is not set"))?
-        }
-        Some(("file", path)) => std::fs::read_to_string(path)
-            .map_err(|e| format!("the secret's file {path} cannot be read: {e}"))?,
-        _ => return Err(format!("no secret at {:?}", webhook.secret)),
-    };
-    let value = value.trim().as_bytes().to_vec();
-    if value.is_empty() {
-        return Err(format!("the secret at {} is empty", webhook.secret));
-    }
-    Ok(value)
-}
-
 async fn send(http: &reqwest::Client, webhook: &Webhook, delivery: &Delivery) -> Attempt {
     let failed = |error: String| Attempt {
         status: None,
         error: Some(error),
     };
-    let key = match secret(webhook) {
-        Ok(key) => key,
+    let key = match crate::secret_ref::read(&webhook.secret) {
+        Ok(key) => key.into_bytes(),
         Err(e) => return failed(e),
     };
     let body = body(webhook, delivery);

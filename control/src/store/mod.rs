@@ -283,6 +283,11 @@ pub trait Tx {
     /// Everyone, by name.
     fn users(&mut self) -> StoreResult<Vec<User>>;
 
+    /// Keeps a sign-in under way, dropping those that expired.
+    fn put_sign_in(&mut self, sign_in: &SignIn, now: Millis) -> StoreResult<()>;
+    /// Takes (reads and deletes) the sign-in of a state's hash: each is finished once.
+    fn take_sign_in(&mut self, state_hash: &str) -> StoreResult<Option<SignIn>>;
+
     fn webhook(&mut self, name: &str) -> StoreResult<Option<Webhook>>;
     fn put_webhook(&mut self, webhook: &Webhook) -> StoreResult<()>;
     /// Removes a webhook and the deliveries not yet made to it.

@@ -18,6 +18,7 @@ mod linear;
 #[path = "../../../tests/src/linear_api.rs"]
 mod linear_api;
 mod metrics;
+mod oidc;
 mod paging;
 mod people;
 mod pg;

@@ -101,6 +101,23 @@ impl Server {
 
     /// A server that answers for message `sources` too (Linear apps).
     pub async fn with_sources(cfg: Config, sources: blaise_control::sources::Sources) -> Server {
+        Server::start_with(cfg, sources, |_| None).await
+    }
+
+    /// A server that signs people in with the identity provider `oidc` makes, given the
+    /// server's URL (its callback is under it).
+    pub async fn with_oidc(
+        cfg: Config,
+        oidc: impl FnOnce(&str) -> blaise_control::oidc::Oidc,
+    ) -> Server {
+        Server::start_with(cfg, Default::default(), |url| Some(oidc(url))).await
+    }
+
+    async fn start_with(
+        cfg: Config,
+        sources: blaise_control::sources::Sources,
+        oidc: impl FnOnce(&str) -> Option<blaise_control::oidc::Oidc>,
+    ) -> Server {
         let dir = tempfile::tempdir().unwrap();
         let (store, db) = open_store(dir.path());
         {
@@ -108,9 +125,12 @@ impl Server {
             tx.set_admin_token_hash(&hash_token(ADMIN)).unwrap();
             tx.commit().unwrap();
         }
-        let state = AppState::new(store, cfg).with_sources(sources);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
+        let mut state = AppState::new(store, cfg).with_sources(sources);
+        if let Some(oidc) = oidc(&url) {
+            state = state.with_oidc(oidc);
+        }
         let serving = state.clone();
         let task = tokio::spawn(async move {
             blaise_control::http::serve(listener, serving)

@@ -60,7 +60,7 @@ pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; 
 const STYLE: &str = r#"body{font-family:system-ui,sans-serif;margin:0;color:#1d1d1d;line-height:1.45}
 header.top{background:#1d2433;padding:.5rem 1rem;display:flex;flex-wrap:wrap;gap:.3rem 1rem;align-items:center}
 header.top a,header.top button{color:#fff;text-decoration:none;background:none;border:0;font:inherit;cursor:pointer;padding:.2rem 0}
-header.top nav{display:flex;flex-wrap:wrap;gap:.2rem 1.2rem}header.top a[aria-current=page]{border-bottom:2px solid #fff}header.top form{margin-left:auto}header.top .who{margin-left:auto;color:#c9d1e0;font-size:.9em}header.top .who+form{margin-left:0}
+header.top nav{display:flex;flex-wrap:wrap;gap:.2rem 1.2rem}header.top a[aria-current=page]{border-bottom:2px solid #fff}a.button{display:inline-block;padding:.45rem 1rem;background:#1d4ed8;color:#fff;border-radius:4px;text-decoration:none;font-weight:600}a.button:focus-visible{outline:3px solid #93c5fd}header.top form{margin-left:auto}header.top .who{margin-left:auto;color:#c9d1e0;font-size:.9em}header.top .who+form{margin-left:0}
 main{padding:1rem 1.5rem;max-width:70rem}
 h1{font-size:1.5rem;overflow-wrap:anywhere}h2{font-size:1.15rem;margin-top:1.6rem}
 table{border-collapse:collapse;margin:.5rem 0 1rem;max-width:100%}td,th{border-bottom:1px solid #d0d0d0;padding:.3rem .7rem;text-align:left;vertical-align:top}
@@ -223,8 +223,21 @@ pub fn page_waiting(title: &str, body: &str, waiting: usize) -> String {
     out
 }
 
-/// The login page; `next`: where the form goes after logging in (a path on this server).
-pub fn login_page(problem: Option<&str>, next: Option<&str>) -> String {
+/// The login page; `next`: where the form goes after logging in (a path on this server);
+/// `provider`: the identity provider's name, when people sign in with one.
+pub fn login_page(problem: Option<&str>, next: Option<&str>, provider: Option<&str>) -> String {
+    let sso = provider
+        .map(|name| {
+            let next = next
+                .map(|n| format!("?next={}", super::sessions::percent(n)))
+                .unwrap_or_default();
+            format!(
+                "<p><a class=\"button sso\" id=\"sso\" href=\"/login/oidc{}\">Sign in with {}</a></p><p class=\"muted\">Or with a token:</p>",
+                esc(&next),
+                esc(name)
+            )
+        })
+        .unwrap_or_default();
     let problem = problem
         .map(|p| format!("<p class=\"error\" role=\"alert\">{}</p>", esc(p)))
         .unwrap_or_default();
@@ -232,7 +245,7 @@ pub fn login_page(problem: Option<&str>, next: Option<&str>) -> String {
         .map(|n| format!("<input type=\"hidden\" name=\"next\" value=\"{}\">", esc(n)))
         .unwrap_or_default();
     format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Log in · Blaise</title><link rel=\"stylesheet\" href=\"{STYLE_PATH}\"></head><body><main><h1>Log in to Blaise</h1>{problem}<form method=\"post\" action=\"/login\" id=\"login\">{next}<label>Token <input type=\"password\" name=\"token\" autocomplete=\"current-password\" required></label> <button type=\"submit\">Log in</button></form><p class=\"muted\">Your own token (an admin gives it with <code>blaise user add</code>), or the admin token: <code>blaise serve</code> printed it at its first start (or it is <code>BLAISE_TOKEN</code>).</p></main></body></html>"
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Log in · Blaise</title><link rel=\"stylesheet\" href=\"{STYLE_PATH}\"></head><body><main><h1>Log in to Blaise</h1>{problem}{sso}<form method=\"post\" action=\"/login\" id=\"login\">{next}<label>Token <input type=\"password\" name=\"token\" autocomplete=\"current-password\" required></label> <button type=\"submit\">Log in</button></form><p class=\"muted\">Your own token (an admin gives it with <code>blaise user add</code>), or the admin token: <code>blaise serve</code> printed it at its first start (or it is <code>BLAISE_TOKEN</code>).</p></main></body></html>"
     )
 }
 

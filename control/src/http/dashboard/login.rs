@@ -36,13 +36,20 @@ pub fn plain_next(next: Option<&str>) -> Option<&str> {
     })
 }
 
+/// The login page as this server shows it: with a button for its identity provider, if it has
+/// one.
+pub fn login_page(state: &AppState, problem: Option<&str>, next: Option<&str>) -> String {
+    let provider = state.oidc.as_ref().map(|o| o.config.label());
+    html::login_page(problem, next, provider.as_deref())
+}
+
 /// The login page. A token in its URL logs nobody in.
-pub async fn page(Query(q): Query<LoginQuery>) -> Response {
+pub async fn page(State(state): State<AppState>, Query(q): Query<LoginQuery>) -> Response {
     let next = plain_next(q.next.as_deref());
     let problem = q.token.is_some().then_some(
         "A token in a link stays in browser and shell history: nobody was logged in. Paste the token here instead (and if the link was shared, give Blaise a new admin token).",
     );
-    Html(html::login_page(problem, next)).into_response()
+    Html(login_page(&state, problem, next)).into_response()
 }
 
 /// The login page's form: a token (the admin token, or a person's own) begins a login as who it
@@ -63,7 +70,8 @@ pub async fn form(
         Ok(None) => {
             return (
                 StatusCode::UNAUTHORIZED,
-                Html(html::login_page(
+                Html(login_page(
+                    &state,
                     Some("That is neither the admin token nor a person's token."),
                     plain_next(next),
                 )),
@@ -79,21 +87,30 @@ pub async fn form(
         Ok(begun) => begun,
         Err(e) => return e.into_response(),
     };
-    let cookie = format!(
-        "{DASHBOARD_COOKIE}={id}; HttpOnly; SameSite=Strict; Path=/; Max-Age={}{}",
-        (login.expires_at - login.created_at) / 1000,
-        secure(tls, &headers)
-    );
     (
-        [(header::SET_COOKIE, cookie)],
+        [(header::SET_COOKIE, cookie(&id, &login, tls, &headers))],
         Redirect::to(next.unwrap_or("/")),
     )
         .into_response()
 }
 
+/// The dashboard's cookie for a login that has just begun (`id`: its random id).
+pub fn cookie(
+    id: &str,
+    login: &crate::model::Login,
+    tls: Option<Extension<OverTls>>,
+    headers: &HeaderMap,
+) -> String {
+    format!(
+        "{DASHBOARD_COOKIE}={id}; HttpOnly; SameSite=Strict; Path=/; Max-Age={}{}",
+        (login.expires_at - login.created_at) / 1000,
+        secure(tls, headers)
+    )
+}
+
 /// Whether the browser reached us over HTTPS (`serve --tls-cert`, or a proxy that says so): the
 /// cookie is then `Secure`, never sent over plain HTTP.
-fn secure(tls: Option<Extension<OverTls>>, headers: &HeaderMap) -> &'static str {
+pub fn secure(tls: Option<Extension<OverTls>>, headers: &HeaderMap) -> &'static str {
     let https = tls.is_some()
         || headers
             .get("x-forwarded-proto")

@@ -13,6 +13,7 @@ mod environments;
 mod html;
 mod live;
 mod login;
+mod oidc;
 mod roles;
 mod runners;
 mod session;
@@ -58,6 +59,8 @@ pub fn routes(state: AppState) -> Router<AppState> {
         .route("/audit", get(audit::audit))
         .route("/login", get(login::page).post(login::form))
         .route("/logout", post(login::logout))
+        .route("/login/oidc", get(oidc::begin))
+        .route("/login/oidc/callback", get(oidc::callback))
         .route(html::SCRIPT_PATH, get(html::script))
         .route(html::STYLE_PATH, get(html::style))
         .layer(axum::middleware::from_fn_with_state(state, check_csrf))
@@ -164,7 +167,11 @@ async fn visitor(parts: &Parts, state: &AppState) -> Result<Viewer, Response> {
             let here = parts.uri.path_and_query().map_or("/", |p| p.as_str());
             let next =
                 login::plain_next(Some(here)).filter(|_| parts.method == axum::http::Method::GET);
-            Err((StatusCode::UNAUTHORIZED, Html(html::login_page(None, next))).into_response())
+            Err((
+                StatusCode::UNAUTHORIZED,
+                Html(login::login_page(state, None, next)),
+            )
+                .into_response())
         }
     }
 }

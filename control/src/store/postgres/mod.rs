@@ -51,6 +51,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("session_pages.sql"),
     include_str!("people.sql"),
     include_str!("webhooks.sql"),
+    include_str!("sign_ins.sql"),
 ];
 
 /// Any number, the same in every instance: the advisory lock migrations run under, so two
@@ -648,6 +649,24 @@ impl Tx for PostgresTx<'_> {
 
     fn users(&mut self) -> StoreResult<Vec<User>> {
         self.many("SELECT data FROM users ORDER BY name", &[])
+    }
+
+    fn put_sign_in(&mut self, sign_in: &SignIn, now: Millis) -> StoreResult<()> {
+        self.exec("DELETE FROM sign_ins WHERE expires_at < $1", &[&now])?;
+        self.exec(
+            "INSERT INTO sign_ins (state_hash, expires_at, data) VALUES ($1, $2, $3)
+             ON CONFLICT (state_hash) DO UPDATE SET expires_at = EXCLUDED.expires_at,
+               data = EXCLUDED.data",
+            &[&sign_in.state_hash, &sign_in.expires_at, &to_json(sign_in)?],
+        )?;
+        Ok(())
+    }
+
+    fn take_sign_in(&mut self, state_hash: &str) -> StoreResult<Option<SignIn>> {
+        self.one(
+            "DELETE FROM sign_ins WHERE state_hash = $1 RETURNING data",
+            &[&state_hash],
+        )
     }
 
     fn webhook(&mut self, name: &str) -> StoreResult<Option<Webhook>> {

@@ -33,6 +33,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("session_pages.sql"),
     include_str!("people.sql"),
     include_str!("webhooks.sql"),
+    include_str!("sign_ins.sql"),
 ];
 
 /// `seq IS NOT NULL` is what lets SQLite read `transcript_by_run` (a partial index): without
@@ -474,6 +475,26 @@ impl Tx for SqliteTx<'_> {
 
     fn users(&mut self) -> StoreResult<Vec<User>> {
         self.many("SELECT data FROM users ORDER BY name", [])
+    }
+
+    fn put_sign_in(&mut self, sign_in: &SignIn, now: Millis) -> StoreResult<()> {
+        self.exec("DELETE FROM sign_ins WHERE expires_at < ?1", params![now])?;
+        self.exec(
+            "INSERT OR REPLACE INTO sign_ins (state_hash, expires_at, data) VALUES (?1, ?2, ?3)",
+            params![sign_in.state_hash, sign_in.expires_at, to_json(sign_in)?],
+        )
+    }
+
+    fn take_sign_in(&mut self, state_hash: &str) -> StoreResult<Option<SignIn>> {
+        let found = self.one(
+            "SELECT data FROM sign_ins WHERE state_hash = ?1",
+            params![state_hash],
+        )?;
+        self.exec(
+            "DELETE FROM sign_ins WHERE state_hash = ?1",
+            params![state_hash],
+        )?;
+        Ok(found)
     }
 
     fn webhook(&mut self, name: &str) -> StoreResult<Option<Webhook>> {

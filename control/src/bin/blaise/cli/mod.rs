@@ -191,6 +191,10 @@ pub struct ServeArgs {
     /// (docs/linear.md).
     #[arg(long, env = "BLAISE_LINEAR", value_name = "FILE")]
     pub linear: Option<std::path::PathBuf>,
+    /// Sign people in to the dashboard with the identity provider this file names (OpenID
+    /// Connect), and let in the emails and groups it gives roles (docs/operators-guide.md).
+    #[arg(long, env = "BLAISE_OIDC", value_name = "FILE")]
+    pub oidc: Option<std::path::PathBuf>,
 }
 
 impl ServeArgs {

@@ -63,6 +63,20 @@ pub async fn serve(args: ServeArgs, out: &mut (dyn Write + Send)) -> Result<()> 
         },
         None => blaise_control::sources::Sources::default(),
     };
+    let oidc = match &args.oidc {
+        Some(path) => {
+            let config = blaise_control::oidc::OidcConfig::load(path)
+                .map_err(|e| anyhow::anyhow!("--oidc {e}"))?;
+            // Read now, so that a missing secret stops here rather than at someone's sign-in.
+            blaise_control::secret_ref::read(&config.client_secret)
+                .map_err(|e| anyhow::anyhow!("--oidc {}: `client_secret`: {e}", path.display()))?;
+            Some(
+                blaise_control::oidc::Oidc::new(config)
+                    .map_err(|e| anyhow::anyhow!("--oidc: {e}"))?,
+            )
+        }
+        None => None,
+    };
     let shown = if blaise_control::store::is_postgres_url(&args.db) {
         blaise_control::store::postgres::redacted(&args.db)
     } else {
@@ -93,10 +107,17 @@ pub async fn serve(args: ServeArgs, out: &mut (dyn Write + Send)) -> Result<()> 
         .iter()
         .map(|a| a.config.name.clone())
         .collect();
-    let state = AppState::new(store, args.config()).with_sources(sources);
+    let mut state = AppState::new(store, args.config()).with_sources(sources);
+    let how = match &oidc {
+        Some(o) => format!("sign in with {}, or a token", o.config.label()),
+        None => "log in with the admin token, or a person's own".to_string(),
+    };
+    if let Some(oidc) = oidc {
+        state = state.with_oidc(oidc);
+    }
     writeln!(
         out,
-        "dashboard: {}://{}/ (log in with the admin token)",
+        "dashboard: {}://{}/ ({how})",
         if tls.is_some() { "https" } else { "http" },
         args.listen
     )?;

@@ -451,7 +451,7 @@ mod tests {
     #[test]
     fn a_bad_configuration_is_refused_naming_the_file_and_what_is_wrong() {
         for (yaml, says) in [
-            (format!("{BASE}"), "nobody may enter"),
+            (BASE.to_string(), "nobody may enter"),
             (
                 format!("{BASE}people:\n  a@b.c: boss\n"),
                 "unknown variant `boss`",

@@ -184,19 +184,15 @@ impl<'de> Deserialize<'de> for AuditAction {
 
 string_enum!(
     /// How a person proved who they are when they logged in to the dashboard.
+    #[derive(Default)]
     LoginMethod {
         /// A token pasted in the login page (the admin token, or their own).
+        #[default]
         Token => "token",
         /// An identity provider (OpenID Connect).
         Oidc => "oidc",
     }
 );
-
-impl Default for LoginMethod {
-    fn default() -> Self {
-        LoginMethod::Token
-    }
-}
 
 /// A sign-in with the identity provider under way: what the callback needs to finish it, kept
 /// (by the hash of its `state`) from the redirect to the provider until the person comes back.

@@ -160,7 +160,7 @@ pub async fn callback(
     let next = sign_in.next.as_deref().unwrap_or("/");
     let done = format!(
         "{SIGN_IN_COOKIE}=; HttpOnly; SameSite=Lax; Path=/login/oidc; Max-Age=0{}",
-        secure(tls.clone(), &headers)
+        secure(tls, &headers)
     );
     // A page, not a redirect: the browser came here from the provider's site, and it sends a
     // SameSite=Strict cookie only on a navigation this site begins.

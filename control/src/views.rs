@@ -504,24 +504,7 @@ pub fn unowned_records(ctx: &mut Ctx) -> Result<Vec<UnownedRecord>> {
     Ok(out)
 }
 
-/// Sessions whose current run waits for a runner, oldest offer first, with why.
-pub fn waiting_sessions(
-    ctx: &mut Ctx,
-) -> Result<Vec<(String, crate::lifecycle::waiting::WaitingView)>> {
-    let mut out = Vec::new();
-    for run in ctx.tx.offered_runs()? {
-        let Some(session) = ctx.tx.read_session(&run.session_id)? else {
-            continue;
-        };
-        if session.current_run_id.as_deref() != Some(&run.id) {
-            continue;
-        }
-        if let Some(w) = crate::lifecycle::waiting::view(ctx, &session)? {
-            out.push((session.id, w));
-        }
-    }
-    Ok(out)
-}
+pub use crate::lifecycle::waiting::waiting_sessions;
 
 #[derive(Serialize)]
 pub struct RunnerView {

@@ -190,3 +190,67 @@ pub fn check_offered(ctx: &mut Ctx, run_id: &str) -> Result<bool> {
         }
     }
 }
+
+/// Sessions whose current run waits for a runner, oldest offer first, with why.
+pub fn waiting_sessions(ctx: &mut Ctx) -> Result<Vec<(String, WaitingView)>> {
+    let mut out = Vec::new();
+    for run in ctx.tx.offered_runs()? {
+        let Some(session) = ctx.tx.read_session(&run.session_id)? else {
+            continue;
+        };
+        if session.current_run_id.as_deref() != Some(&run.id) {
+            continue;
+        }
+        if let Some(w) = view(ctx, &session)? {
+            out.push((session.id, w));
+        }
+    }
+    Ok(out)
+}
+
+/// Sessions that have waited for a runner longer than a webhook's `waiting_longer_than_ms`:
+/// each waiting run is told once per webhook. Answers how many deliveries were made.
+pub fn tell_webhooks(ctx: &mut Ctx) -> Result<usize> {
+    let webhooks: Vec<Webhook> = ctx
+        .tx
+        .webhooks()?
+        .into_iter()
+        .filter(|w| w.events.contains(&WebhookEvent::WaitingForRunner))
+        .collect();
+    if webhooks.is_empty() {
+        return Ok(0);
+    }
+    let mut made = 0;
+    for (session_id, waiting) in waiting_sessions(ctx)? {
+        let since = match waiting.since {
+            Some(since) => since,
+            None => ctx.run(&waiting.run_id)?.created_at,
+        };
+        let Some(session) = ctx.tx.read_session(&session_id)? else {
+            continue;
+        };
+        for webhook in &webhooks {
+            if ctx.now - since < webhook.waiting_longer_than_ms {
+                continue;
+            }
+            made += super::webhooks::notify(
+                ctx,
+                WebhookEvent::WaitingForRunner,
+                &format!("waiting:{}", waiting.run_id),
+                format!(
+                    "Session {} ({}) has waited for a runner for {}: {}",
+                    session.id,
+                    session.agent,
+                    crate::duration::Human(ctx.now - since),
+                    waiting.reason
+                ),
+                serde_json::json!({
+                    "session": super::webhooks::session_part(&session),
+                    "waiting": { "since": since, "reason": waiting.reason, "run_id": waiting.run_id },
+                }),
+                Some(&webhook.name),
+            )?;
+        }
+    }
+    Ok(made)
+}

@@ -134,7 +134,7 @@ pub fn remove(ctx: &mut Ctx, by: &Actor, name: &str) -> Result<Webhook> {
 }
 
 /// What an event says about a session: its id, agent, state and who started it.
-fn session_part(session: &Session) -> serde_json::Value {
+pub(super) fn session_part(session: &Session) -> serde_json::Value {
     serde_json::json!({
         "id": session.id,
         "agent": session.agent,
@@ -146,7 +146,7 @@ fn session_part(session: &Session) -> serde_json::Value {
 
 /// Makes a delivery of `event` for each webhook that wants it; `key` makes it once per webhook.
 /// `text` is a line for people; `details` the event's own fields.
-fn notify(
+pub(super) fn notify(
     ctx: &mut Ctx,
     event: WebhookEvent,
     key: &str,
@@ -262,53 +262,6 @@ pub fn environment_orphaned(ctx: &mut Ctx, environment: &Environment) -> Result<
         None,
     )
     .map(drop)
-}
-
-/// Sessions that have waited for a runner longer than a webhook's `waiting_longer_than_ms`:
-/// each waiting run is told once per webhook. Answers how many deliveries were made.
-pub fn note_waiting(ctx: &mut Ctx) -> Result<usize> {
-    let webhooks: Vec<Webhook> = ctx
-        .tx
-        .webhooks()?
-        .into_iter()
-        .filter(|w| w.events.contains(&WebhookEvent::WaitingForRunner))
-        .collect();
-    if webhooks.is_empty() {
-        return Ok(0);
-    }
-    let mut made = 0;
-    for (session_id, waiting) in crate::views::waiting_sessions(ctx)? {
-        let since = match waiting.since {
-            Some(since) => since,
-            None => ctx.run(&waiting.run_id)?.created_at,
-        };
-        let Some(session) = ctx.tx.read_session(&session_id)? else {
-            continue;
-        };
-        for webhook in &webhooks {
-            if ctx.now - since < webhook.waiting_longer_than_ms {
-                continue;
-            }
-            made += notify(
-                ctx,
-                WebhookEvent::WaitingForRunner,
-                &format!("waiting:{}", waiting.run_id),
-                format!(
-                    "Session {} ({}) has waited for a runner for {}: {}",
-                    session.id,
-                    session.agent,
-                    crate::duration::Human(ctx.now - since),
-                    waiting.reason
-                ),
-                serde_json::json!({
-                    "session": session_part(&session),
-                    "waiting": { "since": since, "reason": waiting.reason, "run_id": waiting.run_id },
-                }),
-                Some(&webhook.name),
-            )?;
-        }
-    }
-    Ok(made)
 }
 
 /// `blaise webhook test`: a `ping` delivery to one webhook.

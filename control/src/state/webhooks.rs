@@ -69,7 +69,9 @@ pub async fn run(state: AppState) {
 /// Makes the deliveries of sessions that waited long enough, then sends what is due; answers
 /// how many were claimed.
 async fn pass(state: &AppState, http: &reqwest::Client) -> crate::error::Result<usize> {
-    state.write(webhooks::note_waiting).await?;
+    state
+        .write(crate::lifecycle::waiting::tell_webhooks)
+        .await?;
     let due = state
         .write(|ctx| webhooks::claim_due(ctx, BATCH, LEASE_MS))
         .await?;

@@ -94,7 +94,7 @@ fn render(ctx: &mut Ctx, page: &AuditPage) -> Result<Parts> {
     let query = |after: Option<i64>| {
         let mut q = Vec::new();
         if let Some(a) = &page.actor {
-            q.push(format!("actor={}", super::sessions::percent(a)));
+            q.push(format!("actor={}", super::html::percent(a)));
         }
         if let Some(s) = &page.session_id {
             q.push(format!("session={s}"));

@@ -154,6 +154,18 @@ const SECTIONS: [(&str, &str, Role); 5] = [
     ("/audit", "Audit", Role::Admin),
 ];
 
+/// Percent-encodes a query value (everything but unreserved characters).
+pub fn percent(v: &str) -> String {
+    v.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
 /// A whole page: the navigation (the current section marked), `body` in `<main>`, a polite live
 /// region the script announces updates in.
 pub fn page(title: &str, body: &str) -> String {
@@ -229,7 +241,7 @@ pub fn login_page(problem: Option<&str>, next: Option<&str>, provider: Option<&s
     let sso = provider
         .map(|name| {
             let next = next
-                .map(|n| format!("?next={}", super::sessions::percent(n)))
+                .map(|n| format!("?next={}", percent(n)))
                 .unwrap_or_default();
             format!(
                 "<p><a class=\"button sso\" id=\"sso\" href=\"/login/oidc{}\">Sign in with {}</a></p><p class=\"muted\">Or with a token:</p>",

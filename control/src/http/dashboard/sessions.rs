@@ -12,7 +12,7 @@ use serde::Deserialize;
 
 use super::Viewer;
 use super::environments::retry_button;
-use super::html::{esc, state, time};
+use super::html::{esc, percent, state, time};
 use super::live::{self, Parts, Since};
 use crate::error::Result;
 use crate::lifecycle::Ctx;
@@ -205,18 +205,6 @@ fn page_of(
         format!("{}.{}", last.created_at, last.id)
     });
     Ok((found, next))
-}
-
-/// Percent-encodes a query value (everything but unreserved characters).
-pub fn percent(v: &str) -> String {
-    v.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 fn render(ctx: &mut Ctx, f: &Filter) -> Result<Parts> {

@@ -386,31 +386,6 @@ async fn each_role_does_what_it_may_and_every_change_is_recorded_with_who_made_i
     assert_eq!(by_admin["sessions"][0]["id"], idle.as_str());
 }
 
-/// A person's dashboard login as their browser holds it, made with their own token.
-async fn web_login_as(s: &Server, token: &str) -> WebLogin {
-    let web = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    let resp = web
-        .post(format!("{}/login", s.url))
-        .form(&[("token", token)])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
-    let set = resp.headers()["set-cookie"].to_str().unwrap();
-    let cookie = set.split(';').next().unwrap().to_owned();
-    let page = get_page(&web, &cookie, &format!("{}/", s.url)).await.1;
-    let csrf = page
-        .split("name=\"csrf\" value=\"")
-        .nth(1)
-        .and_then(|rest| rest.split('"').next())
-        .expect("the page's forms carry the login's CSRF token")
-        .to_owned();
-    WebLogin { web, cookie, csrf }
-}
-
 async fn get_page(web: &reqwest::Client, cookie: &str, url: &str) -> (StatusCode, String) {
     let resp = web.get(url).header("cookie", cookie).send().await.unwrap();
     (resp.status(), resp.text().await.unwrap())
@@ -428,7 +403,7 @@ async fn the_dashboard_shows_each_person_what_their_role_allows_and_removing_the
     ask(&r, &run, removal("perm-1")).await;
 
     // A viewer sees the session and what it asks, and no form that would change anything.
-    let viewer = web_login_as(&s, &vic.token).await;
+    let viewer = s.web_login_as(&vic.token).await;
     let (status, page) = get_page(
         &viewer.web,
         &viewer.cookie,
@@ -470,7 +445,7 @@ async fn the_dashboard_shows_each_person_what_their_role_allows_and_removing_the
     assert_eq!(status, StatusCode::FORBIDDEN);
 
     // An operator answers from the dashboard; the page and the trail name them.
-    let operator = web_login_as(&s, &ola.token).await;
+    let operator = s.web_login_as(&ola.token).await;
     let (_, page) = get_page(
         &operator.web,
         &operator.cookie,

@@ -161,16 +161,21 @@ impl Server {
             .unwrap()
     }
 
-    /// Logs in to the dashboard as a browser does (the login form's POST): the cookie it gets,
-    /// and the CSRF token the pages then put in their forms.
+    /// Logs in to the dashboard as a browser does (the login form's POST) with the admin token:
+    /// the cookie it gets, and the CSRF token the pages then put in their forms.
     pub async fn web_login(&self) -> WebLogin {
+        self.web_login_as(ADMIN).await
+    }
+
+    /// [`Server::web_login`] with `token` (a person's own).
+    pub async fn web_login_as(&self, token: &str) -> WebLogin {
         let web = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .unwrap();
         let resp = web
             .post(format!("{}/login", self.url))
-            .form(&[("token", ADMIN)])
+            .form(&[("token", token)])
             .send()
             .await
             .unwrap();

@@ -23,6 +23,7 @@ pub mod model;
 pub mod names;
 pub mod oidc;
 pub mod secret_ref;
+pub mod session_search;
 pub mod sources;
 pub mod state;
 pub mod store;

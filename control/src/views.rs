@@ -404,40 +404,23 @@ pub fn session_view(ctx: &mut Ctx, id: &str) -> Result<SessionView> {
 }
 
 /// A page of the sessions list, newest first, and the cursor of the next page (`None`: this
-/// was the last). With `waiting_for_you`, only sessions whose agent waits for a person to
-/// answer a permission request (few: read from the requests that wait).
+/// was the last); see [`crate::session_search`].
 pub fn session_summaries(
     ctx: &mut Ctx,
-    waiting_for_you: bool,
-    page: &crate::store::SessionPage,
+    search: &crate::session_search::Search,
 ) -> Result<(Vec<SessionSummary>, Option<String>)> {
     let pending = pending_by_session(ctx)?;
-    let mut sessions = if waiting_for_you {
-        let mut found = Vec::new();
-        for id in pending.keys() {
-            found.extend(ctx.tx.read_session(id)?);
-        }
-        found.retain(|s| {
-            page.state.is_none_or(|st| s.state == st)
-                && page.agent.as_ref().is_none_or(|a| *a == s.agent)
-                && page
-                    .after
-                    .as_ref()
-                    .is_none_or(|(at, id)| (s.created_at, &s.id) < (*at, id))
-        });
-        found.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
-        found
-    } else {
-        // One more than the page: whether another page follows.
-        let mut more = page.clone();
-        more.limit = page.limit.saturating_add(1);
-        ctx.tx.sessions_page(&more)?
+    let waiting = match search.waiting {
+        Some(crate::session_search::Waiting::ForRunner) => waiting_sessions(ctx)?,
+        _ => Vec::new(),
     };
-    let next = (sessions.len() > page.limit as usize).then(|| {
-        sessions.truncate(page.limit as usize);
-        let last = sessions.last().expect("a page of at least one");
-        format!("{}.{}", last.created_at, last.id)
-    });
+    let for_runner: std::collections::HashSet<&str> =
+        waiting.iter().map(|(id, _)| id.as_str()).collect();
+    let waits = crate::session_search::Waits {
+        pending: &pending,
+        for_runner: &for_runner,
+    };
+    let (sessions, next) = crate::session_search::find(ctx, search, &waits)?;
     let mut out = Vec::new();
     for s in sessions {
         let environment_state = ctx.session_environment(&s)?.map(|e| e.state);

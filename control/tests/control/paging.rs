@@ -178,3 +178,110 @@ async fn the_sessions_list_pages_through_every_session_once_newest_first() {
         assert_eq!(in_order, shown.iter().collect::<Vec<_>>(), "{query}");
     }
 }
+
+/// The ids `GET /v1/sessions?{query}` lists for `token`.
+async fn ids_for(s: &Server, token: &str, query: &str) -> Vec<String> {
+    let (status, page) = s
+        .call(
+            Method::GET,
+            &format!("/v1/sessions?{query}"),
+            Some(token),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{query}: {page}");
+    page["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_list_filters_by_runner_by_what_waits_and_by_who_started_each() {
+    let s = Server::start().await;
+    s.agent("rf-a", json!({})).await;
+    s.agent("rf-lonely", json!({})).await;
+    let r = s.runner("rf-r1", &["rf-a"]).await;
+    s.runner("rf-r2", &["rf-a"]).await;
+    let ann = s
+        .ok(
+            Method::POST,
+            "/v1/users",
+            Some(json!({ "name": "ann", "role": "operator" })),
+        )
+        .await["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let held = s.new_session("rf-a", "one").await;
+    let _run = r.take_started("start").await;
+    let lonely = s.new_session("rf-lonely", "anyone?").await;
+    let (_, hers) = s
+        .call(
+            Method::POST,
+            "/v1/sessions",
+            Some(&ann),
+            Some(json!({ "agent": "rf-a", "message": "mine" })),
+        )
+        .await;
+    let hers = hers["id"].as_str().unwrap().to_owned();
+    let her_run = r.take_started("start").await;
+    crate::waiting_for_you::ask(&r, &her_run, crate::waiting_for_you::removal("perm-1")).await;
+
+    let sorted = |mut v: Vec<String>| {
+        v.sort();
+        v
+    };
+    assert_eq!(
+        sorted(ids_for(&s, ADMIN, "runner=rf-r1").await),
+        sorted(vec![held.clone(), hers.clone()])
+    );
+    assert!(ids_for(&s, ADMIN, "runner=rf-r2").await.is_empty());
+    assert_eq!(
+        ids_for(&s, ADMIN, "waiting_for_runner=true").await,
+        [lonely.as_str()]
+    );
+    assert_eq!(
+        ids_for(&s, ADMIN, "waiting_for_you=true").await,
+        [hers.as_str()]
+    );
+    // Each filter holds with the others: what waits for an answer, among what Ann started.
+    assert_eq!(
+        ids_for(&s, &ann, "waiting_for_you=true&mine=true").await,
+        [hers.as_str()]
+    );
+    assert!(
+        ids_for(&s, ADMIN, "waiting_for_you=true&mine=true")
+            .await
+            .is_empty()
+    );
+    assert_eq!(
+        ids_for(&s, ADMIN, "runner=rf-r1&started_by=ann").await,
+        [hers.as_str()]
+    );
+    for (query, field) in [
+        ("runner=nobody", "runner"),
+        ("runner=../x", "runner"),
+        (
+            "waiting_for_you=true&waiting_for_runner=true",
+            "waiting_for_runner",
+        ),
+        ("mine=true&started_by=ann", "mine"),
+    ] {
+        let (status, body) = s
+            .admin(Method::GET, &format!("/v1/sessions?{query}"), None)
+            .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{query}: {body}");
+        assert_eq!(body["error"]["field"], field, "{query}: {body}");
+    }
+    let out = ok(&s, &["session", "list", "--runner", "rf-r1"]);
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("ses_")).count(),
+        2,
+        "{out}"
+    );
+    let out = ok(&s, &["session", "list", "--waiting-for-runner"]);
+    assert!(out.contains(&lonely) && !out.contains(&held), "{out}");
+}

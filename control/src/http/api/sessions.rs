@@ -9,6 +9,7 @@ use crate::http::{AppState, AsAdmin, AsOperator, AsViewer, Body, Params};
 use crate::lifecycle::{messages, permissions};
 use crate::model::*;
 use crate::names::check_request_id_in_path;
+use crate::session_search::{Search, Waiting};
 use crate::store::SessionPage;
 use crate::views::{SessionSummary, SessionView, page_cursor, session_summaries, session_view};
 use crate::wakeups::Topic;
@@ -66,6 +67,11 @@ pub struct ListQuery {
     /// Only sessions whose agent waits for a person to answer a permission request.
     #[serde(default)]
     waiting_for_you: bool,
+    /// Only sessions whose run waits for a runner to take it.
+    #[serde(default)]
+    waiting_for_runner: bool,
+    /// Only sessions whose environment this runner holds.
+    runner: Option<String>,
     /// Only sessions in this state.
     state: Option<String>,
     /// Only this agent's sessions.
@@ -164,8 +170,46 @@ pub async fn list(
             }
         },
     };
+    let waiting = match (query.waiting_for_you, query.waiting_for_runner) {
+        (true, true) => {
+            return Err(Error::invalid(
+                "invalid_field",
+                "waiting_for_runner",
+                "give `waiting_for_you` or `waiting_for_runner`, not both",
+            ));
+        }
+        (true, false) => Some(Waiting::ForYou),
+        (false, true) => Some(Waiting::ForRunner),
+        (false, false) => None,
+    };
+    if let Some(runner) = &query.runner {
+        crate::names::check_name("runner", runner)?;
+    }
     let (sessions, next): (Vec<SessionSummary>, Option<String>) = state
-        .read(|ctx| session_summaries(ctx, query.waiting_for_you, &page))
+        .read(|ctx| {
+            let runner_id = match &query.runner {
+                None => None,
+                Some(name) => Some(
+                    ctx.tx
+                        .runner_by_name(name)?
+                        .ok_or_else(|| {
+                            Error::invalid(
+                                "invalid_field",
+                                "runner",
+                                format!("no runner named {name:?} (`blaise runner list`)"),
+                            )
+                        })?
+                        .id,
+                ),
+            };
+            let search = Search {
+                page: page.clone(),
+                waiting,
+                runner_id,
+                words: None,
+            };
+            session_summaries(ctx, &search)
+        })
         .await?;
     Ok(Json(
         serde_json::json!({ "sessions": sessions, "next": next }),

@@ -17,6 +17,7 @@ use super::live::{self, Parts, Since};
 use crate::error::Result;
 use crate::lifecycle::Ctx;
 use crate::model::{EnvironmentState, Millis, PermissionRequest, Role, Session, SessionState};
+use crate::session_search::{Search, Waiting, Waits, find, first_message};
 use crate::state::AppState;
 use crate::store::SessionPage;
 use crate::views::{environment_view, pending_by_session, unowned_records, waiting_sessions};
@@ -99,112 +100,31 @@ impl Filter {
         format!("?{}", parts.join("&"))
     }
 
-    /// Whether session `s` passes the filters that read more than the session (its
-    /// environment's runner, its first message).
-    fn keeps(&self, ctx: &mut Ctx, s: &Session, runner_id: Option<&str>) -> Result<bool> {
-        if self.runner.is_some() {
-            let holder = ctx.session_environment(s)?.and_then(|e| e.runner_id);
-            if runner_id.is_none() || holder.as_deref() != runner_id {
-                return Ok(false);
-            }
-        }
-        if let Some(q) = &self.search {
-            let q = q.to_lowercase();
-            if !s.id.contains(&q) && !first_message(ctx, &s.id)?.to_lowercase().contains(&q) {
-                return Ok(false);
-            }
-        }
-        Ok(true)
-    }
-}
-
-/// Sessions read from the store at a time while a filter that reads more than the session
-/// looks for a page's worth.
-const BATCH: u32 = 200;
-
-/// A page of the list, newest first, and the cursor of the next (`None`: the last page). Read
-/// from the store a page at a time: a state or agent filter walks its index; the runner and
-/// words filters read on until a page is full; the two waiting filters start from the sessions
-/// that wait (few).
-fn page_of(
-    ctx: &mut Ctx,
-    f: &Filter,
-    waiting: &HashSet<&str>,
-    pending: &BTreeMap<String, Vec<PermissionRequest>>,
-    runner_id: Option<&str>,
-) -> Result<(Vec<Session>, Option<String>)> {
-    let mut found = Vec::new();
-    let after_cursor = |s: &Session| {
-        f.after
-            .as_ref()
-            .is_none_or(|(at, id)| (s.created_at, &s.id) < (*at, id))
-    };
-    let waiting_ids: Option<Vec<String>> = match f.state.as_deref() {
-        Some("waiting") => Some(waiting.iter().map(|id| id.to_string()).collect()),
-        Some(FOR_YOU) => Some(pending.keys().cloned().collect()),
-        _ => None,
-    };
-    if let Some(ids) = waiting_ids {
-        let mut sessions = Vec::new();
-        for id in ids {
-            sessions.extend(ctx.tx.read_session(&id)?);
-        }
-        sessions.retain(|s| {
-            after_cursor(s)
-                && f.agent.as_ref().is_none_or(|a| *a == s.agent)
-                && (!f.mine || s.started_by.as_deref() == Some(f.me.as_str()))
-                && (f.state.as_deref() != Some("waiting") || !s.state.is_ended())
-        });
-        sessions.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
-        for s in sessions {
-            if found.len() > PAGE {
-                break;
-            }
-            if f.keeps(ctx, &s, runner_id)? {
-                found.push(s);
-            }
-        }
-    } else {
-        let state = match f.state.as_deref() {
-            None => None,
-            Some(text) => match SessionState::parse(text) {
-                Some(state) => Some(state),
-                // A state no session has: nothing to show.
-                None => return Ok((Vec::new(), None)),
+    /// The search this filter makes (`None`: a state no session has, nothing to show).
+    fn search(&self, runner_id: Option<String>) -> Option<Search> {
+        let (state, waiting) = match self.state.as_deref() {
+            None => (None, None),
+            Some("waiting") => (None, Some(Waiting::ForRunner)),
+            Some(FOR_YOU) => (None, Some(Waiting::ForYou)),
+            Some(text) => (Some(SessionState::parse(text)?), None),
+        };
+        Some(Search {
+            page: SessionPage {
+                state,
+                agent: self.agent.clone(),
+                started_by: self.mine.then(|| self.me.clone()),
+                after: self.after.clone(),
+                limit: PAGE as u32,
             },
-        };
-        let reads_more = f.runner.is_some() || f.search.is_some();
-        let mut page = SessionPage {
-            state,
-            agent: f.agent.clone(),
-            started_by: f.mine.then(|| f.me.clone()),
-            after: f.after.clone(),
-            limit: if reads_more { BATCH } else { PAGE as u32 + 1 },
-        };
-        loop {
-            let batch = ctx.tx.sessions_page(&page)?;
-            let last = batch.last().map(|s| (s.created_at, s.id.clone()));
-            let ended = batch.len() < page.limit as usize;
-            for s in batch {
-                if found.len() > PAGE {
-                    break;
-                }
-                if f.keeps(ctx, &s, runner_id)? {
-                    found.push(s);
-                }
-            }
-            if ended || found.len() > PAGE {
-                break;
-            }
-            page.after = last;
-        }
+            waiting,
+            // A runner that does not exist holds nothing.
+            runner_id: match (&self.runner, runner_id) {
+                (Some(_), None) => Some(String::new()),
+                (_, id) => id,
+            },
+            words: self.search.clone(),
+        })
     }
-    let next = (found.len() > PAGE).then(|| {
-        found.truncate(PAGE);
-        let last = found.last().expect("a full page");
-        format!("{}.{}", last.created_at, last.id)
-    });
-    Ok((found, next))
 }
 
 fn render(ctx: &mut Ctx, f: &Filter) -> Result<Parts> {
@@ -288,7 +208,16 @@ fn render(ctx: &mut Ctx, f: &Filter) -> Result<Parts> {
             .find(|r| r.name == *name)
             .map(|r| r.id.clone())
     });
-    let (sessions, next) = page_of(ctx, f, &waiting_ids, &pending, runner_id.as_deref())?;
+    let (sessions, next) = match f.search(runner_id) {
+        Some(search) => {
+            let waits = Waits {
+                pending: &pending,
+                for_runner: &waiting_ids,
+            };
+            find(ctx, &search, &waits)?
+        }
+        None => (Vec::new(), None),
+    };
     // How many there are, where the store counts them without reading them: every session, or
     // those of one state.
     let counted = match (&f.state, &f.agent, &f.runner, &f.search) {
@@ -375,17 +304,6 @@ fn opened(s: &Session) -> String {
         ),
         None => time(s.created_at),
     }
-}
-
-/// The message that opened session `id` (empty when pruned).
-fn first_message(ctx: &mut Ctx, id: &str) -> Result<String> {
-    Ok(ctx
-        .tx
-        .transcript(id, 0, 1)?
-        .into_iter()
-        .find(|e| e.kind == "user_message")
-        .and_then(|e| e.content["text"].as_str().map(str::to_string))
-        .unwrap_or_default())
 }
 
 /// A message as a session's title: its first line, cut at 80 characters.

@@ -298,6 +298,8 @@ pub async fn client_command(
         }
         Command::Session(SessionCommand::List {
             waiting_for_you,
+            waiting_for_runner,
+            runner,
             state,
             agent,
             mine,
@@ -310,6 +312,12 @@ pub async fn client_command(
             let mut query = vec![format!("limit={limit}")];
             if mine {
                 query.push("mine=true".into());
+            }
+            if waiting_for_runner {
+                query.push("waiting_for_runner=true".into());
+            }
+            if let Some(runner) = runner {
+                query.push(format!("runner={}", segment("runner", &runner)?));
             }
             if let Some(who) = started_by {
                 query.push(format!("started_by={}", segment("person", &who)?));

@@ -438,6 +438,12 @@ pub enum SessionCommand {
         /// Only this agent's sessions.
         #[arg(long)]
         agent: Option<String>,
+        /// Only the sessions whose run waits for a runner to take it.
+        #[arg(long, conflicts_with = "waiting_for_you")]
+        waiting_for_runner: bool,
+        /// Only the sessions whose environment this runner holds.
+        #[arg(long)]
+        runner: Option<String>,
         /// Only the sessions you started (with your token).
         #[arg(long, conflicts_with = "started_by")]
         mine: bool,

@@ -323,6 +323,9 @@ async fn a_turn_waiting_on_a_person_is_not_silent() {
         seen.iter().all(|d| d["kind"] != "cancel"),
         "cancelled while a person decided: {seen:?}"
     );
+    // Taken before the answer is sent: the answer's own time is no earlier than this, however
+    // long its transaction and its response take.
+    let answered = Instant::now();
     let (status, v) = s
         .admin(
             Method::POST,
@@ -332,7 +335,6 @@ async fn a_turn_waiting_on_a_person_is_not_silent() {
         .await;
     assert_eq!(status, StatusCode::OK, "{v}");
     // Answered: the agent is silent from now on, and cancelled past its limit from the answer.
-    let answered = Instant::now();
     let seen = run.directives_for(300).await;
     assert!(
         seen.iter().all(|d| d["kind"] != "cancel"),

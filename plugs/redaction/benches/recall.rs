@@ -25,6 +25,8 @@
 //! writes no files, and fails on any tuning positive missed or negative
 //! masked.
 
+#[path = "recall/classes.rs"]
+mod classes;
 #[path = "recall/contexts.rs"]
 mod contexts;
 #[path = "recall/corpus.rs"]
@@ -335,15 +337,30 @@ fn pct(ok: usize, n: usize) -> String {
     }
 }
 
-/// Whether the row is of the tool-output corpus (`tools`) or the vendor one.
-fn of(r: &Row, tools: bool) -> bool {
-    (r.kind == tools::KIND) == tools
+/// The three corpora: vendor tokens in contexts, tool outputs, and the held-out classes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Corpus {
+    Vendors,
+    Tools,
+    Classes,
 }
 
-fn recall(rows: &[Row], o: &Outcome, set: Set, streamed: bool, tools: bool) -> String {
+/// The corpus a row is of.
+fn of(r: &Row, corpus: Corpus) -> bool {
+    let its = if r.kind == tools::KIND {
+        Corpus::Tools
+    } else if r.kind == classes::KIND {
+        Corpus::Classes
+    } else {
+        Corpus::Vendors
+    };
+    its == corpus
+}
+
+fn recall(rows: &[Row], o: &Outcome, set: Set, streamed: bool, corpus: Corpus) -> String {
     let sel: Vec<_> = rows
         .iter()
-        .filter(|r| r.set == set && r.streamed() == streamed && of(r, tools))
+        .filter(|r| r.set == set && r.streamed() == streamed && of(r, corpus))
         .collect();
     pct(sel.iter().filter(|r| o.ok[&r.id]).count(), sel.len())
 }
@@ -384,6 +401,10 @@ fn main() {
         400_000,
     ));
     rows.extend(tools::negatives(a.seed ^ 0x544f_4e45, t_neg, 500_000));
+    // Issue 51's classes, held out: their totals only.
+    let (c_held, c_neg) = if a.quick { (100, 100) } else { (1_000, 1_000) };
+    rows.extend(classes::positives(held_seed ^ 0x434c_4153, c_held, 600_000));
+    rows.extend(classes::negatives(held_seed ^ 0x434e_4547, c_neg, 700_000));
     let transcript = corpus::transcript(a.seed ^ 0x5452_414e, size);
     eprintln!(
         "corpus: {} rows, transcript {:.1} MB, generated in {:.1} s",
@@ -434,7 +455,7 @@ fn main() {
         if let Ok(o) = &results[0].1 {
             let failed: Vec<&Row> = rows
                 .iter()
-                .filter(|r| r.set != Set::HeldOut && !o.ok[&r.id])
+                .filter(|r| r.set != Set::HeldOut && r.kind != classes::KIND && !o.ok[&r.id])
                 .collect();
             assert!(
                 failed.is_empty(),
@@ -500,7 +521,7 @@ fn report(
             .count()
     };
     let negs = rows.iter().filter(|r| r.set == Set::Negative).count();
-    let tool_rows = rows.iter().filter(|r| of(r, true)).count();
+    let tool_rows = rows.iter().filter(|r| of(r, Corpus::Tools)).count();
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -519,13 +540,17 @@ fn report(
         transcript.0.len() as f64 / 1e6,
         transcript.1.len(),
     );
-    for (tools, title) in [
-        (false, "Vendor tokens in contexts"),
-        (true, "Realistic tool outputs"),
+    for (corpus, title) in [
+        (Corpus::Vendors, "Vendor tokens in contexts"),
+        (Corpus::Tools, "Realistic tool outputs"),
+        (
+            Corpus::Classes,
+            "Issue 51's classes, held out (positives all held out; its negatives are not listed)",
+        ),
     ] {
         let negs = rows
             .iter()
-            .filter(|r| r.set == Set::Negative && of(r, tools))
+            .filter(|r| r.set == Set::Negative && of(r, corpus))
             .count();
         let _ = writeln!(s, "\n{title}:\n");
         let _ = writeln!(
@@ -539,16 +564,16 @@ fn report(
                 Ok(o) => {
                     let fp = rows
                         .iter()
-                        .filter(|r| r.set == Set::Negative && of(r, tools) && !o.ok[&r.id])
+                        .filter(|r| r.set == Set::Negative && of(r, corpus) && !o.ok[&r.id])
                         .count();
                     let (speed, hit, masks) = o.speed.unwrap_or((0.0, 0, 0));
                     let _ = writeln!(
                         s,
                         "| {name} | {} | {} | {} | {} | {fp} / {negs} ({:.1} %) | {speed:.1} (planted {hit}/{}, {masks} findings) |",
-                        recall(rows, o, Set::Tuning, true, tools),
-                        recall(rows, o, Set::Tuning, false, tools),
-                        recall(rows, o, Set::HeldOut, true, tools),
-                        recall(rows, o, Set::HeldOut, false, tools),
+                        recall(rows, o, Set::Tuning, true, corpus),
+                        recall(rows, o, Set::Tuning, false, corpus),
+                        recall(rows, o, Set::HeldOut, true, corpus),
+                        recall(rows, o, Set::HeldOut, false, corpus),
                         100.0 * fp as f64 / negs.max(1) as f64,
                         transcript.1.len()
                     );
@@ -622,25 +647,25 @@ fn report(
     table(
         &mut s,
         "Recall per vendor (tuning set):",
-        &|r| (r.set == Set::Tuning && of(r, false)).then_some(r.kind),
+        &|r| (r.set == Set::Tuning && of(r, Corpus::Vendors)).then_some(r.kind),
         false,
     );
     table(
         &mut s,
         "Recall per context (tuning set):",
-        &|r| (r.set == Set::Tuning && of(r, false)).then_some(r.context),
+        &|r| (r.set == Set::Tuning && of(r, Corpus::Vendors)).then_some(r.context),
         false,
     );
     table(
         &mut s,
         "Recall per tool output (tuning set):",
-        &|r| (r.set == Set::Tuning && of(r, true)).then_some(r.context),
+        &|r| (r.set == Set::Tuning && of(r, Corpus::Tools)).then_some(r.context),
         false,
     );
     table(
         &mut s,
         "Recall per tool output (held-out set):",
-        &|r| (r.set == Set::HeldOut && of(r, true)).then_some(r.context),
+        &|r| (r.set == Set::HeldOut && of(r, Corpus::Tools)).then_some(r.context),
         false,
     );
     table(
@@ -657,13 +682,13 @@ fn report(
     table(
         &mut s,
         "False positives per kind of negative:",
-        &|r| (r.set == Set::Negative && of(r, false)).then_some(r.kind),
+        &|r| (r.set == Set::Negative && of(r, Corpus::Vendors)).then_some(r.kind),
         true,
     );
     table(
         &mut s,
         "False positives per tool output:",
-        &|r| (r.set == Set::Negative && of(r, true)).then_some(r.context),
+        &|r| (r.set == Set::Negative && of(r, Corpus::Tools)).then_some(r.context),
         true,
     );
     s
@@ -678,7 +703,7 @@ fn misses(rows: &[Row], ours: &Result<Outcome, String>) -> String {
     let r = Redactor::new(&[]);
     let mut by: BTreeMap<(&str, &str), Vec<&Row>> = BTreeMap::new();
     for row in rows {
-        if row.set != Set::HeldOut && !o.ok[&row.id] {
+        if row.set != Set::HeldOut && row.kind != classes::KIND && !o.ok[&row.id] {
             by.entry((row.kind, row.context)).or_default().push(row);
         }
     }
@@ -718,7 +743,7 @@ fn rows_tsv(rows: &[Row], results: &[(String, Result<Outcome, String>)]) -> Stri
         let _ = write!(s, "\t{name}");
     }
     s.push('\n');
-    for r in rows {
+    for r in rows.iter().filter(|r| r.kind != classes::KIND) {
         let _ = write!(
             s,
             "{}\t{:?}\t{}\t{}\t{}",

@@ -75,7 +75,7 @@ fn b64(r: &mut Rng, bytes: usize) -> String {
             c => c,
         })
         .collect();
-    while s.len() % 4 != 0 {
+    while !s.len().is_multiple_of(4) {
         s.push('=');
     }
     s
@@ -113,7 +113,7 @@ fn dump(r: &mut Rng, d: &mut Doc, name: &str, bytes: usize, secret: bool) {
 fn rsa_jwk(r: &mut Rng, private: bool) -> Vec<(&'static str, String, bool)> {
     let mut m = vec![
         ("kty", "RSA".to_string(), false),
-        ("kid", format!("{}", r.chars(LOWER_NUM, 12)), false),
+        ("kid", r.chars(LOWER_NUM, 12), false),
         ("use", "sig".into(), false),
         ("alg", "RS256".into(), false),
         ("n", b64url(r, 256), false),

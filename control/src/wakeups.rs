@@ -380,6 +380,9 @@ impl Tx for RecordingTx<'_> {
     fn due_deliveries(&mut self, now: Millis, limit: usize) -> StoreResult<Vec<Delivery>> {
         self.inner.due_deliveries(now, limit)
     }
+    fn forget_webhook_deliveries(&mut self, before: Millis) -> StoreResult<usize> {
+        self.inner.forget_webhook_deliveries(before)
+    }
     fn deliveries(
         &mut self,
         webhook: &str,

@@ -5,7 +5,8 @@
 //! Runs on the instance that holds the clock (one at a time, so nothing is sent twice by two
 //! instances). Wakes when a session or a run changes, and looks anyway every [`TICK`]. A
 //! delivery is claimed before it is sent: one a crash interrupted is sent again after the claim
-//! lapses (receivers tell a repeat by its `Blaise-Webhook-Id`).
+//! lapses (receivers tell a repeat by its `Blaise-Webhook-Id`). A delivery that is over stays in
+//! the log for 30 days.
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -28,6 +29,10 @@ const AT_ONCE: usize = 8;
 const TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a claimed delivery waits before another pass may send it again.
 const LEASE_MS: Millis = 60_000;
+/// How long the log keeps a delivery that is over (made, or given up on).
+const KEEP_MS: Millis = 30 * 86_400_000;
+/// How often deliveries past that are forgotten.
+const FORGET_EVERY_MS: Millis = 3_600_000;
 /// The most of a receiver's answer kept in the log when it refused.
 const MAX_ANSWER_KEPT: usize = 300;
 
@@ -50,6 +55,7 @@ pub async fn run(state: AppState) {
             return;
         }
     };
+    let mut last_forget: Millis = 0;
     loop {
         let woken = state.changes().webhooks_changed();
         if state.clock_held.load(Ordering::Relaxed) {
@@ -57,6 +63,15 @@ pub async fn run(state: AppState) {
                 Ok(n) if n == BATCH => continue,
                 Ok(_) => {}
                 Err(e) => tracing::warn!("webhooks: {e}"),
+            }
+            if now() - last_forget > FORGET_EVERY_MS {
+                last_forget = now();
+                if let Err(e) = state
+                    .write(|ctx| Ok(ctx.tx.forget_webhook_deliveries(ctx.now - KEEP_MS)?))
+                    .await
+                {
+                    tracing::warn!("webhooks: old deliveries were not forgotten: {e}");
+                }
             }
         }
         tokio::select! {

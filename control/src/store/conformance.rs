@@ -409,6 +409,71 @@ pub fn check(store: &dyn Store) {
     check_connections(store);
     check_census(store);
     check_sources(store);
+    check_webhooks(store);
+}
+
+/// A webhook's deliveries: made once per key, claimed when due, and those over forgotten after a
+/// while (never one still pending); removing the webhook drops what it was still owed.
+fn check_webhooks(store: &dyn Store) {
+    let hook = Webhook {
+        name: "ops".into(),
+        url: "https://hooks.example.com/x".into(),
+        events: vec![WebhookEvent::PermissionRequested],
+        secret: "env:HOOK".into(),
+        format: WebhookFormat::Blaise,
+        waiting_longer_than_ms: 0,
+        created_at: 0,
+        created_by: "admin".into(),
+    };
+    let delivery = |key: &str, next_at: Millis| Delivery {
+        id: 0,
+        webhook: "ops".into(),
+        event: WebhookEvent::PermissionRequested,
+        key: key.into(),
+        payload: serde_json::json!({ "text": key }),
+        state: DeliveryState::Pending,
+        attempts: 0,
+        next_at,
+        created_at: 0,
+        last_attempt_at: None,
+        last_status: None,
+        last_error: None,
+        delivered_at: None,
+    };
+    let mut tx = store.begin().unwrap();
+    tx.put_webhook(&hook).unwrap();
+    let mut old = delivery("old", 10);
+    assert!(tx.add_delivery(&mut old).unwrap());
+    assert!(
+        !tx.add_delivery(&mut delivery("old", 10)).unwrap(),
+        "once per key"
+    );
+    let mut owed = delivery("owed", 20);
+    assert!(tx.add_delivery(&mut owed).unwrap());
+    assert_eq!(
+        tx.due_deliveries(15, 10)
+            .unwrap()
+            .iter()
+            .map(|d| d.id)
+            .collect::<Vec<_>>(),
+        [old.id]
+    );
+    old.state = DeliveryState::Delivered;
+    tx.put_delivery(&old).unwrap();
+    assert_eq!(
+        tx.forget_webhook_deliveries(100).unwrap(),
+        1,
+        "the one over"
+    );
+    let left = tx.deliveries("ops", None, 10).unwrap();
+    assert_eq!(
+        left.iter().map(|d| d.key.as_str()).collect::<Vec<_>>(),
+        ["owed"]
+    );
+    tx.delete_webhook("ops").unwrap();
+    assert!(tx.deliveries("ops", None, 10).unwrap().is_empty());
+    assert!(tx.webhooks().unwrap().is_empty());
+    tx.commit().unwrap();
 }
 
 /// Message sources' threads and deliveries (`crate::sources`).

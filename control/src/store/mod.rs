@@ -300,6 +300,8 @@ pub trait Tx {
     fn put_delivery(&mut self, delivery: &Delivery) -> StoreResult<()>;
     /// Pending deliveries due at `now`, the earliest first.
     fn due_deliveries(&mut self, now: Millis, limit: usize) -> StoreResult<Vec<Delivery>>;
+    /// Forgets the deliveries made or given up on whose last attempt was before `before`.
+    fn forget_webhook_deliveries(&mut self, before: Millis) -> StoreResult<usize>;
     /// A webhook's deliveries, newest first, older than `before` (an id).
     fn deliveries(
         &mut self,

@@ -734,6 +734,14 @@ impl Tx for PostgresTx<'_> {
         deliveries_of(rows)
     }
 
+    fn forget_webhook_deliveries(&mut self, before: Millis) -> StoreResult<usize> {
+        // `next_at` of a delivery that is over: its last attempt's claim.
+        Ok(self.exec(
+            "DELETE FROM webhook_deliveries WHERE state IN ('delivered', 'failed') AND next_at < $1",
+            &[&before],
+        )? as usize)
+    }
+
     fn deliveries(
         &mut self,
         webhook: &str,

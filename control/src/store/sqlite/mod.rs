@@ -555,6 +555,14 @@ impl Tx for SqliteTx<'_> {
         )
     }
 
+    fn forget_webhook_deliveries(&mut self, before: Millis) -> StoreResult<usize> {
+        // `next_at` of a delivery that is over: its last attempt's claim.
+        Ok(self.conn.prepare_cached(
+            "DELETE FROM webhook_deliveries WHERE state IN ('delivered', 'failed') AND next_at < ?1",
+        )?
+        .execute(params![before])?)
+    }
+
     fn deliveries(
         &mut self,
         webhook: &str,

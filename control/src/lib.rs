@@ -18,6 +18,7 @@ pub mod error;
 pub mod follow;
 pub mod http;
 pub mod lifecycle;
+pub mod mask;
 pub mod metrics;
 pub mod model;
 pub mod names;

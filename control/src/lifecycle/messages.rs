@@ -5,6 +5,10 @@ use super::audit::{Change, record};
 use super::runs::{deliver, serve_session};
 use crate::auth::new_id;
 use crate::error::{Error, Result};
+// A user's message is masked before it is stored: the transcript is read by everyone with the
+// session, and runs get the message as stored. A secret the agent needs is given through a
+// plug's grant, not the chat (docs/security.md).
+use crate::mask::masked;
 use crate::model::*;
 use crate::names::{SESSION, check_name};
 use crate::store::Event;
@@ -109,19 +113,6 @@ fn check_text(text: &str) -> Result<()> {
         )));
     }
     Ok(())
-}
-
-/// A user's message with the secrets in it masked, as the redaction plug
-/// masks what agents say (vendor tokens, named values, private keys, URL
-/// credentials; not a runner's own literals, which Blaise does not know).
-/// Blaise never stores the secret: the transcript is read by everyone with
-/// the session, and runs get the message as stored. A secret the agent
-/// needs is given through a plug's grant, not the chat (docs/security.md).
-pub fn masked(text: &str) -> std::borrow::Cow<'_, str> {
-    static DETECTOR: std::sync::OnceLock<redaction_detect::Redactor> = std::sync::OnceLock::new();
-    DETECTOR
-        .get_or_init(|| redaction_detect::Redactor::new(&[]))
-        .redact(text)
 }
 
 /// Records the message (waiting), masked, and shows it in the transcript with who sent it (a

@@ -48,7 +48,7 @@ pub fn ended(
         Some(entry) if last_seq > 0 => entry.index,
         _ => ctx.tx.last_transcript_index(&session.id)?,
     };
-    let error = error.map(|e| crate::lifecycle::messages::masked(e).into_owned());
+    let error = error.map(|e| crate::mask::masked(e).into_owned());
     if let Some(mut message) = message.clone() {
         message.state = MessageState::Answered;
         message.outcome = Some(outcome);
@@ -127,7 +127,7 @@ pub fn agent_lost(ctx: &mut Ctx, session: &mut Session, run: &mut Run, why: &str
             "a teardown run cannot pause; report torn_down or failed",
         ));
     }
-    let why = crate::lifecycle::messages::masked(why).into_owned();
+    let why = crate::mask::masked(why).into_owned();
     let started = run.started_at.is_some();
     end_run(ctx, session, run, RunStatus::Paused, Some(why.clone()))?;
     let mut environment = ctx.environment(&run.environment_id)?;

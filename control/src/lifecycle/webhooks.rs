@@ -169,6 +169,9 @@ pub(super) fn notify(
         {
             out.extend(fields);
         }
+        // It leaves Blaise for another service (a chat): what an agent or a plug wrote in it
+        // (a tool call's command, an error) goes masked, as on Blaise's own pages and more.
+        crate::mask::mask_strings(&mut payload);
         let mut delivery = Delivery {
             id: 0,
             webhook: webhook.name.clone(),

@@ -29,6 +29,8 @@ const AT_ONCE: usize = 8;
 const TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a claimed delivery waits before another pass may send it again.
 const LEASE_MS: Millis = 60_000;
+/// How often sessions waiting for a runner are looked at for webhooks that want to know.
+const WAITS_EVERY_MS: Millis = 2_000;
 /// How long the log keeps a delivery that is over (made, or given up on).
 const KEEP_MS: Millis = 30 * 86_400_000;
 /// How often deliveries past that are forgotten.
@@ -56,10 +58,16 @@ pub async fn run(state: AppState) {
         }
     };
     let mut last_forget: Millis = 0;
+    let mut last_waits: Millis = 0;
     loop {
         let woken = state.changes().webhooks_changed();
         if state.clock_held.load(Ordering::Relaxed) {
-            match pass(&state, &http).await {
+            // Waits are told in minutes: looked at every few seconds, not at every change.
+            let look_at_waits = now() - last_waits >= WAITS_EVERY_MS;
+            if look_at_waits {
+                last_waits = now();
+            }
+            match pass(&state, &http, look_at_waits).await {
                 Ok(n) if n == BATCH => continue,
                 Ok(_) => {}
                 Err(e) => tracing::warn!("webhooks: {e}"),
@@ -83,10 +91,34 @@ pub async fn run(state: AppState) {
 
 /// Makes the deliveries of sessions that waited long enough, then sends what is due; answers
 /// how many were claimed.
-async fn pass(state: &AppState, http: &reqwest::Client) -> crate::error::Result<usize> {
-    state
-        .write(crate::lifecycle::waiting::tell_webhooks)
+async fn pass(
+    state: &AppState,
+    http: &reqwest::Client,
+    look_at_waits: bool,
+) -> crate::error::Result<usize> {
+    // Read first: a pass with nothing to do (no webhook, nothing due: the usual case, and every
+    // change to a session wakes the sender) takes no turn at the store's writer.
+    let (wants_waits, due) = state
+        .read(|ctx| {
+            let wants_waits = look_at_waits
+                && ctx
+                    .tx
+                    .webhooks()?
+                    .iter()
+                    .any(|w| w.events.contains(&WebhookEvent::WaitingForRunner));
+            Ok((wants_waits, !ctx.tx.due_deliveries(ctx.now, 1)?.is_empty()))
+        })
         .await?;
+    let made = if wants_waits {
+        state
+            .write(crate::lifecycle::waiting::tell_webhooks)
+            .await?
+    } else {
+        0
+    };
+    if !due && made == 0 {
+        return Ok(0);
+    }
     let due = state
         .write(|ctx| webhooks::claim_due(ctx, BATCH, LEASE_MS))
         .await?;

@@ -656,7 +656,7 @@ async fn a_secret_pasted_into_a_message_is_masked_before_it_is_stored() {
 /// variables and substitutions, names of secrets without values, prose.
 #[test]
 fn ordinary_messages_are_stored_as_typed() {
-    use blaise_control::lifecycle::messages::masked;
+    use blaise_control::mask::masked;
     for text in [
         "run echo \"pwd=$(pwd) home=$HOME pid1=$(cat /proc/1/comm) host=$(hostname)\"",
         "env AGENT_TOKEN\nrun echo \"$AGENT_TOKEN\" | cut -c1-12; echo \"$AGENT_TOKEN\" | cut -c13-\nsay end",

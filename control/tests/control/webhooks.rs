@@ -256,13 +256,37 @@ async fn a_permission_request_reaches_a_webhook_signed_within_a_second_and_is_re
         .collect();
     perm3.last().unwrap().verify(SECRET);
 
+    // What the agent wrote goes out masked: a token in the command it asks to run is not sent.
+    let r = s.runner("hook-r2", &["hook-a"]).await;
+    s.new_session("hook-a", "once more").await;
+    let run = r.take_started("start").await;
+    let token = "ghp_d0WpixpxbB4r6bSr0pFBOPCWBRDFOxEzf5FJ";
+    let mut secret_ask = removal("perm-secret");
+    secret_ask["request"]["tool_call"]["title"] = format!("Push with {token}").into();
+    secret_ask["request"]["tool_call"]["command"] =
+        format!("git push https://x:{token}@github.com/a/b").into();
+    let told = receiver.of("permission_requested").len();
+    ask(&r, &run, secret_ask).await;
+    let got = receiver
+        .wait_for("permission_requested", told + 1, Duration::from_secs(5))
+        .await;
+    let sent = got
+        .iter()
+        .find(|g| g.json()["request"]["request_id"] == "perm-secret")
+        .expect("told of the request");
+    sent.verify(SECRET);
+    assert!(!sent.body.contains(token), "{}", sent.body);
+    assert!(
+        sent.json()["request"]["command"]
+            .as_str()
+            .unwrap()
+            .starts_with("git push")
+    );
+
     // Removing the webhook stops it; the trail keeps who did.
     let (status, _) = s.admin(Method::DELETE, "/v1/webhooks/ops", None).await;
     assert_eq!(status, StatusCode::OK);
     let before = receiver.got.lock().unwrap().len();
-    let r = s.runner("hook-r2", &["hook-a"]).await;
-    s.new_session("hook-a", "once more").await;
-    let run = r.take_started("start").await;
     ask(&r, &run, removal("perm-4")).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(

@@ -41,6 +41,30 @@ pub fn check_name(field: &str, value: &str) -> Result<()> {
     ))
 }
 
+/// The longest a person's name may be as a filter gives it: an email's longest (RFC 5321).
+pub const MAX_PERSON: usize = 254;
+
+/// Whether `who` can name someone who acts in Blaise: a person's name, an email an identity
+/// provider vouched for, `admin`, a source (`linear:coder`): one line of 1 to
+/// [`MAX_PERSON`] bytes.
+pub fn is_person(who: &str) -> bool {
+    !who.is_empty() && who.len() <= MAX_PERSON && !who.chars().any(char::is_control)
+}
+
+/// [`is_person`], or a 400 naming `field`.
+pub fn check_person(field: &str, who: &str) -> Result<()> {
+    if is_person(who) {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        "invalid_field",
+        field,
+        format!(
+            "`{field}` must be a person's name or email (1 to {MAX_PERSON} characters, one line)"
+        ),
+    ))
+}
+
 /// The most labels a runner instance may have or an agent may require.
 pub const MAX_LABELS: usize = 64;
 

@@ -358,10 +358,20 @@ impl Oidc {
             Some(serde_json::Value::String(one)) => vec![one.clone()],
             _ => Vec::new(),
         };
-        Ok(Person {
-            email: email.to_lowercase(),
-            groups,
-        })
+        let email = email.trim().to_lowercase();
+        if !crate::names::is_person(&email) || !email.contains('@') {
+            return Err(OidcError::Refused(format!(
+                "the provider's email for this person is not one: {}",
+                crate::names::shown(&email)
+            )));
+        }
+        // Only the groups the configuration gives a role matter: a provider that lists thousands
+        // of them (Entra ID can) keeps none of the others in each login.
+        let groups: Vec<String> = groups
+            .into_iter()
+            .filter(|g| self.config.groups.contains_key(g))
+            .collect();
+        Ok(Person { email, groups })
     }
 
     async fn userinfo(

@@ -12,9 +12,14 @@ use crate::model::*;
 /// How long a login lasts: a working day. After it the dashboard asks for the token again.
 pub const LOGIN_LIFETIME_MS: Millis = 12 * 3_600_000;
 
-/// A new login for `who`, as their role: the cookie's id (given once, to the browser) and the
-/// record. `who.via` says how they proved who they are.
-pub fn begin(ctx: &mut Ctx, who: &Actor) -> Result<(String, Login)> {
+/// A new login for `who`, as their role, proved `method` (with an identity provider: the
+/// `groups` it said they are in): the cookie's id (given once, to the browser) and the record.
+pub fn begin(
+    ctx: &mut Ctx,
+    who: &Actor,
+    method: LoginMethod,
+    groups: &[String],
+) -> Result<(String, Login)> {
     // Expired logins are dropped as new ones begin: nothing else needs them.
     ctx.tx.end_logins(ctx.now)?;
     let id = new_token("bls_");
@@ -22,14 +27,18 @@ pub fn begin(ctx: &mut Ctx, who: &Actor) -> Result<(String, Login)> {
         id_hash: hash_token(&id),
         who: who.who.clone(),
         role: who.role,
-        method: LoginMethod::Token,
-        groups: Vec::new(),
+        method,
+        groups: groups.to_vec(),
         created_at: ctx.now,
         expires_at: ctx.now.saturating_add(LOGIN_LIFETIME_MS),
         csrf: random_hex(16),
     };
     ctx.tx.put_login(&login)?;
-    record(ctx, who, Change::of(AuditAction::Login, &who.who))?;
+    record(
+        ctx,
+        who,
+        Change::of(AuditAction::Login, &who.who).saying(method.as_str()),
+    )?;
     Ok((id, login))
 }
 

@@ -237,6 +237,15 @@ async fn people_sign_in_through_a_real_openid_provider_as_the_configuration_says
         ]
     );
 
+    assert!(
+        trail["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["detail"] == "oidc"),
+        "each says how they signed in: {trail}"
+    );
+
     // A callback with a state this browser did not begin changes nothing.
     let resp = reqwest::get(format!(
         "{}/login/oidc/callback?code=stolen&state=not-mine",

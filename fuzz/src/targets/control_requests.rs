@@ -172,7 +172,13 @@ impl Harness {
                     blaise_control::model::Role::Admin,
                     blaise_control::model::Channel::Dashboard,
                 );
-                blaise_control::lifecycle::logins::begin(ctx, &admin).map(|(id, l)| (id, l.csrf))
+                blaise_control::lifecycle::logins::begin(
+                    ctx,
+                    &admin,
+                    blaise_control::model::LoginMethod::Token,
+                    &[],
+                )
+                .map(|(id, l)| (id, l.csrf))
             })
             .expect("a dashboard login");
         let rt = tokio::runtime::Builder::new_current_thread()

@@ -87,19 +87,6 @@ pub struct ListQuery {
     after: Option<String>,
 }
 
-/// Who started a session, as a filter gives it: a name, an email or a source (`linear:coder`),
-/// one line of at most 254 bytes.
-fn check_started_by(who: String) -> Result<String> {
-    if who.is_empty() || who.len() > 254 || who.chars().any(char::is_control) {
-        return Err(Error::invalid(
-            "invalid_field",
-            "started_by",
-            "`started_by` must be a person's name or email (1 to 254 characters, one line)",
-        ));
-    }
-    Ok(who)
-}
-
 /// Sessions in a page when the request does not say, and the most a page may hold.
 const SESSIONS_PAGE: u32 = 100;
 const MAX_SESSIONS_PAGE: u32 = 1000;
@@ -145,7 +132,10 @@ pub async fn list(
                 ));
             }
             (true, None) => Some(viewer.who.clone()),
-            (false, Some(who)) => Some(check_started_by(who)?),
+            (false, Some(who)) => {
+                crate::names::check_person("started_by", &who)?;
+                Some(who)
+            }
             (false, None) => None,
         },
         after: match query.after.as_deref() {

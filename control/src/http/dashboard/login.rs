@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use super::html;
 use crate::http::{AppState, DASHBOARD_COOKIE};
-use crate::model::{Actor, Channel};
+use crate::model::{Actor, Channel, LoginMethod};
 use crate::tls::OverTls;
 
 #[derive(Deserialize)]
@@ -81,7 +81,7 @@ pub async fn form(
         Err(e) => return e.into_response(),
     };
     let (id, login) = match state
-        .write(|ctx| crate::lifecycle::logins::begin(ctx, &who))
+        .write(|ctx| crate::lifecycle::logins::begin(ctx, &who, LoginMethod::Token, &[]))
         .await
     {
         Ok(begun) => begun,

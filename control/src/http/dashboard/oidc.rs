@@ -145,13 +145,7 @@ pub async fn callback(
     let who = Actor::new(person.email.clone(), role, Channel::Dashboard);
     let groups = person.groups.clone();
     let begun = state
-        .write(|ctx| {
-            let (id, mut login) = crate::lifecycle::logins::begin(ctx, &who)?;
-            login.method = LoginMethod::Oidc;
-            login.groups = groups.clone();
-            ctx.tx.put_login(&login)?;
-            Ok((id, login))
-        })
+        .write(|ctx| crate::lifecycle::logins::begin(ctx, &who, LoginMethod::Oidc, &groups))
         .await;
     let (id, login) = match begun {
         Ok(begun) => begun,

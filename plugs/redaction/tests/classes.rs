@@ -10,9 +10,7 @@
 
 mod support;
 
-use support::{streamed, unmark, without_kinds};
-
-use redaction::detect::Redactor;
+use support::check;
 
 /// What stands in for a secret, or only names or refers to one: never
 /// masked (`src/detect/placeholders.rs`, the names in
@@ -432,50 +430,6 @@ const DECORATED_NOT: &[&str] = &[
         "2024-05-01T10:00:00.1000000Z ASN1 OID: prime256v1\n",
     ),
 ];
-
-fn redactor() -> Redactor {
-    Redactor::new(&[])
-}
-
-/// Whole, cut in two at every byte, and one character at a time: the marked
-/// parts masked, the rest unchanged, and every stream the same as the whole.
-fn check(table: &[&str]) {
-    let r = redactor();
-    let mut failures = Vec::new();
-    for marked in table {
-        let (input, want) = unmark(marked);
-        let whole = r.redact(&input);
-        if without_kinds(&whole) != want {
-            failures.push(format!("{input:?}\n   got {whole:?}\n  want {want:?}"));
-            continue;
-        }
-        for cut in (1..input.len()).filter(|&c| input.is_char_boundary(c)) {
-            let got = streamed(&r, &input, &[cut]);
-            if got != whole {
-                failures.push(format!(
-                    "{:?} | {:?}\n   got {got:?}\n  want {whole:?}",
-                    &input[..cut],
-                    &input[cut..]
-                ));
-                break;
-            }
-        }
-        let cuts: Vec<usize> = input.char_indices().map(|(i, _)| i).skip(1).collect();
-        let got = streamed(&r, &input, &cuts);
-        if got != whole {
-            failures.push(format!(
-                "{input:?} char by char\n   got {got:?}\n  want {whole:?}"
-            ));
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} of {} failed:\n{}",
-        failures.len(),
-        table.len(),
-        failures.join("\n")
-    );
-}
 
 #[test]
 fn references_names_public_values_and_documented_examples_stay() {

@@ -14,8 +14,10 @@
 //! its line, `KEY=value` with nothing around the `=`).
 
 mod command_lines;
+pub(super) mod command_output;
 mod http_auth;
 mod names;
+mod parents;
 mod siblings;
 mod values;
 
@@ -123,7 +125,8 @@ pub(super) fn word_class(b: &[u8], s: usize, e: usize) -> u8 {
     // `<password>`: the byte before the word.
     let tag = (b[s.saturating_sub(1)] == b'<') as u8 * (NAMED | TAG);
     let table = match (b.get(e), b.get(e + 1)) {
-        (Some(b'\t'), _) | (Some(b' '), Some(b' ' | b'|')) => TABLE,
+        // `│` (box drawing) starts with 0xE2.
+        (Some(b'\t'), _) | (Some(b' '), Some(b' ' | b'|' | 0xE2)) => TABLE,
         _ => 0,
     };
     FIRST[b[s] as usize] | LAST[b[e - 1] as usize] | tag | table
@@ -149,6 +152,21 @@ pub(super) fn at_operator(b: &[u8], s: usize, op: usize, found: &mut Vec<Found>)
         return;
     }
     parse(b, s, op).push_to(found);
+}
+
+/// A quoted string at `s` in a list whose key names a secret
+/// (`"unseal_keys_b64": ["…"]`).
+#[inline(never)]
+pub(super) fn at_element(b: &[u8], s: usize, found: &mut Vec<Found>) {
+    if let Some((_, parsed)) = parents::element(b, s) {
+        parsed.push_to(found);
+    }
+}
+
+/// Where the line of `cut` starts, if a value there may be one whose parent
+/// names a secret ([`parents`]).
+pub(super) fn parent_open_at(b: &[u8], cut: usize) -> Option<usize> {
+    parents::open_at(b, cut)
 }
 
 /// Where a name starts (at or after `from`, before `cut`) whose value, or
@@ -252,6 +270,11 @@ fn for_names(b: &[u8], class: u8, s: usize, e: usize, mut f: impl FnMut(usize, P
         {
             return;
         }
+        if let Some((name, parsed)) = parents::value_of(b, s, ke)
+            && f(name, parsed)
+        {
+            return;
+        }
     }
     if class & (AFTER_NAME | OPERATOR) == 0 {
         return;
@@ -269,6 +292,12 @@ fn for_names(b: &[u8], class: u8, s: usize, e: usize, mut f: impl FnMut(usize, P
         }
         // `"value": …` after `"name": "API_TOKEN",`.
         if let Some((name, parsed)) = siblings::value_of(b, one.start, one.end)
+            && f(name, parsed)
+        {
+            return;
+        }
+        // `"value": …` inside `"db_password": {`.
+        if let Some((name, parsed)) = parents::value_of(b, one.start, one.end)
             && f(name, parsed)
         {
             return;
@@ -368,7 +397,7 @@ enum Op {
 /// (`name_at_never_names_what_may_be_name_turns_away` holds the two together).
 #[inline(always)]
 fn may_be_name(w: &[u8]) -> bool {
-    w.ends_with(b"result") || names_ending_like(w) != 0 || may_be_weak(w)
+    w.ends_with(b"result") || w == b"code" || names_ending_like(w) != 0 || may_be_weak(w)
 }
 
 /// The name that ends at `ke` (its word starts at `s`), if it is one.
@@ -376,6 +405,11 @@ fn name_at(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
     // `result` of Terraform's `random_password`: the password it made.
     if b[s..ke].ends_with(b"result") && generated_password(b, ke - 6) {
         return Some((ke - 6, Name::Secret("secret-assignment")));
+    }
+    // An Azure Functions key in a function's URL (`…azurewebsites.net/api/
+    // f?code=…`): the key the function is called with.
+    if ke >= 5 && &b[ke - 5..ke] == b"?code" && function_url(b, ke - 5) {
+        return Some((ke - 4, Name::Secret(NAMED_KEY)));
     }
     // Most words are no name: tell from their last two letters first.
     let candidates = names_ending_like(&b[s..ke]);
@@ -414,6 +448,17 @@ fn name_at(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
     ))
 }
 
+/// Whether the `?` at `q` ends the path of an Azure Functions URL.
+#[inline(never)]
+fn function_url(b: &[u8], q: usize) -> bool {
+    let from = q.saturating_sub(256);
+    let start = b[from..q]
+        .iter()
+        .rposition(|c| c.is_ascii_whitespace() || matches!(c, b'"' | b'\''))
+        .map_or(from, |p| from + p + 1);
+    find(&b[start..q], b".azurewebsites.net/").is_some()
+}
+
 /// Whether the `result` at `ks` is an attribute of a Terraform
 /// `random_password` or `random_string` (`terraform show`, `terraform state
 /// show`): the nearest `resource "…"` above it, within 2 KiB.
@@ -425,13 +470,20 @@ fn generated_password(b: &[u8], ks: usize) -> bool {
     crate::rfind(&b[from..ks], b"resource \"").is_some_and(|p| {
         let rest = &b[from + p + 10..ks];
         rest.starts_with(b"random_password\"") || rest.starts_with(b"random_string\"")
+    }) || crate::rfind(&b[from..ks], b"\"type\": \"random_").is_some_and(|p| {
+        // `terraform show -json`, `terraform state pull`: the resource's type.
+        let rest = &b[from + p + 16..ks];
+        rest.starts_with(b"password\"") || rest.starts_with(b"string\"")
     })
 }
 
 /// Reads `name op value` where the name ends at `ke` (its word starts at
 /// `s`).
 fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
-    let Some((ks, name)) = name_at(b, s, ke).or_else(|| Some((s, weak_word(b, s, ke)?))) else {
+    let Some((ks, name)) = name_at(b, s, ke)
+        .or_else(|| Some((s, weak_word(b, s, ke)?)))
+        .or_else(|| cookie_row(b, s, ke))
+    else {
         return Parsed::No;
     };
     let n = b.len();
@@ -734,7 +786,7 @@ fn value(
             // `--password x`, `.netrc`'s `password x` (after `login`, or last
             // on its line), or a name from code before something random.
             Op::Blank => {
-                long_flag(b, ks, blanks_before)
+                (long_flag(b, ks, blanks_before) && !names_a_secret(v))
                     || match netrc(b, ks, ke) {
                         Some(after_login) => after_login || config_line(b, ks, i),
                         // Not `other_name=…`: that is an assignment of its own.
@@ -826,22 +878,25 @@ fn table_row(
     while let [b' ' | b'\t', rest @ ..] = label {
         label = rest;
     }
-    let piped = label.first() == Some(&b'|');
+    let piped = bar(label, 0) > 0;
     if piped {
-        label = &label[1..];
+        label = &label[bar(label, 0)..];
     }
-    if label.len() > 40
-        || !label
+    // `shop:dbPassword` (Pulumi's namespaced configuration keys); a
+    // browser's `cookies.txt` line, whose name is its sixth field.
+    let words = label.len() <= 40
+        && label
             .iter()
-            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b' ' | b'_' | b'-' | b'.'))
-    {
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b' ' | b'_' | b'-' | b'.' | b':'));
+    if !(words || netscape_cookie(label)) {
         return None;
     }
     if piped {
-        if b.get(i) != Some(&b'|') {
-            return (i >= n).then_some(Parsed::Open);
+        if bar(b, i) == 0 {
+            // A `│` cut after its first byte is still to come.
+            return (n - i < 3 && b[i..] == "│".as_bytes()[..n - i]).then_some(Parsed::Open);
         }
-        i += 1;
+        i += bar(b, i);
         blanks(b, &mut i);
     } else if blanks_before < 2 && b.get(ke) != Some(&b'\t') {
         return None;
@@ -850,7 +905,7 @@ fn table_row(
         return Some(Parsed::Open);
     }
     let start = i;
-    while i < n && !b[i].is_ascii_whitespace() && b[i] != b'|' && i - start < MAX_VALUE {
+    while i < n && !b[i].is_ascii_whitespace() && bar(b, i) == 0 && i - start < MAX_VALUE {
         i += 1;
     }
     let end = i;
@@ -858,14 +913,17 @@ fn table_row(
     while j < n && matches!(b[j], b' ' | b'\t') {
         j += 1;
     }
-    let last_cell = j == n || matches!(b[j], b'\n' | b'\r') || (piped && b[j] == b'|');
+    let last_cell = j == n || matches!(b[j], b'\n' | b'\r') || (piped && bar(b, j) > 0);
     if !last_cell || end == start {
         return Some(Parsed::No);
     }
     let v = &b[start..end];
     // A row labelled as a secret holds one: `maple.violet.quartz` too.
-    let secret =
-        plain(v) && !name_word(v) && !label_word(v) && !path(v) && key_shaped(kind, v, &b[ks..ke]);
+    let secret = if kind == COOKIE_ROW {
+        plain(v) && v.len() >= 16 && (keylike(v) || hex_key(v))
+    } else {
+        plain(v) && !name_word(v) && !label_word(v) && !path(v) && key_shaped(kind, v, &b[ks..ke])
+    };
     Some(Parsed::Value(Value {
         start,
         end,
@@ -874,6 +932,56 @@ fn table_row(
         secret,
         kind: reported(kind),
     }))
+}
+
+/// The cookie's name `[s, ke)` on a Netscape `cookies.txt` line (`curl
+/// -c`, `yt-dlp`, browsers' exports), a tab after it: any cookie's value
+/// that looks random is masked, as in a `Cookie:` header.
+#[inline(never)]
+fn cookie_row(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
+    if b.get(ke) != Some(&b'\t') {
+        return None;
+    }
+    let line = crate::line_start_within(b, s, crate::MAX_LINE_PREFIX)?;
+    netscape_cookie(&b[line..s]).then_some((s, Name::Secret(COOKIE_ROW)))
+}
+
+/// The kind [`cookie_row`] gives its name: [`table_row`] reads the value.
+const COOKIE_ROW: &str = "cookie-row";
+
+/// The five fields before a cookie's name in a Netscape `cookies.txt`
+/// (`curl -c`, `yt-dlp`, browsers' exports): domain, `TRUE`/`FALSE`, path,
+/// `TRUE`/`FALSE`, expiry.
+#[inline(never)]
+fn netscape_cookie(prefix: &[u8]) -> bool {
+    let fields: Vec<&[u8]> = prefix.split(|&c| c == b'\t').collect();
+    let flag = |f: &[u8]| f == b"TRUE" || f == b"FALSE";
+    fields.len() == 6
+        && fields[5].is_empty()
+        && flag(fields[1])
+        && flag(fields[3])
+        && fields[4].iter().all(u8::is_ascii_digit)
+}
+
+/// The length of the column rule at `i`: `|`, or a box's `│` / `┃` (as
+/// `doppler secrets`, `psql` and many CLIs draw them); 0 if none.
+#[inline(never)]
+fn bar(b: &[u8], i: usize) -> usize {
+    match b.get(i..) {
+        Some([b'|', ..]) => 1,
+        Some([0xE2, 0x94, 0x82 | 0x83, ..]) => 3,
+        _ => 0,
+    }
+}
+
+/// `dbPassword`, `API_TOKEN`: the name of a secret (`pulumi config set
+/// --secret dbPassword`), not one.
+#[inline(never)]
+fn names_a_secret(v: &[u8]) -> bool {
+    v.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_')
+        && !v.iter().any(u8::is_ascii_digit)
+        && names_ending_like(v) != 0
+        && matches!(name_of(v, names_ending_like(v)), Some(Name::Secret(_)))
 }
 
 /// `Value`, `-----`, `true`: a table's header, rule or flag, not a secret.
@@ -903,6 +1011,9 @@ fn assignment(v: &[u8]) -> bool {
 
 /// The kind a value is masked as: a `…_key` is one more secret assignment.
 fn reported(kind: &'static str) -> &'static str {
+    if kind == COOKIE_ROW {
+        return "cookie";
+    }
     if kind == NAMED_KEY || kind == BARE_KEY {
         "secret-assignment"
     } else {
@@ -918,7 +1029,7 @@ fn reported(kind: &'static str) -> &'static str {
 fn key_shaped(kind: &str, v: &[u8], key: &[u8]) -> bool {
     (kind != NAMED_KEY && kind != BARE_KEY)
         || keylike(v)
-        || (hex_key(v) && credential_key(key))
+        || (hex_key(v) && (credential_key(key) || names::numbered_key(key)))
         || (values::uuid(v) && names::uuid_key(key))
 }
 

@@ -211,10 +211,16 @@ impl Redactor {
         while let Some((start, end, mut class)) = words.next_word() {
             if end - start >= MIN_WORD {
                 word(b, start, end, &mut found);
+                if end - start >= 16 && b[start - 1.min(start)] == b'"' && start > 0 {
+                    assignments::at_element(b, start, &mut found);
+                }
                 class |= assignments::after_name(b, start, end);
                 if end - start >= decode::MIN_BASE64 && depth < decode::MAX_DEPTH {
                     self.base64_word(b, start, end, depth, &mut found);
                 }
+            }
+            if assignments::command_output::may_start_line(b, start) {
+                assignments::command_output::at_word(b, start, &mut found);
             }
             if class != 0 {
                 assignments::at_word(b, class, start, end, &mut found);
@@ -479,6 +485,12 @@ impl Redactor {
         }
         if let Some(url) = layouts::oracle_open(b, from, cut) {
             cut = cut.min(url);
+        }
+        if let Some(line) = assignments::command_output::open_at(b, cut) {
+            cut = cut.min(line);
+        }
+        if let Some(line) = assignments::parent_open_at(b, cut) {
+            cut = cut.min(line);
         }
         cut
     }

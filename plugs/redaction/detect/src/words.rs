@@ -32,7 +32,7 @@ impl<'a> Words<'a> {
 
     /// The next word that may be or name a secret, with its
     /// [`assignments::word_class`]: long enough to hold one ([`MIN_WORD`]),
-    /// or shaped like a name. `None` at the end of the text.
+    /// shaped like a name, or first on its line. `None` at the end of the text.
     ///
     /// In wasm a function of its own: inlined into the scan that calls it,
     /// its loop would share that function's spilled registers.
@@ -48,7 +48,12 @@ impl<'a> Words<'a> {
             let end = self.run_end(start, true);
             self.at = end;
             let class = assignments::word_class(self.b, start, end);
-            if end - start >= MIN_WORD || class != 0 {
+            // A line's first word may be a value a command printed
+            // (`assignments::command_output`), whatever its length.
+            if end - start >= MIN_WORD
+                || class != 0
+                || assignments::command_output::may_start_line(self.b, start)
+            {
                 return Some((start, end, class));
             }
         }
@@ -124,7 +129,10 @@ mod tests {
                 break;
             }
             let class = assignments::word_class(b, start, i);
-            if i - start >= MIN_WORD || class != 0 {
+            if i - start >= MIN_WORD
+                || class != 0
+                || assignments::command_output::may_start_line(b, start)
+            {
                 out.push((start, i, class));
             }
         }

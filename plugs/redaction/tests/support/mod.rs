@@ -80,3 +80,44 @@ pub fn unmark(marked: &str) -> (String, String) {
     want.push_str(rest);
     (input, want)
 }
+
+/// Whole, cut in two at every byte, and one character at a time: the marked
+/// parts masked, the rest unchanged, and every stream the same as the whole.
+#[allow(dead_code)]
+pub fn check(table: &[&str]) {
+    let r = Redactor::new(&[]);
+    let mut failures = Vec::new();
+    for marked in table {
+        let (input, want) = unmark(marked);
+        let whole = r.redact(&input);
+        if without_kinds(&whole) != want {
+            failures.push(format!("{input:?}\n   got {whole:?}\n  want {want:?}"));
+            continue;
+        }
+        for cut in (1..input.len()).filter(|&c| input.is_char_boundary(c)) {
+            let got = streamed(&r, &input, &[cut]);
+            if got != whole {
+                failures.push(format!(
+                    "{:?} | {:?}\n   got {got:?}\n  want {whole:?}",
+                    &input[..cut],
+                    &input[cut..]
+                ));
+                break;
+            }
+        }
+        let cuts: Vec<usize> = input.char_indices().map(|(i, _)| i).skip(1).collect();
+        let got = streamed(&r, &input, &cuts);
+        if got != whole {
+            failures.push(format!(
+                "{input:?} char by char\n   got {got:?}\n  want {whole:?}"
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} failed:\n{}",
+        failures.len(),
+        table.len(),
+        failures.join("\n")
+    );
+}

@@ -121,6 +121,13 @@ pub(super) fn cookies(b: &[u8], i: usize) -> Parsed {
         return Parsed::Open;
     }
     let end = memchr::memchr(b'\n', &b[i..]).map_or(n, |p| i + p);
+    cookies_within(b, i, end)
+}
+
+/// The cookies of a header's value `[i, end)` (a HAR file's `{"name":
+/// "Cookie", "value": "…"}`: up to its closing quote).
+pub(super) fn cookies_within(b: &[u8], i: usize, end: usize) -> Parsed {
+    let n = b.len();
     let mut values = Vec::new();
     let mut at = i;
     while at < end {

@@ -262,8 +262,10 @@ fn ends_with_name(key: &[u8], name: &[u8]) -> Option<usize> {
 /// What comes before `key` in names of keys that are credentials whatever
 /// their shape, hex included (Datadog's `DD_APP_KEY` and
 /// `DD-APPLICATION-KEY`, Algolia's admin and search keys, license keys).
-const CREDENTIAL_KEYS: [&[u8]; 14] = [
+const CREDENTIAL_KEYS: [&[u8]; 15] = [
     b"app",
+    // kubeadm's `--certificate-key`, which decrypts the cluster's keys.
+    b"certificate",
     b"application",
     b"admin",
     b"master",
@@ -295,6 +297,24 @@ pub(super) fn credential_key(key: &[u8]) -> bool {
                 || (key[at - 1].is_ascii_lowercase() && key[at].is_ascii_uppercase())
         })
     })
+}
+
+/// `key1`, `key2`: Azure's two keys of a resource (`az cognitiveservices
+/// account keys list`, `az storage account keys list`).
+#[inline(never)]
+pub(super) fn numbered_key(key: &[u8]) -> bool {
+    key.len() == 4 && key[..3].eq_ignore_ascii_case(b"key") && key[3].is_ascii_digit()
+}
+
+/// A session cookie's name (`sessionid`, `PHPSESSID`, `JSESSIONID`,
+/// `connect.sid`, `user_session`, `_shop_session`, `laravel_session`): its
+/// value, where it looks random, is the session.
+#[inline(never)]
+pub(super) fn session_cookie(name: &[u8]) -> bool {
+    let lower = |suffix: &[u8]| {
+        name.len() >= suffix.len() && name[name.len() - suffix.len()..].eq_ignore_ascii_case(suffix)
+    };
+    lower(b"session") || lower(b"sessionid") || lower(b"sessid") || lower(b"sid") || lower(b"_sess")
 }
 
 /// Whether a UUID under the name is a credential: Vault's AppRole
@@ -385,10 +405,12 @@ pub(super) fn weak_name(b: &[u8], ks: usize, ke: usize) -> Option<Name> {
         // `VAULT_SECRET_ID`: AppRole's secret, not an id.
         let secret_id = last.eq_ignore_ascii_case(b"id")
             && before.is_some_and(|p| p.eq_ignore_ascii_case(b"secret"));
-        let credential = before
+        // `BW_SESSION`: Bitwarden's session key.
+        let credential = (before
             .into_iter()
             .chain(parts)
             .any(|part| is(part, &CREDENTIAL_PARTS))
+            || last.eq_ignore_ascii_case(b"session"))
             && (!is(last, &NOT_CREDENTIAL_LAST) || secret_id)
             && !last.is_empty();
         return credential.then_some(Name::Secret(NAMED_KEY));
@@ -409,6 +431,7 @@ pub(super) fn weak_word(b: &[u8], ks: usize, ke: usize) -> Option<Name> {
     let key = &b[ks..ke];
     let may_be = match key {
         [d] | [_, d] => d.is_ascii_digit(),
+        [b'k' | b'K', _, _, d] => d.is_ascii_digit(),
         [first, ..] => {
             matches!(
                 (first | 0x20, key.len()),
@@ -450,6 +473,9 @@ fn weak_word_body(b: &[u8], ks: usize, ke: usize) -> Option<Name> {
             .count();
         (n > 0).then(|| &b[e - n..e])
     };
+    if numbered_key(key) {
+        return Some(Name::Secret(NAMED_KEY));
+    }
     if key.iter().all(u8::is_ascii_digit) {
         return before()
             .filter(|w| w.eq_ignore_ascii_case(b"key"))

@@ -13,7 +13,8 @@
 //! `value: true`, `value: "3"` and references (`$(VAR)`, `${VAR}`), which
 //! [`super::value`] turns away as it does after any name.
 
-use super::names::{Name, name_of, names_ending_like};
+use super::NAMED_KEY;
+use super::names::{Name, name_of, names_ending_like, session_cookie};
 use super::values::{quote_at, quoted};
 use super::{MAX_KEY, Op, Parsed, blanks, value};
 
@@ -70,10 +71,14 @@ pub(super) fn value_of(b: &[u8], ks: usize, ke: usize) -> Option<(usize, Parsed)
     if bare_key != (field.credential && field.user) {
         return None;
     }
+    let name = &b[field.name.0..field.name.1];
+    if name.eq_ignore_ascii_case(b"cookie") && !field.credential {
+        return Some((field.start, cookie_value(b, ke)?));
+    }
     let kind = if field.credential {
         "secret-assignment"
     } else {
-        secret_name(&b[field.name.0..field.name.1])?
+        secret_name(name)?
     };
     // The operator: `:` (YAML, JSON) or `=` (HCL).
     let mut i = ke;
@@ -91,6 +96,27 @@ pub(super) fn value_of(b: &[u8], ks: usize, ke: usize) -> Option<(usize, Parsed)
     Some((field.start, value(b, i, op, ks, ke, 0, kind)))
 }
 
+/// The quoted value after the value field's key ending at `ke`, read as a
+/// `Cookie` header's (`{"name": "Cookie", "value": "a=…; b=…"}`).
+fn cookie_value(b: &[u8], ke: usize) -> Option<Parsed> {
+    let mut i = ke;
+    i += quote_at(b, i).map_or(0, <[u8]>::len);
+    blanks(b, &mut i);
+    if b.get(i) != Some(&b':') {
+        return (i >= b.len()).then_some(Parsed::Open);
+    }
+    i += 1;
+    blanks(b, &mut i);
+    let Some(q) = quote_at(b, i) else {
+        return (i >= b.len()).then_some(Parsed::Open);
+    };
+    let (start, end, open) = quoted(b, i, q);
+    if open {
+        return Some(Parsed::Open);
+    }
+    Some(super::http_auth::cookies_within(b, start, end))
+}
+
 /// Where a name field starts whose value field may come after `cut`, or whose
 /// name reaches it: what follows the cut needs it read again.
 pub(super) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
@@ -98,8 +124,9 @@ pub(super) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
     if field.end >= cut {
         return Some(field.start);
     }
-    if !field.credential {
-        secret_name(&b[field.name.0..field.name.1])?;
+    let name = &b[field.name.0..field.name.1];
+    if !field.credential && !name.eq_ignore_ascii_case(b"cookie") {
+        secret_name(name)?;
     }
     between(b, &field, cut).map(|_| field.start)
 }
@@ -233,6 +260,10 @@ fn secret_name(name: &[u8]) -> Option<&'static str> {
     let last = name.rsplit(|&c| c == b'/').next()?;
     if last.is_empty() || last.len() > MAX_KEY {
         return None;
+    }
+    // A cookie's (a HAR file's `cookies`, a browser's export).
+    if session_cookie(last) {
+        return Some(NAMED_KEY);
     }
     match name_of(last, names_ending_like(last))? {
         Name::Secret(kind) => Some(kind),

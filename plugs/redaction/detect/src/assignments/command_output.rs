@@ -1,0 +1,369 @@
+//! A secret a command prints on a line of its own: `op read op://…/password`,
+//! `terraform output -raw db_password`, `vault kv get -field=token …`,
+//! `doppler secrets get KEY --plain`, `gcloud secrets versions access …`,
+//! `aws secretsmanager get-secret-value … --output text`, `kubectl get secret
+//! … | base64 -d`, `printenv API_TOKEN`, `echo $API_TOKEN`, `rails secret`.
+//! (Random bytes a command prints, `openssl rand -hex 32`, stay: nothing
+//! says they are a secret.) The command is on the line before (after any prompt: `$ `,
+//! `user@host:~$ `, `❯ `, an agent's `Bash(…)`); the value is the next line,
+//! one word, alone. What the command prints is a secret by what the command
+//! is, whatever the value looks like, except where the value plainly is not
+//! one (a host name, a path, a number, a stand-in such as `[MASKED]`).
+
+use super::names::{Name, name_of, names_ending_like};
+use super::values::{identifier, number, path, plain};
+use crate::Found;
+
+/// Longest command line read, and longest value line: a stream keeps the
+/// lines before the one it holds back that fit in 1 KiB
+/// (`redaction::stream`), so both fit.
+const MAX_COMMAND: usize = 512;
+const MAX_LINE: usize = 400;
+
+/// What in a command line says its output is a secret: every part of one
+/// row, in order (a part starting with a blank must follow a blank or the
+/// start of the line). Rows marked `NAMED` print what the last argument
+/// names: the name must be a secret's (`terraform output -raw endpoint`
+/// prints a host).
+struct Command {
+    parts: &'static [&'static str],
+    named: bool,
+}
+
+const fn c(parts: &'static [&'static str]) -> Command {
+    Command {
+        parts,
+        named: false,
+    }
+}
+
+const fn named(parts: &'static [&'static str]) -> Command {
+    Command { parts, named: true }
+}
+
+static COMMANDS: &[Command] = &[
+    // Secret managers' reads.
+    c(&["op read "]),
+    c(&["op item get ", "--fields"]),
+    c(&["doppler secrets get ", "--plain"]),
+    c(&["doppler configs tokens create ", "--plain"]),
+    c(&["doppler service-tokens create ", "--plain"]),
+    c(&["vault kv get ", "-field"]),
+    c(&["vault read ", "-field"]),
+    c(&["vault print token"]),
+    c(&["vault token create ", "-field"]),
+    c(&["vault write ", "-field"]),
+    c(&["gcloud secrets versions access "]),
+    c(&["gcloud auth print-access-token"]),
+    c(&["gcloud auth print-identity-token"]),
+    c(&["gcloud auth application-default print-access-token"]),
+    c(&["aws secretsmanager get-secret-value ", "text"]),
+    c(&["aws ssm get-parameter ", "--with-decryption", "text"]),
+    c(&["aws ecr get-login-password"]),
+    c(&["aws codeartifact get-authorization-token ", "text"]),
+    c(&["az keyvault secret show ", "tsv"]),
+    c(&["az account get-access-token ", "tsv"]),
+    c(&["kubectl get secret ", "base64 "]),
+    c(&["kubectl create token "]),
+    c(&["gh auth token"]),
+    c(&["glab auth token"]),
+    c(&["heroku auth:token"]),
+    c(&["pass show "]),
+    c(&["gopass show "]),
+    c(&["security find-generic-password ", " -w"]),
+    c(&["security find-internet-password ", " -w"]),
+    c(&["secret-tool lookup "]),
+    c(&["bw get password "]),
+    c(&["lpass show ", "--password"]),
+    c(&["cat ~/.vault-token"]),
+    c(&["cat /run/secrets/"]),
+    // Made to be secrets.
+    c(&["wg genkey"]),
+    c(&["pwgen "]),
+    c(&["rails secret"]),
+    c(&["mix phx.gen.secret"]),
+    c(&["key:generate ", "--show"]),
+    c(&["secrets.token_"]),
+    c(&["get_random_secret_key"]),
+    // What the last argument names.
+    named(&["terraform output "]),
+    named(&["tofu output "]),
+    named(&["pulumi stack output "]),
+    named(&["pulumi config get "]),
+    named(&["doppler secrets get "]),
+    named(&["printenv "]),
+    named(&["echo $"]),
+    named(&["echo \"$"]),
+];
+
+/// The kind reported.
+const KIND: &str = "command-output";
+
+/// Whether the word at `s` may be the first on its line (after its blanks
+/// or an agent's `⎿ `): the few byte tests made for every word.
+#[inline(always)]
+pub(crate) fn may_start_line(b: &[u8], s: usize) -> bool {
+    s > 0
+        && (b[s - 1] == b'\n'
+            || (b[s - 1] == b' ' && s >= 2 && matches!(b[s - 2], b' ' | b'\n' | 0xBF)))
+}
+
+/// The value alone on the line of the word at `s`, if the line before runs
+/// a command that prints a secret.
+#[inline(never)]
+pub(crate) fn at_word(b: &[u8], s: usize, found: &mut Vec<Found>) {
+    let floor = s.saturating_sub(24);
+    let Some(line) = b[floor..s]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map(|p| floor + p + 1)
+    else {
+        return;
+    };
+    let Some((start, end)) = lone_word(b, line) else {
+        return;
+    };
+    if start != s {
+        return;
+    }
+    let Some(command) = previous_line(b, line).and_then(after_prompt) else {
+        return;
+    };
+    if secret_like(&b[start..end]) && prints_a_secret(command) {
+        found.push(Found {
+            start,
+            end,
+            kind: KIND,
+        });
+    }
+}
+
+/// Where the line of `cut` starts, if what it holds up to `cut` may be the
+/// start of a value [`value_at`] would mask: the stream must hold it back.
+#[inline(never)]
+pub(crate) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
+    let line = b[..cut]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |p| p + 1);
+    if line == 0 || cut - line > MAX_LINE {
+        return None;
+    }
+    let start = lead(b, line, cut)?;
+    if b[start..cut].iter().any(|c| c.is_ascii_whitespace()) {
+        return None;
+    }
+    prints_a_secret(previous_line(b, line).and_then(after_prompt)?).then_some(line)
+}
+
+/// The word alone on the line at `line`: after blanks or an agent's `⎿ `,
+/// before blanks, a `\r` and the line's end.
+fn lone_word(b: &[u8], line: usize) -> Option<(usize, usize)> {
+    let limit = (line + MAX_LINE).min(b.len());
+    let start = lead(b, line, limit)?;
+    let mut end = start;
+    while end < limit && !b[end].is_ascii_whitespace() {
+        end += 1;
+    }
+    let mut i = end;
+    while i < limit && matches!(b[i], b' ' | b'\t' | b'\r') {
+        i += 1;
+    }
+    if !(i == b.len() || b[i] == b'\n') || end == start {
+        return None;
+    }
+    Some((start, end))
+}
+
+/// Past the blanks and the agent's mark (`⎿`) that start the line at
+/// `line`, before `limit`.
+fn lead(b: &[u8], line: usize, limit: usize) -> Option<usize> {
+    let mut i = line;
+    while i < limit && matches!(b[i], b' ' | b'\t') {
+        i += 1;
+    }
+    if b[i..limit].starts_with("⎿".as_bytes()) {
+        i += "⎿".len();
+        while i < limit && matches!(b[i], b' ' | b'\t') {
+            i += 1;
+        }
+    }
+    (i - line <= 16).then_some(i)
+}
+
+/// The line before the one at `line`, without its `\n`.
+fn previous_line(b: &[u8], line: usize) -> Option<&[u8]> {
+    let end = line.checked_sub(1)?;
+    let floor = end.saturating_sub(MAX_COMMAND + 1);
+    let start = b[floor..end]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map(|p| floor + p + 1);
+    match start {
+        Some(s) => Some(&b[s..end]),
+        None if floor == 0 => Some(&b[..end]),
+        None => None,
+    }
+}
+
+/// A secret's value, not what plainly is something else: a host name, a
+/// path, a number, words, a stand-in.
+pub(super) fn secret_like(v: &[u8]) -> bool {
+    if v.len() < 8 || !plain(v) || path(v) || number(v) {
+        return false;
+    }
+    let letters = v.iter().filter(|c| c.is_ascii_alphabetic()).count();
+    let digits = v.iter().filter(|c| c.is_ascii_digit()).count();
+    // `db.cluster-x.rds.amazonaws.com`, `https://…`, `us-east-1`: a host,
+    // a URL, a region.
+    let host = v.contains(&b'.')
+        && v.iter()
+            .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'.' | b'-'));
+    // `us-east-1`, `prod_db`, `v1.2.3`: words and small numbers.
+    let words = v.split(|&c| matches!(c, b'-' | b'_' | b'.')).all(|part| {
+        part.iter().all(u8::is_ascii_lowercase)
+            || (part.len() <= 4 && part.iter().all(u8::is_ascii_digit))
+    });
+    // `X-API-Key`, `dbPassword`: a name.
+    let name = digits == 0
+        && identifier(
+            &v.iter()
+                .map(|&c| if c == b'-' { b'_' } else { c })
+                .collect::<Vec<u8>>(),
+        );
+    !(host || words || name || v.windows(3).any(|w| w == b"://") || letters + digits < 6)
+}
+
+/// The command on `line` after its prompt (`$ `, `user@host:~$ `, `# `,
+/// `% `, `> `, `❯ `, `➜ `, set -x's `+ `, an agent's `Bash(`), if it has
+/// one within its first bytes: a command the transcript shows running.
+fn after_prompt(line: &[u8]) -> Option<&[u8]> {
+    let head = &line[..line.len().min(MAX_PROMPT)];
+    let mut at = 0;
+    while let Some(p) = memchr::memchr3(b' ', b'(', 0x9d, &head[at..]).map(|p| at + p) {
+        let prompt = match head[p] {
+            b' ' => p > 0 && matches!(head[p - 1], b'$' | b'#' | b'%' | b'>' | b'+'),
+            // `Bash(`
+            b'(' => head[..p].ends_with(b"Bash"),
+            // `❯` (E2 9D AF), then a blank.
+            _ => head[p + 1..].starts_with(&[0xAF, b' ']) && p > 0 && head[p - 1] == 0xE2,
+        };
+        if prompt {
+            return Some(&line[p + 1..]);
+        }
+        at = p + 1;
+    }
+    None
+}
+
+/// Longest prompt read before a command (`alice@build-host:~/src/shop$ `).
+const MAX_PROMPT: usize = 96;
+
+/// Whether the command on `line` (after its prompt) prints a secret.
+fn prints_a_secret(line: &[u8]) -> bool {
+    if line.len() > MAX_COMMAND {
+        return false;
+    }
+    COMMANDS.iter().any(|c| {
+        let Some(end) = parts_in(line, c.parts) else {
+            return false;
+        };
+        !c.named || names_a_secret(&line[end..])
+    })
+}
+
+/// Where the last of `parts` ends in `line`, all found in order.
+fn parts_in(line: &[u8], parts: &[&str]) -> Option<usize> {
+    let mut at = 0;
+    for (i, part) in parts.iter().enumerate() {
+        let p = part.as_bytes();
+        let found = crate::find(&line[at..], p)? + at;
+        // The command itself starts a word (`sop read` is not `op read`).
+        if i == 0 && found > 0 && !matches!(line[found - 1], b' ' | b'(' | b'`' | b'$' | b'>') {
+            let rest = parts_in(&line[found + 1..], parts)?;
+            return Some(found + 1 + rest);
+        }
+        at = found + p.len();
+    }
+    Some(at)
+}
+
+/// Whether the last argument of what follows the command names a secret
+/// (`db_password`, `$API_TOKEN`, `shop:apiToken`).
+fn names_a_secret(args: &[u8]) -> bool {
+    let args = args.strip_suffix(b")").unwrap_or(args);
+    let Some(last) = args
+        .split(|&c| c == b' ')
+        .rfind(|w| !w.is_empty() && !w.starts_with(b"-"))
+    else {
+        return false;
+    };
+    let name: Vec<u8> = last
+        .iter()
+        .copied()
+        .filter(|&c| !matches!(c, b'$' | b'"' | b'\'' | b'{' | b'}'))
+        .collect();
+    let key = match name.iter().rposition(|&c| c == b':' || c == b'.') {
+        Some(p) => &name[p + 1..],
+        None => &name[..],
+    };
+    let candidates = names_ending_like(key);
+    candidates != 0 && matches!(name_of(key, candidates), Some(Name::Secret(_)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_commands_that_print_secrets() {
+        let cases: &[(&str, bool)] = &[
+            ("$ op read op://Private/Stripe/credential", true),
+            (
+                "alice@box:~/shop$ doppler secrets get API_KEY --plain",
+                true,
+            ),
+            ("⏺ Bash(terraform output -raw db_password)", true),
+            ("$ terraform output -raw endpoint", false),
+            ("$ pulumi config get shop:apiToken", true),
+            ("$ printenv GITHUB_TOKEN", true),
+            ("$ printenv HOME", false),
+            ("$ echo $API_KEY", true),
+            ("$ echo $PATH", false),
+            (
+                "$ aws secretsmanager get-secret-value --secret-id db --query SecretString --output text",
+                true,
+            ),
+            ("$ aws secretsmanager list-secrets --output text", false),
+            ("$ sop read x", false),
+            ("op read op://Private/Stripe/credential (no prompt)", false),
+            ("$ openssl rand -hex 32", false),
+            ("  ❯ op read op://Private/Stripe/credential", true),
+            ("$ base64 < /dev/urandom | head -c 72", false),
+            ("$ ls -la", false),
+        ];
+        for (line, want) in cases {
+            let command = after_prompt(line.as_bytes());
+            assert_eq!(command.is_some_and(prints_a_secret), *want, "{line}");
+        }
+    }
+
+    #[test]
+    fn masks_only_what_looks_like_a_secret() {
+        let cases: &[(&str, bool)] = &[
+            ("Xk2-Vq9mLp7Rt3Zw", true),
+            ("7YQd^tA6UisBqyjEC#=c3wYH", true),
+            ("0dfd660fe13fa17168d13375f2e0156d", true),
+            ("db.cluster-62k9ub8gxsmy.us-east-1.rds.amazonaws.com", false),
+            ("/home/alice", false),
+            ("[MASKED]", false),
+            ("***", false),
+            ("1234567890", false),
+            ("us-east-1", false),
+            ("https://vault.example.com", false),
+        ];
+        for (v, want) in cases {
+            assert_eq!(secret_like(v.as_bytes()), *want, "{v}");
+        }
+    }
+}

@@ -1,0 +1,239 @@
+//! A value whose own key says nothing, in an object or a list whose key
+//! names a secret: `terraform output -json`'s `"db_password": {"sensitive":
+//! true, "value": "…"}`, `az functionapp keys list`'s `"functionKeys":
+//! {"default": "…"}`, a Postman collection's `"apikey": [{"key": "value",
+//! "value": "…"}]`, `vault operator init -format=json`'s `"unseal_keys_b64":
+//! ["…", "…"]`.
+//!
+//! The parent is the key before the nearest unclosed `{` or `[` (a `{` right
+//! inside a `[` is an element: its list's key is read), within
+//! [`MAX_BACK`] bytes, so that a stream, which keeps the lines before the
+//! one it holds back up to 1 KiB (`redaction::stream`), reads the same
+//! parent as the whole text. Its value must still look like a secret: a
+//! key's shape, or, under a password's or a secret's name, anything not
+//! plainly something else.
+
+use super::command_output::secret_like;
+use super::names::{Name, name_of, names_ending_like};
+use super::values::{hex_key, keylike, plain, quote_at, quoted};
+use super::{NAMED_KEY, Parsed, Value, blanks, reported};
+
+/// How far back the parent's key is looked for.
+const MAX_BACK: usize = 512;
+
+/// Keys that only hold their parent's value.
+const GENERIC: [&[u8]; 7] = [
+    b"value",
+    b"default",
+    b"result",
+    b"current",
+    b"primary",
+    b"secondary",
+    b"encoded",
+];
+
+/// Whether `key` is one of [`GENERIC`].
+pub(super) fn generic(key: &[u8]) -> bool {
+    GENERIC.iter().any(|g| key.eq_ignore_ascii_case(g))
+}
+
+/// The value of the generic key `[ks, ke)` (`"value": "…"`), if its parent
+/// names a secret: where the parent's key starts, and the value.
+#[inline(never)]
+pub(super) fn value_of(b: &[u8], ks: usize, ke: usize) -> Option<(usize, Parsed)> {
+    if !generic(&b[ks..ke]) {
+        return None;
+    }
+    let mut i = ke;
+    if matches!(b.get(i), Some(b'"' | b'\'')) {
+        i += 1;
+    }
+    blanks(b, &mut i);
+    if !matches!(b.get(i), Some(b':' | b'=')) {
+        return None;
+    }
+    i += 1;
+    blanks(b, &mut i);
+    let (parent, kind) = secret_parent(b, ks).or_else(|| elastic_encoded(b, ks))?;
+    Some((parent, quoted_value(b, i, kind)))
+}
+
+/// Elasticsearch's new API key: `"encoded"` beside its `"api_key"` (the
+/// base64 of `id:api_key`, what a client sends).
+fn elastic_encoded(b: &[u8], ks: usize) -> Option<(usize, &'static str)> {
+    if !b[ks..].starts_with(b"encoded\"") {
+        return None;
+    }
+    let from = ks.saturating_sub(MAX_BACK);
+    let at = crate::rfind(&b[from..ks], b"\"api_key\"")? + from;
+    (!b[at..ks].contains(&b'}')).then_some((at, "secret-assignment"))
+}
+
+/// A quoted string at `s - 1` that is an element of a list whose key names
+/// a secret (`"unseal_keys_b64": ["…", …]`): its value.
+#[inline(never)]
+pub(super) fn element(b: &[u8], s: usize) -> Option<(usize, Parsed)> {
+    let q = s.checked_sub(1)?;
+    let mut before = q;
+    while before > 0 && matches!(b[before - 1], b' ' | b'\t' | b'\n' | b'\r') {
+        before -= 1;
+    }
+    if before == 0 || !matches!(b[before - 1], b'[' | b',') {
+        return None;
+    }
+    // Only a list of strings: the element's own `[` is its list's (read
+    // first: most strings after a `,` are an object's keys).
+    if !in_list(b, q) {
+        return None;
+    }
+    let (parent, kind) = secret_parent(b, q)?;
+    Some((parent, quoted_value(b, q, kind)))
+}
+
+/// Where the line of `cut` starts, if a generic key's value or a list's
+/// element on it may run past `cut` under a parent that names a secret.
+#[inline(never)]
+pub(super) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
+    let line = b[..cut]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |p| p + 1);
+    if cut - line > MAX_BACK {
+        return None;
+    }
+    let text = &b[line..cut];
+    // An odd number of quotes: a string is open at the cut.
+    let quotes = text.iter().filter(|&&c| c == b'"').count();
+    if quotes % 2 == 0 && !text.ends_with(b":") && !text.ends_with(b": ") {
+        return None;
+    }
+    let generic_key = GENERIC.iter().any(|g| {
+        text.windows(g.len() + 2).any(|w| {
+            w[0] == b'"' && w[1..=g.len()].eq_ignore_ascii_case(g) && w[g.len() + 1] == b'"'
+        })
+    });
+    let first = text.iter().position(|c| !c.is_ascii_whitespace())?;
+    let listed = text[first] == b'"' || (first > 0 && matches!(text[first - 1], b'[' | b','));
+    if !(generic_key || listed) {
+        return None;
+    }
+    secret_parent(b, line + first).map(|_| line)
+}
+
+/// The parent of what is at `at` and the kind it names, if it names a
+/// secret: where its key starts.
+fn secret_parent(b: &[u8], at: usize) -> Option<(usize, &'static str)> {
+    let (ks, ke) = parent_key(b, at)?;
+    let key = &b[ks..ke];
+    let mut key = match key.iter().rposition(|&c| c == b':' || c == b'.') {
+        Some(p) => &key[p + 1..],
+        None => key,
+    };
+    // `unseal_keys_b64`, `functionKeys`: a list or a map of keys.
+    for suffix in [&b"_b64"[..], b"_hex", b"_base64", b"s"] {
+        key = key.strip_suffix(suffix).unwrap_or(key);
+    }
+    let candidates = names_ending_like(key);
+    if candidates == 0 {
+        return None;
+    }
+    match name_of(key, candidates)? {
+        Name::Secret(kind) => Some((ks, kind)),
+        _ => None,
+    }
+}
+
+/// The key of the object or list that holds `at`.
+fn parent_key(b: &[u8], at: usize) -> Option<(usize, usize)> {
+    let floor = at.saturating_sub(MAX_BACK);
+    let mut depth = 0usize;
+    let mut i = at;
+    while i > floor {
+        i -= 1;
+        match b[i] {
+            b'}' | b']' => depth += 1,
+            b'{' | b'[' if depth > 0 => depth -= 1,
+            b'{' | b'[' => match key_before(b, i, floor) {
+                Some(key) => return Some(key),
+                // An element of a list: its list's key.
+                None if element_start(b, i, floor) => {}
+                None => return None,
+            },
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether the opener at `i` follows a `[` or a `,` (an element of a list).
+fn element_start(b: &[u8], i: usize, floor: usize) -> bool {
+    let mut j = i;
+    while j > floor && b[j - 1].is_ascii_whitespace() {
+        j -= 1;
+    }
+    j > floor && matches!(b[j - 1], b'[' | b',')
+}
+
+/// The key before the opener at `i` (`"name": {`, `name = [`, `name: [`).
+fn key_before(b: &[u8], i: usize, floor: usize) -> Option<(usize, usize)> {
+    let mut j = i;
+    while j > floor && matches!(b[j - 1], b' ' | b'\t') {
+        j -= 1;
+    }
+    if j <= floor || !matches!(b[j - 1], b':' | b'=') {
+        return None;
+    }
+    j -= 1;
+    while j > floor && matches!(b[j - 1], b' ' | b'\t') {
+        j -= 1;
+    }
+    let quoted = j > floor && matches!(b[j - 1], b'"' | b'\'');
+    let ke = j - quoted as usize;
+    let mut ks = ke;
+    while ks > floor
+        && (b[ks - 1].is_ascii_alphanumeric() || matches!(b[ks - 1], b'_' | b'-' | b'.' | b':'))
+    {
+        ks -= 1;
+    }
+    (ks < ke).then_some((ks, ke))
+}
+
+/// Whether the list that holds the string at `q` holds only strings before
+/// it on its line or lines.
+fn in_list(b: &[u8], q: usize) -> bool {
+    let floor = q.saturating_sub(MAX_BACK);
+    let mut i = q;
+    while i > floor {
+        i -= 1;
+        match b[i] {
+            b'[' => return true,
+            b'{' | b'}' | b']' | b':' => return false,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The quoted (or bare) value at `i`, a secret under a parent of `kind` if it
+/// looks like one.
+fn quoted_value(b: &[u8], i: usize, kind: &'static str) -> Parsed {
+    let n = b.len();
+    if i >= n {
+        return Parsed::Open;
+    }
+    let Some(q) = quote_at(b, i) else {
+        return Parsed::No;
+    };
+    let (start, end, open) = quoted(b, i, q);
+    let v = &b[start..end];
+    let strong = kind != NAMED_KEY && kind != super::BARE_KEY;
+    let secret = plain(v) && (keylike(v) || hex_key(v) || (strong && secret_like(v)));
+    Parsed::Value(Value {
+        start,
+        end,
+        open,
+        seen: end + q.len(),
+        secret,
+        kind: reported(kind),
+    })
+}

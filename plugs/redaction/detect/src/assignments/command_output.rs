@@ -139,7 +139,7 @@ pub(crate) fn at_word(b: &[u8], s: usize, found: &mut Vec<Found>) {
 }
 
 /// Where the line of `cut` starts, if what it holds up to `cut` may be the
-/// start of a value [`value_at`] would mask: the stream must hold it back.
+/// start of a value [`at_word`] would mask: the stream must hold it back.
 #[inline(never)]
 pub(crate) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
     let line = b[..cut]

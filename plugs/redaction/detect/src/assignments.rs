@@ -17,7 +17,7 @@ mod command_lines;
 pub(super) mod command_output;
 mod http_auth;
 mod names;
-mod parents;
+pub(super) mod parents;
 mod siblings;
 mod values;
 
@@ -26,7 +26,7 @@ use std::ops::Range;
 use super::{Found, TOKEN, find};
 use names::{
     BARE_KEY, NAMED_KEY, Name, compound, credential_key, may_be_weak, name_of, names_ending_like,
-    weak_name, weak_word,
+    secret_kind, weak_name, weak_word,
 };
 use values::{
     MAX_VALUE, code_word, dotted_code, dotted_identifier, hex_key, identifier, keylike, label,
@@ -154,21 +154,6 @@ pub(super) fn at_operator(b: &[u8], s: usize, op: usize, found: &mut Vec<Found>)
     parse(b, s, op).push_to(found);
 }
 
-/// A quoted string at `s` in a list whose key names a secret
-/// (`"unseal_keys_b64": ["…"]`).
-#[inline(never)]
-pub(super) fn at_element(b: &[u8], s: usize, found: &mut Vec<Found>) {
-    if let Some((_, parsed)) = parents::element(b, s) {
-        parsed.push_to(found);
-    }
-}
-
-/// Where the line of `cut` starts, if a value there may be one whose parent
-/// names a secret ([`parents`]).
-pub(super) fn parent_open_at(b: &[u8], cut: usize) -> Option<usize> {
-    parents::open_at(b, cut)
-}
-
 /// Where a name starts (at or after `from`, before `cut`) whose value, or
 /// what decides whether it is one, reaches `cut` (`"password": "hunt`,
 /// `Authorization: Bearer `).
@@ -182,10 +167,7 @@ pub(super) fn open_at(b: &[u8], from: usize, cut: usize) -> Option<usize> {
 /// name: DB_PASSWORD` with its `value:` on the next line. The stream keeps
 /// only the current line, so the cut must move before the name.
 pub(super) fn open_before_line(b: &[u8], cut: usize) -> Option<usize> {
-    let line = b[..cut]
-        .iter()
-        .rposition(|&c| c == b'\n')
-        .map_or(0, |p| p + 1);
+    let line = crate::line_start(b, cut);
     let from = line.max(cut.saturating_sub(OPEN_LOOKBACK));
     let on_line = open_on_line(b, from, cut).filter(|&start| start < from);
     let sibling = siblings::open_at(b, cut).filter(|&start| start < from);
@@ -978,10 +960,7 @@ fn bar(b: &[u8], i: usize) -> usize {
 /// --secret dbPassword`), not one.
 #[inline(never)]
 fn names_a_secret(v: &[u8]) -> bool {
-    v.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_')
-        && !v.iter().any(u8::is_ascii_digit)
-        && names_ending_like(v) != 0
-        && matches!(name_of(v, names_ending_like(v)), Some(Name::Secret(_)))
+    v.iter().all(|&c| c.is_ascii_alphabetic() || c == b'_') && secret_kind(v).is_some()
 }
 
 /// `Value`, `-----`, `true`: a table's header, rule or flag, not a secret.

@@ -211,8 +211,8 @@ impl Redactor {
         while let Some((start, end, mut class)) = words.next_word() {
             if end - start >= MIN_WORD {
                 word(b, start, end, &mut found);
-                if end - start >= 16 && b[start - 1.min(start)] == b'"' && start > 0 {
-                    assignments::at_element(b, start, &mut found);
+                if end - start >= 16 && start > 0 && b[start - 1] == b'"' {
+                    assignments::parents::at_element(b, start, &mut found);
                 }
                 class |= assignments::after_name(b, start, end);
                 if end - start >= decode::MIN_BASE64 && depth < decode::MAX_DEPTH {
@@ -469,10 +469,7 @@ impl Redactor {
         if let Some(field) = decode::open_at(b, cut) {
             cut = cut.min(field);
         }
-        let line = b[..cut]
-            .iter()
-            .rposition(|&c| c == b'\n')
-            .map_or(0, |p| p + 1);
+        let line = line_start(b, cut);
         if cut > line && layouts::pgpass_open(b, line, cut) {
             cut = line;
         }
@@ -489,7 +486,7 @@ impl Redactor {
         if let Some(line) = assignments::command_output::open_at(b, cut) {
             cut = cut.min(line);
         }
-        if let Some(line) = assignments::parent_open_at(b, cut) {
+        if let Some(line) = assignments::parents::open_at(b, cut) {
             cut = cut.min(line);
         }
         cut
@@ -593,6 +590,12 @@ fn next_separator(b: &[u8], mut from: usize, end: usize) -> Option<usize> {
 /// Where the line holding `i` starts, if it starts at most `max` bytes
 /// before `i`: what is read of a line's beginning is bounded, so that a text
 /// of one endless line costs no more than many short ones.
+/// Where the line holding byte `i` (or starting at it) starts.
+pub(crate) fn line_start(b: &[u8], i: usize) -> usize {
+    memchr::memrchr(b'\n', &b[..i]).map_or(0, |p| p + 1)
+}
+
+/// Where the line holding byte `i` starts, if within `max` bytes before it.
 pub(crate) fn line_start_within(b: &[u8], i: usize, max: usize) -> Option<usize> {
     let floor = i.saturating_sub(max);
     match memchr::memrchr(b'\n', &b[floor..i]) {

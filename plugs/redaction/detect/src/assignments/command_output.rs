@@ -10,8 +10,8 @@
 //! is, whatever the value looks like, except where the value plainly is not
 //! one (a host name, a path, a number, a stand-in such as `[MASKED]`).
 
-use super::names::{Name, name_of, names_ending_like};
-use super::values::{identifier, number, path, plain};
+use super::names::secret_kind;
+use super::values::{dashed_identifier, number, path, plain};
 use crate::Found;
 
 /// Longest command line read, and longest value line: a stream keeps the
@@ -142,10 +142,7 @@ pub(crate) fn at_word(b: &[u8], s: usize, found: &mut Vec<Found>) {
 /// start of a value [`at_word`] would mask: the stream must hold it back.
 #[inline(never)]
 pub(crate) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
-    let line = b[..cut]
-        .iter()
-        .rposition(|&c| c == b'\n')
-        .map_or(0, |p| p + 1);
+    let line = crate::line_start(b, cut);
     if line == 0 || cut - line > MAX_LINE {
         return None;
     }
@@ -225,12 +222,7 @@ pub(super) fn secret_like(v: &[u8]) -> bool {
             || (part.len() <= 4 && part.iter().all(u8::is_ascii_digit))
     });
     // `X-API-Key`, `dbPassword`: a name.
-    let name = digits == 0
-        && identifier(
-            &v.iter()
-                .map(|&c| if c == b'-' { b'_' } else { c })
-                .collect::<Vec<u8>>(),
-        );
+    let name = digits == 0 && dashed_identifier(v);
     !(host || words || name || v.windows(3).any(|w| w == b"://") || letters + digits < 6)
 }
 
@@ -240,13 +232,14 @@ pub(super) fn secret_like(v: &[u8]) -> bool {
 fn after_prompt(line: &[u8]) -> Option<&[u8]> {
     let head = &line[..line.len().min(MAX_PROMPT)];
     let mut at = 0;
-    while let Some(p) = memchr::memchr3(b' ', b'(', 0x9d, &head[at..]).map(|p| at + p) {
-        let prompt = match head[p] {
-            b' ' => p > 0 && matches!(head[p - 1], b'$' | b'#' | b'%' | b'>' | b'+'),
-            // `Bash(`
-            b'(' => head[..p].ends_with(b"Bash"),
-            // `❯` (E2 9D AF), then a blank.
-            _ => head[p + 1..].starts_with(&[0xAF, b' ']) && p > 0 && head[p - 1] == 0xE2,
+    while let Some(p) = memchr::memchr2(b' ', b'(', &head[at..]).map(|p| at + p) {
+        let before = &head[..p];
+        let prompt = if head[p] == b'(' {
+            before.ends_with(b"Bash")
+        } else {
+            matches!(before.last(), Some(b'$' | b'#' | b'%' | b'>' | b'+'))
+                || before.ends_with("❯".as_bytes())
+                || before.ends_with("➜".as_bytes())
         };
         if prompt {
             return Some(&line[p + 1..]);
@@ -307,8 +300,7 @@ fn names_a_secret(args: &[u8]) -> bool {
         Some(p) => &name[p + 1..],
         None => &name[..],
     };
-    let candidates = names_ending_like(key);
-    candidates != 0 && matches!(name_of(key, candidates), Some(Name::Secret(_)))
+    secret_kind(key).is_some()
 }
 
 #[cfg(test)]
@@ -339,6 +331,9 @@ mod tests {
             ("op read op://Private/Stripe/credential (no prompt)", false),
             ("$ openssl rand -hex 32", false),
             ("  ❯ op read op://Private/Stripe/credential", true),
+            // oh-my-zsh's theme: the command after the branch.
+            ("➜  shop git:(main) ✗ gh auth token", true),
+            ("➜  shop git:(main) ✗ gh auth status", false),
             ("$ base64 < /dev/urandom | head -c 72", false),
             ("$ ls -la", false),
         ];

@@ -220,6 +220,19 @@ pub(super) fn name_of(key: &[u8], candidates: u64) -> Option<Name> {
     None
 }
 
+/// The kind of a secret the name `key` names (`db_password`, `apiToken`),
+/// if it names one (not `Authorization`, `Bearer`, `Cookie`).
+pub(super) fn secret_kind(key: &[u8]) -> Option<&'static str> {
+    let candidates = names_ending_like(key);
+    if candidates == 0 {
+        return None;
+    }
+    match name_of(key, candidates)? {
+        Name::Secret(kind) => Some(kind),
+        _ => None,
+    }
+}
+
 /// Whether the name has `existing` as one of its words (`existingSecret`,
 /// `EXISTING_SECRET`, `auth.existingSecret`).
 fn names_existing(key: &[u8]) -> bool {

@@ -14,9 +14,10 @@
 //! plainly something else.
 
 use super::command_output::secret_like;
-use super::names::{Name, name_of, names_ending_like};
+use super::names::secret_kind;
 use super::values::{hex_key, keylike, plain, quote_at, quoted};
 use super::{NAMED_KEY, Parsed, Value, blanks, reported};
+use crate::Found;
 
 /// How far back the parent's key is looked for.
 const MAX_BACK: usize = 512;
@@ -69,10 +70,18 @@ fn elastic_encoded(b: &[u8], ks: usize) -> Option<(usize, &'static str)> {
     (!b[at..ks].contains(&b'}')).then_some((at, "secret-assignment"))
 }
 
-/// A quoted string at `s - 1` that is an element of a list whose key names
-/// a secret (`"unseal_keys_b64": ["…", …]`): its value.
+/// The string whose first word starts at `s`, if it is an element of a list
+/// whose key names a secret (`"unseal_keys_b64": ["…"]`) and looks like one.
 #[inline(never)]
-pub(super) fn element(b: &[u8], s: usize) -> Option<(usize, Parsed)> {
+pub(crate) fn at_element(b: &[u8], s: usize, found: &mut Vec<Found>) {
+    if let Some(parsed) = element(b, s) {
+        parsed.push_to(found);
+    }
+}
+
+/// A quoted string at `s - 1` that is an element of a list whose key names
+/// a secret: its value.
+fn element(b: &[u8], s: usize) -> Option<Parsed> {
     let q = s.checked_sub(1)?;
     let mut before = q;
     while before > 0 && matches!(b[before - 1], b' ' | b'\t' | b'\n' | b'\r') {
@@ -86,18 +95,15 @@ pub(super) fn element(b: &[u8], s: usize) -> Option<(usize, Parsed)> {
     if !in_list(b, q) {
         return None;
     }
-    let (parent, kind) = secret_parent(b, q)?;
-    Some((parent, quoted_value(b, q, kind)))
+    let (_, kind) = secret_parent(b, q)?;
+    Some(quoted_value(b, q, kind))
 }
 
 /// Where the line of `cut` starts, if a generic key's value or a list's
 /// element on it may run past `cut` under a parent that names a secret.
 #[inline(never)]
-pub(super) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
-    let line = b[..cut]
-        .iter()
-        .rposition(|&c| c == b'\n')
-        .map_or(0, |p| p + 1);
+pub(crate) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
+    let line = crate::line_start(b, cut);
     if cut - line > MAX_BACK {
         return None;
     }
@@ -133,14 +139,7 @@ fn secret_parent(b: &[u8], at: usize) -> Option<(usize, &'static str)> {
     for suffix in [&b"_b64"[..], b"_hex", b"_base64", b"s"] {
         key = key.strip_suffix(suffix).unwrap_or(key);
     }
-    let candidates = names_ending_like(key);
-    if candidates == 0 {
-        return None;
-    }
-    match name_of(key, candidates)? {
-        Name::Secret(kind) => Some((ks, kind)),
-        _ => None,
-    }
+    Some((ks, secret_kind(key)?))
 }
 
 /// The key of the object or list that holds `at`.

@@ -14,7 +14,7 @@
 //! [`super::value`] turns away as it does after any name.
 
 use super::NAMED_KEY;
-use super::names::{Name, name_of, names_ending_like, session_cookie};
+use super::names::{secret_kind, session_cookie};
 use super::values::{quote_at, quoted};
 use super::{MAX_KEY, Op, Parsed, blanks, value};
 
@@ -265,8 +265,5 @@ fn secret_name(name: &[u8]) -> Option<&'static str> {
     if session_cookie(last) {
         return Some(NAMED_KEY);
     }
-    match name_of(last, names_ending_like(last))? {
-        Name::Secret(kind) => Some(kind),
-        _ => None,
-    }
+    secret_kind(last)
 }

@@ -170,6 +170,14 @@ pub(super) fn identifier(v: &[u8]) -> bool {
     v.iter().all(|&c| c.is_ascii_alphabetic() || c == b'_') && !cased_randomly(v)
 }
 
+/// `X-API-Key`, `db-password`, `dbPassword`: a name with dashes, not a
+/// value.
+pub(super) fn dashed_identifier(v: &[u8]) -> bool {
+    v.iter()
+        .all(|&c| c.is_ascii_alphabetic() || matches!(c, b'_' | b'-'))
+        && !cased_randomly(v)
+}
+
 /// Whether letters change case too often for a name in code.
 fn cased_randomly(v: &[u8]) -> bool {
     let (mut upper_upper, mut lower_upper) = (0, 0);

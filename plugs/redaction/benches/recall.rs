@@ -35,6 +35,8 @@ mod corpus;
 mod negatives;
 #[path = "recall/peers.rs"]
 mod peers;
+#[path = "recall/printed.rs"]
+mod printed;
 #[path = "recall/rng.rs"]
 mod rng;
 #[path = "recall/tools.rs"]
@@ -337,12 +339,19 @@ fn pct(ok: usize, n: usize) -> String {
     }
 }
 
-/// The three corpora: vendor tokens in contexts, tool outputs, and the held-out classes.
+/// The corpora: vendor tokens in contexts, tool outputs, and issue 51's two
+/// held-out sets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Corpus {
     Vendors,
     Tools,
     Classes,
+    Printed,
+}
+
+/// A row of a set read for its totals only: never listed, never asserted.
+fn totals_only(r: &Row) -> bool {
+    r.kind == classes::KIND || r.kind == printed::KIND
 }
 
 /// The corpus a row is of.
@@ -351,6 +360,8 @@ fn of(r: &Row, corpus: Corpus) -> bool {
         Corpus::Tools
     } else if r.kind == classes::KIND {
         Corpus::Classes
+    } else if r.kind == printed::KIND {
+        Corpus::Printed
     } else {
         Corpus::Vendors
     };
@@ -405,6 +416,21 @@ fn main() {
     let (c_held, c_neg) = if a.quick { (100, 100) } else { (1_000, 1_000) };
     rows.extend(classes::positives(held_seed ^ 0x434c_4153, c_held, 600_000));
     rows.extend(classes::negatives(held_seed ^ 0x434e_4547, c_neg, 700_000));
+    // Its second round (what tools that hold secrets print), held out too.
+    rows.extend(classes::positives_of(
+        printed::TEMPLATES,
+        printed::KIND,
+        held_seed ^ 0x5052_494e,
+        c_held,
+        800_000,
+    ));
+    rows.extend(classes::negatives_of(
+        printed::TEMPLATES,
+        printed::KIND,
+        held_seed ^ 0x504e_4547,
+        c_neg,
+        900_000,
+    ));
     let transcript = corpus::transcript(a.seed ^ 0x5452_414e, size);
     eprintln!(
         "corpus: {} rows, transcript {:.1} MB, generated in {:.1} s",
@@ -455,7 +481,7 @@ fn main() {
         if let Ok(o) = &results[0].1 {
             let failed: Vec<&Row> = rows
                 .iter()
-                .filter(|r| r.set != Set::HeldOut && r.kind != classes::KIND && !o.ok[&r.id])
+                .filter(|r| r.set != Set::HeldOut && !totals_only(r) && !o.ok[&r.id])
                 .collect();
             assert!(
                 failed.is_empty(),
@@ -546,6 +572,10 @@ fn report(
         (
             Corpus::Classes,
             "Issue 51's classes, held out (positives all held out; its negatives are not listed)",
+        ),
+        (
+            Corpus::Printed,
+            "Issue 51's second round, what tools that hold secrets print, held out (likewise)",
         ),
     ] {
         let negs = rows
@@ -703,7 +733,7 @@ fn misses(rows: &[Row], ours: &Result<Outcome, String>) -> String {
     let r = Redactor::new(&[]);
     let mut by: BTreeMap<(&str, &str), Vec<&Row>> = BTreeMap::new();
     for row in rows {
-        if row.set != Set::HeldOut && row.kind != classes::KIND && !o.ok[&row.id] {
+        if row.set != Set::HeldOut && !totals_only(row) && !o.ok[&row.id] {
             by.entry((row.kind, row.context)).or_default().push(row);
         }
     }
@@ -743,7 +773,7 @@ fn rows_tsv(rows: &[Row], results: &[(String, Result<Outcome, String>)]) -> Stri
         let _ = write!(s, "\t{name}");
     }
     s.push('\n');
-    for r in rows.iter().filter(|r| r.kind != classes::KIND) {
+    for r in rows.iter().filter(|r| !totals_only(r)) {
         let _ = write!(
             s,
             "{}\t{:?}\t{}\t{}\t{}",

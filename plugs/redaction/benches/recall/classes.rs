@@ -23,24 +23,24 @@ use super::rng::*;
 /// The `kind` of every row of this corpus.
 pub const KIND: &str = "classes";
 
-struct Doc {
+pub(super) struct Doc {
     text: String,
     slots: Vec<Range<usize>>,
 }
 
 impl Doc {
-    fn new() -> Doc {
+    pub(super) fn new() -> Doc {
         Doc {
             text: String::new(),
             slots: Vec::new(),
         }
     }
-    fn t(&mut self, s: &str) -> &mut Self {
+    pub(super) fn t(&mut self, s: &str) -> &mut Self {
         self.text.push_str(s);
         self
     }
     /// A secret the row may be labelled with.
-    fn s(&mut self, s: &str) -> &mut Self {
+    pub(super) fn s(&mut self, s: &str) -> &mut Self {
         let start = self.text.len();
         self.text.push_str(s);
         self.slots.push(start..self.text.len());
@@ -48,9 +48,9 @@ impl Doc {
     }
 }
 
-type Template = fn(&mut Rng, &mut Doc, bool);
+pub(super) type Template = fn(&mut Rng, &mut Doc, bool);
 
-fn b64url(r: &mut Rng, bytes: usize) -> String {
+pub(super) fn b64url(r: &mut Rng, bytes: usize) -> String {
     let raw = r.bytes(bytes);
     let mut out = String::new();
     for chunk in raw.chunks(3) {
@@ -65,7 +65,7 @@ fn b64url(r: &mut Rng, bytes: usize) -> String {
     out
 }
 
-fn b64(r: &mut Rng, bytes: usize) -> String {
+pub(super) fn b64(r: &mut Rng, bytes: usize) -> String {
     let url = b64url(r, bytes);
     let mut s: String = url
         .chars()
@@ -605,10 +605,26 @@ const TEMPLATES: &[(&str, Template)] = &[
 
 /// `n` held-out positives, the templates in turn.
 pub fn positives(seed: u64, n: usize, first_id: usize) -> Vec<Row> {
+    positives_of(TEMPLATES, KIND, seed, n, first_id)
+}
+
+/// `n` negatives: each template with its public or standing-in look-alike.
+pub fn negatives(seed: u64, n: usize, first_id: usize) -> Vec<Row> {
+    negatives_of(TEMPLATES, KIND, seed, n, first_id)
+}
+
+/// `n` held-out positives of `kind` from `templates`, in turn.
+pub fn positives_of(
+    templates: &[(&'static str, Template)],
+    kind: &'static str,
+    seed: u64,
+    n: usize,
+    first_id: usize,
+) -> Vec<Row> {
     let mut r = Rng::new(seed);
     (0..n)
         .map(|i| {
-            let (name, template) = TEMPLATES[i % TEMPLATES.len()];
+            let (name, template) = templates[i % templates.len()];
             let mut d = Doc::new();
             template(&mut r, &mut d, false);
             let label = d.slots[r.below(d.slots.len())].clone();
@@ -620,7 +636,7 @@ pub fn positives(seed: u64, n: usize, first_id: usize) -> Vec<Row> {
             Row {
                 id: first_id + i,
                 set: Set::HeldOut,
-                kind: KIND,
+                kind,
                 context: name,
                 text: d.text,
                 secret: Some(label),
@@ -630,12 +646,18 @@ pub fn positives(seed: u64, n: usize, first_id: usize) -> Vec<Row> {
         .collect()
 }
 
-/// `n` negatives: each template with its public or standing-in look-alike.
-pub fn negatives(seed: u64, n: usize, first_id: usize) -> Vec<Row> {
+/// `n` negatives of `kind`: each of `templates` with its look-alike.
+pub fn negatives_of(
+    templates: &[(&'static str, Template)],
+    kind: &'static str,
+    seed: u64,
+    n: usize,
+    first_id: usize,
+) -> Vec<Row> {
     let mut r = Rng::new(seed);
     (0..n)
         .map(|i| {
-            let (name, template) = TEMPLATES[i % TEMPLATES.len()];
+            let (name, template) = templates[i % templates.len()];
             let mut d = Doc::new();
             template(&mut r, &mut d, true);
             let cuts = if r.chance(super::corpus::STREAMED) {
@@ -646,7 +668,7 @@ pub fn negatives(seed: u64, n: usize, first_id: usize) -> Vec<Row> {
             Row {
                 id: first_id + i,
                 set: Set::Negative,
-                kind: KIND,
+                kind,
                 context: name,
                 text: d.text,
                 secret: None,

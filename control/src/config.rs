@@ -45,6 +45,12 @@ pub struct Config {
     pub webhook_backoff_ms: Millis,
     /// Attempts at a webhook delivery before it is given up on.
     pub webhook_attempts: u32,
+    /// Whether a webhook may be sent to a loopback, private or link-local address (off: an
+    /// admin's URL must not reach into the operator's network).
+    pub webhooks_to_private_addresses: bool,
+    /// How often sessions waiting for a runner are looked at for the webhooks that want to
+    /// know.
+    pub webhook_waits_every_ms: Millis,
 }
 
 impl Default for Config {
@@ -67,6 +73,8 @@ impl Default for Config {
             header_read_timeout_ms: 60_000,
             webhook_backoff_ms: 5_000,
             webhook_attempts: 10,
+            webhooks_to_private_addresses: false,
+            webhook_waits_every_ms: 2_000,
         }
     }
 }

@@ -344,8 +344,12 @@ impl Tx for RecordingTx<'_> {
     fn user_by_token_hash(&mut self, hash: &str) -> StoreResult<Option<User>> {
         self.inner.user_by_token_hash(hash)
     }
-    fn put_user(&mut self, user: &User) -> StoreResult<()> {
-        self.inner.put_user(user)
+    fn add_user(&mut self, user: &User) -> StoreResult<()> {
+        self.inner.add_user(user)
+    }
+
+    fn update_user(&mut self, user: &User) -> StoreResult<()> {
+        self.inner.update_user(user)
     }
     fn delete_user(&mut self, name: &str) -> StoreResult<()> {
         self.inner.delete_user(name)

@@ -1,7 +1,8 @@
 // An OpenID provider for the dashboard's sign-in tests: panva's certified
 // oidc-provider, with its development login and consent pages (any login name
 // is accepted; the password is not checked). Each person NAME signs in as
-// NAME@example.com, in the groups PROVIDER_GROUPS gives them.
+// NAME@example.com, in the groups PROVIDER_GROUPS gives them; a NAME that
+// starts with `unverified` gets an email the provider does not vouch for.
 //
 //   PROVIDER_PORT=0 CLIENT_ID=… CLIENT_SECRET=… REDIRECT_URI=… \
 //   PROVIDER_GROUPS='{"ann":["platform"]}' node provider.mjs
@@ -33,7 +34,7 @@ const provider = new Provider(issuer, {
     claims: async () => ({
       sub: id,
       email: `${id}@example.com`,
-      email_verified: true,
+      email_verified: !id.startsWith('unverified'),
       groups: groups[id] || [],
     }),
   }),

@@ -107,7 +107,11 @@ pub fn answer(
         ctx,
         by,
         super::audit::Change::session(AuditAction::PermissionAnswer, session_id)
-            .saying(format!("{request_id} ({}): {option_id}", pending.asks())),
+            // The agent's words, masked: the trail outlives the session's transcript.
+            .saying(
+                crate::mask::masked(&format!("{request_id} ({}): {option_id}", pending.asks()))
+                    .into_owned(),
+            ),
     )?;
     // The agent had nothing to do while a person decided: its silence counts from the answer.
     let mut session = session;

@@ -47,7 +47,7 @@ pub fn add(ctx: &mut Ctx, by: &Actor, name: &str, role: Role) -> Result<(String,
         created_at: ctx.now,
         created_by: by.who.clone(),
     };
-    ctx.tx.put_user(&user)?;
+    ctx.tx.add_user(&user)?;
     record(
         ctx,
         by,
@@ -62,7 +62,7 @@ pub fn set_role(ctx: &mut Ctx, by: &Actor, name: &str, role: Role) -> Result<Use
     if user.role != role {
         let was = user.role;
         user.role = role;
-        ctx.tx.put_user(&user)?;
+        ctx.tx.update_user(&user)?;
         ctx.tx.end_logins_of(name)?;
         record(
             ctx,
@@ -78,7 +78,7 @@ pub fn new_user_token(ctx: &mut Ctx, by: &Actor, name: &str) -> Result<(String, 
     let mut user = get(ctx, name)?;
     let token = new_token("blu_");
     user.token_hash = hash_token(&token);
-    ctx.tx.put_user(&user)?;
+    ctx.tx.update_user(&user)?;
     ctx.tx.end_logins_of(name)?;
     record(ctx, by, Change::of(AuditAction::UserToken, name))?;
     Ok((token, user))

@@ -107,18 +107,28 @@ fn check_url(url: &str) -> Result<()> {
     Ok(())
 }
 
+/// What a webhook's secret may name: an admin gives it over the API, and `serve` reads it, so
+/// a variable only of those set for webhooks (not `BLAISE_TOKEN`, not the database's URL: a
+/// receiver given an HMAC keyed by one could guess at it offline).
+const ENV_PREFIX: &str = "BLAISE_WEBHOOK_";
+
 fn check_secret(secret: &str) -> Result<()> {
-    if crate::secret_ref::is_valid(secret) {
-        return Ok(());
-    }
-    Err(Error::invalid(
-        "invalid_field",
-        "secret",
+    let why = if !crate::secret_ref::is_valid(secret) {
         format!(
             "`secret` says where the signing secret is read: {}",
             crate::secret_ref::SHAPE
-        ),
-    ))
+        )
+    } else if secret
+        .strip_prefix("env:")
+        .is_some_and(|name| !name.starts_with(ENV_PREFIX))
+    {
+        format!(
+            "a webhook's secret is read from a variable whose name starts with {ENV_PREFIX} (or from a file)"
+        )
+    } else {
+        return Ok(());
+    };
+    Err(Error::invalid("invalid_field", "secret", why))
 }
 
 /// Removes a webhook; deliveries not made yet go with it.

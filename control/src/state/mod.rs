@@ -15,6 +15,7 @@ use crate::wakeups::{Changes, Notifying, ROOM, RecordingTx, Topic, announcement}
 
 mod close;
 pub mod pump;
+mod receivers;
 pub mod webhooks;
 
 /// How a long poll checks: in a transaction that may write (noting what it touches), in one

@@ -27,10 +27,10 @@ const BATCH: usize = 50;
 const AT_ONCE: usize = 8;
 /// How long a receiver may take to answer.
 const TIMEOUT: Duration = Duration::from_secs(10);
-/// How long a claimed delivery waits before another pass may send it again.
-const LEASE_MS: Millis = 60_000;
-/// How often sessions waiting for a runner are looked at for webhooks that want to know.
-const WAITS_EVERY_MS: Millis = 2_000;
+/// How long a claimed delivery waits before another pass may send it again: longer than a
+/// whole batch takes when every receiver keeps it to the timeout, so that no delivery of a
+/// slow batch is sent twice.
+const LEASE_MS: Millis = (BATCH.div_ceil(AT_ONCE) as Millis + 1) * TIMEOUT.as_millis() as Millis;
 /// How long the log keeps a delivery that is over (made, or given up on).
 const KEEP_MS: Millis = 30 * 86_400_000;
 /// How often deliveries past that are forgotten.
@@ -40,13 +40,16 @@ const MAX_ANSWER_KEPT: usize = 300;
 
 /// Runs until dropped.
 pub async fn run(state: AppState) {
-    // No redirects: a receiver is the URL the admin gave, not one it points to.
-    let http = match crate::client::trusting(
+    // No redirects: a receiver is the URL the admin gave, not one it points to; and a URL
+    // that leads into the operator's network is refused (`receivers`).
+    let private = state.cfg.webhooks_to_private_addresses;
+    let http = match crate::client::trusting(super::receivers::resolving(
         reqwest::Client::builder()
             .timeout(TIMEOUT)
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("blaise-webhooks/", env!("CARGO_PKG_VERSION"))),
-    )
+        private,
+    ))
     .and_then(|b| {
         b.build()
             .map_err(|e| crate::client::ClientError::Setup(e.to_string()))
@@ -63,7 +66,7 @@ pub async fn run(state: AppState) {
         let woken = state.changes().webhooks_changed();
         if state.clock_held.load(Ordering::Relaxed) {
             // Waits are told in minutes: looked at every few seconds, not at every change.
-            let look_at_waits = now() - last_waits >= WAITS_EVERY_MS;
+            let look_at_waits = now() - last_waits >= state.cfg.webhook_waits_every_ms;
             if look_at_waits {
                 last_waits = now();
             }
@@ -123,9 +126,10 @@ async fn pass(
         .write(|ctx| webhooks::claim_due(ctx, BATCH, LEASE_MS))
         .await?;
     let claimed = due.len();
+    let private = state.cfg.webhooks_to_private_addresses;
     let mut sending = futures_util::stream::iter(due)
-        .map(|(delivery, webhook)| async move {
-            let attempt = send(http, &webhook, &delivery).await;
+        .map(move |(delivery, webhook)| async move {
+            let attempt = send(http, &webhook, &delivery, private).await;
             (delivery, attempt)
         })
         .buffer_unordered(AT_ONCE);
@@ -150,12 +154,21 @@ pub fn body(webhook: &Webhook, delivery: &Delivery) -> String {
     payload["id"] = format!("whd_{}", delivery.id).into();
     match webhook.format {
         WebhookFormat::Blaise => payload.to_string(),
+        // Slack reads `<…>` in `text` as links and mentions (`<!channel>`); the text quotes an
+        // agent's words, so its control characters are escaped as Slack documents.
         WebhookFormat::Slack => serde_json::json!({
-            "text": payload["text"],
+            "text": payload["text"].as_str().map(slack_escaped),
             "blaise": payload,
         })
         .to_string(),
     }
+}
+
+/// `text` with Slack's three control characters escaped.
+fn slack_escaped(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 /// `v1=` and the hex HMAC-SHA256, keyed by `secret`, of `TIMESTAMP.BODY`.
@@ -167,11 +180,19 @@ pub fn signature(secret: &[u8], timestamp: i64, body: &str) -> String {
     format!("v1={}", hex::encode(mac.finalize().into_bytes()))
 }
 
-async fn send(http: &reqwest::Client, webhook: &Webhook, delivery: &Delivery) -> Attempt {
+async fn send(
+    http: &reqwest::Client,
+    webhook: &Webhook,
+    delivery: &Delivery,
+    private: bool,
+) -> Attempt {
     let failed = |error: String| Attempt {
         status: None,
         error: Some(error),
     };
+    if let Err(why) = super::receivers::check_literal(&webhook.url, private) {
+        return failed(why);
+    }
     let key = match crate::secret_ref::read(&webhook.secret) {
         Ok(key) => key.into_bytes(),
         Err(e) => return failed(e),
@@ -194,10 +215,20 @@ async fn send(http: &reqwest::Client, webhook: &Webhook, delivery: &Delivery) ->
             status: Some(resp.status().as_u16()),
             error: None,
         },
-        Ok(resp) => {
+        Ok(mut resp) => {
             let status = resp.status();
-            let text = resp.text().await.unwrap_or_default();
-            let text: String = text.chars().take(MAX_ANSWER_KEPT).collect();
+            // Only the start of the answer is read: a receiver may send without end.
+            let mut start = Vec::new();
+            while start.len() < MAX_ANSWER_KEPT * 4 {
+                match resp.chunk().await {
+                    Ok(Some(bytes)) => start.extend_from_slice(&bytes),
+                    _ => break,
+                }
+            }
+            let text: String = String::from_utf8_lossy(&start)
+                .chars()
+                .take(MAX_ANSWER_KEPT)
+                .collect();
             Attempt {
                 status: Some(status.as_u16()),
                 error: Some(format!(
@@ -214,6 +245,20 @@ mod tests {
     use super::*;
 
     /// The signature a receiver checks: the published scheme, over a known body.
+    #[test]
+    fn slack_text_cannot_mention_or_link() {
+        assert_eq!(
+            slack_escaped("<!channel> see <https://evil|docs> & more"),
+            "&lt;!channel&gt; see &lt;https://evil|docs&gt; &amp; more"
+        );
+    }
+
+    #[test]
+    fn a_claim_outlasts_a_batch_of_slow_receivers() {
+        let slowest = BATCH.div_ceil(AT_ONCE) as Millis * TIMEOUT.as_millis() as Millis;
+        assert!(LEASE_MS > slowest);
+    }
+
     #[test]
     fn the_signature_is_hmac_sha256_of_the_timestamp_and_the_body() {
         // echo -n '1700000000.{"a":1}' | openssl dgst -sha256 -hmac whsec

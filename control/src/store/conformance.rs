@@ -410,6 +410,63 @@ pub fn check(store: &dyn Store) {
     check_census(store);
     check_sources(store);
     check_webhooks(store);
+    check_people(store);
+}
+
+/// People: found by their token's hash; a change to someone removed meanwhile fails rather than
+/// bringing them back; a name is added once. A sign-in is taken once, and one that expired is
+/// dropped when another begins.
+fn check_people(store: &dyn Store) {
+    let ann = User {
+        name: "ann".into(),
+        role: Role::Viewer,
+        token_hash: "h1".into(),
+        created_at: 0,
+        created_by: "admin".into(),
+    };
+    let mut tx = store.begin().unwrap();
+    tx.add_user(&ann).unwrap();
+    assert_eq!(tx.user_by_token_hash("h1").unwrap().unwrap().name, "ann");
+    let ann2 = User {
+        role: Role::Operator,
+        token_hash: "h2".into(),
+        ..ann.clone()
+    };
+    tx.update_user(&ann2).unwrap();
+    assert!(
+        tx.user_by_token_hash("h1").unwrap().is_none(),
+        "the old token is gone"
+    );
+    assert_eq!(tx.user("ann").unwrap().unwrap().role, Role::Operator);
+    tx.commit().unwrap();
+    {
+        let mut tx = store.begin().unwrap();
+        assert!(tx.add_user(&ann).is_err(), "a name is added once");
+    }
+    let mut tx = store.begin().unwrap();
+    tx.delete_user("ann").unwrap();
+    assert!(
+        matches!(tx.update_user(&ann2), Err(super::StoreError::NotFound(_))),
+        "a removed person is not brought back"
+    );
+    assert!(tx.user("ann").unwrap().is_none());
+
+    let sign_in = |state: &str, expires_at: Millis| SignIn {
+        state_hash: state.into(),
+        verifier: "v".into(),
+        nonce: "n".into(),
+        next: None,
+        expires_at,
+    };
+    tx.put_sign_in(&sign_in("old", 10), 0).unwrap();
+    tx.put_sign_in(&sign_in("new", 100), 50).unwrap();
+    assert!(
+        tx.take_sign_in("old").unwrap().is_none(),
+        "expired, dropped"
+    );
+    assert_eq!(tx.take_sign_in("new").unwrap().unwrap().state_hash, "new");
+    assert!(tx.take_sign_in("new").unwrap().is_none(), "taken once");
+    tx.commit().unwrap();
 }
 
 /// A webhook's deliveries: made once per key, claimed when due, and those over forgotten after a
@@ -460,10 +517,18 @@ fn check_webhooks(store: &dyn Store) {
     );
     old.state = DeliveryState::Delivered;
     tx.put_delivery(&old).unwrap();
+    let mut failed = delivery("failed", 10);
+    assert!(tx.add_delivery(&mut failed).unwrap());
+    failed.state = DeliveryState::Failed;
+    tx.put_delivery(&failed).unwrap();
+    assert!(
+        tx.due_deliveries(15, 10).unwrap().is_empty(),
+        "what was delivered or given up on is not due"
+    );
     assert_eq!(
         tx.forget_webhook_deliveries(100).unwrap(),
-        1,
-        "the one over"
+        2,
+        "the two over"
     );
     let left = tx.deliveries("ops", None, 10).unwrap();
     assert_eq!(

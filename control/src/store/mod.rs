@@ -277,8 +277,12 @@ pub trait Tx {
 
     fn user(&mut self, name: &str) -> StoreResult<Option<User>>;
     fn user_by_token_hash(&mut self, hash: &str) -> StoreResult<Option<User>>;
-    /// Adds or changes a person; another person's token hash is a conflict.
-    fn put_user(&mut self, user: &User) -> StoreResult<()>;
+    /// Adds a person. One of the same name added meanwhile (by another instance) is a
+    /// [`StoreError::Conflict`]: the transaction runs again and finds them.
+    fn add_user(&mut self, user: &User) -> StoreResult<()>;
+    /// Changes a person; [`StoreError::NotFound`] if they are gone (removed meanwhile: a change
+    /// never brings them back).
+    fn update_user(&mut self, user: &User) -> StoreResult<()>;
     fn delete_user(&mut self, name: &str) -> StoreResult<()>;
     /// Everyone, by name.
     fn users(&mut self) -> StoreResult<Vec<User>>;

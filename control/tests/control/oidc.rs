@@ -152,7 +152,10 @@ async fn people_sign_in_through_a_real_openid_provider_as_the_configuration_says
             client_secret: format!("file:{}", secret_file.display()),
             redirect_url: format!("{url}/login/oidc/callback"),
             label: Some("Test SSO".into()),
-            people: BTreeMap::from([("ann@example.com".to_string(), Role::Admin)]),
+            people: BTreeMap::from([
+                ("ann@example.com".to_string(), Role::Admin),
+                ("unverified-ann@example.com".to_string(), Role::Admin),
+            ]),
             groups_claim: "groups".into(),
             groups: BTreeMap::from([("eng".to_string(), Role::Operator)]),
             scopes: vec!["groups".into()],
@@ -215,6 +218,17 @@ async fn people_sign_in_through_a_real_openid_provider_as_the_configuration_says
         "{problem}"
     );
     b.screenshot("oidc-not-allowed").await;
+
+    // An email the provider does not say it verified lets nobody in, even one the file names.
+    sign_in(&mut b, &s.url, &provider.issuer, "unverified-ann").await;
+    let problem = b.eval("document.querySelector('.error').textContent").await;
+    assert!(
+        problem
+            .as_str()
+            .unwrap()
+            .contains("has not said it verified unverified-ann@example.com"),
+        "{problem}"
+    );
 
     // The trail says who signed in, as what, through the dashboard.
     let trail = s.ok(Method::GET, "/v1/audit?action=login", None).await;

@@ -42,6 +42,9 @@ pub fn fast_config() -> Config {
         header_read_timeout_ms: 60_000,
         webhook_backoff_ms: 100,
         webhook_attempts: 10,
+        // The tests' receivers listen on 127.0.0.1.
+        webhooks_to_private_addresses: true,
+        webhook_waits_every_ms: 50,
     }
 }
 

@@ -288,7 +288,8 @@ async fn a_permission_request_reaches_a_webhook_signed_within_a_second_and_is_re
     assert_eq!(status, StatusCode::OK);
     let before = receiver.got.lock().unwrap().len();
     ask(&r, &run, removal("perm-4")).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Longer than two of the sender's looks (every 500 ms).
+    tokio::time::sleep(Duration::from_millis(1_200)).await;
     assert_eq!(
         receiver.got.lock().unwrap().len(),
         before,
@@ -360,6 +361,10 @@ async fn a_session_waiting_for_a_runner_then_failing_is_told_once_each_in_slacks
         .wait_for("session_failed", 1, Duration::from_secs(10))
         .await;
     assert_eq!(failed[0].json()["blaise"]["session"]["id"], id.as_str());
+    assert!(
+        failed[0].at.duration_since(waiting[0].at) >= Duration::from_millis(500),
+        "the wait was looked at again and again after it was told (every 50 ms here)"
+    );
     assert_eq!(
         receiver.of("waiting_for_runner").len(),
         1,
@@ -375,23 +380,27 @@ async fn a_session_waiting_for_a_runner_then_failing_is_told_once_each_in_slacks
     for (field, bad) in [
         (
             "url",
-            json!({ "name": "x", "url": "ftp://example.com/", "events": ["session_failed"], "secret": "env:X" }),
+            json!({ "name": "x", "url": "ftp://example.com/", "events": ["session_failed"], "secret": "env:BLAISE_WEBHOOK_X" }),
         ),
         (
             "url",
-            json!({ "name": "x", "url": "https://user:pw@example.com/", "events": ["session_failed"], "secret": "env:X" }),
+            json!({ "name": "x", "url": "https://user:pw@example.com/", "events": ["session_failed"], "secret": "env:BLAISE_WEBHOOK_X" }),
         ),
         (
             "secret",
             json!({ "name": "x", "url": "https://example.com/", "events": ["session_failed"], "secret": "hunter2" }),
         ),
         (
+            "secret",
+            json!({ "name": "x", "url": "https://example.com/", "events": ["session_failed"], "secret": "env:BLAISE_TOKEN" }),
+        ),
+        (
             "events",
-            json!({ "name": "x", "url": "https://example.com/", "events": [], "secret": "env:X" }),
+            json!({ "name": "x", "url": "https://example.com/", "events": [], "secret": "env:BLAISE_WEBHOOK_X" }),
         ),
         (
             "name",
-            json!({ "name": "../x", "url": "https://example.com/", "events": ["session_failed"], "secret": "env:X" }),
+            json!({ "name": "../x", "url": "https://example.com/", "events": ["session_failed"], "secret": "env:BLAISE_WEBHOOK_X" }),
         ),
     ] {
         let (status, v) = s.admin(Method::POST, "/v1/webhooks", Some(bad)).await;
@@ -467,4 +476,64 @@ async fn an_admin_adds_tests_and_reads_a_webhook_from_the_cli() {
     ok(&s, &["webhook", "remove", "ops"]);
     let (success, _, err) = blaise(&s, &["webhook", "test", "ops"]);
     assert!(!success && err.contains("ops"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_webhook_into_the_operators_network_is_refused_unless_the_operator_allows_it() {
+    // The servers of the other tests allow private addresses (their receivers are on
+    // 127.0.0.1); `blaise serve` does not, unless told.
+    let s = Server::with_config(blaise_control::config::Config {
+        webhooks_to_private_addresses: false,
+        ..fast_config()
+    })
+    .await;
+    let receiver = Receiver::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let secret_file = dir.path().join("secret");
+    std::fs::write(&secret_file, SECRET).unwrap();
+    for (name, url) in [
+        ("loopback", receiver.url.clone()),
+        ("by-name", receiver.url.replace("127.0.0.1", "localhost")),
+        (
+            "metadata",
+            "http://169.254.169.254/latest/meta-data/".to_string(),
+        ),
+    ] {
+        s.ok(
+            Method::POST,
+            "/v1/webhooks",
+            Some(json!({
+                "name": name,
+                "url": url,
+                "events": ["session_failed"],
+                "secret": format!("file:{}", secret_file.display()),
+            })),
+        )
+        .await;
+        s.ok(
+            Method::POST,
+            &format!("/v1/webhooks/{name}/test"),
+            Some(json!({})),
+        )
+        .await;
+        let until = Instant::now() + Duration::from_secs(10);
+        let entry = loop {
+            let entries = log(&s, name).await;
+            if let Some(e) = entries.first().filter(|e| !e["last_error"].is_null()) {
+                break e.clone();
+            }
+            assert!(Instant::now() < until, "{name}: an attempt: {entries:?}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        };
+        let why = entry["last_error"].as_str().unwrap();
+        assert!(
+            why.contains("private or local address")
+                && why.contains("--webhooks-to-private-addresses"),
+            "{name}: {why}"
+        );
+    }
+    assert!(
+        receiver.got.lock().unwrap().is_empty(),
+        "nothing reached the receiver"
+    );
 }

@@ -56,15 +56,8 @@ pub fn page(q: AuditQuery) -> Result<AuditPage> {
             "`session` must be a session's id (ses_…)",
         ));
     }
-    if q.actor
-        .as_ref()
-        .is_some_and(|a| a.is_empty() || a.len() > 254 || a.chars().any(char::is_control))
-    {
-        return Err(Error::invalid(
-            "invalid_field",
-            "actor",
-            "`actor` must be a person's name or email (1 to 254 characters, one line)",
-        ));
+    if let Some(actor) = &q.actor {
+        crate::names::check_person("actor", actor)?;
     }
     let limit = match q.limit {
         None => PAGE,

@@ -155,7 +155,7 @@ fn webhooks(ctx: &mut Ctx) -> Result<String> {
     let hooks = ctx.tx.webhooks()?;
     let mut out = String::from("<h2>Webhooks</h2>");
     if hooks.is_empty() {
-        out.push_str("<p>None: <code>blaise webhook add NAME URL --events permission_requested --secret env:VAR</code> tells a receiver (Slack too) when something needs a person.</p>");
+        out.push_str("<p>None: <code>blaise webhook add NAME URL --events permission_requested --secret env:BLAISE_WEBHOOK_SECRET</code> tells a receiver (Slack too) when something needs a person.</p>");
         return Ok(out);
     }
     out.push_str("<div class=\"table-wrap\"><table id=\"webhooks\"><tr><th scope=\"col\">Name</th><th scope=\"col\">Events</th><th scope=\"col\">Receiver</th><th scope=\"col\">Latest delivery</th></tr>");

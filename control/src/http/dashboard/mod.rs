@@ -72,12 +72,28 @@ const MAX_FORM_BYTES: usize = 2 * 1024 * 1024;
 
 /// A form posted with the dashboard's cookie must carry its login's CSRF token (the pages put it
 /// in every form): a page of another site, or an old page of an ended login, cannot change
-/// anything. Logging in and out need none; a request with the admin token in its
-/// `Authorization` header is no browser's and needs none either.
+/// anything. Logging in and out carry none (there is no login yet, or it is ending), but must
+/// come from this server's own pages: another site must not log a browser in as someone else
+/// (what that browser then does would be recorded as theirs). A request with the admin token
+/// in its `Authorization` header is no browser's and needs none either.
 async fn check_csrf(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let exempt = request.method() != axum::http::Method::POST
-        || matches!(request.uri().path(), "/login" | "/logout")
-        || request.headers().contains_key(header::AUTHORIZATION);
+    let post = request.method() == axum::http::Method::POST;
+    if post && matches!(request.uri().path(), "/login" | "/logout") {
+        let (parts, body) = request.into_parts();
+        if !crate::http::extract::same_origin(&parts) {
+            return (
+                StatusCode::FORBIDDEN,
+                Html(html::error_page(
+                    "Not done",
+                    "This form came from another site: nobody was logged in or out.",
+                    "/login",
+                )),
+            )
+                .into_response();
+        }
+        return next.run(Request::from_parts(parts, body)).await;
+    }
+    let exempt = !post || request.headers().contains_key(header::AUTHORIZATION);
     if exempt {
         return next.run(request).await;
     }

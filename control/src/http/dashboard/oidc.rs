@@ -97,7 +97,8 @@ pub async fn callback(
         return refused(&state, StatusCode::NOT_FOUND, "No identity provider here.");
     };
     if let Some(error) = &q.error {
-        let why = q.error_description.as_deref().unwrap_or(error);
+        // Anyone can make this link: what it says is shown quoted and cut short.
+        let why = crate::names::shown(q.error_description.as_deref().unwrap_or(error));
         return refused(
             &state,
             StatusCode::UNAUTHORIZED,

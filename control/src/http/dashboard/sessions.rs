@@ -108,6 +108,10 @@ impl Filter {
             Some(FOR_YOU) => (None, Some(Waiting::ForYou)),
             Some(text) => (Some(SessionState::parse(text)?), None),
         };
+        // A runner that does not exist holds nothing: no session is read to find that out.
+        if self.runner.is_some() && runner_id.is_none() {
+            return None;
+        }
         Some(Search {
             page: SessionPage {
                 state,
@@ -117,11 +121,7 @@ impl Filter {
                 limit: PAGE as u32,
             },
             waiting,
-            // A runner that does not exist holds nothing.
-            runner_id: match (&self.runner, runner_id) {
-                (Some(_), None) => Some(String::new()),
-                (_, id) => id,
-            },
+            runner_id,
             words: self.search.clone(),
         })
     }

@@ -632,13 +632,24 @@ impl Tx for PostgresTx<'_> {
         self.one("SELECT data FROM users WHERE token_hash = $1", &[&hash])
     }
 
-    fn put_user(&mut self, u: &User) -> StoreResult<()> {
+    fn add_user(&mut self, u: &User) -> StoreResult<()> {
         self.exec(
-            "INSERT INTO users (name, token_hash, data) VALUES ($1, $2, $3)
-             ON CONFLICT (name) DO UPDATE SET token_hash = EXCLUDED.token_hash,
-               data = EXCLUDED.data",
+            "INSERT INTO users (name, token_hash, data) VALUES ($1, $2, $3)",
             &[&u.name, &u.token_hash, &to_json(u)?],
         )?;
+        Ok(())
+    }
+
+    fn update_user(&mut self, u: &User) -> StoreResult<()> {
+        // READ COMMITTED: an UPDATE that meets a row another transaction deleted changes
+        // nothing, so a person removed meanwhile is not brought back with a new token.
+        let changed = self.exec(
+            "UPDATE users SET token_hash = $2, data = $3 WHERE name = $1",
+            &[&u.name, &u.token_hash, &to_json(u)?],
+        )?;
+        if changed == 0 {
+            return Err(StoreError::NotFound(format!("user {}", u.name)));
+        }
         Ok(())
     }
 

@@ -460,13 +460,22 @@ impl Tx for SqliteTx<'_> {
         )
     }
 
-    fn put_user(&mut self, u: &User) -> StoreResult<()> {
+    fn add_user(&mut self, u: &User) -> StoreResult<()> {
         self.exec(
-            "INSERT INTO users (name, token_hash, data) VALUES (?1, ?2, ?3)
-             ON CONFLICT (name) DO UPDATE SET token_hash = excluded.token_hash,
-               data = excluded.data",
+            "INSERT INTO users (name, token_hash, data) VALUES (?1, ?2, ?3)",
             params![u.name, u.token_hash, to_json(u)?],
         )
+    }
+
+    fn update_user(&mut self, u: &User) -> StoreResult<()> {
+        let changed = self
+            .conn
+            .prepare_cached("UPDATE users SET token_hash = ?2, data = ?3 WHERE name = ?1")?
+            .execute(params![u.name, u.token_hash, to_json(u)?])?;
+        if changed == 0 {
+            return Err(StoreError::NotFound(format!("user {}", u.name)));
+        }
+        Ok(())
     }
 
     fn delete_user(&mut self, name: &str) -> StoreResult<()> {

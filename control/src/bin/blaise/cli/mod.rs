@@ -195,6 +195,10 @@ pub struct ServeArgs {
     /// Connect), and let in the emails and groups it gives roles (docs/operators-guide.md).
     #[arg(long, env = "BLAISE_OIDC", value_name = "FILE")]
     pub oidc: Option<std::path::PathBuf>,
+    /// Let webhooks be sent to loopback, private and link-local addresses (a receiver inside
+    /// your network). Off, a webhook whose host leads there is refused when it is sent.
+    #[arg(long, env = "BLAISE_WEBHOOKS_TO_PRIVATE_ADDRESSES")]
+    pub webhooks_to_private_addresses: bool,
 }
 
 impl ServeArgs {
@@ -210,6 +214,7 @@ impl ServeArgs {
             teardown_attempts: self.teardown_attempts,
             retain_ended_ms: self.retain_ended,
             runner_wait_ms: self.runner_wait,
+            webhooks_to_private_addresses: self.webhooks_to_private_addresses,
             ..blaise_control::config::Config::default()
         }
     }

@@ -52,7 +52,7 @@ pub async fn run(client: &Client, command: WebhookCommand, out: Out<'_>) -> Resu
             if hooks.is_empty() {
                 writeln!(
                     out,
-                    "no webhook: `blaise webhook add NAME --url URL --events permission_requested --secret env:VAR`"
+                    "no webhook: `blaise webhook add NAME URL --events permission_requested --secret env:BLAISE_WEBHOOK_SECRET`"
                 )?;
             }
             let now = now_ms();

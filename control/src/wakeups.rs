@@ -344,6 +344,9 @@ impl Tx for RecordingTx<'_> {
     fn user_by_token_hash(&mut self, hash: &str) -> StoreResult<Option<User>> {
         self.inner.user_by_token_hash(hash)
     }
+    fn token_owner(&mut self, hash: &str) -> StoreResult<Option<TokenOwner>> {
+        self.inner.token_owner(hash)
+    }
     fn add_user(&mut self, user: &User) -> StoreResult<()> {
         self.inner.add_user(user)
     }

@@ -154,7 +154,7 @@ fn token_channel(parts: &Parts) -> Channel {
 pub async fn authorize(parts: &Parts, state: &AppState) -> Result<(Actor, Option<Login>)> {
     if let Some(token) = header_token(parts) {
         let who = state
-            .read(move |ctx| crate::lifecycle::users::of_token(ctx, &token))
+            .read_one(move |ctx| crate::lifecycle::users::of_token(ctx, &token))
             .await?;
         return match who {
             Some((who, role)) => Ok((Actor::new(who, role, token_channel(parts)), None)),

@@ -100,9 +100,9 @@ pub fn remove(ctx: &mut Ctx, by: &Actor, name: &str) -> Result<User> {
 
 /// Who a token is: the built-in admin (the admin token) or a person (their own). `None`: nobody.
 pub fn of_token(ctx: &mut Ctx, token: &str) -> Result<Option<(String, Role)>> {
-    let hash = hash_token(token);
-    if ctx.tx.admin_token_hash()?.is_some_and(|h| h == hash) {
-        return Ok(Some((BUILT_IN_ADMIN.to_owned(), Role::Admin)));
-    }
-    Ok(ctx.tx.user_by_token_hash(&hash)?.map(|u| (u.name, u.role)))
+    Ok(match ctx.tx.token_owner(&hash_token(token))? {
+        None => None,
+        Some(TokenOwner::BuiltInAdmin) => Some((BUILT_IN_ADMIN.to_owned(), Role::Admin)),
+        Some(TokenOwner::Person(u)) => Some((u.name, u.role)),
+    })
 }

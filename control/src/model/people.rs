@@ -100,6 +100,13 @@ pub struct User {
     pub created_by: String,
 }
 
+/// Whose a token is: the built-in admin's (the admin token) or a person's.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TokenOwner {
+    BuiltInAdmin,
+    Person(User),
+}
+
 /// One state change, as the audit trail keeps it: who, with what role, through what, did what
 /// to what, and when. Written in the transaction that made the change.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]

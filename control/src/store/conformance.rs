@@ -427,6 +427,16 @@ fn check_people(store: &dyn Store) {
     let mut tx = store.begin().unwrap();
     tx.add_user(&ann).unwrap();
     assert_eq!(tx.user_by_token_hash("h1").unwrap().unwrap().name, "ann");
+    assert_eq!(
+        tx.token_owner("h1").unwrap(),
+        Some(TokenOwner::Person(ann.clone()))
+    );
+    tx.set_admin_token_hash("hadmin").unwrap();
+    assert_eq!(
+        tx.token_owner("hadmin").unwrap(),
+        Some(TokenOwner::BuiltInAdmin)
+    );
+    assert_eq!(tx.token_owner("nobody").unwrap(), None);
     let ann2 = User {
         role: Role::Operator,
         token_hash: "h2".into(),

@@ -277,6 +277,8 @@ pub trait Tx {
 
     fn user(&mut self, name: &str) -> StoreResult<Option<User>>;
     fn user_by_token_hash(&mut self, hash: &str) -> StoreResult<Option<User>>;
+    /// Whose the token of this hash is, in one statement: it is asked on every API request.
+    fn token_owner(&mut self, hash: &str) -> StoreResult<Option<TokenOwner>>;
     /// Adds a person. One of the same name added meanwhile (by another instance) is a
     /// [`StoreError::Conflict`]: the transaction runs again and finds them.
     fn add_user(&mut self, user: &User) -> StoreResult<()>;

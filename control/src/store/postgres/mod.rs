@@ -632,6 +632,19 @@ impl Tx for PostgresTx<'_> {
         self.one("SELECT data FROM users WHERE token_hash = $1", &[&hash])
     }
 
+    fn token_owner(&mut self, hash: &str) -> StoreResult<Option<TokenOwner>> {
+        let rows = self.rows(
+            "SELECT NULL::text FROM meta WHERE key = 'admin_token_hash' AND value = $1
+             UNION ALL SELECT data FROM users WHERE token_hash = $1 LIMIT 1",
+            &[&hash],
+        )?;
+        Ok(match rows.first().map(|r| r.get::<_, Option<&str>>(0)) {
+            None => None,
+            Some(None) => Some(TokenOwner::BuiltInAdmin),
+            Some(Some(data)) => Some(TokenOwner::Person(serde_json::from_str(data)?)),
+        })
+    }
+
     fn add_user(&mut self, u: &User) -> StoreResult<()> {
         self.exec(
             "INSERT INTO users (name, token_hash, data) VALUES ($1, $2, $3)",

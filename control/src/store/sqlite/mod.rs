@@ -460,6 +460,22 @@ impl Tx for SqliteTx<'_> {
         )
     }
 
+    fn token_owner(&mut self, hash: &str) -> StoreResult<Option<TokenOwner>> {
+        let found: Option<Option<String>> = self
+            .conn
+            .prepare_cached(
+                "SELECT NULL FROM meta WHERE key = 'admin_token_hash' AND value = ?1
+                 UNION ALL SELECT data FROM users WHERE token_hash = ?1 LIMIT 1",
+            )?
+            .query_row(params![hash], |r| r.get(0))
+            .optional()?;
+        Ok(match found {
+            None => None,
+            Some(None) => Some(TokenOwner::BuiltInAdmin),
+            Some(Some(data)) => Some(TokenOwner::Person(serde_json::from_str(&data)?)),
+        })
+    }
+
     fn add_user(&mut self, u: &User) -> StoreResult<()> {
         self.exec(
             "INSERT INTO users (name, token_hash, data) VALUES (?1, ?2, ?3)",

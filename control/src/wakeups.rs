@@ -344,6 +344,9 @@ impl Tx for RecordingTx<'_> {
     fn user_by_token_hash(&mut self, hash: &str) -> StoreResult<Option<User>> {
         self.inner.user_by_token_hash(hash)
     }
+    fn has_delivery(&mut self, webhook: &str, key: &str) -> StoreResult<bool> {
+        self.inner.has_delivery(webhook, key)
+    }
     fn token_owner(&mut self, hash: &str) -> StoreResult<Option<TokenOwner>> {
         self.inner.token_owner(hash)
     }

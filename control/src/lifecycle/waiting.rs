@@ -208,49 +208,91 @@ pub fn waiting_sessions(ctx: &mut Ctx) -> Result<Vec<(String, WaitingView)>> {
     Ok(out)
 }
 
-/// Sessions that have waited for a runner longer than a webhook's `waiting_longer_than_ms`:
-/// each waiting run is told once per webhook. Answers how many deliveries were made.
-pub fn tell_webhooks(ctx: &mut Ctx) -> Result<usize> {
+/// A wait a webhook has not been told of yet: its session, since when, why, and the webhook.
+pub struct Untold {
+    session: Session,
+    since: Millis,
+    waiting: WaitingView,
+    webhook: String,
+}
+
+/// The waits for a runner longer than a webhook's `waiting_longer_than_ms` that it has not been
+/// told of: read in a read transaction first, so that a look at the waits that finds nothing
+/// new (the usual case, every few seconds) takes no turn at the writer.
+pub fn untold_waits(ctx: &mut Ctx) -> Result<Vec<Untold>> {
     let webhooks: Vec<Webhook> = ctx
         .tx
         .webhooks()?
         .into_iter()
         .filter(|w| w.events.contains(&WebhookEvent::WaitingForRunner))
         .collect();
+    let mut untold = Vec::new();
     if webhooks.is_empty() {
-        return Ok(0);
+        return Ok(untold);
     }
-    let mut made = 0;
     for (session_id, waiting) in waiting_sessions(ctx)? {
         let since = match waiting.since {
             Some(since) => since,
             None => ctx.run(&waiting.run_id)?.created_at,
         };
-        let Some(session) = ctx.tx.read_session(&session_id)? else {
-            continue;
-        };
+        let key = wait_key(&waiting.run_id);
+        let mut session = None;
         for webhook in &webhooks {
-            if ctx.now - since < webhook.waiting_longer_than_ms {
+            if ctx.now - since < webhook.waiting_longer_than_ms
+                || ctx.tx.has_delivery(&webhook.name, &key)?
+            {
                 continue;
             }
-            made += super::webhooks::notify(
-                ctx,
-                WebhookEvent::WaitingForRunner,
-                &format!("waiting:{}", waiting.run_id),
-                format!(
-                    "Session {} ({}) has waited for a runner for {}: {}",
-                    session.id,
-                    session.agent,
-                    crate::duration::Human(ctx.now - since),
-                    waiting.reason
-                ),
-                serde_json::json!({
-                    "session": super::webhooks::session_part(&session),
-                    "waiting": { "since": since, "reason": waiting.reason, "run_id": waiting.run_id },
-                }),
-                Some(&webhook.name),
-            )?;
+            if session.is_none() {
+                session = ctx.tx.read_session(&session_id)?;
+            }
+            let Some(session) = &session else {
+                break;
+            };
+            untold.push(Untold {
+                session: session.clone(),
+                since,
+                waiting: waiting.clone(),
+                webhook: webhook.name.clone(),
+            });
         }
+    }
+    Ok(untold)
+}
+
+/// The delivery key of a run's wait: told once per webhook.
+fn wait_key(run_id: &str) -> String {
+    format!("waiting:{run_id}")
+}
+
+/// Tells each webhook of the waits it has not been told of ([`untold_waits`]). Answers how many
+/// deliveries were made.
+pub fn tell_webhooks(ctx: &mut Ctx) -> Result<usize> {
+    let mut made = 0;
+    for Untold {
+        session,
+        since,
+        waiting,
+        webhook,
+    } in untold_waits(ctx)?
+    {
+        made += super::webhooks::notify(
+            ctx,
+            WebhookEvent::WaitingForRunner,
+            &wait_key(&waiting.run_id),
+            format!(
+                "Session {} ({}) has waited for a runner for {}: {}",
+                session.id,
+                session.agent,
+                crate::duration::Human(ctx.now - since),
+                waiting.reason
+            ),
+            serde_json::json!({
+                "session": super::webhooks::session_part(&session),
+                "waiting": { "since": since, "reason": waiting.reason, "run_id": waiting.run_id },
+            }),
+            Some(&webhook),
+        )?;
     }
     Ok(made)
 }

@@ -103,12 +103,8 @@ async fn pass(
     // change to a session wakes the sender) takes no turn at the store's writer.
     let (wants_waits, due) = state
         .read(|ctx| {
-            let wants_waits = look_at_waits
-                && ctx
-                    .tx
-                    .webhooks()?
-                    .iter()
-                    .any(|w| w.events.contains(&WebhookEvent::WaitingForRunner));
+            let wants_waits =
+                look_at_waits && !crate::lifecycle::waiting::untold_waits(ctx)?.is_empty();
             Ok((wants_waits, !ctx.tx.due_deliveries(ctx.now, 1)?.is_empty()))
         })
         .await?;

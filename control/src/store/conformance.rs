@@ -515,6 +515,8 @@ fn check_webhooks(store: &dyn Store) {
         !tx.add_delivery(&mut delivery("old", 10)).unwrap(),
         "once per key"
     );
+    assert!(tx.has_delivery("ops", "old").unwrap());
+    assert!(!tx.has_delivery("ops", "never").unwrap());
     let mut owed = delivery("owed", 20);
     assert!(tx.add_delivery(&mut owed).unwrap());
     assert_eq!(

@@ -303,6 +303,8 @@ pub trait Tx {
     /// Adds a delivery, setting its `id`; `false` (and nothing added) when the webhook has one
     /// of the same key already.
     fn add_delivery(&mut self, delivery: &mut Delivery) -> StoreResult<bool>;
+    /// Whether the webhook has a delivery of this key (made, pending or given up on).
+    fn has_delivery(&mut self, webhook: &str, key: &str) -> StoreResult<bool>;
     fn put_delivery(&mut self, delivery: &Delivery) -> StoreResult<()>;
     /// Pending deliveries due at `now`, the earliest first.
     fn due_deliveries(&mut self, now: Millis, limit: usize) -> StoreResult<Vec<Delivery>>;

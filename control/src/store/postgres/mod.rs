@@ -740,6 +740,14 @@ impl Tx for PostgresTx<'_> {
         }
     }
 
+    fn has_delivery(&mut self, webhook: &str, key: &str) -> StoreResult<bool> {
+        let rows = self.rows(
+            "SELECT 1 FROM webhook_deliveries WHERE webhook = $1 AND key = $2",
+            &[&webhook, &key],
+        )?;
+        Ok(!rows.is_empty())
+    }
+
     fn put_delivery(&mut self, d: &Delivery) -> StoreResult<()> {
         self.exec(
             "UPDATE webhook_deliveries SET state = $2, next_at = $3, data = $4 WHERE id = $1",

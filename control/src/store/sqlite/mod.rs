@@ -565,6 +565,15 @@ impl Tx for SqliteTx<'_> {
         Ok(added == 1)
     }
 
+    fn has_delivery(&mut self, webhook: &str, key: &str) -> StoreResult<bool> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT 1 FROM webhook_deliveries WHERE webhook = ?1 AND key = ?2")?
+            .query_row(params![webhook, key], |_| Ok(()))
+            .optional()?
+            .is_some())
+    }
+
     fn put_delivery(&mut self, d: &Delivery) -> StoreResult<()> {
         self.exec(
             "UPDATE webhook_deliveries SET state = ?2, next_at = ?3, data = ?4 WHERE id = ?1",

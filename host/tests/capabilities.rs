@@ -113,10 +113,12 @@ async fn secrets_gives_only_granted_values_and_masks_them_from_then_on() {
         .collect(),
     );
     let declined = vec!["declined".to_string()];
+    let mut masked = 0;
     let mut cap = SecretsCap {
         grant: &grant,
         declined: &declined,
         label: &label,
+        masked: &mut masked,
     };
     let value = cap.get("token".into()).await.unwrap();
     assert_eq!(value, "tok-3f9a1c77e2b4");
@@ -136,6 +138,41 @@ async fn secrets_gives_only_granted_values_and_masks_them_from_then_on() {
             other => panic!("{name}: {other:?}"),
         }
     }
+}
+
+#[tokio::test]
+async fn secrets_masks_a_value_the_plug_made_within_bounds() {
+    let label = label();
+    let grant = SecretGrant::default();
+    let mut masked = 0;
+    let mut cap = SecretsCap {
+        grant: &grant,
+        declined: &[],
+        label: &label,
+        masked: &mut masked,
+    };
+    let made = "pw-5e0c8a91d2f34b7a";
+    cap.mask(made.into()).await.unwrap();
+    let logged = blaise_host::secret_mask::scrub("PGPASSWORD=pw-5e0c8a91d2f34b7a ok");
+    assert_eq!(logged, "PGPASSWORD=[REDACTED:secret] ok");
+    // A short value would mask ordinary words; a huge one, or too many,
+    // would slow every scrub: each is refused and nothing is masked.
+    for (value, why) in [
+        ("password".to_string(), "shorter than 16"),
+        ("x".repeat(4097), "longer than 4096"),
+    ] {
+        let refused = cap.mask(value.clone()).await.unwrap_err();
+        assert!(refused.contains(why), "{refused}");
+        assert_eq!(blaise_host::secret_mask::scrub(&value), value);
+    }
+    for i in 1..64 {
+        cap.mask(format!("made-value-{i:08}-padding"))
+            .await
+            .unwrap();
+    }
+    let refused = cap.mask("one-more-made-value".into()).await.unwrap_err();
+    assert!(refused.contains("already masked 64"), "{refused}");
+    assert_eq!(*cap.masked, 64);
 }
 
 fn process_cap<'a>(

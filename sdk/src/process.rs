@@ -74,3 +74,44 @@ impl Output {
         String::from_utf8_lossy(&self.stderr).into_owned()
     }
 }
+
+/// The last lines of what a failed program said (at most 20 lines, 2 KiB),
+/// enough to see why, for an error message.
+pub fn tail(text: &str) -> String {
+    const LINES: usize = 20;
+    const BYTES: usize = 2048;
+    let text = text.trim_end();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut kept = lines[lines.len().saturating_sub(LINES)..].join("\n");
+    if kept.len() > BYTES {
+        let mut cut = kept.len() - BYTES;
+        while !kept.is_char_boundary(cut) {
+            cut += 1;
+        }
+        kept = format!("…{}", &kept[cut..]);
+    }
+    if kept.is_empty() {
+        "(it printed nothing)".into()
+    } else {
+        kept
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tail;
+
+    #[test]
+    fn what_a_program_said_is_cut_to_its_end() {
+        let long: String = (0..100).map(|i| format!("line {i}\n")).collect();
+        let kept = tail(&long);
+        assert!(
+            kept.starts_with("line 80\n") && kept.ends_with("line 99"),
+            "{kept}"
+        );
+        assert_eq!(tail("  \n"), "(it printed nothing)");
+        let wide = "é".repeat(3000);
+        let kept = tail(&wide);
+        assert!(kept.starts_with('…') && kept.len() <= 2048 + '…'.len_utf8());
+    }
+}

@@ -1,9 +1,11 @@
 //! Secrets the operator granted (`allow: secrets:` in `blaise.yml`).
 //!
 //! Read a secret when you need it and hand it to a program through its
-//! environment or stdin, never its argv. Do not store it in state or put it in
-//! a contribution: the runner masks values it handed out in your logs and
-//! errors, but it cannot follow them anywhere else.
+//! environment or stdin, never its argv. Do not store it in state: the runner
+//! masks values it handed out in your logs, errors and the transcript, but it
+//! cannot follow them anywhere else. A secret your plug makes itself (a
+//! password it generates for the agent) is masked the same way once you pass
+//! it to [`mask`].
 
 use crate::PlugError;
 use crate::bindings::blaise::plug::secrets as raw;
@@ -29,4 +31,15 @@ pub fn get_if_granted(name: &str) -> Result<Option<String>, PlugError> {
             Err(PlugError::new(format!("secret `{name}` unavailable: {m}")))
         }
     }
+}
+
+/// Masks `value`, a secret the plug made (a generated password, say), as a
+/// granted secret is masked: in every log line, report and transcript entry
+/// that leaves the run, from now on. Call it before the value goes anywhere.
+/// A value is masked for the rest of the run only: a plug that hands it out
+/// again in a later run (a resume) calls `mask` again there, so derive it
+/// from a granted secret rather than store it. Refused: fewer than 16 bytes,
+/// more than 4096, or more than 64 values in one instance.
+pub fn mask(value: &str) -> Result<(), PlugError> {
+    raw::mask(value).map_err(|why| PlugError::new(format!("a secret could not be masked: {why}")))
 }

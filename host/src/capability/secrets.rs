@@ -1,6 +1,7 @@
 //! The `secrets` import: a granted secret's value, read from where the
 //! operator said (`allow: secrets:`), and masked from then on in everything
-//! that leaves the runner (see [`crate::secret_mask`]).
+//! that leaves the runner (see [`crate::secret_mask`]); and a secret the plug
+//! made itself, masked the same way.
 
 use crate::bindings::blaise::plug::secrets::{Host, SecretError};
 use crate::ctx::{PlugCtx, PlugLabel};
@@ -14,7 +15,16 @@ pub struct SecretsCap<'a> {
     pub grant: &'a SecretGrant,
     pub declined: &'a [String],
     pub label: &'a PlugLabel,
+    /// Values masked through `mask` by this instance so far.
+    pub masked: &'a mut usize,
 }
+
+/// Bounds of `mask`: a value shorter than [`MASK_MIN`] bytes could be a word
+/// of ordinary text (masking it would hide what others wrote), and each
+/// masked value costs every later scrub a little.
+pub const MASK_MIN: usize = 16;
+pub const MASK_MAX: usize = 4096;
+pub const MASK_MOST: usize = 64;
 
 /// Links `secrets` with [`SecretsCap`].
 pub struct Secrets;
@@ -28,6 +38,7 @@ pub fn view(ctx: &mut PlugCtx) -> SecretsCap<'_> {
         grant: &ctx.grants.secrets,
         declined: &ctx.grants.secrets_declined,
         label: &ctx.label,
+        masked: &mut ctx.masked,
     }
 }
 
@@ -57,5 +68,35 @@ impl Host for SecretsCap<'_> {
         }
         crate::secret_mask::remember(&value);
         Ok(value)
+    }
+
+    async fn mask(&mut self, value: String) -> Result<(), String> {
+        let (plug, session) = (&self.label.plug_id, &self.label.session_id);
+        let refused = if value.len() < MASK_MIN {
+            Some(format!(
+                "a value of {} bytes is shorter than {MASK_MIN}: masking it could hide ordinary words",
+                value.len()
+            ))
+        } else if value.len() > MASK_MAX {
+            Some(format!(
+                "a value of {} bytes is longer than {MASK_MAX}",
+                value.len()
+            ))
+        } else if *self.masked >= MASK_MOST {
+            Some(format!(
+                "this plug already masked {MASK_MOST} values in this run"
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = refused {
+            tracing::warn!(%plug, %session, "secrets.mask refused: {why}");
+            return Err(why);
+        }
+        *self.masked += 1;
+        crate::secret_mask::remember(&value);
+        // Never the value: the count says what the plug did.
+        tracing::debug!(%plug, %session, masked = *self.masked, "a secret the plug made is masked");
+        Ok(())
     }
 }

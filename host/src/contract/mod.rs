@@ -21,7 +21,7 @@ pub const PACKAGE: &str = "blaise:plug";
 pub const VERSION: Version = Version {
     major: 0,
     minor: 3,
-    patch: 0,
+    patch: 1,
 };
 
 /// Older contract versions this runner still loads, through an adapter each,
@@ -86,7 +86,7 @@ pub fn version_of_item(name: &str) -> Option<Version> {
 }
 
 /// The contract versions this runner accepts, for messages:
-/// `blaise:plug@0.2.0 to blaise:plug@0.3.0`.
+/// `blaise:plug@0.2.0 to blaise:plug@0.3.1`.
 pub fn supported_range() -> String {
     let oldest = OLDER.last().copied().unwrap_or(VERSION);
     let first = if oldest.major == 0 {
@@ -127,12 +127,17 @@ mod tests {
     #[test]
     fn accepts_the_current_line_and_the_adapted_versions_only() {
         assert!(accepts(VERSION));
-        assert!(accepts(v("0.3.0")) && !adapted(v("0.3.0")));
+        assert!(
+            accepts(v("0.3.0")) && !adapted(v("0.3.0")),
+            "0.3.1 added only an import"
+        );
+        assert!(accepts(v("0.3.1")) && !adapted(v("0.3.1")));
+        assert!(!accepts(v("0.3.2")), "newer than the runner");
         assert!(accepts(v("0.2.0")) && adapted(v("0.2.0")));
         assert!(!accepts(v("0.1.0")), "no adapter for 0.1");
         assert!(!accepts(v("0.4.0")), "newer than the runner");
         assert!(!accepts(v("0.2.1")), "newer than the frozen 0.2.0");
-        assert_eq!(supported_range(), "blaise:plug@0.2.0 to blaise:plug@0.3.0");
+        assert_eq!(supported_range(), "blaise:plug@0.2.0 to blaise:plug@0.3.1");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! reaches the same Docker host finds it; the image records the id of the
 //! base it was made from, and a rebuilt or newly pulled base makes it again.
 
+use blaise_plug::process::tail;
 use blaise_plug::{PlugError, log};
 use sha2::{Digest, Sha256};
 
@@ -161,27 +162,6 @@ pub fn key(image: &str, prepare: &Prepare) -> String {
         .collect()
 }
 
-/// The last lines of what a failed step said, enough to see why.
-fn tail(text: &str) -> String {
-    const LINES: usize = 20;
-    const BYTES: usize = 2048;
-    let text = text.trim_end();
-    let lines: Vec<&str> = text.lines().collect();
-    let mut kept = lines[lines.len().saturating_sub(LINES)..].join("\n");
-    if kept.len() > BYTES {
-        let mut cut = kept.len() - BYTES;
-        while !kept.is_char_boundary(cut) {
-            cut += 1;
-        }
-        kept = format!("…{}", &kept[cut..]);
-    }
-    if kept.is_empty() {
-        "(it printed nothing)".into()
-    } else {
-        kept
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,19 +187,5 @@ mod tests {
         ] {
             assert_ne!(base, other);
         }
-    }
-
-    #[test]
-    fn a_failed_steps_words_are_cut_to_their_end() {
-        let long: String = (0..100).map(|i| format!("line {i}\n")).collect();
-        let kept = tail(&long);
-        assert!(
-            kept.starts_with("line 80\n") && kept.ends_with("line 99"),
-            "{kept}"
-        );
-        assert_eq!(tail("  \n"), "(it printed nothing)");
-        let wide = "é".repeat(3000);
-        let kept = tail(&wide);
-        assert!(kept.starts_with('…') && kept.len() <= 2048 + '…'.len_utf8());
     }
 }

@@ -50,7 +50,7 @@ pub fn trusting() -> Option<&'static Server> {
             if let Ok(url) = std::env::var("BLAISE_TEST_POSTGRES") {
                 return Some(from_url(&url));
             }
-            Some(start(&bin_dir()?, None))
+            Some(start(&bin_dir()?, None, false))
         })
         .as_ref()
 }
@@ -59,7 +59,16 @@ pub fn trusting() -> Option<&'static Server> {
 pub fn with_passwords() -> Option<&'static Server> {
     static SERVER: OnceLock<Option<Server>> = OnceLock::new();
     SERVER
-        .get_or_init(|| Some(start(&bin_dir()?, Some(SUPERUSER_PASSWORD))))
+        .get_or_init(|| Some(start(&bin_dir()?, Some(SUPERUSER_PASSWORD), false)))
+        .as_ref()
+}
+
+/// Like [`with_passwords`], but durable as a real server is (`fsync`, full page writes and
+/// synchronous commits on): for benchmarks, whose figures must hold on one.
+pub fn durable_with_passwords() -> Option<&'static Server> {
+    static SERVER: OnceLock<Option<Server>> = OnceLock::new();
+    SERVER
+        .get_or_init(|| Some(start(&bin_dir()?, Some(SUPERUSER_PASSWORD), true)))
         .as_ref()
 }
 
@@ -106,7 +115,7 @@ fn as_server_user(program: &Path) -> Command {
     }
 }
 
-fn start(bin: &Path, password: Option<&str>) -> Server {
+fn start(bin: &Path, password: Option<&str>, durable: bool) -> Server {
     let dir = tempfile::Builder::new()
         .prefix("blaise-test-pg")
         .tempdir()
@@ -155,10 +164,15 @@ fn start(bin: &Path, password: Option<&str>) -> Server {
     let port = crate::free_port();
     // The shell starts the server, waits for this process to end (its stdin closes), then stops
     // the server and removes the directory.
+    // Tests need no durability: a crash of the machine loses a test server anyway.
+    let speed = if durable {
+        ""
+    } else {
+        "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+    };
     let script = format!(
         r#"{setpriv}"$1/postgres" -D "$2" -p {port} -k "$3" -c listen_addresses=127.0.0.1 \
-             -c fsync=off -c synchronous_commit=off -c full_page_writes=off \
-             -c max_connections=400 >"$3/server.log" 2>&1 &
+             {speed} -c max_connections=400 >"$3/server.log" 2>&1 &
            read _
            kill -INT "$(head -n 1 "$2/postmaster.pid")" 2>/dev/null
            wait

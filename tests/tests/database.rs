@@ -428,6 +428,44 @@ async fn a_branch_that_cannot_be_made_whole_is_removed_and_named() {
         "no login is left behind"
     );
 
+    // What an interrupted start left — a login without its database — is
+    // removed and the branch made whole; a start that runs again finds its
+    // whole branch and keeps what is in it.
+    let free = unique("free_template");
+    server
+        .psql("postgres", &format!("CREATE DATABASE {free}"))
+        .unwrap();
+    let config = self::config(server, json!({ "template": free }));
+    let branch = "blaise_db_s_again";
+    server
+        .psql("postgres", &format!("CREATE ROLE {branch}"))
+        .unwrap();
+    let mut run = instance(&w, &plug, &config, &allow, "s-again", RunKind::Start, &ws).await;
+    let first = run.on_start().await.unwrap();
+    assert_eq!(exists(server, branch), (true, true));
+    let (user, password) = (var(&first, "PGUSER"), var(&first, "PGPASSWORD"));
+    server
+        .psql_as(user, Some(password), branch, "CREATE TABLE kept (x int)")
+        .unwrap();
+    let mut run = instance(&w, &plug, &config, &allow, "s-again", RunKind::Start, &ws).await;
+    let again = run.on_start().await.unwrap();
+    assert_eq!(again.env, first.env);
+    server
+        .psql_as(user, Some(password), branch, "SELECT * FROM kept")
+        .unwrap();
+    let mut run = instance(
+        &w,
+        &plug,
+        &config,
+        &allow,
+        "s-again",
+        RunKind::Teardown,
+        &ws,
+    )
+    .await;
+    run.on_teardown(teardown()).await.unwrap();
+    assert_eq!(exists(server, branch), (false, false));
+
     // Config mistakes are named by their field before anything is made.
     for (bad, field) in [
         (json!({}), "with.template"),
@@ -457,4 +495,112 @@ async fn a_branch_that_cannot_be_made_whole_is_removed_and_named() {
         failed.contains("admin-password") && failed.contains("password-key"),
         "{failed}"
     );
+}
+
+/// `examples/database.yml` as written, pointed at the test server, a local
+/// repository and the script agent: the agent in the sandbox uses its
+/// branch through the forward, the password never shows, the data survives
+/// a pause, and closing the session leaves nothing on the server.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_database_example_runs_a_sandboxed_agent_on_its_own_branch() {
+    use blaise_control::model::IdlePolicy;
+    use blaise_tests::blaise::{Stage, script_agent, settings};
+    use blaise_tests::tools::{git, have};
+
+    let Some(server) = server() else { return };
+    if !have(&["git", "bwrap"]) {
+        return;
+    }
+    let minute = std::time::Duration::from_secs(60);
+    let s = Stage::new(settings(1_500, IdlePolicy::Pause)).await;
+    let origin = s.path().join("app");
+    std::fs::create_dir_all(origin.join("db")).unwrap();
+    std::fs::write(
+        origin.join("db/schema.sql"),
+        "CREATE TABLE accounts (id int PRIMARY KEY, email text NOT NULL);\n",
+    )
+    .unwrap();
+    git(&origin, &["init", "--quiet", "--initial-branch", "main"]);
+    git(&origin, &["add", "db"]);
+    git(&origin, &["commit", "--quiet", "-m", "schema"]);
+
+    // The example, with what its header says is yours to fill in.
+    let root = blaise_tests::root();
+    let text = std::fs::read_to_string(root.join("examples/database.yml")).unwrap();
+    let here = format!("127.0.0.1:{}", server.port);
+    let text = text
+        .replace("127.0.0.1:5432", &here)
+        .replace("port: 5432", &format!("port: {}", server.port))
+        .replace("https://github.com/acme/app.git", origin.to_str().unwrap());
+    let mut config: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+    config["agent"]["name"] = "script".into();
+    config["agent"]["command"] = vec![script_agent().display().to_string()].into();
+    for entry in config["plugs"].as_sequence_mut().unwrap() {
+        let id = entry["id"].as_str().unwrap().to_owned();
+        let crate_dir = if id == "db" {
+            "plugs/database".to_owned()
+        } else {
+            format!("plugs/{id}")
+        };
+        entry["source"] = plug(&crate_dir).display().to_string().into();
+        if id == "sandbox" {
+            // The script agent's binary, and psql's libraries, are outside /usr.
+            entry["with"]["read_only"] =
+                vec![script_agent().parent().unwrap().display().to_string()].into();
+        }
+    }
+    std::fs::write(&s.config, serde_yaml::to_string(&config).unwrap()).unwrap();
+    let password = server.password.as_deref().unwrap();
+    let runner = s.runner_with_env("box-1", &[("PGADMIN_PASSWORD", password)]);
+    let b = &s.blaise;
+
+    let id = b
+        .new_session(
+            "script",
+            "run psql -X -At -c \"INSERT INTO accounts VALUES (1, 'ada@example.com') RETURNING 'inserted-' || email\"; echo \"pw=$PGPASSWORD url=$DATABASE_URL\"",
+        )
+        .await;
+    let text = b
+        .wait_for_text(&id, "inserted-ada@example.com", minute)
+        .await;
+    b.wait_for(&id, "the pause", minute, |v| v["state"] == "paused")
+        .await;
+    let branch = server
+        .psql(
+            "postgres",
+            "SELECT string_agg(datname, ',') FROM pg_database WHERE datname LIKE 'blaise_db_%'",
+        )
+        .unwrap();
+    assert!(!branch.contains(','), "one branch: {branch}");
+    assert_eq!(
+        exists(server, &branch),
+        (true, true),
+        "its database and login"
+    );
+    assert!(
+        text.contains("pw=[REDACTED:secret]") && text.contains(&format!("@{here}/{branch}")),
+        "the password is masked, the rest of the URL shown:\n{text}"
+    );
+    assert!(!text.contains(password), "{text}");
+    assert!(!runner.stderr().contains(password));
+
+    // Resumed: the same branch, the row still there.
+    b.send(
+        &id,
+        "run psql -X -At -c \"SELECT 'rows-' || count(*) FROM accounts\"",
+    )
+    .await
+    .unwrap();
+    b.wait_for_text(&id, "rows-1", minute).await;
+    b.wait_for(&id, "the second pause", minute, |v| v["state"] == "paused")
+        .await;
+
+    // Closed: the teardown leaves no database and no login.
+    b.close(&id).await.unwrap();
+    b.wait_for(&id, "the teardown", minute * 2, |v| {
+        v["environment"]["state"] == "torn_down"
+    })
+    .await;
+    assert_eq!(exists(server, &branch), (false, false));
+    runner.stop().await;
 }

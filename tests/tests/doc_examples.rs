@@ -76,7 +76,9 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 /// The component the docs mean by a plug's name.
 fn component_for(name: &str) -> PathBuf {
     match name {
-        "redaction" | "checkout" | "docker" | "sandbox" => plug(&format!("plugs/{name}")),
+        "redaction" | "checkout" | "docker" | "sandbox" | "database" => {
+            plug(&format!("plugs/{name}"))
+        }
         _ => plug("tests/plugs/probe"),
     }
 }
@@ -212,6 +214,7 @@ fn every_blaise_yml_in_the_docs_passes_check() {
         "docs/using-plugs.md",
         "docs/writing-plugs.md",
         "plugs/checkout/README.md",
+        "plugs/database/README.md",
         "plugs/docker/README.md",
         "plugs/redaction/README.md",
         "plugs/sandbox/README.md",

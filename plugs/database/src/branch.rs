@@ -8,9 +8,12 @@ use crate::psql::Psql;
 
 /// Makes the login (without the right to log in yet), the database as a
 /// file copy of the template (no data passes through the plug), then hands
-/// everything in it to the login, and lets it in.
+/// everything in it to the login ([`OWN`]), and lets it in. Three
+/// transactions (a database is made outside one): each commit waits for the
+/// disk.
 const CREATE: &str = r#"
 SELECT rolsuper AS blaise_super FROM pg_roles WHERE rolname = current_user \gset
+BEGIN;
 CREATE ROLE :"branch" NOLOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS;
 \if :blaise_super
 \else
@@ -20,11 +23,13 @@ GRANT :"branch" TO CURRENT_USER;
 -- Sessions' logins must not read the template: only its owner (and
 -- superusers) keep the right to connect.
 REVOKE CONNECT, TEMPORARY ON DATABASE :"template" FROM PUBLIC;
+COMMIT;
 CREATE DATABASE :"branch" TEMPLATE :"template" STRATEGY FILE_COPY OWNER :"branch";
+\connect :"branch"
+BEGIN;
 -- No one else connects: PostgreSQL lets PUBLIC connect to every new database.
 REVOKE ALL ON DATABASE :"branch" FROM PUBLIC;
-\connect :"branch"
-SELECT set_config('blaise.owner', :'branch', false) \gset
+SELECT set_config('blaise.owner', :'branch', true) \gset
 "#;
 
 /// Run in the new database: what the template's owners owned is the login's,
@@ -127,21 +132,40 @@ pub fn found(psql: &Psql, branch: &str) -> Result<Found, PlugError> {
     })
 }
 
-/// Makes the branch from `template`. A failure part-way removes what was
-/// made before the error is returned; the error names the branch.
-pub fn create(psql: &Psql, branch: &str, template: &str, verifier: &str) -> Result<(), PlugError> {
+/// What [`create`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Created {
+    Made,
+    /// The login was there already (a start that runs again): nothing was
+    /// made or removed; see what is there with [`found`].
+    LoginThere,
+}
+
+/// Makes the branch from `template`, in one psql (the usual start costs one
+/// connection, and the copy). A failure part-way removes what was made before
+/// the error is returned; the error names the branch.
+pub fn create(
+    psql: &Psql,
+    branch: &str,
+    template: &str,
+    verifier: &str,
+) -> Result<Created, PlugError> {
     let admin_db = psql.server().admin_database.clone();
     let vars = [
         ("branch", branch),
         ("template", template),
         ("verifier", verifier),
     ];
-    let script = format!("{CREATE}{OWN}{OPEN}");
+    let script = format!("{CREATE}{OWN}{OPEN}\nCOMMIT;\n");
     let out = psql.output(&admin_db, &vars, &script)?;
     if out.success() {
-        return Ok(());
+        return Ok(Created::Made);
     }
     let why = crate::psql::failure(&out);
+    // The first statement failed: this attempt made nothing.
+    if why.contains(&format!("role \"{branch}\" already exists")) {
+        return Ok(Created::LoginThere);
+    }
     let removed = match drop(psql, branch) {
         Ok(()) => "what was made of it is removed".to_owned(),
         Err(e) => format!("removing what was made of it failed too: {}", e.message),

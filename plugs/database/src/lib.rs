@@ -20,7 +20,7 @@ use blaise_plug::{
 };
 use serde::{Deserialize, Serialize};
 
-use branch::Found;
+use branch::{Created, Found};
 use config::{Config, Part, Server};
 use psql::{ADMIN_PASSWORD, Psql};
 
@@ -68,20 +68,23 @@ impl Plug for DatabasePlug {
         let password = password::derive(&key, &name);
         secrets::mask(&password)?;
         let verifier = password::scram_verifier(&key, &name, &password);
-        match branch::found(&psql, &name)? {
-            // A start that was interrupted after making it: same session, same branch.
-            Found::Whole => {
-                log::info(format!("reusing the branch {name}"));
-                branch::open(&psql, &name, &verifier)?;
-            }
-            found => {
-                if found == Found::Half {
+        let mut created = branch::create(&psql, &name, &template, &verifier)?;
+        if created == Created::LoginThere {
+            match branch::found(&psql, &name)? {
+                // A start that was interrupted after making it: same session, same branch.
+                Found::Whole => {
+                    log::info(format!("reusing the branch {name}"));
+                    branch::open(&psql, &name, &verifier)?;
+                }
+                _ => {
                     log::warn(format!("removing what an interrupted start left of {name}"));
                     branch::drop(&psql, &name)?;
+                    created = branch::create(&psql, &name, &template, &verifier)?;
                 }
-                branch::create(&psql, &name, &template, &verifier)?;
-                log::info(format!("branched {name} from {template}"));
             }
+        }
+        if created == Created::Made {
+            log::info(format!("branched {name} from {template}"));
         }
         state::set(
             "made",

@@ -400,17 +400,34 @@ mod tests {
             seen.push(k);
         };
         differs(
-            key(&dir, &prepare(vec![run("migrate", &["migrations"]), sql("schema.sql")])).unwrap(),
+            key(
+                &dir,
+                &prepare(vec![run("migrate", &["migrations"]), sql("schema.sql")]),
+            )
+            .unwrap(),
             "the order of the steps",
         );
         differs(
-            key(&dir, &prepare(vec![sql("schema.sql"), run("migrate --all", &["migrations"])])).unwrap(),
+            key(
+                &dir,
+                &prepare(vec![
+                    sql("schema.sql"),
+                    run("migrate --all", &["migrations"]),
+                ]),
+            )
+            .unwrap(),
             "a step's command",
         );
         std::fs::write(dir.join("migrations/002.sql"), "").unwrap();
-        differs(key(&dir, &prepare(steps())).unwrap(), "a new, empty migration");
+        differs(
+            key(&dir, &prepare(steps())).unwrap(),
+            "a new, empty migration",
+        );
         std::fs::write(dir.join("migrations/002.sql"), "SELECT 1;").unwrap();
-        differs(key(&dir, &prepare(steps())).unwrap(), "a migration's contents");
+        differs(
+            key(&dir, &prepare(steps())).unwrap(),
+            "a migration's contents",
+        );
         std::fs::write(dir.join("schema.sql"), "CREATE TABLE a (x bigint);").unwrap();
         differs(key(&dir, &prepare(steps())).unwrap(), "the schema file");
 

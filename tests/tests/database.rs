@@ -414,6 +414,7 @@ async fn a_branch_that_cannot_be_made_whole_is_removed_and_named() {
     let mut run = instance(&w, &plug, &config, &allow, "s-busy", RunKind::Start, &ws).await;
     let failed = run.on_start().await.unwrap_err().to_string();
     let _ = busy.kill();
+    let _ = busy.wait();
     let branch = "blaise_db_s_busy";
     assert!(
         failed.contains("with.template")

@@ -10,7 +10,9 @@
 //!   host;
 //! - the same copy by hand (`psql -c "CREATE DATABASE … TEMPLATE …"`), with
 //!   FILE_COPY and with PostgreSQL 15's default, WAL_LOG;
-//! - `pg_dump | psql` into a new database, as a script would do it.
+//! - `pg_dump | psql` into a new database, as a script would do it;
+//! - a `CHECKPOINT` alone: FILE_COPY starts with one, and on a small
+//!   template it is most of the time.
 //!
 //! `cargo bench -p blaise-tests --bench database` (50 MB and 1 GB; about 10
 //! minutes here) or `-- --quick` (50 MB only). Prints medians.
@@ -74,6 +76,13 @@ fn make_template(server: &Server, name: &str, mb: u64) -> u64 {
     )
     .parse()
     .unwrap()
+}
+
+/// A checkpoint and the kernel's writeback, so that the next measure does
+/// not pay for what the one before wrote.
+fn settle(server: &Server) {
+    psql(server, "postgres", "CHECKPOINT");
+    assert!(Command::new("sync").status().unwrap().success());
 }
 
 /// `CREATE DATABASE … TEMPLATE … STRATEGY …` from psql, timed; dropped after.
@@ -176,26 +185,40 @@ async fn main() {
             bytes as f64 / (1 << 20) as f64,
             made.elapsed().as_secs_f64()
         );
-        let n = if mb > 100 || quick { 3 } else { 7 };
+        let n = if mb > 100 { 5 } else { 11 };
         let config = json!({ "host": server.host, "port": server.port, "template": template });
         let mut plug = Vec::new();
         let mut file_copy = Vec::new();
         let mut wal_log = Vec::new();
+        // What any copy costs here whatever its size: the checkpoint that
+        // FILE_COPY starts with, alone.
+        let mut checkpoint = Vec::new();
         for i in 0..n {
-            plug.push(ms(plug_branch(
-                &w,
-                &db,
-                &config,
-                &allow,
-                &format!("bench-{mb}-{i}"),
-            )
-            .await));
-            file_copy.push(ms(by_hand(server, &template, "FILE_COPY")));
+            // Each from a settled server and disk: what the one before wrote
+            // (a gigabyte of WAL, a dropped copy) is flushed first, untimed.
+            settle(server);
+            let started = Instant::now();
+            psql(server, "postgres", "CHECKPOINT");
+            checkpoint.push(ms(started.elapsed()));
+            // The plug and the same copy by hand take turns going first.
+            let session = format!("bench-{mb}-{i}");
+            for turn in [i % 2, 1 - i % 2] {
+                settle(server);
+                if turn == 0 {
+                    plug.push(ms(plug_branch(&w, &db, &config, &allow, &session).await));
+                } else {
+                    file_copy.push(ms(by_hand(server, &template, "FILE_COPY")));
+                }
+            }
+            settle(server);
             wal_log.push(ms(by_hand(server, &template, "WAL_LOG")));
         }
         let restores = if mb > 100 { 1 } else { 3 };
         let restored: Vec<f64> = (0..restores)
-            .map(|_| ms(dump_and_restore(server, &template)))
+            .map(|_| {
+                settle(server);
+                ms(dump_and_restore(server, &template))
+            })
             .collect();
         let plug = median(plug);
         let file_copy = median(file_copy);
@@ -208,6 +231,10 @@ async fn main() {
         println!(
             "  by hand, CREATE DATABASE … STRATEGY WAL_LOG:   median {:9.1} ms",
             median(wal_log)
+        );
+        println!(
+            "  by hand, CHECKPOINT alone (psql):              median {:9.1} ms",
+            median(checkpoint)
         );
         println!(
             "  pg_dump | psql into a new database:            median {restored:9.1} ms (n={restores}; {:.1}x the plug)",

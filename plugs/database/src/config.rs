@@ -46,11 +46,11 @@ pub struct Config {
     pub env: BTreeMap<String, Part>,
 }
 
-/// What a variable of the agent's holds.
+/// What a variable of the agent's holds (`url`:
+/// `postgresql://USER:PASSWORD@HOST:PORT/DATABASE`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Part {
-    /// `postgresql://USER:PASSWORD@HOST:PORT/DATABASE`
     Url,
     Host,
     Port,

@@ -36,8 +36,6 @@ pub struct PlugCtx {
     pub storage: Option<std::path::PathBuf>,
     /// When the current hook call must be over; host calls do not outlive it.
     pub deadline: Instant,
-    /// How many values the plug masked with `secrets.mask` in this instance.
-    pub masked: usize,
 }
 
 impl WasiView for PlugCtx {

@@ -420,7 +420,6 @@ impl PlugInstance {
             workspace,
             storage: self.storage(),
             deadline: Instant::now(),
-            masked: 0,
         };
         let mut store = Store::new(self.pre.engine(), ctx);
         store.limiter(|ctx| &mut ctx.memory);

@@ -113,12 +113,10 @@ async fn secrets_gives_only_granted_values_and_masks_them_from_then_on() {
         .collect(),
     );
     let declined = vec!["declined".to_string()];
-    let mut masked = 0;
     let mut cap = SecretsCap {
         grant: &grant,
         declined: &declined,
         label: &label,
-        masked: &mut masked,
     };
     let value = cap.get("token".into()).await.unwrap();
     assert_eq!(value, "tok-3f9a1c77e2b4");
@@ -142,37 +140,48 @@ async fn secrets_gives_only_granted_values_and_masks_them_from_then_on() {
 
 #[tokio::test]
 async fn secrets_masks_a_value_the_plug_made_within_bounds() {
-    let label = label();
+    let label = PlugLabel {
+        plug_id: "masker".into(),
+        session_id: "s".into(),
+    };
     let grant = SecretGrant::default();
-    let mut masked = 0;
     let mut cap = SecretsCap {
         grant: &grant,
         declined: &[],
         label: &label,
-        masked: &mut masked,
     };
     let made = "pw-5e0c8a91d2f34b7a";
     cap.mask(made.into()).await.unwrap();
     let logged = blaise_host::secret_mask::scrub("PGPASSWORD=pw-5e0c8a91d2f34b7a ok");
     assert_eq!(logged, "PGPASSWORD=[REDACTED:secret] ok");
-    // A short value would mask ordinary words; a huge one, or too many,
-    // would slow every scrub: each is refused and nothing is masked.
+    // Text, a short value, a huge one: each refused, and nothing of it masked.
     for (value, why) in [
         ("password".to_string(), "shorter than 16"),
         ("x".repeat(4097), "longer than 4096"),
+        (
+            "the agent ran rm -rf".to_string(),
+            "does not look like a secret",
+        ),
+        (
+            "aaaaaaaaaaaaaaaaaaaabbbbb".to_string(),
+            "does not look like a secret",
+        ),
     ] {
         let refused = cap.mask(value.clone()).await.unwrap_err();
         assert!(refused.contains(why), "{refused}");
         assert_eq!(blaise_host::secret_mask::scrub(&value), value);
     }
+    // At most 64 per plug in a run, however many instances it takes.
     for i in 1..64 {
-        cap.mask(format!("made-value-{i:08}-padding"))
-            .await
-            .unwrap();
+        let mut fresh = SecretsCap {
+            grant: &grant,
+            declined: &[],
+            label: &label,
+        };
+        fresh.mask(format!("Zq{i:04}-k3Y9-mN7x")).await.unwrap();
     }
-    let refused = cap.mask("one-more-made-value".into()).await.unwrap_err();
+    let refused = cap.mask("one-more-VALUE-9x7".into()).await.unwrap_err();
     assert!(refused.contains("already masked 64"), "{refused}");
-    assert_eq!(*cap.masked, 64);
 }
 
 fn process_cap<'a>(

@@ -38,8 +38,10 @@ pub fn get_if_granted(name: &str) -> Result<Option<String>, PlugError> {
 /// that leaves the run, from now on. Call it before the value goes anywhere.
 /// A value is masked for the rest of the run only: a plug that hands it out
 /// again in a later run (a resume) calls `mask` again there, so derive it
-/// from a granted secret rather than store it. Refused: fewer than 16 bytes,
-/// more than 4096, or more than 64 values in one instance.
+/// from a granted secret rather than store it. Refused: a value that does not
+/// look like a secret (fewer than 16 bytes, whitespace, fewer than 8
+/// different bytes), more than 4096 bytes, or more than 64 values from one
+/// plug in a run.
 pub fn mask(value: &str) -> Result<(), PlugError> {
     raw::mask(value).map_err(|why| PlugError::new(format!("a secret could not be masked: {why}")))
 }

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use blaise_control::model::IdlePolicy;
 use blaise_tests::blaise::{Stage, settings};
 use blaise_tests::plug;
+
 use blaise_tests::tools::{agent_image, containers_labelled, have, origin_repo};
 
 const MINUTE: Duration = Duration::from_secs(60);
@@ -130,4 +131,68 @@ async fn a_runner_killed_during_pause_leaks_nothing() {
 
     close_and_tear_down_in_a_fresh_process(&s, &id).await;
     assert_eq!(leftovers(&s, &id, &workspace), Vec::<String>::new());
+}
+
+/// The database plug: a runner killed while it prepares the template, or
+/// after it made the session's branch (a plug after it still starting),
+/// leaves a database on the server; the teardown in a fresh process removes
+/// it, and the session's login, though no state of the run may say so.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_runner_killed_during_a_database_start_leaks_nothing() {
+    use blaise_test_support::postgres;
+    let Some(server) = postgres::with_passwords() else {
+        eprintln!("skipped: {}", postgres::unavailable());
+        return;
+    };
+    // (where it is killed, the steps of its template, what runs after it)
+    let cases = [
+        ("preparing the template", "sleep 45", ""),
+        (
+            "after the branch was made",
+            "psql -X -q -c 'CREATE TABLE t (x int)'",
+            "  - id: after\n    source: {probe}\n    with: { on_start: [{ exec: [sh, -c, \"sleep 44.9\"] }] }\n    allow: { exec: [sh] }\n",
+        ),
+    ];
+    for (at, step, after) in cases {
+        let s = Stage::new(settings(3_600_000, IdlePolicy::Pause)).await;
+        let plug_id = format!("db{}", std::process::id());
+        // A file, as an operator's secret is: the fresh process reads it too.
+        let secret = s.path().join("pg-admin");
+        std::fs::write(&secret, server.password.as_deref().unwrap()).unwrap();
+        s.configure(&format!(
+            "  - id: {plug_id}\n    source: {db}\n    with:\n      host: {host}\n      port: {port}\n      prepare: {{ steps: [{{ run: \"{step}\" }}] }}\n    allow:\n      exec: [psql, sh]\n      secrets: {{ admin-password: {{ file: {secret} }} }}\n{after}",
+            db = plug("plugs/database").display(),
+            host = server.host,
+            port = server.port,
+            after = after.replace("{probe}", &plug("tests/plugs/probe").display().to_string()),
+            secret = secret.display(),
+        ));
+        let runner = s.runner("box-1");
+        let id = s.blaise.new_session("script", "say hello").await;
+        let ours = || {
+            server
+                .psql(
+                    "postgres",
+                    &format!(
+                        "SELECT coalesce(string_agg(datname, ','), '') FROM pg_database WHERE datname LIKE '%{plug_id}%' \
+                         AND datname !~ '^blaise_tpl_[a-z0-9_]+_[0-9a-f]{{16}}$' UNION ALL \
+                         SELECT coalesce(string_agg(rolname, ','), '') FROM pg_roles WHERE rolname LIKE '%{plug_id}%'"
+                    ),
+                )
+                .unwrap()
+        };
+        if after.is_empty() {
+            wait_for_process(&["-c", step], MINUTE).await;
+        } else {
+            wait_for_process(&["-c", "sleep 44.9"], MINUTE).await;
+        }
+        runner.kill_all().await;
+        let left = ours();
+        assert!(
+            left.contains(&plug_id),
+            "{at}: the start made something: {left:?}"
+        );
+        close_and_tear_down_in_a_fresh_process(&s, &id).await;
+        assert_eq!(ours().trim(), "", "{at}: nothing of the session is left");
+    }
 }

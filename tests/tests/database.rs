@@ -87,6 +87,68 @@ fn exists(server: &Server, name: &str) -> (bool, bool) {
     (out.starts_with('t'), out.ends_with('t'))
 }
 
+/// `sql` run as `user` in its database, in the background: the connection
+/// a session's agent holds.
+fn held(server: &Server, user: &str, password: &str, sql: &str) -> std::process::Child {
+    std::process::Command::new("psql")
+        .env("PGPASSWORD", password)
+        .args([
+            "-X",
+            "-A",
+            "-t",
+            "-h",
+            &server.host,
+            "-p",
+            &server.port.to_string(),
+        ])
+        .args(["-U", user, "-d", user, "-c", sql])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits until `user` runs `pg_sleep`.
+fn wait_for_sleep(server: &Server, user: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while server
+        .psql(
+            "postgres",
+            &format!("SELECT count(*) FROM pg_stat_activity WHERE usename = '{user}' AND query LIKE '%pg_sleep(60)%' AND state = 'active'"),
+        )
+        .unwrap()
+        != "1"
+    {
+        assert!(std::time::Instant::now() < deadline, "{user} never ran pg_sleep");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// What a held connection said, once its statement ended (at most 20 s).
+fn finished(child: &mut std::process::Child) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the statement still runs"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    use std::io::Read;
+    let mut said = String::new();
+    for pipe in [
+        child.stdout.take().map(|p| Box::new(p) as Box<dyn Read>),
+        child.stderr.take().map(|p| Box::new(p) as Box<dyn Read>),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        let mut pipe = pipe;
+        pipe.read_to_string(&mut said).unwrap();
+    }
+    said
+}
+
 fn pause() -> PauseInfo {
     PauseInfo {
         reason: "idle".into(),
@@ -193,10 +255,43 @@ async fn each_session_gets_a_branch_no_other_can_reach_that_survives_a_pause_and
     let refused = as1(&user1, "ALTER ROLE CURRENT_USER CREATEDB").unwrap_err();
     assert!(refused.contains("permission denied"), "{refused}");
 
-    // Pause: the login is kept out, its connections end.
+    // A hot pause (the agent's processes kept, frozen): what its
+    // connections run is cancelled, the connections stay; no new login.
     let ws1 = w.tmp.path().join("ws-s1");
+    let mut idle = held(
+        server,
+        &user1,
+        &pass1,
+        "SELECT pg_sleep(0.2); SELECT 'hot'; SELECT pg_sleep(60)",
+    );
+    wait_for_sleep(server, &user1);
+    let mut run = instance(&w, &plug, &config, &allow, "s1", RunKind::Resume, &ws1).await;
+    run.on_pause(PauseInfo {
+        keep_processes: true,
+        ..pause()
+    })
+    .await
+    .unwrap();
+    let said = finished(&mut idle);
+    assert!(
+        said.contains("canceling statement"),
+        "cancelled, not cut off: {said}"
+    );
+    let refused = as1(&user1, "SELECT 1").unwrap_err();
+    assert!(refused.contains("not permitted to log in"), "{refused}");
+    let mut run = instance(&w, &plug, &config, &allow, "s1", RunKind::Resume, &ws1).await;
+    run.on_resume().await.unwrap();
+
+    // A cold pause: the login is kept out, its connections end.
+    let mut busy = held(server, &user1, &pass1, "SELECT pg_sleep(60)");
+    wait_for_sleep(server, &user1);
     let mut run = instance(&w, &plug, &config, &allow, "s1", RunKind::Resume, &ws1).await;
     run.on_pause(pause()).await.unwrap();
+    let said = finished(&mut busy);
+    assert!(
+        said.contains("terminating connection"),
+        "its connection ended: {said}"
+    );
     let refused = as1(&user1, "SELECT 1").unwrap_err();
     assert!(refused.contains("not permitted to log in"), "{refused}");
 
@@ -229,6 +324,12 @@ async fn each_session_gets_a_branch_no_other_can_reach_that_survives_a_pause_and
         "{logged}"
     );
 
+    // The agent makes teardown's work hard, as its database's owner and a
+    // login that may connect to the administrator's database can: its
+    // branch a template (which PostgreSQL will not drop), a large object
+    // it owns elsewhere (which keeps a role from being dropped).
+    as1(&user1, &format!("ALTER DATABASE {user1} IS_TEMPLATE true")).unwrap();
+    as1("postgres", "SELECT lo_create(0)").unwrap();
     // Teardown leaves no database and no login, and a second one finds
     // nothing to do.
     for _ in 0..2 {
@@ -329,20 +430,17 @@ async fn a_prepared_template_is_made_once_and_again_when_a_migration_changes() {
             .unwrap(),
         "a@example.com"
     );
-    // A new migration: a new template, the old one dropped.
+    // A new migration: a new template; the older is kept (the newest three are).
     let mut second = first.to_vec();
     second.push((
         "002.sql",
         "ALTER TABLE accounts ADD COLUMN plan text DEFAULT 'free';\n",
     ));
+    let second_migrations = second.clone();
     let c = start("c", second).await.unwrap();
     let remade = templates();
     assert_ne!(remade, made, "made again");
-    assert_eq!(
-        remade.matches(',').count(),
-        0,
-        "the older one is dropped: {remade}"
-    );
+    assert_eq!(remade.matches(',').count(), 1, "two templates: {remade}");
     let (user_c, pass_c) = (var(&c, "PGUSER"), var(&c, "PGPASSWORD"));
     assert_eq!(
         server
@@ -367,13 +465,26 @@ async fn a_prepared_template_is_made_once_and_again_when_a_migration_changes() {
         "{failed}"
     );
     assert_eq!(templates(), remade, "no half-made template");
+
+    // Two more migrations: the newest three templates stay, the first goes.
+    let mut third = second_migrations.clone();
+    third.push(("003.sql", "ALTER TABLE accounts ADD COLUMN a int;\n"));
+    start("e", third.clone()).await.unwrap();
+    third.push(("004.sql", "ALTER TABLE accounts ADD COLUMN b int;\n"));
+    start("f", third).await.unwrap();
+    let kept = templates();
+    assert_eq!(kept.matches(',').count(), 2, "three kept: {kept}");
+    assert!(!kept.contains(&made), "the oldest is dropped: {kept}");
     let leftovers = server
         .psql(
             "postgres",
             &format!("SELECT count(*) FROM pg_database WHERE datname LIKE 'blaise_%{plug_id}%' AND datname NOT LIKE 'blaise_tpl_%'"),
         )
         .unwrap();
-    assert_eq!(leftovers, "3", "the branches of a, b and c, and none of d");
+    assert_eq!(
+        leftovers, "5",
+        "the branches of a, b, c, e and f, and none of d"
+    );
 }
 
 #[tokio::test]
@@ -454,6 +565,19 @@ async fn a_branch_that_cannot_be_made_whole_is_removed_and_named() {
     server
         .psql_as(user, Some(password), branch, "SELECT * FROM kept")
         .unwrap();
+    // A branch whose last step never committed (its mark is missing: a
+    // start cut short at its deadline) is not taken for whole: made again.
+    server
+        .psql("postgres", &format!("COMMENT ON DATABASE {branch} IS NULL"))
+        .unwrap();
+    let mut run = instance(&w, &plug, &config, &allow, "s-again", RunKind::Start, &ws).await;
+    run.on_start().await.unwrap();
+    assert!(
+        server
+            .psql_as(user, Some(password), branch, "SELECT * FROM kept")
+            .is_err(),
+        "a fresh copy of the template"
+    );
     let mut run = instance(
         &w,
         &plug,

@@ -15,16 +15,35 @@ pub struct SecretsCap<'a> {
     pub grant: &'a SecretGrant,
     pub declined: &'a [String],
     pub label: &'a PlugLabel,
-    /// Values masked through `mask` by this instance so far.
-    pub masked: &'a mut usize,
 }
 
-/// Bounds of `mask`: a value shorter than [`MASK_MIN`] bytes could be a word
-/// of ordinary text (masking it would hide what others wrote), and each
-/// masked value costs every later scrub a little.
+/// Bounds of `mask`. A value must look like a secret, not like text (masking
+/// "the agent ran rm" would hide those words, and every 8 bytes of them,
+/// wherever anyone wrote them): at least [`MASK_MIN`] bytes, no whitespace,
+/// at least [`MASK_DISTINCT`] different bytes. Each masked value costs every
+/// later scrub a little: at most [`MASK_MAX`] bytes, [`MASK_MOST`] values per
+/// plug in a run (a run is one process: a fresh instance after a trap counts
+/// on).
 pub const MASK_MIN: usize = 16;
+pub const MASK_DISTINCT: usize = 8;
 pub const MASK_MAX: usize = 4096;
 pub const MASK_MOST: usize = 64;
+
+/// How many values each plug (by id) masked in this process.
+fn masked_by(plug: &str) -> usize {
+    counts()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(plug)
+        .copied()
+        .unwrap_or(0)
+}
+
+fn counts() -> &'static std::sync::Mutex<std::collections::HashMap<String, usize>> {
+    static COUNTS: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<String, usize>>> =
+        std::sync::OnceLock::new();
+    COUNTS.get_or_init(Default::default)
+}
 
 /// Links `secrets` with [`SecretsCap`].
 pub struct Secrets;
@@ -38,7 +57,6 @@ pub fn view(ctx: &mut PlugCtx) -> SecretsCap<'_> {
         grant: &ctx.grants.secrets,
         declined: &ctx.grants.secrets_declined,
         label: &ctx.label,
-        masked: &mut ctx.masked,
     }
 }
 
@@ -72,6 +90,11 @@ impl Host for SecretsCap<'_> {
 
     async fn mask(&mut self, value: String) -> Result<(), String> {
         let (plug, session) = (&self.label.plug_id, &self.label.session_id);
+        let distinct = {
+            let mut seen = [false; 256];
+            value.bytes().for_each(|b| seen[b as usize] = true);
+            seen.iter().filter(|s| **s).count()
+        };
         let refused = if value.len() < MASK_MIN {
             Some(format!(
                 "a value of {} bytes is shorter than {MASK_MIN}: masking it could hide ordinary words",
@@ -82,7 +105,11 @@ impl Host for SecretsCap<'_> {
                 "a value of {} bytes is longer than {MASK_MAX}",
                 value.len()
             ))
-        } else if *self.masked >= MASK_MOST {
+        } else if value.chars().any(char::is_whitespace) || distinct < MASK_DISTINCT {
+            Some(format!(
+                "the value does not look like a secret (whitespace, or fewer than {MASK_DISTINCT} different bytes): masking it could hide ordinary text"
+            ))
+        } else if masked_by(plug) >= MASK_MOST {
             Some(format!(
                 "this plug already masked {MASK_MOST} values in this run"
             ))
@@ -93,10 +120,15 @@ impl Host for SecretsCap<'_> {
             tracing::warn!(%plug, %session, "secrets.mask refused: {why}");
             return Err(why);
         }
-        *self.masked += 1;
+        let masked = {
+            let mut counts = counts().lock().unwrap_or_else(|e| e.into_inner());
+            let count = counts.entry(plug.to_string()).or_default();
+            *count += 1;
+            *count
+        };
         crate::secret_mask::remember(&value);
         // Never the value: the count says what the plug did.
-        tracing::debug!(%plug, %session, masked = *self.masked, "a secret the plug made is masked");
+        tracing::debug!(%plug, %session, masked, "a secret the plug made is masked");
         Ok(())
     }
 }

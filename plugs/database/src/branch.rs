@@ -6,29 +6,55 @@ use blaise_plug::{PlugError, log};
 
 use crate::psql::Psql;
 
+/// The comment a branch gets in the transaction that lets its login in: a
+/// branch without it was not made whole (a start cut short) and is made again.
+const WHOLE: &str = "blaise-database: whole";
+
+/// The most connections a session's login may hold: an agent's test suite
+/// with a pool fits, a runaway one does not take the server's every slot.
+const CONNECTION_LIMIT: u32 = 100;
+
 /// Makes the login (without the right to log in yet), the database as a
 /// file copy of the template (no data passes through the plug), then hands
-/// everything in it to the login ([`OWN`]), and lets it in. Three
-/// transactions (a database is made outside one): each commit waits for the
-/// disk.
+/// everything in it to the login ([`OWN`]), marks it whole and lets the
+/// login in. A login already there (a start that runs again) stops it before
+/// anything is made: it prints `blaise:login-there`. Four transactions (a
+/// database is made outside one): each commit waits for the disk.
 const CREATE: &str = r#"
-SELECT rolsuper AS blaise_super FROM pg_roles WHERE rolname = current_user \gset
+SELECT rolsuper AS blaise_super,
+       EXISTS (SELECT 1 FROM pg_roles WHERE rolname = :'branch') AS blaise_there,
+       has_database_privilege('public', :'template', 'CONNECT') AS blaise_open
+FROM pg_roles WHERE rolname = current_user \gset
+\if :blaise_there
+\echo blaise:login-there
+\quit
+\endif
 BEGIN;
-CREATE ROLE :"branch" NOLOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS;
+CREATE ROLE :"branch" NOLOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS
+    CONNECTION LIMIT :limit;
 \if :blaise_super
 \else
 -- A non-superuser administrator may make a database for a role it is a member of.
 GRANT :"branch" TO CURRENT_USER;
 \endif
+\if :blaise_open
 -- Sessions' logins must not read the template: only its owner (and
--- superusers) keep the right to connect.
+-- superusers) keep the right to connect. Once: a grant changed at every
+-- start would make concurrent starts collide on the template's row.
 REVOKE CONNECT, TEMPORARY ON DATABASE :"template" FROM PUBLIC;
+\endif
 COMMIT;
+SELECT has_database_privilege('public', :'template', 'CONNECT') AS blaise_open \gset
+\if :blaise_open
+\echo blaise:template-open
+\quit
+\endif
 CREATE DATABASE :"branch" TEMPLATE :"template" STRATEGY FILE_COPY OWNER :"branch";
+-- At once, before anyone else may connect: PostgreSQL lets PUBLIC connect to
+-- every new database.
+REVOKE ALL ON DATABASE :"branch" FROM PUBLIC;
 \connect :"branch"
 BEGIN;
--- No one else connects: PostgreSQL lets PUBLIC connect to every new database.
-REVOKE ALL ON DATABASE :"branch" FROM PUBLIC;
 SELECT set_config('blaise.owner', :'branch', true) \gset
 "#;
 
@@ -91,25 +117,56 @@ BEGIN
 END
 $blaise$;
 "#;
+/// The end of [`CREATE`], in the new database: marked whole, the login let in.
+const FINISH: &str = r#"
+COMMENT ON DATABASE :"branch" IS :'whole';
+ALTER ROLE :"branch" LOGIN PASSWORD :'verifier';
+COMMIT;
+"#;
 
 /// Lets the login in, with the password whose SCRAM verifier is given.
 const OPEN: &str = r#"ALTER ROLE :"branch" LOGIN PASSWORD :'verifier';"#;
 
-/// Keeps the login out and ends every connection to the branch.
+/// Keeps the login out, and ends its connections (a cold pause) or only
+/// what they are running (a hot pause: the agent's processes are kept,
+/// frozen, with their connections, and go on at the resume).
 const CLOSE: &str = r#"
 ALTER ROLE :"branch" NOLOGIN;
+\if :hot
+SELECT count(pg_cancel_backend(pid)) FROM pg_stat_activity
+WHERE (datname = :'branch' OR usename = :'branch') AND pid <> pg_backend_pid() AND state <> 'idle';
+\else
 SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
 WHERE (datname = :'branch' OR usename = :'branch') AND pid <> pg_backend_pid();
+\endif
 "#;
 
-/// Removes both, whichever exists.
+/// Removes both, whichever exists, whatever the login did meanwhile: it is
+/// kept out and its connections end first; a database it made a template
+/// (its owner may) is one again; what it owns in the administrator's
+/// database (a large object, default privileges) goes with it.
 const DROP: &str = r#"
+SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = :'branch') AS blaise_login \gset
+\if :blaise_login
+ALTER ROLE :"branch" NOLOGIN;
+\endif
+SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+WHERE (datname = :'branch' OR usename = :'branch') AND pid <> pg_backend_pid() \gset
+SELECT format('ALTER DATABASE %I IS_TEMPLATE false', datname) FROM pg_database
+WHERE datname = :'branch' AND datistemplate \gexec
 DROP DATABASE IF EXISTS :"branch" WITH (FORCE);
-DROP ROLE IF EXISTS :"branch";
+\if :blaise_login
+REASSIGN OWNED BY :"branch" TO CURRENT_USER;
+DROP OWNED BY :"branch";
+DROP ROLE :"branch";
+\endif
 "#;
 
+/// Whether each is there, and whether the database was made whole.
 const EXISTS: &str = r#"
-SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = :'branch'),
+SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = :'branch'
+               AND shobj_description(oid, 'pg_database') = :'whole'),
+       EXISTS (SELECT 1 FROM pg_database WHERE datname = :'branch'),
        EXISTS (SELECT 1 FROM pg_roles WHERE rolname = :'branch');
 "#;
 
@@ -117,17 +174,19 @@ SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = :'branch'),
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Found {
     Nothing,
+    /// Made whole: the database, marked so, and the login.
     Whole,
-    /// The database without the login, or the login without the database.
+    /// Anything less: a database without its login or its mark, a login
+    /// without its database.
     Half,
 }
 
 pub fn found(psql: &Psql, branch: &str) -> Result<Found, PlugError> {
     let admin_db = psql.server().admin_database.clone();
-    let out = psql.run(&admin_db, &[("branch", branch)], EXISTS)?;
+    let out = psql.run(&admin_db, &[("branch", branch), ("whole", WHOLE)], EXISTS)?;
     Ok(match out.trim() {
-        "t|t" => Found::Whole,
-        "f|f" => Found::Nothing,
+        "t|t|t" => Found::Whole,
+        "f|f|f" => Found::Nothing,
         _ => Found::Half,
     })
 }
@@ -151,21 +210,33 @@ pub fn create(
     verifier: &str,
 ) -> Result<Created, PlugError> {
     let admin_db = psql.server().admin_database.clone();
+    let limit = CONNECTION_LIMIT.to_string();
     let vars = [
         ("branch", branch),
         ("template", template),
         ("verifier", verifier),
+        ("whole", WHOLE),
+        ("limit", limit.as_str()),
     ];
-    let script = format!("{CREATE}{OWN}{OPEN}\nCOMMIT;\n");
+    let script = format!("{CREATE}{OWN}{FINISH}");
     let out = psql.output(&admin_db, &vars, &script)?;
+    let said = out.stdout_text();
+    if out.success() && said.contains("blaise:login-there") {
+        return Ok(Created::LoginThere);
+    }
+    if out.success() && said.contains("blaise:template-open") {
+        drop(psql, branch)?;
+        return Err(PlugError::field(
+            "template",
+            format!(
+                "anyone may connect to the template `{template}`, so every session's login could read it, and the plug's login may not change that (it does not own it): as its owner, REVOKE CONNECT, TEMPORARY ON DATABASE \"{template}\" FROM PUBLIC"
+            ),
+        ));
+    }
     if out.success() {
         return Ok(Created::Made);
     }
     let why = crate::psql::failure(&out);
-    // The first statement failed: this attempt made nothing.
-    if why.contains(&format!("role \"{branch}\" already exists")) {
-        return Ok(Created::LoginThere);
-    }
     let removed = match drop(psql, branch) {
         Ok(()) => "what was made of it is removed".to_owned(),
         Err(e) => format!("removing what was made of it failed too: {}", e.message),
@@ -180,7 +251,7 @@ pub fn create(
                 "{message}; no one may be connected to the template while a session branches it"
             ),
         )
-    } else if lower.contains("template database") && lower.contains("does not exist") {
+    } else if lower.contains("does not exist") && why.contains(&format!("\"{template}\"")) {
         PlugError::field("template", message)
     } else {
         PlugError::new(message)
@@ -198,15 +269,22 @@ pub fn open(psql: &Psql, branch: &str, verifier: &str) -> Result<(), PlugError> 
     .map(|_| ())
 }
 
-/// Keeps the agent's login out and ends its connections: nothing runs in the
-/// branch while the session is paused.
-pub fn close(psql: &Psql, branch: &str) -> Result<(), PlugError> {
+/// Keeps the agent's login out and ends what it runs: nothing runs in the
+/// branch while the session is paused. At a hot pause its connections stay
+/// (the agent keeps them, frozen); at a cold one they end.
+pub fn close(psql: &Psql, branch: &str, hot: bool) -> Result<(), PlugError> {
     let admin_db = psql.server().admin_database.clone();
-    let ended = psql.run(&admin_db, &[("branch", branch)], CLOSE)?;
+    let hot = if hot { "true" } else { "false" };
+    let ended = psql.run(&admin_db, &[("branch", branch), ("hot", hot)], CLOSE)?;
     let ended = ended.trim();
     if ended != "0" {
         log::info(format!(
-            "ended {ended} connection(s) to the branch {branch}"
+            "ended {ended} {} of the branch {branch}",
+            if hot == "true" {
+                "running statement(s)"
+            } else {
+                "connection(s)"
+            }
         ));
     }
     Ok(())

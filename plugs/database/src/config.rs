@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use blaise_plug::{Context, PlugError};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// The `with:` config; its JSON Schema is derived from it.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -139,7 +139,7 @@ fn default_env() -> BTreeMap<String, Part> {
 
 /// Where the plug's own connections go: what teardown needs, read alone so
 /// that a teardown works when the rest of the config has changed.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Server {
     pub host: String,
     #[serde(default = "default_port")]
@@ -196,11 +196,6 @@ impl Config {
             }
         }
         Ok(config)
-    }
-
-    /// The host the agent connects to.
-    pub fn agent_host(&self) -> &str {
-        self.agent_host.as_deref().unwrap_or(&self.host)
     }
 
     pub fn server(&self) -> Server {

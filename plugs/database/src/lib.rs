@@ -35,6 +35,8 @@ struct Made {
     branch: String,
     /// What it was copied from.
     template: String,
+    /// Where: a config that names another server since still finds it.
+    server: Server,
 }
 
 struct DatabasePlug;
@@ -91,16 +93,18 @@ impl Plug for DatabasePlug {
             &Made {
                 branch: name.clone(),
                 template,
+                server: config.server(),
             },
         )?;
-        Ok(contribution(&config, &name, &password))
+        Ok(contribution(&config, &config.server(), &name, &password))
     }
 
     fn on_resume(ctx: &Context) -> Result<Contribution, PlugError> {
         let config = Config::read(ctx)?;
-        let psql = Psql::new(config.server())?;
+        // Where the branch is, as the start recorded it.
+        let (name, server) = made(ctx)?;
+        let psql = Psql::new(server.clone())?;
         let key = password_key(&psql)?;
-        let name = branch_name(ctx)?;
         if branch::found(&psql, &name)? != Found::Whole {
             return Err(PlugError::new(format!(
                 "the branch {name} is gone: the environment cannot be resumed"
@@ -113,7 +117,7 @@ impl Plug for DatabasePlug {
             &name,
             &password::scram_verifier(&key, &name, &password),
         )?;
-        Ok(contribution(&config, &name, &password))
+        Ok(contribution(&config, &server, &name, &password))
     }
 
     fn on_pause(ctx: &Context, info: &PauseInfo) -> Result<(), PlugError> {
@@ -121,9 +125,9 @@ impl Plug for DatabasePlug {
             // The teardown right after drops it.
             return Ok(());
         }
-        let psql = Psql::new(Server::read(ctx)?)?;
-        let name = branch_name(ctx)?;
-        if let Err(e) = branch::close(&psql, &name) {
+        let (name, server) = made(ctx)?;
+        let psql = Psql::new(server)?;
+        if let Err(e) = branch::close(&psql, &name, info.keep_processes) {
             if branch::found(&psql, &name)? == Found::Nothing {
                 log::warn(format!("the branch {name} was already gone at the pause"));
                 return Ok(());
@@ -134,9 +138,10 @@ impl Plug for DatabasePlug {
     }
 
     fn on_teardown(ctx: &Context, _info: &TeardownInfo) -> Result<(), PlugError> {
-        // Only the server matters here: the rest of the config may have changed.
-        let psql = Psql::new(Server::read(ctx)?)?;
-        let name = branch_name(ctx)?;
+        // Only the server matters here, as the state recorded it: the config
+        // may have changed.
+        let (name, server) = made(ctx)?;
+        let psql = Psql::new(server)?;
         branch::drop(&psql, &name)?;
         // What an interrupted preparation of this session left, if anything.
         let admin_db = psql.server().admin_database.clone();
@@ -144,18 +149,23 @@ impl Plug for DatabasePlug {
         psql.run(
             &admin_db,
             &[("pattern", &pattern)],
-            r#"SELECT format('DROP DATABASE %I WITH (FORCE)', datname) FROM pg_database WHERE datname ~ :'pattern' \gexec"#,
+            r#"SELECT format('ALTER DATABASE %I IS_TEMPLATE false', datname), format('DROP DATABASE %I WITH (FORCE)', datname)
+FROM pg_database WHERE datname ~ :'pattern' \gexec"#,
         )?;
         state::delete("made")?;
         Ok(())
     }
 }
 
-/// The branch's name: as the state recorded it, or as it is derived.
-fn branch_name(ctx: &Context) -> Result<String, PlugError> {
+/// The branch's name and server: as the state recorded them, or (a start
+/// cut short before its state was kept) as they are derived and configured.
+fn made(ctx: &Context) -> Result<(String, Server), PlugError> {
     Ok(match state::get::<Made>("made")? {
-        Some(made) => made.branch,
-        None => names::branch(&ctx.plug_id, &ctx.session_id),
+        Some(made) => (made.branch, made.server),
+        None => (
+            names::branch(&ctx.plug_id, &ctx.session_id),
+            Server::read(ctx)?,
+        ),
     })
 }
 
@@ -173,14 +183,14 @@ fn password_key(psql: &Psql) -> Result<String, PlugError> {
 }
 
 /// The agent's variables.
-fn contribution(config: &Config, branch: &str, password: &str) -> Contribution {
-    let host = config.agent_host();
+fn contribution(config: &Config, server: &Server, branch: &str, password: &str) -> Contribution {
+    let host = config.agent_host.as_deref().unwrap_or(&server.host);
     let mut contribution = Contribution::default();
     for (name, part) in &config.env {
         let value = match part {
-            Part::Url => url(host, config.port, branch, Some(password), branch),
+            Part::Url => url(host, server.port, branch, Some(password), branch),
             Part::Host => host.to_owned(),
-            Part::Port => config.port.to_string(),
+            Part::Port => server.port.to_string(),
             Part::Database | Part::User => branch.to_owned(),
             Part::Password => password.to_owned(),
         };

@@ -12,9 +12,27 @@ const MAX: usize = 63;
 /// digits and `_`; cut, with a digest of the whole, when it is too long.
 pub fn branch(plug_id: &str, session_id: &str) -> String {
     fit(
-        &format!("blaise_{}_{}", clean(plug_id), clean(session_id)),
+        &format!("blaise_{}_{}", plug(plug_id), clean(session_id)),
         &[plug_id, session_id],
     )
+}
+
+/// The plug id as it goes in a name: itself when it is lower-case letters,
+/// digits and `_`; else cleaned, with a digest of it, so that `main-db` and
+/// `main_db` in one `blaise.yml` never share a branch.
+fn plug(plug_id: &str) -> String {
+    let clean = clean(plug_id);
+    if clean == plug_id {
+        return clean;
+    }
+    format!("{clean}_{}", &digest(plug_id)[..6])
+}
+
+fn digest(text: &str) -> String {
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// The template the plug prepares for a config: `blaise_tpl_<plug id>_<key>`.
@@ -27,8 +45,13 @@ pub fn template(plug_id: &str, key: &str) -> String {
 
 /// What every template of this plug id starts with (older ones are found by it).
 pub fn template_prefix(plug_id: &str) -> String {
-    let clean = clean(plug_id);
-    format!("blaise_tpl_{}_", &clean[..clean.len().min(24)])
+    // At most 24 bytes of it, so that the key fits; a longer one keeps its
+    // head and a digest of the whole.
+    let mut id = plug(plug_id);
+    if id.len() > 24 {
+        id = format!("{}_{}", &clean(plug_id)[..17], &digest(plug_id)[..6]);
+    }
+    format!("blaise_tpl_{id}_")
 }
 
 fn clean(s: &str) -> String {
@@ -71,7 +94,13 @@ mod tests {
             branch("db", "3f2a9c1e-0b7d-4e55-9a31-2c8e5f6d7a10"),
             "blaise_db_3f2a9c1e_0b7d_4e55_9a31_2c8e5f6d7a10"
         );
-        assert_eq!(branch("Main-DB", "S 1;drop"), "blaise_main_db_s_1_drop");
+        let odd = branch("Main-DB", "S 1;drop");
+        assert!(
+            odd.starts_with("blaise_main_db_") && odd.ends_with("_s_1_drop"),
+            "{odd}"
+        );
+        assert_ne!(branch("main-db", "s"), branch("main_db", "s"));
+        assert_eq!(branch("main_db", "s"), "blaise_main_db_s");
     }
 
     #[test]

@@ -2,9 +2,17 @@
 //! administrator's login, and turns psql's words into errors.
 //!
 //! Nothing from the config or the session reaches SQL as text: values go in
-//! as psql variables (`-v name=value`) and scripts use them quoted, `:"name"`
-//! for an identifier and `:'name'` for a literal. The admin password goes
-//! in psql's environment, never its argv.
+//! as psql variables and scripts use them quoted, `:"name"` for an
+//! identifier and `:'name'` for a literal. Values travel in psql's
+//! environment (read with `\getenv`, psql 15 and later), never its argv,
+//! which any user of the machine can read: the admin password, and the
+//! SCRAM verifier of a session's password, which with one overheard login
+//! would be enough to log in.
+//!
+//! The plug's own scripts run with `search_path` set to `pg_catalog` alone:
+//! a function a session's login (or a template's owner) made in a schema
+//! anyone may create in cannot stand in for a built-in the administrator
+//! calls.
 
 use blaise_plug::process::{Command, Output};
 use blaise_plug::{PlugError, secrets};
@@ -38,7 +46,8 @@ impl Psql {
         self.password.as_deref()
     }
 
-    /// libpq's connection string for `database` as the administrator: one
+    /// libpq's connection string for `database` as the administrator, for
+    /// the steps that prepare a template (their own search path): one
     /// argument, each value quoted (a database name with `=` in it stays a
     /// name).
     pub fn conninfo(&self, database: &str) -> String {
@@ -49,6 +58,15 @@ impl Psql {
             self.server.port,
             quote(&self.server.admin_user),
             quote(database)
+        )
+    }
+
+    /// [`Psql::conninfo`] for the plug's own scripts: only `pg_catalog` on
+    /// the search path (`\connect` keeps it).
+    fn own_conninfo(&self, database: &str) -> String {
+        format!(
+            "{} options='-c search_path=pg_catalog,pg_temp'",
+            self.conninfo(database)
         )
     }
 
@@ -85,12 +103,16 @@ impl Psql {
                 "--no-align",
             ])
             .args(["--set", "ON_ERROR_STOP=1"]);
+        let mut text = String::new();
         for (name, value) in vars {
-            command = command.arg("--set").arg(format!("{name}={value}"));
+            let var = format!("BLAISE_PSQL_{}", name.to_ascii_uppercase());
+            text.push_str(&format!("\\getenv {name} {var}\n"));
+            command = command.env(var, *value);
         }
+        text.push_str(script);
         command
-            .args(["--dbname", &self.conninfo(database), "--file", "-"])
-            .stdin(script.as_bytes().to_vec())
+            .args(["--dbname", &self.own_conninfo(database), "--file", "-"])
+            .stdin(text.into_bytes())
             .timeout_ms(SCRIPT_TIMEOUT_MS)
             .run()
     }

@@ -10,7 +10,7 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use blaise_plug::process::tail;
-use blaise_plug::{Context, PlugError, log};
+use blaise_plug::{Context, PlugError, log, secrets};
 use sha2::{Digest, Sha256};
 
 use crate::config::{Config, Prepare, Step};
@@ -43,8 +43,13 @@ pub fn ready(
     psql.run(
         &admin_db,
         &[("building", &building)],
-        r#"DROP DATABASE IF EXISTS :"building" WITH (FORCE);
-CREATE DATABASE :"building";"#,
+        // From template0: what anyone may have put in template1 is not copied
+        // into every session's branch. No one but the plug connects to it.
+        r#"SELECT format('ALTER DATABASE %I IS_TEMPLATE false', datname) FROM pg_database
+WHERE datname = :'building' AND datistemplate \gexec
+DROP DATABASE IF EXISTS :"building" WITH (FORCE);
+CREATE DATABASE :"building" TEMPLATE template0;
+REVOKE ALL ON DATABASE :"building" FROM PUBLIC;"#,
     )?;
     let made = run_steps(psql, config, prepare, &dir, &building);
     if let Err(e) = made {
@@ -64,7 +69,13 @@ ALTER DATABASE :"building" RENAME TO :"name";"#,
     if !named.success() {
         let why = psql::failure(&named);
         drop_building(psql, &building)?;
-        if !why.contains("already exists") {
+        // Named meanwhile by a start that prepared it too: that one is used.
+        let there = psql.run(
+            &admin_db,
+            &[("name", &name)],
+            "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = :'name');",
+        )?;
+        if there.trim() != "t" {
             return Err(PlugError::new(format!(
                 "naming the template {name} failed: {why}"
             )));
@@ -119,22 +130,32 @@ fn drop_building(psql: &Psql, building: &str) -> Result<(), PlugError> {
     psql.run(
         &admin_db,
         &[("building", building)],
-        r#"DROP DATABASE IF EXISTS :"building" WITH (FORCE);"#,
+        r#"SELECT format('ALTER DATABASE %I IS_TEMPLATE false', datname) FROM pg_database
+WHERE datname = :'building' AND datistemplate \gexec
+DROP DATABASE IF EXISTS :"building" WITH (FORCE);"#,
     )
     .map(|_| ())
 }
 
-/// Older templates of this plug: dropped, unless a start is copying one
-/// right now (then a later preparation drops it).
+/// How many templates of a plug id are kept: the newest. Two branches of a
+/// repository whose migrations differ, or two teams with the same plug id
+/// on one server, each keep theirs rather than make it at every start.
+const KEEP: usize = 3;
+
+/// Older templates of this plug beyond the newest [`KEEP`]: dropped, unless
+/// a start is copying one right now (then a later preparation drops it).
 fn drop_older(psql: &Psql, plug_id: &str, current: &str) {
     let admin_db = psql.server().admin_database.clone();
     let pattern = format!("^{}[0-9a-f]{{16}}$", names::template_prefix(plug_id));
+    let skip = (KEEP - 1).to_string();
+    // A database's oid grows with each made: the newest have the largest.
     let out = psql.output(
         &admin_db,
-        &[("pattern", &pattern), ("current", current)],
+        &[("pattern", &pattern), ("current", current), ("skip", &skip)],
         r#"\set ON_ERROR_STOP 0
 SELECT format('ALTER DATABASE %I IS_TEMPLATE false', datname), format('DROP DATABASE %I', datname)
-FROM pg_database WHERE datname ~ :'pattern' AND datname <> :'current' \gexec"#,
+FROM (SELECT datname FROM pg_database WHERE datname ~ :'pattern' AND datname <> :'current'
+      ORDER BY oid DESC OFFSET :skip) AS older \gexec"#,
     );
     if let Ok(out) = out
         && !out.stderr.is_empty()
@@ -181,7 +202,7 @@ fn run_steps(
             }
             Step::Run(s) => {
                 let mut command = psql.command("sh").args(["-c", &s.run]).cwd(&cwd);
-                for (name, value) in step_env(psql, config, building) {
+                for (name, value) in step_env(psql, config, building)? {
                     command = command.env(name, value);
                 }
                 command.timeout_ms(STEP_TIMEOUT_MS).run()
@@ -229,7 +250,11 @@ fn psql_file(
 }
 
 /// A `run` step's connection: the template being made, as the administrator.
-fn step_env(psql: &Psql, config: &Config, database: &str) -> Vec<(String, String)> {
+fn step_env(
+    psql: &Psql,
+    config: &Config,
+    database: &str,
+) -> Result<Vec<(String, String)>, PlugError> {
     let server = psql.server();
     let mut env = vec![
         ("PGHOST".to_owned(), server.host.clone()),
@@ -244,8 +269,13 @@ fn step_env(psql: &Psql, config: &Config, database: &str) -> Vec<(String, String
         psql.admin_password(),
         database,
     );
+    // The admin password, percent-encoded in the URL, would not be masked
+    // as the granted secret is: the URL is masked whole.
+    if psql.admin_password().is_some() {
+        secrets::mask(&url)?;
+    }
     env.push(("DATABASE_URL".to_owned(), url));
-    env
+    Ok(env)
 }
 
 fn describe(step: &Step) -> String {

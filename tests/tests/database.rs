@@ -729,3 +729,75 @@ async fn the_database_example_runs_a_sandboxed_agent_on_its_own_branch() {
     assert_eq!(exists(server, &branch), (false, false));
     runner.stop().await;
 }
+
+/// An administrator that is not a superuser, as a managed server gives
+/// (`CREATEDB`, `CREATEROLE`), branching a template it owns: the login gets
+/// what is in it, and teardown leaves nothing.
+#[tokio::test]
+async fn an_administrator_that_is_not_a_superuser_branches_its_own_template() {
+    let Some(server) = server() else { return };
+    let w = World::new();
+    let admin = unique("blaise_admin");
+    let admin_password = "admin-Xq7c41e9b2d5";
+    let template = unique("owned_template");
+    server
+        .psql(
+            "postgres",
+            &format!("CREATE ROLE {admin} LOGIN CREATEDB CREATEROLE PASSWORD '{admin_password}'"),
+        )
+        .unwrap();
+    server
+        .psql(
+            "postgres",
+            &format!("CREATE DATABASE {template} OWNER {admin}"),
+        )
+        .unwrap();
+    server
+        .psql_as(
+            &admin,
+            Some(admin_password),
+            &template,
+            "CREATE TABLE t (x int); INSERT INTO t VALUES (1)",
+        )
+        .unwrap();
+    let plug = w.host.load(&plug("plugs/database")).await.unwrap();
+    let file = w.tmp.path().join("admin-password");
+    std::fs::write(&file, admin_password).unwrap();
+    let allow = Allow {
+        exec: vec!["psql".into()],
+        secrets: [("admin-password".into(), SecretSource::File(file))].into(),
+        ..Allow::default()
+    };
+    let config = config(server, json!({ "template": template, "admin_user": admin }));
+    let ws = w.tmp.path().join("ws");
+    let mut run = instance(&w, &plug, &config, &allow, "s-managed", RunKind::Start, &ws).await;
+    let started = run.on_start().await.unwrap();
+    let (user, password) = (var(&started, "PGUSER"), var(&started, "PGPASSWORD"));
+    server
+        .psql_as(
+            user,
+            Some(password),
+            user,
+            "INSERT INTO t VALUES (2); ALTER TABLE t ADD y int",
+        )
+        .unwrap();
+    let refused = server
+        .psql_as(user, Some(password), &template, "SELECT 1")
+        .unwrap_err();
+    assert!(
+        refused.contains("permission denied for database"),
+        "{refused}"
+    );
+    let mut run = instance(
+        &w,
+        &plug,
+        &config,
+        &allow,
+        "s-managed",
+        RunKind::Teardown,
+        &ws,
+    )
+    .await;
+    run.on_teardown(teardown()).await.unwrap();
+    assert_eq!(exists(server, user), (false, false));
+}

@@ -278,3 +278,46 @@ async fn a_hot_pause_reaches_plugs_only_when_every_plug_of_the_chain_keeps_proce
         ]
     );
 }
+
+/// 0.3.1 only added an import (`secrets.mask`): a plug built for 0.3.0
+/// (`tests/plugs/earlier-patch`) loads as it is, without the adapter, its
+/// `secrets@0.3.0` import linked to today's capability and its
+/// `hooks@0.3.0` export called as today's.
+#[tokio::test]
+async fn a_plug_built_for_contract_0_3_0_runs_on_0_3_1_as_it_is() {
+    let w = World::new();
+    let earlier = w
+        .host
+        .load(&blaise_tests::plug("tests/plugs/earlier-patch"))
+        .await
+        .unwrap();
+    assert_eq!(earlier.contract, Version::parse("0.3.0").unwrap());
+    assert!(!contract::adapted(earlier.contract));
+    assert!(
+        earlier
+            .imports
+            .iter()
+            .any(|i| i == "blaise:plug/secrets@0.3.0"),
+        "{:?}",
+        earlier.imports
+    );
+    assert!(earlier.info.keeps_processes, "nothing of 0.3.0 is lost");
+    let file = w.tmp.path().join("token");
+    std::fs::write(&file, "tok-0c9e2a7f41d6b3").unwrap();
+    let allow = Allow {
+        secrets: [("token".into(), SecretSource::File(file))].into(),
+        ..Allow::default()
+    };
+    let mut run = w
+        .instance(
+            setup("earlier", &earlier, json!({}), allow, Limits::default()),
+            "s",
+            RunKind::Start,
+        )
+        .await;
+    let started = run.on_start().await.unwrap();
+    assert_eq!(
+        started.env,
+        [("TOKEN".to_string(), "tok-0c9e2a7f41d6b3".to_string())]
+    );
+}

@@ -801,3 +801,62 @@ async fn an_administrator_that_is_not_a_superuser_branches_its_own_template() {
     run.on_teardown(teardown()).await.unwrap();
     assert_eq!(exists(server, user), (false, false));
 }
+
+/// Two sessions that start at once on a template no one prepared yet: both
+/// prepare it, the first to finish names it, the other's copy is dropped,
+/// and both get a branch; nothing else is left on the server.
+#[tokio::test(flavor = "multi_thread")]
+async fn two_starts_at_once_prepare_one_template_and_both_branch_it() {
+    let Some(server) = server() else { return };
+    let w = World::new();
+    let plug = w.host.load(&plug("plugs/database")).await.unwrap();
+    let allow = allow(&w, server);
+    let plug_id = unique("race");
+    let config = config(
+        server,
+        json!({ "prepare": { "steps": [
+            { "run": "sleep 0.5; psql -X -q -v ON_ERROR_STOP=1 -c 'CREATE TABLE raced (x int)'" },
+        ] } }),
+    );
+    let start = |session: &'static str| {
+        let ws = w.tmp.path().join(format!("ws-{session}"));
+        std::fs::create_dir_all(&ws).unwrap();
+        let setup = setup(
+            &plug_id,
+            &plug,
+            config.clone(),
+            allow.clone(),
+            Limits::default(),
+        );
+        let run = blaise_tests::run(session, RunKind::Start, &ws, w.state.clone());
+        let host = w.host.clone();
+        async move {
+            let mut run = PlugInstance::new(&host, setup, run).await.unwrap();
+            run.on_start().await
+        }
+    };
+    let (one, two) = tokio::join!(start("one"), start("two"));
+    let (one, two) = (one.unwrap(), two.unwrap());
+    for started in [&one, &two] {
+        let (user, password) = (var(started, "PGUSER"), var(started, "PGPASSWORD"));
+        server
+            .psql_as(user, Some(password), user, "INSERT INTO raced VALUES (1)")
+            .unwrap();
+    }
+    let left = server
+        .psql(
+            "postgres",
+            &format!("SELECT string_agg(datname, ',' ORDER BY datname) FROM pg_database WHERE datname LIKE '%{plug_id}%'"),
+        )
+        .unwrap();
+    let names: Vec<&str> = left.split(',').collect();
+    assert_eq!(names.len(), 3, "two branches and one template: {left}");
+    assert_eq!(
+        names
+            .iter()
+            .filter(|n| n.starts_with("blaise_tpl_"))
+            .count(),
+        1,
+        "{left}"
+    );
+}

@@ -800,6 +800,33 @@ async fn an_administrator_that_is_not_a_superuser_branches_its_own_template() {
     .await;
     run.on_teardown(teardown()).await.unwrap();
     assert_eq!(exists(server, user), (false, false));
+
+    // A template someone else owns, which anyone may connect to: this
+    // administrator cannot close it, so a start would hand every session's
+    // login the right to read it. Refused, naming the field; nothing made.
+    let foreign = unique("foreign_template");
+    server
+        .psql("postgres", &format!("CREATE DATABASE {foreign}"))
+        .unwrap();
+    let config = self::config(server, json!({ "template": foreign, "admin_user": admin }));
+    let mut run = instance(&w, &plug, &config, &allow, "s-foreign", RunKind::Start, &ws).await;
+    let failed = run.on_start().await.unwrap_err().to_string();
+    assert!(
+        failed.contains("with.template") && failed.contains("REVOKE CONNECT"),
+        "{failed}"
+    );
+    let branch = "blaise_db_s_foreign";
+    assert_eq!(exists(server, branch), (false, false), "nothing is left");
+    assert_eq!(
+        server
+            .psql(
+                "postgres",
+                &format!("SELECT has_database_privilege('public', '{foreign}', 'CONNECT')")
+            )
+            .unwrap(),
+        "t",
+        "the template is as its owner left it"
+    );
 }
 
 /// Two sessions that start at once on a template no one prepared yet: both

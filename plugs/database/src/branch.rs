@@ -18,7 +18,8 @@ const CONNECTION_LIMIT: u32 = 100;
 /// file copy of the template (no data passes through the plug), then hands
 /// everything in it to the login ([`OWN`]), marks it whole and lets the
 /// login in. A login already there (a start that runs again) stops it before
-/// anything is made: it prints `blaise:login-there`. Four transactions (a
+/// anything is made: it prints `blaise-login-there` (no `:` in a marker:
+/// psql would read `:name` in `\echo` as a variable). Four transactions (a
 /// database is made outside one): each commit waits for the disk.
 const CREATE: &str = r#"
 SELECT rolsuper AS blaise_super,
@@ -26,7 +27,7 @@ SELECT rolsuper AS blaise_super,
        has_database_privilege('public', :'template', 'CONNECT') AS blaise_open
 FROM pg_roles WHERE rolname = current_user \gset
 \if :blaise_there
-\echo blaise:login-there
+\echo blaise-login-there
 \quit
 \endif
 BEGIN;
@@ -46,7 +47,7 @@ REVOKE CONNECT, TEMPORARY ON DATABASE :"template" FROM PUBLIC;
 COMMIT;
 SELECT has_database_privilege('public', :'template', 'CONNECT') AS blaise_open \gset
 \if :blaise_open
-\echo blaise:template-open
+\echo blaise-template-open
 \quit
 \endif
 CREATE DATABASE :"branch" TEMPLATE :"template" STRATEGY FILE_COPY OWNER :"branch";
@@ -221,10 +222,10 @@ pub fn create(
     let script = format!("{CREATE}{OWN}{FINISH}");
     let out = psql.output(&admin_db, &vars, &script)?;
     let said = out.stdout_text();
-    if out.success() && said.contains("blaise:login-there") {
+    if out.success() && said.contains("blaise-login-there") {
         return Ok(Created::LoginThere);
     }
-    if out.success() && said.contains("blaise:template-open") {
+    if out.success() && said.contains("blaise-template-open") {
         drop(psql, branch)?;
         return Err(PlugError::field(
             "template",

@@ -839,12 +839,16 @@ async fn two_starts_at_once_prepare_one_template_and_both_branch_it() {
     let plug = w.host.load(&plug("plugs/database")).await.unwrap();
     let allow = allow(&w, server);
     let plug_id = unique("race");
-    let config = config(
-        server,
-        json!({ "prepare": { "steps": [
-            { "run": "sleep 0.5; psql -X -q -v ON_ERROR_STOP=1 -c 'CREATE TABLE raced (x int)'" },
-        ] } }),
+    // The step waits (5 s at most) until both starts run it: both prepare,
+    // for sure, or the test fails.
+    let barrier = w.tmp.path().join("preparing");
+    std::fs::create_dir_all(&barrier).unwrap();
+    let step = format!(
+        "touch {dir}/$PGDATABASE; n=0; while [ $(ls {dir} | wc -l) -lt 2 ]; do n=$((n+1)); [ $n -gt 100 ] && exit 9; sleep 0.05; done; \
+         psql -X -q -v ON_ERROR_STOP=1 -c 'CREATE TABLE raced (x int)'",
+        dir = barrier.display()
     );
+    let config = config(server, json!({ "prepare": { "steps": [{ "run": step }] } }));
     let start = |session: &'static str| {
         let ws = w.tmp.path().join(format!("ws-{session}"));
         std::fs::create_dir_all(&ws).unwrap();
@@ -864,6 +868,11 @@ async fn two_starts_at_once_prepare_one_template_and_both_branch_it() {
     };
     let (one, two) = tokio::join!(start("one"), start("two"));
     let (one, two) = (one.unwrap(), two.unwrap());
+    assert_eq!(
+        std::fs::read_dir(&barrier).unwrap().count(),
+        2,
+        "both starts prepared"
+    );
     for started in [&one, &two] {
         let (user, password) = (var(started, "PGUSER"), var(started, "PGPASSWORD"));
         server

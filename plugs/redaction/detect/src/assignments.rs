@@ -18,6 +18,7 @@ pub(super) mod command_output;
 mod http_auth;
 mod names;
 pub(super) mod parents;
+mod positions;
 mod siblings;
 mod values;
 
@@ -28,6 +29,7 @@ use names::{
     BARE_KEY, NAMED_KEY, Name, compound, credential_key, may_be_weak, name_of, names_ending_like,
     secret_kind, weak_name, weak_word,
 };
+use positions::POSITION_KEY;
 use values::{
     MAX_VALUE, code_word, dotted_code, dotted_identifier, hex_key, identifier, keylike, label,
     name_word, number, path, plain, quote_at, quoted, random, type_name, value_byte,
@@ -148,7 +150,7 @@ pub(super) fn at_operator(b: &[u8], s: usize, op: usize, found: &mut Vec<Found>)
     // Most operators follow no name (`127.0.0.1:8080`, `status=200`): told
     // apart here by [`name_at`]'s own first test, without the call (in the
     // plug, a call's entry checks cost more than the test).
-    if !may_be_name(&b[s..op]) {
+    if !may_be_name(&b[s..op]) && !positions::may_be(b, s, op) {
         return;
     }
     parse(b, s, op).push_to(found);
@@ -426,8 +428,18 @@ fn name_at(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
     // A weak name only as a word of its own (`may_be_weak` reads the word).
     Some((
         ks,
-        name.or_else(|| (ks == s).then(|| weak_name(b, ks, ke)).flatten())?,
+        name.or_else(|| {
+            (ks == s || powershell_env(b, s, ks))
+                .then(|| weak_name(b, ks, ke))
+                .flatten()
+        })?,
     ))
+}
+
+/// `$env:NAME`, PowerShell's environment variable: `NAME` is a word of its
+/// own there.
+fn powershell_env(b: &[u8], s: usize, ks: usize) -> bool {
+    &b[s..ks] == b"env:" && s > 0 && b[s - 1] == b'$'
 }
 
 /// Whether the `?` at `q` ends the path of an Azure Functions URL.
@@ -465,6 +477,7 @@ fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
     let Some((ks, name)) = name_at(b, s, ke)
         .or_else(|| Some((s, weak_word(b, s, ke)?)))
         .or_else(|| cookie_row(b, s, ke))
+        .or_else(|| Some((s, positions::name(b, s, ke)?)))
     else {
         return Parsed::No;
     };
@@ -668,11 +681,18 @@ fn value(
             && (kind != "signature" || op == Op::Compact)
             && key_shaped(kind, v, &b[ks..ke])
             && (kind != BARE_KEY || bare_key_line(b, ks, op, (end + q.len()).min(b.len())));
+        // A name read from its place: the value must end that place.
+        let (secret, seen) = if kind == POSITION_KEY {
+            let (ends, seen) = positions::ends_place(b, (end + q.len()).min(b.len()), true);
+            (secret && ends, seen)
+        } else {
+            (secret, end + q.len())
+        };
         return Parsed::Value(Value {
             start,
             end,
             open,
-            seen: end + q.len(),
+            seen,
             secret,
             kind: reported(kind),
         });
@@ -777,11 +797,21 @@ fn value(
             }
         };
     // `config_line` and `code_after` look past the blanks after the value.
-    let seen = seen.max(if matches!(op, Op::Colon | Op::Blank | Op::Spaced) {
+    let mut seen = seen.max(if matches!(op, Op::Colon | Op::Blank | Op::Spaced) {
         j + 1
     } else {
         i + 1
     });
+    // A name read from its place: the value must end that place.
+    let secret = secret && {
+        if kind == POSITION_KEY {
+            let (ends, looked) = positions::ends_place(b, end, false);
+            seen = seen.max(looked);
+            ends && op != Op::Blank
+        } else {
+            true
+        }
+    };
     Parsed::Value(Value {
         start,
         end,
@@ -993,7 +1023,7 @@ fn reported(kind: &'static str) -> &'static str {
     if kind == COOKIE_ROW {
         return "cookie";
     }
-    if kind == NAMED_KEY || kind == BARE_KEY {
+    if kind == NAMED_KEY || kind == BARE_KEY || kind == POSITION_KEY {
         "secret-assignment"
     } else {
         kind
@@ -1006,7 +1036,7 @@ fn reported(kind: &'static str) -> &'static str {
 /// says it is a credential whatever its shape (`DD_APP_KEY`, `JSESSIONID`),
 /// or a UUID under `secret_id`.
 fn key_shaped(kind: &str, v: &[u8], key: &[u8]) -> bool {
-    (kind != NAMED_KEY && kind != BARE_KEY)
+    (kind != NAMED_KEY && kind != BARE_KEY && kind != POSITION_KEY)
         || keylike(v)
         || (hex_key(v) && (credential_key(key) || names::numbered_key(key)))
         || (values::uuid(v) && names::uuid_key(key))

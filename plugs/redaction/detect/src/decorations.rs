@@ -241,7 +241,13 @@ fn same_shape(first: &[u8], line: &[u8]) -> Option<usize> {
             j += if i + n == first.len() { n } else { m };
             i += n;
         } else {
-            if line.get(j) != Some(&c) {
+            // `grep -n -A`: `12:` before the matching line, `13-` before
+            // the lines of context after it.
+            let grep = matches!(c, b':' | b'-')
+                && i > 0
+                && first[i - 1].is_ascii_digit()
+                && matches!(line.get(j), Some(b':' | b'-'));
+            if line.get(j) != Some(&c) && !grep {
                 return None;
             }
             i += 1;

@@ -420,7 +420,7 @@ pub(super) fn at_name(b: &[u8], class: u8, s: usize, e: usize, found: &mut Vec<F
             dumps::Label::No => {}
         }
     }
-    if class & COLON_FIRST != 0 && s >= 5 && b[s - 1] == b'"' && jwk::is_kty(b, s) {
+    if class & COLON_FIRST != 0 && s >= 5 && matches!(b[s - 1], b'"' | b'\'') && jwk::is_kty(b, s) {
         jwk::key(b, s, found);
     }
 }

@@ -220,6 +220,15 @@ pub(super) fn name_of(key: &[u8], candidates: u64) -> Option<Name> {
     None
 }
 
+/// Whether the name says it holds no secret though it ends like one's
+/// (`NextToken`, `cacheKey`, `existingSecret`): what a name read from its
+/// place alone must not be either.
+pub(super) fn declines(key: &[u8]) -> bool {
+    names_existing(key)
+        || NOT_TOKENS.iter().any(|n| ends_with_name(key, n).is_some())
+        || NOT_KEYS.iter().any(|n| ends_with_name(key, n).is_some())
+}
+
 /// The kind of a secret the name `key` names (`db_password`, `apiToken`),
 /// if it names one (not `Authorization`, `Bearer`, `Cookie`).
 pub(super) fn secret_kind(key: &[u8]) -> Option<&'static str> {
@@ -388,6 +397,8 @@ const NOT_CREDENTIAL_LAST: [&[u8]; 9] = [
 pub(super) fn may_be_weak(w: &[u8]) -> bool {
     match w {
         [b'x' | b'X', b'-', ..] => true,
+        // `bw … --session KEY`, `op … --session TOKEN`.
+        [b'-', b'-', b's', ..] => w == b"--session",
         [first, ..] if first.is_ascii_uppercase() => memchr::memchr(b'_', w).is_some(),
         _ => false,
     }
@@ -401,10 +412,14 @@ pub(super) fn may_be_weak(w: &[u8]) -> bool {
 ///   identifier, a trace or a signature;
 /// - an env name with a credential word among its parts (`OP_SESSION_my`,
 ///   `VAULT_SECRET_ID`), not ending in one that names something else
-///   (`API_KEY_ID`, `SECRET_NAME`).
+///   (`API_KEY_ID`, `SECRET_NAME`);
+/// - the `--session` flag of Bitwarden's and 1Password's CLIs.
 pub(super) fn weak_name(b: &[u8], ks: usize, ke: usize) -> Option<Name> {
     let key = &b[ks..ke];
     let is = |part: &[u8], list: &[&[u8]]| list.iter().any(|w| part.eq_ignore_ascii_case(w));
+    if key == b"--session" {
+        return Some(Name::Secret(NAMED_KEY));
+    }
     if key.len() > 4 && (key[0] | 0x20) == b'x' && key[1] == b'-' {
         let credential = key[2..]
             .split(|&c| c == b'-' || c == b'_')

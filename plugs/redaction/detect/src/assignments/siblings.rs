@@ -44,6 +44,24 @@ struct Field {
     user: bool,
 }
 
+/// Whether the value field whose key is `[ks, ke)` (`value`, `Value`,
+/// `ParameterValue`) has a name field beside it in its object, whatever
+/// that names: then the name field is its name, not the word `value`.
+pub(super) fn has_name_field(b: &[u8], ks: usize, ke: usize) -> bool {
+    let key = &b[ks..ke];
+    if !(key.eq_ignore_ascii_case(b"value") || key.eq_ignore_ascii_case(b"parametervalue")) {
+        return false;
+    }
+    let kq = ks - quote_before(b, ks);
+    let Some(field) = name_field_before(b, kq) else {
+        return false;
+    };
+    field.end <= kq
+        && between(b, &field, kq).is_some_and(|lines| {
+            lines == 0 || line_start(b, kq).map(|l| kq - l) == Some(field.column)
+        })
+}
+
 /// The value of the value field whose key is `[ks, ke)` (`value`, `Value`,
 /// `ParameterValue`), if its sibling name field names a secret: where that
 /// name field starts, and the value.

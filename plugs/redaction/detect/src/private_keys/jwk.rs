@@ -4,7 +4,10 @@
 //! (AKP). The public members (`"n"`, `"e"`, `"x"`, `"y"`, `"crv"`, `"kid"`)
 //! stay. Also in a JWKS (`{"keys": [...]}`), escaped in a JSON string
 //! (`{\"kty\": …}`), pretty-printed, and with the members in any order
-//! (`"d"` before `"kty"`, as sorted output has it).
+//! (`"d"` before `"kty"`, as sorted output has it); and as Python prints a
+//! dict (`{'kty': 'OKP', 'd': '…'}`). (A key printed as YAML or a JavaScript
+//! object, each member on a line of its own, is read by the rule for values
+//! in a config's place.)
 
 use super::super::{Found, MAX_PEM, b64url};
 
@@ -21,15 +24,17 @@ pub(super) fn is_kty(b: &[u8], op: usize) -> bool {
     while e > 0 && matches!(b[e - 1], b' ' | b'\t') {
         e -= 1;
     }
-    // The key's closing quote, `"` or `\"` (JSON in a JSON string).
-    if e == 0 || b[e - 1] != b'"' {
+    // The key's closing quote, `"`, `\"` (JSON in a JSON string) or `'`
+    // (a Python dict).
+    if e == 0 || !matches!(b[e - 1], b'"' | b'\'') {
         return false;
     }
+    let quote = b[e - 1];
     e -= 1;
-    if e > 0 && b[e - 1] == b'\\' {
+    if quote == b'"' && e > 0 && b[e - 1] == b'\\' {
         e -= 1;
     }
-    e >= 4 && &b[e - 3..e] == b"kty" && b[e - 4] == b'"'
+    e >= 4 && &b[e - 3..e] == b"kty" && b[e - 4] == quote
 }
 
 /// The JWK whose `kty` ends before `op`: its private members' values,
@@ -87,8 +92,9 @@ fn private_members(b: &[u8], open: usize, end: usize, mut f: impl FnMut(usize, u
     // Nothing is read past `end` (a member cut by it is not one).
     let b = &b[..end];
     let mut i = open;
-    while let Some(p) = memchr::memchr(b'"', &b[i..end]) {
+    while let Some(p) = memchr::memchr2(b'"', b'\'', &b[i..end]) {
         let q = i + p;
+        let quote = b[q];
         i = q + 1;
         let n = b[i..end]
             .iter()
@@ -96,9 +102,9 @@ fn private_members(b: &[u8], open: usize, end: usize, mut f: impl FnMut(usize, u
             .count();
         let name = &b[i..i + n];
         let mut j = i + n;
-        // The key's closing quote (`"` or `\"`), then `:`.
-        j += usize::from(b.get(j) == Some(&b'\\'));
-        if n == 0 || b.get(j) != Some(&b'"') || !PRIVATE.contains(&name) {
+        // The key's closing quote (`"`, `\"` or `'`), then `:`.
+        j += usize::from(quote == b'"' && b.get(j) == Some(&b'\\'));
+        if n == 0 || b.get(j) != Some(&quote) || !PRIVATE.contains(&name) {
             continue;
         }
         j += 1;
@@ -108,7 +114,7 @@ fn private_members(b: &[u8], open: usize, end: usize, mut f: impl FnMut(usize, u
         }
         j += 1;
         j += super::super::run(&b[..end], j, |c| c == b' ' || c == b'\t' || c == b'\\');
-        if b.get(j) != Some(&b'"') {
+        if b.get(j) != Some(&quote) {
             continue;
         }
         let start = j + 1;
@@ -128,7 +134,7 @@ pub(super) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
     let open = object_start(b, cut)?;
     // Most objects hold none of these keys at any depth: told from their
     // quotes alone, before their members are walked byte by byte.
-    if !memchr::memchr_iter(b'"', &b[open..cut]).any(|q| key_at(&b[open + q + 1..cut])) {
+    if !memchr::memchr2_iter(b'"', b'\'', &b[open..cut]).any(|q| key_at(&b[open + q + 1..cut])) {
         return None;
     }
     let mut depth = 0usize;
@@ -137,7 +143,7 @@ pub(super) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
         match b[i] {
             b'{' | b'[' => depth += 1,
             b'}' | b']' => depth = depth.saturating_sub(1),
-            b'"' if depth == 1 => {
+            b'"' | b'\'' if depth == 1 => {
                 if key_at(&b[i + 1..cut]) {
                     return Some(open);
                 }
@@ -161,7 +167,7 @@ fn key_at(t: &[u8]) -> bool {
     let n = t.iter().take_while(|c| c.is_ascii_lowercase()).count();
     let (name, rest) = t.split_at(n);
     let known = |w: &[u8]| w == b"kty" || PRIVATE.contains(&w);
-    let closed = rest.first() == Some(&b'"') || rest.starts_with(b"\\\"");
+    let closed = matches!(rest.first(), Some(b'"' | b'\'')) || rest.starts_with(b"\\\"");
     (closed && known(name))
         || (rest.iter().all(|&c| c == b'\\')
             && (name.is_empty()

@@ -1,0 +1,413 @@
+//! A name that says nothing of its value (`value`, `sig`, `code`,
+//! `UPSTREAM_AUTH`, `X-Client`) where its place says it is a setting's: the
+//! key of a config's line (INI, TOML, YAML, JSON, `.properties`, an env
+//! file, a Dockerfile's `ENV`/`ARG`), of a header a client sends, of an XML
+//! element's attribute, or a `helm --set` path. There a value that looks
+//! random is a credential's whatever it is called ([`POSITION_KEY`]: the
+//! value must look like a key), unless the name says what else it is: an
+//! identifier, a digest, a public part, a place, a version
+//! ([`NOT_SECRET_LAST`], [`NOT_SECRET_ANY`]). What stands in for a value (placeholders,
+//! references, masks) is left by the value's own tests.
+
+use super::names::Name;
+
+/// The kind of a name that [`name`] reads from its place: as
+/// [`super::names::NAMED_KEY`] (the value must look like a key), and the
+/// value must end its line, its attribute or its `--set` item.
+pub(super) const POSITION_KEY: &str = "position-key";
+
+/// Last parts of a name (split at `_`, `-`, `.` and lower-to-upper case)
+/// that say its value is no credential (`upstream_auth_id` is an id,
+/// `cache_path` a path).
+const NOT_SECRET_LAST: &[&[u8]] = &[
+    // Identifiers.
+    b"id",
+    b"ids",
+    b"uid",
+    b"uuid",
+    b"guid",
+    b"kid",
+    b"keyid",
+    b"oid",
+    b"sid",
+    b"arn",
+    b"urn",
+    b"name",
+    b"names",
+    b"label",
+    b"title",
+    b"slug",
+    b"alias",
+    b"handle",
+    b"user",
+    b"username",
+    b"login",
+    b"email",
+    b"account",
+    b"tenant",
+    b"org",
+    b"project",
+    b"owner",
+    b"accessor",
+    b"recipient",
+    b"recipients",
+    b"issuer",
+    b"audience",
+    b"subject",
+    b"sender",
+    b"address",
+    b"addr",
+    b"endpoint",
+    b"domain",
+    b"status",
+    b"state",
+    b"type",
+    b"kind",
+    b"mode",
+    // Versions and references to other things.
+    b"version",
+    b"ver",
+    b"rev",
+    b"revision",
+    b"commit",
+    b"ref",
+    b"tag",
+    b"image",
+    b"build",
+    b"marker",
+    b"page",
+    b"offset",
+    b"salt",
+    b"iv",
+    // Places and public things.
+    b"url",
+    b"uri",
+    b"path",
+    b"file",
+    b"dir",
+    b"host",
+    b"hostname",
+    b"region",
+    b"zone",
+    b"bucket",
+    b"cert",
+    b"certificate",
+    b"crt",
+    b"ca",
+    // A JSON Web Key's public members (its private ones are `jwk`'s).
+    b"n",
+    b"e",
+    b"x",
+    b"y",
+    b"crv",
+    b"x5c",
+    b"x5t",
+];
+
+/// Parts that say so anywhere in a name (`sha256_value`, `public_blob`,
+/// `trace_header`): digests and signatures of public data, public halves,
+/// tracing.
+const NOT_SECRET_ANY: &[&[u8]] = &[
+    b"hash",
+    b"digest",
+    b"checksum",
+    b"sum",
+    b"sha",
+    b"sha1",
+    b"sha256",
+    b"sha512",
+    b"md5",
+    b"etag",
+    b"integrity",
+    b"fingerprint",
+    b"thumbprint",
+    b"nonce",
+    b"public",
+    b"pub",
+    b"trace",
+    b"span",
+    b"request",
+    b"correlation",
+    b"cursor",
+];
+
+/// Content carried as data: a value under these names is a payload, not a
+/// credential (`data: <base64>`, `"content": …`).
+const CONTENT_NAMES: &[&[u8]] = &[
+    b"data", b"payload", b"body", b"content", b"blob", b"icon", b"logo", b"avatar",
+];
+
+/// Words before a name on its line that make it a setting's key (a
+/// Dockerfile's `ENV`/`ARG`, a shell's `export`/`set`/`setenv`).
+const LINE_WORDS: &[&[u8]] = &[
+    b"export ",
+    b"ENV ",
+    b"ARG ",
+    b"set ",
+    b"setenv ",
+    b"readonly ",
+    b"$env:",
+    b"$Env:",
+];
+
+/// Whether the word at `s` may start a name in one of those places: its
+/// line's first word (after blanks, a list's `- `, a quote), or after a
+/// blank or a quote, where [`name`] reads the rest. A cheap test made before
+/// a word that names nothing is looked at again.
+/// The name ends at `ke`.
+#[inline(always)]
+pub(super) fn may_be(b: &[u8], s: usize, ke: usize) -> bool {
+    (s == 0 || matches!(b[s - 1], b'\n' | b' ' | b'\t' | b'"' | b'\'')) && long_value_after(b, ke)
+}
+
+/// The name `[ks, ke)` (its word starts at `ks`) read from its place: a
+/// setting's key that says nothing of its value.
+#[inline(never)]
+pub(super) fn name(b: &[u8], ks: usize, ke: usize) -> Option<Name> {
+    let ks = if ke - ks > 4 && &b[ks..ks + 4] == b"env:" && ks > 0 && b[ks - 1] == b'$' {
+        ks + 4
+    } else {
+        ks
+    };
+    let key = &b[ks..ke];
+    if !long_value_after(b, ke)
+        // One letter is no name, but for a JSON Web Key's private members
+        // printed as YAML or a JavaScript object (`d: …`, `p: '…'`).
+        || (key.len() < 2
+            && !(matches!(key, b"d" | b"p" | b"q" | b"k") && b.get(ke) == Some(&b':')))
+        || key.len() > 64
+        || !key[0].is_ascii_alphabetic()
+        || !key
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
+        // A name is words, not a random string of its own (a token cut
+        // at a decoded `=`).
+        || key.iter().filter(|c| c.is_ascii_digit()).count() > 2
+        // The place first: most keys with a long value are code's.
+        || !(line_key(b, ks) || header_key(b, ks) || attribute(b, ks, ke) || helm_set(b, ks))
+        || super::values::keylike(key)
+        || says_what_it_is(key)
+        || super::names::declines(key)
+        || super::siblings::has_name_field(b, ks, ke)
+    {
+        return None;
+    }
+    Some(Name::Secret(POSITION_KEY))
+}
+
+/// Whether a value long enough to be a key may follow the name that ends
+/// at `ke` (its quote, blanks, an operator, blanks, a quote): most names in
+/// text are turned away here (`status=200`, `"count": 3`, a word before
+/// another). Up to the text's end, it may.
+#[inline(always)]
+fn long_value_after(b: &[u8], ke: usize) -> bool {
+    let n = b.len();
+    let blanks = |mut i: usize| {
+        while i < n && matches!(b[i], b' ' | b'\t') {
+            i += 1;
+        }
+        i
+    };
+    let mut i = ke;
+    i += usize::from(i < n && matches!(b[i], b'"' | b'\''));
+    i = blanks(i);
+    if i >= n {
+        return true;
+    }
+    if !matches!(b[i], b'=' | b':') {
+        return false;
+    }
+    i += 1;
+    i += usize::from(i < n && b[i] == b'=');
+    i = blanks(i);
+    i += usize::from(i < n && matches!(b[i], b'"' | b'\''));
+    let end = (i + 16).min(n);
+    (end == n || crate::TOKEN[b[end - 1] as usize])
+        && b[i..end].iter().all(|&c| crate::TOKEN[c as usize])
+}
+
+/// Whether one of the name's parts, read from the last, says its value is
+/// something other than a credential.
+fn says_what_it_is(key: &[u8]) -> bool {
+    let is = |part: &[u8], list: &[&[u8]]| list.iter().any(|w| part.eq_ignore_ascii_case(w));
+    let separator = |c: u8| matches!(c, b'_' | b'-' | b'.' | b':');
+    let mut last: &[u8] = &[];
+    let mut start = 0;
+    for i in 0..=key.len() {
+        let cut = i == key.len()
+            || separator(key[i])
+            || (i > 0 && key[i - 1].is_ascii_lowercase() && key[i].is_ascii_uppercase());
+        if !cut {
+            continue;
+        }
+        if i > start {
+            last = &key[start..i];
+            if is(last, NOT_SECRET_ANY) {
+                return true;
+            }
+        }
+        start = i + usize::from(i < key.len() && separator(key[i]));
+    }
+    // The name without its separators (`public_key`, `PublicKey`).
+    let mut whole = [0u8; 64];
+    let mut n = 0;
+    for &c in key.iter().filter(|c| c.is_ascii_alphanumeric()) {
+        whole[n] = c.to_ascii_lowercase();
+        n += 1;
+    }
+    let whole = &whole[..n];
+    is(last, CONTENT_NAMES)
+        || is(last, NOT_SECRET_LAST)
+        || is(whole, NOT_SECRET_LAST)
+        || whole.ends_with(b"publickey")
+        // `testid`, `userid`: an identifier run into one word (Vault's
+        // `secret_id` is a credential, read by its name).
+        || ((whole.ends_with(b"id") || whole.ends_with(b"ids")) && !whole.ends_with(b"secretid"))
+        || file_name(key)
+}
+
+/// `config.yaml`, `ca.crt`: a file's name (a ConfigMap's or a Secret's
+/// key), whose value is the file's content: the decoding pass reads it.
+fn file_name(key: &[u8]) -> bool {
+    const EXTENSIONS: &[&[u8]] = &[
+        b"yaml",
+        b"yml",
+        b"json",
+        b"txt",
+        b"conf",
+        b"cfg",
+        b"ini",
+        b"toml",
+        b"xml",
+        b"crt",
+        b"pem",
+        b"key",
+        b"cer",
+        b"der",
+        b"p12",
+        b"pfx",
+        b"jks",
+        b"env",
+        b"properties",
+        b"sh",
+        b"py",
+        b"js",
+        b"ts",
+        b"md",
+        b"html",
+        b"css",
+        b"csv",
+        b"log",
+        b"sql",
+        b"png",
+        b"jpg",
+        b"svg",
+        b"gz",
+        b"zip",
+        b"tar",
+        b"pub",
+        b"asc",
+        b"gpg",
+        b"bin",
+        b"dat",
+        b"db",
+    ];
+    memchr::memrchr(b'.', key).is_some_and(|dot| {
+        let ext = &key[dot + 1..];
+        dot > 0 && EXTENSIONS.iter().any(|e| ext.eq_ignore_ascii_case(e))
+    })
+}
+
+/// First on its line, after its indentation, a list's `- `, a quote, a
+/// tool's decoration, or one of [`LINE_WORDS`].
+fn line_key(b: &[u8], ks: usize) -> bool {
+    let Some(line) = crate::line_start_within(b, ks, crate::MAX_LINE_PREFIX) else {
+        return false;
+    };
+    let mut head = &b[line..ks];
+    let decoration = crate::decorations::line_prefix(b, line, ks);
+    head = &head[decoration.min(head.len())..];
+    let trim = |h: &[u8]| -> usize { h.iter().take_while(|c| matches!(c, b' ' | b'\t')).count() };
+    head = &head[trim(head)..];
+    if let Some(rest) = head.strip_prefix(b"- ") {
+        head = &rest[trim(rest)..];
+    }
+    for word in LINE_WORDS {
+        if let Some(rest) = head.strip_prefix(*word) {
+            head = &rest[trim(rest)..];
+            break;
+        }
+    }
+    matches!(head, [] | [b'"'] | [b'\''])
+}
+
+/// A header a client sends: `-H "Name: …"`, `--header 'Name: …'`, or a
+/// request's header line in `curl -v` (`> Name: …`).
+fn header_key(b: &[u8], ks: usize) -> bool {
+    let before = &b[ks.saturating_sub(10)..ks];
+    before.ends_with(b"-H \"")
+        || before.ends_with(b"-H '")
+        || before.ends_with(b"--header \"")
+        || before.ends_with(b"--header '")
+        || (before.ends_with(b"> ") && crate::line_start(b, ks) + 2 == ks)
+}
+
+/// An attribute of an XML element: `name="…"` after a blank, inside a tag
+/// opened on the same line.
+fn attribute(b: &[u8], ks: usize, ke: usize) -> bool {
+    if ks == 0 || b[ks - 1] != b' ' || !b[ke..].starts_with(b"=\"") {
+        return false;
+    }
+    let line = crate::line_start_within(b, ks, crate::MAX_LINE_PREFIX).unwrap_or(ks);
+    let head = &b[line..ks];
+    memchr::memrchr(b'<', head).is_some_and(|lt| {
+        !head[lt..].contains(&b'>') && head.get(lt + 1).is_some_and(u8::is_ascii_alphabetic)
+    })
+}
+
+/// A path that `helm install|upgrade|template --set` sets
+/// (`--set upstream.auth=…`, `--set-string a=…,b=…`).
+fn helm_set(b: &[u8], ks: usize) -> bool {
+    let before = &b[ks.saturating_sub(14)..ks];
+    before.ends_with(b"--set ")
+        || before.ends_with(b"--set=")
+        || before.ends_with(b"--set-string ")
+        || before.ends_with(b"--set-string=")
+        || (before.ends_with(b",") && helm_list(b, ks))
+}
+
+/// Whether the `,` before `ks` separates items of a `--set` list.
+fn helm_list(b: &[u8], ks: usize) -> bool {
+    let from = ks.saturating_sub(crate::MAX_LINE_PREFIX);
+    let word = b[from..ks]
+        .iter()
+        .rposition(|&c| c == b' ' || c == b'\n')
+        .map_or(from, |p| from + p + 1);
+    let before = &b[word.saturating_sub(14)..word];
+    word > 0 && (before.ends_with(b"--set ") || before.ends_with(b"--set-string "))
+}
+
+/// Whether the value that ends at `end` (past its closing quote if
+/// `quoted`) ends where a setting's value does in the place [`name`] read:
+/// its line (maybe after a `,` or `;`, blanks, a comment), a header's
+/// closing quote, its tag's end or the next attribute, the next `--set`
+/// item or flag.
+///
+/// Also how far it read: one past the byte that decided.
+pub(super) fn ends_place(b: &[u8], end: usize, quoted: bool) -> (bool, usize) {
+    let mut j = end;
+    let comma = matches!(b.get(j), Some(b',' | b';'));
+    j += usize::from(comma);
+    while j < b.len() && matches!(b[j], b' ' | b'\t') {
+        j += 1;
+    }
+    let ends = match b.get(j) {
+        None | Some(b'\n' | b'\r' | b'#') => true,
+        Some(b'"' | b'\'') => !quoted && j == end,
+        Some(b'/' | b'>') => quoted,
+        Some(b'-' | b'\\') => j > end,
+        // `--set a=…,b=…`; the next attribute.
+        Some(c) => c.is_ascii_alphabetic() && ((comma && j == end + 1) || (quoted && j > end)),
+    };
+    (ends, j + 1)
+}

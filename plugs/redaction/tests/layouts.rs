@@ -181,6 +181,12 @@ const VALUES_BY_POSITION: &[&str] = &[
     "C:\\> set API_TOKEN=«pXQpiaJJk7GQEnoUnN3ygS3WJRQnT9Y6uBg7oHwF»\n",
     // fish set
     "set -gx API_TOKEN «mIplFCjspbUSbBNnATzqzEEnjbg3uxWs97BxzIoi»\n",
+    // prompts answered on their line
+    "? Enter your API key: «C3J27XDCG2LmlZGEONYlgCtjfIZ4SOcMz9CPVNPk»\n",
+    "? Paste the token from the dashboard: «GsbeKXgzg2sye9b2Rann76dEyTzAeKOmXRrv»\n",
+    "Enter the value for upstream auth: «ftva9AW7hipTgadDZFlRJmCGmUXiAPyh»\n",
+    "Your new code: «zAnar3ZLt4bnlz2MPKgcjnCqaXNv1sye»\n",
+    "[INFO] Generated credential: «efnLOpaMxxNDi9LE1Ki3ylOjt6o0NpUmkVO8JmR8»\n",
 ];
 
 /// Look-alikes in the same places: identifiers, digests, versions, public
@@ -254,6 +260,12 @@ const LEFT_ALONE: &[&str] = &[
     "module example.com/shop\n\ngo 1.22\n\nrequire github.com/google/uuid v1.6.0\n",
     // prose line start
     "Summary: the deploy finished after three retries\n",
+    // labels that say what follows
+    "Using cache key: npm-Linux-cf2d133187c8df95247f2866028de71159b42b4ea410fb9102f29a422eb14ab2\n",
+    "Request ID: RE5e32A8Yb3FKaNQyyLaMeff\n",
+    "Error: ECONNREFUSED connect 127.0.0.1:5432\n",
+    "Branch: feature/add-JWT-support-2\n",
+    "Restored from cache key: Linux-pnpm-store-fEbo9ShFXNQ6Fq5axtjR\n",
 ];
 
 #[test]

@@ -555,7 +555,7 @@ const LOOK_ALIKES: &[&str] = &[
     "https://example.webhook.office.com/webhookb2/ alone",
     "https://api.telegram.org/bot<token>/getMe",
     // A secret's name in one field and no value of it in the next.
-    "env:\n  - name: DB_PASSWORD\n    valueFrom:\n      secretKeyRef:\n        name: db-credentials\n        key: password\n  - name: LOG_LEVEL\n    value: {a:24}\n",
+    "env:\n  - name: DB_PASSWORD\n    valueFrom:\n      secretKeyRef:\n        name: db-credentials\n        key: password\n  - name: LOG_LEVEL\n    value: s3cr3t-{l:8}\n",
     "- name: REQUIRE_AUTH\n  value: true\n- name: API_TOKEN\n  value: \"3\"\n",
     "- name: API_TOKEN\n  value: $(API_TOKEN_FROM_FILE)\n- name: DB_PASSWORD\n  value: ${DB_PASSWORD}\n",
     "- name: GITHUB_TOKEN\n  value: \"{{ .Values.github.token }}\"\n",

@@ -680,7 +680,9 @@ fn value(
             && !file(v)
             && (kind != "signature" || op == Op::Compact)
             && key_shaped(kind, v, &b[ks..ke])
-            && (kind != BARE_KEY || bare_key_line(b, ks, op, (end + q.len()).min(b.len())));
+            && (kind != BARE_KEY
+                || bare_key_line(b, ks, op, (end + q.len()).min(b.len()))
+                || positions::prompt_label(b, ks, ke, start));
         // A name read from its place: the value must end that place.
         let (secret, seen) = if kind == POSITION_KEY {
             let (ends, seen) = positions::ends_place(b, (end + q.len()).min(b.len()), true);
@@ -768,7 +770,9 @@ fn value(
     let secret = plain_v
         && (kind != "signature" || op == Op::Compact)
         && key_shaped(kind, v, &b[ks..ke])
-        && (kind != BARE_KEY || bare_key_line(b, ks, op, i))
+        && (kind != BARE_KEY
+            || bare_key_line(b, ks, op, i)
+            || positions::prompt_label(b, ks, ke, start))
         && (op == Op::Xml || !matches!(next, Some(b'(' | b'[' | b'<')))
         && (op == Op::Compact || !name_word(v))
         && (no_code || !dotted_identifier(v))

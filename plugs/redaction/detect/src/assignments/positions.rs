@@ -64,6 +64,7 @@ const NOT_SECRET_LAST: &[&[u8]] = &[
     b"type",
     b"kind",
     b"mode",
+    b"algorithm", b"alg", b"cipher", b"scheme", b"method", b"encoding",
     // Versions and references to other things.
     b"version",
     b"ver",
@@ -184,7 +185,11 @@ pub(super) fn name(b: &[u8], ks: usize, ke: usize) -> Option<Name> {
         // at a decoded `=`).
         || key.iter().filter(|c| c.is_ascii_digit()).count() > 2
         // The place first: most keys with a long value are code's.
-        || !(line_key(b, ks) || header_key(b, ks) || attribute(b, ks, ke) || helm_set(b, ks))
+        || !(line_key(b, ks)
+            || header_key(b, ks)
+            || attribute(b, ks, ke)
+            || helm_set(b, ks)
+            || prompt_label(b, ks, ke, after_colon(b, ke)))
         || super::values::keylike(key)
         || says_what_it_is(key)
         || super::names::declines(key)
@@ -193,6 +198,22 @@ pub(super) fn name(b: &[u8], ks: usize, ke: usize) -> Option<Name> {
         return None;
     }
     Some(Name::Secret(POSITION_KEY))
+}
+
+/// Whether `key`, a name field's value (`{"name": "X-Client", "value":
+/// …}`), is a name that says nothing of what its value is: the value is
+/// then read as under a name of [`name`]'s.
+pub(super) fn says_nothing(key: &[u8]) -> bool {
+    key.len() >= 2
+        && key.len() <= 64
+        && key[0].is_ascii_alphabetic()
+        && key
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
+        && key.iter().filter(|c| c.is_ascii_digit()).count() <= 2
+        && !super::values::keylike(key)
+        && !says_what_it_is(key)
+        && !super::names::declines(key)
 }
 
 /// Whether a value long enough to be a key may follow the name that ends
@@ -339,6 +360,69 @@ fn line_key(b: &[u8], ks: usize) -> bool {
         }
     }
     matches!(head, [] | [b'"'] | [b'\''])
+}
+
+/// The last word of a prompt's label that a value answers on its line
+/// (`Enter your API key: …`, `? Paste the token: …`, `✔ Access code: …`):
+/// a few words of letters after the line's start, a decoration or a
+/// prompt's mark, the last one followed by `:`. The words before it must
+/// not say what the value is either (`Using cache key: …`).
+///
+/// `value` is where the value starts: right after the `:` and blanks (a
+/// quote), not after a type (`const KEY: &str = …`).
+pub(super) fn prompt_label(b: &[u8], ks: usize, ke: usize, value: usize) -> bool {
+    const MARKS: [&str; 6] = ["? ", "✔ ", "✓ ", "> ", "* ", "! "];
+    if b.get(ke) != Some(&b':')
+        || ks == 0
+        || b[ks - 1] != b' '
+        || value <= ke
+        || !b[ke + 1..value]
+            .iter()
+            .all(|&c| matches!(c, b' ' | b'\t' | b'"' | b'\''))
+    {
+        return false;
+    }
+    let Some(line) = crate::line_start_within(b, ks, 96) else {
+        return false;
+    };
+    let mut head = &b[line + crate::decorations::line_prefix(b, line, ks).min(ks - line)..ks];
+    head = &head[head.iter().take_while(|c| matches!(c, b' ' | b'\t')).count()..];
+    for mark in MARKS {
+        if let Some(rest) = head.strip_prefix(mark.as_bytes()) {
+            head = rest;
+            break;
+        }
+    }
+    let words = head.split(|&c| c == b' ').filter(|w| !w.is_empty());
+    let mut n = 0;
+    for w in words {
+        n += 1;
+        if n > 5
+            || !w
+                .iter()
+                .all(|&c| c.is_ascii_alphabetic() || matches!(c, b'\'' | b'(' | b')' | b'-'))
+        {
+            return false;
+        }
+    }
+    // The label joined (`cache key` is `cachekey`), for what it declines.
+    let mut joined = [0u8; 96];
+    let mut k = 0;
+    for &c in head.iter().chain(&b[ks..ke]).filter(|c| c.is_ascii_alphabetic()) {
+        joined[k] = c;
+        k += 1;
+    }
+    let is = |w: &[u8]| NOT_SECRET_ANY.iter().any(|n| w.eq_ignore_ascii_case(n));
+    n > 0 && !super::names::declines(&joined[..k]) && !head.split(|&c| c == b' ').any(is)
+}
+
+/// Where a value after the `:` at `colon` starts: past blanks and a quote.
+fn after_colon(b: &[u8], colon: usize) -> usize {
+    let mut i = colon + 1;
+    while i < b.len() && matches!(b[i], b' ' | b'\t') {
+        i += 1;
+    }
+    i + usize::from(i < b.len() && matches!(b[i], b'"' | b'\''))
 }
 
 /// A header a client sends: `-H "Name: …"`, `--header 'Name: …'`, or a

@@ -283,5 +283,7 @@ fn secret_name(name: &[u8]) -> Option<&'static str> {
     if session_cookie(last) {
         return Some(NAMED_KEY);
     }
-    secret_kind(last)
+    // Any other name that says nothing of its value: the value must look
+    // like a key (`{"name": "X-Client", "value": "…"}`, `- name: BUILD_CODE`).
+    secret_kind(last).or_else(|| super::positions::says_nothing(last).then_some(NAMED_KEY))
 }

@@ -268,6 +268,89 @@ const LEFT_ALONE: &[&str] = &[
     "Restored from cache key: Linux-pnpm-store-fEbo9ShFXNQ6Fq5axtjR\n",
 ];
 
+/// What commands that read a secret store print, and tables whose header
+/// names the column (`psql`, `az … -o table`, Markdown), or whose row's
+/// label does (`psql`'s expanded rows).
+const PRINTED: &[&str] = &[
+    "$ vault kv get -field=password secret/prod/db\n«LkcN2W-TqyI4bC6dnk#1c^3T»\n",
+    "$ vault kv get -mount=secret -field=api_key shop\n«XdnYcLxQlNnVxKW3x9KsQuKf0ElTELYCRPklZlIu»\n",
+    "$ aws ssm get-parameter --name /prod/shop/stripe --with-decryption --query Parameter.Value --output text\n«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»\n",
+    "$ aws ssm get-parameter --name /prod/shop/db-password --with-decryption\n{\n    \"Parameter\": {\n        \"Name\": \"/prod/shop/db-password\",\n        \"Type\": \"SecureString\",\n        \"Value\": \"«EGm1vb4R1v0iE+L20M=g»\",\n        \"Version\": 3\n    }\n}\n",
+    "$ kubectl get secret shop-db -o jsonpath='{.data.password}' | base64 --decode\n«KndrQ3FvkR+oE85IaRWdsZ»\n",
+    "$ kubectl get secret shop-api -o go-template='{{.data.token | base64decode}}'\n«nYRblPCVB9fASrEMSIUJlHItq5fo4d34FyXbRDMA»\n",
+    "$ security find-generic-password -s shop-deploy -a ci -w\n«LO0SMJRuXf19=G_JlXBHs%Vo»\n",
+    "$ gcloud secrets versions access latest --secret=shop-signing-key\n«nnb9HkeQxXEB2wlCyNkcP8P7kKJ4CmjOFEYzXJAln9Y=»\n",
+    "$ az keyvault secret show --vault-name shop-kv --name DbPassword --query value -o tsv\n«lx^YULkvfpxcrrL8LgfnPd»\n",
+    "PS C:\\src\\shop> Get-Secret -Name StripeKey -AsPlainText\n«iwfk2nn9BuWNoIL28BQxIPoVJ7VtD4Q9OiwyXt17»\n",
+    "PS /home/dev> (Get-AzKeyVaultSecret -VaultName shop-kv -Name DbPassword -AsPlainText)\n«f!YSA_uAO02hfO28u1UF»\n",
+    "+ vault kv get -field=token secret/ci\n«hvs.9ucQsC0lz0xKF9bI5NOB0Ml6»\n",
+    "● Bash(vault kv get -field=password secret/prod/db)\n  ⎿  «4y3i6aYWGhe1XSIvsi^7+p»\n",
+    "$ pulumi config --show-secrets --json\n{\n  \"shop:dbPassword\": {\n    \"value\": \"«i28sNpc*A_zSNIK3#++L»\",\n    \"secret\": true\n  },\n  \"aws:region\": {\n    \"value\": \"eu-west-1\",\n    \"secret\": false\n  }\n}\n",
+    "$ terraform output -json | jq -c\n{\"db_password\":{\"sensitive\":true,\"type\":\"string\",\"value\":\"«RcCtiroNGokke9e^HI+1»\"},\"endpoint\":{\"sensitive\":false,\"type\":\"string\",\"value\":\"db.example.com\"}}\n",
+    "api_keys = [\n  \"«OPa46m6VQUReQ0il1nFdVQ5jq7aMZyWc»\",\n  \"«KWKAZcObijYawPL8GJ5Aa2FfDusQTNc1»\",\n]\n",
+    "$ az storage account keys list -n shopstore -o table\nCreationTime                      KeyName    Permissions    Value\n--------------------------------  ---------  -------------  ------------------------------------------------------------------------------------------\n2024-05-01T10:00:00.000000+00:00  key1       FULL           «KjVOzdfLHSQoI9GVq/kcndZtwIEyzyuFrYmll5nu5Mw01hBEqJkZ0pW3zvPW6sAgHYJuWxA0rYBg+1XEzxm2Pw==»\n2024-05-01T10:00:00.000000+00:00  key2       FULL           «JV6h4mx1NyiPjMs/VQmQl/n9GMYhvN0nEY9fowjCCXLRDSnt40NZvTR2tMesVkwXzW3pesrKGmeIqmBgpLsELA==»\n",
+    "{\n  \"primaryKey\": \"«kOGm8REGCdvtx1SxJRvZu6vFp6DZ9lXyZKLy7LMkaEw=»\",\n  \"secondaryKey\": \"«IIdGhYvzmKLPn5GfofKDZqy9LZlEZ7lWuifQAuRWyUw=»\"\n}\n",
+    "primaryConnectionString: Endpoint=sb://shop.servicebus.windows.net/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=«jBThfHpZt+0Nx2mqwdgURi0dBJycOuf8XWzl4tU+mhc=»\n",
+    "Recovery Key 1: «0KCGsUJB8e0z+TavLPuJ+/slfbpSvsW7aFZeiziWbdm+»\nRecovery Key 2: «Db9g5VCXyrwdEA8gHS8d3m9I3SBaKxnnq11VS5Lev890»\n",
+    "# Netscape HTTP Cookie File\n.example.com\tTRUE\t/\tTRUE\t1767225600\tsession_token\t«6UNn2KWz5MVMsGcXPYkUO1c0DIzOPciEaUx6Y2OC»\n",
+    "[\n  {\n    name: 'connect.sid',\n    value: '«s%3AXoI4jQTmTcr4ZKmhtFL4WaZrqFHEl2NB.AYmhTn7ya3Ah9V3rlr10onpaORsGmAf9lAmm6cZI5ne»',\n    domain: 'shop.example.com',\n    path: '/',\n    httpOnly: true\n  }\n]\n",
+    "{\"name\": \"cookie\", \"value\": \"theme=dark; sessionid=«ubalxcvkbgasuke4oxf43ordx5iagdmg»\"}\n",
+    "psql (16.2)\nshop=> \\x\nExpanded display is on.\nshop=> select * from api_clients limit 1;\n─[ RECORD 1 ]─┬──────────────────────────────────────────\n id           │ 7\n name         │ billing\n secret       │ «fp8i2fS2CHrFFGTZZc3cJQkauG0NE20aKzpuMLQc»\n created_at   │ 2024-05-01 10:00:00+00\n",
+    "$ kubectl view-secret shop-db password\n«Q*=%w!UlAKONLC1EehjPYW»\n",
+    "$ kubectl view-secret shop-db --all\nhost='db.internal'\npassword='«0Cl^uCz2o+l5g9IjXm-CeR»'\nusername='app'\n",
+    " id |  name   |                  token\n----+---------+------------------------------------------\n  7 | billing | «fp8i2fS2CHrFFGTZZc3cJQkauG0NE20aKzpuMLQc»\n  8 | search  | «Xk7pQ2vN9mL4wR8tY3cB6hJ1dF5gXk7pQ2vN9m»\n(2 rows)\n",
+    " id │  name   │                  api_key\n────┼─────────┼──────────────────────────────────────────\n  7 │ billing │ «fp8i2fS2CHrFFGTZZc3cJQkauG0NE20aKzpuMLQc»\n",
+    "| Service | Token |\n|---|---|\n| billing | «fp8i2fS2CHrFFGTZZc3cJQkauG0NE20aKzpuMLQc» |\n",
+    " id |  name   |  password\n----+---------+-----------\n  7 | alice   | «hunter2-Pass»\n",
+    " code         │ «fp8i2fS2CHrFFGTZZc3cJQkauG0NE20aKzpuMLQc»\n",
+    "-[ RECORD 1 ]-+------\n id           | 7\n secret       | «fp8i2fS2CHrFFGTZZc3cJQkauG0NE20aKzpuMLQc»\n",
+];
+
+/// What the same commands print that is no secret (a host, a user, a path,
+/// a number, an id), analytics and consent cookies, and columns that say
+/// what they hold.
+const PRINTED_NOT: &[&str] = &[
+    "$ vault kv get -field=url secret/app\nhttps://api.example.com/v2\n",
+    "$ op read op://Private/Shop/username\nalice@example.com\n",
+    "$ aws ssm get-parameter --name /app/db/host --query Parameter.Value --output text\ndb-7f3a9c.internal.example.com\n",
+    "$ gcloud secrets versions access latest --secret=db-port\n5432\n",
+    "$ kubectl get secret db -o jsonpath='{.data.username}' | base64 -d\napp_user_7\n",
+    "$ doppler secrets get LOG_LEVEL --plain\ninfo\n",
+    "$ aws secretsmanager get-secret-value --secret-id prod/bucket --query SecretString --output text\nshop-assets-prod-eu-west-1\n",
+    "$ op read op://Private/Shop/website\nshop.example.com\n",
+    "$ vault kv get -field=path secret/app\n/var/lib/app/data\n",
+    "$ pulumi stack output bucketName\nshop-assets-a5cc8f7\n",
+    "$ terraform output -raw db_endpoint\ndb.cluster-62k9ub8gxsmy.us-east-1.rds.amazonaws.com\n",
+    "$ terraform output -raw instance_id\ni-0a1b2c3d4e5f67890\n",
+    "$ terraform output -raw vpc_id\nvpc-0a1b2c3d4e5f67890\n",
+    "$ gh api user --jq .node_id\nMDQ6VXNlcjU4MzIzMQ==\n",
+    "$ aws sts get-caller-identity --query Account --output text\n123456789012\n",
+    "$ kubectl get secret tls -o jsonpath='{.data.tls\\.crt}' | base64 -d | openssl x509 -noout -fingerprint\nSHA256 Fingerprint=AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89\n",
+    "Cookie: _ga=GA1.1.1234567890.1700000000; _gid=GA1.2.987654321.1700000000; _fbp=fb.1.1700000000000.1234567890\n",
+    "Cookie: ajs_anonymous_id=%225bb31901-b919-4c97-b038-2678000cdc2b%22; _gcl_au=1.1.1234567890.1700000000\n",
+    "cookie: _hjSessionUser_123456=eyJpZCI6IjViYjMxOTAxLWI5MTktNGM5Ny1iMDM4LTI2NzgwMDBjZGMyYiIsImNyZWF0ZWQiOjE3MDAwMDAwMDAwMDB9; _clck=1x2y3z%7C2%7Cfh4%7C0%7C1500\n",
+    "Set-Cookie: __stripe_mid=5bb31901-b919-4c97-b038-2678000cdc2b; Path=/; Max-Age=31536000\n",
+    "Set-Cookie: optimizelyEndUserId=oeu1700000000000r0.8417; Path=/\n",
+    "Set-Cookie: mp_0a1b2c3d4e5f67890a1b2c3d4e5f6789_mixpanel=%7B%22distinct_id%22%3A%20%22alice%22%7D; Path=/\n",
+    "[\n  {\n    name: '_ga',\n    value: 'GA1.1.1234567890.1700000000',\n    domain: '.example.com',\n    path: '/',\n    expires: 1734567890,\n    httpOnly: false\n  }\n]\n",
+    ".example.com\tTRUE\t/\tFALSE\t1734567890\t_ga\tGA1.1.1234567890.1700000000\n.example.com\tTRUE\t/\tFALSE\t1734567890\t_gid\tGA1.2.987654321.1700000000\n",
+    "{\"name\": \"_ga\", \"value\": \"GA1.1.1234567890.1700000000\", \"domain\": \".example.com\"}\n",
+    "-[ RECORD 1 ]-+------------------------\nid            | 42\nname          | alice\nemail         | alice@example.com\ncreated_at    | 2024-05-01 10:00:00+00\n",
+    "$ kubectl view-secret db\nMultiple sub keys found. Specify another argument, one of:\n-> host\n-> port\n-> username\n",
+    "$ kubectl view-secret db host\ndb.prod.svc.cluster.local\n",
+    "$ vault kv get -field=username secret/db\nsvc_shop_reader\n",
+    "$ echo $DATABASE_HOST\ndb-primary-7.internal\n",
+    "$ printenv HOSTNAME\nweb-7d9f8b6c5-x2x4q\n",
+    "$ printenv API_TOKEN_FILE\n/run/secrets/api_token\n",
+    "PS> $env:API_TOKEN\n********\n",
+    "  Bash(op read op://dev/app/region)\n  ⎿  eu-west-1\n",
+    "+ vault kv get -field=port secret/db\n5432\n",
+    " id |  name   |                  checksum\n----+---------+------------------------------------------\n  7 | billing | fp8i2fS2CHrFFGTZZc3cJQkauG0NE20aKzpuMLQc\n",
+    "REPOSITORY   TAG       IMAGE ID       CREATED       SIZE\n----------   ---       --------       -------       ----\nnginx        latest    3f2a1b9c8d7e   2 days ago    187MB\n",
+    "request_id   fp8i2fS2CHrFFGTZZc3cJQkauG0NE20aKzpuMLQc\n",
+    "NAME                 READY   STATUS    RESTARTS   AGE\nweb-7d9f8b6c5-x2x4q   1/1     Running   0          5d\n",
+];
+
 #[test]
 fn json_web_keys_as_tools_print_them() {
     check(JSON_WEB_KEYS);
@@ -301,4 +384,14 @@ fn random_values_in_a_settings_place_whatever_the_name() {
 #[test]
 fn look_alikes_in_those_places_stay() {
     check(LEFT_ALONE);
+}
+
+#[test]
+fn what_secret_stores_and_tables_print_is_masked() {
+    check(PRINTED);
+}
+
+#[test]
+fn what_they_print_that_is_no_secret_stays() {
+    check(PRINTED_NOT);
 }

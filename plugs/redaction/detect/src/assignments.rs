@@ -13,6 +13,7 @@
 //! a symbol) unless the line is plainly a config line (`key: value` alone on
 //! its line, `KEY=value` with nothing around the `=`).
 
+pub(super) mod columns;
 mod command_lines;
 pub(super) mod command_output;
 mod http_auth;
@@ -422,6 +423,9 @@ fn name_at(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
         return None;
     }
     let name = match candidates {
+        // `--secret NAME` (`gcloud secrets …`, `docker service create`)
+        // names a secret: its value is one only where it looks like a key.
+        _ if key == b"--secret" => Some(Name::Secret(NAMED_KEY)),
         0 => None,
         c => name_of(key, c),
     };
@@ -478,6 +482,7 @@ fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
         .or_else(|| Some((s, weak_word(b, s, ke)?)))
         .or_else(|| cookie_row(b, s, ke))
         .or_else(|| Some((s, positions::name(b, s, ke)?)))
+        .or_else(|| Some((s, positions::table_label(b, s, ke)?)))
     else {
         return Parsed::No;
     };
@@ -914,6 +919,10 @@ fn table_row(
         }
         i += bar(b, i);
         blanks(b, &mut i);
+    } else if bar(b, i) > 0 {
+        // `psql`'s expanded rows (`\x`): `secret  | …`, `secret  │ …`.
+        i += bar(b, i);
+        blanks(b, &mut i);
     } else if blanks_before < 2 && b.get(ke) != Some(&b'\t') {
         return None;
     }
@@ -982,7 +991,7 @@ fn netscape_cookie(prefix: &[u8]) -> bool {
 /// The length of the column rule at `i`: `|`, or a box's `│` / `┃` (as
 /// `doppler secrets`, `psql` and many CLIs draw them); 0 if none.
 #[inline(never)]
-fn bar(b: &[u8], i: usize) -> usize {
+pub(super) fn bar(b: &[u8], i: usize) -> usize {
     match b.get(i..) {
         Some([b'|', ..]) => 1,
         Some([0xE2, 0x94, 0x82 | 0x83, ..]) => 3,
@@ -998,7 +1007,7 @@ fn names_a_secret(v: &[u8]) -> bool {
 }
 
 /// `Value`, `-----`, `true`: a table's header, rule or flag, not a secret.
-fn label_word(v: &[u8]) -> bool {
+pub(super) fn label_word(v: &[u8]) -> bool {
     v.iter().all(|&c| c == b'-' || c == b'=' || c == b'+')
         || [
             &b"value"[..],

@@ -208,13 +208,22 @@ impl Redactor {
         let mut found = Vec::new();
         self.literals_in(b, &mut found);
         let mut words = words::Words::new(b);
+        // Where the last word that may be a table's rule (`----+----`,
+        // `-----`) ended: a cell is looked up under a header only near one.
+        let mut rule_end = None;
         while let Some((start, end, mut class)) = words.next_word() {
+            if assignments::columns::may_be_rule(b, start, end) {
+                rule_end = Some(end);
+            }
             if end - start >= MIN_WORD {
                 word(b, start, end, &mut found);
                 if end - start >= 16 && start > 0 && b[start - 1] == b'"' {
                     assignments::parents::at_element(b, start, &mut found);
                 }
                 class |= assignments::after_name(b, start, end);
+                if assignments::columns::may_be_cell(b, start, rule_end) {
+                    assignments::columns::cell(b, start, end, &mut found);
+                }
                 if end - start >= decode::MIN_BASE64 && depth < decode::MAX_DEPTH {
                     self.base64_word(b, start, end, depth, &mut found);
                 }

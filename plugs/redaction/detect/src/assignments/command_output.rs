@@ -64,6 +64,12 @@ static COMMANDS: &[Command] = &[
     c(&["az keyvault secret show ", "tsv"]),
     c(&["az account get-access-token ", "tsv"]),
     c(&["kubectl get secret ", "base64 "]),
+    c(&["kubectl get secret ", "base64decode"]),
+    named(&["kubectl view-secret "]),
+    // PowerShell's SecretManagement and Az modules.
+    c(&["Get-Secret ", "-AsPlainText"]),
+    c(&["Get-AzKeyVaultSecret ", "-AsPlainText"]),
+    c(&["ConvertFrom-SecureString ", "-AsPlainText"]),
     c(&["kubectl create token "]),
     c(&["gh auth token"]),
     c(&["glab auth token"]),

@@ -146,7 +146,8 @@ pub(super) fn cookies_within(b: &[u8], i: usize, end: usize) -> Parsed {
             let v = &b[vs..ve];
             let attribute = COOKIE_ATTRIBUTES
                 .iter()
-                .any(|a| name.eq_ignore_ascii_case(a));
+                .any(|a| name.eq_ignore_ascii_case(a))
+                || not_a_credential(name);
             values.push(Value {
                 start: vs,
                 end: ve,
@@ -163,6 +164,52 @@ pub(super) fn cookies_within(b: &[u8], i: usize, end: usize) -> Parsed {
         at = pair_end + 1;
     }
     Parsed::Values(values)
+}
+
+/// A cookie that holds no credential whatever its value looks like: an
+/// analytics or consent cookie (`_ga`, `ajs_anonymous_id`, `_hjSessionUser_…`,
+/// `__stripe_mid`, `mp_…_mixpanel`), or one whose name says what else it
+/// holds (`visitor_id`, `theme`); a session's (`sessionid`, `sid`) stays one.
+fn not_a_credential(name: &[u8]) -> bool {
+    const ANALYTICS: [&[u8]; 34] = [
+        b"_ga",
+        b"_gid",
+        b"_gat",
+        b"_gcl_",
+        b"_fbp",
+        b"_fbc",
+        b"ajs_",
+        b"_hj",
+        b"_clck",
+        b"_clsk",
+        b"__stripe_mid",
+        b"mp_",
+        b"amplitude",
+        b"amp_",
+        b"_uet",
+        b"intercom-id",
+        b"intercom-device-id",
+        b"optimizely",
+        b"_pk_",
+        b"__utm",
+        b"_dc_gtm",
+        b"_ttp",
+        b"_scid",
+        b"li_sugr",
+        b"bcookie",
+        b"lidc",
+        b"_rdt_",
+        b"__hs",
+        b"hubspotutk",
+        b"_tt_",
+        b"_pin_unauth",
+        b"optanon",
+        b"cookieconsent",
+        b"cookieyes",
+    ];
+    let lower = |p: &[u8]| name.len() >= p.len() && name[..p.len()].eq_ignore_ascii_case(p);
+    ANALYTICS.iter().any(|p| lower(p))
+        || (!super::names::session_cookie(name) && super::positions::says_what_it_is(name))
 }
 
 /// A signed session as frameworks write it: base64 payload, `.` or `--`,

@@ -187,6 +187,11 @@ pub(super) fn name_of(key: &[u8], candidates: u64) -> Option<Name> {
         if names_existing(key) {
             return None;
         }
+        // Azure's `primaryKey`/`secondaryKey` pair: a key where the value
+        // looks like one (a database's primary key is a column's name).
+        if name == b"key" && ends_with_name(key, b"primarykey").is_some() {
+            return Some(Name::Secret(NAMED_KEY));
+        }
         if name == b"key" && NOT_KEYS.iter().any(|n| ends_with_name(key, n).is_some()) {
             continue;
         }

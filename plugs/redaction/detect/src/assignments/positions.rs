@@ -64,7 +64,12 @@ const NOT_SECRET_LAST: &[&[u8]] = &[
     b"type",
     b"kind",
     b"mode",
-    b"algorithm", b"alg", b"cipher", b"scheme", b"method", b"encoding",
+    b"algorithm",
+    b"alg",
+    b"cipher",
+    b"scheme",
+    b"method",
+    b"encoding",
     // Versions and references to other things.
     b"version",
     b"ver",
@@ -191,6 +196,7 @@ pub(super) fn name(b: &[u8], ks: usize, ke: usize) -> Option<Name> {
             || helm_set(b, ks)
             || prompt_label(b, ks, ke, after_colon(b, ke)))
         || super::values::keylike(key)
+        || !keylike_after(b, ke)
         || says_what_it_is(key)
         || super::names::declines(key)
         || super::siblings::has_name_field(b, ks, ke)
@@ -198,6 +204,43 @@ pub(super) fn name(b: &[u8], ks: usize, ke: usize) -> Option<Name> {
         return None;
     }
     Some(Name::Secret(POSITION_KEY))
+}
+
+/// The label `[ks, ke)` of a table's row (`code      …`, `code | …`,
+/// `│ code │ …`: two blanks, a tab or a border after it) that says nothing
+/// of the value in the row's last cell: the value must look like a key
+/// ([`super::table_row`] reads it).
+#[inline(never)]
+pub(super) fn table_label(b: &[u8], ks: usize, ke: usize) -> Option<Name> {
+    let n = b.len();
+    let mut i = ke;
+    while i < n && matches!(b[i], b' ' | b'\t') {
+        i += 1;
+    }
+    let gap = i - ke;
+    let border = super::bar(b, i);
+    if !(gap >= 2 || b.get(ke) == Some(&b'\t') || (gap >= 1 && border > 0)) {
+        return None;
+    }
+    i += border;
+    while i < n && matches!(b[i], b' ' | b'\t') {
+        i += 1;
+    }
+    let end = (i + 16).min(n);
+    let long = b[i..end].iter().all(|&c| crate::TOKEN[c as usize]);
+    (long && first_cell(b, ks) && says_nothing(&b[ks..ke]))
+        .then_some(Name::Secret(super::NAMED_KEY))
+}
+
+/// Whether the label at `ks` is its row's first cell: only blanks and a
+/// border before it on its line.
+fn first_cell(b: &[u8], ks: usize) -> bool {
+    let floor = ks.saturating_sub(64);
+    let mut i = ks;
+    while i > floor && matches!(b[i - 1], b' ' | b'\t' | b'|' | 0x82 | 0x83 | 0x94 | 0xE2) {
+        i -= 1;
+    }
+    i == 0 || b[i - 1] == b'\n'
 }
 
 /// Whether `key`, a name field's value (`{"name": "X-Client", "value":
@@ -243,13 +286,40 @@ fn long_value_after(b: &[u8], ke: usize) -> bool {
     i = blanks(i);
     i += usize::from(i < n && matches!(b[i], b'"' | b'\''));
     let end = (i + 16).min(n);
-    (end == n || crate::TOKEN[b[end - 1] as usize])
-        && b[i..end].iter().all(|&c| crate::TOKEN[c as usize])
+    if end == n {
+        return b[i..].iter().all(|&c| crate::TOKEN[c as usize]);
+    }
+    crate::TOKEN[b[end - 1] as usize] && b[i..end].iter().all(|&c| crate::TOKEN[c as usize])
+}
+
+/// Whether the run of word bytes after the name that ends at `ke` (past its
+/// operator and a quote) looks like a key, or may still grow at the text's
+/// end: most long values in code and JSON are paths, words and URLs.
+fn keylike_after(b: &[u8], ke: usize) -> bool {
+    let n = b.len();
+    let mut i = ke;
+    while i < n && !crate::TOKEN[b[i] as usize] {
+        i += 1;
+    }
+    // The operator, glued to the value or not.
+    while i < n && matches!(b[i], b'=' | b':') {
+        i += 1;
+    }
+    while i < n && !crate::TOKEN[b[i] as usize] {
+        i += 1;
+    }
+    let mut e = i;
+    while e < n && e - i < super::values::MAX_VALUE && crate::TOKEN[b[e] as usize] {
+        e += 1;
+    }
+    let run = &b[i..e];
+    let run = run.strip_suffix(b",").unwrap_or(run);
+    e == n || super::values::keylike(run.strip_suffix(b".").unwrap_or(run))
 }
 
 /// Whether one of the name's parts, read from the last, says its value is
 /// something other than a credential.
-fn says_what_it_is(key: &[u8]) -> bool {
+pub(super) fn says_what_it_is(key: &[u8]) -> bool {
     let is = |part: &[u8], list: &[&[u8]]| list.iter().any(|w| part.eq_ignore_ascii_case(w));
     let separator = |c: u8| matches!(c, b'_' | b'-' | b'.' | b':');
     let mut last: &[u8] = &[];
@@ -386,7 +456,10 @@ pub(super) fn prompt_label(b: &[u8], ks: usize, ke: usize, value: usize) -> bool
         return false;
     };
     let mut head = &b[line + crate::decorations::line_prefix(b, line, ks).min(ks - line)..ks];
-    head = &head[head.iter().take_while(|c| matches!(c, b' ' | b'\t')).count()..];
+    head = &head[head
+        .iter()
+        .take_while(|c| matches!(c, b' ' | b'\t'))
+        .count()..];
     for mark in MARKS {
         if let Some(rest) = head.strip_prefix(mark.as_bytes()) {
             head = rest;
@@ -408,7 +481,11 @@ pub(super) fn prompt_label(b: &[u8], ks: usize, ke: usize, value: usize) -> bool
     // The label joined (`cache key` is `cachekey`), for what it declines.
     let mut joined = [0u8; 96];
     let mut k = 0;
-    for &c in head.iter().chain(&b[ks..ke]).filter(|c| c.is_ascii_alphabetic()) {
+    for &c in head
+        .iter()
+        .chain(&b[ks..ke])
+        .filter(|c| c.is_ascii_alphabetic())
+    {
         joined[k] = c;
         k += 1;
     }

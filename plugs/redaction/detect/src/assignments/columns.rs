@@ -1,0 +1,242 @@
+//! A cell of a table whose column is named in a header row above it, not on
+//! its own row: `psql`'s aligned output (`token` over a column of tokens),
+//! `az … -o table` (`Value`), a Markdown or box table with the secrets in a
+//! column. The header is the line above the table's rule (`----+----`,
+//! `-----  -----`, `───┼───`, `|---|---|`); the cell's column is the header
+//! cell with as many borders before it (a bordered table) or the header word
+//! over the cell's first byte (one aligned by blanks).
+//!
+//! The header decides as a name does on a value's own line: one that names
+//! a secret (`token`, `api_key`) takes any value of two kinds of characters
+//! (letters of both cases, or letters and digits) that is plainly not a name
+//! or a path; one that says nothing of its value (`Value`, `code`) only one
+//! that looks like a key; one that says what its value is (`id`,
+//! `checksum`, `name`) none.
+
+use super::names::secret_kind;
+use super::values::{keylike, name_word, path, plain};
+use crate::Found;
+
+/// How far above the cell's row the table's rule is looked for: within what
+/// a stream keeps before a line it holds back (`redaction::stream` keeps 1
+/// KiB, a row is at most [`MAX_ROW`]), so a stream reads the same header.
+const MAX_ABOVE: usize = 512;
+/// Longest row read.
+const MAX_ROW: usize = 400;
+/// Most rows between the rule and the cell's.
+const MAX_ROWS: usize = 8;
+
+/// Whether the word at `s` may be a table's cell: after two blanks, or a
+/// border and a blank. The cheap test made for every long word.
+/// Not the first word on its line: an indented line's first word is no
+/// cell. And a table's rule is near: an ASCII one was read as a word within
+/// [`MAX_ABOVE`] + [`MAX_ROW`] bytes before (`rule_end`), or the cell follows
+/// a box's border (whose rules, `───┼───`, are no words).
+#[inline(always)]
+pub(crate) fn may_be_cell(b: &[u8], s: usize, rule_end: Option<usize>) -> bool {
+    s >= 2
+        && b[s - 1] == b' '
+        && matches!(b[s - 2], b' ' | b'|' | 0x82 | 0x83)
+        && (matches!(b[s - 2], 0x82 | 0x83)
+            || rule_end.is_some_and(|r| r + MAX_ABOVE + MAX_ROW >= s))
+        && after_cell(b, s)
+}
+
+/// Whether the word `[s, e)` may be (part of) a table's rule: dashes, and
+/// `+`, `:`, `=` (`----+----`, `:---`, `-----`).
+#[inline(always)]
+pub(crate) fn may_be_rule(b: &[u8], s: usize, e: usize) -> bool {
+    matches!(b[s], b'-' | b':' | b'+')
+        && e - s >= 3
+        && b[s..e]
+            .iter()
+            .all(|&c| matches!(c, b'-' | b'+' | b':' | b'='))
+}
+
+/// Whether something other than blanks comes before the blanks before `s`
+/// on its line.
+#[inline(never)]
+fn after_cell(b: &[u8], s: usize) -> bool {
+    let floor = s.saturating_sub(MAX_ROW);
+    let mut i = s - 1;
+    while i > floor && b[i - 1] == b' ' {
+        i -= 1;
+    }
+    i > floor && !matches!(b[i - 1], b'\n' | b'\t')
+}
+
+/// The word `[s, e)`, a cell under a header that makes it a secret: masked.
+#[inline(never)]
+pub(crate) fn cell(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
+    let v = &b[s..e];
+    // A value has two of lower case, upper case and digits (most words in
+    // code and prose have one): told first, before the header is looked for.
+    if !crate::mixed(v) || !plain(v) || path(v) {
+        return;
+    }
+    let Some(row) = crate::line_start_within(b, s, MAX_ROW) else {
+        return;
+    };
+    let Some(header) = header_above(b, row) else {
+        return;
+    };
+    let Some(mut name) = column_name(b, header, row, s) else {
+        return;
+    };
+    // A table of names and values (`vault … ` prints `Key  Value`, `az … -o
+    // table` `KeyName … Value`): the row's name is the value's.
+    if name.eq_ignore_ascii_case(b"value")
+        && let Some(label) = row_name(b, header, row)
+    {
+        name = label;
+    }
+    let secret = if secret_kind(name).is_some() {
+        !name_word(v) && !super::label_word(v)
+    } else {
+        keylike(v) && super::positions::says_nothing(name)
+    };
+    if secret {
+        found.push(Found {
+            start: s,
+            end: e,
+            kind: "secret-assignment",
+        });
+    }
+}
+
+/// The header row of the table whose row starts at `row`: the line above
+/// the table's rule, the rule within [`MAX_ROWS`] rows above.
+fn header_above(b: &[u8], row: usize) -> Option<(usize, usize)> {
+    let floor = row.saturating_sub(MAX_ABOVE);
+    let mut end = row.checked_sub(1)?;
+    for _ in 0..=MAX_ROWS {
+        let start = crate::line_start(b, end).max(floor);
+        if start == floor && floor > 0 {
+            return None;
+        }
+        let line = &b[start..end];
+        if line.trim_ascii().is_empty() {
+            return None;
+        }
+        if rule(line) {
+            let header_end = start.checked_sub(1)?;
+            let header = crate::line_start(b, header_end);
+            return (header >= floor && header_end > header).then_some((header, header_end));
+        }
+        end = start.checked_sub(1)?;
+    }
+    None
+}
+
+/// A table's rule: dashes (or `═`, `─`) with only blanks, `+`, `|` and the
+/// box-drawing crossings between them.
+fn rule(line: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(line) else {
+        return false;
+    };
+    let mut dashes = 0;
+    for c in text.trim().chars() {
+        match c {
+            '-' | '─' | '━' | '═' => dashes += 1,
+            ' ' | '+' | '|' | ':' | '┼' | '┬' | '┴' | '├' | '┤' | '│' | '╪' | '╋' | '┃' =>
+                {}
+            _ => return false,
+        }
+    }
+    dashes >= 3
+}
+
+/// The header's name over the cell at `s` of the row starting at `row`.
+fn column_name(b: &[u8], (hs, he): (usize, usize), row: usize, s: usize) -> Option<&[u8]> {
+    let header = &b[hs..he];
+    let before = &b[row..s];
+    let borders = |t: &[u8]| count_borders(t);
+    let name = if borders(before) > 0 {
+        // The header cell after as many borders.
+        let k = borders(before);
+        let mut seen = 0;
+        let mut i = 0;
+        let mut cell_start = None;
+        while i < header.len() {
+            let n = super::bar(header, i);
+            if n > 0 {
+                seen += 1;
+                i += n;
+                if seen == k {
+                    cell_start = Some(i);
+                }
+                if seen > k {
+                    break;
+                }
+                continue;
+            }
+            i += 1;
+        }
+        let from = cell_start?;
+        let to = (from..header.len())
+            .find(|&j| super::bar(header, j) > 0)
+            .unwrap_or(header.len());
+        header[from..to].trim_ascii()
+    } else {
+        // The header word over the cell's first byte, or starting there.
+        let x = s - row;
+        if x >= header.len() {
+            return None;
+        }
+        let mut a = x;
+        while a > 0 && header[a - 1] != b' ' {
+            a -= 1;
+        }
+        let mut z = x;
+        while z < header.len() && header[z] != b' ' {
+            z += 1;
+        }
+        header[a..z].trim_ascii()
+    };
+    (!name.is_empty() && name.len() <= 64).then_some(name)
+}
+
+/// The row's cell under a header named `Key`, `Name`, `KeyName`, `Field`
+/// or `Property`, if the header has one (an aligned table's).
+fn row_name(b: &[u8], (hs, he): (usize, usize), row: usize) -> Option<&[u8]> {
+    const NAMES: [&[u8]; 5] = [b"key", b"name", b"keyname", b"field", b"property"];
+    let header = &b[hs..he];
+    let mut x = 0;
+    while x < header.len() {
+        let z = (x..header.len())
+            .find(|&j| header[j] == b' ')
+            .unwrap_or(header.len());
+        if NAMES.iter().any(|n| header[x..z].eq_ignore_ascii_case(n)) {
+            let line = &b[row..];
+            let line = &line[..memchr::memchr(b'\n', line).unwrap_or(line.len())];
+            if x >= line.len() || (x > 0 && line[x - 1] != b' ') {
+                return None;
+            }
+            let end = (x..line.len())
+                .find(|&j| line[j] == b' ')
+                .unwrap_or(line.len());
+            return (end > x).then(|| &line[x..end]);
+        }
+        x = z;
+        while x < header.len() && header[x] == b' ' {
+            x += 1;
+        }
+    }
+    None
+}
+
+/// How many cell borders (`|`, `│`, `┃`) `t` holds.
+fn count_borders(t: &[u8]) -> usize {
+    let mut i = 0;
+    let mut n = 0;
+    while i < t.len() {
+        let k = super::bar(t, i);
+        if k > 0 {
+            n += 1;
+            i += k;
+        } else {
+            i += 1;
+        }
+    }
+    n
+}

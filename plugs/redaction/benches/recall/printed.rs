@@ -70,7 +70,7 @@ fn not_secret(r: &mut Rng) -> String {
 }
 
 fn prompt(r: &mut Rng) -> &'static str {
-    *r.pick(&[
+    r.pick::<&str>(&[
         "$ ",
         "dev@build-7:~/shop$ ",
         "+ ",

@@ -481,8 +481,17 @@ fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
     let Some((ks, name)) = name_at(b, s, ke)
         .or_else(|| Some((s, weak_word(b, s, ke)?)))
         .or_else(|| cookie_row(b, s, ke))
-        .or_else(|| Some((s, positions::name(b, s, ke)?)))
-        .or_else(|| Some((s, positions::table_label(b, s, ke)?)))
+        // The cheap tests first, inline: in the plug a call costs more.
+        .or_else(|| {
+            positions::may_be(b, s, ke)
+                .then(|| Some((s, positions::name(b, s, ke)?)))
+                .flatten()
+        })
+        .or_else(|| {
+            positions::first_cell(b, s)
+                .then(|| Some((s, positions::table_label(b, s, ke)?)))
+                .flatten()
+        })
     else {
         return Parsed::No;
     };

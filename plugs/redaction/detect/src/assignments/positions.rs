@@ -163,7 +163,8 @@ const LINE_WORDS: &[&[u8]] = &[
 /// The name ends at `ke`.
 #[inline(always)]
 pub(super) fn may_be(b: &[u8], s: usize, ke: usize) -> bool {
-    (s == 0 || matches!(b[s - 1], b'\n' | b' ' | b'\t' | b'"' | b'\'')) && long_value_after(b, ke)
+    (s == 0 || matches!(b[s - 1], b'\n' | b' ' | b'\t' | b'"' | b'\'' | b'$'))
+        && long_value_after(b, ke)
 }
 
 /// The name `[ks, ke)` (its word starts at `ks`) read from its place: a
@@ -233,8 +234,10 @@ pub(super) fn table_label(b: &[u8], ks: usize, ke: usize) -> Option<Name> {
 }
 
 /// Whether the label at `ks` is its row's first cell: only blanks and a
-/// border before it on its line.
-fn first_cell(b: &[u8], ks: usize) -> bool {
+/// border before it on its line. The cheap test made before
+/// [`table_label`] is called.
+#[inline(always)]
+pub(super) fn first_cell(b: &[u8], ks: usize) -> bool {
     let floor = ks.saturating_sub(64);
     let mut i = ks;
     while i > floor && matches!(b[i - 1], b' ' | b'\t' | b'|' | 0x82 | 0x83 | 0x94 | 0xE2) {

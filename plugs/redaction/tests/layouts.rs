@@ -351,6 +351,23 @@ const PRINTED_NOT: &[&str] = &[
     "NAME                 READY   STATUS    RESTARTS   AGE\nweb-7d9f8b6c5-x2x4q   1/1     Running   0          5d\n",
 ];
 
+/// Values a terminal wrapped at its width, or a box table wrapped onto the
+/// rows below (their other cells blank): the rest masked where it goes on.
+const WRAPPED: &[&str] = &[
+    "export API_TOKEN=«NqVwYS81VP7Hb1DX8pPd5khxE3pyIgKpaUnArl63XykWZeiNNCiia3anXn9k3ks»\n«u9mI4ROnl89Sm995ytbxAk7jqevt0MLaMRTve»\n",
+    "Authorization: Bearer «eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJhbGljZSIsI»\n«mV4cCI6MTcwMDAwMDAwMH0.tw0tESulEETldq8b8Vw2zbJYAxyL1aCcTlN99mhWp70»\n",
+    "┌────────────┬──────────────────────────────────┐\n│ NAME       │ VALUE                            │\n├────────────┼──────────────────────────────────┤\n│ STRIPE_KEY │ «sk_live_51HqLyjWDarjtT1zdp7dcXk7» │\n│            │ «pQ2vN9mL4wR8tY3cB6hJ1dF5gXk7pQ2v» │\n│            │ «N9mL4wR8tY3cB6»                   │\n│ LOG_LEVEL  │ info                             │\n└────────────┴──────────────────────────────────┘\n",
+];
+
+/// Lines after a value that only look like its rest: the next word a tool
+/// printed, a value line narrower than a terminal, the next row's own
+/// label.
+const NOT_WRAPPED: &[&str] = &[
+    "export API_TOKEN=«NqVwYS81VP7Hb1DX8pPd5khxE3pyIgKpaUnArl63XykWZeiNNCiia3anXn9k3ks»\nDone\n",
+    "export API_TOKEN=«NqVwYS81VP7Hb1DX8pPd5khxE3pyIgKpaUnArl63XykWZeiNNCiia3an»\nu9mI4ROnl89Sm995ytbxAk7jqevt0MLaMRTve\n",
+    "│ STRIPE_KEY │ «sk_live_51HqLyjWDarjtT1zdp7dcXk7» │\n│ REGION     │ eu-west-1                        │\n",
+];
+
 #[test]
 fn json_web_keys_as_tools_print_them() {
     check(JSON_WEB_KEYS);
@@ -394,4 +411,14 @@ fn what_secret_stores_and_tables_print_is_masked() {
 #[test]
 fn what_they_print_that_is_no_secret_stays() {
     check(PRINTED_NOT);
+}
+
+#[test]
+fn wrapped_values_are_masked_where_they_go_on() {
+    check(WRAPPED);
+}
+
+#[test]
+fn what_only_looks_like_a_wrapped_value_stays() {
+    check(NOT_WRAPPED);
 }

@@ -282,6 +282,24 @@ fn blank_cells(first: &[u8], line: &[u8]) -> Option<usize> {
     border.then_some(j)
 }
 
+/// How many bytes of `first`'s shape (a table row's start, up to a cell)
+/// `line` starts with, its cells blank: a wrapped cell's next row.
+pub(crate) fn blank_cells_len(first: &[u8], line: &[u8]) -> Option<usize> {
+    blank_cells(first, line)
+}
+
+/// The length of a cell's border at `t[i]` (`│`, `|`, `┃`, `║`, `¦`), 0 if
+/// none.
+pub(crate) fn border_at(t: &[u8], i: usize) -> usize {
+    let Some(rest) = t.get(i..) else {
+        return 0;
+    };
+    BORDERS
+        .iter()
+        .find(|c| rest.starts_with(c.encode_utf8(&mut [0; 4]).as_bytes()))
+        .map_or(0, |c| c.len_utf8())
+}
+
 /// How many bytes at the end of `line` are the mark `mark` and the padding
 /// before it; 0 for no mark.
 fn suffix_len(mark: &[u8], line: &[u8]) -> Option<usize> {

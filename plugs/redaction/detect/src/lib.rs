@@ -34,6 +34,7 @@ mod token_mask;
 mod tokens;
 mod urls;
 mod words;
+mod wraps;
 
 #[cfg(test)]
 mod tests;
@@ -260,6 +261,8 @@ impl Redactor {
         // A vendor's prefix on a mask or on the documentation's example
         // (the operator's literals are theirs to judge).
         found.retain(|f| f.kind == "literal" || !placeholders::masked_token(&b[f.start..f.end]));
+        // A value a terminal or a box table wrapped onto the next line.
+        wraps::continuations(b, &mut found);
         for p in &self.patterns {
             found.extend(
                 p.regex

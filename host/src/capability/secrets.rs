@@ -29,14 +29,22 @@ pub const MASK_DISTINCT: usize = 8;
 pub const MASK_MAX: usize = 4096;
 pub const MASK_MOST: usize = 64;
 
-/// How many values each plug (by id) masked in this process.
-fn masked_by(plug: &str) -> usize {
-    counts()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(plug)
-        .copied()
-        .unwrap_or(0)
+/// Counts one more value masked by `plug` (by id) in this process, and
+/// returns how many it has masked, unless it already masked [`MASK_MOST`].
+fn take_one(plug: &str) -> Option<usize> {
+    let mut counts = counts().lock().unwrap_or_else(|e| e.into_inner());
+    let count = counts.entry(plug.to_string()).or_default();
+    (*count < MASK_MOST).then(|| {
+        *count += 1;
+        *count
+    })
+}
+
+/// No whitespace, and at least [`MASK_DISTINCT`] different bytes.
+fn looks_like_a_secret(value: &str) -> bool {
+    let mut seen = [false; 256];
+    value.bytes().for_each(|b| seen[b as usize] = true);
+    !value.chars().any(char::is_whitespace) && seen.iter().filter(|s| **s).count() >= MASK_DISTINCT
 }
 
 fn counts() -> &'static std::sync::Mutex<std::collections::HashMap<String, usize>> {
@@ -90,41 +98,32 @@ impl Host for SecretsCap<'_> {
 
     async fn mask(&mut self, value: String) -> Result<(), String> {
         let (plug, session) = (&self.label.plug_id, &self.label.session_id);
-        let distinct = {
-            let mut seen = [false; 256];
-            value.bytes().for_each(|b| seen[b as usize] = true);
-            seen.iter().filter(|s| **s).count()
-        };
-        let refused = if value.len() < MASK_MIN {
-            Some(format!(
+        // The shape first (the bytes are read only once the size is bounded),
+        // then this plug's count, checked and taken under one lock.
+        let counted = if value.len() < MASK_MIN {
+            Err(format!(
                 "a value of {} bytes is shorter than {MASK_MIN}: masking it could hide ordinary words",
                 value.len()
             ))
         } else if value.len() > MASK_MAX {
-            Some(format!(
+            Err(format!(
                 "a value of {} bytes is longer than {MASK_MAX}",
                 value.len()
             ))
-        } else if value.chars().any(char::is_whitespace) || distinct < MASK_DISTINCT {
-            Some(format!(
+        } else if !looks_like_a_secret(&value) {
+            Err(format!(
                 "the value does not look like a secret (whitespace, or fewer than {MASK_DISTINCT} different bytes): masking it could hide ordinary text"
             ))
-        } else if masked_by(plug) >= MASK_MOST {
-            Some(format!(
-                "this plug already masked {MASK_MOST} values in this run"
-            ))
         } else {
-            None
+            take_one(plug)
+                .ok_or_else(|| format!("this plug already masked {MASK_MOST} values in this run"))
         };
-        if let Some(why) = refused {
-            tracing::warn!(%plug, %session, "secrets.mask refused: {why}");
-            return Err(why);
-        }
-        let masked = {
-            let mut counts = counts().lock().unwrap_or_else(|e| e.into_inner());
-            let count = counts.entry(plug.to_string()).or_default();
-            *count += 1;
-            *count
+        let masked = match counted {
+            Ok(masked) => masked,
+            Err(why) => {
+                tracing::warn!(%plug, %session, "secrets.mask refused: {why}");
+                return Err(why);
+            }
         };
         crate::secret_mask::remember(&value);
         // Never the value: the count says what the plug did.

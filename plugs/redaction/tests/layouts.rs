@@ -187,6 +187,9 @@ const VALUES_BY_POSITION: &[&str] = &[
     "Enter the value for upstream auth: «ftva9AW7hipTgadDZFlRJmCGmUXiAPyh»\n",
     "Your new code: «zAnar3ZLt4bnlz2MPKgcjnCqaXNv1sye»\n",
     "[INFO] Generated credential: «efnLOpaMxxNDi9LE1Ki3ylOjt6o0NpUmkVO8JmR8»\n",
+    // a cookie's name longer than any key, a prompt's label as long as it may be
+    "Cookie: qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq_session=«7Kle0p5Dt5QwkGlka9qOk3hbEEHbX3v8LPkSnTfu»; theme=dark\n",
+    "? Administrator-provisioned-credentials Previously-displayed-once Upstream-integration upstreamauthenticationcredentialvalue: «ICKbNz78t5vxD58at3sMBpSNrmlMUbKKLmajpigP»\n",
 ];
 
 /// Look-alikes in the same places: identifiers, digests, versions, public
@@ -266,6 +269,11 @@ const LEFT_ALONE: &[&str] = &[
     "Error: ECONNREFUSED connect 127.0.0.1:5432\n",
     "Branch: feature/add-JWT-support-2\n",
     "Restored from cache key: Linux-pnpm-store-fEbo9ShFXNQ6Fq5axtjR\n",
+    // Cloudflare's ray id, a campaign tag, a long cookie name that says id
+    "cf-ray: 8a1b2c3d4e5f6a7b-LHR\n",
+    "{\"name\": \"cf-ray\", \"value\": \"8a1b2c3d4e5f6a7b-LHR\"}\n",
+    "utm_content: xC5Ft2mx8K35kvjzITyvzEax\n",
+    "Cookie: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb_cccccccccccccccccccc_visitor_id=I05HegbVPDhUQ8oOHvvRP6i9AgQrqhzw9Y7F8XKu; theme=dark\n",
 ];
 
 /// What commands that read a secret store print, and tables whose header

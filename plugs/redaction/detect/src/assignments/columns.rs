@@ -110,18 +110,24 @@ fn header_above(b: &[u8], row: usize) -> Option<(usize, usize)> {
     let floor = row.saturating_sub(MAX_ABOVE);
     let mut end = row.checked_sub(1)?;
     for _ in 0..=MAX_ROWS {
-        let start = crate::line_start(b, end).max(floor);
-        if start == floor && floor > 0 {
-            return None;
-        }
+        // Read no further back than `floor`: a line above may be long.
+        let start = match memchr::memrchr(b'\n', &b[floor..end]) {
+            Some(p) => floor + p + 1,
+            None if floor == 0 => 0,
+            None => return None,
+        };
         let line = &b[start..end];
         if line.trim_ascii().is_empty() {
             return None;
         }
         if rule(line) {
             let header_end = start.checked_sub(1)?;
-            let header = crate::line_start(b, header_end);
-            return (header >= floor && header_end > header).then_some((header, header_end));
+            let header = match memchr::memrchr(b'\n', &b[floor..header_end]) {
+                Some(p) => floor + p + 1,
+                None if floor == 0 => 0,
+                None => return None,
+            };
+            return (header_end > header).then_some((header, header_end));
         }
         end = start.checked_sub(1)?;
     }

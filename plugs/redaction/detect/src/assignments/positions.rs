@@ -135,6 +135,9 @@ const NOT_SECRET_ANY: &[&[u8]] = &[
     b"request",
     b"correlation",
     b"cursor",
+    // Cloudflare's `cf-ray`, campaign tags (`utm_content`).
+    b"ray",
+    b"utm",
 ];
 
 /// Content carried as data: a value under these names is a payload, not a
@@ -171,7 +174,11 @@ pub(super) fn may_be(b: &[u8], s: usize, ke: usize) -> bool {
 /// setting's key that says nothing of its value.
 #[inline(never)]
 pub(super) fn name(b: &[u8], ks: usize, ke: usize) -> Option<Name> {
-    let ks = if ke - ks > 4 && &b[ks..ks + 4] == b"env:" && ks > 0 && b[ks - 1] == b'$' {
+    let ks = if ke - ks > 4
+        && b[ks..ks + 4].eq_ignore_ascii_case(b"env:")
+        && ks > 0
+        && b[ks - 1] == b'$'
+    {
         ks + 4
     } else {
         ks
@@ -342,17 +349,20 @@ pub(super) fn says_what_it_is(key: &[u8]) -> bool {
         }
         start = i + usize::from(i < key.len() && separator(key[i]));
     }
-    // The name without its separators (`public_key`, `PublicKey`).
+    // The name without its separators (`public_key`, `PublicKey`), its
+    // last 64 bytes: a cookie's name may be longer than any key read here.
     let mut whole = [0u8; 64];
     let mut n = 0;
-    for &c in key.iter().filter(|c| c.is_ascii_alphanumeric()) {
+    let tail = &key[key.len().saturating_sub(whole.len())..];
+    for &c in tail.iter().filter(|c| c.is_ascii_alphanumeric()) {
         whole[n] = c.to_ascii_lowercase();
         n += 1;
     }
     let whole = &whole[..n];
+    let complete = tail.len() == key.len();
     is(last, CONTENT_NAMES)
         || is(last, NOT_SECRET_LAST)
-        || is(whole, NOT_SECRET_LAST)
+        || (complete && is(whole, NOT_SECRET_LAST))
         || whole.ends_with(b"publickey")
         // `testid`, `userid`: an identifier run into one word (Vault's
         // `secret_id` is a credential, read by its name).
@@ -481,19 +491,23 @@ pub(super) fn prompt_label(b: &[u8], ks: usize, ke: usize, value: usize) -> bool
             return false;
         }
     }
-    // The label joined (`cache key` is `cachekey`), for what it declines.
-    let mut joined = [0u8; 96];
-    let mut k = 0;
+    // The label joined (`cache key` is `cachekey`), for what it declines:
+    // its last letters, as many as a key holds (its words may fill 96
+    // bytes and the key 64 more).
+    let mut joined = [0u8; 2 * super::MAX_KEY];
+    let mut k = joined.len();
     for &c in head
         .iter()
         .chain(&b[ks..ke])
+        .rev()
         .filter(|c| c.is_ascii_alphabetic())
+        .take(joined.len())
     {
+        k -= 1;
         joined[k] = c;
-        k += 1;
     }
     let is = |w: &[u8]| NOT_SECRET_ANY.iter().any(|n| w.eq_ignore_ascii_case(n));
-    n > 0 && !super::names::declines(&joined[..k]) && !head.split(|&c| c == b' ').any(is)
+    n > 0 && !super::names::declines(&joined[k..]) && !head.split(|&c| c == b' ').any(is)
 }
 
 /// Where a value after the `:` at `colon` starts: past blanks and a quote.
@@ -513,7 +527,7 @@ fn header_key(b: &[u8], ks: usize) -> bool {
         || before.ends_with(b"-H '")
         || before.ends_with(b"--header \"")
         || before.ends_with(b"--header '")
-        || (before.ends_with(b"> ") && crate::line_start(b, ks) + 2 == ks)
+        || (before.ends_with(b"> ") && (ks == 2 || b[ks - 3] == b'\n'))
 }
 
 /// An attribute of an XML element: `name="…"` after a blank, inside a tag

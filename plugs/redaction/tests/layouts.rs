@@ -162,6 +162,7 @@ const VALUES_BY_POSITION: &[&str] = &[
     // gha with
     "      - uses: acme/deploy-action@v2\n        with:\n          endpoint: https://deploy.example.com\n          auth: «1bRZrrVE0kYWbQLd2DO7MHBg0fIewuFXEMl5Rf1D»\n",
     // helm set neutral
+    "$ helm upgrade web ./chart --set replicas=2,upstream.code=«PbalzAXDi1GDR0IBvjb2Tlk4McHsUOhGcVv3l3UI»\n",
     "$ helm upgrade web ./chart --set upstream.auth=«PbalzAXDi1GDR0IBvjb2Tlk4McHsUOhGcVv3l3UI» --set replicas=2\n",
     // helm set-string
     "$ helm install x ./c --set-string global.sig=«ykSgSoA08YChDgT0jU5xvT4ojqhYLCpmChmSUSVW»\n",

@@ -183,6 +183,8 @@ pub(super) fn name(b: &[u8], ks: usize, ke: usize) -> Option<Name> {
     } else {
         ks
     };
+    // `--set a=1,b=…`: the word holds the list; its last item's name.
+    let ks = memchr::memrchr(b',', &b[ks..ke]).map_or(ks, |p| ks + p + 1);
     let key = &b[ks..ke];
     if !long_value_after(b, ke)
         // One letter is no name, but for a JSON Web Key's private members
@@ -546,12 +548,20 @@ fn attribute(b: &[u8], ks: usize, ke: usize) -> bool {
 /// A path that `helm install|upgrade|template --set` sets
 /// (`--set upstream.auth=…`, `--set-string a=…,b=…`).
 fn helm_set(b: &[u8], ks: usize) -> bool {
-    let before = &b[ks.saturating_sub(14)..ks];
-    before.ends_with(b"--set ")
-        || before.ends_with(b"--set=")
-        || before.ends_with(b"--set-string ")
-        || before.ends_with(b"--set-string=")
-        || (before.ends_with(b",") && helm_list(b, ks))
+    after_set_flag(b, ks, true) || (ks > 0 && b[ks - 1] == b',' && helm_list(b, ks))
+}
+
+/// Whether `--set` or `--set-string` ends right before `at`, then a blank
+/// (or, with `glued`, an `=`).
+fn after_set_flag(b: &[u8], at: usize, glued: bool) -> bool {
+    let before = &b[at.saturating_sub(14)..at];
+    let Some(flag) = before
+        .strip_suffix(b" ")
+        .or_else(|| before.strip_suffix(b"=").filter(|_| glued))
+    else {
+        return false;
+    };
+    flag.ends_with(b"--set") || flag.ends_with(b"--set-string")
 }
 
 /// Whether the `,` before `ks` separates items of a `--set` list.
@@ -561,8 +571,7 @@ fn helm_list(b: &[u8], ks: usize) -> bool {
         .iter()
         .rposition(|&c| c == b' ' || c == b'\n')
         .map_or(from, |p| from + p + 1);
-    let before = &b[word.saturating_sub(14)..word];
-    word > 0 && (before.ends_with(b"--set ") || before.ends_with(b"--set-string "))
+    word > 0 && after_set_flag(b, word, false)
 }
 
 /// Whether the value that ends at `end` (past its closing quote if

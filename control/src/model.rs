@@ -42,6 +42,11 @@ pub struct AgentSettings {
     /// instance that paused it (hot resume); 0: every pause is cold.
     #[serde(default)]
     pub hot_for_ms: Millis,
+    /// How many of the agent's agents each runner instance that serves it
+    /// keeps started ahead, so that a new session need not wait for one
+    /// (warm starts); 0: none.
+    #[serde(default)]
+    pub warm_agents: u32,
     /// How long the agent may take to answer `initialize`, and then to open
     /// its conversation; past it the run stops the agent and pauses.
     #[serde(default = "defaults::start_timeout_ms")]
@@ -111,6 +116,7 @@ impl Default for AgentSettings {
             timeout_ms: 2 * 3_600_000,
             requires_labels: Vec::new(),
             hot_for_ms: 0,
+            warm_agents: 0,
             start_timeout_ms: defaults::start_timeout_ms(),
             cancel_grace_ms: defaults::cancel_grace_ms(),
             silent_turn_ms: defaults::silent_turn_ms(),

@@ -95,6 +95,12 @@ pub struct Offers {
     /// now (their hot time is over, or they were resumed or ended elsewhere).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub release_agents: Vec<String>,
+    /// How many agents this instance should keep started ahead for new
+    /// sessions (warm starts): the agent's `warm_agents`, or 0 when it is
+    /// disabled or this instance may not take its runs. An older Blaise
+    /// leaves it out; the runner then keeps none and never sends `warm`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warm_agents: Option<u32>,
 }
 
 /// A run as offered to a runner.

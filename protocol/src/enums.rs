@@ -118,8 +118,10 @@ string_enum!(
     /// `resumed` (`session/resume`, nothing replayed), `loaded`
     /// (`session/load`, replayed to the filters and not recorded again) or
     /// `kept` (the agent kept frozen since the pause went on: the same
-    /// process and connection, nothing asked of it but the next prompt).
-    Conversation { New => "new", Resumed => "resumed", Loaded => "loaded", Kept => "kept" }
+    /// process and connection, nothing asked of it but the next prompt) or
+    /// `warm` (a start run took an agent started ahead, its new conversation
+    /// already opened in what became the session's workspace).
+    Conversation { New => "new", Resumed => "resumed", Loaded => "loaded", Kept => "kept", Warm => "warm" }
 );
 
 string_enum!(

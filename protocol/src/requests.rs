@@ -16,6 +16,11 @@ pub struct OffersQuery {
     /// answers which to let go ([`crate::Offers::release_agents`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kept: Option<String>,
+    /// The warm target this instance works to (the last
+    /// [`crate::Offers::warm_agents`] it was told): Blaise answers at once
+    /// when it is no longer the target. Sent only once Blaise has told one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warm: Option<u32>,
 }
 
 /// `GET /v1/runner/runs/{run}/directives?after=…&wait_ms=…`

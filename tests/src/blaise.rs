@@ -264,9 +264,15 @@ impl Runner {
     /// The numeric fields `names` (`name=value`) of every run's "launching
     /// the agent" log line so far, one row per run that logged them all.
     pub fn launch_fields(&self, names: &[&str]) -> Vec<Vec<f64>> {
+        self.log_fields("launching the agent", names)
+    }
+
+    /// The numeric fields `names` of every log line saying `message`, one
+    /// row per line that has them all.
+    pub fn log_fields(&self, message: &str, names: &[&str]) -> Vec<Vec<f64>> {
         self.stderr()
             .lines()
-            .filter(|l| l.contains("launching the agent"))
+            .filter(|l| l.contains(message))
             .filter_map(|l| names.iter().map(|name| log_field(l, name)).collect())
             .collect()
     }

@@ -8,6 +8,10 @@ use crate::error::{Error, Result};
 use crate::model::*;
 use crate::names::{check_labels, check_name};
 
+/// Most agents a runner instance may be asked to keep started ahead: each
+/// holds a process tree's memory (Claude Code's is about 300 MiB).
+pub const MAX_WARM_AGENTS: u32 = 16;
+
 /// Fields left out keep their value (or the default, for a new agent).
 #[derive(Deserialize, Serialize, Default, Debug, Clone)]
 #[serde(deny_unknown_fields)]
@@ -22,6 +26,9 @@ pub struct AgentPatch {
     /// How long a paused session's agent stays kept, frozen, by its runner
     /// instance (hot resume); `0`: never.
     pub hot_for_ms: Option<Millis>,
+    /// How many agents each runner instance serving it keeps started ahead
+    /// (warm starts); `0`: none.
+    pub warm_agents: Option<u32>,
     /// How long the agent may take to start (`initialize`, then its conversation).
     pub start_timeout_ms: Option<Millis>,
     /// How long a cancelled turn may go on before the run stops the agent.
@@ -85,6 +92,15 @@ impl AgentPatch {
                 "`hot_for_ms` must be 0 (never) or positive",
             ));
         }
+        if let Some(n) = self.warm_agents
+            && n > MAX_WARM_AGENTS
+        {
+            return Err(Error::invalid(
+                "invalid_field",
+                "warm_agents",
+                format!("`warm_agents` must be 0 to {MAX_WARM_AGENTS}, not {n}"),
+            ));
+        }
         for (field, budget) in [
             ("session_budget", self.session_budget),
             ("daily_budget", self.daily_budget),
@@ -130,6 +146,7 @@ pub fn set(ctx: &mut Ctx, by: &Actor, name: &str, patch: &AgentPatch) -> Result<
     s.paused_lifetime_ms = patch.paused_lifetime_ms.unwrap_or(s.paused_lifetime_ms);
     s.timeout_ms = patch.timeout_ms.unwrap_or(s.timeout_ms);
     s.hot_for_ms = patch.hot_for_ms.unwrap_or(s.hot_for_ms);
+    s.warm_agents = patch.warm_agents.unwrap_or(s.warm_agents);
     s.start_timeout_ms = patch.start_timeout_ms.unwrap_or(s.start_timeout_ms);
     s.cancel_grace_ms = patch.cancel_grace_ms.unwrap_or(s.cancel_grace_ms);
     s.silent_turn_ms = patch.silent_turn_ms.unwrap_or(s.silent_turn_ms);

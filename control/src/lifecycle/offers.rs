@@ -239,6 +239,31 @@ pub fn environment_owner(tx: &mut dyn Tx, run: &Run) -> StoreResult<Option<Strin
     Ok((!owner_revoked).then_some(owner_id))
 }
 
+/// How many agents the instance should keep started ahead for new sessions:
+/// the `warm_agents` of the agents it serves and may take new sessions of
+/// (enabled, its token may serve them, it has their labels). Warm agents
+/// are the runner's affair: they never count against its capacity here.
+pub fn warm_target(ctx: &mut Ctx, runner: &Runner, instance: &str) -> Result<u32> {
+    let Some(runner) = ctx.tx.runner(&runner.id)?.filter(|r| !r.revoked()) else {
+        return Ok(0);
+    };
+    let Some(connection) = ctx.tx.connection(&runner.id, instance)? else {
+        return Ok(0);
+    };
+    let mut target = 0u32;
+    for name in &connection.agents {
+        let Some(agent) = ctx.tx.agent(name)? else {
+            continue;
+        };
+        if !agent.disabled
+            && runner.may_take_for(&connection, &agent.name, &agent.settings.requires_labels)
+        {
+            target = target.saturating_add(agent.settings.warm_agents);
+        }
+    }
+    Ok(target)
+}
+
 /// Whether the instance takes another run: fewer live runs than the capacity it gave.
 pub fn has_room(ctx: &mut Ctx, connection: &Connection) -> Result<bool> {
     Ok(match connection.capacity {

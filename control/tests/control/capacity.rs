@@ -377,3 +377,81 @@ async fn runners_racing_for_the_same_runs_each_get_a_run_once() {
         assert_eq!(status, StatusCode::OK, "the winner owns {run}: {body}");
     }
 }
+
+/// Warm starts: each offers answer says how many agents the instance should keep started ahead
+/// (the agent's `warm_agents`); a poll that says it works to another target is answered at once,
+/// and a change of the setting wakes a waiting one. An instance that may not take the agent's
+/// new sessions (a disabled agent, labels it lacks) is told 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn offers_say_the_warm_target_and_a_change_wakes_the_poll() {
+    let s = Server::start().await;
+    s.agent("a", json!({ "warm_agents": 2 })).await;
+    let token = s.add_runner("box").await;
+    let runner = FakeRunner::at(&s.url, &token, "box-1");
+    runner.connect(&["a"]).await;
+    let poll = |warm: Option<u32>, wait_ms: u64| {
+        let runner = runner.clone();
+        async move {
+            let warm = warm.map(|w| format!("&warm={w}")).unwrap_or_default();
+            let started = std::time::Instant::now();
+            let (status, v) = runner
+                .call(
+                    Method::GET,
+                    &format!("/v1/runner/offers?instance=box-1&wait_ms={wait_ms}{warm}"),
+                    None,
+                )
+                .await;
+            assert_eq!(status, StatusCode::OK, "{v}");
+            (v, started.elapsed())
+        }
+    };
+    // Never told: answered at once with the target.
+    let (v, took) = poll(None, 2_000).await;
+    assert_eq!(v["warm_agents"], 2, "{v}");
+    assert!(took < Duration::from_millis(1_000), "{took:?}");
+    // Working to it: the poll waits.
+    let (v, took) = poll(Some(2), 500).await;
+    assert_eq!(v["warm_agents"], 2, "{v}");
+    assert!(took >= Duration::from_millis(450), "{took:?}");
+    // A change wakes the waiting poll.
+    let (woken, _) = tokio::join!(poll(Some(2), 2_000), async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        s.agent("a", json!({ "warm_agents": 1 })).await;
+    });
+    assert_eq!(woken.0["warm_agents"], 1, "{}", woken.0);
+    assert!(woken.1 < Duration::from_millis(1_500), "{:?}", woken.1);
+
+    // Disabled: 0.
+    s.agent("a", json!({ "disabled": true })).await;
+    assert_eq!(poll(Some(1), 2_000).await.0["warm_agents"], 0);
+    // Labels the instance lacks: 0; with them, the target.
+    s.agent(
+        "a",
+        json!({ "disabled": false, "requires_labels": ["gpu"] }),
+    )
+    .await;
+    assert_eq!(poll(None, 0).await.0["warm_agents"], 0);
+    let gpu = FakeRunner::at(&s.url, &token, "box-gpu");
+    gpu.connect_with(json!({ "agents": ["a"], "labels": ["gpu"] }))
+        .await;
+    let (status, v) = gpu
+        .call(
+            Method::GET,
+            "/v1/runner/offers?instance=box-gpu&wait_ms=0",
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    assert_eq!(v["warm_agents"], 1, "{v}");
+
+    // Out of range: refused, naming the field.
+    let (status, v) = s
+        .admin(
+            Method::PUT,
+            "/v1/agents/a",
+            Some(json!({ "warm_agents": 17 })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{v}");
+    assert_eq!(v["error"]["field"], "warm_agents", "{v}");
+}

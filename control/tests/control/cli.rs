@@ -419,6 +419,23 @@ async fn the_cli_lists_the_fleet_and_answers_and_cancels() {
         shown.contains("inactivity       5m") && shown.contains("idle policy      pause"),
         "{shown}"
     );
+    assert!(
+        shown.contains("warm agents      - (every new session starts its agent)"),
+        "{shown}"
+    );
+    let set = ok(&s, &["agent", "set", "claude", "--warm", "2"]);
+    assert!(set.contains(", 2 warm"), "{set}");
+    assert!(
+        ok(&s, &["agent", "show", "claude"]).contains("warm agents      2 on each runner instance")
+    );
+    let (success, _, err) = blaise(&s, &["agent", "set", "claude", "--warm", "17"]);
+    assert!(
+        !success && err.contains("`warm_agents` must be 0 to 16"),
+        "{err}"
+    );
+    let log = ok(&s, &["audit"]);
+    assert!(log.contains("warm_agents 0 → 2"), "{log}");
+    ok(&s, &["agent", "set", "claude", "--warm", "0"]);
 
     let token = ok(&s, &["runner", "add", "box-1"]).trim().to_string();
     let runner = FakeRunner::new(&s, &token, "box-1-a");

@@ -67,6 +67,7 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> Outcome {
     // A hook is not cut short by a signal (it has its deadline, and a plug
     // stopped halfway could leave what it made half made): the run stops
     // after it, tearing down what the chain made.
+    let chain_ready = since_accepted();
     let launch = match a.kind {
         RunKind::Resume => chain.resume().await,
         _ => chain.start().await,
@@ -84,6 +85,7 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> Outcome {
         return cancelled(&reporter, Some(torn)).await;
     }
 
+    let plugs_started = since_accepted();
     let (events_tx, mut events) = mpsc::channel(crate::acp::EVENTS);
     // A hot resume: the agent kept since the pause goes on, in the session
     // it was in. Only if it cannot be taken up is a new one started.
@@ -99,6 +101,7 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> Outcome {
         }
         _ => None,
     };
+    let agent_started;
     let (agent, opened) = match taken_up {
         Some((agent, session)) => {
             let since_accepted = since_accepted();
@@ -107,6 +110,7 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> Outcome {
                 host_overhead_us = since_accepted,
                 "took up the kept agent"
             );
+            agent_started = since_accepted;
             (agent, Some((session, Conversation::Kept)))
         }
         None => {
@@ -121,7 +125,10 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> Outcome {
             )
             .await
             {
-                Ok(agent) => (agent, None),
+                Ok(agent) => {
+                    agent_started = since_accepted();
+                    (agent, None)
+                }
                 // The agent's failure, not the environment's: the plugs pause
                 // and the environment is kept for the next attempt.
                 Err(StartError::Agent(error)) => {
@@ -178,6 +185,17 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> Outcome {
             return stop::finish(ending, live, &mut chain, &workspace, &reporter).await;
         }
     };
+    // Where a start's time went (microseconds since the daemon accepted
+    // the run): the chain instantiated, the plugs' `on-start` done, the
+    // agent answering `initialize` (or taken up), its conversation open.
+    tracing::info!(
+        chain_ready_us = chain_ready,
+        plugs_started_us = plugs_started,
+        agent_started_us = agent_started,
+        conversation_open_us = since_accepted(),
+        conversation = ?conversation,
+        "start phases"
+    );
     let started = ReportBody::Started {
         conversation: Some(conversation),
     };

@@ -177,6 +177,9 @@ pub struct AgentForm {
     /// Empty (a form from before the field): the setting is kept.
     #[serde(default)]
     hot_for: String,
+    /// Empty (a form from before the field): the setting is kept.
+    #[serde(default)]
+    warm: String,
     #[serde(default)]
     requires_labels: String,
     #[serde(default)]
@@ -217,6 +220,19 @@ impl AgentForm {
             hot_for_ms: match self.hot_for.trim() {
                 "" => None,
                 text => Some(duration("kept hot for", text)?),
+            },
+            warm_agents: match self.warm.trim() {
+                "" => None,
+                text => Some(text.parse().map_err(|_| {
+                    Error::invalid(
+                        "invalid_field",
+                        "warm_agents",
+                        format!(
+                            "warm agents: a number of agents, 0 to {}, not {text:?}",
+                            agents::MAX_WARM_AGENTS
+                        ),
+                    )
+                })?),
             },
             session_budget: budget_field("session budget", self.session_budget.as_deref())?,
             daily_budget: budget_field("daily budget", self.daily_budget.as_deref())?,

@@ -31,13 +31,13 @@ fn render(ctx: &mut Ctx) -> Result<Parts> {
     let mut parts = Parts::new("Agents");
     parts.fixed("<h1>Agents</h1><p>An agent's settings are the only place timing lives: runners learn them when they connect. Durations are a number and a unit: <code>500ms</code>, <code>30s</code>, <code>10m</code>, <code>2h</code>, <code>1d</code>.</p>");
     let mut table = String::from(
-        "<div class=\"table-wrap\"><table id=\"agents\"><tr><th scope=\"col\">Agent</th><th scope=\"col\">Idle after</th><th scope=\"col\">Then</th><th scope=\"col\">Paused for at most</th><th scope=\"col\">Longest turn</th><th scope=\"col\">Kept hot after a pause</th><th scope=\"col\">Runners need labels</th><th scope=\"col\">Budgets</th><th scope=\"col\">Spent today (UTC)</th><th scope=\"col\">State</th><th scope=\"col\">Changed</th></tr>",
+        "<div class=\"table-wrap\"><table id=\"agents\"><tr><th scope=\"col\">Agent</th><th scope=\"col\">Idle after</th><th scope=\"col\">Then</th><th scope=\"col\">Paused for at most</th><th scope=\"col\">Longest turn</th><th scope=\"col\">Kept hot after a pause</th><th scope=\"col\">Warm agents</th><th scope=\"col\">Runners need labels</th><th scope=\"col\">Budgets</th><th scope=\"col\">Spent today (UTC)</th><th scope=\"col\">State</th><th scope=\"col\">Changed</th></tr>",
     );
     for a in &agents {
         let s = &a.settings;
         let _ = write!(
             table,
-            "<tr class=\"agent\" data-agent=\"{0}\"><td><b>{0}</b></td><td>{1}</td><td>{2}</td><td>{3}</td><td>{4}</td><td>{hot}</td><td>{5}</td><td>{budgets}</td><td class=\"spent\">{spent}</td><td>{6}</td><td>{7}</td></tr>",
+            "<tr class=\"agent\" data-agent=\"{0}\"><td><b>{0}</b></td><td>{1}</td><td>{2}</td><td>{3}</td><td>{4}</td><td>{hot}</td><td>{warm}</td><td>{5}</td><td>{budgets}</td><td class=\"spent\">{spent}</td><td>{6}</td><td>{7}</td></tr>",
             esc(&a.name),
             Human(s.inactivity_ms),
             match s.idle_policy {
@@ -58,6 +58,11 @@ fn render(ctx: &mut Ctx) -> Result<Parts> {
             } else {
                 "- (cold)".to_string()
             },
+            warm = if s.warm_agents > 0 {
+                format!("{} on each runner", s.warm_agents)
+            } else {
+                "- (cold starts)".to_string()
+            },
             budgets = esc(&budgets(s)),
             spent = esc(&crate::views::day_text(
                 used_today.iter().find(|u| u.of == a.name).map(|u| &u.usage),
@@ -66,7 +71,7 @@ fn render(ctx: &mut Ctx) -> Result<Parts> {
         );
     }
     if agents.is_empty() {
-        table.push_str("<tr><td colspan=\"11\">No agent yet: add one below.</td></tr>");
+        table.push_str("<tr><td colspan=\"12\">No agent yet: add one below.</td></tr>");
     }
     table.push_str("</table></div>");
     parts.live("list", table);
@@ -125,6 +130,7 @@ fn form(a: Option<&Agent>) -> String {
          <label>Paused for at most <input name=\"paused_lifetime\" value=\"{}\" required size=\"6\"></label>\
          <label>Longest turn <input name=\"timeout\" value=\"{}\" required size=\"6\"></label>\
          <label title=\"After an idle pause the runner keeps the agent running, frozen, this long: the next message is answered at once. 0s: never.\">Kept hot for <input name=\"hot_for\" value=\"{}\" size=\"6\"></label>\
+         <label title=\"Each runner serving the agent keeps this many agents started ahead: a new session is answered without waiting for its agent to start. Each serves one session only. 0: none.\">Warm agents <input name=\"warm\" value=\"{}\" size=\"3\" inputmode=\"numeric\"></label>\
          <label>Runners need labels <input name=\"requires_labels\" value=\"{}\" placeholder=\"gpu, region-eu\"></label>\
          <label title=\"In the currency the agent reports (Claude Code: USD). Past it Blaise stops the session, keeping its environment. Blank: no budget.\">Session budget <input name=\"session_budget\" value=\"{}\" size=\"6\" inputmode=\"decimal\" placeholder=\"none\"></label>\
          <label title=\"What all its sessions may spend in a day (UTC). Blank: no budget.\">Daily budget <input name=\"daily_budget\" value=\"{}\" size=\"6\" inputmode=\"decimal\" placeholder=\"none\"></label>\
@@ -136,6 +142,7 @@ fn form(a: Option<&Agent>) -> String {
         Human(s.paused_lifetime_ms),
         Human(s.timeout_ms),
         Human(s.hot_for_ms),
+        s.warm_agents,
         esc(&s.requires_labels.join(", ")),
         s.session_budget.map(|b| b.to_string()).unwrap_or_default(),
         s.daily_budget.map(|b| b.to_string()).unwrap_or_default(),

@@ -54,16 +54,36 @@ pub async fn offers(
         .take(offers::MAX_KEPT)
         .map(str::to_string)
         .collect();
+    // The poll also ends when the instance's warm target is not the one it
+    // works to (a runner that has never been told one is told at once when
+    // there is one): `put_agent` wakes every offers poll.
     let found = state
         .long_poll_offers(&runner.id, wait_ms, |ctx| {
             let offers = offers::offers(ctx, &runner, &q.instance)?;
             let release = offers::release_agents(ctx, &runner, &q.instance, &kept)?;
-            Ok((!offers.is_empty() || !release.is_empty()).then_some((offers, release)))
+            let warm = offers::warm_target(ctx, &runner, &q.instance)?;
+            let news = q.warm.unwrap_or(0) != warm;
+            Ok(
+                (!offers.is_empty() || !release.is_empty() || news).then_some((
+                    offers,
+                    release,
+                    Some(warm),
+                )),
+            )
         })
         .await?;
-    let (offers, release_agents) = found.unwrap_or_default();
+    let (offers, release_agents, warm_agents) = match found {
+        Some(found) => found,
+        None => {
+            let warm = state
+                .read(|ctx| offers::warm_target(ctx, &runner, &q.instance))
+                .await?;
+            (Vec::new(), Vec::new(), Some(warm))
+        }
+    };
     Ok(Json(Offers {
         offers,
         release_agents,
+        warm_agents,
     }))
 }

@@ -35,6 +35,7 @@ pub async fn client_command(
             paused_lifetime,
             timeout,
             hot_for,
+            warm,
             start_timeout,
             cancel_grace,
             silent_turn,
@@ -54,7 +55,7 @@ pub async fn client_command(
             };
             let body = json!({
                 "inactivity_ms": inactivity, "idle_policy": idle_policy, "paused_lifetime_ms": paused_lifetime,
-                "timeout_ms": timeout, "hot_for_ms": hot_for, "disabled": disabled,
+                "timeout_ms": timeout, "hot_for_ms": hot_for, "warm_agents": warm, "disabled": disabled,
                 "start_timeout_ms": start_timeout, "cancel_grace_ms": cancel_grace,
                 "silent_turn_ms": silent_turn, "max_failed_turns": max_failed_turns,
                 "session_budget": session_budget, "daily_budget": daily_budget,
@@ -70,7 +71,7 @@ pub async fn client_command(
             let s = &agent["settings"];
             writeln!(
                 out,
-                "agent {}: inactivity {}, idle policy {}, paused lifetime {}, timeout {}{}{}{}",
+                "agent {}: inactivity {}, idle policy {}, paused lifetime {}, timeout {}{}{}{}{}",
                 agent["name"].as_str().unwrap_or(&name),
                 Human(s["inactivity_ms"].as_i64().unwrap_or(0)),
                 s["idle_policy"].as_str().unwrap_or("?"),
@@ -78,6 +79,10 @@ pub async fn client_command(
                 Human(s["timeout_ms"].as_i64().unwrap_or(0)),
                 match s["hot_for_ms"].as_i64() {
                     Some(ms) if ms > 0 => format!(", kept hot for {}", Human(ms)),
+                    _ => String::new(),
+                },
+                match s["warm_agents"].as_u64() {
+                    Some(n) if n > 0 => format!(", {n} warm"),
                     _ => String::new(),
                 },
                 match s["requires_labels"].as_array() {

@@ -248,6 +248,13 @@ pub enum AgentCommand {
         /// whose plugs cannot keep processes pause cold regardless.
         #[arg(long, value_parser = parse_duration)]
         hot_for: Option<i64>,
+        /// How many agents each runner instance serving this agent keeps
+        /// started ahead, so that a new session is answered without waiting
+        /// for its agent to start (warm starts; 0 to 16; `0`: none, the
+        /// default). A warm agent serves one session only; runners give warm
+        /// agents up before they refuse a run or run short of memory.
+        #[arg(long, value_name = "N")]
+        warm: Option<u32>,
         /// How long the agent may take to answer `initialize`, and then to
         /// open or load its conversation; past it the run stops the agent and
         /// the session pauses with its environment (new agents: 60s).

@@ -259,6 +259,14 @@ pub fn agent(a: &Value, now: i64, out: Out) -> Result<()> {
     )?;
     writeln!(
         out,
+        "  warm agents      {}",
+        match s["warm_agents"].as_u64() {
+            Some(n) if n > 0 => format!("{n} on each runner instance"),
+            _ => "- (every new session starts its agent)".to_string(),
+        }
+    )?;
+    writeln!(
+        out,
         "  start timeout    {}",
         duration(&s["start_timeout_ms"])
     )?;

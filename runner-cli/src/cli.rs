@@ -112,6 +112,17 @@ pub enum Command {
         #[arg(long)]
         metrics_fd: Option<i32>,
     },
+    /// One agent started ahead for a new session (started by `start`).
+    #[command(hide = true, name = "warm-one")]
+    WarmOne {
+        /// The slot (`wrm_…` in the workspaces) to start it in.
+        #[arg(long)]
+        slot: String,
+        #[arg(long)]
+        config: PathBuf,
+        #[arg(long)]
+        data_dir: PathBuf,
+    },
     /// Validate blaise.yml, load every plug, run the startup check, print a table.
     Check {
         /// The runner's configuration to check.
@@ -332,6 +343,21 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             };
             let code = blaise_runner::daemon::run_one(runner, &run).await?;
             Ok(ExitCode::from(code as u8))
+        }
+        Command::WarmOne {
+            slot,
+            config,
+            data_dir,
+        } => {
+            let timeout =
+                std::time::Duration::from_millis(blaise_runner::protocol::DEFAULT_START_TIMEOUT_MS);
+            match blaise_runner::warm::warm_one(&config, &data_dir, &slot, timeout).await {
+                Ok(()) => Ok(ExitCode::SUCCESS),
+                Err(e) => {
+                    tracing::warn!(slot, "no warm agent: {e:#}");
+                    Ok(ExitCode::FAILURE)
+                }
+            }
         }
         Command::Check {
             config,

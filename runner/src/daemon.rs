@@ -45,6 +45,9 @@ pub struct RunnerOptions {
     pub metrics_listen: Option<std::net::SocketAddr>,
 }
 
+/// How often the warm pool is looked after (see [`crate::warm::Pool`]).
+const WARM_UPKEEP: Duration = Duration::from_millis(250);
+
 /// Memory one live run is counted at when the capacity is not given: the run process is about
 /// 25 MiB, the agent it starts (a Node or Python CLI) several hundred.
 pub const MEMORY_PER_RUN: u64 = 512 << 20;
@@ -212,14 +215,28 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<(), Da
     if swept > 0 {
         tracing::info!(swept, "removed the directories of runs that died");
     }
-    let offers = client.offers(&options.instance, wait, Vec::new());
+    // Agents started ahead for new sessions (warm starts).
+    crate::warm::Pool::sweep(&options);
+    let mut pool = crate::warm::Pool::default();
+    let mut upkeep = tokio::time::interval(WARM_UPKEEP);
+    upkeep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let offers = client.offers(&options.instance, wait, Vec::new(), None);
     tokio::pin!(offers);
     loop {
         tokio::select! {
+            _ = upkeep.tick() => {
+                // blaise.yml is read only when a warm agent is wanted.
+                let config = pool
+                    .short(&keeper)
+                    .then(|| ConfigFile::load(&options.config).ok().map(|f| f.digest()))
+                    .flatten();
+                pool.upkeep(&options, &keeper, runs.len(), config.as_deref(), &metrics);
+            }
             polled = &mut offers => {
                 match polled {
                     Ok(polled) => {
                         metrics.offers_polled(true);
+                        pool.told(polled.warm_agents);
                         for session in &polled.release_agents {
                             if keeper.release(session) {
                                 tracing::info!(session, "Blaise let the kept agent go");
@@ -228,6 +245,7 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<(), Da
                         for offer in polled.offers {
                             match accept(&client, &offer.run_id, &options.instance).await {
                                 Ok(_) => {
+                                    pool.accepted();
                                     tracing::info!(run = %offer.run_id, kind = ?offer.kind, session = %offer.session_id, "accepted a run");
                                     // Only a resume takes a kept agent up; any other run of the
                                     // session makes it moot.
@@ -283,7 +301,7 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<(), Da
                 }
                 metrics.kept_agents(kept.len(), kept.iter().map(|k| k.rss).sum());
                 let kept: Vec<String> = kept.into_iter().map(|k| k.session).collect();
-                offers.set(client.offers(&options.instance, wait, kept));
+                offers.set(client.offers(&options.instance, wait, kept, pool.target()));
             }
             Some((run, status)) = exited.recv() => {
                 runs.remove(&run);
@@ -297,6 +315,7 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<(), Da
         runs = runs.len(),
         "stopping: the runs in progress end as cancelled"
     );
+    pool.stop(&options);
     // Forget the runs already reaped: their pids may belong to others now.
     while let Ok((run, status)) = exited.try_recv() {
         runs.remove(&run);

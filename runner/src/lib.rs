@@ -19,6 +19,7 @@ pub mod protocol;
 pub mod run;
 pub mod state_store;
 pub mod tasks;
+pub mod warm;
 
 /// The plug host (crate `blaise-host`), and the parts of it the runner's
 /// modules use by their old names.

@@ -52,7 +52,7 @@ pub use close::Closed;
 pub use error::AcpError;
 /// For the fuzz targets (`crate::fuzzing`).
 pub(crate) use events::Transcript;
-pub use keep::{Kept, NotKept};
+pub use keep::{Kept, NotKept, WarmMeta};
 pub(crate) use process::BoundedLines;
 pub(crate) use process::egress_report_pipe;
 pub use session::Answered;
@@ -83,6 +83,41 @@ pub struct AgentCommand {
     /// its own for its counts (`BLAISE_EGRESS_REPORT_FD`), which it keeps
     /// from the agent; [`Closed::egress`] is what it wrote last.
     pub egress_report: bool,
+}
+
+impl AgentCommand {
+    /// What the agent is started with, as a digest (its secrets' values
+    /// included, never shown): two launches are the same agent only when
+    /// their program, arguments, environment and directory all are.
+    pub fn digest(&self) -> String {
+        use sha2::Digest as _;
+        let text = serde_json::to_vec(&(&self.argv, &self.env, &self.cwd, self.egress_report))
+            .expect("plain data");
+        hex::encode(sha2::Sha256::digest(text))
+    }
+
+    /// A digest of each part of the launch, by name (`command`, `working
+    /// directory`, `egress report`, each environment variable's name): what
+    /// differs between two launches can be named without their values.
+    pub fn part_digests(&self) -> std::collections::BTreeMap<String, String> {
+        use sha2::Digest as _;
+        let short = |value: &[u8]| hex::encode(&sha2::Sha256::digest(value)[..8]);
+        let mut parts = std::collections::BTreeMap::new();
+        let argv = serde_json::to_vec(&self.argv).expect("plain data");
+        parts.insert("the command".to_owned(), short(&argv));
+        parts.insert(
+            "the working directory".to_owned(),
+            short(self.cwd.as_os_str().as_encoded_bytes()),
+        );
+        parts.insert(
+            "the egress report".to_owned(),
+            short(&[u8::from(self.egress_report)]),
+        );
+        for (name, value) in &self.env {
+            parts.insert(name.clone(), short(value.as_bytes()));
+        }
+        parts
+    }
 }
 
 /// What the agent sends while it runs.

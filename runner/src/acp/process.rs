@@ -284,7 +284,11 @@ impl AgentProcess {
     /// Hands the agent to the keeper for `session`, frozen; `meta` comes
     /// back with it. Call it while the connection and the stderr reader
     /// still hold the agent's stdio (the keeper gets copies of it).
-    pub async fn hand_over(&mut self, session: &str, meta: String) -> Result<(), String> {
+    pub async fn hand_over(
+        &mut self,
+        for_: &crate::keeper::KeepFor,
+        meta: String,
+    ) -> Result<(), String> {
         let Some((keeper, [stdin, stdout, stderr])) = &self.keeper else {
             return Err("the agent was not started through the keeper".into());
         };
@@ -304,7 +308,7 @@ impl AgentProcess {
         let egress = self.egress.as_ref().and_then(|e| e.fd.as_ref());
         keeper
             .keep(
-                session,
+                for_,
                 self.pid,
                 meta,
                 stdio,

@@ -30,6 +30,15 @@ impl std::fmt::Debug for KeeperClient {
     }
 }
 
+/// Whom a kept agent waits for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeepFor {
+    /// The session's next run (a hot pause).
+    Session(String),
+    /// A start run, from the warm pool; the agent's slot.
+    Warm(String),
+}
+
 /// An agent the keeper started or handed over: its guard's pid (the process
 /// group) and its stdin, stdout, stderr.
 pub struct Handed {
@@ -114,10 +123,10 @@ impl KeeperClient {
     }
 
     /// Hands the agent `pid` (started or taken by this run) to the keeper,
-    /// frozen, for the session's next run.
+    /// frozen, for the session's next run, or for the warm pool.
     pub async fn keep(
         &self,
-        session: &str,
+        for_: &KeepFor,
         pid: u32,
         meta: String,
         stdio: [BorrowedFd<'_>; 3],
@@ -128,10 +137,17 @@ impl KeeperClient {
             .chain(egress.as_ref())
             .map(|fd| fd.try_clone_to_owned().map_err(|e| e.to_string()))
             .collect::<Result<Vec<_>, _>>()?;
-        let request = Request::Keep {
-            session: session.to_string(),
-            pid,
-            meta,
+        let request = match for_ {
+            KeepFor::Session(session) => Request::Keep {
+                session: session.clone(),
+                pid,
+                meta,
+            },
+            KeepFor::Warm(slot) => Request::KeepWarm {
+                slot: slot.clone(),
+                pid,
+                meta,
+            },
         };
         match self.ask(request, fds).await? {
             (Reply::Kept, _) => Ok(()),
@@ -146,6 +162,16 @@ impl KeeperClient {
             session: session.to_string(),
         };
         match self.ask(request, Vec::new()).await? {
+            (Reply::Taken { pid, meta }, fds) => handed(pid, fds, meta),
+            (Reply::Refused { why }, _) => Err(why),
+            (other, _) => Err(format!("the keeper answered {other:?}")),
+        }
+    }
+
+    /// The warm agent that waited longest, still frozen, now this run's;
+    /// `Err` says why there is none.
+    pub async fn take_warm(&self) -> Result<Handed, String> {
+        match self.ask(Request::TakeWarm, Vec::new()).await? {
             (Reply::Taken { pid, meta }, fds) => handed(pid, fds, meta),
             (Reply::Refused { why }, _) => Err(why),
             (other, _) => Err(format!("the keeper answered {other:?}")),

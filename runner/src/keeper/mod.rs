@@ -22,9 +22,9 @@ mod freeze;
 mod service;
 pub mod wire;
 
-pub use client::{Handed, KeeperClient};
-pub use freeze::{descendants, freeze, thaw};
-pub use service::{Keeper, KeptAgent};
+pub use client::{Handed, KeepFor, KeeperClient};
+pub use freeze::{descendants, freeze, kill, thaw};
+pub use service::{Keeper, KeptAgent, WarmAgent};
 
 #[cfg(test)]
 mod tests;

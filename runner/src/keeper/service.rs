@@ -23,6 +23,16 @@ pub struct KeptAgent {
     pub since: Instant,
 }
 
+/// An agent started ahead for a new session (warm starts), waiting frozen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WarmAgent {
+    /// Its slot: the directory it was started in (see `run::workspace`).
+    pub slot: String,
+    pub pid: u32,
+    pub rss: u64,
+    pub since: Instant,
+}
+
 /// Starts agents for runs and keeps them across pauses. Agents are the
 /// children of a thread of the keeper: when it ends (the keeper is dropped,
 /// or the daemon dies, even by `SIGKILL`), each agent's guard is told
@@ -42,6 +52,11 @@ struct State {
     sessions: HashMap<String, u32>,
     next_connection: u64,
     connections: HashMap<u64, Arc<OwnedFd>>,
+    /// Warm agents, the one that waited longest first.
+    warm: std::collections::VecDeque<u32>,
+    /// Slots of warm agents that exited while they waited: the daemon
+    /// removes them.
+    orphaned_slots: Vec<String>,
 }
 
 struct Record {
@@ -51,7 +66,9 @@ struct Record {
 }
 
 struct Kept {
+    /// The session, or a warm agent's slot.
     session: String,
+    warm: bool,
     since: Instant,
     /// Its stdin, stdout and stderr (and its egress report's read end), held
     /// so that nothing closes meanwhile.
@@ -112,7 +129,7 @@ impl Keeper {
             .agents
             .iter()
             .filter_map(|(&pid, record)| {
-                let kept = record.kept.as_ref()?;
+                let kept = record.kept.as_ref().filter(|k| !k.warm)?;
                 Some(KeptAgent {
                     session: kept.session.clone(),
                     pid,
@@ -137,6 +154,53 @@ impl Keeper {
         }
         super::freeze::kill(pid);
         true
+    }
+}
+
+impl Keeper {
+    /// The warm agents waiting now, the one that waited longest first.
+    pub fn warm(&self) -> Vec<WarmAgent> {
+        let state = lock(&self.state);
+        state
+            .warm
+            .iter()
+            .filter_map(|pid| {
+                let kept = state.agents.get(pid)?.kept.as_ref()?;
+                Some(WarmAgent {
+                    slot: kept.session.clone(),
+                    pid: *pid,
+                    rss: agent_rss(*pid),
+                    since: kept.since,
+                })
+            })
+            .collect()
+    }
+
+    /// Lets the warm agent in `slot` go (killed with its process group);
+    /// whether it was still waiting. Its slot is the caller's to remove.
+    pub fn release_warm(&self, slot: &str) -> bool {
+        let mut state = lock(&self.state);
+        let Some(at) = state.warm.iter().position(|pid| {
+            state
+                .agents
+                .get(pid)
+                .and_then(|r| r.kept.as_ref())
+                .is_some_and(|k| k.session == slot)
+        }) else {
+            return false;
+        };
+        let pid = state.warm.remove(at).expect("found above");
+        if let Some(record) = state.agents.get_mut(&pid) {
+            record.kept = None;
+        }
+        super::freeze::kill(pid);
+        true
+    }
+
+    /// The slots of warm agents that exited while they waited, since the
+    /// last call.
+    pub fn orphaned_slots(&self) -> Vec<String> {
+        std::mem::take(&mut lock(&self.state).orphaned_slots)
     }
 }
 
@@ -199,9 +263,13 @@ fn serve(
                 }
             }
             Request::Keep { session, pid, meta } => {
-                (keep(&state, id, session, pid, meta, fds), Vec::new())
+                (keep(&state, id, session, pid, meta, fds, false), Vec::new())
             }
             Request::Take { session } => take(&state, id, &session),
+            Request::KeepWarm { slot, pid, meta } => {
+                (keep(&state, id, slot, pid, meta, fds, true), Vec::new())
+            }
+            Request::TakeWarm => take_warm(&state, id),
         };
         let borrowed: Vec<_> = out.iter().map(|fd| fd.as_fd()).collect();
         if let Err(e) = wire::send(socket.as_fd(), &reply, &borrowed) {
@@ -228,6 +296,7 @@ fn keep(
     pid: u32,
     meta: String,
     stdio: Vec<OwnedFd>,
+    warm: bool,
 ) -> Reply {
     let refused = |why: &str| Reply::Refused { why: why.into() };
     if !(3..=4).contains(&stdio.len()) {
@@ -250,7 +319,9 @@ fn keep(
     if !owned(&state) {
         return refused("this run has no such agent (it exited, or it is not the run's)");
     }
-    if let Some(older) = state.sessions.insert(session.clone(), pid)
+    if warm {
+        state.warm.push_back(pid);
+    } else if let Some(older) = state.sessions.insert(session.clone(), pid)
         && older != pid
     {
         if let Some(record) = state.agents.get_mut(&older) {
@@ -262,6 +333,7 @@ fn keep(
     record.owner = None;
     record.kept = Some(Kept {
         session,
+        warm,
         since: Instant::now(),
         stdio,
         meta,
@@ -291,6 +363,29 @@ fn take(state: &Mutex<State>, connection: u64, session: &str) -> (Reply, Vec<Own
         },
         kept.stdio,
     )
+}
+
+/// The warm agent that waited longest, now the run's (never the pool's again).
+fn take_warm(state: &Mutex<State>, connection: u64) -> (Reply, Vec<OwnedFd>) {
+    let mut state = lock(state);
+    while let Some(pid) = state.warm.pop_front() {
+        let Some(record) = state.agents.get_mut(&pid) else {
+            continue;
+        };
+        let Some(kept) = record.kept.take() else {
+            continue;
+        };
+        record.owner = Some(connection);
+        return (
+            Reply::Taken {
+                pid,
+                meta: kept.meta,
+            },
+            kept.stdio,
+        );
+    }
+    let why = "no warm agent is waiting".to_string();
+    (Reply::Refused { why }, Vec::new())
 }
 
 /// The thread whose children the agents are (see [`Keeper`]): it must live
@@ -403,9 +498,15 @@ fn exited(state: &Mutex<State>, pid: u32, status: i32) {
         return;
     };
     if let Some(kept) = record.kept {
-        tracing::info!(session = %kept.session, pid, "a kept agent exited");
-        if state.sessions.get(&kept.session) == Some(&pid) {
-            state.sessions.remove(&kept.session);
+        if kept.warm {
+            tracing::info!(slot = %kept.session, pid, "a warm agent exited while it waited");
+            state.warm.retain(|p| *p != pid);
+            state.orphaned_slots.push(kept.session);
+        } else {
+            tracing::info!(session = %kept.session, pid, "a kept agent exited");
+            if state.sessions.get(&kept.session) == Some(&pid) {
+                state.sessions.remove(&kept.session);
+            }
         }
     }
     if let Some(owner) = record.owner

@@ -50,9 +50,18 @@ async fn keep(
     handed: &Handed,
     meta: &str,
 ) -> Result<(), String> {
+    keep_for(run, KeepFor::Session(session.into()), handed, meta).await
+}
+
+async fn keep_for(
+    run: &KeeperClient,
+    for_: KeepFor,
+    handed: &Handed,
+    meta: &str,
+) -> Result<(), String> {
     let [stdin, stdout, stderr] = &handed.stdio;
     run.keep(
-        session,
+        &for_,
         handed.pid,
         meta.into(),
         [stdin.as_fd(), stdout.as_fd(), stderr.as_fd()],
@@ -234,4 +243,88 @@ async fn what_the_agent_started_in_a_session_of_its_own_is_frozen_too() {
             "{pid} died with the keeper"
         );
     }
+}
+
+/// Warm starts: an agent started ahead waits, frozen, in the pool; it is
+/// handed out once, to one run, never named among the kept agents (Blaise
+/// would be asked about a session that does not exist), and once taken it
+/// is that run's: kept at its pause for its session, never back in the pool.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_warm_agent_is_handed_out_once_and_then_belongs_to_its_session() {
+    let keeper = Keeper::start().unwrap();
+    let (_dir, cwd) = dir();
+    let warming = client(&keeper);
+    let handed = warming
+        .spawn(vec!["/bin/cat".into()], vec![], false, cwd)
+        .await
+        .unwrap();
+    let guard = handed.pid;
+    keep_for(
+        &warming,
+        KeepFor::Warm("wrm_1_1".into()),
+        &handed,
+        "warm meta",
+    )
+    .await
+    .unwrap();
+    drop(handed);
+    drop(warming);
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(state(agent_below(guard)).map(|s| s.0), Some('T'), "frozen");
+    assert!(keeper.kept().is_empty(), "a warm agent is no kept agent");
+    let warm = keeper.warm();
+    assert_eq!(warm.len(), 1);
+    assert_eq!((warm[0].slot.as_str(), warm[0].pid), ("wrm_1_1", guard));
+
+    let run = client(&keeper);
+    let other = client(&keeper);
+    let taken = run.take_warm().await.unwrap();
+    assert_eq!((taken.pid, taken.meta.as_str()), (guard, "warm meta"));
+    assert!(other.take_warm().await.is_err(), "handed out once");
+    assert!(keeper.warm().is_empty());
+    assert!(!keeper.release_warm("wrm_1_1"), "no longer the pool's");
+    // SAFETY: kill(2) on the agent's group.
+    unsafe { libc::kill(-(guard as i32), libc::SIGCONT) };
+    assert_eq!(echo(&taken.stdio, "hello"), "hello");
+
+    // Its run pauses hot: kept for the session, not back in the pool.
+    keep(&run, "s1", &taken, "kept meta").await.unwrap();
+    drop(taken);
+    drop(run);
+    assert!(keeper.warm().is_empty());
+    assert_eq!(keeper.kept()[0].session, "s1");
+    assert!(other.take_warm().await.is_err());
+    assert!(keeper.release("s1"));
+    assert!(gone_within(guard, Duration::from_secs(5)));
+}
+
+/// A warm agent let go dies; one that exits while it waits leaves its slot
+/// for the daemon to remove, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn warm_agents_let_go_or_dead_leave_their_slots_to_remove() {
+    let keeper = Keeper::start().unwrap();
+    let mut guards = Vec::new();
+    for slot in ["wrm_1_a", "wrm_1_b"] {
+        let (_dir, cwd) = dir();
+        let warming = client(&keeper);
+        let handed = warming
+            .spawn(vec!["/bin/cat".into()], vec![], false, cwd)
+            .await
+            .unwrap();
+        keep_for(&warming, KeepFor::Warm(slot.into()), &handed, "")
+            .await
+            .unwrap();
+        guards.push(handed.pid);
+    }
+    assert!(keeper.release_warm("wrm_1_a"));
+    assert!(gone_within(guards[0], Duration::from_secs(5)));
+    super::freeze::kill(guards[1]);
+    assert!(gone_within(guards[1], Duration::from_secs(5)));
+    let start = Instant::now();
+    while keeper.warm().len() == 1 && start.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(keeper.warm().is_empty());
+    assert_eq!(keeper.orphaned_slots(), vec!["wrm_1_b".to_string()]);
+    assert!(keeper.orphaned_slots().is_empty(), "said once");
 }

@@ -38,6 +38,16 @@ pub enum Request {
     },
     /// Hand over the agent kept for `session`, if there is one.
     Take { session: String },
+    /// Keep the agent `pid`, started ahead in slot `slot`, frozen, in the
+    /// warm pool (descriptors as for `Keep`) for a start run to take.
+    KeepWarm {
+        slot: String,
+        pid: u32,
+        meta: String,
+    },
+    /// Hand over the warm agent that waited longest, if there is one: it
+    /// is this run's from now on, and never goes back to the pool.
+    TakeWarm,
 }
 
 /// From the keeper to a run.

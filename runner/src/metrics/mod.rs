@@ -90,6 +90,8 @@ pub struct RunnerMetrics {
     offer_polls: Family<ResultLabel, Counter>,
     kept_agents: Gauge,
     kept_agent_bytes: Gauge,
+    warm_agents: Gauge,
+    warm_agent_bytes: Gauge,
     /// The last outbox sample of each live run (the gauges are their sums).
     outboxes: Mutex<HashMap<String, (u64, u64, u64)>>,
     series: Mutex<std::collections::HashSet<(String, String)>>,
@@ -178,6 +180,18 @@ impl RunnerMetrics {
             "Resident memory of the kept agents' process groups",
             kept_agent_bytes.clone(),
         );
+        let warm_agents = Gauge::default();
+        r.register(
+            "warm_agents",
+            "Agents this instance started ahead, frozen, waiting for a new session",
+            warm_agents.clone(),
+        );
+        let warm_agent_bytes = Gauge::default();
+        r.register(
+            "warm_agent_bytes",
+            "Resident memory of the warm agents' process groups",
+            warm_agent_bytes.clone(),
+        );
         let capacity_gauge = Gauge::<i64>::default();
         capacity_gauge.set(i64::from(capacity));
         r.register(
@@ -200,6 +214,8 @@ impl RunnerMetrics {
             offer_polls,
             kept_agents,
             kept_agent_bytes,
+            warm_agents,
+            warm_agent_bytes,
             outboxes: Mutex::new(HashMap::new()),
             series: Mutex::new(Default::default()),
         })
@@ -255,6 +271,12 @@ impl RunnerMetrics {
     pub fn kept_agents(&self, count: usize, bytes: u64) {
         self.kept_agents.set(count as i64);
         self.kept_agent_bytes.set(bytes.min(i64::MAX as u64) as i64);
+    }
+
+    /// The warm agents waiting now, and the memory they hold.
+    pub fn warm_agents(&self, count: usize, bytes: u64) {
+        self.warm_agents.set(count as i64);
+        self.warm_agent_bytes.set(bytes.min(i64::MAX as u64) as i64);
     }
 
     pub fn offers_polled(&self, ok: bool) {

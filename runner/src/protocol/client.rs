@@ -188,6 +188,7 @@ impl Client {
         instance: &str,
         wait: Duration,
         kept: Vec<String>,
+        warm: Option<u32>,
     ) -> Result<Offers> {
         let mut path = format!(
             "/offers?instance={}&wait_ms={}",
@@ -196,6 +197,9 @@ impl Client {
         );
         if !kept.is_empty() {
             path.push_str(&format!("&kept={}", encode(&kept.join(","))));
+        }
+        if let Some(warm) = warm {
+            path.push_str(&format!("&warm={warm}"));
         }
         self.call::<(), _>(Method::GET, &path, None, wait + Self::CALL)
             .await

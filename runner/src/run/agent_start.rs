@@ -50,6 +50,7 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> Outcome {
         mut chain,
         workspace,
         kept,
+        warm,
     } = match prepare(&ctx, &reporter, &heartbeat.lost).await {
         Ok(p) => p,
         Err(PrepareError::Report(e)) => return lost(e),
@@ -101,17 +102,32 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> Outcome {
         }
         _ => None,
     };
+    let taken_up = taken_up.map(|(agent, session)| (agent, session, Conversation::Kept));
+    // A new session's warm agent goes on if this run would start the same.
+    let taken_up = match (taken_up, warm) {
+        (None, Some((handed, meta))) => {
+            take_up_warm(&ctx, handed, meta, &launch, &workspace, events_tx.clone())
+                .await
+                .map(|(agent, session)| (agent, session, Conversation::Warm))
+        }
+        (taken_up, _) => taken_up,
+    };
     let agent_started;
     let (agent, opened) = match taken_up {
-        Some((agent, session)) => {
+        Some((agent, session, conversation)) => {
             let since_accepted = since_accepted();
             tracing::info!(
                 pid = agent.pid(),
                 host_overhead_us = since_accepted,
-                "took up the kept agent"
+                ?conversation,
+                "took up the agent"
             );
             agent_started = since_accepted;
-            (agent, Some((session, Conversation::Kept)))
+            if conversation == Conversation::Warm {
+                // In order with the reports, as a new conversation's is.
+                relay.outbox().post(Item::AcpSession(session.clone()));
+            }
+            (agent, Some((session, conversation)))
         }
         None => {
             match start_agent(
@@ -231,6 +247,60 @@ pub async fn run(ctx: RunContext, mut signals: Signals) -> Outcome {
     // alive through a long pause or teardown, and contact can still be lost.
     drop(heartbeat);
     outcome
+}
+
+/// Takes up the warm agent this start run took (see [`crate::warm`]) when
+/// the launch this run computes is the one it was started with; otherwise
+/// kills it, naming what differs (never the values), and the agent starts
+/// cold. Its conversation, opened in the slot that is now the workspace, is
+/// the session's.
+async fn take_up_warm(
+    ctx: &RunContext,
+    handed: crate::keeper::Handed,
+    meta: crate::acp::WarmMeta,
+    launch: &Launch,
+    workspace: &std::path::Path,
+    events: mpsc::Sender<AgentEvent>,
+) -> Option<(Agent, String)> {
+    let pid = handed.pid;
+    let agent_config = &ctx.config.config.agent;
+    let command = agent_command(
+        launch,
+        &agent_config.command,
+        &agent_config.env,
+        workspace,
+        &ctx.data_dir.join("plug-storage"),
+    );
+    let (Some(keeper), Ok(command)) = (ctx.keeper.clone(), command) else {
+        // The cold start says what is wrong with the command.
+        crate::keeper::kill(pid);
+        return None;
+    };
+    if command.digest() != meta.launch {
+        let parts = command.part_digests();
+        let mut differ: Vec<&str> = parts
+            .keys()
+            .chain(meta.parts.keys())
+            .filter(|k| parts.get(*k) != meta.parts.get(*k))
+            .map(String::as_str)
+            .collect();
+        differ.sort_unstable();
+        differ.dedup();
+        tracing::info!(
+            ?differ,
+            "the warm agent was started otherwise than this run would start it: it is let go, and the agent starts cold"
+        );
+        crate::keeper::kill(pid);
+        return None;
+    }
+    match Agent::take_up(handed, keeper, events).await {
+        Ok(agent) => Some((agent, meta.acp_session)),
+        Err(e) => {
+            tracing::warn!("the warm agent cannot be taken up ({e}): starting one cold");
+            crate::keeper::kill(pid);
+            None
+        }
+    }
 }
 
 /// Microseconds since the daemon accepted the run, when it said.

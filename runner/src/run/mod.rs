@@ -31,7 +31,7 @@ mod stop;
 mod teardown;
 pub(crate) mod transcript;
 mod turns;
-mod workspace;
+pub(crate) mod workspace;
 
 use std::path::PathBuf;
 use std::sync::Arc;

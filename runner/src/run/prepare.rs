@@ -7,6 +7,7 @@ use std::sync::Arc;
 use super::RunContext;
 use super::reports::{ReportError, Reporter};
 use super::workspace;
+use crate::acp::WarmMeta;
 use crate::chain::PlugChain;
 use crate::config::{cannot_keep_processes, cannot_resume};
 use crate::host::bindings::RunKind;
@@ -21,6 +22,9 @@ pub struct Prepared {
     pub workspace: PathBuf,
     /// The agent the keeper kept for this session (a hot resume), still frozen.
     pub kept: Option<Handed>,
+    /// A warm agent this start run took, still frozen, whose slot is now
+    /// the workspace (see [`crate::warm`]).
+    pub warm: Option<(Handed, WarmMeta)>,
 }
 
 /// Why a run could not get its plugs ready.
@@ -88,7 +92,16 @@ pub async fn prepare(
     };
     let processes_kept = kept.is_some();
     let workspace_dir = workspace::path(&ctx.data_dir, &a.environment_id);
-    let existed = workspace_dir.exists();
+    let existed = workspace_dir.symlink_metadata().is_ok();
+    // A new session's first run takes a warm agent if one waits: its slot
+    // becomes the workspace. Never when the environment has a workspace (a
+    // start after a crash goes on in it).
+    let warm = match (a.kind, &ctx.keeper) {
+        (WireKind::Start, Some(keeper)) if !existed => {
+            take_warm(keeper, &ctx.data_dir, &a.environment_id).await
+        }
+        _ => None,
+    };
     let ready = async {
         let workspace =
             workspace::ensure(&ctx.data_dir, &a.environment_id).map_err(PrepareError::Workspace)?;
@@ -113,16 +126,53 @@ pub async fn prepare(
             chain,
             workspace,
             kept: None,
+            warm: None,
         })
     };
     let (reported, ready) = tokio::join!(report, ready);
     if let Err(e) = reported {
         // The run ends here: a workspace it made is not left behind (only
         // an empty one is removed: no hook ran in it).
-        if !existed {
-            let _ = std::fs::remove_dir(&workspace_dir);
+        // A warm agent's slot goes with its link (the agent goes with this
+        // run).
+        match &warm {
+            Some((_, meta)) => {
+                let _ = workspace::remove_slot(&ctx.data_dir, &meta.slot);
+            }
+            None if !existed => {
+                let _ = std::fs::remove_dir(&workspace_dir);
+            }
+            None => {}
         }
         return Err(PrepareError::Report(e));
     }
-    ready.map(|prepared| Prepared { kept, ..prepared })
+    ready.map(|prepared| Prepared {
+        kept,
+        warm,
+        ..prepared
+    })
+}
+
+/// The warm agent that waited longest, its slot adopted as the
+/// environment's workspace; none if none waits or its slot cannot be
+/// adopted (the agent is then killed, its slot removed).
+async fn take_warm(
+    keeper: &crate::keeper::KeeperClient,
+    data_dir: &std::path::Path,
+    environment_id: &str,
+) -> Option<(Handed, WarmMeta)> {
+    let handed = keeper.take_warm().await.ok()?;
+    let Some(meta) = WarmMeta::of(&handed.meta) else {
+        tracing::warn!("a warm agent came without what it was started with: killed");
+        crate::keeper::kill(handed.pid);
+        return None;
+    };
+    if let Err(e) = workspace::adopt(data_dir, environment_id, &meta.slot) {
+        tracing::warn!("the warm agent's slot cannot be the workspace ({e}): killed");
+        crate::keeper::kill(handed.pid);
+        let _ = workspace::remove_slot(data_dir, &meta.slot);
+        return None;
+    }
+    tracing::info!(pid = handed.pid, slot = %meta.slot, "took a warm agent");
+    Some((handed, meta))
 }

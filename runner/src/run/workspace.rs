@@ -1,14 +1,24 @@
 //! The session's workspace: a directory per environment, created by the first
 //! run and removed after a successful teardown.
+//!
+//! A warm agent (see [`crate::warm`]) is started ahead in a *slot*, a
+//! directory `wrm_<instance>_<random>` beside the workspaces. The start run
+//! that takes the agent adopts its slot: `workspaces/<environment>` becomes a
+//! relative symlink to it, so that the workspace every later run resolves
+//! (and the agent's working directory and home, fixed when it started) is
+//! the slot's path. The link is followed only to such a sibling.
 
 use std::path::{Path, PathBuf};
 
-use std::io::{Error, Result};
+use std::io::{Error, ErrorKind, Result};
 
 /// `e`, saying what was being done.
 fn doing(what: String) -> impl FnOnce(Error) -> Error {
     move |e| Error::new(e.kind(), format!("{what}: {e}"))
 }
+
+/// The name every slot starts with.
+const SLOT: &str = "wrm_";
 
 pub fn path(data_dir: &Path, environment_id: &str) -> PathBuf {
     data_dir.join("workspaces").join(environment_id)
@@ -16,19 +26,197 @@ pub fn path(data_dir: &Path, environment_id: &str) -> PathBuf {
 
 pub fn ensure(data_dir: &Path, environment_id: &str) -> Result<PathBuf> {
     let dir = path(data_dir, environment_id);
+    if let Ok(meta) = dir.symlink_metadata()
+        && meta.file_type().is_symlink()
+    {
+        // An adopted slot, and nothing else: the link must name a sibling slot.
+        let target = std::fs::read_link(&dir).map_err(doing(format!(
+            "reading the workspace link {}",
+            dir.display()
+        )))?;
+        if !target.to_str().is_some_and(is_slot_name) {
+            return Err(Error::new(
+                ErrorKind::InvalidData,
+                format!(
+                    "the workspace {} is a link to {}, not to a slot the runner made",
+                    dir.display(),
+                    target.display()
+                ),
+            ));
+        }
+    }
     std::fs::create_dir_all(&dir)
         .map_err(doing(format!("creating the workspace {}", dir.display())))?;
     dir.canonicalize()
         .map_err(doing(format!("resolving {}", dir.display())))
 }
 
-/// Removes the workspace; one that is already gone is fine.
+/// Removes the workspace (an adopted slot's link first, then the slot); one
+/// that is already gone is fine.
 pub fn remove(dir: &Path) -> Result<()> {
+    if let (Some(parent), Some(name)) = (dir.parent(), dir.file_name().and_then(|n| n.to_str()))
+        && is_slot_name(name)
+    {
+        unlink_slot(parent, name)?;
+    }
     match std::fs::remove_dir_all(dir) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(doing(format!(
+        Err(e) if e.kind() != ErrorKind::NotFound => Err(doing(format!(
             "removing the workspace {}",
             dir.display()
         ))(e)),
         _ => Ok(()),
+    }
+}
+
+/// Whether `name` is a slot's directory name (`wrm_<hex>_<hex>`).
+pub fn is_slot_name(name: &str) -> bool {
+    name.strip_prefix(SLOT).is_some_and(|rest| {
+        let mut parts = rest.split('_');
+        let hex = |p: Option<&str>| {
+            p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_hexdigit()))
+        };
+        hex(parts.next()) && hex(parts.next()) && parts.next().is_none()
+    })
+}
+
+/// The slot-name prefix of an instance: slots of other instances sharing the
+/// data directory are theirs to sweep.
+fn instance_prefix(instance: &str) -> String {
+    use sha2::Digest as _;
+    let digest = sha2::Sha256::digest(instance.as_bytes());
+    format!("{SLOT}{}_", hex::encode(&digest[..4]))
+}
+
+/// A new, empty slot of `instance`: its name and path.
+pub fn new_slot(data_dir: &Path, instance: &str) -> Result<(String, PathBuf)> {
+    let mut random = [0u8; 8];
+    getrandom::fill(&mut random).map_err(|e| Error::other(e.to_string()))?;
+    let name = format!("{}{}", instance_prefix(instance), hex::encode(random));
+    let dir = data_dir.join("workspaces").join(&name);
+    std::fs::create_dir_all(data_dir.join("workspaces"))
+        .map_err(doing(format!("creating {}", data_dir.display())))?;
+    std::fs::create_dir(&dir).map_err(doing(format!("creating the slot {}", dir.display())))?;
+    Ok((name, dir))
+}
+
+/// Makes slot `slot` the workspace of `environment_id`; refused when the
+/// environment has a workspace already (the link is made only if nothing is
+/// there: two runs cannot both adopt).
+pub fn adopt(data_dir: &Path, environment_id: &str, slot: &str) -> Result<()> {
+    if !is_slot_name(slot) {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!("{slot:?} is not a slot"),
+        ));
+    }
+    let link = path(data_dir, environment_id);
+    std::os::unix::fs::symlink(slot, &link).map_err(doing(format!(
+        "making {} the workspace {}",
+        slot,
+        link.display()
+    )))
+}
+
+/// Removes a slot no session adopted (a warm agent let go).
+pub fn remove_slot(data_dir: &Path, slot: &str) -> Result<()> {
+    if !is_slot_name(slot) {
+        return Ok(());
+    }
+    remove(&data_dir.join("workspaces").join(slot))
+}
+
+/// Removes this instance's slots that no environment adopted: those of warm
+/// agents that died with the last daemon. Returns how many.
+pub fn sweep_slots(data_dir: &Path, instance: &str) -> usize {
+    let workspaces = data_dir.join("workspaces");
+    let Ok(entries) = std::fs::read_dir(&workspaces) else {
+        return 0;
+    };
+    let mine = instance_prefix(instance);
+    let mut linked = std::collections::HashSet::new();
+    let mut slots = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if entry.file_type().is_ok_and(|t| t.is_symlink()) {
+            if let Ok(target) = std::fs::read_link(entry.path()) {
+                linked.insert(target.to_string_lossy().into_owned());
+            }
+        } else if name.starts_with(&mine) && is_slot_name(&name) {
+            slots.push(name);
+        }
+    }
+    slots
+        .into_iter()
+        .filter(|s| !linked.contains(s))
+        .filter(|s| std::fs::remove_dir_all(workspaces.join(s)).is_ok())
+        .count()
+}
+
+/// Removes the links in `workspaces` to slot `name`.
+fn unlink_slot(workspaces: &Path, name: &str) -> Result<()> {
+    let Ok(entries) = std::fs::read_dir(workspaces) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        if entry.file_type().is_ok_and(|t| t.is_symlink())
+            && std::fs::read_link(entry.path()).is_ok_and(|t| t.as_os_str() == name)
+        {
+            std::fs::remove_file(entry.path()).map_err(doing(format!(
+                "removing the workspace link {}",
+                entry.path().display()
+            )))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_adopted_slot_is_the_workspace_and_goes_whole() {
+        let data = tempfile::tempdir().unwrap();
+        let (slot, dir) = new_slot(data.path(), "box-1").unwrap();
+        std::fs::write(dir.join("mine"), "x").unwrap();
+        adopt(data.path(), "env_1", &slot).unwrap();
+        let workspace = ensure(data.path(), "env_1").unwrap();
+        assert_eq!(workspace, dir.canonicalize().unwrap());
+        assert!(workspace.join("mine").exists());
+        assert!(adopt(data.path(), "env_1", &slot).is_err(), "adopted once");
+        remove(&workspace).unwrap();
+        assert!(!dir.exists());
+        assert!(
+            path(data.path(), "env_1").symlink_metadata().is_err(),
+            "the link too"
+        );
+    }
+
+    #[test]
+    fn a_link_anywhere_but_a_slot_is_refused() {
+        let data = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(data.path().join("workspaces")).unwrap();
+        std::os::unix::fs::symlink("/etc", path(data.path(), "env_1")).unwrap();
+        let e = ensure(data.path(), "env_1").unwrap_err();
+        assert!(
+            e.to_string().contains("not to a slot the runner made"),
+            "{e}"
+        );
+        assert!(adopt(data.path(), "env_2", "../../etc").is_err());
+    }
+
+    #[test]
+    fn the_sweep_keeps_linked_slots_and_other_instances_slots() {
+        let data = tempfile::tempdir().unwrap();
+        let (adopted, _) = new_slot(data.path(), "box-1").unwrap();
+        let (loose, loose_dir) = new_slot(data.path(), "box-1").unwrap();
+        let (theirs, theirs_dir) = new_slot(data.path(), "box-2").unwrap();
+        adopt(data.path(), "env_1", &adopted).unwrap();
+        std::fs::create_dir_all(path(data.path(), "env_2")).unwrap();
+        assert_eq!(sweep_slots(data.path(), "box-1"), 1, "{loose}");
+        assert!(!loose_dir.exists());
+        assert!(theirs_dir.exists(), "{theirs}");
+        assert!(ensure(data.path(), "env_1").is_ok());
+        assert!(path(data.path(), "env_2").exists());
     }
 }

@@ -1,0 +1,284 @@
+//! The daemon's warm pool: as many warm agents as Blaise asks for, started
+//! one at a time when the runner is idle and they fit, given up first when
+//! runs need the memory.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, Result};
+use tokio::process::{Child, Command};
+
+use crate::daemon::{MEMORY_PER_RUN, RUN_PROGRAM, RunnerOptions};
+use crate::keeper::{Keeper, WarmAgent};
+use crate::metrics::RunnerMetrics;
+use crate::run::workspace;
+
+/// How long after the last accepted run the runner counts as idle: a start
+/// competes for the cores with a warm-up.
+const IDLE_AFTER: Duration = Duration::from_secs(1);
+/// Failed warm-ups in a row after which the pool stops trying, until the
+/// target or blaise.yml changes.
+const MAX_FAILURES: u32 = 3;
+
+/// The warm pool's state in the daemon.
+pub struct Pool {
+    /// What Blaise asks for (`None`: it has not said; an older Blaise).
+    target: Option<u32>,
+    /// The `warm-one` under way: its slot, its process, and the digest of
+    /// the blaise.yml it was started under.
+    warming: Option<(String, Child, String)>,
+    failures: u32,
+    /// The digest of blaise.yml the failures were counted under.
+    failed_config: Option<String>,
+    last_accept: Instant,
+    /// The memory the last warm agent held: what the next is expected to.
+    expected_rss: u64,
+}
+
+impl Default for Pool {
+    fn default() -> Self {
+        Pool {
+            target: None,
+            warming: None,
+            failures: 0,
+            failed_config: None,
+            last_accept: Instant::now() - IDLE_AFTER,
+            expected_rss: 0,
+        }
+    }
+}
+
+impl Pool {
+    /// Removes the slots of warm agents that died with the last daemon.
+    pub fn sweep(options: &RunnerOptions) {
+        let swept = workspace::sweep_slots(&options.data_dir, &options.instance);
+        if swept > 0 {
+            tracing::info!(swept, "removed the slots of warm agents that died");
+        }
+    }
+
+    /// The target to echo in the next offers poll (only once Blaise said one).
+    pub fn target(&self) -> Option<u32> {
+        self.target
+    }
+
+    /// What Blaise's last offers answer said.
+    pub fn told(&mut self, target: Option<u32>) {
+        if target.is_some() && target != self.target {
+            if let Some(n) = target {
+                tracing::info!(warm_agents = n, "Blaise asks for warm agents");
+            }
+            self.target = target;
+            self.failures = 0;
+        }
+    }
+
+    /// Whether a warm agent is wanted: fewer wait than asked for, and none
+    /// is being started.
+    pub fn short(&self, keeper: &Keeper) -> bool {
+        self.warming.is_none() && keeper.warm().len() < self.target.unwrap_or(0) as usize
+    }
+
+    /// A run was accepted: the runner is busy for a moment.
+    pub fn accepted(&mut self) {
+        self.last_accept = Instant::now();
+    }
+
+    /// Keeps the pool as asked: reaps the warm-up under way, removes the
+    /// slots of warm agents that died, gives up warm agents beyond the
+    /// target or the memory budget, and starts one more when it is short,
+    /// idle and one fits. `config` is blaise.yml's digest when it passed
+    /// its check (none: nothing is started).
+    pub fn upkeep(
+        &mut self,
+        options: &RunnerOptions,
+        keeper: &Keeper,
+        live_runs: usize,
+        config: Option<&str>,
+        metrics: &RunnerMetrics,
+    ) {
+        self.reap(options);
+        for slot in keeper.orphaned_slots() {
+            remove_slot(options, &slot);
+        }
+        let target = self.target.unwrap_or(0) as usize;
+        let mut warm = keeper.warm();
+        let budget = u64::from(options.capacity) * MEMORY_PER_RUN;
+        let kept: u64 = keeper.kept().iter().map(|k| k.rss).sum();
+        let used = live_runs as u64 * MEMORY_PER_RUN + kept;
+        for agent in give_up(&warm, target, used, budget) {
+            if keeper.release_warm(&agent.slot) {
+                tracing::info!(slot = %agent.slot, "let a warm agent go");
+            }
+            remove_slot(options, &agent.slot);
+            warm.retain(|w| w.slot != agent.slot);
+        }
+        if let Some(max) = warm.iter().map(|w| w.rss).max() {
+            self.expected_rss = max;
+        }
+        metrics.warm_agents(warm.len(), warm.iter().map(|w| w.rss).sum());
+        if self.failed_config.as_deref() != config {
+            self.failures = 0;
+        }
+        let warm_rss: u64 = warm.iter().map(|w| w.rss).sum();
+        let short = warm.len() < target;
+        let fits = used + warm_rss + self.expected_rss <= budget;
+        let idle = self.last_accept.elapsed() >= IDLE_AFTER;
+        if short
+            && fits
+            && idle
+            && self.warming.is_none()
+            && self.failures < MAX_FAILURES
+            && let Some(config) = config
+        {
+            match self.start(options, keeper, config) {
+                Ok(()) => {}
+                Err(e) => {
+                    tracing::warn!("could not start a warm agent: {e:#}");
+                    self.failed(config);
+                }
+            }
+        }
+    }
+
+    /// Stops the warm-up under way (the daemon is stopping).
+    pub fn stop(&mut self, options: &RunnerOptions) {
+        if let Some((slot, mut child, _)) = self.warming.take() {
+            let _ = child.start_kill();
+            remove_slot(options, &slot);
+        }
+    }
+
+    fn reap(&mut self, options: &RunnerOptions) {
+        let Some((slot, child, config)) = &mut self.warming else {
+            return;
+        };
+        let status = match child.try_wait() {
+            Ok(None) => return,
+            Ok(Some(status)) => status,
+            Err(e) => {
+                tracing::warn!("waiting for a warm-up: {e}");
+                return;
+            }
+        };
+        if status.success() {
+            self.failures = 0;
+        } else {
+            tracing::warn!(%status, "a warm agent could not be started");
+            remove_slot(options, slot);
+            let config = config.clone();
+            self.failed(&config);
+            if self.failures == MAX_FAILURES {
+                tracing::warn!(
+                    "{MAX_FAILURES} warm agents in a row could not be started: no more until the agent's warm_agents or blaise.yml changes"
+                );
+            }
+        }
+        self.warming = None;
+    }
+
+    fn failed(&mut self, config: &str) {
+        self.failures += 1;
+        self.failed_config = Some(config.to_owned());
+    }
+
+    /// Starts `warm-one` in a new slot, with a socket to the keeper.
+    fn start(&mut self, options: &RunnerOptions, keeper: &Keeper, config: &str) -> Result<()> {
+        let socket = keeper.connect_run().context("a socket to the keeper")?;
+        let (slot, _) = workspace::new_slot(&options.data_dir, &options.instance)
+            .context("a slot for a warm agent")?;
+        let started = spawn(options, &slot, socket);
+        match started {
+            Ok(child) => {
+                tracing::info!(slot, "starting a warm agent");
+                self.warming = Some((slot, child, config.to_owned()));
+                Ok(())
+            }
+            Err(e) => {
+                remove_slot(options, &slot);
+                Err(e)
+            }
+        }
+    }
+}
+
+fn spawn(options: &RunnerOptions, slot: &str, keeper: std::os::fd::OwnedFd) -> Result<Child> {
+    let exe = match std::env::var_os(RUN_PROGRAM) {
+        Some(program) => PathBuf::from(program),
+        None => std::env::current_exe().context("finding the runner's own binary")?,
+    };
+    let mut command = Command::new(exe);
+    command
+        .arg("--cache-dir")
+        .arg(&options.cache_dir)
+        .args([super::WARM_ONE, "--slot", slot])
+        .arg("--config")
+        .arg(&options.config)
+        .arg("--data-dir")
+        .arg(&options.data_dir)
+        .stdin(Stdio::from(keeper))
+        .stdout(Stdio::null())
+        .kill_on_drop(true);
+    command.spawn().context("starting warm-one")
+}
+
+fn remove_slot(options: &RunnerOptions, slot: &str) {
+    if let Err(e) = workspace::remove_slot(&options.data_dir, slot) {
+        tracing::warn!(slot, "removing a warm agent's slot: {e}");
+    }
+}
+
+/// The warm agents to give up: the newest beyond `target`, then more (the
+/// newest first) until `used` bytes (live runs and kept agents) and what
+/// the rest hold fit in `budget`.
+fn give_up(warm: &[WarmAgent], target: usize, used: u64, budget: u64) -> Vec<WarmAgent> {
+    let mut keep: Vec<WarmAgent> = warm.to_vec();
+    keep.sort_by_key(|w| w.since);
+    let mut out = Vec::new();
+    while keep.len() > target {
+        out.push(keep.pop().expect("longer than the target"));
+    }
+    let mut total = used + keep.iter().map(|w| w.rss).sum::<u64>();
+    while total > budget
+        && let Some(w) = keep.pop()
+    {
+        total -= w.rss;
+        out.push(w);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warm_agents_give_way_beyond_the_target_and_to_runs() {
+        let now = Instant::now();
+        let warm = |slot: &str, mib: u64, age_s: u64| WarmAgent {
+            slot: slot.into(),
+            pid: 1,
+            rss: mib << 20,
+            since: now - Duration::from_secs(age_s),
+        };
+        let pool = [
+            warm("old", 300, 60),
+            warm("new", 300, 10),
+            warm("mid", 300, 30),
+        ];
+        let slots = |v: Vec<WarmAgent>| v.into_iter().map(|w| w.slot).collect::<Vec<_>>();
+        let budget = 2 * MEMORY_PER_RUN;
+        // Within the target and the budget: none.
+        assert!(give_up(&pool, 3, 0, 4 * MEMORY_PER_RUN).is_empty());
+        // Beyond the target: the newest.
+        assert_eq!(slots(give_up(&pool, 2, 0, 4 * MEMORY_PER_RUN)), ["new"]);
+        // A live run needs 512 MiB of a 1 GiB budget: one warm agent fits.
+        assert_eq!(
+            slots(give_up(&pool, 3, MEMORY_PER_RUN, budget)),
+            ["new", "mid"]
+        );
+        // Two runs fill it: all go.
+        assert_eq!(give_up(&pool, 3, budget, budget).len(), 3);
+    }
+}

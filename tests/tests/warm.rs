@@ -1,0 +1,233 @@
+//! Warm starts, end to end: the control plane over HTTP, a real
+//! `blaise-runner start` process, and the script agent. With the agent's
+//! `warm_agents`, the runner keeps agents started ahead, each in a slot of
+//! its own; a new session's start run takes one, the slot becomes its
+//! workspace, and its conversation (opened ahead) is the session's. A warm
+//! agent serves one session, with its own home; a run whose launch differs
+//! from the warm agent's starts cold; a runner restart leaves nothing.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use blaise_control::model::{AgentSettings, IdlePolicy};
+use blaise_tests::blaise::{Runner, Stage, settings};
+
+const MINUTE: Duration = Duration::from_secs(60);
+const WAITS: &str = "a warm agent waits for a session";
+
+fn warm(n: u32) -> AgentSettings {
+    AgentSettings {
+        warm_agents: n,
+        ..settings(600_000, IdlePolicy::Pause)
+    }
+}
+
+/// What the script agent reports of itself in a session: its pid, working
+/// directory and home, and what its home holds.
+const WHO: &str = "run echo \"pid=$PPID\"; echo \"cwd=$(pwd -P)\"; echo \"home=$HOME\"; echo \"has=$(ls -A $HOME | tr '\\n' ,)\"; touch $HOME/mine";
+
+#[derive(Debug, PartialEq)]
+struct Who {
+    pid: String,
+    cwd: PathBuf,
+    home: PathBuf,
+    has: String,
+}
+
+fn who(text: &str) -> Who {
+    // The command's own text (its tool call's title) says `pid=$PPID`: the
+    // output's fields are the ones whose value is not a `$`.
+    let field = |name: &str| {
+        let key = format!("{name}=");
+        let at = text
+            .match_indices(&key)
+            .map(|(at, _)| at + key.len())
+            .find(|&at| !text[at..].starts_with('$'))
+            .unwrap_or_else(|| panic!("{name} in {text}"));
+        text[at..]
+            .split(['\n', '"', '\\'])
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    Who {
+        pid: field("pid"),
+        cwd: field("cwd").into(),
+        home: field("home").into(),
+        has: field("has"),
+    }
+}
+
+async fn warm_agents_ready(runner: &Runner, n: usize) {
+    let start = std::time::Instant::now();
+    while runner.stderr().matches(WAITS).count() < n {
+        assert!(
+            start.elapsed() < MINUTE,
+            "no {n} warm agents: {}",
+            runner.stderr()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A new session asked who its agent is: its id, its view, and the answer.
+async fn new_session(stage: &Stage) -> (String, serde_json::Value, Who) {
+    let b = &stage.blaise;
+    let id = b.new_session("script", WHO).await;
+    let text = b.wait_for_text(&id, "home=/", MINUTE).await;
+    let view = b
+        .wait_for(&id, "the run to start", MINUTE, |v| {
+            v["runs"][0]["conversation"].is_string()
+        })
+        .await;
+    (id, view, who(&text))
+}
+
+fn slots(data: &Path) -> Vec<String> {
+    let mut slots: Vec<String> = std::fs::read_dir(data.join("workspaces"))
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("wrm_"))
+                .collect()
+        })
+        .unwrap_or_default();
+    slots.sort();
+    slots
+}
+
+fn alive(pid: &str) -> bool {
+    Path::new(&format!("/proc/{pid}")).exists()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_warm_agent_serves_one_session_with_its_own_home_and_workspace() {
+    let stage = Stage::new(warm(1)).await;
+    stage.configure("");
+    let runner = stage.runner("box");
+    warm_agents_ready(&runner, 1).await;
+    assert_eq!(slots(&stage.data).len(), 1);
+
+    let (a, view_a, agent_a) = new_session(&stage).await;
+    assert_eq!(view_a["runs"][0]["conversation"], "warm", "{view_a:#}");
+    let workspace_a = stage.workspace(&view_a).canonicalize().unwrap();
+    assert!(
+        workspace_a
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .starts_with("wrm_"),
+        "the slot is the workspace: {}",
+        workspace_a.display()
+    );
+    assert_eq!(agent_a.cwd, workspace_a, "{agent_a:?}");
+    assert_eq!(agent_a.home, workspace_a.join(".agent-home"), "{agent_a:?}");
+
+    // The pool fills again: the next session gets another agent, in
+    // another slot, with another home that holds nothing of the first's.
+    warm_agents_ready(&runner, 2).await;
+    let (b, view_b, agent_b) = new_session(&stage).await;
+    assert_eq!(view_b["runs"][0]["conversation"], "warm", "{view_b:#}");
+    let workspace_b = stage.workspace(&view_b).canonicalize().unwrap();
+    assert_ne!(workspace_a, workspace_b);
+    assert_ne!(agent_a.pid, agent_b.pid);
+    assert_ne!(agent_a.home, agent_b.home);
+    assert!(!agent_b.has.contains("mine"), "{agent_b:?}");
+    assert_eq!(agent_b.home, workspace_b.join(".agent-home"));
+
+    // The first session goes on with its own agent, and its close takes the
+    // agent, the slot and the link.
+    let api = &stage.blaise;
+    api.send(&a, "say still here").await.unwrap();
+    api.wait_for_text(&a, "agent_message: still here", MINUTE)
+        .await;
+    assert!(alive(&agent_a.pid));
+    api.close(&a).await.unwrap();
+    api.wait_for(&a, "the teardown", MINUTE, |v| {
+        v["environment"]["state"] == "torn_down"
+    })
+    .await;
+    assert!(!workspace_a.exists(), "the slot is removed");
+    assert!(
+        stage.workspace(&view_a).symlink_metadata().is_err(),
+        "and its link"
+    );
+    for _ in 0..100 {
+        if !alive(&agent_a.pid) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(!alive(&agent_a.pid), "the agent went with its session");
+    assert!(alive(&agent_b.pid), "the other session's did not");
+    drop(b);
+    runner.stop().await;
+}
+
+/// A plug whose `on-start` changes the agent's environment: the warm agent
+/// was started otherwise than the run would start it, so it is let go and
+/// the agent starts cold (in the slot, now the workspace), with the plug's
+/// variable.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_start_whose_launch_differs_from_the_warm_agents_starts_cold() {
+    let stage = Stage::new(warm(1)).await;
+    stage.configure(&format!(
+        "  - id: probe\n    source: {}\n    with:\n      on_start: [{{env: [FROM_PLUG, yes]}}]\n",
+        blaise_tests::plug("tests/plugs/probe").display()
+    ));
+    let runner = stage.runner("box");
+    warm_agents_ready(&runner, 1).await;
+    let warm_pid = runner
+        .stderr()
+        .lines()
+        .find(|l| l.contains("the agent waits, frozen, for a new session"))
+        .and_then(|l| l.split("pid=").nth(1))
+        .and_then(|p| p.split_whitespace().next())
+        .expect("the warm agent's pid")
+        .to_string();
+    let b = &stage.blaise;
+    let id = b.new_session("script", "env FROM_PLUG").await;
+    b.wait_for_text(&id, "FROM_PLUG=yes", MINUTE).await;
+    let view = b.show(&id).await;
+    assert_eq!(view["runs"][0]["conversation"], "new", "{view:#}");
+    let log = runner.stderr();
+    assert!(
+        log.contains("the warm agent was started otherwise") && log.contains("FROM_PLUG"),
+        "{log}"
+    );
+    assert!(!alive(&warm_pid), "the warm agent was let go");
+    runner.stop().await;
+}
+
+/// A runner that stops takes its warm agents along; the next one removes
+/// their slots before it starts its own.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_runner_restart_leaves_no_warm_agent_or_slot_behind() {
+    let stage = Stage::new(warm(2)).await;
+    stage.configure("");
+    let runner = stage.runner("box");
+    warm_agents_ready(&runner, 2).await;
+    let before = slots(&stage.data);
+    assert_eq!(before.len(), 2);
+    runner.stop().await;
+    let left: Vec<_> = blaise_tests::procs::working_under(&stage.data.join("workspaces"));
+    assert!(left.is_empty(), "no agent outlives its runner: {left:?}");
+
+    let runner = stage.runner("box");
+    warm_agents_ready(&runner, 2).await;
+    let after = slots(&stage.data);
+    assert_eq!(after.len(), 2, "{after:?}");
+    assert!(
+        after.iter().all(|s| !before.contains(s)),
+        "the old slots are gone: {before:?} {after:?}"
+    );
+    // A lower target lets warm agents go, and their slots.
+    stage.blaise.embedded.set_agent("script", warm(0)).unwrap();
+    let start = std::time::Instant::now();
+    while !slots(&stage.data).is_empty() {
+        assert!(start.elapsed() < MINUTE, "{:?}", slots(&stage.data));
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    runner.stop().await;
+}

@@ -228,7 +228,7 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<(), Da
                 // blaise.yml is read only when a warm agent is wanted.
                 let config = pool
                     .short(&keeper)
-                    .then(|| ConfigFile::load(&options.config).ok().map(|f| f.digest()))
+                    .then(|| crate::warm::config_digest(&options.config))
                     .flatten();
                 pool.upkeep(&options, &keeper, runs.len(), config.as_deref(), &metrics);
             }

@@ -10,11 +10,13 @@
 //! entry), and where that time went, from the run's `start phases` log line
 //! (milliseconds since the daemon accepted the run): the plug chain
 //! instantiated, the plugs' `on-start` done, the agent answering
-//! `initialize`, its conversation open. Medians, with min and max.
+//! `initialize` (or taken up), its conversation open. Medians, with min and
+//! max. Each agent is measured cold, then warm (`warm_agents: 1`, the pool
+//! full before each `session new`).
 
 use std::time::Duration;
 
-use blaise_control::model::IdlePolicy;
+use blaise_control::model::{AgentSettings, IdlePolicy};
 use blaise_tests::agents::{self, RealAgent};
 use blaise_tests::blaise::{Stage, script_agent, settings};
 use blaise_tests::model_api::ModelApi;
@@ -61,22 +63,39 @@ async fn main() {
         if only.as_ref().is_some_and(|o| !name.starts_with(o.as_str())) {
             continue;
         }
-        let (words, phases) = measure(agent, sandboxed, &installed, sessions).await;
-        let columns: Vec<String> = PHASES
-            .iter()
-            .enumerate()
-            .map(|(k, phase)| {
-                let column: Vec<f64> = phases.iter().map(|row| row[k] / 1000.0).collect();
-                format!("{} {}", phase.trim_end_matches("_us"), summary(&column))
-            })
-            .collect();
-        println!(
-            "{name:<16} first words {}\n{:<16} {}",
-            summary(&words),
-            "",
-            columns.join("  ")
-        );
+        let mut medians = Vec::new();
+        // The sandbox plug's prefix is made by its `on-start`: a warm agent,
+        // started with no plug's contribution, is never the same launch.
+        let ways: &[bool] = if sandboxed { &[false] } else { &[false, true] };
+        for &warm in ways {
+            let (words, phases) = measure(agent, sandboxed, &installed, sessions, warm).await;
+            let columns: Vec<String> = PHASES
+                .iter()
+                .enumerate()
+                .map(|(k, phase)| {
+                    let column: Vec<f64> = phases.iter().map(|row| row[k] / 1000.0).collect();
+                    format!("{} {}", phase.trim_end_matches("_us"), summary(&column))
+                })
+                .collect();
+            println!(
+                "{name:<16} {:<5} first words {}\n{:<22} {}",
+                if warm { "warm" } else { "cold" },
+                summary(&words),
+                "",
+                columns.join("  ")
+            );
+            medians.push(median(&words));
+        }
+        if let [cold, warm] = medians[..] {
+            println!("{name:<16} warm / cold {:.3}", warm / cold);
+        }
     }
+}
+
+fn median(samples: &[f64]) -> f64 {
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted[sorted.len() / 2]
 }
 
 fn summary(samples: &[f64]) -> String {
@@ -97,10 +116,18 @@ async fn measure(
     sandboxed: bool,
     installed: &agents::Installed,
     sessions: usize,
+    warm: bool,
 ) -> (Vec<f64>, Vec<Vec<f64>>) {
     let model = ModelApi::start("unused-secret").await;
     let name = agent.map_or("script", RealAgent::name);
-    let stage = Stage::with_agent(name, settings(600_000, IdlePolicy::Pause)).await;
+    let stage = Stage::with_agent(
+        name,
+        AgentSettings {
+            warm_agents: u32::from(warm),
+            ..settings(600_000, IdlePolicy::Pause)
+        },
+    )
+    .await;
     let config = match agent {
         Some(agent) if sandboxed => agent.config(
             &model.url,
@@ -122,6 +149,12 @@ async fn measure(
     let api = &stage.blaise;
     let mut words = Vec::new();
     for n in 0..sessions {
+        if warm {
+            // The pool is full before each session is asked for.
+            runner
+                .wait_for_stderr_count("a warm agent waits for a session", n + 1, MINUTE * 2)
+                .await;
+        }
         let session = api.new_session(name, &format!("say hello {n}")).await;
         words.push(first_words(api, &session).await);
         api.close(&session).await.unwrap();
@@ -132,6 +165,16 @@ async fn measure(
     }
     let phases = runner.log_fields("start phases", &PHASES);
     assert_eq!(phases.len(), sessions, "one start phases line a session");
+    let took_warm = runner
+        .stderr()
+        .lines()
+        .filter(|l| l.contains("start phases") && l.contains("conversation=Warm"))
+        .count();
+    assert_eq!(
+        took_warm,
+        if warm { sessions } else { 0 },
+        "every warm start took a warm agent"
+    );
     runner.stop().await;
     (words, phases)
 }

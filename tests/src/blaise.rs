@@ -293,6 +293,18 @@ impl Runner {
         }
     }
 
+    /// Waits until the runner's stderr says `needle` `count` times.
+    pub async fn wait_for_stderr_count(&self, needle: &str, count: usize, timeout: Duration) {
+        let start = Instant::now();
+        while self.stderr().matches(needle).count() < count {
+            assert!(
+                start.elapsed() < timeout,
+                "timed out waiting for `{needle}` × {count} from the runner"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     /// Waits for the runner to exit by itself.
     pub async fn exited(&mut self, timeout: Duration) -> std::process::ExitStatus {
         tokio::time::timeout(timeout, self.child.wait())

@@ -168,7 +168,8 @@ async fn a_warm_agent_serves_one_session_with_its_own_home_and_workspace() {
 /// A plug whose `on-start` changes the agent's environment: the warm agent
 /// was started otherwise than the run would start it, so it is let go and
 /// the agent starts cold (in the slot, now the workspace), with the plug's
-/// variable.
+/// variable. Such a chain never matches: the runner stops warming until
+/// blaise.yml changes.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_start_whose_launch_differs_from_the_warm_agents_starts_cold() {
     let stage = Stage::new(warm(1)).await;
@@ -197,6 +198,21 @@ async fn a_start_whose_launch_differs_from_the_warm_agents_starts_cold() {
         "{log}"
     );
     assert!(!alive(&warm_pid), "the warm agent was let go");
+
+    runner
+        .wait_for_stderr("warm agents cannot be used", MINUTE)
+        .await;
+    let started = runner.stderr().matches("starting a warm agent").count();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(
+        runner.stderr().matches("starting a warm agent").count(),
+        started,
+        "no more warm-ups"
+    );
+    assert_eq!(slots(&stage.data).len(), 1, "only the session's workspace");
+    // A new blaise.yml (the plug gone): warming starts again.
+    stage.configure("");
+    warm_agents_ready(&runner, 2).await;
     runner.stop().await;
 }
 

@@ -38,6 +38,36 @@ pub enum Sample {
         bytes: u64,
         spilled: u64,
     },
+    /// What became of the warm agent a start run took (see [`WarmOutcome`]).
+    Warm { outcome: WarmOutcome },
+}
+
+/// What became of a warm agent (`blaise_runner_warm_agent_outcomes_total{outcome}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WarmOutcome {
+    /// A start run went on with it.
+    Taken,
+    /// The plugs' `on-start` changed the agent's launch (a sandbox, a
+    /// container, a working directory): it was let go. Warming stops until
+    /// blaise.yml changes.
+    PlugsChangeLaunch,
+    /// The launch differed otherwise (a secret's value changed since): it
+    /// was let go.
+    LaunchDiffers,
+    /// It could not be taken up, or could not be started ahead.
+    Failed,
+}
+
+impl WarmOutcome {
+    fn as_str(self) -> &'static str {
+        match self {
+            WarmOutcome::Taken => "taken",
+            WarmOutcome::PlugsChangeLaunch => "plugs_change_launch",
+            WarmOutcome::LaunchDiffers => "launch_differs",
+            WarmOutcome::Failed => "failed",
+        }
+    }
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -92,6 +122,10 @@ pub struct RunnerMetrics {
     kept_agent_bytes: Gauge,
     warm_agents: Gauge,
     warm_agent_bytes: Gauge,
+    warm_outcomes: Family<OutcomeLabel, Counter>,
+    /// Warm agents let go because the plugs change the launch (the pool
+    /// reads it: see `warm::Pool`).
+    plugs_change_launch: std::sync::atomic::AtomicU64,
     /// The last outbox sample of each live run (the gauges are their sums).
     outboxes: Mutex<HashMap<String, (u64, u64, u64)>>,
     series: Mutex<std::collections::HashSet<(String, String)>>,
@@ -192,6 +226,12 @@ impl RunnerMetrics {
             "Resident memory of the warm agents' process groups",
             warm_agent_bytes.clone(),
         );
+        let warm_outcomes = Family::<OutcomeLabel, Counter>::default();
+        r.register(
+            "warm_agent_outcomes",
+            "Warm agents by what became of them: taken, plugs_change_launch, launch_differs, failed",
+            warm_outcomes.clone(),
+        );
         let capacity_gauge = Gauge::<i64>::default();
         capacity_gauge.set(i64::from(capacity));
         r.register(
@@ -216,6 +256,8 @@ impl RunnerMetrics {
             kept_agent_bytes,
             warm_agents,
             warm_agent_bytes,
+            warm_outcomes,
+            plugs_change_launch: Default::default(),
             outboxes: Mutex::new(HashMap::new()),
             series: Mutex::new(Default::default()),
         })
@@ -273,6 +315,25 @@ impl RunnerMetrics {
         self.kept_agent_bytes.set(bytes.min(i64::MAX as u64) as i64);
     }
 
+    /// What became of a warm agent.
+    pub fn warm_outcome(&self, outcome: WarmOutcome) {
+        self.warm_outcomes
+            .get_or_create(&OutcomeLabel {
+                outcome: outcome.as_str().into(),
+            })
+            .inc();
+        if outcome == WarmOutcome::PlugsChangeLaunch {
+            self.plugs_change_launch
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// How many warm agents were let go because the plugs change the launch.
+    pub fn plugs_changed_launch(&self) -> u64 {
+        self.plugs_change_launch
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// The warm agents waiting now, and the memory they hold.
     pub fn warm_agents(&self, count: usize, bytes: u64) {
         self.warm_agents.set(count as i64);
@@ -318,6 +379,7 @@ impl RunnerMetrics {
                 lock(&self.outboxes).insert(run.to_string(), (items, bytes, spilled));
                 self.sum_outboxes();
             }
+            Sample::Warm { outcome } => self.warm_outcome(outcome),
         }
     }
 

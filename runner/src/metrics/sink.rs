@@ -43,6 +43,11 @@ fn hook(call: &blaise_host::HookCall) {
     });
 }
 
+/// Tells the daemon what became of the warm agent this run took.
+pub fn warm(outcome: super::WarmOutcome) {
+    send(&Sample::Warm { outcome });
+}
+
 /// How often the outbox's depth is told while it changes (and at once when it empties).
 const OUTBOX_EVERY: Duration = Duration::from_millis(500);
 

@@ -276,6 +276,7 @@ async fn take_up_warm(
         crate::keeper::kill(pid);
         return None;
     };
+    use crate::metrics::{WarmOutcome, sink};
     if command.digest() != meta.launch {
         let parts = command.part_digests();
         let mut differ: Vec<&str> = parts
@@ -291,13 +292,23 @@ async fn take_up_warm(
             "the warm agent was started otherwise than this run would start it: it is let go, and the agent starts cold"
         );
         crate::keeper::kill(pid);
+        // A warm agent starts with no plug's contribution: a chain that
+        // makes one never matches, and the daemon stops warming.
+        sink::warm(match *launch == Launch::default() {
+            true => WarmOutcome::LaunchDiffers,
+            false => WarmOutcome::PlugsChangeLaunch,
+        });
         return None;
     }
     match Agent::take_up(handed, keeper, events).await {
-        Ok(agent) => Some((agent, meta.acp_session)),
+        Ok(agent) => {
+            sink::warm(WarmOutcome::Taken);
+            Some((agent, meta.acp_session))
+        }
         Err(e) => {
             tracing::warn!("the warm agent cannot be taken up ({e}): starting one cold");
             crate::keeper::kill(pid);
+            sink::warm(WarmOutcome::Failed);
             None
         }
     }

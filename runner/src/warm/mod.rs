@@ -34,4 +34,4 @@ mod one;
 mod pool;
 
 pub use one::{WARM_ONE, warm_one};
-pub use pool::Pool;
+pub use pool::{Pool, config_digest};

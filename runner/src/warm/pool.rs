@@ -34,6 +34,12 @@ pub struct Pool {
     last_accept: Instant,
     /// The memory the last warm agent held: what the next is expected to.
     expected_rss: u64,
+    /// How many warm agents runs let go because the plugs change the
+    /// launch, as last seen.
+    plugs_changed: u64,
+    /// The digest of the blaise.yml under which warming stopped because of
+    /// that; it starts again when the file changes.
+    blocked_under: Option<String>,
 }
 
 impl Default for Pool {
@@ -45,6 +51,8 @@ impl Default for Pool {
             failed_config: None,
             last_accept: Instant::now() - IDLE_AFTER,
             expected_rss: 0,
+            plugs_changed: 0,
+            blocked_under: None,
         }
     }
 }
@@ -98,7 +106,7 @@ impl Pool {
         config: Option<&str>,
         metrics: &RunnerMetrics,
     ) {
-        self.reap(options);
+        self.reap(options, metrics);
         for slot in keeper.orphaned_slots() {
             remove_slot(options, &slot);
         }
@@ -121,6 +129,24 @@ impl Pool {
         if self.failed_config.as_deref() != config {
             self.failures = 0;
         }
+        let plugs_changed = metrics.plugs_changed_launch();
+        if plugs_changed > self.plugs_changed {
+            self.plugs_changed = plugs_changed;
+            if self.blocked_under.is_none() {
+                tracing::warn!(
+                    "warm agents cannot be used: the plugs' on-start changes how the agent starts (a sandbox, a container, a working directory). No more are started until blaise.yml changes"
+                );
+            }
+            self.blocked_under = Some(config_digest(&options.config).unwrap_or_default());
+            for agent in &warm {
+                keeper.release_warm(&agent.slot);
+                remove_slot(options, &agent.slot);
+            }
+            warm.clear();
+        }
+        if config.is_some() && self.blocked_under.as_deref() != config {
+            self.blocked_under = None;
+        }
         let warm_rss: u64 = warm.iter().map(|w| w.rss).sum();
         let short = warm.len() < target;
         let fits = used + warm_rss + self.expected_rss <= budget;
@@ -130,6 +156,7 @@ impl Pool {
             && idle
             && self.warming.is_none()
             && self.failures < MAX_FAILURES
+            && self.blocked_under.is_none()
             && let Some(config) = config
         {
             match self.start(options, keeper, config) {
@@ -150,7 +177,7 @@ impl Pool {
         }
     }
 
-    fn reap(&mut self, options: &RunnerOptions) {
+    fn reap(&mut self, options: &RunnerOptions, metrics: &RunnerMetrics) {
         let Some((slot, child, config)) = &mut self.warming else {
             return;
         };
@@ -166,6 +193,7 @@ impl Pool {
             self.failures = 0;
         } else {
             tracing::warn!(%status, "a warm agent could not be started");
+            metrics.warm_outcome(crate::metrics::WarmOutcome::Failed);
             remove_slot(options, slot);
             let config = config.clone();
             self.failed(&config);
@@ -201,6 +229,13 @@ impl Pool {
             }
         }
     }
+}
+
+/// The digest of blaise.yml as it is now (its text's, as
+/// `ConfigFile::digest`), read without parsing it.
+pub fn config_digest(path: &std::path::Path) -> Option<String> {
+    let text = std::fs::read(path).ok()?;
+    Some(crate::host::compile_cache::sha256_hex(&text))
 }
 
 fn spawn(options: &RunnerOptions, slot: &str, keeper: std::os::fd::OwnedFd) -> Result<Child> {

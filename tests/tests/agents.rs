@@ -31,17 +31,30 @@ const PATIENCE: Duration = Duration::from_secs(120);
 
 #[tokio::test(flavor = "multi_thread")]
 async fn claude_code_through_a_whole_session() {
-    whole_session(RealAgent::Claude, false).await;
+    whole_session(RealAgent::Claude, false, false).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn codex_through_a_whole_session() {
-    whole_session(RealAgent::Codex, false).await;
+    whole_session(RealAgent::Codex, false, false).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn gemini_cli_through_a_whole_session() {
-    whole_session(RealAgent::Gemini, false).await;
+    whole_session(RealAgent::Gemini, false, false).await;
+}
+
+/// Warm starts (`warm_agents: 1`): the runner starts Claude Code ahead,
+/// with its conversation open; the session takes it, and goes through the
+/// same whole session (its idle pause, resume and teardown) as a cold one.
+#[tokio::test(flavor = "multi_thread")]
+async fn claude_code_from_a_warm_agent_through_a_whole_session() {
+    whole_session(RealAgent::Claude, false, true).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn codex_from_a_warm_agent_through_a_whole_session() {
+    whole_session(RealAgent::Codex, false, true).await;
 }
 
 /// As `docs/agents.md` shows it: in the sandbox plug, the agent's
@@ -51,7 +64,7 @@ async fn claude_code_in_the_sandbox_through_a_whole_session() {
     if !blaise_tests::tools::have(&["bwrap"]) {
         return;
     }
-    whole_session(RealAgent::Claude, true).await;
+    whole_session(RealAgent::Claude, true, false).await;
 }
 
 /// Hot resume with Claude Code in the sandbox behind an allow list: the
@@ -171,12 +184,19 @@ fn agent_processes(daemon: u32) -> Vec<blaise_tests::procs::Stat> {
         .collect()
 }
 
-async fn whole_session(agent: RealAgent, sandboxed: bool) {
+async fn whole_session(agent: RealAgent, sandboxed: bool, warm: bool) {
     let Some(installed) = agents::installed() else {
         return;
     };
     let model = ModelApi::start(SECRET).await;
-    let stage = Stage::with_agent(agent.name(), settings(3_000, IdlePolicy::Pause)).await;
+    let stage = Stage::with_agent(
+        agent.name(),
+        blaise_control::model::AgentSettings {
+            warm_agents: u32::from(warm),
+            ..settings(3_000, IdlePolicy::Pause)
+        },
+    )
+    .await;
     let redaction = plug("plugs/redaction");
     let mut plugs = format!("  - id: redaction\n    source: {}\n", redaction.display());
     if sandboxed {
@@ -186,6 +206,11 @@ async fn whole_session(agent: RealAgent, sandboxed: bool) {
     let key = agent.key();
     let runner = agent.runner(&stage, &installed);
     let api = &stage.blaise;
+    if warm {
+        runner
+            .wait_for_stderr("a warm agent waits for a session", PATIENCE)
+            .await;
+    }
 
     // Start: what the model says and thinks, a plan, and a read-only tool call.
     let session = api
@@ -243,7 +268,14 @@ async fn whole_session(agent: RealAgent, sandboxed: bool) {
         },
     )
     .await;
+    assert_eq!(
+        view["runs"][0]["conversation"],
+        if warm { "warm" } else { "new" },
+        "{view:#}"
+    );
+    // Where the agent works (a warm agent's slot, which the workspace links to).
     let workspace = stage.workspace(&view);
+    let workspace = workspace.canonicalize().unwrap_or(workspace);
     let touched = std::fs::read_dir(&workspace).unwrap().flatten().any(|f| {
         f.file_name()
             .to_string_lossy()

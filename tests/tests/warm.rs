@@ -58,6 +58,7 @@ fn who(text: &str) -> Who {
     }
 }
 
+/// Waits until the runner has said `n` times that a warm agent waits.
 async fn warm_agents_ready(runner: &Runner, n: usize) {
     let start = std::time::Instant::now();
     while runner.stderr().matches(WAITS).count() < n {
@@ -242,6 +243,72 @@ async fn a_runner_restart_leaves_no_warm_agent_or_slot_behind() {
     stage.blaise.embedded.set_agent("script", warm(0)).unwrap();
     let start = std::time::Instant::now();
     while !slots(&stage.data).is_empty() {
+        assert!(start.elapsed() < MINUTE, "{:?}", slots(&stage.data));
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    runner.stop().await;
+}
+
+/// Warm agents never keep a runner from a run it has room for: Blaise does
+/// not count them, and the runner gives them up first when its runs need
+/// the memory (each live run counts 512 MiB of `capacity × 512 MiB`). With
+/// room for two runs and five warm agents asked for, two sessions at once
+/// are both taken and answered (from warm agents), the rest of the pool
+/// goes while they run and none is started, and it fills again after.
+#[tokio::test(flavor = "multi_thread")]
+async fn warm_agents_never_keep_a_runner_from_a_run_it_has_room_for() {
+    let stage = Stage::new(warm(5)).await;
+    stage.configure("");
+    let runner = stage.runner_with_env("box", &[("BLAISE_RUNNER_CAPACITY", "2")]);
+    warm_agents_ready(&runner, 5).await;
+    assert_eq!(slots(&stage.data).len(), 5);
+
+    let b = &stage.blaise;
+    let (first, second) = tokio::join!(
+        b.new_session("script", "sleep 4000\nsay first done"),
+        b.new_session("script", "sleep 4000\nsay second done")
+    );
+    for id in [&first, &second] {
+        let view = b
+            .wait_for(id, "the run to start", MINUTE, |v| {
+                v["runs"][0]["conversation"].is_string()
+            })
+            .await;
+        assert_eq!(view["runs"][0]["conversation"], "warm", "{view:#}");
+        assert!(view.get("waiting_for_runner").is_none(), "{view:#}");
+    }
+    // Both runs live fill the budget: the other warm agents go, and no new
+    // one starts while they run.
+    let start = std::time::Instant::now();
+    while slots(&stage.data).len() > 2 {
+        assert!(
+            start.elapsed() < Duration::from_secs(3),
+            "{:?}",
+            slots(&stage.data)
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let started = runner.stderr().matches("starting a warm agent").count();
+    for id in [&first, &second] {
+        b.wait_for_text(id, "done", MINUTE).await;
+    }
+    assert_eq!(
+        runner.stderr().matches("starting a warm agent").count(),
+        started,
+        "none started while the runs filled the budget"
+    );
+    // The runs end: the pool fills again.
+    for id in [&first, &second] {
+        b.close(id).await.unwrap();
+    }
+    for id in [&first, &second] {
+        b.wait_for(id, "the teardown", MINUTE, |v| {
+            v["environment"]["state"] == "torn_down"
+        })
+        .await;
+    }
+    let start = std::time::Instant::now();
+    while slots(&stage.data).len() < 5 {
         assert!(start.elapsed() < MINUTE, "{:?}", slots(&stage.data));
         tokio::time::sleep(Duration::from_millis(100)).await;
     }

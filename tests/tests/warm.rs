@@ -314,3 +314,46 @@ async fn warm_agents_never_keep_a_runner_from_a_run_it_has_room_for() {
     }
     runner.stop().await;
 }
+
+/// A secret of `agent.env` read again at each start: a warm agent started
+/// with its old value is not the launch a run makes after it changed. The
+/// run starts cold with the new value, the other warm agents (started like
+/// the refused one) are let go, and the next session's warm agent has the
+/// new value.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_secret_changed_since_the_warm_up_makes_the_start_cold_and_renews_the_pool() {
+    let stage = Stage::new(warm(2)).await;
+    let key = stage.path().join("api-key");
+    std::fs::write(&key, "first-secret-value-0123456789\n").unwrap();
+    std::fs::write(
+        &stage.config,
+        format!(
+            "agent:\n  name: script\n  command: [{}]\n  env:\n    API_KEY: {{ file: {} }}\nplugs: []\n",
+            serde_json::to_string(&blaise_tests::blaise::script_agent()).unwrap(),
+            key.display()
+        ),
+    )
+    .unwrap();
+    let runner = stage.runner("box");
+    warm_agents_ready(&runner, 2).await;
+    std::fs::write(&key, "second-secret-value-9876543210\n").unwrap();
+
+    let b = &stage.blaise;
+    let cold = b.new_session("script", "say cold").await;
+    b.wait_for_text(&cold, "agent_message: cold", MINUTE).await;
+    assert_eq!(b.show(&cold).await["runs"][0]["conversation"], "new");
+    let log = runner.wait_for_stderr("they are let go", MINUTE).await;
+    let refused = log
+        .lines()
+        .find(|l| l.contains("started otherwise"))
+        .expect("the refusal");
+    assert!(refused.contains("API_KEY"), "{refused}");
+    assert!(!log.contains("secret-value"), "names, never values: {log}");
+
+    // Two new warm agents, with the new value.
+    warm_agents_ready(&runner, 4).await;
+    let warm = b.new_session("script", "say warm").await;
+    b.wait_for_text(&warm, "agent_message: warm", MINUTE).await;
+    assert_eq!(b.show(&warm).await["runs"][0]["conversation"], "warm");
+    runner.stop().await;
+}

@@ -123,9 +123,10 @@ pub struct RunnerMetrics {
     warm_agents: Gauge,
     warm_agent_bytes: Gauge,
     warm_outcomes: Family<OutcomeLabel, Counter>,
-    /// Warm agents let go because the plugs change the launch (the pool
-    /// reads it: see `warm::Pool`).
+    /// Warm agents let go because the plugs change the launch, and because
+    /// it differed otherwise (the pool reads both: see `warm::Pool`).
     plugs_change_launch: std::sync::atomic::AtomicU64,
+    launch_differs: std::sync::atomic::AtomicU64,
     /// The last outbox sample of each live run (the gauges are their sums).
     outboxes: Mutex<HashMap<String, (u64, u64, u64)>>,
     series: Mutex<std::collections::HashSet<(String, String)>>,
@@ -258,6 +259,7 @@ impl RunnerMetrics {
             warm_agent_bytes,
             warm_outcomes,
             plugs_change_launch: Default::default(),
+            launch_differs: Default::default(),
             outboxes: Mutex::new(HashMap::new()),
             series: Mutex::new(Default::default()),
         })
@@ -322,16 +324,22 @@ impl RunnerMetrics {
                 outcome: outcome.as_str().into(),
             })
             .inc();
-        if outcome == WarmOutcome::PlugsChangeLaunch {
-            self.plugs_change_launch
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        }
+        let count = match outcome {
+            WarmOutcome::PlugsChangeLaunch => &self.plugs_change_launch,
+            WarmOutcome::LaunchDiffers => &self.launch_differs,
+            _ => return,
+        };
+        count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
-    /// How many warm agents were let go because the plugs change the launch.
-    pub fn plugs_changed_launch(&self) -> u64 {
-        self.plugs_change_launch
-            .load(std::sync::atomic::Ordering::Relaxed)
+    /// How many warm agents were let go because the plugs change the
+    /// launch, and because it differed otherwise.
+    pub fn warm_launches_refused(&self) -> (u64, u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        (
+            self.plugs_change_launch.load(Relaxed),
+            self.launch_differs.load(Relaxed),
+        )
     }
 
     /// The warm agents waiting now, and the memory they hold.

@@ -45,10 +45,19 @@ pub fn ensure(data_dir: &Path, environment_id: &str) -> Result<PathBuf> {
             ));
         }
     }
-    std::fs::create_dir_all(&dir)
+    // (Through an adopted slot's link, a slot removed by hand is made again.)
+    std::fs::create_dir_all(dir.canonicalize().unwrap_or_else(|_| resolved(&dir)))
         .map_err(doing(format!("creating the workspace {}", dir.display())))?;
     dir.canonicalize()
         .map_err(doing(format!("resolving {}", dir.display())))
+}
+
+/// Where `dir` leads: its link's target beside it, or itself.
+fn resolved(dir: &Path) -> PathBuf {
+    match (std::fs::read_link(dir), dir.parent()) {
+        (Ok(target), Some(parent)) => parent.join(target),
+        _ => dir.to_path_buf(),
+    }
 }
 
 /// Removes the workspace (an adopted slot's link first, then the slot); one
@@ -190,6 +199,17 @@ mod tests {
             path(data.path(), "env_1").symlink_metadata().is_err(),
             "the link too"
         );
+    }
+
+    #[test]
+    fn an_adopted_slot_removed_by_hand_is_made_again() {
+        let data = tempfile::tempdir().unwrap();
+        let (slot, dir) = new_slot(data.path(), "box-1").unwrap();
+        adopt(data.path(), "env_1", &slot).unwrap();
+        std::fs::remove_dir(&dir).unwrap();
+        let workspace = ensure(data.path(), "env_1").unwrap();
+        assert!(workspace.is_dir());
+        assert_eq!(workspace.file_name().unwrap().to_str(), Some(slot.as_str()));
     }
 
     #[test]

@@ -35,8 +35,8 @@ pub struct Pool {
     /// The memory the last warm agent held: what the next is expected to.
     expected_rss: u64,
     /// How many warm agents runs let go because the plugs change the
-    /// launch, as last seen.
-    plugs_changed: u64,
+    /// launch, and because it differed otherwise, as last seen.
+    refused: (u64, u64),
     /// The digest of the blaise.yml under which warming stopped because of
     /// that; it starts again when the file changes.
     blocked_under: Option<String>,
@@ -51,7 +51,7 @@ impl Default for Pool {
             failed_config: None,
             last_accept: Instant::now() - IDLE_AFTER,
             expected_rss: 0,
-            plugs_changed: 0,
+            refused: (0, 0),
             blocked_under: None,
         }
     }
@@ -129,15 +129,25 @@ impl Pool {
         if self.failed_config.as_deref() != config {
             self.failures = 0;
         }
-        let plugs_changed = metrics.plugs_changed_launch();
-        if plugs_changed > self.plugs_changed {
-            self.plugs_changed = plugs_changed;
+        let refused = metrics.warm_launches_refused();
+        let (plugs_changed, differed) = (refused.0 > self.refused.0, refused.1 > self.refused.1);
+        self.refused = refused;
+        if plugs_changed {
             if self.blocked_under.is_none() {
                 tracing::warn!(
                     "warm agents cannot be used: the plugs' on-start changes how the agent starts (a sandbox, a container, a working directory). No more are started until blaise.yml changes"
                 );
             }
             self.blocked_under = Some(config_digest(&options.config).unwrap_or_default());
+        }
+        if differed && !plugs_changed {
+            // Started like the one a run refused (a secret's old value, an
+            // earlier blaise.yml): the pool starts again with what is now.
+            tracing::info!(
+                "the warm agents were started with what has changed since: they are let go"
+            );
+        }
+        if plugs_changed || differed {
             for agent in &warm {
                 keeper.release_warm(&agent.slot);
                 remove_slot(options, &agent.slot);

@@ -748,11 +748,18 @@ async fn an_operator_drives_the_dashboard_in_a_browser() {
         "document.querySelector('#edit-a input[name=inactivity]').value = '20m';
          document.querySelector('#edit-a input[name=requires_labels]').value = 'gpu, eu';
          document.querySelector('#edit-a input[name=session_budget]').value = '2.50';
+         document.querySelector('#edit-a input[name=warm]').value = '2';
          document.querySelector('#edit-a form').requestSubmit()",
     )
     .await;
     let agent = s.ok(Method::GET, "/v1/agents/a", None).await;
     assert_eq!(agent["settings"]["inactivity_ms"], 1_200_000, "{agent}");
+    assert_eq!(agent["settings"]["warm_agents"], 2, "{agent}");
+    let row = b
+        .eval("document.querySelector('#agents tr[data-agent=a]').innerText")
+        .await;
+    assert!(row.as_str().unwrap().contains("2 on each runner"), "{row}");
+    b.screenshot("agents-warm").await;
     assert_eq!(agent["settings"]["session_budget"], 2.5, "{agent}");
     assert_eq!(
         agent["settings"]["daily_budget"],

@@ -401,10 +401,7 @@ fn spawn_run(
     checked_config: Option<&str>,
     keeper: &crate::keeper::Keeper,
 ) -> Result<(Child, std::io::PipeReader)> {
-    let exe = match std::env::var_os(RUN_PROGRAM) {
-        Some(program) => PathBuf::from(program),
-        None => std::env::current_exe().context("finding the runner's own binary")?,
-    };
+    let exe = run_program()?;
     let mut command = Command::new(exe);
     if let Some(digest) = checked_config {
         command.env(CHECKED_CONFIG, digest);
@@ -444,6 +441,14 @@ fn spawn_run(
     // The run's copy is the only writer left: the reader ends when the run has exited.
     drop(command);
     Ok((child, samples))
+}
+
+/// The program a run (or a warm-up) is started with: [`RUN_PROGRAM`], or this binary.
+pub(crate) fn run_program() -> Result<PathBuf> {
+    match std::env::var_os(RUN_PROGRAM) {
+        Some(program) => Ok(PathBuf::from(program)),
+        None => std::env::current_exe().context("finding the runner's own binary"),
+    }
 }
 
 /// The runner could not start the process of a run it accepted: say so at once.

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use blaise_control::model::{AgentSettings, IdlePolicy};
 use blaise_tests::agents::{self, RealAgent};
-use blaise_tests::blaise::{Stage, script_agent, settings};
+use blaise_tests::blaise::{Stage, settings};
 use blaise_tests::model_api::ModelApi;
 use serde_json::Value;
 
@@ -128,24 +128,7 @@ async fn measure(
         },
     )
     .await;
-    let config = match agent {
-        Some(agent) if sandboxed => agent.config(
-            &model.url,
-            &agents::sandboxed_plugs(&model.url, installed, ""),
-        ),
-        Some(agent) => agent.config(&model.url, "  []\n"),
-        None => format!(
-            "agent:\n  name: script\n  command: [{}]\nplugs: []\n",
-            serde_json::to_string(&script_agent()).unwrap()
-        ),
-    };
-    std::fs::write(&stage.config, config).unwrap();
-    let key = format!("{name}-bench-key-0123456789");
-    let mut env = vec![("PATH", installed.path.as_str())];
-    if let Some(agent) = agent {
-        env.push((agent.key_variable(), key.as_str()));
-    }
-    let runner = stage.runner_with_env("bench", &env);
+    let runner = agents::bench_runner(&stage, &model.url, agent, sandboxed, installed);
     let api = &stage.blaise;
     let mut words = Vec::new();
     for n in 0..sessions {

@@ -96,6 +96,36 @@ impl RealAgent {
     }
 }
 
+/// The runner of a benchmark: `blaise.yml` for `agent` (the script agent
+/// when none) with no plugs, or in the sandbox behind an allow list for its
+/// model; the agents' `PATH`, and the agent's API key.
+pub fn bench_runner(
+    stage: &crate::blaise::Stage,
+    model_url: &str,
+    agent: Option<RealAgent>,
+    sandboxed: bool,
+    installed: &Installed,
+) -> crate::blaise::Runner {
+    let config = match agent {
+        Some(agent) if sandboxed => {
+            agent.config(model_url, &sandboxed_plugs(model_url, installed, ""))
+        }
+        Some(agent) => agent.config(model_url, "  []\n"),
+        None => format!(
+            "agent:\n  name: script\n  command: [{}]\nplugs: []\n",
+            serde_json::to_string(&crate::blaise::script_agent()).unwrap()
+        ),
+    };
+    std::fs::write(&stage.config, config).unwrap();
+    let name = agent.map_or("script", RealAgent::name);
+    let key = format!("{name}-bench-key-0123456789");
+    let mut env = vec![("PATH", installed.path.as_str())];
+    if let Some(agent) = agent {
+        env.push((agent.key_variable(), key.as_str()));
+    }
+    stage.runner_with_env("bench", &env)
+}
+
 /// The `blaise.yml` block of `docs/agents.md` whose agent is `name`.
 pub fn doc_config(name: &str) -> String {
     let doc = std::fs::read_to_string(root().join("docs/agents.md")).expect("docs/agents.md");

@@ -263,14 +263,7 @@ async fn take_up_warm(
     events: mpsc::Sender<AgentEvent>,
 ) -> Option<(Agent, String)> {
     let pid = handed.pid;
-    let agent_config = &ctx.config.config.agent;
-    let command = agent_command(
-        launch,
-        &agent_config.command,
-        &agent_config.env,
-        workspace,
-        &ctx.data_dir.join("plug-storage"),
-    );
+    let command = run_command(ctx, launch, workspace);
     let (Some(keeper), Ok(command)) = (ctx.keeper.clone(), command) else {
         // The cold start says what is wrong with the command.
         crate::keeper::kill(pid);
@@ -345,15 +338,7 @@ async fn start_agent(
     events: &mut mpsc::Receiver<AgentEvent>,
     events_tx: mpsc::Sender<AgentEvent>,
 ) -> Result<Agent, StartError> {
-    let agent_config = &ctx.config.config.agent;
-    let command = agent_command(
-        launch,
-        &agent_config.command,
-        &agent_config.env,
-        workspace,
-        &ctx.data_dir.join("plug-storage"),
-    )
-    .map_err(StartError::Command)?;
+    let command = run_command(ctx, launch, workspace).map_err(StartError::Command)?;
     let since_accepted = since_accepted();
     let programs_us = crate::host::process::time_in_programs().as_micros();
     tracing::info!(argv = ?command.argv, cwd = %command.cwd.display(), host_overhead_us = since_accepted, programs_us, "launching the agent");
@@ -383,6 +368,22 @@ async fn start_agent(
                 .unwrap_or_else(|e| e.to_string()),
         )),
     }
+}
+
+/// The agent's command as this run starts it: blaise.yml's, under the plugs' launch.
+fn run_command(
+    ctx: &RunContext,
+    launch: &Launch,
+    workspace: &std::path::Path,
+) -> Result<AgentCommand, String> {
+    let agent = &ctx.config.config.agent;
+    agent_command(
+        launch,
+        &agent.command,
+        &agent.env,
+        workspace,
+        &ctx.data_dir.join("plug-storage"),
+    )
 }
 
 /// The agent's command line, environment and working directory under the

@@ -2,14 +2,13 @@
 //! one at a time when the runner is idle and they fit, given up first when
 //! runs need the memory.
 
-use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result};
 use tokio::process::{Child, Command};
 
-use crate::daemon::{MEMORY_PER_RUN, RUN_PROGRAM, RunnerOptions};
+use crate::daemon::{MEMORY_PER_RUN, RunnerOptions};
 use crate::keeper::{Keeper, WarmAgent};
 use crate::metrics::RunnerMetrics;
 use crate::run::workspace;
@@ -249,10 +248,7 @@ pub fn config_digest(path: &std::path::Path) -> Option<String> {
 }
 
 fn spawn(options: &RunnerOptions, slot: &str, keeper: std::os::fd::OwnedFd) -> Result<Child> {
-    let exe = match std::env::var_os(RUN_PROGRAM) {
-        Some(program) => PathBuf::from(program),
-        None => std::env::current_exe().context("finding the runner's own binary")?,
-    };
+    let exe = crate::daemon::run_program()?;
     let mut command = Command::new(exe);
     command
         .arg("--cache-dir")

@@ -217,8 +217,9 @@ async fn a_start_whose_launch_differs_from_the_warm_agents_starts_cold() {
     runner.stop().await;
 }
 
-/// A runner that stops takes its warm agents along; the next one removes
-/// their slots before it starts its own.
+/// A runner that stops takes its warm agents along; the next one (another
+/// instance name, as a restart without `--instance` has) removes their
+/// slots before it starts its own.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_runner_restart_leaves_no_warm_agent_or_slot_behind() {
     let stage = Stage::new(warm(2)).await;
@@ -231,7 +232,7 @@ async fn a_runner_restart_leaves_no_warm_agent_or_slot_behind() {
     let left: Vec<_> = blaise_tests::procs::working_under(&stage.data.join("workspaces"));
     assert!(left.is_empty(), "no agent outlives its runner: {left:?}");
 
-    let runner = stage.runner("box");
+    let runner = stage.runner("box-again");
     warm_agents_ready(&runner, 2).await;
     let after = slots(&stage.data);
     assert_eq!(after.len(), 2, "{after:?}");

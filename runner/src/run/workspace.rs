@@ -2,7 +2,8 @@
 //! run and removed after a successful teardown.
 //!
 //! A warm agent (see [`crate::warm`]) is started ahead in a *slot*, a
-//! directory `wrm_<instance>_<random>` beside the workspaces. The start run
+//! directory `wrm_<random>` beside the workspaces, locked (`flock`) by the
+//! daemon that made it until a session adopts it or it is removed. The start run
 //! that takes the agent adopts its slot: `workspaces/<environment>` becomes a
 //! relative symlink to it, so that the workspace every later run resolves
 //! (and the agent's working directory and home, fixed when it started) is
@@ -77,35 +78,60 @@ pub fn remove(dir: &Path) -> Result<()> {
     }
 }
 
-/// Whether `name` is a slot's directory name (`wrm_<hex>_<hex>`).
+/// Whether `name` is a slot's directory name (`wrm_<hex>`).
 pub fn is_slot_name(name: &str) -> bool {
-    name.strip_prefix(SLOT).is_some_and(|rest| {
-        let mut parts = rest.split('_');
-        let hex = |p: Option<&str>| {
-            p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_hexdigit()))
-        };
-        hex(parts.next()) && hex(parts.next()) && parts.next().is_none()
-    })
+    name.strip_prefix(SLOT)
+        .is_some_and(|hex| !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
-/// The slot-name prefix of an instance: slots of other instances sharing the
-/// data directory are theirs to sweep.
-fn instance_prefix(instance: &str) -> String {
-    use sha2::Digest as _;
-    let digest = sha2::Sha256::digest(instance.as_bytes());
-    format!("{SLOT}{}_", hex::encode(&digest[..4]))
+/// A slot being made or waiting: its directory, locked while this is held
+/// (the sweep of another daemon sharing the data directory leaves it).
+#[derive(Debug)]
+pub struct SlotLock {
+    pub name: String,
+    pub dir: PathBuf,
+    _lock: std::fs::File,
 }
 
-/// A new, empty slot of `instance`: its name and path.
-pub fn new_slot(data_dir: &Path, instance: &str) -> Result<(String, PathBuf)> {
+/// A new, empty slot, locked.
+pub fn new_slot(data_dir: &Path) -> Result<SlotLock> {
     let mut random = [0u8; 8];
     getrandom::fill(&mut random).map_err(|e| Error::other(e.to_string()))?;
-    let name = format!("{}{}", instance_prefix(instance), hex::encode(random));
+    let name = format!("{SLOT}{}", hex::encode(random));
     let dir = data_dir.join("workspaces").join(&name);
     std::fs::create_dir_all(data_dir.join("workspaces"))
         .map_err(doing(format!("creating {}", data_dir.display())))?;
     std::fs::create_dir(&dir).map_err(doing(format!("creating the slot {}", dir.display())))?;
-    Ok((name, dir))
+    let lock = std::fs::File::open(&dir)
+        .and_then(|dir| flock(&dir).map(|()| dir))
+        .map_err(doing(format!("locking the slot {}", dir.display())))?;
+    Ok(SlotLock {
+        name,
+        dir,
+        _lock: lock,
+    })
+}
+
+/// `flock(LOCK_EX | LOCK_NB)`: taken, or held by a live process.
+fn flock(file: &std::fs::File) -> Result<()> {
+    use std::os::fd::AsRawFd as _;
+    // SAFETY: flock(2) on a descriptor this function borrows.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+        Ok(())
+    } else {
+        Err(Error::last_os_error())
+    }
+}
+
+/// Whether an environment's workspace links to slot `slot`.
+pub fn is_adopted(data_dir: &Path, slot: &str) -> bool {
+    let Ok(entries) = std::fs::read_dir(data_dir.join("workspaces")) else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        entry.file_type().is_ok_and(|t| t.is_symlink())
+            && std::fs::read_link(entry.path()).is_ok_and(|t| t.as_os_str() == slot)
+    })
 }
 
 /// Makes slot `slot` the workspace of `environment_id`; refused when the
@@ -134,14 +160,13 @@ pub fn remove_slot(data_dir: &Path, slot: &str) -> Result<()> {
     remove(&data_dir.join("workspaces").join(slot))
 }
 
-/// Removes this instance's slots that no environment adopted: those of warm
-/// agents that died with the last daemon. Returns how many.
-pub fn sweep_slots(data_dir: &Path, instance: &str) -> usize {
+/// Removes the slots that no environment adopted and no live daemon holds:
+/// those of warm agents that died with their daemon. Returns how many.
+pub fn sweep_slots(data_dir: &Path) -> usize {
     let workspaces = data_dir.join("workspaces");
     let Ok(entries) = std::fs::read_dir(&workspaces) else {
         return 0;
     };
-    let mine = instance_prefix(instance);
     let mut linked = std::collections::HashSet::new();
     let mut slots = Vec::new();
     for entry in entries.flatten() {
@@ -150,13 +175,15 @@ pub fn sweep_slots(data_dir: &Path, instance: &str) -> usize {
             if let Ok(target) = std::fs::read_link(entry.path()) {
                 linked.insert(target.to_string_lossy().into_owned());
             }
-        } else if name.starts_with(&mine) && is_slot_name(&name) {
+        } else if is_slot_name(&name) {
             slots.push(name);
         }
     }
     slots
         .into_iter()
         .filter(|s| !linked.contains(s))
+        // Free: the daemon that made it is gone (its lock went with it).
+        .filter(|s| std::fs::File::open(workspaces.join(s)).is_ok_and(|d| flock(&d).is_ok()))
         .filter(|s| std::fs::remove_dir_all(workspaces.join(s)).is_ok())
         .count()
 }
@@ -186,7 +213,9 @@ mod tests {
     #[test]
     fn an_adopted_slot_is_the_workspace_and_goes_whole() {
         let data = tempfile::tempdir().unwrap();
-        let (slot, dir) = new_slot(data.path(), "box-1").unwrap();
+        let SlotLock {
+            name: slot, dir, ..
+        } = new_slot(data.path()).unwrap();
         std::fs::write(dir.join("mine"), "x").unwrap();
         adopt(data.path(), "env_1", &slot).unwrap();
         let workspace = ensure(data.path(), "env_1").unwrap();
@@ -204,7 +233,9 @@ mod tests {
     #[test]
     fn an_adopted_slot_removed_by_hand_is_made_again() {
         let data = tempfile::tempdir().unwrap();
-        let (slot, dir) = new_slot(data.path(), "box-1").unwrap();
+        let SlotLock {
+            name: slot, dir, ..
+        } = new_slot(data.path()).unwrap();
         adopt(data.path(), "env_1", &slot).unwrap();
         std::fs::remove_dir(&dir).unwrap();
         let workspace = ensure(data.path(), "env_1").unwrap();
@@ -226,17 +257,24 @@ mod tests {
     }
 
     #[test]
-    fn the_sweep_keeps_linked_slots_and_other_instances_slots() {
+    fn the_sweep_keeps_adopted_slots_and_those_a_live_daemon_holds() {
         let data = tempfile::tempdir().unwrap();
-        let (adopted, _) = new_slot(data.path(), "box-1").unwrap();
-        let (loose, loose_dir) = new_slot(data.path(), "box-1").unwrap();
-        let (theirs, theirs_dir) = new_slot(data.path(), "box-2").unwrap();
-        adopt(data.path(), "env_1", &adopted).unwrap();
+        let adopted = new_slot(data.path()).unwrap();
+        let held = new_slot(data.path()).unwrap();
+        let loose = new_slot(data.path()).unwrap();
+        adopt(data.path(), "env_1", &adopted.name).unwrap();
+        assert!(is_adopted(data.path(), &adopted.name));
+        assert!(!is_adopted(data.path(), &held.name));
         std::fs::create_dir_all(path(data.path(), "env_2")).unwrap();
-        assert_eq!(sweep_slots(data.path(), "box-1"), 1, "{loose}");
+        // Its daemon died: the lock went with it.
+        let loose_dir = loose.dir.clone();
+        drop(loose);
+        drop(adopted);
+        assert_eq!(sweep_slots(data.path()), 1);
         assert!(!loose_dir.exists());
-        assert!(theirs_dir.exists(), "{theirs}");
+        assert!(held.dir.exists(), "a live daemon's");
         assert!(ensure(data.path(), "env_1").is_ok());
         assert!(path(data.path(), "env_2").exists());
+        assert!(is_slot_name(&held.name) && !is_slot_name("wrm_") && !is_slot_name("wrm_x1"));
     }
 }

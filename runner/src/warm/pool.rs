@@ -11,7 +11,7 @@ use tokio::process::{Child, Command};
 use crate::daemon::{MEMORY_PER_RUN, RunnerOptions};
 use crate::keeper::{Keeper, WarmAgent};
 use crate::metrics::RunnerMetrics;
-use crate::run::workspace;
+use crate::run::workspace::{self, SlotLock};
 
 /// How long after the last accepted run the runner counts as idle: a start
 /// competes for the cores with a warm-up.
@@ -26,7 +26,10 @@ pub struct Pool {
     target: Option<u32>,
     /// The `warm-one` under way: its slot, its process, and the digest of
     /// the blaise.yml it was started under.
-    warming: Option<(String, Child, String)>,
+    warming: Option<(SlotLock, Child, String)>,
+    /// The slots of warm agents, locked until a session adopts them or they
+    /// are removed (another daemon's sweep leaves them).
+    held: Vec<SlotLock>,
     failures: u32,
     /// The digest of blaise.yml the failures were counted under.
     failed_config: Option<String>,
@@ -46,6 +49,7 @@ impl Default for Pool {
         Pool {
             target: None,
             warming: None,
+            held: Vec::new(),
             failures: 0,
             failed_config: None,
             last_accept: Instant::now() - IDLE_AFTER,
@@ -59,7 +63,7 @@ impl Default for Pool {
 impl Pool {
     /// Removes the slots of warm agents that died with the last daemon.
     pub fn sweep(options: &RunnerOptions) {
-        let swept = workspace::sweep_slots(&options.data_dir, &options.instance);
+        let swept = workspace::sweep_slots(&options.data_dir);
         if swept > 0 {
             tracing::info!(swept, "removed the slots of warm agents that died");
         }
@@ -121,6 +125,11 @@ impl Pool {
             remove_slot(options, &agent.slot);
             warm.retain(|w| w.slot != agent.slot);
         }
+        // A slot taken by a run is let go once it is the session's (or gone).
+        self.held.retain(|lock| {
+            warm.iter().any(|w| w.slot == lock.name)
+                || (lock.dir.exists() && !workspace::is_adopted(&options.data_dir, &lock.name))
+        });
         if let Some(max) = warm.iter().map(|w| w.rss).max() {
             self.expected_rss = max;
         }
@@ -182,12 +191,12 @@ impl Pool {
     pub fn stop(&mut self, options: &RunnerOptions) {
         if let Some((slot, mut child, _)) = self.warming.take() {
             let _ = child.start_kill();
-            remove_slot(options, &slot);
+            remove_slot(options, &slot.name);
         }
     }
 
     fn reap(&mut self, options: &RunnerOptions, metrics: &RunnerMetrics) {
-        let Some((slot, child, config)) = &mut self.warming else {
+        let Some((_, child, config)) = &mut self.warming else {
             return;
         };
         let status = match child.try_wait() {
@@ -198,13 +207,15 @@ impl Pool {
                 return;
             }
         };
+        let config = config.clone();
+        let (slot, _, _) = self.warming.take().expect("under way");
         if status.success() {
             self.failures = 0;
+            self.held.push(slot);
         } else {
             tracing::warn!(%status, "a warm agent could not be started");
             metrics.warm_outcome(crate::metrics::WarmOutcome::Failed);
-            remove_slot(options, slot);
-            let config = config.clone();
+            remove_slot(options, &slot.name);
             self.failed(&config);
             if self.failures == MAX_FAILURES {
                 tracing::warn!(
@@ -212,7 +223,6 @@ impl Pool {
                 );
             }
         }
-        self.warming = None;
     }
 
     fn failed(&mut self, config: &str) {
@@ -223,17 +233,15 @@ impl Pool {
     /// Starts `warm-one` in a new slot, with a socket to the keeper.
     fn start(&mut self, options: &RunnerOptions, keeper: &Keeper, config: &str) -> Result<()> {
         let socket = keeper.connect_run().context("a socket to the keeper")?;
-        let (slot, _) = workspace::new_slot(&options.data_dir, &options.instance)
-            .context("a slot for a warm agent")?;
-        let started = spawn(options, &slot, socket);
-        match started {
+        let slot = workspace::new_slot(&options.data_dir).context("a slot for a warm agent")?;
+        match spawn(options, &slot.name, socket) {
             Ok(child) => {
-                tracing::info!(slot, "starting a warm agent");
+                tracing::info!(slot = %slot.name, "starting a warm agent");
                 self.warming = Some((slot, child, config.to_owned()));
                 Ok(())
             }
             Err(e) => {
-                remove_slot(options, &slot);
+                remove_slot(options, &slot.name);
                 Err(e)
             }
         }

@@ -16,6 +16,10 @@ use crate::run::workspace::{self, SlotLock};
 /// How long after the last accepted run the runner counts as idle: a start
 /// competes for the cores with a warm-up.
 const IDLE_AFTER: Duration = Duration::from_secs(1);
+/// The longest a warm agent waits, frozen, before it is started afresh: an
+/// agent's timers and connections were proven across hot pauses of hours,
+/// not days, and what it read at its start (its home's settings) ages.
+const MAX_WAIT: Duration = Duration::from_secs(30 * 60);
 /// Failed warm-ups in a row after which the pool stops trying, until the
 /// target or blaise.yml changes.
 const MAX_FAILURES: u32 = 3;
@@ -118,7 +122,7 @@ impl Pool {
         let budget = u64::from(options.capacity) * MEMORY_PER_RUN;
         let kept: u64 = keeper.kept().iter().map(|k| k.rss).sum();
         let used = live_runs as u64 * MEMORY_PER_RUN + kept;
-        for agent in give_up(&warm, target, used, budget) {
+        for agent in give_up(&warm, target, used, budget, Instant::now()) {
             if keeper.release_warm(&agent.slot) {
                 tracing::info!(slot = %agent.slot, "let a warm agent go");
             }
@@ -278,13 +282,22 @@ fn remove_slot(options: &RunnerOptions, slot: &str) {
     }
 }
 
-/// The warm agents to give up: the newest beyond `target`, then more (the
-/// newest first) until `used` bytes (live runs and kept agents) and what
-/// the rest hold fit in `budget`.
-fn give_up(warm: &[WarmAgent], target: usize, used: u64, budget: u64) -> Vec<WarmAgent> {
-    let mut keep: Vec<WarmAgent> = warm.to_vec();
+/// The warm agents to give up: those that waited longer than
+/// [`MAX_WAIT`], the newest beyond `target`, then more (the newest first)
+/// until `used` bytes (live runs and kept agents) and what the rest hold fit
+/// in `budget`.
+fn give_up(
+    warm: &[WarmAgent],
+    target: usize,
+    used: u64,
+    budget: u64,
+    now: Instant,
+) -> Vec<WarmAgent> {
+    let (mut out, mut keep): (Vec<WarmAgent>, Vec<WarmAgent>) = warm
+        .iter()
+        .cloned()
+        .partition(|w| now.saturating_duration_since(w.since) > MAX_WAIT);
     keep.sort_by_key(|w| w.since);
-    let mut out = Vec::new();
     while keep.len() > target {
         out.push(keep.pop().expect("longer than the target"));
     }
@@ -304,7 +317,8 @@ mod tests {
 
     #[test]
     fn warm_agents_give_way_beyond_the_target_and_to_runs() {
-        let now = Instant::now();
+        // Ahead of the clock: `now - age` is never before the machine's boot.
+        let now = Instant::now() + Duration::from_secs(7200);
         let warm = |slot: &str, mib: u64, age_s: u64| WarmAgent {
             slot: slot.into(),
             pid: 1,
@@ -319,15 +333,27 @@ mod tests {
         let slots = |v: Vec<WarmAgent>| v.into_iter().map(|w| w.slot).collect::<Vec<_>>();
         let budget = 2 * MEMORY_PER_RUN;
         // Within the target and the budget: none.
-        assert!(give_up(&pool, 3, 0, 4 * MEMORY_PER_RUN).is_empty());
+        assert!(give_up(&pool, 3, 0, 4 * MEMORY_PER_RUN, now).is_empty());
         // Beyond the target: the newest.
-        assert_eq!(slots(give_up(&pool, 2, 0, 4 * MEMORY_PER_RUN)), ["new"]);
+        assert_eq!(
+            slots(give_up(&pool, 2, 0, 4 * MEMORY_PER_RUN, now)),
+            ["new"]
+        );
         // A live run needs 512 MiB of a 1 GiB budget: one warm agent fits.
         assert_eq!(
-            slots(give_up(&pool, 3, MEMORY_PER_RUN, budget)),
+            slots(give_up(&pool, 3, MEMORY_PER_RUN, budget, now)),
             ["new", "mid"]
         );
         // Two runs fill it: all go.
-        assert_eq!(give_up(&pool, 3, budget, budget).len(), 3);
+        assert_eq!(give_up(&pool, 3, budget, budget, now).len(), 3);
+        // One that waited too long goes whatever the room.
+        let stale = [
+            warm("stale", 300, MAX_WAIT.as_secs() + 1),
+            warm("fresh", 300, 5),
+        ];
+        assert_eq!(
+            slots(give_up(&stale, 3, 0, 4 * MEMORY_PER_RUN, now)),
+            ["stale"]
+        );
     }
 }

@@ -358,3 +358,28 @@ async fn a_secret_changed_since_the_warm_up_makes_the_start_cold_and_renews_the_
     assert_eq!(b.show(&warm).await["runs"][0]["conversation"], "warm");
     runner.stop().await;
 }
+
+/// An agent that cannot be started ahead (here it exits at once): after
+/// three failed warm-ups in a row the runner stops trying and says so,
+/// leaving no slot behind; a new blaise.yml lets it try again.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_agent_that_cannot_warm_up_stops_the_pool_until_blaise_yml_changes() {
+    let stage = Stage::new(warm(1)).await;
+    std::fs::write(
+        &stage.config,
+        "agent:\n  name: script\n  command: [/bin/false]\nplugs: []\n",
+    )
+    .unwrap();
+    let runner = stage.runner("box");
+    runner
+        .wait_for_stderr("3 warm agents in a row could not be started", MINUTE)
+        .await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let log = runner.stderr();
+    assert_eq!(log.matches("starting a warm agent").count(), 3, "{log}");
+    assert!(slots(&stage.data).is_empty(), "{:?}", slots(&stage.data));
+
+    stage.configure("");
+    warm_agents_ready(&runner, 1).await;
+    runner.stop().await;
+}

@@ -138,7 +138,8 @@ impl Pool {
             self.expected_rss = max;
         }
         metrics.warm_agents(warm.len(), warm.iter().map(|w| w.rss).sum());
-        if self.failed_config.as_deref() != config {
+        // (`config` is read only when a warm agent is wanted: none says nothing.)
+        if config.is_some() && self.failed_config.as_deref() != config {
             self.failures = 0;
         }
         let refused = metrics.warm_launches_refused();

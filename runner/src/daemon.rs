@@ -46,7 +46,8 @@ pub struct RunnerOptions {
 }
 
 /// How often the warm pool is looked after (see [`crate::warm::Pool`]).
-const WARM_UPKEEP: Duration = Duration::from_millis(250);
+/// (Each looks at the agents' memory: a walk of their processes in `/proc`.)
+const WARM_UPKEEP: Duration = Duration::from_millis(500);
 
 /// Memory one live run is counted at when the capacity is not given: the run process is about
 /// 25 MiB, the agent it starts (a Node or Python CLI) several hundred.

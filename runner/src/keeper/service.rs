@@ -176,6 +176,11 @@ impl Keeper {
             .collect()
     }
 
+    /// How many warm agents wait now (without measuring them).
+    pub fn warm_count(&self) -> usize {
+        lock(&self.state).warm.len()
+    }
+
     /// Lets the warm agent in `slot` go (killed with its process group);
     /// whether it was still waiting. Its slot is the caller's to remove.
     pub fn release_warm(&self, slot: &str) -> bool {

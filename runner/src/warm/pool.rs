@@ -92,7 +92,7 @@ impl Pool {
     /// Whether a warm agent is wanted: fewer wait than asked for, and none
     /// is being started.
     pub fn short(&self, keeper: &Keeper) -> bool {
-        self.warming.is_none() && keeper.warm().len() < self.target.unwrap_or(0) as usize
+        self.warming.is_none() && keeper.warm_count() < self.target.unwrap_or(0) as usize
     }
 
     /// A run was accepted: the runner is busy for a moment.

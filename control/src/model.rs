@@ -101,6 +101,7 @@ impl AgentSettings {
             timeout_ms: ms(self.timeout_ms),
             requires_labels: self.requires_labels.clone(),
             hot_for_ms: ms(self.hot_for_ms),
+            warm_agents: self.warm_agents,
             start_timeout_ms: ms(self.start_timeout_ms),
             cancel_grace_ms: ms(self.cancel_grace_ms),
         }

@@ -59,6 +59,12 @@ pub struct AgentSettings {
     /// instance that paused it (hot resume); 0: every pause is cold.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub hot_for_ms: u64,
+    /// How many agents the instance should keep started ahead (warm
+    /// starts), as of `connect`: 0 when the agent is disabled or the
+    /// instance may not take its new sessions. Each offers answer says it
+    /// afresh ([`Offers::warm_agents`]).
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub warm_agents: u32,
     /// How long the agent may take to start: to answer `initialize`, and
     /// then to open its conversation (`session/new`, `session/load` or
     /// `session/resume`), each. Past it the run stops the agent and pauses.
@@ -84,6 +90,10 @@ fn default_cancel_grace_ms() -> u64 {
 }
 
 fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+fn is_zero_u32(v: &u32) -> bool {
     *v == 0
 }
 
@@ -218,6 +228,7 @@ mod tests {
                 timeout_ms: 7_200_000,
                 requires_labels: vec!["gpu".into()],
                 hot_for_ms: 900_000,
+                warm_agents: 1,
                 start_timeout_ms: 30_000,
                 cancel_grace_ms: 5_000,
             },

@@ -351,10 +351,15 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         } => {
             let timeout =
                 std::time::Duration::from_millis(blaise_runner::protocol::DEFAULT_START_TIMEOUT_MS);
+            use blaise_runner::warm::{MAY_WRAP, WarmError};
             match blaise_runner::warm::warm_one(&config, &data_dir, &slot, timeout).await {
                 Ok(()) => Ok(ExitCode::SUCCESS),
+                Err(e @ WarmError::MayWrap(_)) => {
+                    tracing::warn!("no warm agents until blaise.yml changes: {e}");
+                    Ok(ExitCode::from(MAY_WRAP as u8))
+                }
                 Err(e) => {
-                    tracing::warn!(slot, "no warm agent: {e:#}");
+                    tracing::warn!(slot, "no warm agent: {e}");
                     Ok(ExitCode::FAILURE)
                 }
             }

@@ -113,10 +113,7 @@ pub const CONNECT_PATIENCE: Duration = Duration::from_secs(600);
 
 /// Loads `blaise.yml` and its plugs, connects, and refuses to start when the
 /// agent's idle policy is to pause and a plug cannot resume.
-pub async fn connect(
-    options: &RunnerOptions,
-    host: &PlugHost,
-) -> Result<(Client, ConfigFile, Vec<ResolvedPlug>, u64), DaemonError> {
+pub async fn connect(options: &RunnerOptions, host: &PlugHost) -> Result<Joined, DaemonError> {
     let config = |e: &dyn std::fmt::Display| DaemonError::Config(e.to_string());
     let file = ConfigFile::load(&options.config).map_err(|e| config(&e))?;
     let plugs = resolve(&file, host).await.map_err(|e| config(&e))?;
@@ -173,7 +170,24 @@ pub async fn connect(
         return Err(DaemonError::Config(format!("startup check: {problem}")));
     }
     tracing::info!(runner = %connected.runner, agent, ?policy, plugs = plugs.len(), capacity = options.capacity, labels = ?options.labels, "connected to Blaise");
-    Ok((client, file, plugs, connected.long_poll_max_ms))
+    Ok(Joined {
+        client,
+        file,
+        plugs,
+        long_poll_ms: connected.long_poll_max_ms,
+        warm_agents: settings.settings.warm_agents,
+    })
+}
+
+/// What `connect` learnt and loaded.
+pub struct Joined {
+    pub client: Client,
+    pub file: ConfigFile,
+    pub plugs: Vec<ResolvedPlug>,
+    pub long_poll_ms: u64,
+    /// The agents to keep started ahead, as Blaise said at `connect` (an
+    /// older Blaise says none: 0).
+    pub warm_agents: u32,
 }
 
 /// Tells Blaise this instance serves `agents`, with its capacity and labels.
@@ -198,7 +212,13 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<(), Da
             .map_err(system)?;
         tracing::info!("metrics at http://{bound}/metrics");
     }
-    let (client, file, _plugs, long_poll_ms) = connect(&options, &host).await?;
+    let Joined {
+        client,
+        file,
+        long_poll_ms,
+        warm_agents,
+        ..
+    } = connect(&options, &host).await?;
     // The digest of the blaise.yml whose plug configs were last checked here.
     let mut checked = Some(file.digest());
     // Live run processes by run id (their pids); each is waited for by a task
@@ -219,6 +239,10 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<(), Da
     // Agents started ahead for new sessions (warm starts).
     crate::warm::Pool::sweep(&options);
     let mut pool = crate::warm::Pool::default();
+    // Said at `connect` only by a Blaise that reads `warm` in offers polls.
+    if warm_agents > 0 {
+        pool.told(Some(warm_agents));
+    }
     let mut upkeep = tokio::time::interval(WARM_UPKEEP);
     upkeep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let offers = client.offers(&options.instance, wait, Vec::new(), None);
@@ -286,6 +310,11 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<(), Da
                     }
                     Err(e) => {
                         metrics.offers_polled(false);
+                        if e.status.is_some_and(|s| s == 400) && pool.target().is_some() {
+                            // A Blaise that does not read `warm` (an older one
+                            // came back): none is asked for any more.
+                            pool.forget();
+                        }
                         tracing::warn!("asking Blaise for runs: {e}");
                         tokio::time::sleep(Duration::from_secs(1)).await;
                     }

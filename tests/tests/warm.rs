@@ -383,3 +383,31 @@ async fn an_agent_that_cannot_warm_up_stops_the_pool_until_blaise_yml_changes() 
     warm_agents_ready(&runner, 1).await;
     runner.stop().await;
 }
+
+/// A plug that may run programs may put one before the agent (the sandbox's
+/// `bwrap`, `docker exec`, `blaise-egress`): an agent started ahead would
+/// run outside it, so none is ever started, and sessions start cold.
+#[tokio::test(flavor = "multi_thread")]
+async fn no_agent_is_started_ahead_outside_a_plug_that_may_wrap_it() {
+    let stage = Stage::new(warm(1)).await;
+    stage.configure(&format!(
+        "  - id: probe\n    source: {}\n    allow:\n      exec: [git]\n",
+        blaise_tests::plug("tests/plugs/probe").display()
+    ));
+    let runner = stage.runner("box");
+    runner.wait_for_stderr("may wrap the agent", MINUTE).await;
+    let b = &stage.blaise;
+    let id = b.new_session("script", "say cold").await;
+    b.wait_for_text(&id, "agent_message: cold", MINUTE).await;
+    assert_eq!(b.show(&id).await["runs"][0]["conversation"], "new");
+    let log = runner.stderr();
+    assert!(!log.contains(WAITS), "{log}");
+    assert_eq!(log.matches("starting a warm agent").count(), 1, "{log}");
+    // The refused warm-up's slot goes once the runner has seen it end.
+    let start = std::time::Instant::now();
+    while !slots(&stage.data).is_empty() {
+        assert!(start.elapsed() < MINUTE, "{:?}", slots(&stage.data));
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    runner.stop().await;
+}

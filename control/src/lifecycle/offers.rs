@@ -96,23 +96,31 @@ pub fn connect(ctx: &mut Ctx, runner: &Runner, hello: &Hello) -> Result<Vec<Agen
             beyond.join(", ")
         )));
     }
-    let mut infos = Vec::new();
-    for name in agents {
-        let agent = ctx.agent(name)?;
-        infos.push(AgentInfo {
-            name: agent.name,
-            settings: agent.settings.wire(),
-            disabled: agent.disabled,
-        });
-    }
-    ctx.tx.put_connection(&Connection {
+    let connection = Connection {
         runner_id: runner.id.clone(),
         instance: instance.to_string(),
         agents: agents.to_vec(),
         last_seen: ctx.now,
         capacity,
         labels: labels.to_vec(),
-    })?;
+    };
+    let mut infos = Vec::new();
+    for name in agents {
+        let agent = ctx.agent(name)?;
+        let mut settings = agent.settings.wire();
+        // The instance's own target, as offers say it (see `warm_target`).
+        if agent.disabled
+            || !runner.may_take_for(&connection, &agent.name, &agent.settings.requires_labels)
+        {
+            settings.warm_agents = 0;
+        }
+        infos.push(AgentInfo {
+            name: agent.name,
+            settings,
+            disabled: agent.disabled,
+        });
+    }
+    ctx.tx.put_connection(&connection)?;
     Ok(infos)
 }
 

@@ -378,10 +378,11 @@ async fn runners_racing_for_the_same_runs_each_get_a_run_once() {
     }
 }
 
-/// Warm starts: each offers answer says how many agents the instance should keep started ahead
-/// (the agent's `warm_agents`); a poll that says it works to another target is answered at once,
-/// and a change of the setting wakes a waiting one. An instance that may not take the agent's
-/// new sessions (a disabled agent, labels it lacks) is told 0.
+/// Warm starts: `connect` and each offers answer say how many agents the instance should keep
+/// started ahead (the agent's `warm_agents`); a poll that says it works to another target is
+/// answered at once, one that says none (an older runner) waits as before, and a change of the
+/// setting wakes a waiting one. An instance that may not take the agent's new sessions (a
+/// disabled agent, labels it lacks) is told 0.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn offers_say_the_warm_target_and_a_change_wakes_the_poll() {
     let s = Server::start().await;
@@ -405,8 +406,16 @@ async fn offers_say_the_warm_target_and_a_change_wakes_the_poll() {
             (v, started.elapsed())
         }
     };
-    // Never told: answered at once with the target.
-    let (v, took) = poll(None, 2_000).await;
+    // `connect` said it (as the agent's settings).
+    let hello = runner.connect(&["a"]).await;
+    assert_eq!(hello["agents"][0]["warm_agents"], 2, "{hello}");
+    // A poll that says no target (an older runner) waits as before, and is
+    // told the target at its end.
+    let (v, took) = poll(None, 500).await;
+    assert_eq!(v["warm_agents"], 2, "{v}");
+    assert!(took >= Duration::from_millis(450), "{took:?}");
+    // One that works to another: answered at once.
+    let (v, took) = poll(Some(0), 2_000).await;
     assert_eq!(v["warm_agents"], 2, "{v}");
     assert!(took < Duration::from_millis(1_000), "{took:?}");
     // Working to it: the poll waits.
@@ -431,9 +440,13 @@ async fn offers_say_the_warm_target_and_a_change_wakes_the_poll() {
     )
     .await;
     assert_eq!(poll(None, 0).await.0["warm_agents"], 0);
+    let hello = runner.connect(&["a"]).await;
+    assert!(hello["agents"][0].get("warm_agents").is_none(), "{hello}");
     let gpu = FakeRunner::at(&s.url, &token, "box-gpu");
-    gpu.connect_with(json!({ "agents": ["a"], "labels": ["gpu"] }))
+    let hello = gpu
+        .connect_with(json!({ "agents": ["a"], "labels": ["gpu"] }))
         .await;
+    assert_eq!(hello["agents"][0]["warm_agents"], 1, "{hello}");
     let (status, v) = gpu
         .call(
             Method::GET,

@@ -63,6 +63,10 @@ struct Record {
     /// The connection of the run that has the agent (none while kept).
     owner: Option<u64>,
     kept: Option<Kept>,
+    /// The slot of a warm agent a run took: if the run ends with the agent
+    /// still its own, the daemon removes the slot unless it became a
+    /// session's workspace.
+    slot: Option<String>,
 }
 
 struct Kept {
@@ -286,12 +290,15 @@ fn serve(
     // the run itself would.
     let mut state = lock(&state);
     state.connections.remove(&id);
+    let mut orphaned = Vec::new();
     for (&pid, record) in state.agents.iter_mut() {
         if record.owner == Some(id) {
             record.owner = None;
             super::freeze::kill(pid);
+            orphaned.extend(record.slot.take());
         }
     }
+    state.orphaned_slots.extend(orphaned);
 }
 
 fn keep(
@@ -381,6 +388,7 @@ fn take_warm(state: &Mutex<State>, connection: u64) -> (Reply, Vec<OwnedFd>) {
             continue;
         };
         record.owner = Some(connection);
+        record.slot = Some(kept.session.clone());
         return (
             Reply::Taken {
                 pid,
@@ -425,6 +433,7 @@ fn spawner_thread(
                         Record {
                             owner: Some(owner),
                             kept: None,
+                            slot: None,
                         },
                     );
                     let _ = spawn.started.send(Ok((pid, stdio)));

@@ -328,3 +328,27 @@ async fn warm_agents_let_go_or_dead_leave_their_slots_to_remove() {
     assert_eq!(keeper.orphaned_slots(), vec!["wrm_1_b".to_string()]);
     assert!(keeper.orphaned_slots().is_empty(), "said once");
 }
+
+/// A run that took a warm agent and ends with it still its own (it died
+/// before making the slot its workspace) takes the agent along and leaves
+/// the slot to the daemon.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_that_dies_with_a_taken_warm_agent_leaves_its_slot_to_the_daemon() {
+    let keeper = Keeper::start().unwrap();
+    let (_dir, cwd) = dir();
+    let warming = client(&keeper);
+    let handed = warming
+        .spawn(vec!["/bin/cat".into()], vec![], false, cwd)
+        .await
+        .unwrap();
+    keep_for(&warming, KeepFor::Warm("wrm_c".into()), &handed, "")
+        .await
+        .unwrap();
+    drop(warming);
+    let run = client(&keeper);
+    let taken = run.take_warm().await.unwrap();
+    assert!(keeper.orphaned_slots().is_empty());
+    drop(run);
+    assert!(gone_within(taken.pid, Duration::from_secs(5)));
+    assert_eq!(keeper.orphaned_slots(), vec!["wrm_c".to_string()]);
+}

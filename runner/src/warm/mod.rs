@@ -33,5 +33,5 @@
 mod one;
 mod pool;
 
-pub use one::{WARM_ONE, warm_one};
+pub use one::{MAY_WRAP, WARM_ONE, WarmError, warm_one};
 pub use pool::{Pool, config_digest};

@@ -16,10 +16,43 @@ use crate::run::{agent_command, workspace};
 /// The hidden command that starts one warm agent.
 pub const WARM_ONE: &str = "warm-one";
 
+/// `warm-one`'s exit status when a plug may wrap the agent: the daemon
+/// starts no more until blaise.yml changes.
+pub const MAY_WRAP: i32 = 3;
+
+/// Why a warm agent is not started.
+#[derive(Debug, thiserror::Error)]
+pub enum WarmError {
+    /// A plug may run programs, so it may put one before the agent (a
+    /// sandbox, a container, `blaise-egress`): an agent started ahead would
+    /// run outside it.
+    #[error(
+        "plug `{0}` may run programs, so it may wrap the agent (a sandbox, a container, an egress proxy): an agent started ahead would run outside it, and none is"
+    )]
+    MayWrap(String),
+    #[error("{0:#}")]
+    Failed(anyhow::Error),
+}
+
 /// `warm-one`: starts the agent in slot `slot` and hands it to the keeper
 /// (this process's standard input) with its conversation open.
 pub async fn warm_one(
     config: &Path,
+    data_dir: &Path,
+    slot: &str,
+    start_timeout: Duration,
+) -> Result<(), WarmError> {
+    let file = ConfigFile::load(config).map_err(|e| WarmError::Failed(anyhow!("{e}")))?;
+    if let Some(plug) = file.config.plugs.iter().find(|p| !p.allow.exec.is_empty()) {
+        return Err(WarmError::MayWrap(plug.id.clone()));
+    }
+    start(file, data_dir, slot, start_timeout)
+        .await
+        .map_err(WarmError::Failed)
+}
+
+async fn start(
+    file: ConfigFile,
     data_dir: &Path,
     slot: &str,
     start_timeout: Duration,
@@ -35,7 +68,6 @@ pub async fn warm_one(
         .join(slot)
         .canonicalize()
         .with_context(|| format!("the slot {slot}"))?;
-    let file = ConfigFile::load(config).map_err(|e| anyhow!("{e}"))?;
     let agent = &file.config.agent;
     let command = agent_command(
         &Launch::default(),

@@ -95,6 +95,12 @@ impl Pool {
         self.warming.is_none() && keeper.warm_count() < self.target.unwrap_or(0) as usize
     }
 
+    /// Blaise does not read the target back (an older one): none is kept.
+    pub fn forget(&mut self) {
+        tracing::warn!("Blaise refused the warm target: no warm agents are kept");
+        self.target = None;
+    }
+
     /// A run was accepted: the runner is busy for a moment.
     pub fn accepted(&mut self) {
         self.last_accept = Instant::now();
@@ -113,20 +119,29 @@ impl Pool {
         config: Option<&str>,
         metrics: &RunnerMetrics,
     ) {
-        self.reap(options, metrics);
+        self.reap(options, keeper, metrics);
         for slot in keeper.orphaned_slots() {
-            remove_slot(options, &slot);
+            // (One a run took and never made its workspace, or that died
+            // waiting; never a session's.)
+            if !workspace::is_adopted(&options.data_dir, &slot) {
+                remove_slot(options, &slot);
+            }
         }
         let target = self.target.unwrap_or(0) as usize;
         let mut warm = keeper.warm();
         let budget = u64::from(options.capacity) * MEMORY_PER_RUN;
         let kept: u64 = keeper.kept().iter().map(|k| k.rss).sum();
         let used = live_runs as u64 * MEMORY_PER_RUN + kept;
-        for agent in give_up(&warm, target, used, budget, Instant::now()) {
+        let idle = self.last_accept.elapsed() >= IDLE_AFTER;
+        // A run just accepted is counted before it takes the warm agent it
+        // will use: room is judged once it has (the runner is idle again).
+        let budget_now = if idle { budget } else { u64::MAX };
+        for agent in give_up(&warm, target, used, budget_now, Instant::now()) {
+            // Not the pool's any more (a run took it): its slot is the run's.
             if keeper.release_warm(&agent.slot) {
                 tracing::info!(slot = %agent.slot, "let a warm agent go");
+                remove_slot(options, &agent.slot);
             }
-            remove_slot(options, &agent.slot);
             warm.retain(|w| w.slot != agent.slot);
         }
         // A slot taken by a run is let go once it is the session's (or gone).
@@ -162,8 +177,9 @@ impl Pool {
         }
         if plugs_changed || differed {
             for agent in &warm {
-                keeper.release_warm(&agent.slot);
-                remove_slot(options, &agent.slot);
+                if keeper.release_warm(&agent.slot) {
+                    remove_slot(options, &agent.slot);
+                }
             }
             warm.clear();
         }
@@ -173,7 +189,6 @@ impl Pool {
         let warm_rss: u64 = warm.iter().map(|w| w.rss).sum();
         let short = warm.len() < target;
         let fits = used + warm_rss + self.expected_rss <= budget;
-        let idle = self.last_accept.elapsed() >= IDLE_AFTER;
         if short
             && fits
             && idle
@@ -200,7 +215,7 @@ impl Pool {
         }
     }
 
-    fn reap(&mut self, options: &RunnerOptions, metrics: &RunnerMetrics) {
+    fn reap(&mut self, options: &RunnerOptions, keeper: &Keeper, metrics: &RunnerMetrics) {
         let Some((_, child, config)) = &mut self.warming else {
             return;
         };
@@ -217,9 +232,15 @@ impl Pool {
         if status.success() {
             self.failures = 0;
             self.held.push(slot);
+        } else if status.code() == Some(super::MAY_WRAP) {
+            // It said why (its log): the plugs may wrap the agent.
+            self.blocked_under = Some(config.clone());
+            remove_slot(options, &slot.name);
         } else {
             tracing::warn!(%status, "a warm agent could not be started");
             metrics.warm_outcome(crate::metrics::WarmOutcome::Failed);
+            // (Handed to the pool before it failed, the agent goes too.)
+            keeper.release_warm(&slot.name);
             remove_slot(options, &slot.name);
             self.failed(&config);
             if self.failures == MAX_FAILURES {

@@ -55,14 +55,15 @@ pub async fn offers(
         .map(str::to_string)
         .collect();
     // The poll also ends when the instance's warm target is not the one it
-    // works to (a runner that has never been told one is told at once when
-    // there is one): `put_agent` wakes every offers poll.
+    // says it works to (`put_agent` wakes every offers poll). One that says
+    // none (an older runner, or one not told yet: `connect` told it) waits as
+    // before: it would otherwise be answered at once, poll after poll.
     let found = state
         .long_poll_offers(&runner.id, wait_ms, |ctx| {
             let offers = offers::offers(ctx, &runner, &q.instance)?;
             let release = offers::release_agents(ctx, &runner, &q.instance, &kept)?;
             let warm = offers::warm_target(ctx, &runner, &q.instance)?;
-            let news = q.warm.unwrap_or(0) != warm;
+            let news = q.warm.is_some_and(|w| w != warm);
             Ok(
                 (!offers.is_empty() || !release.is_empty() || news).then_some((
                     offers,

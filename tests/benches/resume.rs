@@ -36,19 +36,7 @@ async fn main() {
     println!(
         "message → first words of the answer after an idle pause (ms; median [min, max] over {resumes} resumes)"
     );
-    // (agent, in the sandbox behind an allow list as docs/agents.md runs it)
-    let mut agents: Vec<(Option<RealAgent>, bool)> = vec![(None, false)];
-    agents
-        .extend([RealAgent::Claude, RealAgent::Codex, RealAgent::Gemini].map(|a| (Some(a), false)));
-    if blaise_tests::tools::have(&["bwrap"]) {
-        agents.push((Some(RealAgent::Claude), true));
-    }
-    for (agent, sandboxed) in agents {
-        let name = match (agent, sandboxed) {
-            (None, _) => "script agent".to_string(),
-            (Some(agent), false) => agent.name().to_string(),
-            (Some(agent), true) => format!("{}, sandbox", agent.name()),
-        };
+    for (agent, sandboxed, name) in agents::bench_rows() {
         let hot = measure(agent, sandboxed, &installed, resumes, true).await;
         let cold = measure(agent, sandboxed, &installed, resumes, false).await;
         println!(

@@ -48,18 +48,7 @@ async fn main() {
     println!(
         "session new → first words, and the start's phases since the run was accepted (ms; median [min, max] over {sessions} sessions)"
     );
-    let mut agents: Vec<(Option<RealAgent>, bool)> = vec![(None, false)];
-    agents
-        .extend([RealAgent::Claude, RealAgent::Codex, RealAgent::Gemini].map(|a| (Some(a), false)));
-    if blaise_tests::tools::have(&["bwrap"]) {
-        agents.push((Some(RealAgent::Claude), true));
-    }
-    for (agent, sandboxed) in agents {
-        let name = match (agent, sandboxed) {
-            (None, _) => "script agent".to_string(),
-            (Some(agent), false) => agent.name().to_string(),
-            (Some(agent), true) => format!("{}, sandbox", agent.name()),
-        };
+    for (agent, sandboxed, name) in agents::bench_rows() {
         if only.as_ref().is_some_and(|o| !name.starts_with(o.as_str())) {
             continue;
         }

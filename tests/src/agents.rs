@@ -96,6 +96,27 @@ impl RealAgent {
     }
 }
 
+/// The rows of a benchmark: the script agent, the three agents, and Claude
+/// Code in the sandbox behind an allow list as `docs/agents.md` runs it
+/// (where bubblewrap is installed): (agent, in the sandbox, its name).
+pub fn bench_rows() -> Vec<(Option<RealAgent>, bool, String)> {
+    let mut rows: Vec<(Option<RealAgent>, bool)> = vec![(None, false)];
+    rows.extend([RealAgent::Claude, RealAgent::Codex, RealAgent::Gemini].map(|a| (Some(a), false)));
+    if crate::tools::have(&["bwrap"]) {
+        rows.push((Some(RealAgent::Claude), true));
+    }
+    rows.into_iter()
+        .map(|(agent, sandboxed)| {
+            let name = match (agent, sandboxed) {
+                (None, _) => "script agent".to_string(),
+                (Some(agent), false) => agent.name().to_string(),
+                (Some(agent), true) => format!("{}, sandbox", agent.name()),
+            };
+            (agent, sandboxed, name)
+        })
+        .collect()
+}
+
 /// The runner of a benchmark: `blaise.yml` for `agent` (the script agent
 /// when none) with no plugs, or in the sandbox behind an allow list for its
 /// model; the agents' `PATH`, and the agent's API key.

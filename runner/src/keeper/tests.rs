@@ -70,6 +70,21 @@ async fn keep_for(
     .await
 }
 
+/// An agent (`cat`) started and handed to the warm pool in `slot`, as
+/// `warm-one` does; its guard's pid.
+async fn warm_agent(keeper: &Keeper, slot: &str, meta: &str) -> u32 {
+    let (_dir, cwd) = dir();
+    let warming = client(keeper);
+    let handed = warming
+        .spawn(vec!["/bin/cat".into()], vec![], false, cwd)
+        .await
+        .unwrap();
+    keep_for(&warming, KeepFor::Warm(slot.into()), &handed, meta)
+        .await
+        .unwrap();
+    handed.pid
+}
+
 fn gone_within(pid: u32, limit: Duration) -> bool {
     let start = Instant::now();
     while start.elapsed() < limit {
@@ -252,23 +267,7 @@ async fn what_the_agent_started_in_a_session_of_its_own_is_frozen_too() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_warm_agent_is_handed_out_once_and_then_belongs_to_its_session() {
     let keeper = Keeper::start().unwrap();
-    let (_dir, cwd) = dir();
-    let warming = client(&keeper);
-    let handed = warming
-        .spawn(vec!["/bin/cat".into()], vec![], false, cwd)
-        .await
-        .unwrap();
-    let guard = handed.pid;
-    keep_for(
-        &warming,
-        KeepFor::Warm("wrm_1_1".into()),
-        &handed,
-        "warm meta",
-    )
-    .await
-    .unwrap();
-    drop(handed);
-    drop(warming);
+    let guard = warm_agent(&keeper, "wrm_1_1", "warm meta").await;
     std::thread::sleep(Duration::from_millis(200));
     assert_eq!(state(agent_below(guard)).map(|s| s.0), Some('T'), "frozen");
     assert!(keeper.kept().is_empty(), "a warm agent is no kept agent");
@@ -305,16 +304,7 @@ async fn warm_agents_let_go_or_dead_leave_their_slots_to_remove() {
     let keeper = Keeper::start().unwrap();
     let mut guards = Vec::new();
     for slot in ["wrm_1_a", "wrm_1_b"] {
-        let (_dir, cwd) = dir();
-        let warming = client(&keeper);
-        let handed = warming
-            .spawn(vec!["/bin/cat".into()], vec![], false, cwd)
-            .await
-            .unwrap();
-        keep_for(&warming, KeepFor::Warm(slot.into()), &handed, "")
-            .await
-            .unwrap();
-        guards.push(handed.pid);
+        guards.push(warm_agent(&keeper, slot, "").await);
     }
     assert!(keeper.release_warm("wrm_1_a"));
     assert!(gone_within(guards[0], Duration::from_secs(5)));
@@ -335,16 +325,7 @@ async fn warm_agents_let_go_or_dead_leave_their_slots_to_remove() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_that_dies_with_a_taken_warm_agent_leaves_its_slot_to_the_daemon() {
     let keeper = Keeper::start().unwrap();
-    let (_dir, cwd) = dir();
-    let warming = client(&keeper);
-    let handed = warming
-        .spawn(vec!["/bin/cat".into()], vec![], false, cwd)
-        .await
-        .unwrap();
-    keep_for(&warming, KeepFor::Warm("wrm_c".into()), &handed, "")
-        .await
-        .unwrap();
-    drop(warming);
+    warm_agent(&keeper, "wrm_c", "").await;
     let run = client(&keeper);
     let taken = run.take_warm().await.unwrap();
     assert!(keeper.orphaned_slots().is_empty());

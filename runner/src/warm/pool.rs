@@ -128,6 +128,12 @@ impl Pool {
             }
         }
         let target = self.target.unwrap_or(0) as usize;
+        // Warm starts off and nothing left of them: no walk of the agents'
+        // processes for their memory.
+        if target == 0 && self.held.is_empty() && keeper.warm_count() == 0 {
+            metrics.warm_agents(0, 0);
+            return;
+        }
         let mut warm = keeper.warm();
         let budget = u64::from(options.capacity) * MEMORY_PER_RUN;
         let kept: u64 = keeper.kept().iter().map(|k| k.rss).sum();

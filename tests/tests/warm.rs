@@ -97,6 +97,15 @@ fn slots(data: &Path) -> Vec<String> {
     slots
 }
 
+/// Waits up to `limit` until the slots' count is what `wanted` accepts.
+async fn slots_until(data: &Path, limit: Duration, wanted: impl Fn(usize) -> bool) {
+    let start = std::time::Instant::now();
+    while !wanted(slots(data).len()) {
+        assert!(start.elapsed() < limit, "{:?}", slots(data));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 fn alive(pid: &str) -> bool {
     Path::new(&format!("/proc/{pid}")).exists()
 }
@@ -242,11 +251,7 @@ async fn a_runner_restart_leaves_no_warm_agent_or_slot_behind() {
     );
     // A lower target lets warm agents go, and their slots.
     stage.blaise.embedded.set_agent("script", warm(0)).unwrap();
-    let start = std::time::Instant::now();
-    while !slots(&stage.data).is_empty() {
-        assert!(start.elapsed() < MINUTE, "{:?}", slots(&stage.data));
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    slots_until(&stage.data, MINUTE, |n| n == 0).await;
     runner.stop().await;
 }
 
@@ -280,15 +285,7 @@ async fn warm_agents_never_keep_a_runner_from_a_run_it_has_room_for() {
     }
     // Both runs live fill the budget: the other warm agents go, and no new
     // one starts while they run.
-    let start = std::time::Instant::now();
-    while slots(&stage.data).len() > 2 {
-        assert!(
-            start.elapsed() < Duration::from_secs(3),
-            "{:?}",
-            slots(&stage.data)
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    slots_until(&stage.data, Duration::from_secs(3), |n| n == 2).await;
     let started = runner.stderr().matches("starting a warm agent").count();
     for id in [&first, &second] {
         b.wait_for_text(id, "done", MINUTE).await;
@@ -308,11 +305,7 @@ async fn warm_agents_never_keep_a_runner_from_a_run_it_has_room_for() {
         })
         .await;
     }
-    let start = std::time::Instant::now();
-    while slots(&stage.data).len() < 5 {
-        assert!(start.elapsed() < MINUTE, "{:?}", slots(&stage.data));
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    slots_until(&stage.data, MINUTE, |n| n == 5).await;
     runner.stop().await;
 }
 
@@ -404,10 +397,6 @@ async fn no_agent_is_started_ahead_outside_a_plug_that_may_wrap_it() {
     assert!(!log.contains(WAITS), "{log}");
     assert_eq!(log.matches("starting a warm agent").count(), 1, "{log}");
     // The refused warm-up's slot goes once the runner has seen it end.
-    let start = std::time::Instant::now();
-    while !slots(&stage.data).is_empty() {
-        assert!(start.elapsed() < MINUTE, "{:?}", slots(&stage.data));
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    slots_until(&stage.data, MINUTE, |n| n == 0).await;
     runner.stop().await;
 }

@@ -87,6 +87,7 @@ pub async fn run(
         capacity: daemon::default_capacity(),
         labels: Vec::new(),
         metrics_listen: None,
+        prepare_ahead: true,
     };
     let host = Arc::new(PlugHost::new(&options)?);
     let mut serving = tokio::spawn(daemon::serve(runner, host));

@@ -146,6 +146,21 @@ impl PlugChain {
         errors
     }
 
+    /// A preparation ahead: `on-prepare` of every plug that prepares, in
+    /// declaration order (a later plug may read what an earlier one put in
+    /// the scratch workspace); the first failure stops it. The ids of the
+    /// plugs that prepared.
+    pub async fn prepare(&mut self) -> Result<Vec<String>, HookError> {
+        let mut prepared = Vec::new();
+        for plug in &mut self.plugs {
+            if plug.prepares().await? {
+                plug.on_prepare().await?;
+                prepared.push(plug.id().to_owned());
+            }
+        }
+        Ok(prepared)
+    }
+
     /// Passes entries through every filtering plug in declaration order. A
     /// failing filter fails the entries: they must not leave the runner unfiltered.
     pub async fn filter(

@@ -261,6 +261,21 @@ impl PlugInstance {
         Ok(())
     }
 
+    /// Whether the plug prepares ahead (`prepare.prepares`; false for a plug
+    /// built without `prepare`).
+    pub async fn prepares(&mut self) -> Result<bool, HookError> {
+        match self.call("prepares", Call::Prepares).await? {
+            Answer::Prepares(prepares) => Ok(prepares),
+            _ => unreachable!("prepares answers with a bool"),
+        }
+    }
+
+    /// `on-prepare`, in an instance made for a preparation (its run id is
+    /// the prepare id, its workspace the preparation's scratch directory).
+    pub async fn on_prepare(&mut self) -> Result<(), HookError> {
+        self.call("on-prepare", Call::Prepare).await.map(drop)
+    }
+
     /// Passes transcript entries through the plug's filter (unchanged if the
     /// plug does not filter). The plug must answer with as many entries.
     pub async fn filter(

@@ -92,6 +92,11 @@ pub enum Command {
         /// (docs/metrics.md). Without it, no port is opened.
         #[arg(long, env = "BLAISE_RUNNER_METRICS_LISTEN", value_name = "ADDR")]
         metrics_listen: Option<std::net::SocketAddr>,
+        /// Do not prepare ahead: never run the plugs' `on-prepare` while idle, so each
+        /// session's start makes what it needs (a metered network, a Docker host you
+        /// keep quiet).
+        #[arg(long, env = "BLAISE_RUNNER_NO_PREPARE_AHEAD")]
+        no_prepare_ahead: bool,
     },
     /// The process of one accepted run (started by `start`).
     #[command(hide = true)]
@@ -118,6 +123,17 @@ pub enum Command {
         /// The slot (`wrm_…` in the workspaces) to start it in.
         #[arg(long)]
         slot: String,
+        #[arg(long)]
+        config: PathBuf,
+        #[arg(long)]
+        data_dir: PathBuf,
+    },
+    /// One preparation of the plugs ahead of the sessions (started by `start`).
+    #[command(hide = true, name = "prepare-ahead")]
+    PrepareAhead {
+        /// The scratch directory (`prp_…` in the workspaces) to prepare in.
+        #[arg(long)]
+        scratch: String,
         #[arg(long)]
         config: PathBuf,
         #[arg(long)]
@@ -292,6 +308,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             capacity,
             labels,
             metrics_listen,
+            no_prepare_ahead,
         } => {
             let Some(token) = token.filter(|t| !t.is_empty()) else {
                 anyhow::bail!(
@@ -310,6 +327,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
                 capacity: capacity.unwrap_or_else(blaise_runner::daemon::default_capacity),
                 labels: labels.into_iter().filter(|l| !l.is_empty()).collect(),
                 metrics_listen,
+                prepare_ahead: !no_prepare_ahead,
             };
             let host = std::sync::Arc::new(PlugHost::new(&options)?);
             blaise_runner::daemon::serve(runner, host).await?;
@@ -340,6 +358,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
                 capacity: 1,
                 labels: Vec::new(),
                 metrics_listen: None,
+                prepare_ahead: false,
             };
             let code = blaise_runner::daemon::run_one(runner, &run).await?;
             Ok(ExitCode::from(code as u8))
@@ -360,6 +379,28 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
                 }
                 Err(e) => {
                     tracing::warn!(slot, "no warm agent: {e}");
+                    Ok(ExitCode::FAILURE)
+                }
+            }
+        }
+        Command::PrepareAhead {
+            scratch,
+            config,
+            data_dir,
+        } => {
+            use blaise_runner::ahead::{BUSY, Prepared, prepare_ahead};
+            match prepare_ahead(&config, &data_dir, &options.cache_dir, &scratch).await {
+                Ok(Prepared::Plugs(plugs)) if plugs.is_empty() => Ok(ExitCode::SUCCESS),
+                Ok(Prepared::Plugs(plugs)) => {
+                    tracing::info!(?plugs, "prepared ahead of the sessions");
+                    Ok(ExitCode::SUCCESS)
+                }
+                Ok(Prepared::Busy) => {
+                    tracing::info!("another runner of this data directory is preparing");
+                    Ok(ExitCode::from(BUSY as u8))
+                }
+                Err(e) => {
+                    tracing::warn!("preparing ahead of the sessions: {e:#}");
                     Ok(ExitCode::FAILURE)
                 }
             }

@@ -49,7 +49,7 @@ fn inspect_shows_the_redaction_plug() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["name"], "redaction");
     assert_eq!(v["version"], "0.1.0");
-    assert_eq!(v["contract"], "blaise:plug@0.3.1");
+    assert_eq!(v["contract"], "blaise:plug@0.3.2");
     assert_eq!(v["contract_adapted"], false);
     assert_eq!(v["stateful"], false);
     assert_eq!(v["can_resume"], true);
@@ -68,7 +68,7 @@ fn inspect_shows_the_redaction_plug() {
         .collect();
     // A component imports only what it uses: redaction never runs programs,
     // makes requests or keeps state, and `inspect` shows it.
-    assert!(imports.contains(&"blaise:plug/types@0.3.1"), "{imports:?}");
+    assert!(imports.contains(&"blaise:plug/types@0.3.2"), "{imports:?}");
     assert!(imports.contains(&"wasi:cli/stderr@0.2.6"), "{imports:?}");
     for absent in [
         "blaise:plug/process",
@@ -116,7 +116,7 @@ fn a_plug_built_for_an_older_contract_is_shown_as_adapted_and_checked_with_a_not
     let out = runner(&["plug", "inspect", wasm.to_str().unwrap()], tmp.path());
     let shown = text(&out.stdout);
     assert!(
-        shown.contains("  contract:           blaise:plug@0.2.0 (older: loaded through this runner's adapter; blaise:plug@0.3.1 is current)\n"),
+        shown.contains("  contract:           blaise:plug@0.2.0 (older: loaded through this runner's adapter; blaise:plug@0.3.2 is current)\n"),
         "{shown}"
     );
     assert!(shown.contains("  keeps processes:    no\n"), "{shown}");
@@ -137,7 +137,7 @@ fn a_plug_built_for_an_older_contract_is_shown_as_adapted_and_checked_with_a_not
     assert_eq!(
         notes,
         [
-            "note: plug `legacy` was built for plug contract blaise:plug@0.2.0, which this runner still loads through an adapter (blaise:plug@0.3.1 is current): it is never told to keep the agent's processes across a pause, so sessions with it always resume cold; rebuild it with a current blaise-plug SDK to lift that"
+            "note: plug `legacy` was built for plug contract blaise:plug@0.2.0, which this runner still loads through an adapter (blaise:plug@0.3.2 is current): it is never told to keep the agent's processes across a pause, so sessions with it always resume cold; rebuild it with a current blaise-plug SDK to lift that"
         ],
         "one note, for the older plug only: {stdout}"
     );
@@ -145,7 +145,7 @@ fn a_plug_built_for_an_older_contract_is_shown_as_adapted_and_checked_with_a_not
     let out = runner(&["--version"], tmp.path());
     assert_eq!(
         text(&out.stdout),
-        "blaise-runner 0.1.0 (plug contract blaise:plug@0.3.1; also loads plugs built for 0.2.0)\n"
+        "blaise-runner 0.1.0 (plug contract blaise:plug@0.3.2; also loads plugs built for 0.2.0)\n"
     );
 }
 
@@ -169,7 +169,7 @@ fn check_accepts_a_good_file_and_prints_the_chain() {
     );
     assert!(ok, "{stderr}");
     assert!(
-        stdout.contains("redact  redaction 0.1.0  0.3.1     no        yes"),
+        stdout.contains("redact  redaction 0.1.0  0.3.2     no        yes"),
         "{stdout}"
     );
     assert!(stdout.contains("startup check passed"), "{stdout}");

@@ -540,3 +540,49 @@ fn plug_test_never_prints_a_secret_the_plug_was_given() {
         }
     }
 }
+
+/// `prepare` in a script runs `on-prepare` as a runner's idle preparation
+/// does: no session, no state kept, a scratch workspace of its own. A plug
+/// that does not prepare is said to, not silently passed.
+#[test]
+fn plug_test_prepares_a_plug_that_prepares_and_says_so_of_one_that_does_not() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = tmp.path().join("script.yml");
+    std::fs::write(
+        &script,
+        "with: { on_prepare: [{ set: [k, v] }, { record: ahead }] }\n\
+         steps: [prepare, { prepare: { expect_error: \"does not prepare\" } }]\n",
+    )
+    .unwrap();
+    let run = |plug: &str| {
+        let wasm = blaise_runner::build::build_plug(
+            &root().join(plug),
+            Some(&root().join("target/plugs")),
+        )
+        .expect("building the plug");
+        let out = runner(
+            &[
+                "plug",
+                "test",
+                wasm.to_str().unwrap(),
+                "--script",
+                script.to_str().unwrap(),
+                "--json",
+            ],
+            tmp.path(),
+        );
+        let report: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out.stderr)));
+        report["steps"].as_array().unwrap().clone()
+    };
+    let probe = run("tests/plugs/probe");
+    assert_eq!(probe[0]["ok"], true, "{probe:#?}");
+    assert_eq!(probe[0]["state"], serde_json::json!({}), "no state is kept");
+    // It prepares: the second step's expected error does not come.
+    assert_eq!(probe[1]["ok"], false, "{probe:#?}");
+    let noop = run("tests/plugs/noop");
+    assert_eq!(noop[0]["ok"], false, "{noop:#?}");
+    let said = noop[0]["error"]["message"].as_str().unwrap();
+    assert!(said.contains("the plug does not prepare"), "{said}");
+    assert_eq!(noop[1]["ok"], true, "{noop:#?}");
+}

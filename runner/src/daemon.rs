@@ -43,6 +43,8 @@ pub struct RunnerOptions {
     pub labels: Vec<String>,
     /// Where to serve `GET /metrics` (none: no port is opened).
     pub metrics_listen: Option<std::net::SocketAddr>,
+    /// Run the plugs' `on-prepare` while idle (see [`crate::ahead`]).
+    pub prepare_ahead: bool,
 }
 
 /// How often the warm pool is looked after (see [`crate::warm::Pool`]).
@@ -239,6 +241,8 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<(), Da
     // Agents started ahead for new sessions (warm starts).
     crate::warm::Pool::sweep(&options);
     let mut pool = crate::warm::Pool::default();
+    // What the plugs can make once for every session, made while idle.
+    let mut ahead = crate::ahead::Ahead::default();
     // Said at `connect` only by a Blaise that reads `warm` in offers polls.
     if warm_agents > 0 {
         pool.told(Some(warm_agents));
@@ -256,6 +260,9 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<(), Da
                     .then(|| crate::warm::config_digest(&options.config))
                     .flatten();
                 pool.upkeep(&options, &keeper, runs.len(), config.as_deref(), &metrics);
+                if options.prepare_ahead {
+                    ahead.upkeep(&options, &metrics);
+                }
             }
             polled = &mut offers => {
                 match polled {
@@ -271,6 +278,7 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<(), Da
                             match accept(&client, &offer.run_id, &options.instance).await {
                                 Ok(_) => {
                                     pool.accepted();
+                                    ahead.accepted();
                                     tracing::info!(run = %offer.run_id, kind = ?offer.kind, session = %offer.session_id, "accepted a run");
                                     // Only a resume takes a kept agent up; any other run of the
                                     // session makes it moot.
@@ -346,6 +354,7 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<(), Da
         "stopping: the runs in progress end as cancelled"
     );
     pool.stop(&options);
+    ahead.stop(&options);
     // Forget the runs already reaped: their pids may belong to others now.
     while let Ok((run, status)) = exited.try_recv() {
         runs.remove(&run);

@@ -6,6 +6,7 @@
 //! control plane's implementation, only its protocol (`blaise-protocol`).
 
 pub mod acp;
+pub mod ahead;
 pub mod build;
 pub mod child_pipe;
 pub mod config;

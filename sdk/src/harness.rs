@@ -238,6 +238,12 @@ impl Harness {
         self.step(json!({ "step": "teardown" })).map(drop)
     }
 
+    /// A preparation ahead of the sessions: `on-prepare` with no session, in
+    /// a scratch workspace of its own (an error if the plug does not prepare).
+    pub fn prepare(&mut self) -> Result<(), HookError> {
+        self.step(json!({ "step": "prepare" })).map(drop)
+    }
+
     /// Passes text through the plug's transcript filter as one chunk of the
     /// stream `stream` (an agent message); `last` ends the stream.
     pub fn filter(&mut self, stream: &str, text: &str, last: bool) -> Result<String, HookError> {

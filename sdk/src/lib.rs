@@ -54,7 +54,8 @@
 pub mod bindings {
     wit_bindgen::generate!({
         path: "wit",
-        world: "plug",
+        // Every plug exports `prepare`; `prepares` says whether it does.
+        world: "preparing-plug",
         pub_export_macro: true,
         default_bindings_module: "blaise_plug::bindings",
         export_macro_name: "__export_plug_world",
@@ -78,6 +79,7 @@ pub use bindings::blaise::plug::types::{
     Context, Contribution, EntryKind, Hook, Needs, PauseInfo, PlugError, PlugInfo, RunKind,
     TeardownInfo, TranscriptEntry,
 };
+pub use bindings::exports::blaise::plug::prepare::PrepareContext;
 pub use blaise_plug_macros::plug;
 pub use info::PlugInfoBuilder;
 
@@ -110,11 +112,44 @@ pub trait Plug {
         Ok(())
     }
 
+    /// Make once, ahead of the sessions, what each of their starts would
+    /// otherwise make (a prepared image, a mirror, a template), where
+    /// `on_start` finds it. Called by the runner while it is idle when the
+    /// `impl` defines it; there is no session and no state. `on_start` must
+    /// still make it when no preparation did.
+    fn on_prepare(_ctx: &PrepareContext) -> Result<(), PlugError> {
+        Ok(())
+    }
+
     /// Filter one transcript entry (called when the `impl` defines it).
     /// Entries arrive in order; a batch from the runner is handed over one
     /// entry at a time.
     fn filter(_ctx: &Context, entry: TranscriptEntry) -> TranscriptEntry {
         entry
+    }
+}
+
+impl PrepareContext {
+    /// The plug's `with:` config, deserialized, as [`Context::config`].
+    pub fn config<T: serde::de::DeserializeOwned>(&self) -> Result<T, PlugError> {
+        serde_json::from_str(&self.config).map_err(|e| PlugError::new(format!("bad config: {e}")))
+    }
+
+    /// The context of a start in the preparation's scratch workspace, with
+    /// the prepare id as its session and run id: for a plug whose
+    /// preparation is what its `on_start` does first (and whose names for
+    /// leftovers derive from the session id, which this keeps stable).
+    pub fn as_start(&self) -> Context {
+        Context {
+            session_id: self.prepare_id.clone(),
+            run_id: self.prepare_id.clone(),
+            run_kind: RunKind::Start,
+            plug_id: self.plug_id.clone(),
+            config: self.config.clone(),
+            workspace: self.workspace.clone(),
+            storage: self.storage.clone(),
+            processes_kept: false,
+        }
     }
 }
 
@@ -132,6 +167,7 @@ pub mod __private {
     pub trait Implemented {
         const HOOKS: &'static [crate::Hook];
         const FILTERS_TRANSCRIPT: bool;
+        const PREPARES: bool;
     }
 }
 
@@ -166,6 +202,15 @@ macro_rules! __export_plug {
                 info: $crate::TeardownInfo,
             ) -> Result<(), $crate::PlugError> {
                 <$plug as $crate::Plug>::on_teardown(&ctx, &info)
+            }
+        }
+
+        impl $crate::bindings::exports::blaise::plug::prepare::Guest for __BlaisePlugExport {
+            fn prepares() -> bool {
+                <$plug as $crate::__private::Implemented>::PREPARES
+            }
+            fn on_prepare(ctx: $crate::PrepareContext) -> Result<(), $crate::PlugError> {
+                <$plug as $crate::Plug>::on_prepare(&ctx)
             }
         }
 

@@ -73,7 +73,9 @@ async fn start_runs(repo_url: &str, storage: bool) -> Vec<f64> {
         plug("plugs/checkout").display(),
         token.display(),
     ));
-    let runner = s.runner("bench");
+    // Without preparing ahead: what is measured is each start's own clone
+    // (a preparation would clone beside the first one).
+    let runner = s.runner_with_env("bench", &[("BLAISE_RUNNER_NO_PREPARE_AHEAD", "true")]);
     runner.wait_for_stderr("connected to Blaise", MINUTE).await;
     for i in 0..SESSIONS {
         s.blaise.session_to_teardown(i).await;

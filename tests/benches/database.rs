@@ -276,7 +276,11 @@ async fn session_starts(server: &Server, quick: bool) {
         s.configure(&plugs);
         let runner = s.runner_with_env(
             "bench",
-            &[("BENCH_PG_PASSWORD", server.password.as_deref().unwrap())],
+            &[
+                ("BENCH_PG_PASSWORD", server.password.as_deref().unwrap()),
+                // Each start's own work, with no preparation beside it.
+                ("BLAISE_RUNNER_NO_PREPARE_AHEAD", "true"),
+            ],
         );
         runner.wait_for_stderr("connected to Blaise", MINUTE).await;
         for i in 0..runs {

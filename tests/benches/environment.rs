@@ -26,10 +26,36 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 /// (wall ms, programs ms) of `n` start runs.
 async fn start_runs(plugs: impl FnOnce(&Stage) -> String, n: usize) -> Vec<(f64, f64)> {
+    start_runs_with(plugs, n, Ahead::Off).await
+}
+
+/// Whether the runner prepares ahead (the plugs' `on-prepare` while idle).
+#[derive(Clone, Copy, PartialEq)]
+enum Ahead {
+    /// `--no-prepare-ahead`: each start makes what it needs (and the
+    /// figures are the start runs' alone, with nothing beside them).
+    Off,
+    /// The sessions are asked for once the runner has prepared.
+    Done,
+}
+
+async fn start_runs_with(
+    plugs: impl FnOnce(&Stage) -> String,
+    n: usize,
+    ahead: Ahead,
+) -> Vec<(f64, f64)> {
     let s = Stage::new(settings(600_000, IdlePolicy::Pause)).await;
     s.configure(&plugs(&s));
-    let runner = s.runner("bench");
+    let runner = match ahead {
+        Ahead::Off => s.runner_with_env("bench", &[("BLAISE_RUNNER_NO_PREPARE_AHEAD", "true")]),
+        Ahead::Done => s.runner("bench"),
+    };
     runner.wait_for_stderr("connected to Blaise", MINUTE).await;
+    if ahead == Ahead::Done {
+        runner
+            .wait_for_stderr("prepared ahead of the sessions", MINUTE)
+            .await;
+    }
     for i in 0..n {
         s.blaise.session_to_teardown(i).await;
     }
@@ -121,6 +147,23 @@ async fn prepared_image_starts(base: &str, runs: usize) {
     let plain = median(plain.iter().map(|s| s.0).collect());
     let first = prepared[0].0;
     let later = median(prepared[1..].iter().map(|s| s.0).collect());
+    // The same steps with the runner preparing ahead: another base name, so
+    // that nothing is prepared yet when the runner starts.
+    let ahead_image = format!("{image}-ahead");
+    docker_cli(&["tag", base, &ahead_image]);
+    let ahead = start_runs_with(
+        move |_: &Stage| {
+            format!(
+                "  - id: docker\n    source: {}\n    with: {{ image: {ahead_image}{prepare} }}\n    allow: {{ exec: [docker] }}\n",
+                plug("plugs/docker").display(),
+            )
+        },
+        runs,
+        Ahead::Done,
+    )
+    .await;
+    let ahead_first = ahead[0].0;
+    let ahead_later = median(ahead[1..].iter().map(|s| s.0).collect());
     println!(
         "docker plug, start run, accepted -> agent spawned, the image as it is: median {plain:7.2} ms (n={runs})"
     );
@@ -131,6 +174,14 @@ async fn prepared_image_starts(base: &str, runs: usize) {
         "  with prepare steps (2 s), later starts, from the prepared image: median {later:7.2} ms (n={runs}, {:.2}x the image as it is)",
         later / plain
     );
+    println!(
+        "  prepared ahead by the idle runner, the first start:                      {ahead_first:7.2} ms ({:.3}x the first start that prepares)",
+        ahead_first / first
+    );
+    println!(
+        "  prepared ahead by the idle runner, later starts:                  median {ahead_later:7.2} ms (n={})",
+        runs - 1
+    );
     let made = docker_cli(&[
         "images",
         "--quiet",
@@ -140,7 +191,17 @@ async fn prepared_image_starts(base: &str, runs: usize) {
     for id in made.split_whitespace() {
         docker_cli(&["rmi", "--force", id]);
     }
+    let made = docker_cli(&[
+        "images",
+        "--quiet",
+        "--filter",
+        &format!("label=blaise.prepared.from={image}-ahead"),
+    ]);
+    for id in made.split_whitespace() {
+        docker_cli(&["rmi", "--force", id]);
+    }
     docker_cli(&["rmi", &image]);
+    docker_cli(&["rmi", &format!("{image}-ahead")]);
 }
 
 fn docker_cli(args: &[&str]) -> String {

@@ -321,3 +321,75 @@ async fn a_plug_built_for_contract_0_3_0_runs_on_0_3_1_as_it_is() {
         [("TOKEN".to_string(), "tok-0c9e2a7f41d6b3".to_string())]
     );
 }
+
+/// 0.3.2 added an optional export, `prepare`: a preparation calls
+/// `on-prepare` of the plugs whose `prepares` says so, in the order of the
+/// chain, with the prepare id and a workspace of its own; a plug built
+/// without it (0.2 through the adapter, 0.3.0, or the SDK's plug that
+/// defines no `on_prepare`) is never called, and a failure stops the
+/// preparation naming its plug.
+#[tokio::test]
+async fn a_preparation_calls_only_the_plugs_that_prepare_in_order() {
+    let w = World::new();
+    let probe = w.probe().await;
+    let load = |path: &'static str| {
+        let host = w.host.clone();
+        async move { host.load(&blaise_tests::plug(path)).await.unwrap() }
+    };
+    let (older, earlier, noop) = (
+        load("tests/plugs/older-contract").await,
+        load("tests/plugs/earlier-patch").await,
+        load("tests/plugs/noop").await,
+    );
+    let preparing = |id: &str, actions: serde_json::Value| {
+        setup(
+            id,
+            &probe,
+            json!({ "on_prepare": actions, "on_start": [{"record": id}] }),
+            Allow::default(),
+            Limits::default(),
+        )
+    };
+    let plain = |id: &str, plug| setup(id, plug, json!({}), Allow::default(), Limits::default());
+    let chain_of = |setups: Vec<_>| {
+        let host = w.host.clone();
+        // A preparation's run: its run id is the prepare id.
+        let run = std::sync::Arc::new(blaise_runner::host::RunInfo {
+            run_id: "prepare-0123abcd".into(),
+            ..(*w.run("prepare-0123abcd", RunKind::Start)).clone()
+        });
+        async move { PlugChain::new(&host, &setups, run).await.unwrap() }
+    };
+
+    let mut chain = chain_of(vec![
+        plain("older", &older),
+        preparing("a", json!([{"record": "a"}])),
+        plain("earlier", &earlier),
+        plain("noop", &noop),
+        preparing("b", json!([{"record": "b"}])),
+    ])
+    .await;
+    assert_eq!(chain.prepare().await.unwrap(), ["a", "b"]);
+    let log = std::fs::read_to_string(w.workspace.join("calls.log")).unwrap();
+    assert_eq!(
+        log,
+        "a prepare RunKind::Start prepare-0123abcd\nb prepare RunKind::Start prepare-0123abcd\n",
+        "in order, each told the prepare id"
+    );
+    assert!(!older_log(&w).iter().any(|l| l.contains("prepare")));
+
+    // The first failure stops it: the plugs after are not called.
+    std::fs::remove_file(w.workspace.join("calls.log")).unwrap();
+    let mut chain = chain_of(vec![
+        preparing("a", json!([{"fail": "the base image is not there"}])),
+        preparing("b", json!([{"record": "b"}])),
+    ])
+    .await;
+    let err = chain.prepare().await.unwrap_err();
+    assert_eq!((err.plug_id.as_str(), err.hook), ("a", "on-prepare"));
+    assert!(
+        err.to_string().contains("the base image is not there"),
+        "{err}"
+    );
+    assert!(!w.workspace.join("calls.log").exists(), "b was not called");
+}

@@ -898,3 +898,71 @@ async fn two_starts_at_once_prepare_one_template_and_both_branch_it() {
         "{left}"
     );
 }
+
+/// Ahead of the sessions (`on-prepare`, with no session), the template is
+/// made from the files the preparation's scratch workspace holds; the first
+/// session's start, over the same files, branches it without preparing.
+#[tokio::test]
+async fn a_preparation_ahead_makes_the_template_the_first_start_branches() {
+    let Some(server) = server() else { return };
+    let w = World::new();
+    let plug = w.host.load(&plug("plugs/database")).await.unwrap();
+    let allow = allow(&w, server);
+    let plug_id = unique("ahead");
+    let config = config(
+        server,
+        json!({ "prepare": { "dir": "repo", "steps": [{ "sql": "db/schema.sql" }] } }),
+    );
+    let repo_in = |ws: &Path| {
+        std::fs::create_dir_all(ws.join("repo/db")).unwrap();
+        std::fs::write(
+            ws.join("repo/db/schema.sql"),
+            "CREATE TABLE t (id int); INSERT INTO t VALUES (7);\n",
+        )
+        .unwrap();
+    };
+    let instance_in = |ws: &Path, session: &str| {
+        repo_in(ws);
+        let setup = setup(
+            &plug_id,
+            &plug,
+            config.clone(),
+            allow.clone(),
+            Limits::default(),
+        );
+        let run = blaise_tests::run(session, RunKind::Start, ws, w.state.clone());
+        PlugInstance::new(&w.host, setup, run)
+    };
+    let (logs, _guard) = LogCapture::start();
+    let mut ahead = instance_in(&w.tmp.path().join("scratch"), "prepare-0a1b2c3d4e5f")
+        .await
+        .unwrap();
+    assert!(ahead.prepares().await.unwrap());
+    ahead.on_prepare().await.unwrap();
+    // One database under the template's name: the template, and nothing
+    // left of building it.
+    let named = server
+        .psql(
+            "postgres",
+            &format!("SELECT string_agg(datname, ',') FROM pg_database WHERE datname LIKE 'blaise_tpl_{plug_id}_%'"),
+        )
+        .unwrap();
+    assert!(!named.is_empty() && !named.contains(','), "{named}");
+    assert_eq!(logs.text().matches("prepared the template").count(), 1);
+
+    let mut run = instance_in(&w.tmp.path().join("ws-a"), "a").await.unwrap();
+    let started = run.on_start().await.unwrap();
+    assert_eq!(
+        logs.text().matches("prepared the template").count(),
+        1,
+        "not made again at the start"
+    );
+    let (user, pass) = (var(&started, "PGUSER"), var(&started, "PGPASSWORD"));
+    assert_eq!(
+        server
+            .psql_as(user, Some(pass), user, "SELECT id FROM t")
+            .unwrap(),
+        "7"
+    );
+    run.on_teardown(teardown()).await.unwrap();
+}

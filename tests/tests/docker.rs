@@ -700,3 +700,62 @@ fn base_of_its_own(what: &str) -> (String, String) {
     sh(Path::new("/"), "docker", &["tag", &agent_image(), &base]);
     (marker, base)
 }
+
+/// A runner that is idle prepares the image before any session asks
+/// (`on-prepare`): the first session's container is created from it, and
+/// its start runs no step.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_idle_runner_prepares_the_image_before_the_first_session() {
+    if !have(&["docker"]) {
+        return;
+    }
+    let (marker, base) = base_of_its_own("ahead");
+    let s = Stage::new(settings(600_000, IdlePolicy::Pause)).await;
+    s.configure(&format!(
+        "  - id: docker\n    source: {}\n    with:\n      image: {base}\n      prepare:\n        run: [\"echo {marker} > /prepared\"]\n        network: none\n    allow:\n      exec: [docker]\n",
+        plug("plugs/docker").display(),
+    ));
+    let runner = s.runner("box-1");
+    let mine = format!("blaise.prepared.from={base}");
+    let start = std::time::Instant::now();
+    while prepared_images(&mine).is_empty() {
+        assert!(start.elapsed() < MINUTE, "{}", runner.stderr());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let image = prepared_images(&mine).remove(0);
+    runner
+        .wait_for_stderr("prepared ahead of the sessions", MINUTE)
+        .await;
+    let scratch = format!(
+        "blaise-docker-{}-prepare",
+        blaise_runner::ahead::prepare_id(&s.data)
+    );
+    assert_eq!(
+        containers(&format!("name={scratch}")),
+        Vec::<String>::new(),
+        "no scratch container left"
+    );
+
+    let b = &s.blaise;
+    let id = b.new_session("script", "run cat /prepared").await;
+    b.wait_for_text(&id, &marker, MINUTE).await;
+    let name = format!("blaise-docker-{id}");
+    assert_eq!(inspect(&name, "{{.Config.Image}}"), image);
+    let log = runner.stderr();
+    assert_eq!(
+        log.matches(&format!("prepared {image}")).count(),
+        1,
+        "made once, ahead: {log}"
+    );
+    b.close(&id).await.unwrap();
+    b.wait_for(&id, "the teardown", MINUTE, |v| {
+        v["environment"]["state"] == "torn_down"
+    })
+    .await;
+    assert_eq!(containers_of(&id), Vec::<String>::new());
+    runner.stop().await;
+    let _ = std::process::Command::new("docker")
+        .args(["rmi", "--force", &image])
+        .output();
+    sh(Path::new("/"), "docker", &["rmi", &base]);
+}

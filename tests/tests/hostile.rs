@@ -357,7 +357,7 @@ async fn a_plug_for_another_contract_is_refused_naming_both_versions() {
     );
     assert!(
         err.contains(
-            "this runner implements blaise:plug@0.3.1 (it accepts blaise:plug@0.2.0 to blaise:plug@0.3.1)"
+            "this runner implements blaise:plug@0.3.2 (it accepts blaise:plug@0.2.0 to blaise:plug@0.3.2)"
         ),
         "{err}"
     );

@@ -21,7 +21,7 @@ pub const PACKAGE: &str = "blaise:plug";
 pub const VERSION: Version = Version {
     major: 0,
     minor: 3,
-    patch: 1,
+    patch: 2,
 };
 
 /// Older contract versions this runner still loads, through an adapter each,
@@ -86,7 +86,7 @@ pub fn version_of_item(name: &str) -> Option<Version> {
 }
 
 /// The contract versions this runner accepts, for messages:
-/// `blaise:plug@0.2.0 to blaise:plug@0.3.1`.
+/// `blaise:plug@0.2.0 to blaise:plug@0.3.2`.
 pub fn supported_range() -> String {
     let oldest = OLDER.last().copied().unwrap_or(VERSION);
     let first = if oldest.major == 0 {
@@ -132,12 +132,16 @@ mod tests {
             "0.3.1 added only an import"
         );
         assert!(accepts(v("0.3.1")) && !adapted(v("0.3.1")));
-        assert!(!accepts(v("0.3.2")), "newer than the runner");
+        assert!(
+            accepts(v("0.3.2")) && !adapted(v("0.3.2")),
+            "0.3.2 added only an optional export"
+        );
+        assert!(!accepts(v("0.3.3")), "newer than the runner");
         assert!(accepts(v("0.2.0")) && adapted(v("0.2.0")));
         assert!(!accepts(v("0.1.0")), "no adapter for 0.1");
         assert!(!accepts(v("0.4.0")), "newer than the runner");
         assert!(!accepts(v("0.2.1")), "newer than the frozen 0.2.0");
-        assert_eq!(supported_range(), "blaise:plug@0.2.0 to blaise:plug@0.3.1");
+        assert_eq!(supported_range(), "blaise:plug@0.2.0 to blaise:plug@0.3.2");
     }
 
     #[test]

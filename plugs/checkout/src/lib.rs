@@ -3,13 +3,18 @@
 //! Stateless: everything it needs (where the clone is) follows from its config
 //! and the workspace, on any run. Start clones (or, after a start that was
 //! interrupted, reuses a complete clone); resume fetches and never touches the
-//! work in progress; teardown removes the clone.
+//! work in progress; teardown removes the clone. Ahead of the sessions it
+//! keeps the mirror up to date and clones into the preparation's scratch
+//! workspace, where the plugs after it read the repository (migrations for
+//! the database plug's template).
 
 mod config;
 mod git;
 mod mirror;
 
-use blaise_plug::{Context, Contribution, Plug, PlugError, PlugInfo, TeardownInfo, log};
+use blaise_plug::{
+    Context, Contribution, Plug, PlugError, PlugInfo, PrepareContext, TeardownInfo, log,
+};
 
 use config::Config;
 use git::{Git, UPLOAD_PACK};
@@ -70,6 +75,18 @@ impl Plug for Checkout {
 
     fn on_teardown(ctx: &Context, _info: &TeardownInfo) -> Result<(), PlugError> {
         remove(&Config::dir_only(ctx)?)
+    }
+
+    fn on_prepare(ctx: &PrepareContext) -> Result<(), PlugError> {
+        // A start's clone, in the scratch workspace: it makes or fetches the
+        // mirror (when storage is granted), so the first session copies
+        // from a fresh one instead of cloning the repository.
+        let ctx = ctx.as_start();
+        let config = Config::read(&ctx)?;
+        let git = Git::new(&config.username)?;
+        let dir = config.dir(&ctx);
+        remove(&dir)?;
+        clone(&git, &config, &ctx, &dir)
     }
 }
 

@@ -16,7 +16,8 @@ mod psql;
 mod template;
 
 use blaise_plug::{
-    Context, Contribution, PauseInfo, Plug, PlugError, PlugInfo, TeardownInfo, log, secrets, state,
+    Context, Contribution, PauseInfo, Plug, PlugError, PlugInfo, PrepareContext, TeardownInfo, log,
+    secrets, state,
 };
 use serde::{Deserialize, Serialize};
 
@@ -55,6 +56,32 @@ impl Plug for DatabasePlug {
             .exec(&["psql", "pg_restore", "sh"])
             .secrets(&[ADMIN_PASSWORD, PASSWORD_KEY])
             .build()
+    }
+
+    fn on_prepare(ctx: &PrepareContext) -> Result<(), PlugError> {
+        // The template, from the steps' files as the plugs before this one
+        // left them in the scratch workspace (the checkout's clone). A
+        // session whose files differ gets its own template at its start.
+        let ctx = ctx.as_start();
+        let config = Config::read(&ctx)?;
+        match (&config.template, &config.prepare) {
+            (None, Some(prepare)) => {
+                let dir = std::path::Path::new(&ctx.workspace).join(&prepare.dir);
+                if !dir.is_dir() {
+                    // Its files come with the session (no plug before this
+                    // one puts them in the scratch workspace): the first
+                    // start prepares it, as without a preparation.
+                    log::info(format!(
+                        "nothing to prepare the template from: `{}` is not in the scratch workspace (no plug before this one puts it there)",
+                        prepare.dir
+                    ));
+                    return Ok(());
+                }
+                let psql = Psql::new(config.server())?;
+                template::ready(&psql, &config, prepare, &ctx).map(drop)
+            }
+            _ => Ok(()),
+        }
     }
 
     fn on_start(ctx: &Context) -> Result<Contribution, PlugError> {

@@ -9,7 +9,9 @@ mod config;
 mod docker;
 mod prepare;
 
-use blaise_plug::{Context, Contribution, PauseInfo, Plug, PlugError, PlugInfo, TeardownInfo, log};
+use blaise_plug::{
+    Context, Contribution, PauseInfo, Plug, PlugError, PlugInfo, PrepareContext, TeardownInfo, log,
+};
 
 use config::{Config, Network};
 use docker::{Docker, State, is_missing, strings};
@@ -28,6 +30,21 @@ impl Plug for DockerPlug {
             .config::<config::Config>()
             .exec(&["docker", "blaise-egress"])
             .build()
+    }
+
+    fn on_prepare(ctx: &PrepareContext) -> Result<(), PlugError> {
+        // The prepared image, made where every session's start finds it;
+        // its scratch container is named from the prepare id, so the next
+        // preparation removes what an interrupted one left.
+        let ctx = ctx.as_start();
+        let config = Config::read(&ctx)?;
+        match &config.prepare {
+            Some(steps) => {
+                let docker = Docker::new(config.host.as_deref());
+                prepare::image(&docker, &config, steps, &scratch_name(&ctx)).map(drop)
+            }
+            None => Ok(()),
+        }
     }
 
     fn on_start(ctx: &Context) -> Result<Contribution, PlugError> {

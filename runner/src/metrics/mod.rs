@@ -123,6 +123,7 @@ pub struct RunnerMetrics {
     warm_agents: Gauge,
     warm_agent_bytes: Gauge,
     warm_outcomes: Family<OutcomeLabel, Counter>,
+    preparations: Family<OutcomeLabel, Counter>,
     /// Warm agents let go because the plugs change the launch, and because
     /// it differed otherwise (the pool reads both: see `warm::Pool`).
     plugs_change_launch: std::sync::atomic::AtomicU64,
@@ -233,6 +234,12 @@ impl RunnerMetrics {
             "Warm agents by what became of them: taken, plugs_change_launch, launch_differs, failed",
             warm_outcomes.clone(),
         );
+        let preparations = Family::<OutcomeLabel, Counter>::default();
+        r.register(
+            "preparations",
+            "Preparations ahead of the sessions (the plugs' on-prepare) by outcome: ok, failed",
+            preparations.clone(),
+        );
         let capacity_gauge = Gauge::<i64>::default();
         capacity_gauge.set(i64::from(capacity));
         r.register(
@@ -258,6 +265,7 @@ impl RunnerMetrics {
             warm_agents,
             warm_agent_bytes,
             warm_outcomes,
+            preparations,
             plugs_change_launch: Default::default(),
             launch_differs: Default::default(),
             outboxes: Mutex::new(HashMap::new()),
@@ -315,6 +323,15 @@ impl RunnerMetrics {
     pub fn kept_agents(&self, count: usize, bytes: u64) {
         self.kept_agents.set(count as i64);
         self.kept_agent_bytes.set(bytes.min(i64::MAX as u64) as i64);
+    }
+
+    /// A preparation ahead ended (`ok` or `failed`).
+    pub fn prepared(&self, ok: bool) {
+        self.preparations
+            .get_or_create(&OutcomeLabel {
+                outcome: if ok { "ok" } else { "failed" }.into(),
+            })
+            .inc();
     }
 
     /// What became of a warm agent.

@@ -8,6 +8,10 @@
 //! relative symlink to it, so that the workspace every later run resolves
 //! (and the agent's working directory and home, fixed when it started) is
 //! the slot's path. The link is followed only to such a sibling.
+//!
+//! A preparation ahead (see [`crate::ahead`]) runs in a *scratch* directory
+//! `prp_<random>`, locked the same way and never adopted: removed when the
+//! preparation ends, or by the sweep after a daemon that died.
 
 use std::path::{Path, PathBuf};
 
@@ -20,6 +24,8 @@ fn doing(what: String) -> impl FnOnce(Error) -> Error {
 
 /// The name every slot starts with.
 const SLOT: &str = "wrm_";
+/// The name every preparation's scratch directory starts with.
+const SCRATCH: &str = "prp_";
 
 pub fn path(data_dir: &Path, environment_id: &str) -> PathBuf {
     data_dir.join("workspaces").join(environment_id)
@@ -80,7 +86,16 @@ pub fn remove(dir: &Path) -> Result<()> {
 
 /// Whether `name` is a slot's directory name (`wrm_<hex>`).
 pub fn is_slot_name(name: &str) -> bool {
-    name.strip_prefix(SLOT)
+    random_after(name, SLOT)
+}
+
+/// Whether `name` is that of a preparation's scratch directory.
+pub fn is_scratch_name(name: &str) -> bool {
+    random_after(name, SCRATCH)
+}
+
+fn random_after(name: &str, prefix: &str) -> bool {
+    name.strip_prefix(prefix)
         .is_some_and(|hex| !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
@@ -95,9 +110,18 @@ pub struct SlotLock {
 
 /// A new, empty slot, locked.
 pub fn new_slot(data_dir: &Path) -> Result<SlotLock> {
+    new_locked(data_dir, SLOT)
+}
+
+/// A new, empty scratch directory for a preparation, locked.
+pub fn new_scratch(data_dir: &Path) -> Result<SlotLock> {
+    new_locked(data_dir, SCRATCH)
+}
+
+fn new_locked(data_dir: &Path, prefix: &str) -> Result<SlotLock> {
     let mut random = [0u8; 8];
     getrandom::fill(&mut random).map_err(|e| Error::other(e.to_string()))?;
-    let name = format!("{SLOT}{}", hex::encode(random));
+    let name = format!("{prefix}{}", hex::encode(random));
     let dir = data_dir.join("workspaces").join(&name);
     std::fs::create_dir_all(data_dir.join("workspaces"))
         .map_err(doing(format!("creating {}", data_dir.display())))?;
@@ -113,7 +137,7 @@ pub fn new_slot(data_dir: &Path) -> Result<SlotLock> {
 }
 
 /// `flock(LOCK_EX | LOCK_NB)`: taken, or held by a live process.
-fn flock(file: &std::fs::File) -> Result<()> {
+pub(crate) fn flock(file: &std::fs::File) -> Result<()> {
     use std::os::fd::AsRawFd as _;
     // SAFETY: flock(2) on a descriptor this function borrows.
     if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
@@ -160,8 +184,17 @@ pub fn remove_slot(data_dir: &Path, slot: &str) -> Result<()> {
     remove(&data_dir.join("workspaces").join(slot))
 }
 
-/// Removes the slots that no environment adopted and no live daemon holds:
-/// those of warm agents that died with their daemon. Returns how many.
+/// Removes a preparation's scratch directory.
+pub fn remove_scratch(data_dir: &Path, scratch: &str) -> Result<()> {
+    if !is_scratch_name(scratch) {
+        return Ok(());
+    }
+    remove(&data_dir.join("workspaces").join(scratch))
+}
+
+/// Removes the slots that no environment adopted and no live daemon holds
+/// (those of warm agents that died with their daemon), and such scratch
+/// directories of preparations. Returns how many.
 pub fn sweep_slots(data_dir: &Path) -> usize {
     let workspaces = data_dir.join("workspaces");
     let Ok(entries) = std::fs::read_dir(&workspaces) else {
@@ -175,7 +208,7 @@ pub fn sweep_slots(data_dir: &Path) -> usize {
             if let Ok(target) = std::fs::read_link(entry.path()) {
                 linked.insert(target.to_string_lossy().into_owned());
             }
-        } else if is_slot_name(&name) {
+        } else if is_slot_name(&name) || is_scratch_name(&name) {
             slots.push(name);
         }
     }

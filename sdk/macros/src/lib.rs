@@ -50,6 +50,7 @@ pub fn plug(attr: TokenStream, item: TokenStream) -> TokenStream {
         .filter(|(method, _)| defined.iter().any(|d| d == method))
         .map(|(_, variant)| syn::Ident::new(variant, proc_macro2::Span::call_site()));
     let filters = defined.iter().any(|d| d == "filter");
+    let prepares = defined.iter().any(|d| d == "on_prepare");
     let ty = &imp.self_ty;
     quote! {
         #imp
@@ -57,6 +58,7 @@ pub fn plug(attr: TokenStream, item: TokenStream) -> TokenStream {
         impl ::blaise_plug::__private::Implemented for #ty {
             const HOOKS: &'static [::blaise_plug::Hook] = &[#(::blaise_plug::Hook::#hooks),*];
             const FILTERS_TRANSCRIPT: bool = #filters;
+            const PREPARES: bool = #prepares;
         }
 
         ::blaise_plug::__export_plug!(#ty);

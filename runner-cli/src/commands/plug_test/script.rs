@@ -94,6 +94,12 @@ pub enum Step {
         #[serde(default)]
         expect_error: Option<String>,
     },
+    /// A preparation ahead of the sessions: a fresh instance with no
+    /// session, `on-prepare`, in a scratch workspace of its own.
+    Prepare {
+        #[serde(default)]
+        expect_error: Option<String>,
+    },
     /// Entries through the plug's transcript filter, in one call.
     Filter {
         entries: Vec<Entry>,
@@ -138,7 +144,7 @@ fn stream() -> String {
 }
 
 impl Step {
-    pub const NAMES: &str = "start, resume, pause, teardown, filter";
+    pub const NAMES: &str = "start, resume, pause, teardown, filter, prepare";
 
     /// A step as a script writes it: `start`, `pause: { may_resume: false }`,
     /// `filter: [text, …]`, or the harness's `{ step: pause, … }`.
@@ -220,6 +226,7 @@ impl Step {
             Step::Pause { .. } => "pause",
             Step::Teardown { .. } => "teardown",
             Step::Filter { .. } => "filter",
+            Step::Prepare { .. } => "prepare",
         }
     }
 
@@ -229,7 +236,8 @@ impl Step {
             | Step::Resume { expect_error }
             | Step::Pause { expect_error, .. }
             | Step::Teardown { expect_error, .. }
-            | Step::Filter { expect_error, .. } => expect_error.as_deref(),
+            | Step::Filter { expect_error, .. }
+            | Step::Prepare { expect_error } => expect_error.as_deref(),
         }
     }
 }
@@ -270,6 +278,10 @@ mod tests {
                 ],
                 expect_error: None
             }
+        );
+        assert_eq!(
+            Step::read(&json!("prepare")).unwrap(),
+            Step::Prepare { expect_error: None }
         );
         assert_eq!(
             Step::read(&json!({ "step": "teardown", "reason": "expired" })).unwrap(),

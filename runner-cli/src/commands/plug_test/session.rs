@@ -165,6 +165,7 @@ impl TestSession {
                 ..
             } => self.pause(reason, *may_resume, *keep_processes).await,
             Step::Teardown { reason, .. } => self.teardown(reason).await,
+            Step::Prepare { .. } => self.prepare().await,
             Step::Filter { entries, .. } => self
                 .filter(entries)
                 .await
@@ -270,6 +271,34 @@ impl TestSession {
             right_after_pause,
         };
         instance.on_teardown(info).await
+    }
+
+    /// A preparation, as the runner's: no session, its own scratch
+    /// workspace (removed after), the plug's storage, no state kept.
+    async fn prepare(&mut self) -> Result<(), HookError> {
+        let scratch = tempfile::tempdir()
+            .map_err(|e| self.misuse("on-prepare", &format!("a scratch workspace: {e}")))?;
+        let run = Arc::new(RunInfo {
+            session_id: "plug-test-prepare".into(),
+            run_id: "plug-test-prepare".into(),
+            run_kind: RunKind::Start,
+            processes_kept: false,
+            workspace: scratch.path().to_path_buf(),
+            plug_storage: self.storage.path().to_path_buf(),
+            state: Arc::new(blaise_runner::host::state_store::MemoryStateStore::default()),
+        });
+        let setup = match &self.setup {
+            Ok(setup) => setup.clone(),
+            Err(e) => return Err(self.misuse("configure", &format!("the plug's config: {e}"))),
+        };
+        let mut instance = PlugInstance::new(&self.host, setup, run).await?;
+        if !instance.prepares().await? {
+            return Err(self.misuse(
+                "on-prepare",
+                "the plug does not prepare (its `prepares` says false: it defines no `on_prepare`), so the runner never calls it",
+            ));
+        }
+        instance.on_prepare().await
     }
 
     async fn filter(&mut self, entries: &[Entry]) -> Result<Vec<TranscriptEntry>, HookError> {

@@ -4,8 +4,8 @@
 
 use blaise_plug::process::Command;
 use blaise_plug::{
-    Context, Contribution, EntryKind, PauseInfo, Plug, PlugError, PlugInfo, TeardownInfo,
-    TranscriptEntry, http, log, state,
+    Context, Contribution, EntryKind, PauseInfo, Plug, PlugError, PlugInfo, PrepareContext,
+    TeardownInfo, TranscriptEntry, http, log, state,
 };
 use serde::Deserialize;
 
@@ -22,6 +22,8 @@ struct Config {
     on_pause: Vec<Action>,
     #[schemars(with = "Vec<serde_json::Value>")]
     on_teardown: Vec<Action>,
+    #[schemars(with = "Vec<serde_json::Value>")]
+    on_prepare: Vec<Action>,
     /// Appended to every transcript entry's text.
     filter_tag: Option<String>,
     /// Appends every entry the filter sees to `<workspace>/filter.log`.
@@ -35,6 +37,9 @@ struct Config {
 enum Action {
     /// Appends `<label>` and the hook's info to `<workspace>/calls.log`.
     Record(String),
+    /// Appends `<label> <hook> <run id> <workspace> [<what it holds>]` to
+    /// `<storage>/notes.log` (which outlives a preparation's scratch workspace).
+    Note(String),
     Set(String, String),
     /// Sets the state key named after the hook (e.g. `pause:idle:false`), so
     /// that which hooks ran shows in Blaise's plug records.
@@ -73,6 +78,29 @@ fn run(ctx: &Context, actions: &[Action], hook: &str) -> Result<Contribution, Pl
     let mut c = Contribution::default();
     for action in actions {
         match action {
+            Action::Note(label) => {
+                let storage = ctx
+                    .storage
+                    .as_deref()
+                    .ok_or_else(|| PlugError::new("note: no storage granted"))?;
+                let path = format!("{storage}/notes.log");
+                let mut log = std::fs::read_to_string(&path).unwrap_or_default();
+                let mut held: Vec<String> = std::fs::read_dir(&ctx.workspace)
+                    .map(|d| {
+                        d.flatten()
+                            .map(|e| e.file_name().to_string_lossy().into_owned())
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                held.sort();
+                log.push_str(&format!(
+                    "{label} {hook} {} {} [{}]\n",
+                    ctx.run_id,
+                    ctx.workspace,
+                    held.join(",")
+                ));
+                std::fs::write(&path, log).map_err(|e| PlugError::new(format!("note: {e}")))?;
+            }
             Action::Record(label) => {
                 let path = format!("{}/calls.log", ctx.workspace);
                 let mut log = std::fs::read_to_string(&path).unwrap_or_default();
@@ -198,6 +226,8 @@ impl Plug for Probe {
             .exec(&["echo", "sh"])
             .http(&["127.0.0.1"])
             .secrets(&["probe-secret", "missing-secret"])
+            // For `note`, which a preparation leaves behind.
+            .storage(true)
             .build()
     }
 
@@ -223,6 +253,11 @@ impl Plug for Probe {
     fn on_teardown(ctx: &Context, info: &TeardownInfo) -> Result<(), PlugError> {
         let hook = format!("teardown:{}:{}", info.reason, info.right_after_pause);
         run(ctx, &config(ctx)?.on_teardown, &hook).map(|_| ())
+    }
+
+    fn on_prepare(ctx: &PrepareContext) -> Result<(), PlugError> {
+        let ctx = ctx.as_start();
+        run(&ctx, &config(&ctx)?.on_prepare, "prepare").map(|_| ())
     }
 
     fn filter(ctx: &Context, mut entry: TranscriptEntry) -> TranscriptEntry {

@@ -547,14 +547,10 @@ fn plug_test_never_prints_a_secret_the_plug_was_given() {
 #[test]
 fn plug_test_prepares_a_plug_that_prepares_and_says_so_of_one_that_does_not() {
     let tmp = tempfile::tempdir().unwrap();
-    let script = tmp.path().join("script.yml");
-    std::fs::write(
-        &script,
-        "with: { on_prepare: [{ set: [k, v] }, { record: ahead }] }\n\
-         steps: [prepare, { prepare: { expect_error: \"does not prepare\" } }]\n",
-    )
-    .unwrap();
-    let run = |plug: &str| {
+    let steps = "steps: [prepare, { prepare: { expect_error: \"does not prepare\" } }]\n";
+    let run = |plug: &str, with: &str| {
+        let script = tmp.path().join("script.yml");
+        std::fs::write(&script, format!("{with}{steps}")).unwrap();
         let wasm = blaise_runner::build::build_plug(
             &root().join(plug),
             Some(&root().join("target/plugs")),
@@ -575,12 +571,15 @@ fn plug_test_prepares_a_plug_that_prepares_and_says_so_of_one_that_does_not() {
             serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out.stderr)));
         report["steps"].as_array().unwrap().clone()
     };
-    let probe = run("tests/plugs/probe");
+    let probe = run(
+        "tests/plugs/probe",
+        "with: { on_prepare: [{ set: [k, v] }, { record: ahead }] }\n",
+    );
     assert_eq!(probe[0]["ok"], true, "{probe:#?}");
     assert_eq!(probe[0]["state"], serde_json::json!({}), "no state is kept");
     // It prepares: the second step's expected error does not come.
     assert_eq!(probe[1]["ok"], false, "{probe:#?}");
-    let noop = run("tests/plugs/noop");
+    let noop = run("tests/plugs/noop", "");
     assert_eq!(noop[0]["ok"], false, "{noop:#?}");
     let said = noop[0]["error"]["message"].as_str().unwrap();
     assert!(said.contains("the plug does not prepare"), "{said}");

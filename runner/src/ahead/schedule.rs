@@ -186,12 +186,10 @@ mod tests {
         let now = Instant::now() + Duration::from_secs(3 * 3600);
         let at = |ago: Duration| now - ago;
         let min = |m: u64| Duration::from_secs(60 * m);
-        let rows: &[(
-            &str,
-            Option<(&str, Duration)>,
-            Option<(&str, Duration)>,
-            bool,
-        )] = &[
+        // (blaise.yml digest, how long ago)
+        type Last = Option<(&'static str, Duration)>;
+        // case, the last success, the last failure, due under "a"
+        let rows: &[(&str, Last, Last, bool)] = &[
             ("never prepared", None, None, true),
             ("prepared a minute ago", Some(("a", min(1))), None, false),
             (

@@ -25,6 +25,21 @@ fn runner(args: &[&str], dir: &Path) -> Output {
         .unwrap()
 }
 
+/// `plug test WASM --script SCRIPT --json`, run in `dir`.
+fn plug_test_json(wasm: &Path, script: &Path, dir: &Path) -> Output {
+    runner(
+        &[
+            "plug",
+            "test",
+            wasm.to_str().unwrap(),
+            "--script",
+            script.to_str().unwrap(),
+            "--json",
+        ],
+        dir,
+    )
+}
+
 fn text(out: &[u8]) -> String {
     String::from_utf8_lossy(out).into_owned()
 }
@@ -225,17 +240,7 @@ fn plug_test_runs_a_scripted_lifecycle_and_reports_each_hook() {
          \x20 - teardown\n",
     )
     .unwrap();
-    let out = runner(
-        &[
-            "plug",
-            "test",
-            wasm.to_str().unwrap(),
-            "--script",
-            script.to_str().unwrap(),
-            "--json",
-        ],
-        tmp.path(),
-    );
+    let out = plug_test_json(&wasm, &script, tmp.path());
     assert!(
         out.status.success(),
         "{}\n{}",
@@ -344,19 +349,7 @@ fn plug_test_pauses_hot_only_a_plug_that_keeps_processes() {
          steps: [start, { pause: { keep_processes: true } }, resume, pause, resume]\n",
     )
     .unwrap();
-    let run = |wasm: &Path| {
-        runner(
-            &[
-                "plug",
-                "test",
-                wasm.to_str().unwrap(),
-                "--script",
-                script.to_str().unwrap(),
-                "--json",
-            ],
-            tmp.path(),
-        )
-    };
+    let run = |wasm: &Path| plug_test_json(wasm, &script, tmp.path());
     let out = run(&probe);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -556,17 +549,7 @@ fn plug_test_prepares_a_plug_that_prepares_and_says_so_of_one_that_does_not() {
             Some(&root().join("target/plugs")),
         )
         .expect("building the plug");
-        let out = runner(
-            &[
-                "plug",
-                "test",
-                wasm.to_str().unwrap(),
-                "--script",
-                script.to_str().unwrap(),
-                "--json",
-            ],
-            tmp.path(),
-        );
+        let out = plug_test_json(&wasm, &script, tmp.path());
         let report: serde_json::Value =
             serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out.stderr)));
         report["steps"].as_array().unwrap().clone()

@@ -490,6 +490,28 @@ pub(crate) fn run_program() -> Result<PathBuf> {
     }
 }
 
+/// A hidden helper command of this daemon (`warm-one`, `prepare-ahead`)
+/// with `args` after its name, and the daemon's cache, blaise.yml and data
+/// directory; its output discarded, killed if dropped. Its standard input is
+/// the caller's to set.
+pub(crate) fn helper_command(
+    options: &RunnerOptions,
+    args: &[&str],
+) -> Result<tokio::process::Command> {
+    let mut command = tokio::process::Command::new(run_program()?);
+    command
+        .arg("--cache-dir")
+        .arg(&options.cache_dir)
+        .args(args)
+        .arg("--config")
+        .arg(&options.config)
+        .arg("--data-dir")
+        .arg(&options.data_dir)
+        .stdout(std::process::Stdio::null())
+        .kill_on_drop(true);
+    Ok(command)
+}
+
 /// The runner could not start the process of a run it accepted: say so at once.
 async fn process_start_failed(client: &Client, run_id: &str, error: anyhow::Error) {
     tracing::error!(run = run_id, "{error:#}");

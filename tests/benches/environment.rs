@@ -182,26 +182,18 @@ async fn prepared_image_starts(base: &str, runs: usize) {
         "  prepared ahead by the idle runner, later starts:                  median {ahead_later:7.2} ms (n={})",
         runs - 1
     );
-    let made = docker_cli(&[
-        "images",
-        "--quiet",
-        "--filter",
-        &format!("label=blaise.prepared.from={image}"),
-    ]);
-    for id in made.split_whitespace() {
-        docker_cli(&["rmi", "--force", id]);
+    for base in [image.clone(), format!("{image}-ahead")] {
+        let made = docker_cli(&[
+            "images",
+            "--quiet",
+            "--filter",
+            &format!("label=blaise.prepared.from={base}"),
+        ]);
+        for id in made.split_whitespace() {
+            docker_cli(&["rmi", "--force", id]);
+        }
+        docker_cli(&["rmi", &base]);
     }
-    let made = docker_cli(&[
-        "images",
-        "--quiet",
-        "--filter",
-        &format!("label=blaise.prepared.from={image}-ahead"),
-    ]);
-    for id in made.split_whitespace() {
-        docker_cli(&["rmi", "--force", id]);
-    }
-    docker_cli(&["rmi", &image]);
-    docker_cli(&["rmi", &format!("{image}-ahead")]);
 }
 
 fn docker_cli(args: &[&str]) -> String {

@@ -7,7 +7,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result};
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 
 use crate::daemon::RunnerOptions;
 use crate::metrics::RunnerMetrics;
@@ -154,20 +154,10 @@ fn due(
 }
 
 fn spawn(options: &RunnerOptions, scratch: &str) -> Result<Child> {
-    let exe = crate::daemon::run_program()?;
-    let mut command = Command::new(exe);
-    command
-        .arg("--cache-dir")
-        .arg(&options.cache_dir)
-        .args([super::PREPARE_AHEAD, "--scratch", scratch])
-        .arg("--config")
-        .arg(&options.config)
-        .arg("--data-dir")
-        .arg(&options.data_dir)
+    crate::daemon::helper_command(options, &[super::PREPARE_AHEAD, "--scratch", scratch])?
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .kill_on_drop(true);
-    command.spawn().context("starting prepare-ahead")
+        .spawn()
+        .context("starting prepare-ahead")
 }
 
 fn remove_scratch(options: &RunnerOptions, scratch: &str) {

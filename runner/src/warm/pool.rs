@@ -6,7 +6,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result};
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 
 use crate::daemon::{MEMORY_PER_RUN, RunnerOptions};
 use crate::keeper::{Keeper, WarmAgent};
@@ -288,20 +288,10 @@ pub fn config_digest(path: &std::path::Path) -> Option<String> {
 }
 
 fn spawn(options: &RunnerOptions, slot: &str, keeper: std::os::fd::OwnedFd) -> Result<Child> {
-    let exe = crate::daemon::run_program()?;
-    let mut command = Command::new(exe);
-    command
-        .arg("--cache-dir")
-        .arg(&options.cache_dir)
-        .args([super::WARM_ONE, "--slot", slot])
-        .arg("--config")
-        .arg(&options.config)
-        .arg("--data-dir")
-        .arg(&options.data_dir)
+    crate::daemon::helper_command(options, &[super::WARM_ONE, "--slot", slot])?
         .stdin(Stdio::from(keeper))
-        .stdout(Stdio::null())
-        .kill_on_drop(true);
-    command.spawn().context("starting warm-one")
+        .spawn()
+        .context("starting warm-one")
 }
 
 fn remove_slot(options: &RunnerOptions, slot: &str) {

@@ -388,9 +388,9 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             config,
             data_dir,
         } => {
-            use blaise_runner::ahead::{BUSY, Prepared, prepare_ahead};
+            use blaise_runner::ahead::{BUSY, NOTHING, Prepared, prepare_ahead};
             match prepare_ahead(&config, &data_dir, &options.cache_dir, &scratch).await {
-                Ok(Prepared::Plugs(plugs)) if plugs.is_empty() => Ok(ExitCode::SUCCESS),
+                Ok(Prepared::Plugs(plugs)) if plugs.is_empty() => Ok(ExitCode::from(NOTHING as u8)),
                 Ok(Prepared::Plugs(plugs)) => {
                     tracing::info!(?plugs, "prepared ahead of the sessions");
                     Ok(ExitCode::SUCCESS)

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result, anyhow};
 use tokio::process::{Child, Command};
@@ -46,6 +46,11 @@ pub struct RunnerOptions {
     /// Run the plugs' `on-prepare` while idle (see [`crate::ahead`]).
     pub prepare_ahead: bool,
 }
+
+/// How long after the last accepted run the runner counts as idle: a start
+/// competes for the cores (and the Docker daemon) with a warm-up or a
+/// preparation ahead, which wait for it.
+pub(crate) const IDLE_AFTER: Duration = Duration::from_secs(1);
 
 /// How often the warm pool is looked after (see [`crate::warm::Pool`]).
 /// (Each looks at the agents' memory: a walk of their processes in `/proc`.)
@@ -243,6 +248,7 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<(), Da
     let mut pool = crate::warm::Pool::default();
     // What the plugs can make once for every session, made while idle.
     let mut ahead = crate::ahead::Ahead::default();
+    let mut last_accept = Instant::now() - IDLE_AFTER;
     // Said at `connect` only by a Blaise that reads `warm` in offers polls.
     if warm_agents > 0 {
         pool.told(Some(warm_agents));
@@ -259,9 +265,10 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<(), Da
                     .short(&keeper)
                     .then(|| crate::warm::config_digest(&options.config))
                     .flatten();
-                pool.upkeep(&options, &keeper, runs.len(), config.as_deref(), &metrics);
+                let idle = last_accept.elapsed() >= IDLE_AFTER;
+                pool.upkeep(&options, &keeper, runs.len(), config.as_deref(), idle, &metrics);
                 if options.prepare_ahead {
-                    ahead.upkeep(&options, &metrics);
+                    ahead.upkeep(&options, idle, &metrics);
                 }
             }
             polled = &mut offers => {
@@ -277,8 +284,7 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<(), Da
                         for offer in polled.offers {
                             match accept(&client, &offer.run_id, &options.instance).await {
                                 Ok(_) => {
-                                    pool.accepted();
-                                    ahead.accepted();
+                                    last_accept = Instant::now();
                                     tracing::info!(run = %offer.run_id, kind = ?offer.kind, session = %offer.session_id, "accepted a run");
                                     // Only a resume takes a kept agent up; any other run of the
                                     // session makes it moot.
@@ -510,6 +516,21 @@ pub(crate) fn helper_command(
         .stdout(std::process::Stdio::null())
         .kill_on_drop(true);
     Ok(command)
+}
+
+/// The exit status of a helper command, once it has exited (`what` names it
+/// in the warning when it cannot be waited for).
+pub(crate) fn helper_exited(
+    child: &mut tokio::process::Child,
+    what: &str,
+) -> Option<std::process::ExitStatus> {
+    match child.try_wait() {
+        Ok(status) => status,
+        Err(e) => {
+            tracing::warn!("waiting for {what}: {e}");
+            None
+        }
+    }
 }
 
 /// The runner could not start the process of a run it accepted: say so at once.

@@ -115,7 +115,11 @@ async fn the_runner_prepares_while_idle_and_the_first_session_finds_it_made() {
         .new_session("script", "run echo \"readme=$(cat README.md)\"")
         .await;
     b.wait_for_text(&id, "readme=second", MINUTE).await;
-    let log = runner.wait_for_stderr("from its mirror", MINUTE).await;
+    // The preparation's clone said it once; the session's start says it too.
+    runner
+        .wait_for_stderr_count("from its mirror", 2, MINUTE)
+        .await;
+    let log = runner.stderr();
     assert_eq!(log.matches("made a mirror of").count(), 1, "{log}");
     assert_eq!(notes(&s.data).len(), 1, "prepared once");
 

@@ -19,5 +19,5 @@
 mod one;
 mod schedule;
 
-pub use one::{BUSY, PREPARE_AHEAD, Prepared, prepare_ahead, prepare_id};
+pub use one::{BUSY, NOTHING, PREPARE_AHEAD, Prepared, prepare_ahead, prepare_id};
 pub use schedule::Ahead;

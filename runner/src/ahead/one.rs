@@ -19,6 +19,10 @@ pub const PREPARE_AHEAD: &str = "prepare-ahead";
 /// directory (a daemon sharing it): not a failure, the daemon tries later.
 pub const BUSY: i32 = 3;
 
+/// `prepare-ahead`'s exit status when no plug of blaise.yml prepares: the
+/// daemon does not start another until blaise.yml changes.
+pub const NOTHING: i32 = 4;
+
 /// What a preparation did: the plugs that prepared, or that another one was
 /// under way.
 #[derive(Debug)]

@@ -14,9 +14,6 @@ use crate::metrics::RunnerMetrics;
 use crate::run::workspace::{self, SlotLock};
 use crate::warm::config_digest;
 
-/// How long after the last accepted run the runner counts as idle: a start
-/// competes with a preparation for the cores and the Docker daemon.
-const IDLE_AFTER: Duration = Duration::from_secs(1);
 /// How old a preparation may get before it is made again: a mirror an
 /// hour behind, a base image rebuilt meanwhile.
 const EVERY: Duration = Duration::from_secs(60 * 60);
@@ -27,42 +24,26 @@ const RETRY_AFTER: Duration = Duration::from_secs(10 * 60);
 const LOOK_EVERY: Duration = Duration::from_secs(5);
 
 /// The daemon's preparations ahead.
+#[derive(Default)]
 pub struct Ahead {
     /// The one under way: its scratch, its process, the blaise.yml digest.
     under_way: Option<(SlotLock, Child, String)>,
-    /// The last success: under which blaise.yml, and when.
-    done: Option<(String, Instant)>,
+    /// The last success: under which blaise.yml, and when (none: no plug
+    /// of it prepares, so it is not made again until blaise.yml changes).
+    done: Option<(String, Option<Instant>)>,
     /// The last failure: under which blaise.yml, and when.
     failed: Option<(String, Instant)>,
-    last_accept: Instant,
     looked: Option<Instant>,
 }
 
-impl Default for Ahead {
-    fn default() -> Self {
-        Ahead {
-            under_way: None,
-            done: None,
-            failed: None,
-            last_accept: Instant::now() - IDLE_AFTER,
-            looked: None,
-        }
-    }
-}
-
 impl Ahead {
-    /// A run was accepted: the runner is busy for a moment.
-    pub fn accepted(&mut self) {
-        self.last_accept = Instant::now();
-    }
-
     /// Reaps the preparation under way, and starts one when it is due and
-    /// the runner idle.
-    pub fn upkeep(&mut self, options: &RunnerOptions, metrics: &RunnerMetrics) {
+    /// the runner `idle` (no run accepted for a moment).
+    pub fn upkeep(&mut self, options: &RunnerOptions, idle: bool, metrics: &RunnerMetrics) {
         self.reap(options, metrics);
         let now = Instant::now();
         if self.under_way.is_some()
-            || now.duration_since(self.last_accept) < IDLE_AFTER
+            || !idle
             || self
                 .looked
                 .is_some_and(|at| now.duration_since(at) < LOOK_EVERY)
@@ -95,25 +76,24 @@ impl Ahead {
         let Some((_, child, _)) = &mut self.under_way else {
             return;
         };
-        let status = match child.try_wait() {
-            Ok(None) => return,
-            Ok(Some(status)) => status,
-            Err(e) => {
-                tracing::warn!("waiting for a preparation ahead: {e}");
-                return;
-            }
+        let Some(status) = crate::daemon::helper_exited(child, "a preparation ahead") else {
+            return;
         };
         let (scratch, _, config) = self.under_way.take().expect("under way");
         remove_scratch(options, &scratch.name);
         let now = Instant::now();
         if status.success() {
-            self.done = Some((config, now));
+            self.done = Some((config, Some(now)));
             self.failed = None;
             metrics.prepared(true);
+        } else if status.code() == Some(super::NOTHING) {
+            // No plug prepares: no process an hour for nothing.
+            self.done = Some((config, None));
+            self.failed = None;
         } else if status.code() == Some(super::BUSY) {
             // Another daemon of this data directory prepares: as if done
             // now (its preparation is the same one).
-            self.done = Some((config, now));
+            self.done = Some((config, Some(now)));
         } else {
             // It said why (its log names the plug).
             tracing::warn!(%status, "the preparation ahead failed: sessions make what it did not at their start; it is tried again in {} minutes, or when blaise.yml changes", RETRY_AFTER.as_secs() / 60);
@@ -143,11 +123,12 @@ impl Ahead {
 /// success and failure.
 fn due(
     config: &str,
-    done: Option<&(String, Instant)>,
+    done: Option<&(String, Option<Instant>)>,
     failed: Option<&(String, Instant)>,
     now: Instant,
 ) -> bool {
-    let fresh = done.is_some_and(|(c, at)| c == config && now.duration_since(*at) < EVERY);
+    let fresh = done
+        .is_some_and(|(c, at)| c == config && at.is_none_or(|at| now.duration_since(at) < EVERY));
     let failed_lately =
         failed.is_some_and(|(c, at)| c == config && now.duration_since(*at) < RETRY_AFTER);
     !fresh && !failed_lately
@@ -176,19 +157,43 @@ mod tests {
         let now = Instant::now() + Duration::from_secs(3 * 3600);
         let at = |ago: Duration| now - ago;
         let min = |m: u64| Duration::from_secs(60 * m);
-        // (blaise.yml digest, how long ago)
-        type Last = Option<(&'static str, Duration)>;
+        // (blaise.yml digest, how long ago; the success's none: nothing
+        // to prepare)
+        type Done = Option<(&'static str, Option<Duration>)>;
+        type Failed = Option<(&'static str, Duration)>;
         // case, the last success, the last failure, due under "a"
-        let rows: &[(&str, Last, Last, bool)] = &[
+        let rows: &[(&str, Done, Failed, bool)] = &[
             ("never prepared", None, None, true),
-            ("prepared a minute ago", Some(("a", min(1))), None, false),
+            (
+                "prepared a minute ago",
+                Some(("a", Some(min(1)))),
+                None,
+                false,
+            ),
             (
                 "prepared under another blaise.yml",
-                Some(("b", min(1))),
+                Some(("b", Some(min(1)))),
                 None,
                 true,
             ),
-            ("prepared an hour ago", Some(("a", min(61))), None, true),
+            (
+                "prepared an hour ago",
+                Some(("a", Some(min(61)))),
+                None,
+                true,
+            ),
+            (
+                "nothing to prepare, two hours ago",
+                Some(("a", None)),
+                None,
+                false,
+            ),
+            (
+                "nothing to prepare under another blaise.yml",
+                Some(("b", None)),
+                None,
+                true,
+            ),
             ("failed a minute ago", None, Some(("a", min(1))), false),
             ("failed 11 minutes ago", None, Some(("a", min(11))), true),
             (
@@ -199,13 +204,13 @@ mod tests {
             ),
             (
                 "stale, and failed again lately",
-                Some(("a", min(90))),
+                Some(("a", Some(min(90)))),
                 Some(("a", min(2))),
                 false,
             ),
         ];
         for (case, done, failed, want) in rows {
-            let done = done.map(|(c, ago)| (c.to_string(), at(ago)));
+            let done = done.map(|(c, ago)| (c.to_string(), ago.map(at)));
             let failed = failed.map(|(c, ago)| (c.to_string(), at(ago)));
             assert_eq!(
                 due("a", done.as_ref(), failed.as_ref(), now),

@@ -13,9 +13,6 @@ use crate::keeper::{Keeper, WarmAgent};
 use crate::metrics::RunnerMetrics;
 use crate::run::workspace::{self, SlotLock};
 
-/// How long after the last accepted run the runner counts as idle: a start
-/// competes for the cores with a warm-up.
-const IDLE_AFTER: Duration = Duration::from_secs(1);
 /// The longest a warm agent waits, frozen, before it is started afresh: an
 /// agent's timers and connections were proven across hot pauses of hours,
 /// not days, and what it read at its start (its home's settings) ages.
@@ -25,6 +22,7 @@ const MAX_WAIT: Duration = Duration::from_secs(30 * 60);
 const MAX_FAILURES: u32 = 3;
 
 /// The warm pool's state in the daemon.
+#[derive(Default)]
 pub struct Pool {
     /// What Blaise asks for (`None`: it has not said; an older Blaise).
     target: Option<u32>,
@@ -37,7 +35,6 @@ pub struct Pool {
     failures: u32,
     /// The digest of blaise.yml the failures were counted under.
     failed_config: Option<String>,
-    last_accept: Instant,
     /// The memory the last warm agent held: what the next is expected to.
     expected_rss: u64,
     /// How many warm agents runs let go because the plugs change the
@@ -46,22 +43,6 @@ pub struct Pool {
     /// The digest of the blaise.yml under which warming stopped because of
     /// that; it starts again when the file changes.
     blocked_under: Option<String>,
-}
-
-impl Default for Pool {
-    fn default() -> Self {
-        Pool {
-            target: None,
-            warming: None,
-            held: Vec::new(),
-            failures: 0,
-            failed_config: None,
-            last_accept: Instant::now() - IDLE_AFTER,
-            expected_rss: 0,
-            refused: (0, 0),
-            blocked_under: None,
-        }
-    }
 }
 
 impl Pool {
@@ -101,22 +82,19 @@ impl Pool {
         self.target = None;
     }
 
-    /// A run was accepted: the runner is busy for a moment.
-    pub fn accepted(&mut self) {
-        self.last_accept = Instant::now();
-    }
-
     /// Keeps the pool as asked: reaps the warm-up under way, removes the
     /// slots of warm agents that died, gives up warm agents beyond the
     /// target or the memory budget, and starts one more when it is short,
-    /// idle and one fits. `config` is blaise.yml's digest when it passed
-    /// its check (none: nothing is started).
+    /// `idle` (no run accepted for a moment) and one fits. `config` is
+    /// blaise.yml's digest when it passed its check (none: nothing is
+    /// started).
     pub fn upkeep(
         &mut self,
         options: &RunnerOptions,
         keeper: &Keeper,
         live_runs: usize,
         config: Option<&str>,
+        idle: bool,
         metrics: &RunnerMetrics,
     ) {
         self.reap(options, keeper, metrics);
@@ -138,7 +116,6 @@ impl Pool {
         let budget = u64::from(options.capacity) * MEMORY_PER_RUN;
         let kept: u64 = keeper.kept().iter().map(|k| k.rss).sum();
         let used = live_runs as u64 * MEMORY_PER_RUN + kept;
-        let idle = self.last_accept.elapsed() >= IDLE_AFTER;
         // A run just accepted is counted before it takes the warm agent it
         // will use: room is judged once it has (the runner is idle again).
         let budget_now = if idle { budget } else { u64::MAX };
@@ -225,13 +202,8 @@ impl Pool {
         let Some((_, child, config)) = &mut self.warming else {
             return;
         };
-        let status = match child.try_wait() {
-            Ok(None) => return,
-            Ok(Some(status)) => status,
-            Err(e) => {
-                tracing::warn!("waiting for a warm-up: {e}");
-                return;
-            }
+        let Some(status) = crate::daemon::helper_exited(child, "a warm-up") else {
+            return;
         };
         let config = config.clone();
         let (slot, _, _) = self.warming.take().expect("under way");

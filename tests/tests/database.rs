@@ -44,7 +44,7 @@ fn config(server: &Server, more: Value) -> Value {
     config
 }
 
-/// A run of the plug for `session` in `workspace`.
+/// A run of the plug (id `db`) for `session` in `workspace`.
 async fn instance(
     w: &World,
     plug: &Arc<LoadedPlug>,
@@ -54,8 +54,23 @@ async fn instance(
     kind: RunKind,
     workspace: &Path,
 ) -> PlugInstance {
+    instance_as("db", w, plug, config, allow, session, kind, workspace).await
+}
+
+/// A run of the plug under the id `id` (its templates' names are the id's).
+#[allow(clippy::too_many_arguments)]
+async fn instance_as(
+    id: &str,
+    w: &World,
+    plug: &Arc<LoadedPlug>,
+    config: &Value,
+    allow: &Allow,
+    session: &str,
+    kind: RunKind,
+    workspace: &Path,
+) -> PlugInstance {
     std::fs::create_dir_all(workspace).unwrap();
-    let setup = setup("db", plug, config.clone(), allow.clone(), Limits::default());
+    let setup = setup(id, plug, config.clone(), allow.clone(), Limits::default());
     let run = blaise_tests::run(session, kind, workspace, w.state.clone());
     PlugInstance::new(&w.host, setup, run).await.unwrap()
 }
@@ -921,22 +936,15 @@ async fn a_preparation_ahead_makes_the_template_the_first_start_branches() {
         )
         .unwrap();
     };
-    let instance_in = |ws: &Path, session: &str| {
-        repo_in(ws);
-        let setup = setup(
-            &plug_id,
-            &plug,
-            config.clone(),
-            allow.clone(),
-            Limits::default(),
-        );
-        let run = blaise_tests::run(session, RunKind::Start, ws, w.state.clone());
-        PlugInstance::new(&w.host, setup, run)
-    };
     let (logs, _guard) = LogCapture::start();
-    let mut ahead = instance_in(&w.tmp.path().join("scratch"), "prepare-0a1b2c3d4e5f")
-        .await
-        .unwrap();
+    // The preparation's scratch workspace, as the checkout before it leaves it.
+    let scratch = w.tmp.path().join("scratch");
+    repo_in(&scratch);
+    let (session, kind) = ("prepare-0a1b2c3d4e5f", RunKind::Start);
+    let mut ahead = instance_as(
+        &plug_id, &w, &plug, &config, &allow, session, kind, &scratch,
+    )
+    .await;
     assert!(ahead.prepares().await.unwrap());
     ahead.on_prepare().await.unwrap();
     // One database under the template's name: the template, and nothing
@@ -950,7 +958,9 @@ async fn a_preparation_ahead_makes_the_template_the_first_start_branches() {
     assert!(!named.is_empty() && !named.contains(','), "{named}");
     assert_eq!(logs.text().matches("prepared the template").count(), 1);
 
-    let mut run = instance_in(&w.tmp.path().join("ws-a"), "a").await.unwrap();
+    let ws = w.tmp.path().join("ws-a");
+    repo_in(&ws);
+    let mut run = instance_as(&plug_id, &w, &plug, &config, &allow, "a", kind, &ws).await;
     let started = run.on_start().await.unwrap();
     assert_eq!(
         logs.text().matches("prepared the template").count(),

@@ -410,8 +410,14 @@ async fn sigterm_while_the_plugs_start_tears_down_what_they_made_and_reports_can
             "{view:#}"
         );
     }
+    // (A preparation ahead's scratch directory is no environment's.)
     let workspaces: Vec<_> = std::fs::read_dir(s.data.join("workspaces"))
-        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .map(|d| {
+            d.flatten()
+                .filter(|e| !e.file_name().to_string_lossy().starts_with("prp_"))
+                .map(|e| e.path())
+                .collect()
+        })
         .unwrap_or_default();
     assert!(workspaces.is_empty(), "{workspaces:?}");
     assert_eq!(view["runs"][1]["kind"], "start", "{view:#}");
@@ -647,11 +653,16 @@ async fn dev_runs_the_embedded_default_and_answers_a_message() {
         "the reason for skipping: {skipped:?} in {seen:?}"
     );
     let workspaces = data.join("workspaces");
-    assert_eq!(
-        std::fs::read_dir(&workspaces).unwrap().count(),
-        1,
-        "one environment"
-    );
+    // (Beside it, for a moment, the scratch directory of the preparation
+    // ahead that the runner starts once idle: not an environment.)
+    let environments = || {
+        std::fs::read_dir(&workspaces)
+            .unwrap()
+            .flatten()
+            .filter(|e| !e.file_name().to_string_lossy().starts_with("prp_"))
+            .count()
+    };
+    assert_eq!(environments(), 1, "one environment");
 
     // Ctrl-C: the run ends as cancelled and tears its environment down.
     // SAFETY: a signal to a child we spawned.

@@ -20,6 +20,7 @@ mod http_auth;
 mod names;
 pub(super) mod parents;
 mod positions;
+pub(super) mod setting_commands;
 mod siblings;
 mod values;
 
@@ -31,12 +32,15 @@ use names::{
     secret_kind, weak_name, weak_word,
 };
 use positions::POSITION_KEY;
+use setting_commands::{ENV_ITEM, SECRET_ITEM};
 use values::{
     MAX_VALUE, code_word, dotted_code, dotted_identifier, hex_key, identifier, keylike, label,
     name_word, number, path, plain, quote_at, quoted, random, type_name, value_byte,
 };
 
 const MAX_KEY: usize = 64;
+/// What the `prompts` library puts between a question and its answer.
+const ELLIPSIS: &[u8] = "… ".as_bytes();
 /// How far before a name a `scheme://` makes it part of a URL (`urls` reads those).
 const URL_LOOKBACK: usize = 2048;
 /// How far back from a chunk's cut a name whose value reaches the cut is
@@ -126,7 +130,8 @@ static LAST: [u8; 256] = last_table();
 #[inline(always)]
 pub(super) fn word_class(b: &[u8], s: usize, e: usize) -> u8 {
     // `<password>`: the byte before the word.
-    let tag = (b[s.saturating_sub(1)] == b'<') as u8 * (NAMED | TAG);
+    let tag = (b[s.saturating_sub(1)] == b'<') as u8 * (NAMED | TAG)
+        | crate::private_keys::xml::after_escaped_open(b, s) as u8 * TAG;
     let table = match (b.get(e), b.get(e + 1)) {
         // `│` (box drawing) starts with 0xE2.
         (Some(b'\t'), _) | (Some(b' '), Some(b' ' | b'|' | 0xE2)) => TABLE,
@@ -484,7 +489,11 @@ fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
         // The cheap tests first, inline: in the plug a call costs more.
         .or_else(|| {
             positions::may_be(b, s, ke)
-                .then(|| Some((s, positions::name(b, s, ke)?)))
+                .then(|| {
+                    positions::name(b, s, ke)
+                        .map(|name| (s, name))
+                        .or_else(|| setting_commands::name(b, s, ke))
+                })
                 .flatten()
         })
         .or_else(|| {
@@ -591,6 +600,10 @@ fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
     }
     if op != Op::Blank && op != Op::Xml {
         blanks(b, &mut i);
+    }
+    // `✔ Enter a secret value: … ` (the `prompts` library's answer).
+    if op == Op::Colon && b[i..].starts_with(ELLIPSIS) {
+        i += ELLIPSIS.len();
     }
     value(b, i, op, ks, ke, blanks_before, kind)
 }
@@ -1045,7 +1058,12 @@ fn reported(kind: &'static str) -> &'static str {
     if kind == COOKIE_ROW {
         return "cookie";
     }
-    if kind == NAMED_KEY || kind == BARE_KEY || kind == POSITION_KEY {
+    if kind == NAMED_KEY
+        || kind == BARE_KEY
+        || kind == POSITION_KEY
+        || kind == ENV_ITEM
+        || kind == SECRET_ITEM
+    {
         "secret-assignment"
     } else {
         kind
@@ -1058,7 +1076,10 @@ fn reported(kind: &'static str) -> &'static str {
 /// says it is a credential whatever its shape (`DD_APP_KEY`, `JSESSIONID`),
 /// or a UUID under `secret_id`.
 fn key_shaped(kind: &str, v: &[u8], key: &[u8]) -> bool {
-    (kind != NAMED_KEY && kind != BARE_KEY && kind != POSITION_KEY)
+    if kind == SECRET_ITEM {
+        return command_output::secret_like(v);
+    }
+    (kind != NAMED_KEY && kind != BARE_KEY && kind != POSITION_KEY && kind != ENV_ITEM)
         || keylike(v)
         || (hex_key(v) && (credential_key(key) || names::numbered_key(key)))
         || (values::uuid(v) && names::uuid_key(key))

@@ -1,6 +1,7 @@
 //! Secrets hidden by an encoding: JSON string escapes (`postgres:\/\/…`,
-//! `\u003cghp_…\u003e`), percent-encoding (`password%3D…`, `token%3Dghp_…`)
-//! and base64 (`.env` files, tokens, Kubernetes Secret `data:` values). The
+//! `\u003cghp_…\u003e`), percent-encoding (`password%3D…`, `token%3Dghp_…`),
+//! HTML's entities (`&quot;api_key&quot;: &quot;…&quot;`, a page or a log that
+//! escapes what it shows) and base64 (`.env` files, tokens, Kubernetes Secret `data:` values). The
 //! encoded text is decoded, read again by the same detector (at most
 //! [`MAX_DEPTH`] levels deep), and what it finds is masked in the encoded
 //! text: the encoded span of an escaped secret, the whole run of a base64 one.
@@ -42,6 +43,10 @@ pub(super) fn is_hint(b: &[u8], i: usize) -> bool {
             }
             _ => return false,
         },
+        b'&' => match entity(&b[i..]) {
+            Some((_, len)) => len,
+            None => return false,
+        },
         b'%' => match (b.get(i + 1), b.get(i + 2).map(|c| c.to_ascii_uppercase())) {
             (Some(b'2'), Some(b'2' | b'6' | b'7' | b'F'))
             | (Some(b'3'), Some(b'A' | b'C' | b'D' | b'E' | b'F'))
@@ -55,6 +60,35 @@ pub(super) fn is_hint(b: &[u8], i: usize) -> bool {
 
 fn space(c: u8) -> bool {
     c.is_ascii_whitespace()
+}
+
+/// The HTML entity at the start of `t` that may hide a quote or a bracket
+/// (and `&amp;`): what it stands for and its length.
+fn entity(t: &[u8]) -> Option<(&'static [u8], usize)> {
+    const ENTITIES: [(&[u8], &[u8]); 8] = [
+        (b"&quot;", b"\""),
+        (b"&#34;", b"\""),
+        (b"&#39;", b"'"),
+        (b"&#x27;", b"'"),
+        (b"&apos;", b"'"),
+        (b"&lt;", b"<"),
+        (b"&gt;", b">"),
+        (b"&amp;", b"&"),
+    ];
+    ENTITIES
+        .iter()
+        .find(|(e, _)| t.starts_with(e))
+        .map(|&(e, c)| (c, e.len()))
+}
+
+/// The line around the entity at `i` (at most [`MAX_FIELD`] bytes of it):
+/// entities escape text with blanks in it (`&quot;key&quot;: &quot;…`).
+fn line_of(b: &[u8], i: usize) -> (usize, usize) {
+    let lo = i.saturating_sub(MAX_FIELD / 2);
+    let s = memchr::memrchr(b'\n', &b[lo..i]).map_or(lo, |p| lo + p + 1);
+    let hi = (s + MAX_FIELD).min(b.len());
+    let e = memchr::memchr(b'\n', &b[i..hi]).map_or(hi, |p| i + p);
+    (s, e)
 }
 
 /// The field (run of bytes without whitespace) around `i`, if it is at most
@@ -83,14 +117,16 @@ fn field(b: &[u8], i: usize) -> Option<(usize, usize)> {
 pub(super) fn escaped(r: &Redactor, text: &str, depth: u8, found: &mut Vec<Found>) {
     let b = text.as_bytes();
     let mut done = 0;
-    for h in memchr::memchr2_iter(b'\\', b'%', b) {
+    for h in memchr::memchr3_iter(b'\\', b'%', b'&', b) {
         if h < done || !is_hint(b, h) {
             continue;
         }
-        if h < done {
-            continue;
-        }
-        let Some((s, e)) = field(b, h) else {
+        let around = if b[h] == b'&' {
+            Some(line_of(b, h))
+        } else {
+            field(b, h)
+        };
+        let Some((s, e)) = around else {
             done = h + 1;
             continue;
         };
@@ -146,6 +182,14 @@ fn unescape(t: &[u8]) -> Option<(String, Vec<u32>)> {
                 }
                 _ => (&t[i..i + 1], 1),
             },
+            b'&' if entity(&t[i..]).is_some() => {
+                let (c, len) = entity(&t[i..]).expect("tested");
+                out.extend_from_slice(c);
+                map.push(i as u32);
+                i += len;
+                changed = true;
+                continue;
+            }
             b'%' if i + 2 < t.len() => match (hexval(t[i + 1]), hexval(t[i + 2])) {
                 (Some(h), Some(l)) => {
                     out.push((h * 16 + l) as u8);
@@ -246,9 +290,15 @@ pub(crate) fn decode(t: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Where a field with escapes begins that reaches `cut`: it is decoded
+/// Where a field with escapes (a line with an entity) begins that reaches `cut`: it is decoded
 /// whole, so it waits for its end.
 pub(super) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
+    // An entity's line is decoded whole (`line_of`). (One cut in two
+    // decodes nothing before the cut: what it hides comes after it.)
+    let line = crate::line_start(b, cut).max(cut.saturating_sub(MAX_FIELD / 2));
+    if memchr::memchr_iter(b'&', &b[line..cut]).any(|p| entity(&b[line + p..cut]).is_some()) {
+        return Some(line);
+    }
     let lo = cut.saturating_sub(MAX_FIELD);
     let s = b[lo..cut]
         .iter()

@@ -221,6 +221,9 @@ impl Redactor {
                 if end - start >= 16 && start > 0 && b[start - 1] == b'"' {
                     assignments::parents::at_element(b, start, &mut found);
                 }
+                if end - start >= 16 && start > 1 && matches!(b[start - 1], b' ' | b'"' | b'\'') {
+                    assignments::setting_commands::after_blank(b, start, end, &mut found);
+                }
                 class |= assignments::after_name(b, start, end);
                 if assignments::columns::may_be_cell(b, start, rule_end) {
                     assignments::columns::cell(b, start, end, &mut found);

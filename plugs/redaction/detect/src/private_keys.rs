@@ -10,7 +10,7 @@
 
 mod dumps;
 mod jwk;
-mod xml;
+pub(crate) mod xml;
 
 use super::{Found, decorations, find, rfind};
 

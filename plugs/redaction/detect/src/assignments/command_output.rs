@@ -11,7 +11,7 @@
 //! one (a host name, a path, a number, a stand-in such as `[MASKED]`).
 
 use super::names::secret_kind;
-use super::values::{dashed_identifier, number, path, plain};
+use super::values::{dashed_identifier, hex_key, keylike, number, path, plain};
 use crate::Found;
 
 /// Longest command line read, and longest value line: a stream keeps the
@@ -132,10 +132,15 @@ pub(crate) fn at_word(b: &[u8], s: usize, found: &mut Vec<Found>) {
     if start != s {
         return;
     }
-    let Some(command) = previous_line(b, line).and_then(after_prompt) else {
+    let Some(before) = previous_line(b, line) else {
         return;
     };
-    if secret_like(&b[start..end]) && prints_a_secret(command) {
+    let v = &b[start..end];
+    let secret = match after_prompt(before) {
+        Some(command) => secret_like(v) && prints_a_secret(command),
+        None => announced(b, line) && key_shaped(v),
+    };
+    if secret {
         found.push(Found {
             start,
             end,
@@ -156,7 +161,108 @@ pub(crate) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
     if b[start..cut].iter().any(|c| c.is_ascii_whitespace()) {
         return None;
     }
-    prints_a_secret(previous_line(b, line).and_then(after_prompt)?).then_some(line)
+    let before = previous_line(b, line)?;
+    match after_prompt(before) {
+        Some(command) => prints_a_secret(command),
+        None => announced(b, line),
+    }
+    .then_some(line)
+}
+
+/// Whether a label on the line before the one at `line` (or on the one
+/// before that, a blank line between) announces a secret: `Your new API key
+/// (shown once):`, `Created token for ci-bot:`, `Enter the password:`.
+/// The words beside the secret's and the last say what else it is in
+/// `Public key:`, `API key ID:`, `Cache key:`, `Token name:`.
+fn announced(b: &[u8], line: usize) -> bool {
+    let Some(mut label) = previous_line(b, line) else {
+        return false;
+    };
+    if label.iter().all(u8::is_ascii_whitespace) {
+        let Some(above) = line.checked_sub(label.len() + 1).and_then(|l| previous_line(b, l)) else {
+            return false;
+        };
+        label = above;
+    }
+    announces(label)
+}
+
+/// Words that name a secret in a label.
+const SECRET_WORDS: &[&[u8]] = &[
+    b"token",
+    b"password",
+    b"passphrase",
+    b"secret",
+    b"key",
+    b"apikey",
+    b"credential",
+    b"credentials",
+];
+
+/// Longest label read.
+const MAX_LABEL: usize = 96;
+
+/// Whether `label` (a line) is a few words ending with `:` (a parenthesis
+/// before it), one of them a secret's, none beside it nor the last one
+/// saying what else the value is.
+fn announces(label: &[u8]) -> bool {
+    let label = label.strip_suffix(b"\r").unwrap_or(label);
+    let label = label.trim_ascii();
+    if label.len() > MAX_LABEL {
+        return false;
+    }
+    let Some(label) = label.strip_suffix(b":") else {
+        return false;
+    };
+    // `(shown once)`: said of the value, not naming it.
+    let label = match label.strip_suffix(b")") {
+        Some(open) => match memchr::memrchr(b'(', open) {
+            Some(p) => open[..p].trim_ascii_end(),
+            None => return false,
+        },
+        None => label,
+    };
+    let label = ["✔ ", "✓ ", "? ", "> ", "* ", "! ", "==> ", "-> "]
+        .iter()
+        .find_map(|m| label.strip_prefix(m.as_bytes()))
+        .unwrap_or(label);
+    let words: Vec<&[u8]> = label.split(|&c| c == b' ').filter(|w| !w.is_empty()).collect();
+    if words.is_empty()
+        || words.len() > 8
+        || words.iter().any(|w| {
+            !w.iter()
+                .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'\'' | b'.' | b'@'))
+        })
+    {
+        return false;
+    }
+    let is_secret = |w: &[u8]| SECRET_WORDS.iter().any(|s| w.eq_ignore_ascii_case(s));
+    let Some(at) = words.iter().position(|w| is_secret(w)) else {
+        return false;
+    };
+    let says = |i: usize| words.get(i).is_some_and(|w| super::positions::says_what_it_is(w));
+    let mut pair = [0u8; 2 * super::MAX_KEY];
+    let joined = at.checked_sub(1).map_or(&words[at][..], |p| {
+        let (a, w) = (words[p], words[at]);
+        let n = (a.len() + w.len()).min(pair.len());
+        pair[..a.len().min(n)].copy_from_slice(&a[..a.len().min(n)]);
+        pair[a.len().min(n)..n].copy_from_slice(&w[..n - a.len().min(n)]);
+        &pair[..n]
+    });
+    !(says(at + 1) || (at > 0 && says(at - 1)) || says(words.len() - 1))
+        && !super::names::declines(joined)
+}
+
+/// A value announced by a label: random as a key (`keylike`, a hex key) or
+/// a strong password (letters of both cases, digits and a symbol).
+fn key_shaped(v: &[u8]) -> bool {
+    let strong = v.len() >= 12
+        && v.iter().any(u8::is_ascii_lowercase)
+        && v.iter().any(u8::is_ascii_uppercase)
+        && v.iter().any(u8::is_ascii_digit)
+        && v.iter().any(|c| c.is_ascii_punctuation())
+        && !v.iter().any(|c| matches!(c, b'=' | b'/' | b':' | b'@' | b'.'));
+    secret_like(v) && (keylike(v) || hex_key(v) || strong)
 }
 
 /// The word alone on the line at `line`: after blanks or an agent's `⎿ `,
@@ -267,8 +373,68 @@ fn prints_a_secret(line: &[u8]) -> bool {
         let Some(end) = parts_in(line, c.parts) else {
             return false;
         };
-        !c.named || names_a_secret(&line[end..])
+        if c.named {
+            names_a_secret(&line[end..])
+        } else {
+            !fetches_something_else(line)
+        }
     })
+}
+
+/// Flags whose value names the field or the secret read (`vault kv get
+/// -field=host`, `aws ssm get-parameter --name /app/db_host`).
+const FIELD_FLAGS: &[&[u8]] = &[
+    b"-field",
+    b"--field",
+    b"--fields",
+    b"--name",
+    b"-n",
+    b"-Name",
+    b"--secret",
+    b"--secret-id",
+];
+
+/// Whether the command reads a field whose name says what else it is: a
+/// host, a bucket, a user, a URL (`op read op://Prod/db/hostname`, `kubectl
+/// get secret app -o jsonpath='{.data.bucket}' | base64 -d`). Secret
+/// stores hold settings too; their values are masked by what they look like.
+fn fetches_something_else(line: &[u8]) -> bool {
+    // A reference or a path into the secret first, then a flag's value
+    // (`kubectl … -n prod` names a namespace, not the field).
+    let (mut reference, mut flag): (Option<&[u8]>, Option<&[u8]>) = (None, None);
+    let mut words = line.split(|&c| c == b' ').filter(|w| !w.is_empty()).peekable();
+    while let Some(w) = words.next() {
+        let w = trim_quotes(w);
+        if let Some(at) = crate::find(w, b"op://") {
+            reference = Some(&w[at..]);
+        } else if let Some(at) = crate::find(w, b".data") {
+            // `{.data.bucket}`, `{.data['db-host']}`, `{{.data.host | …}}`.
+            reference = Some(&w[at + 5..]);
+        } else if let Some(eq) = w.iter().position(|&c| c == b'=')
+            && FIELD_FLAGS.contains(&&w[..eq])
+        {
+            flag = Some(&w[eq + 1..]);
+        } else if FIELD_FLAGS.contains(&w)
+            && let Some(next) = words.peek()
+        {
+            flag = Some(trim_quotes(next));
+        }
+    }
+    let Some(field) = reference.or(flag) else {
+        return false;
+    };
+    // Its last part: `op://Prod/db/hostname`, `/app/prod/db_host`,
+    // `label=username`, `['db-host']}`.
+    let field = field.split(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-')));
+    let Some(key) = field.filter(|p| !p.is_empty()).last() else {
+        return false;
+    };
+    super::positions::says_what_it_is(key) && secret_kind(key).is_none()
+}
+
+fn trim_quotes(w: &[u8]) -> &[u8] {
+    let w = w.strip_prefix(b"'").or_else(|| w.strip_prefix(b"\"")).unwrap_or(w);
+    w.strip_suffix(b"'").or_else(|| w.strip_suffix(b"\"")).unwrap_or(w)
 }
 
 /// Where the last of `parts` ends in `line`, all found in order.
@@ -342,6 +508,32 @@ mod tests {
             ("➜  shop git:(main) ✗ gh auth status", false),
             ("$ base64 < /dev/urandom | head -c 72", false),
             ("$ ls -la", false),
+            // A field that says what else it is.
+            ("$ vault kv get -field=host secret/app/db", false),
+            ("$ vault kv get -field=password secret/app/db", true),
+            ("$ op read op://Prod/Database/hostname", false),
+            ("$ op read \"op://Prod/Database/credential\"", true),
+            (
+                "$ kubectl get secret app -o jsonpath='{.data.bucket}' | base64 -d",
+                false,
+            ),
+            (
+                "$ kubectl get secret app -o jsonpath=\"{.data['db-user']}\" | base64 --decode",
+                false,
+            ),
+            (
+                "$ kubectl get secret app -o jsonpath='{.data.upstream}' | base64 -d",
+                true,
+            ),
+            (
+                "$ aws ssm get-parameter --name /app/prod/db_host --with-decryption --query Parameter.Value --output text",
+                false,
+            ),
+            (
+                "$ az keyvault secret show --vault-name kv -n sql-url --query value -o tsv",
+                false,
+            ),
+            ("$ gcloud secrets versions access latest --secret=api-signing", true),
         ];
         for (line, want) in cases {
             let command = after_prompt(line.as_bytes());

@@ -168,10 +168,20 @@ pub(super) fn cookies_within(b: &[u8], i: usize, end: usize) -> Parsed {
 
 /// A cookie that holds no credential whatever its value looks like: an
 /// analytics or consent cookie (`_ga`, `ajs_anonymous_id`, `_hjSessionUser_…`,
-/// `__stripe_mid`, `mp_…_mixpanel`), or one whose name says what else it
-/// holds (`visitor_id`, `theme`); a session's (`sessionid`, `sid`) stays one.
+/// `__stripe_mid`, `mp_…_mixpanel`), a load balancer's or a CDN's routing
+/// and bot-score cookie (`AWSALB`, `ARRAffinity`, `BIGipServer…`, Cloudflare's
+/// `__cf_bm`), or one whose name says what else it holds (`visitor_id`,
+/// `theme`); a session's (`sessionid`, `sid`) stays one.
 fn not_a_credential(name: &[u8]) -> bool {
-    const ANALYTICS: [&[u8]; 34] = [
+    const ANALYTICS: [&[u8]; 42] = [
+        b"__cf_bm",
+        b"_cfuvid",
+        b"__cfruid",
+        b"__cflb",
+        b"awsalb",
+        b"awselb",
+        b"arraffinity",
+        b"bigipserver",
         b"_ga",
         b"_gid",
         b"_gat",

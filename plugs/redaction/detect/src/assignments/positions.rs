@@ -166,7 +166,7 @@ const LINE_WORDS: &[&[u8]] = &[
 /// The name ends at `ke`.
 #[inline(always)]
 pub(super) fn may_be(b: &[u8], s: usize, ke: usize) -> bool {
-    (s == 0 || matches!(b[s - 1], b'\n' | b' ' | b'\t' | b'"' | b'\'' | b'$'))
+    (s == 0 || matches!(b[s - 1], b'\n' | b' ' | b'\t' | b'"' | b'\'' | b'$' | b'{'))
         && long_value_after(b, ke)
 }
 
@@ -326,7 +326,19 @@ fn keylike_after(b: &[u8], ke: usize) -> bool {
     }
     let run = &b[i..e];
     let run = run.strip_suffix(b",").unwrap_or(run);
-    e == n || super::values::keylike(run.strip_suffix(b".").unwrap_or(run))
+    let run = run.strip_suffix(b".").unwrap_or(run);
+    e == n || (super::values::keylike(run) && !encoded_structure(run))
+}
+
+/// Whether `v` is base64 of JSON (`eyJ2Ijoi…`): a pagination cursor
+/// (`kubectl`'s `continue`, Azure's `$skiptoken`), a state blob. Not random;
+/// what it holds is read by the decoding pass.
+fn encoded_structure(v: &[u8]) -> bool {
+    (v.starts_with(b"ey") || v.starts_with(b"W3"))
+        && crate::decode::base64_text(v).is_some_and(|t| {
+            let t = t.trim_start();
+            t.starts_with('{') || t.starts_with('[')
+        })
 }
 
 /// Whether one of the name's parts, read from the last, says its value is
@@ -343,7 +355,9 @@ pub(super) fn says_what_it_is(key: &[u8]) -> bool {
         if !cut {
             continue;
         }
-        if i > start {
+        // A counter after the name (`x-amz-id-2`, `node_3`) says nothing:
+        // the part before it does.
+        if i > start && !key[start..i].iter().all(u8::is_ascii_digit) {
             last = &key[start..i];
             if is(last, NOT_SECRET_ANY) {
                 return true;
@@ -435,6 +449,8 @@ fn line_key(b: &[u8], ks: usize) -> bool {
     head = &head[decoration.min(head.len())..];
     let trim = |h: &[u8]| -> usize { h.iter().take_while(|c| matches!(c, b' ' | b'\t')).count() };
     head = &head[trim(head)..];
+    head = &head[shell_prompt(head)..];
+    head = &head[trim(head)..];
     if let Some(rest) = head.strip_prefix(b"- ") {
         head = &rest[trim(rest)..];
     }
@@ -445,6 +461,22 @@ fn line_key(b: &[u8], ks: usize) -> bool {
         }
     }
     matches!(head, [] | [b'"'] | [b'\''])
+}
+
+/// The length of a shell's prompt at the start of `head` (`$ `, `% `, `❯ `,
+/// `ana@box:~/src$ `, `root@box:/# `, `C:\Users\ana> `, `PS C:\> `): one word
+/// ending with a prompt's mark, then a blank. 0 if none.
+fn shell_prompt(head: &[u8]) -> usize {
+    let ps = if head.starts_with(b"PS ") { 3 } else { 0 };
+    let rest = &head[ps..];
+    let Some(space) = memchr::memchr(b' ', rest) else {
+        return 0;
+    };
+    let word = &rest[..space];
+    let mark = matches!(word.last(), Some(b'$' | b'%' | b'>' | b'#'))
+        || word.ends_with("❯".as_bytes())
+        || word.ends_with("➜".as_bytes());
+    if mark { ps + space + 1 } else { 0 }
 }
 
 /// The last word of a prompt's label that a value answers on its line
@@ -463,7 +495,7 @@ pub(super) fn prompt_label(b: &[u8], ks: usize, ke: usize, value: usize) -> bool
         || value <= ke
         || !b[ke + 1..value]
             .iter()
-            .all(|&c| matches!(c, b' ' | b'\t' | b'"' | b'\''))
+            .all(|&c| matches!(c, b' ' | b'\t' | b'"' | b'\'' | 0xE2 | 0x80 | 0xA6))
     {
         return false;
     }

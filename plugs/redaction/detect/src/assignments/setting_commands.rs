@@ -1,0 +1,214 @@
+//! Settings on command lines, whatever their names: an item `NAME=VALUE` of
+//! a command that sets environment variables (`docker run -e`,
+//! `--build-arg`, `gcloud run deploy --set-env-vars A=…,B=…`, `az … --settings`,
+//! `aws lambda … --environment "Variables={…}"`) or secrets (`fly secrets
+//! set`, `kubectl create secret … --from-literal=`, `heroku config:set`,
+//! `supabase secrets set`), and the same with a blank (`setx NAME VALUE`,
+//! `netlify env:set NAME VALUE`, `gh secret set NAME --body VALUE`).
+//!
+//! An environment variable's value is a credential where it looks like a
+//! key ([`ENV_ITEM`], the rule of [`super::positions`]); a secret's is one
+//! unless it plainly is something else, a host, a path, words
+//! ([`SECRET_ITEM`], the rule of [`super::command_output`]). A name that
+//! says what else its value is (`DB_HOST`, `API_URL`) declines both.
+
+use super::command_output::secret_like;
+use super::names::Name;
+use super::positions::says_nothing;
+use super::values::{keylike, plain};
+use crate::Found;
+
+/// The kind of an environment variable's name read from its command: the
+/// value must look like a key.
+pub(super) const ENV_ITEM: &str = "env-item";
+/// The kind of a secret's name read from its command: the value must not
+/// plainly be something else.
+pub(super) const SECRET_ITEM: &str = "secret-item";
+
+/// What ends right before a command's first item, and what its items are.
+const OPENERS: &[(&[u8], &str)] = &[
+    (b" -e ", ENV_ITEM),
+    (b" --env ", ENV_ITEM),
+    (b" --env=", ENV_ITEM),
+    (b" --build-arg ", ENV_ITEM),
+    (b" --build-arg=", ENV_ITEM),
+    (b" --set-env-vars ", ENV_ITEM),
+    (b" --set-env-vars=", ENV_ITEM),
+    (b" --update-env-vars ", ENV_ITEM),
+    (b" --update-env-vars=", ENV_ITEM),
+    (b" --env-vars ", ENV_ITEM),
+    (b" --settings ", ENV_ITEM),
+    (b"Variables={", ENV_ITEM),
+    (b" --from-literal=", SECRET_ITEM),
+    (b" secrets set ", SECRET_ITEM),
+    (b" secret set ", SECRET_ITEM),
+    (b" config:set ", SECRET_ITEM),
+    (b" variables --set ", SECRET_ITEM),
+];
+
+/// Most items one command's list is read back through (`fly secrets set
+/// A=1 B=2 …`).
+const MAX_ITEMS: usize = 16;
+
+/// The name that ends at `ke`, in a word that starts at `s`: the last item
+/// of `--from-literal=name=…`, `A=1,NAME=…`, `{NAME=…`, if a command that
+/// sets environment variables or secrets takes it.
+#[inline(never)]
+pub(super) fn name(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
+    let ks = b[s..ke]
+        .iter()
+        .rposition(|&c| matches!(c, b'=' | b',' | b'{'))
+        .map_or(s, |p| s + p + 1);
+    if !says_nothing(&b[ks..ke]) {
+        return None;
+    }
+    let kind = item_of(b, ks)?;
+    Some((ks, Name::Secret(kind)))
+}
+
+/// The kind of the items of the command whose item starts at `ks`: the
+/// items before it on its line read back (`A=1,B=2,`, `A=1 B=2 `) to what
+/// opens the list.
+fn item_of(b: &[u8], ks: usize) -> Option<&'static str> {
+    let floor = ks.saturating_sub(4 * crate::MAX_LINE_PREFIX);
+    let mut at = ks;
+    for _ in 0..MAX_ITEMS {
+        let mut head = &b[floor..at];
+        // `-e "NAME=…"`: the item quoted.
+        if at == ks && let Some(unquoted) = head.strip_suffix(b"\"").or_else(|| head.strip_suffix(b"'")) {
+            head = unquoted;
+        }
+        if let Some((_, kind)) = OPENERS.iter().find(|(o, _)| head.ends_with(o)) {
+            return Some(kind);
+        }
+        // The separator before this item, then the item before it.
+        let (&sep, rest) = head.split_last()?;
+        if !matches!(sep, b' ' | b',') {
+            return None;
+        }
+        let start = rest
+            .iter()
+            .rposition(|&c| matches!(c, b' ' | b',' | b'{' | b'\n'))
+            .map_or(0, |p| p + 1);
+        let item = &rest[start..];
+        if !item.first().is_some_and(u8::is_ascii_alphabetic) || !item.contains(&b'=') {
+            return None;
+        }
+        at = floor + start;
+    }
+    None
+}
+
+/// Commands whose name and value are separated by a blank: the word before
+/// the name (`setx NAME VALUE`, `netlify env:set NAME VALUE`, fish's and
+/// `dotenv`'s `set NAME VALUE`).
+const BLANK_COMMANDS: &[&[u8]] = &[b"setx", b"env:set", b"set"];
+
+/// fish's scopes and export flags between `set` and the name (`set -gx`).
+const FISH_FLAGS: &[&[u8]] = &[b"-x", b"-gx", b"-xg", b"-Ux", b"-xU", b"-g", b"-U"];
+
+/// What a call that sets an environment variable opens with, before its
+/// name in quotes (`os.Setenv("NAME", "…")`, `os.environ["NAME"] = "…"`).
+const ENV_CALLS: &[&[u8]] = &[
+    b"SetEnvironmentVariable(",
+    b"Setenv(",
+    b"set_var(",
+    b"setenv(",
+    b"setdefault(",
+    b"setProperty(",
+    b"environ[",
+    b"ENV[",
+    b"env[",
+];
+
+/// The long word `[s, e)` (after a blank or a quote) as the value of a
+/// setting that has no `=` before it: `setx NAME VALUE`, `netlify env:set
+/// NAME VALUE`, `set -gx NAME VALUE` (masked where it looks like a key), `gh
+/// secret set NAME --body VALUE` (where it is not plainly something else),
+/// `os.Setenv("NAME", "VALUE")`, `os.environ["NAME"] = "VALUE"` (where it
+/// looks like a key, or is plain under a secret's name).
+#[inline(never)]
+pub(crate) fn after_blank(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
+    let quote = matches!(b[s - 1], b'"' | b'\'');
+    if quote && b.get(e) != Some(&b[s - 1]) {
+        return;
+    }
+    let before = s - usize::from(quote);
+    let v = &b[s..e];
+    let secret = if quote && let Some((ks, ke)) = env_call(b, before) {
+        let name = &b[ks..ke];
+        if super::names::secret_kind(name).is_some() {
+            plain(v)
+        } else {
+            says_nothing(name) && keylike(v)
+        }
+    } else {
+        before > 0 && b[before - 1] == b' ' && blank_setting(b, before - 1, v)
+    };
+    if secret {
+        found.push(Found {
+            start: s,
+            end: e,
+            kind: "secret-assignment",
+        });
+    }
+}
+
+/// Whether the value `v`, after the blank at `blank`, is a setting's in
+/// `setx NAME v` and its kin.
+fn blank_setting(b: &[u8], blank: usize, v: &[u8]) -> bool {
+    let Some(one) = word_before(b, blank) else {
+        return false;
+    };
+    if &b[one.0..one.1] == b"--body" {
+        let line = crate::line_start_within(b, one.0, 4 * crate::MAX_LINE_PREFIX).unwrap_or(0);
+        return crate::find(&b[line..one.0], b"gh secret set ").is_some() && secret_like(v);
+    }
+    let Some(mut two) = one.0.checked_sub(1).and_then(|at| word_before(b, at)) else {
+        return false;
+    };
+    if FISH_FLAGS.contains(&&b[two.0..two.1]) {
+        match two.0.checked_sub(1).and_then(|at| word_before(b, at)) {
+            Some(set) if &b[set.0..set.1] == b"set" => two = set,
+            _ => return false,
+        }
+    }
+    BLANK_COMMANDS.contains(&&b[two.0..two.1]) && says_nothing(&b[one.0..one.1]) && keylike(v)
+}
+
+/// The name in quotes of an environment variable set by a call, where its
+/// value opens at `at`: `("NAME", ` or `["NAME"] = ` before it.
+fn env_call(b: &[u8], at: usize) -> Option<(usize, usize)> {
+    let start = at.saturating_sub(super::MAX_KEY + 32);
+    let head = &b[start..at];
+    let head = head
+        .strip_suffix(b", ")
+        .or_else(|| head.strip_suffix(b","))
+        .or_else(|| head.strip_suffix(b"] = "))
+        .or_else(|| head.strip_suffix(b"]="))?;
+    let q = *head.last()?;
+    if !matches!(q, b'"' | b'\'') {
+        return None;
+    }
+    let open = head[..head.len() - 1].iter().rposition(|&c| c == q)?;
+    let opener = &head[..open];
+    if !ENV_CALLS.iter().any(|c| opener.ends_with(c)) {
+        return None;
+    }
+    Some((start + open + 1, start + head.len() - 1))
+}
+
+/// The word that ends at `end` (a blank after it), of bytes a name or a
+/// command has.
+fn word_before(b: &[u8], end: usize) -> Option<(usize, usize)> {
+    if b.get(end) != Some(&b' ') {
+        return None;
+    }
+    let floor = end.saturating_sub(super::MAX_KEY);
+    let start = b[floor..end]
+        .iter()
+        .rposition(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b':')))
+        .map_or(floor, |p| floor + p + 1);
+    (start < end && (start == 0 || matches!(b[start - 1], b' ' | b'\n' | b'>')))
+        .then_some((start, end))
+}

@@ -13,6 +13,7 @@
 //! a symbol) unless the line is plainly a config line (`key: value` alone on
 //! its line, `KEY=value` with nothing around the `=`).
 
+pub(super) mod call_arguments;
 pub(super) mod columns;
 mod command_lines;
 pub(super) mod command_output;
@@ -130,8 +131,8 @@ static LAST: [u8; 256] = last_table();
 #[inline(always)]
 pub(super) fn word_class(b: &[u8], s: usize, e: usize) -> u8 {
     // `<password>`: the byte before the word.
-    let tag = (b[s.saturating_sub(1)] == b'<') as u8 * (NAMED | TAG)
-        | crate::private_keys::xml::after_escaped_open(b, s) as u8 * TAG;
+    let tag = ((b[s.saturating_sub(1)] == b'<') as u8 * (NAMED | TAG))
+        | (crate::private_keys::xml::after_escaped_open(b, s) as u8 * TAG);
     let table = match (b.get(e), b.get(e + 1)) {
         // `│` (box drawing) starts with 0xE2.
         (Some(b'\t'), _) | (Some(b' '), Some(b' ' | b'|' | 0xE2)) => TABLE,
@@ -156,7 +157,10 @@ pub(super) fn at_operator(b: &[u8], s: usize, op: usize, found: &mut Vec<Found>)
     // Most operators follow no name (`127.0.0.1:8080`, `status=200`): told
     // apart here by [`name_at`]'s own first test, without the call (in the
     // plug, a call's entry checks cost more than the test).
-    if !may_be_name(&b[s..op]) && !positions::may_be(b, s, op) {
+    if !may_be_name(&b[s..op])
+        && !positions::may_be(b, s, op)
+        && !setting_commands::may_be(b, s, op)
+    {
         return;
     }
     parse(b, s, op).push_to(found);
@@ -489,11 +493,12 @@ fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
         // The cheap tests first, inline: in the plug a call costs more.
         .or_else(|| {
             positions::may_be(b, s, ke)
-                .then(|| {
-                    positions::name(b, s, ke)
-                        .map(|name| (s, name))
-                        .or_else(|| setting_commands::name(b, s, ke))
-                })
+                .then(|| Some((s, positions::name(b, s, ke)?)))
+                .flatten()
+        })
+        .or_else(|| {
+            setting_commands::may_be(b, s, ke)
+                .then(|| setting_commands::name(b, s, ke))
                 .flatten()
         })
         .or_else(|| {
@@ -503,6 +508,17 @@ fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
         })
     else {
         return Parsed::No;
+    };
+    // A name that asks for a key's value, set by a command that sets
+    // secrets (`fly secrets set SESSION_SEAL=p@ss…`): the command decides.
+    let (ks, name) = match name {
+        Name::Secret(NAMED_KEY | BARE_KEY) if setting_commands::may_be(b, s, ke) => {
+            match setting_commands::name(b, s, ke) {
+                Some(item @ (_, Name::Secret(SECRET_ITEM))) => item,
+                _ => (ks, name),
+            }
+        }
+        _ => (ks, name),
     };
     let n = b.len();
     let mut i = ke;
@@ -1078,6 +1094,11 @@ fn reported(kind: &'static str) -> &'static str {
 fn key_shaped(kind: &str, v: &[u8], key: &[u8]) -> bool {
     if kind == SECRET_ITEM {
         return command_output::secret_like(v);
+    }
+    // A name nothing names, read from its place: a value that reads as
+    // words and numbers with a random tail is a name (`app-2024-05-01-k8m2x9`).
+    if (kind == POSITION_KEY || kind == ENV_ITEM) && values::worded(v) {
+        return false;
     }
     (kind != NAMED_KEY && kind != BARE_KEY && kind != POSITION_KEY && kind != ENV_ITEM)
         || keylike(v)

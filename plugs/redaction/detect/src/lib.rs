@@ -216,12 +216,18 @@ impl Redactor {
             if assignments::columns::may_be_rule(b, start, end) {
                 rule_end = Some(end);
             }
+            if assignments::call_arguments::may_be(b, start) {
+                assignments::call_arguments::at_argument(b, start, end, &mut found);
+            }
             if end - start >= MIN_WORD {
                 word(b, start, end, &mut found);
+                if assignments::setting_commands::may_read_stdin(b, start, end) {
+                    assignments::setting_commands::at_reader(b, start, end, &mut found);
+                }
                 if end - start >= 16 && start > 0 && b[start - 1] == b'"' {
                     assignments::parents::at_element(b, start, &mut found);
                 }
-                if end - start >= 16 && start > 1 && matches!(b[start - 1], b' ' | b'"' | b'\'') {
+                if start > 1 && matches!(b[start - 1], b' ' | b'"' | b'\'') {
                     assignments::setting_commands::after_blank(b, start, end, &mut found);
                 }
                 class |= assignments::after_name(b, start, end);
@@ -500,6 +506,15 @@ impl Redactor {
         }
         if let Some(line) = assignments::command_output::open_at(b, cut) {
             cut = cut.min(line);
+        }
+        if let Some(echo) = assignments::setting_commands::open_at(b, cut) {
+            cut = cut.min(echo);
+        }
+        if let Some(value) = assignments::setting_commands::open_value_at(b, cut) {
+            cut = cut.min(value);
+        }
+        if let Some(string) = assignments::call_arguments::open_at(b, cut) {
+            cut = cut.min(string);
         }
         if let Some(line) = assignments::parents::open_at(b, cut) {
             cut = cut.min(line);

@@ -542,6 +542,16 @@ fn after_marker(t: &[u8]) -> Option<(usize, usize, &'static str)> {
         let ids = &t[10..10 + n];
         return (n >= 70 && ids.contains(&b'@')).then_some((10, n, "teams-webhook"));
     }
+    // The older form (`outlook.office.com/webhook/<group>@<tenant>/
+    // IncomingWebhook/<key>/<connector>`).
+    if t.starts_with(b"webhook/") {
+        let n = run(t, 8, |c| b64url(c) || c == b'/' || c == b'@');
+        let ids = &t[8..8 + n];
+        return (n >= 70
+            && ids.contains(&b'@')
+            && super::find(ids, b"/IncomingWebhook/").is_some())
+        .then_some((8, n, "teams-webhook"));
+    }
     if t.starts_with(b"_gitlab_session=") {
         let n = run(t, 16, |c| c.is_ascii_lowercase() || c.is_ascii_digit());
         return (n == 32 && !alnum_at(t, 48) && mixed(&t[16..48])).then_some((

@@ -53,6 +53,7 @@ impl<'a> Words<'a> {
             if end - start >= MIN_WORD
                 || class != 0
                 || assignments::command_output::may_start_line(self.b, start)
+                || assignments::call_arguments::may_be(self.b, start)
             {
                 return Some((start, end, class));
             }
@@ -132,6 +133,7 @@ mod tests {
             if i - start >= MIN_WORD
                 || class != 0
                 || assignments::command_output::may_start_line(b, start)
+                || assignments::call_arguments::may_be(b, start)
             {
                 out.push((start, i, class));
             }

@@ -106,12 +106,20 @@ static COMMANDS: &[Command] = &[
 const KIND: &str = "command-output";
 
 /// Whether the word at `s` may be the first on its line (after its blanks
-/// or an agent's `⎿ `): the few byte tests made for every word.
+/// or an agent's `⎿ `, or after a password's first symbol): the few byte
+/// tests made for every word.
 #[inline(always)]
 pub(crate) fn may_start_line(b: &[u8], s: usize) -> bool {
     s > 0
         && (b[s - 1] == b'\n'
-            || (b[s - 1] == b' ' && s >= 2 && matches!(b[s - 2], b' ' | b'\n' | 0xBF)))
+            || (matches!(b[s - 1], b' ' | b'!' | b'*' | b'&' | b'#' | b'^')
+                && s >= 2
+                && matches!(b[s - 2], b' ' | b'\n' | 0xBF)))
+}
+
+/// Symbols a password may start with, before its first word.
+fn symbol(c: &u8) -> bool {
+    matches!(c, b'!' | b'*' | b'&' | b'#' | b'^')
 }
 
 /// The value alone on the line of the word at `s`, if the line before runs
@@ -129,17 +137,16 @@ pub(crate) fn at_word(b: &[u8], s: usize, found: &mut Vec<Found>) {
     let Some((start, end)) = lone_word(b, line) else {
         return;
     };
-    if start != s {
+    if start != s && !(start < s && b[start..s].iter().all(symbol)) {
         return;
     }
     let Some(before) = previous_line(b, line) else {
         return;
     };
     let v = &b[start..end];
-    let secret = match after_prompt(before) {
-        Some(command) => secret_like(v) && prints_a_secret(command),
-        None => announced(b, line) && key_shaped(v),
-    };
+    // A label may follow a mark that reads as a prompt (`==> Token:`).
+    let secret = (after_prompt(before).is_some_and(prints_a_secret) && secret_like(v))
+        || (announced(b, line) && key_shaped(v));
     if secret {
         found.push(Found {
             start,
@@ -162,11 +169,7 @@ pub(crate) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
         return None;
     }
     let before = previous_line(b, line)?;
-    match after_prompt(before) {
-        Some(command) => prints_a_secret(command),
-        None => announced(b, line),
-    }
-    .then_some(line)
+    (after_prompt(before).is_some_and(prints_a_secret) || announced(b, line)).then_some(line)
 }
 
 /// Whether a label on the line before the one at `line` (or on the one
@@ -179,7 +182,10 @@ fn announced(b: &[u8], line: usize) -> bool {
         return false;
     };
     if label.iter().all(u8::is_ascii_whitespace) {
-        let Some(above) = line.checked_sub(label.len() + 1).and_then(|l| previous_line(b, l)) else {
+        let Some(above) = line
+            .checked_sub(label.len() + 1)
+            .and_then(|l| previous_line(b, l))
+        else {
             return false;
         };
         label = above;
@@ -226,12 +232,16 @@ fn announces(label: &[u8]) -> bool {
         .iter()
         .find_map(|m| label.strip_prefix(m.as_bytes()))
         .unwrap_or(label);
-    let words: Vec<&[u8]> = label.split(|&c| c == b' ').filter(|w| !w.is_empty()).collect();
+    let words: Vec<&[u8]> = label
+        .split(|&c| c == b' ')
+        .filter(|w| !w.is_empty())
+        .collect();
     if words.is_empty()
         || words.len() > 8
         || words.iter().any(|w| {
-            !w.iter()
-                .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'\'' | b'.' | b'@'))
+            !w.iter().all(|&c| {
+                c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'\'' | b'.' | b'@')
+            })
         })
     {
         return false;
@@ -240,17 +250,21 @@ fn announces(label: &[u8]) -> bool {
     let Some(at) = words.iter().position(|w| is_secret(w)) else {
         return false;
     };
-    let says = |i: usize| words.get(i).is_some_and(|w| super::positions::says_what_it_is(w));
-    let mut pair = [0u8; 2 * super::MAX_KEY];
-    let joined = at.checked_sub(1).map_or(&words[at][..], |p| {
-        let (a, w) = (words[p], words[at]);
-        let n = (a.len() + w.len()).min(pair.len());
-        pair[..a.len().min(n)].copy_from_slice(&a[..a.len().min(n)]);
-        pair[a.len().min(n)..n].copy_from_slice(&w[..n - a.len().min(n)]);
-        &pair[..n]
-    });
-    !(says(at + 1) || (at > 0 && says(at - 1)) || says(words.len() - 1))
-        && !super::names::declines(joined)
+    let says = |i: usize| {
+        words
+            .get(i)
+            .is_some_and(|w| super::positions::says_what_it_is(w))
+    };
+    // The secret's word with the one before it (`cache key`, `next token`).
+    let joined: Vec<u8> = at
+        .checked_sub(1)
+        .map_or(&[][..], |p| words[p])
+        .iter()
+        .chain(words[at])
+        .copied()
+        .collect();
+    let beside = says(at + 1) || (at > 0 && says(at - 1)) || says(words.len() - 1);
+    !beside && !super::names::declines(&joined)
 }
 
 /// A value announced by a label: random as a key (`keylike`, a hex key) or
@@ -261,8 +275,11 @@ fn key_shaped(v: &[u8]) -> bool {
         && v.iter().any(u8::is_ascii_uppercase)
         && v.iter().any(u8::is_ascii_digit)
         && v.iter().any(|c| c.is_ascii_punctuation())
-        && !v.iter().any(|c| matches!(c, b'=' | b'/' | b':' | b'@' | b'.'));
-    secret_like(v) && (keylike(v) || hex_key(v) || strong)
+        && !v
+            .iter()
+            .any(|c| matches!(c, b'=' | b'/' | b':' | b'@' | b'.'));
+    // `!`, `*` or `&` first are a password's here, not YAML's.
+    (strong && !crate::placeholders::stand_in(v)) || (secret_like(v) && (keylike(v) || hex_key(v)))
 }
 
 /// The word alone on the line at `line`: after blanks or an agent's `⎿ `,
@@ -402,7 +419,10 @@ fn fetches_something_else(line: &[u8]) -> bool {
     // A reference or a path into the secret first, then a flag's value
     // (`kubectl … -n prod` names a namespace, not the field).
     let (mut reference, mut flag): (Option<&[u8]>, Option<&[u8]>) = (None, None);
-    let mut words = line.split(|&c| c == b' ').filter(|w| !w.is_empty()).peekable();
+    let mut words = line
+        .split(|&c| c == b' ')
+        .filter(|w| !w.is_empty())
+        .peekable();
     while let Some(w) = words.next() {
         let w = trim_quotes(w);
         if let Some(at) = crate::find(w, b"op://") {
@@ -425,16 +445,21 @@ fn fetches_something_else(line: &[u8]) -> bool {
     };
     // Its last part: `op://Prod/db/hostname`, `/app/prod/db_host`,
     // `label=username`, `['db-host']}`.
-    let field = field.split(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-')));
-    let Some(key) = field.filter(|p| !p.is_empty()).last() else {
+    let mut field = field.split(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-')));
+    let Some(key) = field.rfind(|p| !p.is_empty()) else {
         return false;
     };
     super::positions::says_what_it_is(key) && secret_kind(key).is_none()
 }
 
 fn trim_quotes(w: &[u8]) -> &[u8] {
-    let w = w.strip_prefix(b"'").or_else(|| w.strip_prefix(b"\"")).unwrap_or(w);
-    w.strip_suffix(b"'").or_else(|| w.strip_suffix(b"\"")).unwrap_or(w)
+    let w = w
+        .strip_prefix(b"'")
+        .or_else(|| w.strip_prefix(b"\""))
+        .unwrap_or(w);
+    w.strip_suffix(b"'")
+        .or_else(|| w.strip_suffix(b"\""))
+        .unwrap_or(w)
 }
 
 /// Where the last of `parts` ends in `line`, all found in order.
@@ -533,7 +558,10 @@ mod tests {
                 "$ az keyvault secret show --vault-name kv -n sql-url --query value -o tsv",
                 false,
             ),
-            ("$ gcloud secrets versions access latest --secret=api-signing", true),
+            (
+                "$ gcloud secrets versions access latest --secret=api-signing",
+                true,
+            ),
         ];
         for (line, want) in cases {
             let command = after_prompt(line.as_bytes());

@@ -4,7 +4,10 @@
 //! `aws lambda … --environment "Variables={…}"`) or secrets (`fly secrets
 //! set`, `kubectl create secret … --from-literal=`, `heroku config:set`,
 //! `supabase secrets set`), and the same with a blank (`setx NAME VALUE`,
-//! `netlify env:set NAME VALUE`, `gh secret set NAME --body VALUE`).
+//! `netlify env:set NAME VALUE`, `gh secret set NAME --body VALUE`), and a
+//! value echoed into a command that reads a secret on its input (`echo "…" |
+//! docker login --password-stdin`, `| gh auth login --with-token`, `|
+//! chpasswd`).
 //!
 //! An environment variable's value is a credential where it looks like a
 //! key ([`ENV_ITEM`], the rule of [`super::positions`]); a secret's is one
@@ -50,6 +53,19 @@ const OPENERS: &[(&[u8], &str)] = &[
 /// A=1 B=2 …`).
 const MAX_ITEMS: usize = 16;
 
+/// Whether the word at `s` may end with such a name at `ke` (its `=`):
+/// after a blank, `{`, `,` or a quote, and a value of a secret's length
+/// after the `=`. The cheap test made before [`name`].
+#[inline(always)]
+pub(super) fn may_be(b: &[u8], s: usize, ke: usize) -> bool {
+    s > 0
+        && matches!(b[s - 1], b' ' | b'{' | b',' | b'"' | b'\'')
+        && b.get(ke) == Some(&b'=')
+        && b[ke + 1..(ke + 7).min(b.len())]
+            .iter()
+            .all(|&c| super::values::value_byte(c))
+}
+
 /// The name that ends at `ke`, in a word that starts at `s`: the last item
 /// of `--from-literal=name=…`, `A=1,NAME=…`, `{NAME=…`, if a command that
 /// sets environment variables or secrets takes it.
@@ -75,7 +91,9 @@ fn item_of(b: &[u8], ks: usize) -> Option<&'static str> {
     for _ in 0..MAX_ITEMS {
         let mut head = &b[floor..at];
         // `-e "NAME=…"`: the item quoted.
-        if at == ks && let Some(unquoted) = head.strip_suffix(b"\"").or_else(|| head.strip_suffix(b"'")) {
+        if at == ks
+            && let Some(unquoted) = head.strip_suffix(b"\"").or_else(|| head.strip_suffix(b"'"))
+        {
             head = unquoted;
         }
         if let Some((_, kind)) = OPENERS.iter().find(|(o, _)| head.ends_with(o)) {
@@ -130,11 +148,13 @@ const ENV_CALLS: &[&[u8]] = &[
 #[inline(never)]
 pub(crate) fn after_blank(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     let quote = matches!(b[s - 1], b'"' | b'\'');
-    if quote && b.get(e) != Some(&b[s - 1]) {
+    let before = s - usize::from(quote);
+    // The whole value: the word may stop at a symbol (`p4ss**w0rd`).
+    let end = value_end(b, s);
+    if end < e || (quote && b.get(end) != Some(&b[s - 1])) {
         return;
     }
-    let before = s - usize::from(quote);
-    let v = &b[s..e];
+    let v = &b[s..end];
     let secret = if quote && let Some((ks, ke)) = env_call(b, before) {
         let name = &b[ks..ke];
         if super::names::secret_kind(name).is_some() {
@@ -143,37 +163,93 @@ pub(crate) fn after_blank(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) 
             says_nothing(name) && keylike(v)
         }
     } else {
-        before > 0 && b[before - 1] == b' ' && blank_setting(b, before - 1, v)
+        before > 0
+            && b[before - 1] == b' '
+            && match blank_place(b, before - 1) {
+                Some(Place::Key) => keylike(v),
+                Some(Place::Secret) => secret_like(v),
+                None => false,
+            }
     };
     if secret {
         found.push(Found {
             start: s,
-            end: e,
+            end,
             kind: "secret-assignment",
         });
     }
 }
 
-/// Whether the value `v`, after the blank at `blank`, is a setting's in
-/// `setx NAME v` and its kin.
-fn blank_setting(b: &[u8], blank: usize, v: &[u8]) -> bool {
-    let Some(one) = word_before(b, blank) else {
-        return false;
+/// Where the unquoted value that starts at `s` ends: its value bytes.
+fn value_end(b: &[u8], s: usize) -> usize {
+    let limit = (s + super::MAX_VALUE).min(b.len());
+    s + b[s..limit]
+        .iter()
+        .take_while(|&&c| super::values::value_byte(c))
+        .count()
+}
+
+/// Where a value that [`after_blank`] reads by its place starts, if `cut`
+/// may cut it: it waits for its end.
+pub(crate) fn open_value_at(b: &[u8], cut: usize) -> Option<usize> {
+    let floor = cut.saturating_sub(super::MAX_VALUE);
+    let start = b[floor..cut]
+        .iter()
+        .rposition(|&c| !super::values::value_byte(c))
+        .map_or(floor, |p| floor + p + 1);
+    let before = start.checked_sub(1)?;
+    let blank = if matches!(b[before], b'"' | b'\'') {
+        before.checked_sub(1)?
+    } else {
+        before
     };
-    if &b[one.0..one.1] == b"--body" {
-        let line = crate::line_start_within(b, one.0, 4 * crate::MAX_LINE_PREFIX).unwrap_or(0);
-        return crate::find(&b[line..one.0], b"gh secret set ").is_some() && secret_like(v);
+    (b[blank] == b' ' && blank_place(b, blank).is_some()).then_some(start)
+}
+
+/// What a value by its place must look like.
+enum Place {
+    /// Random as a key's (`keylike`).
+    Key,
+    /// Not plainly something else (`secret_like`).
+    Secret,
+}
+
+/// The setting whose value follows the blank at `blank`: `setx NAME ␣`
+/// and its kin.
+fn blank_place(b: &[u8], blank: usize) -> Option<Place> {
+    let one = word_before(b, blank)?;
+    // A long line's last part (a line is never read whole: one endless
+    // line must cost what short ones do).
+    let line = crate::line_start_within(b, one.0, 4 * crate::MAX_LINE_PREFIX)
+        .unwrap_or(one.0.saturating_sub(4 * crate::MAX_LINE_PREFIX));
+    let on_line = |command: &[u8]| crate::find(&b[line..one.0], command).is_some();
+    let secret = |yes: bool| yes.then_some(Place::Secret);
+    match &b[one.0..one.1] {
+        b"--body" => return secret(on_line(b"gh secret set ")),
+        // `cargo login <token>`, `vault login <token>`: a random argument.
+        b"login" => return Some(Place::Key),
+        b"authtoken" | b"add-authtoken" => return Some(Place::Secret),
+        b"install" => return secret(on_line(b"cloudflared service ")),
+        _ => {}
     }
-    let Some(mut two) = one.0.checked_sub(1).and_then(|at| word_before(b, at)) else {
-        return false;
-    };
+    // `mc alias set NAME URL ACCESS_KEY SECRET_KEY`: the last.
+    if let Some(at) = crate::find(&b[line..blank], b"mc alias set ")
+        .or_else(|| crate::find(&b[line..blank], b"mc config host add "))
+    {
+        let args = b[line + at..blank]
+            .split(|&c| c == b' ')
+            .filter(|w| !w.is_empty());
+        return secret(args.count() == 6);
+    }
+    let mut two = one.0.checked_sub(1).and_then(|at| word_before(b, at))?;
     if FISH_FLAGS.contains(&&b[two.0..two.1]) {
         match two.0.checked_sub(1).and_then(|at| word_before(b, at)) {
             Some(set) if &b[set.0..set.1] == b"set" => two = set,
-            _ => return false,
+            _ => return None,
         }
     }
-    BLANK_COMMANDS.contains(&&b[two.0..two.1]) && says_nothing(&b[one.0..one.1]) && keylike(v)
+    (BLANK_COMMANDS.contains(&&b[two.0..two.1]) && says_nothing(&b[one.0..one.1]))
+        .then_some(Place::Key)
 }
 
 /// The name in quotes of an environment variable set by a call, where its
@@ -196,6 +272,87 @@ fn env_call(b: &[u8], at: usize) -> Option<(usize, usize)> {
         return None;
     }
     Some((start + open + 1, start + head.len() - 1))
+}
+
+/// What reads a secret on its input, after the `|`: a word of its own.
+const STDIN_READERS: &[&[u8]] = &[b"--password-stdin", b"--with-token", b"chpasswd"];
+
+/// How an echo of a value starts, up to the value (and its quote).
+const ECHOES: &[&[u8]] = &[
+    b"echo ",
+    b"echo -n ",
+    b"echo -e ",
+    b"printf '%s' ",
+    b"printf \"%s\" ",
+    b"printf '%s\\n' ",
+];
+
+/// Whether the word `[s, e)` may be one of [`STDIN_READERS`]: its first
+/// byte and length.
+#[inline(always)]
+pub(crate) fn may_read_stdin(b: &[u8], s: usize, e: usize) -> bool {
+    matches!((b[s], e - s), (b'-', 16 | 12) | (b'c', 8))
+}
+
+/// The word `[s, e)` as a command that reads a secret on its input: the
+/// value echoed into it on its line (`echo "…" | docker login
+/// --password-stdin`), masked where it is not plainly something else
+/// (`chpasswd`'s `user:` stays).
+#[inline(never)]
+pub(crate) fn at_reader(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
+    let word = &b[s..e];
+    if !STDIN_READERS.contains(&word) {
+        return;
+    }
+    let line = crate::line_start_within(b, s, 2 * crate::MAX_LINE_PREFIX)
+        .unwrap_or(s.saturating_sub(2 * crate::MAX_LINE_PREFIX));
+    let Some(pipe) = memchr::memrchr(b'|', &b[line..s]).map(|p| line + p) else {
+        return;
+    };
+    // The echo's last argument, quoted or a word.
+    let mut end = pipe;
+    while end > line && b[end - 1] == b' ' {
+        end -= 1;
+    }
+    let (start, value_end) = match b[..end].last() {
+        Some(&q @ (b'"' | b'\'')) => {
+            let Some(open) = memchr::memrchr(q, &b[line..end - 1]).map(|p| line + p) else {
+                return;
+            };
+            (open, end - 1)
+        }
+        _ => {
+            let open = memchr::memrchr(b' ', &b[line..end]).map_or(line, |p| line + p + 1);
+            (open, end)
+        }
+    };
+    let value_start = start + usize::from(matches!(b[start], b'"' | b'\''));
+    if !ECHOES.iter().any(|echo| b[line..start].ends_with(echo)) {
+        return;
+    }
+    let value = &b[value_start..value_end];
+    let from = if word == b"chpasswd" {
+        memchr::memchr(b':', value).map_or(0, |p| p + 1)
+    } else {
+        0
+    };
+    if secret_like(&value[from..]) {
+        found.push(Found {
+            start: value_start + from,
+            end: value_end,
+            kind: "secret-assignment",
+        });
+    }
+}
+
+/// Where a command that echoes a value starts on the line of `cut`: what
+/// it pipes into, later on the line, decides whether the value is a secret
+/// ([`at_reader`]), so the stream holds the line back from there.
+pub(crate) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
+    let line = crate::line_start_within(b, cut, 4 * crate::MAX_LINE_PREFIX)?;
+    let head = &b[line..cut];
+    let at = crate::find(head, b"echo ").or_else(|| crate::find(head, b"printf "))?;
+    Some(line + at)
 }
 
 /// The word that ends at `end` (a blank after it), of bytes a name or a

@@ -319,6 +319,19 @@ pub(super) fn keylike(v: &[u8]) -> bool {
         && changes >= (v.len() / 5).max(4)
 }
 
+/// `app-2024-05-01-k8m2x9`, `release_v2_canary_x7k2`: parts joined by `-`,
+/// `_` or `.`, two or more of them words of lower-case letters or numbers:
+/// a name made to be read, whatever its tail.
+pub(super) fn worded(v: &[u8]) -> bool {
+    v.split(|&c| matches!(c, b'-' | b'_' | b'.'))
+        .filter(|p| {
+            (p.len() >= 3 && p.iter().all(u8::is_ascii_lowercase))
+                || (!p.is_empty() && p.iter().all(u8::is_ascii_digit))
+        })
+        .count()
+        >= 2
+}
+
 /// `8-4-4-4-12` hex digits.
 pub(super) fn uuid(v: &[u8]) -> bool {
     v.len() == 36

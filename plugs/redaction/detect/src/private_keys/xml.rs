@@ -47,7 +47,11 @@ pub(super) fn key_value(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     let Some(&(name, private)) = KEYS.iter().find(|(n, _)| &b[s..e] == *n) else {
         return;
     };
-    let tags = if after_escaped_open(b, s) { &ESCAPED } else { &PLAIN };
+    let tags = if after_escaped_open(b, s) {
+        &ESCAPED
+    } else {
+        &PLAIN
+    };
     // The tag's `>` within the bound a key is read in (a tag never closed costs no more).
     let limit = (s + MAX_PEM).min(b.len());
     let Some(open_end) = find(&b[e..limit], tags.close).map(|p| e + p + tags.close.len()) else {
@@ -115,7 +119,9 @@ pub(super) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
             open.extend_from_slice(tags.open);
             open.extend_from_slice(name);
             let at = floor + rfind(hay, &open)?;
-            close_of(b, at, cut, name, tags.end_tag).is_none().then_some(at)
+            close_of(b, at, cut, name, tags.end_tag)
+                .is_none()
+                .then_some(at)
         })
         .min()
 }

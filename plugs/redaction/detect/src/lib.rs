@@ -227,7 +227,7 @@ impl Redactor {
                 if end - start >= 16 && start > 0 && b[start - 1] == b'"' {
                     assignments::parents::at_element(b, start, &mut found);
                 }
-                if start > 1 && matches!(b[start - 1], b' ' | b'"' | b'\'') {
+                if assignments::setting_commands::may_follow(b, start, end) {
                     assignments::setting_commands::after_blank(b, start, end, &mut found);
                 }
                 class |= assignments::after_name(b, start, end);

@@ -112,14 +112,14 @@ const KIND: &str = "command-output";
 pub(crate) fn may_start_line(b: &[u8], s: usize) -> bool {
     s > 0
         && (b[s - 1] == b'\n'
-            || (matches!(b[s - 1], b' ' | b'!' | b'*' | b'&' | b'#' | b'^')
+            || (matches!(b[s - 1], b' ' | b'!' | b'*' | b'&' | b'^')
                 && s >= 2
                 && matches!(b[s - 2], b' ' | b'\n' | 0xBF)))
 }
 
 /// Symbols a password may start with, before its first word.
 fn symbol(c: &u8) -> bool {
-    matches!(c, b'!' | b'*' | b'&' | b'#' | b'^')
+    matches!(c, b'!' | b'*' | b'&' | b'^')
 }
 
 /// The value alone on the line of the word at `s`, if the line before runs

@@ -139,6 +139,22 @@ const ENV_CALLS: &[&[u8]] = &[
     b"env[",
 ];
 
+/// Whether the word `[s, e)` (8 bytes or more) may be a value
+/// [`after_blank`] reads: what may come before each kind, a byte or two
+/// (called for most long words). A key's value is 16 bytes or more; a
+/// short one follows `--body`, `authtoken` or `install`.
+#[inline(always)]
+pub(crate) fn may_follow(b: &[u8], s: usize, e: usize) -> bool {
+    if s < 3 {
+        return false;
+    }
+    let quote = matches!(b[s - 1], b'"' | b'\'');
+    let before = s - usize::from(quote);
+    let call = quote && matches!(&b[before - 2..before], b", " | b"= " | b"]=");
+    let blank = b[before - 1] == b' ';
+    call || (blank && (e - s >= 16 || matches!(b[before - 2], b'y' | b'n' | b'l')))
+}
+
 /// The long word `[s, e)` (after a blank or a quote) as the value of a
 /// setting that has no `=` before it: `setx NAME VALUE`, `netlify env:set
 /// NAME VALUE`, `set -gx NAME VALUE` (masked where it looks like a key), `gh
@@ -149,6 +165,10 @@ const ENV_CALLS: &[&[u8]] = &[
 pub(crate) fn after_blank(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     let quote = matches!(b[s - 1], b'"' | b'\'');
     let before = s - usize::from(quote);
+    // Prose is words of letters: a value has letters of both cases or digits.
+    if !crate::mixed(&b[s..e]) {
+        return;
+    }
     // The whole value: the word may stop at a symbol (`p4ss**w0rd`).
     let end = value_end(b, s);
     if end < e || (quote && b.get(end) != Some(&b[s - 1])) {
@@ -163,13 +183,7 @@ pub(crate) fn after_blank(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) 
             says_nothing(name) && keylike(v)
         }
     } else {
-        before > 0
-            && b[before - 1] == b' '
-            && match blank_place(b, before - 1) {
-                Some(Place::Key) => keylike(v),
-                Some(Place::Secret) => secret_like(v),
-                None => false,
-            }
+        before > 0 && b[before - 1] == b' ' && blank_setting(b, before - 1, v)
     };
     if secret {
         found.push(Found {
@@ -206,6 +220,28 @@ pub(crate) fn open_value_at(b: &[u8], cut: usize) -> Option<usize> {
     (b[blank] == b' ' && blank_place(b, blank).is_some()).then_some(start)
 }
 
+/// Whether `v`, after the blank at `blank`, is the value of a setting of
+/// [`blank_place`]'s. A key's shape is tested before the words before it
+/// are read: most long words are no key.
+fn blank_setting(b: &[u8], blank: usize, v: &[u8]) -> bool {
+    let Some(one) = word_before(b, blank) else {
+        return false;
+    };
+    let trigger = matches!(
+        &b[one.0..one.1],
+        b"--body" | b"login" | b"authtoken" | b"add-authtoken" | b"install"
+    );
+    // (An S3 secret key after `mc alias set … URL ACCESS_KEY` is random too.)
+    if !trigger && !keylike(v) {
+        return false;
+    }
+    match blank_place(b, blank) {
+        Some(Place::Key) => keylike(v),
+        Some(Place::Secret) => secret_like(v),
+        None => false,
+    }
+}
+
 /// What a value by its place must look like.
 enum Place {
     /// Random as a key's (`keylike`).
@@ -215,14 +251,17 @@ enum Place {
 }
 
 /// The setting whose value follows the blank at `blank`: `setx NAME ␣`
-/// and its kin.
+/// and its kin. The words before are read first; the line only for the few
+/// that need it.
 fn blank_place(b: &[u8], blank: usize) -> Option<Place> {
     let one = word_before(b, blank)?;
     // A long line's last part (a line is never read whole: one endless
     // line must cost what short ones do).
-    let line = crate::line_start_within(b, one.0, 4 * crate::MAX_LINE_PREFIX)
-        .unwrap_or(one.0.saturating_sub(4 * crate::MAX_LINE_PREFIX));
-    let on_line = |command: &[u8]| crate::find(&b[line..one.0], command).is_some();
+    let on_line = |command: &[u8]| {
+        let line = crate::line_start_within(b, one.0, 4 * crate::MAX_LINE_PREFIX)
+            .unwrap_or(one.0.saturating_sub(4 * crate::MAX_LINE_PREFIX));
+        crate::find(&b[line..one.0], command).is_some()
+    };
     let secret = |yes: bool| yes.then_some(Place::Secret);
     match &b[one.0..one.1] {
         b"--body" => return secret(on_line(b"gh secret set ")),
@@ -232,17 +271,16 @@ fn blank_place(b: &[u8], blank: usize) -> Option<Place> {
         b"install" => return secret(on_line(b"cloudflared service ")),
         _ => {}
     }
-    // `mc alias set NAME URL ACCESS_KEY SECRET_KEY`: the last.
-    if let Some(at) = crate::find(&b[line..blank], b"mc alias set ")
-        .or_else(|| crate::find(&b[line..blank], b"mc config host add "))
-    {
-        let args = b[line + at..blank]
-            .split(|&c| c == b' ')
-            .filter(|w| !w.is_empty());
-        return secret(args.count() == 6);
+    // `mc alias set NAME URL ACCESS_KEY SECRET_KEY`: the last, after a URL.
+    let floor = one.0.saturating_sub(super::MAX_VALUE);
+    let arg =
+        memchr::memrchr(b' ', &b[floor..one.0.saturating_sub(1)]).map_or(floor, |p| floor + p);
+    if crate::find(&b[arg..one.0], b"://").is_some() {
+        return secret(on_line(b"mc alias set ") || on_line(b"mc config host add "));
     }
     let mut two = one.0.checked_sub(1).and_then(|at| word_before(b, at))?;
-    if FISH_FLAGS.contains(&&b[two.0..two.1]) {
+    let word = &b[two.0..two.1];
+    if FISH_FLAGS.contains(&word) {
         match two.0.checked_sub(1).and_then(|at| word_before(b, at)) {
             Some(set) if &b[set.0..set.1] == b"set" => two = set,
             _ => return None,

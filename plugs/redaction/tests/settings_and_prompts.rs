@@ -269,6 +269,60 @@ const STORED_NOT_SECRETS: &[&str] = &[
     "Set-Cookie: AWSALB=GhjaI74q2/FZE0flqFh8ZcXjY7nAF+OpQMcC0ZyGelI5AU3A53OBc0Ml686WZjDLD63BMCkRYc1S2HlWCYMz3h/gBYiRU9GG0udrPcJR/Pv/+L1smg674cLT; Expires=Mon, 08 May 2024 10:00:00 GMT; Path=/\n",
 ];
 
+/// What secret stores, infrastructure tools and databases print, under names that say nothing or in layouts of their own.
+const STORES_PRINT: &[&str] = &[
+    // terraform sensitive flag
+    "$ terraform output -json | jq -c\n{\"endpoint\":{\"sensitive\":false,\"type\":\"string\",\"value\":\"shop-db.internal:5432\"},\"relay\":{\"sensitive\":true,\"type\":\"string\",\"value\":\"«3gjbMvUBWJsT^dVY»\"}}\n",
+    // terraform output piped
+    "$ terraform output -json relay | jq -r\n«QzjYtO317Npnlbh6fOYbVmqbFdSLbQ0s»\n",
+    // kubectl view-secret neutral
+    "$ kubectl view-secret shop relay\n«3vnNTxSuvZ45n2ESubC6ZYKsMGwoJoMNujP96vYC»\n",
+    // hcl list neutral
+    "relay_seals = [\"«4Bl0l6LRWkEwMTwnX4u32oExdoFTQd2S»\", \"«VeX1RI8LbgucLwWFMI3yeYgAb6SNlJrc»\"]\n",
+    // azure keys table
+    "$ az eventgrid topic key list -n orders -g rg -o table\nKey1                                          Key2\n--------------------------------------------  --------------------------------------------\n«tPg7KCcTFUaFLMHbcUN1wIwoum8yN4F0XUH74CKcLMY=»  «ef6KyV7V6lYDyjoFQ2NeLTjobsXo53hwi7F/B5RcbCB=»\n",
+    // powershell credential
+    "PS C:\\> $cred = Get-Credential svc-build\nPS C:\\> $cred.GetNetworkCredential().Password\n«1#eEJIzkiGxEWLpX»\n",
+    // ssm by path
+    "$ aws ssm get-parameters-by-path --path /shop/prod --with-decryption --query \"Parameters[].[Name,Value]\" --output text\n/shop/prod/relay\t«7TuFadAFLyhHqdhbxMxJvyj8LP6MlnGa»\n/shop/prod/db_password\t«#E5y!fjeqyX7C3Wu»\n/shop/prod/db_host\tpg-primary.internal\n",
+    // 1password fields
+    "$ op item get Shop --format json | jq '.fields[] | {label, value}'\n{\n  \"label\": \"password\",\n  \"value\": \"«eoDKxy5o3zj*vjvW»\"\n}\n{\n  \"label\": \"username\",\n  \"value\": \"shop-admin\"\n}\n",
+    // psql expanded neutral
+    "shop=# \\x\nExpanded display is on.\nshop=# SELECT * FROM api_clients WHERE id = 7;\n─[ RECORD 1 ]─────────────────────────────────\nid            │ 7\nname          │ storefront\nrelay         │ «AjyKVGgyaEtcNbmZv7aB4YL2zsIs8Qik»\n",
+];
+
+/// What they print that is no secret: hosts, paths, numbers, names, stand-ins, analytics cookies.
+const STORES_PRINT_NOT: &[&str] = &[
+    // pulumi plain config
+    "$ pulumi config --json\n{\n  \"shop:instanceType\": {\n    \"value\": \"t3.micro\",\n    \"secret\": false\n  },\n  \"shop:bucket\": {\n    \"value\": \"assets-prod-9x7k2m4q8w\",\n    \"secret\": false\n  }\n}\n",
+    // terraform plain outputs
+    "$ terraform output -json | jq -c\n{\"db_endpoint\":{\"sensitive\":false,\"type\":\"string\",\"value\":\"shop-db.c4xvbn2lm0pq.eu-west-1.rds.amazonaws.com:5432\"},\"bucket_name\":{\"sensitive\":false,\"type\":\"string\",\"value\":\"shop-assets-7k2m9x\"}}\n",
+    // hcl lists of ids
+    "subnet_ids  = [\"subnet-0a1b2c3d4e5f67890\", \"subnet-09f8e7d6c5b4a3210\"]\nallowed_ips = [\"10.0.0.0/16\", \"192.168.1.0/24\"]\n",
+    // vault status table
+    "$ vault status\nKey                      Value\n---                      -----\nRecovery Seal Type       shamir\nInitialized              true\nThreshold                3\nVersion                  1.15.2\nCluster Name             vault-cluster-7k2m9x\nCluster ID               5f2e8d1c-7b3a-4e9f-8c2d-1a0b9e8f7d6c\n",
+    // cookies txt analytics
+    "# Netscape HTTP Cookie File\n.example.com\tTRUE\t/\tFALSE\t1735689600\t_ga\tGA1.1.1827364519.1714557600\n.example.com\tTRUE\t/\tFALSE\t1735689600\t_gid\tGA1.2.918273645.1714557600\n",
+    // puppeteer analytics
+    "> await page.cookies()\n[\n  {\n    name: '_ga',\n    value: 'GA1.1.1827364519.1714557600',\n    domain: '.example.com'\n  },\n  {\n    name: 'locale',\n    value: 'en-GB',\n    domain: 'shop.example.com'\n  }\n]\n",
+    // psql expanded plain
+    "shop=# \\x\nExpanded display is on.\n─[ RECORD 1 ]─────────────────────────────────\nid          │ 1\napi_host    │ api-7k2m9x.shop.internal\ncache_dir   │ /var/cache/shop/7k2m9x\nmax_workers │ 16\n",
+    // security name
+    "$ security find-generic-password -s shop-deploy -a ci -w\nci-deploy-account-7k2m\n",
+    // view-secret host
+    "$ kubectl view-secret shop db-host\npg-primary-7f3k2q9x.c4xvbn2lm0pq.eu-west-1.rds.amazonaws.com\n",
+    // agent username
+    "⏺ Bash(vault kv get -field=username secret/shop/db)\n  ⎿  shop-app-7k2m9x\n",
+    // agent url
+    "⏺ Bash(aws ssm get-parameter --name /shop/prod/api_url --with-decryption --query Parameter.Value --output text)\n  ⎿  https://api.shop.example.com/v2\n",
+    // vault port
+    "$ vault kv get -field=port secret/shop/db\n5432\n",
+    // vault stand-in
+    "$ vault kv get -field=password secret/shop/db\n<redacted>\n",
+    // read-host slot
+    "PS C:\\> Read-Host -Prompt \"Enter the deploy slot\"\nEnter the deploy slot: staging-7k2m9x\n",
+];
+
 #[test]
 fn settings_made_on_command_lines_and_in_code_are_masked() {
     check(SET_ON_COMMAND_LINES);
@@ -313,3 +367,14 @@ fn html_escapes_around_no_secret_stay() {
 fn what_stores_clouds_and_browsers_print_that_is_no_secret_stays() {
     check(STORED_NOT_SECRETS);
 }
+
+#[test]
+fn what_stores_and_tools_print_in_their_layouts_is_masked() {
+    check(STORES_PRINT);
+}
+
+#[test]
+fn what_they_print_that_holds_no_secret_stays() {
+    check(STORES_PRINT_NOT);
+}
+

@@ -941,12 +941,13 @@ fn table_row(
     if piped {
         label = &label[bar(label, 0)..];
     }
-    // `shop:dbPassword` (Pulumi's namespaced configuration keys); a
-    // browser's `cookies.txt` line, whose name is its sixth field.
+    // `shop:dbPassword` (Pulumi's namespaced configuration keys),
+    // `/shop/prod/db_password` (SSM's parameters); a browser's
+    // `cookies.txt` line, whose name is its sixth field.
     let words = label.len() <= 40
-        && label
-            .iter()
-            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b' ' | b'_' | b'-' | b'.' | b':'));
+        && label.iter().all(|&c| {
+            c.is_ascii_alphanumeric() || matches!(c, b' ' | b'_' | b'-' | b'.' | b':' | b'/')
+        });
     if !(words || netscape_cookie(label)) {
         return None;
     }

@@ -14,7 +14,7 @@
 //! `checksum`, `name`) none.
 
 use super::names::secret_kind;
-use super::values::{keylike, name_word, path, plain};
+use super::values::{hex_key, keylike, name_word, path, plain};
 use crate::Found;
 
 /// How far above the cell's row the table's rule is looked for: within what
@@ -28,18 +28,20 @@ const MAX_ROWS: usize = 8;
 
 /// Whether the word at `s` may be a table's cell: after two blanks, or a
 /// border and a blank. The cheap test made for every long word.
-/// Not the first word on its line: an indented line's first word is no
-/// cell. And a table's rule is near: an ASCII one was read as a word within
+/// Not the first word on an indented line: that is no cell. And a table's rule is near: an ASCII one was read as a word within
 /// [`MAX_ABOVE`] + [`MAX_ROW`] bytes before (`rule_end`), or the cell follows
 /// a box's border (whose rules, `───┼───`, are no words).
 #[inline(always)]
 pub(crate) fn may_be_cell(b: &[u8], s: usize, rule_end: Option<usize>) -> bool {
-    s >= 2
+    let near_rule = || rule_end.is_some_and(|r| r + MAX_ABOVE + MAX_ROW >= s);
+    (s >= 2
         && b[s - 1] == b' '
         && matches!(b[s - 2], b' ' | b'|' | 0x82 | 0x83)
-        && (matches!(b[s - 2], 0x82 | 0x83)
-            || rule_end.is_some_and(|r| r + MAX_ABOVE + MAX_ROW >= s))
-        && after_cell(b, s)
+        && (matches!(b[s - 2], 0x82 | 0x83) || near_rule())
+        && after_cell(b, s))
+        // A row's first cell at the line's very start, under its header
+        // (`az … keys list -o table`: `Key1  Key2`).
+        || (s >= 1 && b[s - 1] == b'\n' && near_rule())
 }
 
 /// Whether the word `[s, e)` may be (part of) a table's rule: dashes, and
@@ -83,17 +85,30 @@ pub(crate) fn cell(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     let Some(mut name) = column_name(b, header, row, s) else {
         return;
     };
+    // A row's first cell is mostly its label (`Key`, `Name`): a value there
+    // must look like a key, under a header that is no label's.
+    let first = b[s - 1] == b'\n';
+    if first && (LABELS.iter().any(|l| name.eq_ignore_ascii_case(l)) || !(keylike(v) || hex_key(v)))
+    {
+        return;
+    }
     // A table of names and values (`vault … ` prints `Key  Value`, `az … -o
     // table` `KeyName … Value`): the row's name is the value's.
+    // Its words joined (`Cluster Name` as `Cluster_Name`).
+    let joined: Vec<u8>;
     if name.eq_ignore_ascii_case(b"value")
         && let Some(label) = row_name(b, header, row)
     {
-        name = label;
+        joined = label
+            .iter()
+            .map(|&c| if c == b' ' { b'_' } else { c })
+            .collect();
+        name = &joined;
     }
     let secret = if secret_kind(name).is_some() {
         !name_word(v) && !super::label_word(v)
     } else {
-        keylike(v) && super::positions::says_nothing(name)
+        keylike(v) && !super::values::worded(v) && super::positions::says_nothing(name)
     };
     if secret {
         found.push(Found {
@@ -202,24 +217,27 @@ fn column_name(b: &[u8], (hs, he): (usize, usize), row: usize, s: usize) -> Opti
     (!name.is_empty() && name.len() <= 64).then_some(name)
 }
 
+/// Headers of the column that names a row.
+const LABELS: [&[u8]; 5] = [b"key", b"name", b"keyname", b"field", b"property"];
+
 /// The row's cell under a header named `Key`, `Name`, `KeyName`, `Field`
 /// or `Property`, if the header has one (an aligned table's).
 fn row_name(b: &[u8], (hs, he): (usize, usize), row: usize) -> Option<&[u8]> {
-    const NAMES: [&[u8]; 5] = [b"key", b"name", b"keyname", b"field", b"property"];
     let header = &b[hs..he];
     let mut x = 0;
     while x < header.len() {
         let z = (x..header.len())
             .find(|&j| header[j] == b' ')
             .unwrap_or(header.len());
-        if NAMES.iter().any(|n| header[x..z].eq_ignore_ascii_case(n)) {
+        if LABELS.iter().any(|n| header[x..z].eq_ignore_ascii_case(n)) {
             let line = &b[row..];
             let line = &line[..memchr::memchr(b'\n', line).unwrap_or(line.len())];
             if x >= line.len() || (x > 0 && line[x - 1] != b' ') {
                 return None;
             }
+            // Up to two blanks: a cell may hold words (`Cluster Name`).
             let end = (x..line.len())
-                .find(|&j| line[j] == b' ')
+                .find(|&j| line[j] == b' ' && line.get(j + 1).is_none_or(|&c| c == b' '))
                 .unwrap_or(line.len());
             return (end > x).then(|| &line[x..end]);
         }

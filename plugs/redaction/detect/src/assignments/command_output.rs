@@ -70,6 +70,7 @@ static COMMANDS: &[Command] = &[
     c(&["Get-Secret ", "-AsPlainText"]),
     c(&["Get-AzKeyVaultSecret ", "-AsPlainText"]),
     c(&["ConvertFrom-SecureString ", "-AsPlainText"]),
+    c(&["GetNetworkCredential().Password"]),
     c(&["kubectl create token "]),
     c(&["gh auth token"]),
     c(&["glab auth token"]),
@@ -145,7 +146,9 @@ pub(crate) fn at_word(b: &[u8], s: usize, found: &mut Vec<Found>) {
     };
     let v = &b[start..end];
     // A label may follow a mark that reads as a prompt (`==> Token:`).
-    let secret = (after_prompt(before).is_some_and(prints_a_secret) && secret_like(v))
+    let secret = after_prompt(before)
+        .and_then(printed)
+        .is_some_and(|what| printed_value(what, v))
         || (announced(b, line) && key_shaped(v));
     if secret {
         found.push(Found {
@@ -350,8 +353,9 @@ pub(super) fn secret_like(v: &[u8]) -> bool {
         part.iter().all(u8::is_ascii_lowercase)
             || (part.len() <= 4 && part.iter().all(u8::is_ascii_digit))
     });
-    // `X-API-Key`, `dbPassword`: a name.
-    let name = digits == 0 && dashed_identifier(v);
+    // `X-API-Key`, `dbPassword`: a name; `ci-deploy-account-7k2m`: words
+    // with a random tail.
+    let name = (digits == 0 && dashed_identifier(v)) || super::values::worded(v);
     !(host || words || name || v.windows(3).any(|w| w == b"://") || letters + digits < 6)
 }
 
@@ -381,21 +385,42 @@ fn after_prompt(line: &[u8]) -> Option<&[u8]> {
 /// Longest prompt read before a command (`alice@build-host:~/src/shop$ `).
 const MAX_PROMPT: usize = 96;
 
+/// What a command prints that its value must look like.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Printed {
+    /// A secret: anything not plainly something else (`secret_like`).
+    Secret,
+    /// What a name that says nothing names (`terraform output -raw
+    /// relay`): a key's shape.
+    Key,
+}
+
 /// Whether the command on `line` (after its prompt) prints a secret.
 fn prints_a_secret(line: &[u8]) -> bool {
+    printed(line).is_some()
+}
+
+/// What the command on `line` (after its prompt) prints, if a secret.
+fn printed(line: &[u8]) -> Option<Printed> {
     if line.len() > MAX_COMMAND {
-        return false;
+        return None;
     }
-    COMMANDS.iter().any(|c| {
-        let Some(end) = parts_in(line, c.parts) else {
-            return false;
-        };
+    COMMANDS.iter().find_map(|c| {
+        let end = parts_in(line, c.parts)?;
         if c.named {
-            names_a_secret(&line[end..])
+            argument_names(&line[end..])
         } else {
-            !fetches_something_else(line)
+            (!fetches_something_else(line)).then_some(Printed::Secret)
         }
     })
+}
+
+/// Whether `v` is what a command that prints `what` prints.
+fn printed_value(what: Printed, v: &[u8]) -> bool {
+    match what {
+        Printed::Secret => secret_like(v),
+        Printed::Key => secret_like(v) && keylike(v),
+    }
 }
 
 /// Flags whose value names the field or the secret read (`vault kv get
@@ -469,7 +494,10 @@ fn parts_in(line: &[u8], parts: &[&str]) -> Option<usize> {
         let p = part.as_bytes();
         let found = crate::find(&line[at..], p)? + at;
         // The command itself starts a word (`sop read` is not `op read`).
-        if i == 0 && found > 0 && !matches!(line[found - 1], b' ' | b'(' | b'`' | b'$' | b'>') {
+        if i == 0
+            && found > 0
+            && !matches!(line[found - 1], b' ' | b'(' | b'`' | b'$' | b'>' | b'.')
+        {
             let rest = parts_in(&line[found + 1..], parts)?;
             return Some(found + 1 + rest);
         }
@@ -478,16 +506,16 @@ fn parts_in(line: &[u8], parts: &[&str]) -> Option<usize> {
     Some(at)
 }
 
-/// Whether the last argument of what follows the command names a secret
-/// (`db_password`, `$API_TOKEN`, `shop:apiToken`).
-fn names_a_secret(args: &[u8]) -> bool {
+/// What the last argument of what follows the command names: a secret
+/// (`db_password`, `$API_TOKEN`, `shop:apiToken`), or nothing it says
+/// (`relay`: a key if it looks like one).
+fn argument_names(args: &[u8]) -> Option<Printed> {
     let args = args.strip_suffix(b")").unwrap_or(args);
-    let Some(last) = args
+    // What it pipes into is another command (`… relay | jq -r`).
+    let args = &args[..memchr::memchr(b'|', args).unwrap_or(args.len())];
+    let last = args
         .split(|&c| c == b' ')
-        .rfind(|w| !w.is_empty() && !w.starts_with(b"-"))
-    else {
-        return false;
-    };
+        .rfind(|w| !w.is_empty() && !w.starts_with(b"-"))?;
     let name: Vec<u8> = last
         .iter()
         .copied()
@@ -497,7 +525,11 @@ fn names_a_secret(args: &[u8]) -> bool {
         Some(p) => &name[p + 1..],
         None => &name[..],
     };
-    secret_kind(key).is_some()
+    if secret_kind(key).is_some() {
+        Some(Printed::Secret)
+    } else {
+        super::positions::says_nothing(key).then_some(Printed::Key)
+    }
 }
 
 #[cfg(test)]
@@ -506,66 +538,66 @@ mod tests {
 
     #[test]
     fn reads_the_commands_that_print_secrets() {
-        let cases: &[(&str, bool)] = &[
-            ("$ op read op://Private/Stripe/credential", true),
-            (
-                "alice@box:~/shop$ doppler secrets get API_KEY --plain",
-                true,
-            ),
-            ("⏺ Bash(terraform output -raw db_password)", true),
-            ("$ terraform output -raw endpoint", false),
-            ("$ pulumi config get shop:apiToken", true),
-            ("$ printenv GITHUB_TOKEN", true),
-            ("$ printenv HOME", false),
-            ("$ echo $API_KEY", true),
-            ("$ echo $PATH", false),
+        let (s, k, no) = (Some(Printed::Secret), Some(Printed::Key), None);
+        let cases: &[(&str, Option<Printed>)] = &[
+            ("$ op read op://Private/Stripe/credential", s),
+            ("alice@box:~/shop$ doppler secrets get API_KEY --plain", s),
+            ("⏺ Bash(terraform output -raw db_password)", s),
+            ("$ terraform output -raw endpoint", no),
+            ("$ pulumi config get shop:apiToken", s),
+            ("$ printenv GITHUB_TOKEN", s),
+            // A name that says nothing: a key if it looks like one.
+            ("$ printenv HOME", k),
+            ("$ terraform output -json relay | jq -r", k),
+            ("$ echo $API_KEY", s),
+            ("$ echo $PATH", no),
             (
                 "$ aws secretsmanager get-secret-value --secret-id db --query SecretString --output text",
-                true,
+                s,
             ),
-            ("$ aws secretsmanager list-secrets --output text", false),
-            ("$ sop read x", false),
-            ("op read op://Private/Stripe/credential (no prompt)", false),
-            ("$ openssl rand -hex 32", false),
-            ("  ❯ op read op://Private/Stripe/credential", true),
+            ("$ aws secretsmanager list-secrets --output text", no),
+            ("$ sop read x", no),
+            ("op read op://Private/Stripe/credential (no prompt)", no),
+            ("$ openssl rand -hex 32", no),
+            ("  ❯ op read op://Private/Stripe/credential", s),
             // oh-my-zsh's theme: the command after the branch.
-            ("➜  shop git:(main) ✗ gh auth token", true),
-            ("➜  shop git:(main) ✗ gh auth status", false),
-            ("$ base64 < /dev/urandom | head -c 72", false),
-            ("$ ls -la", false),
+            ("➜  shop git:(main) ✗ gh auth token", s),
+            ("➜  shop git:(main) ✗ gh auth status", no),
+            ("$ base64 < /dev/urandom | head -c 72", no),
+            ("$ ls -la", no),
             // A field that says what else it is.
-            ("$ vault kv get -field=host secret/app/db", false),
-            ("$ vault kv get -field=password secret/app/db", true),
-            ("$ op read op://Prod/Database/hostname", false),
-            ("$ op read \"op://Prod/Database/credential\"", true),
+            ("$ vault kv get -field=host secret/app/db", no),
+            ("$ vault kv get -field=password secret/app/db", s),
+            ("$ op read op://Prod/Database/hostname", no),
+            ("$ op read \"op://Prod/Database/credential\"", s),
             (
                 "$ kubectl get secret app -o jsonpath='{.data.bucket}' | base64 -d",
-                false,
+                no,
             ),
             (
                 "$ kubectl get secret app -o jsonpath=\"{.data['db-user']}\" | base64 --decode",
-                false,
+                no,
             ),
             (
                 "$ kubectl get secret app -o jsonpath='{.data.upstream}' | base64 -d",
-                true,
+                s,
             ),
             (
                 "$ aws ssm get-parameter --name /app/prod/db_host --with-decryption --query Parameter.Value --output text",
-                false,
+                no,
             ),
             (
                 "$ az keyvault secret show --vault-name kv -n sql-url --query value -o tsv",
-                false,
+                no,
             ),
             (
                 "$ gcloud secrets versions access latest --secret=api-signing",
-                true,
+                s,
             ),
         ];
         for (line, want) in cases {
             let command = after_prompt(line.as_bytes());
-            assert_eq!(command.is_some_and(prints_a_secret), *want, "{line}");
+            assert_eq!(command.and_then(printed), *want, "{line}");
         }
     }
 

@@ -95,8 +95,20 @@ fn element(b: &[u8], s: usize) -> Option<Parsed> {
     if !in_list(b, q) {
         return None;
     }
-    let (_, kind) = secret_parent(b, q)?;
+    let (_, kind) = secret_parent(b, q).or_else(|| neutral_parent(b, q))?;
     Some(quoted_value(b, q, kind))
+}
+
+/// A list whose key says nothing of its elements (`relay_seals = ["…"]`):
+/// they are keys where they look like keys, as a setting's value is.
+fn neutral_parent(b: &[u8], at: usize) -> Option<(usize, &'static str)> {
+    let (ks, ke) = parent_key(b, at)?;
+    let key = &b[ks..ke];
+    let key = key
+        .iter()
+        .rposition(|&c| c == b':' || c == b'.')
+        .map_or(key, |p| &key[p + 1..]);
+    super::positions::says_nothing(key).then_some((ks, NAMED_KEY))
 }
 
 /// Where the line of `cut` starts, if a generic key's value or a list's
@@ -139,7 +151,23 @@ fn secret_parent(b: &[u8], at: usize) -> Option<(usize, &'static str)> {
     for suffix in [&b"_b64"[..], b"_hex", b"_base64", b"s"] {
         key = key.strip_suffix(suffix).unwrap_or(key);
     }
-    Some((ks, secret_kind(key)?))
+    if let Some(kind) = secret_kind(key) {
+        return Some((ks, kind));
+    }
+    // `"relay": {"sensitive": true, "type": "string", "value": "…"}`
+    // (`terraform output -json`), `"secret": true` (Pulumi): the object
+    // says it holds a secret, whatever its key.
+    let between = &b[ke..at];
+    const FLAGS: [&[u8]; 4] = [
+        b"\"sensitive\": true",
+        b"\"sensitive\":true",
+        b"\"secret\": true",
+        b"\"secret\":true",
+    ];
+    FLAGS
+        .iter()
+        .any(|f| crate::find(between, f).is_some())
+        .then_some((ks, "secret-assignment"))
 }
 
 /// The key of the object or list that holds `at`.

@@ -238,8 +238,19 @@ pub(super) fn table_label(b: &[u8], ks: usize, ke: usize) -> Option<Name> {
     }
     let end = (i + 16).min(n);
     let long = b[i..end].iter().all(|&c| crate::TOKEN[c as usize]);
-    (long && first_cell(b, ks) && says_nothing(&b[ks..ke]))
-        .then_some(Name::Secret(super::NAMED_KEY))
+    if !first_cell(b, ks) {
+        return None;
+    }
+    // `/shop/prod/relay` (SSM's parameters by path): its last part, which
+    // may name a secret too (a name after a `/` is otherwise a URL's).
+    let slash = memchr::memrchr(b'/', &b[ks..ke]);
+    let name = &b[slash.map_or(ks, |p| ks + p + 1)..ke];
+    if slash.is_some()
+        && let Some(kind) = super::names::secret_kind(name)
+    {
+        return Some(Name::Secret(kind));
+    }
+    (long && says_nothing(name)).then_some(Name::Secret(super::NAMED_KEY))
 }
 
 /// Whether the label at `ks` is its row's first cell: only blanks and a

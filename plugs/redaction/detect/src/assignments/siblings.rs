@@ -3,7 +3,8 @@
 //! line), ECS task definitions and the GitHub API (`{"name": "API_TOKEN",
 //! "value": "…"}`), AWS SSM and CloudFormation (`"Name": "/prod/db/password"`
 //! … `"Value": "…"`, `ParameterKey` / `ParameterValue`), Helm's `- key:
-//! PASSWORD` / `value: …`, HCL's `{ name = "…", value = "…" }`.
+//! PASSWORD` / `value: …`, HCL's `{ name = "…", value = "…" }`, 1Password's
+//! `{"label": "password", "value": "…"}`.
 //!
 //! The value field is read when the nearest `name` / `key` field before it
 //! names a secret and both are fields of one object: on the same line with no
@@ -177,8 +178,10 @@ fn name_field_before(b: &[u8], at: usize) -> Option<Field> {
         let key = &b[ks..ke];
         let user = key.eq_ignore_ascii_case(b"username");
         let credential = user || key.eq_ignore_ascii_case(b"keyname");
+        // 1Password's fields name themselves by `label`.
         let named = key.eq_ignore_ascii_case(b"name")
             || key.eq_ignore_ascii_case(b"key")
+            || key.eq_ignore_ascii_case(b"label")
             || key.eq_ignore_ascii_case(b"parameterkey")
             || credential;
         if !named || b.get(p + 1) == Some(&b[p]) {

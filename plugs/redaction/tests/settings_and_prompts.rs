@@ -323,6 +323,24 @@ const STORES_PRINT_NOT: &[&str] = &[
     "PS C:\\> Read-Host -Prompt \"Enter the deploy slot\"\nEnter the deploy slot: staging-7k2m9x\n",
 ];
 
+/// Advertising and consent cookies, stand-ins for secrets, ciphertexts and listings of secrets' names.
+const COOKIES_AND_STAND_INS: &[&str] = &[
+    // ad cookies
+    "Set-Cookie: IDE=AHWqTUmyZT4x7Tg6PcqstspWYgSU7PlOz32vWqhJhVA3RxLMR9K54K44r; expires=Tue, 01-May-2025 10:00:00 GMT; path=/; domain=.doubleclick.net\nSet-Cookie: _sp_id.1fff=5f2e8d1c-7b3a-4e9f-8c2d-1a0b9e8f7d6c.1714557600.1.1714557600.1714557600.9f8e7d6c-5b4a-4f2e-8d1c-7b3a9e8f7d6c; Path=/\nSet-Cookie: test_cookie=CheckForPermission; Path=/\nSet-Cookie: li_gc=MTsyMTsxNzE0NTU3NjAwOzI7MDIxo1EPr9KjqzFKfiXXPdBOLrnu9MymrCQ23bqlxGSM; Path=/\nSet-Cookie: UserMatchHistory=AQJmI2qmyJMvUahaSaOvPrEGObeBT6oZElUD2E7RAruJzpuUVYDIRNj6YP9; Path=/\n",
+    // ga4 and ads
+    "Set-Cookie: _ga_7K2M9XQ4W1=GS1.1.1714557600.1.0.1714557600.0.0.0; Path=/\nSet-Cookie: __gads=ID=9f8e7d6c5b4a4f2e:T=1714557600:RT=1714557600:S=ALNI_Mb9miNMkRcAA2lIUmKRRw9Pdxg7ciDR0qR; Path=/\n",
+    // terraform stand-ins
+    "$ terraform plan\n  + resource \"aws_db_instance\" \"shop\" {\n      + password = (sensitive value)\n      + endpoint = (known after apply)\n    }\n$ terraform output\ndb_password = <sensitive>\nrelay = <sensitive>\n",
+    // pulumi stand-ins
+    "$ pulumi stack output --json\n{\n  \"relay\": \"[secret]\",\n  \"dbPassword\": \"[secret]\"\n}\n",
+    // kms ciphertext
+    "relay: AQICAHhG6Vohd8DmduiuSqlSpVV2EgPK4K27Bb48H9uIhqUUmLj61JY9Y9TkpfZkt4t2mDs4LNVXBbav9squroitBQ5xgKgQs2jneQ8ZAfw8/MN1Aj1u6xPh1fErKFvOvHFR1C7ipmDvF1/+UzVjwCFql30EV\n",
+    // references
+    "RELAY=sm://shop-prod/relay\nRELAY_SECRET=projects/123456789012/secrets/relay/versions/latest\n  value: \"@Microsoft.KeyVault(SecretUri=https://kv.vault.azure.net/secrets/relay/)\"\n",
+    // secret listings
+    "$ gcloud secrets versions list relay\nNAME  STATE    CREATED              DESTROYED\n3     enabled  2024-05-01T10:00:00  -\n$ az keyvault secret list --vault-name kv -o table\nName    ContentType    Enabled    Expires\n------  -------------  ---------  ---------\nrelay                  True\n",
+];
+
 #[test]
 fn settings_made_on_command_lines_and_in_code_are_masked() {
     check(SET_ON_COMMAND_LINES);
@@ -376,5 +394,10 @@ fn what_stores_and_tools_print_in_their_layouts_is_masked() {
 #[test]
 fn what_they_print_that_holds_no_secret_stays() {
     check(STORES_PRINT_NOT);
+}
+
+#[test]
+fn cookies_stand_ins_and_ciphertexts_stay() {
+    check(COOKIES_AND_STAND_INS);
 }
 

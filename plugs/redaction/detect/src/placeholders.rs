@@ -256,7 +256,18 @@ pub(crate) fn stand_in(v: &[u8]) -> bool {
             || filler(v)
             || default(v)
             || documented(v)
-            || encoded(v))
+            || encoded(v)
+            || kms_ciphertext(v))
+}
+
+/// An AWS KMS ciphertext blob as base64 (`aws kms encrypt`'s
+/// `CiphertextBlob`, an encrypted env var): its header (version 1, then a
+/// key reference, `AQICAHh…`, `AQECAHh…`, `AQIBAHh…`) and a long body. Only
+/// KMS opens it: it is no secret where it is shown, as a sealed secret is not.
+fn kms_ciphertext(v: &[u8]) -> bool {
+    v.len() >= 100
+        && (v.starts_with(b"AQICAH") || v.starts_with(b"AQECAH") || v.starts_with(b"AQIBAH"))
+        && v.iter().all(|&c| crate::b64(c))
 }
 
 /// Whether a vendor token's match is a mask or the documentation's example

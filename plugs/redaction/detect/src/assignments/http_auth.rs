@@ -157,6 +157,8 @@ pub(super) fn cookies_within(b: &[u8], i: usize, end: usize) -> Parsed {
                     && !name.is_empty()
                     && plain(v)
                     && v.len() >= 16
+                    // `CheckForPermission`: a word in camel case, no key.
+                    && !super::values::identifier(v)
                     && (keylike(v) || hex_key(v) || session_signed(v)),
                 kind: "cookie",
             });
@@ -173,7 +175,16 @@ pub(super) fn cookies_within(b: &[u8], i: usize, end: usize) -> Parsed {
 /// `__cf_bm`), or one whose name says what else it holds (`visitor_id`,
 /// `theme`); a session's (`sessionid`, `sid`) stays one.
 fn not_a_credential(name: &[u8]) -> bool {
-    const ANALYTICS: [&[u8]; 42] = [
+    const ANALYTICS: [&[u8]; 51] = [
+        b"__gads",
+        b"__gpi",
+        b"_sp_id",
+        b"_sp_ses",
+        b"_shopify_y",
+        b"_shopify_s",
+        b"__kla_id",
+        b"_vwo_",
+        b"_mkto_trk",
         b"__cf_bm",
         b"_cfuvid",
         b"__cfruid",
@@ -217,8 +228,23 @@ fn not_a_credential(name: &[u8]) -> bool {
         b"cookieconsent",
         b"cookieyes",
     ];
+    // Advertising and consent cookies named by a word of their own.
+    const EXACT: [&[u8]; 11] = [
+        b"ide",
+        b"nid",
+        b"muid",
+        b"test_cookie",
+        b"1p_jar",
+        b"ar_debug",
+        b"li_gc",
+        b"usermatchhistory",
+        b"analyticssynchistory",
+        b"__qca",
+        b"_hjid",
+    ];
     let lower = |p: &[u8]| name.len() >= p.len() && name[..p.len()].eq_ignore_ascii_case(p);
-    ANALYTICS.iter().any(|p| lower(p))
+    EXACT.iter().any(|e| name.eq_ignore_ascii_case(e))
+        || ANALYTICS.iter().any(|p| lower(p))
         || (!super::names::session_cookie(name) && super::positions::says_what_it_is(name))
 }
 

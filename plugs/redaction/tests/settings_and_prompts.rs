@@ -277,18 +277,16 @@ const STORES_PRINT: &[&str] = &[
     "$ terraform output -json relay | jq -r\n«QzjYtO317Npnlbh6fOYbVmqbFdSLbQ0s»\n",
     // kubectl view-secret neutral
     "$ kubectl view-secret shop relay\n«3vnNTxSuvZ45n2ESubC6ZYKsMGwoJoMNujP96vYC»\n",
-    // hcl list neutral
-    "relay_seals = [\"«4Bl0l6LRWkEwMTwnX4u32oExdoFTQd2S»\", \"«VeX1RI8LbgucLwWFMI3yeYgAb6SNlJrc»\"]\n",
     // azure keys table
-    "$ az eventgrid topic key list -n orders -g rg -o table\nKey1                                          Key2\n--------------------------------------------  --------------------------------------------\n«tPg7KCcTFUaFLMHbcUN1wIwoum8yN4F0XUH74CKcLMY=»  «ef6KyV7V6lYDyjoFQ2NeLTjobsXo53hwi7F/B5RcbCB=»\n",
+    "$ az eventgrid topic key list -n orders -g rg -o table\nKey1                                          Key2\n--------------------------------------------  --------------------------------------------\n«3wxv8TSBOC9UhD/gidmPfT+Xin1cwIftPg7KCcTFUaF=»  «LMHbcUN1wIwoum8yN4F0XUH74CKcLMYef6KyV7V6lYD=»\n",
     // powershell credential
-    "PS C:\\> $cred = Get-Credential svc-build\nPS C:\\> $cred.GetNetworkCredential().Password\n«1#eEJIzkiGxEWLpX»\n",
+    "PS C:\\> $cred = Get-Credential svc-build\nPS C:\\> $cred.GetNetworkCredential().Password\n«yjoFQ2^NeL*Tjobs»\n",
     // ssm by path
-    "$ aws ssm get-parameters-by-path --path /shop/prod --with-decryption --query \"Parameters[].[Name,Value]\" --output text\n/shop/prod/relay\t«7TuFadAFLyhHqdhbxMxJvyj8LP6MlnGa»\n/shop/prod/db_password\t«#E5y!fjeqyX7C3Wu»\n/shop/prod/db_host\tpg-primary.internal\n",
+    "$ aws ssm get-parameters-by-path --path /shop/prod --with-decryption --query \"Parameters[].[Name,Value]\" --output text\n/shop/prod/relay\t«ZyTOWhCJ85BLWILdLTleDV5pRFn7CPIZ»\n/shop/prod/db_password\t«MXGXx1#eEJIzkiGx»\n/shop/prod/db_host\tpg-primary.internal\n",
     // 1password fields
-    "$ op item get Shop --format json | jq '.fields[] | {label, value}'\n{\n  \"label\": \"password\",\n  \"value\": \"«eoDKxy5o3zj*vjvW»\"\n}\n{\n  \"label\": \"username\",\n  \"value\": \"shop-admin\"\n}\n",
+    "$ op item get Shop --format json | jq '.fields[] | {label, value}'\n{\n  \"label\": \"password\",\n  \"value\": \"«EWLpXO#ah0!XpGgo»\"\n}\n{\n  \"label\": \"username\",\n  \"value\": \"shop-admin\"\n}\n",
     // psql expanded neutral
-    "shop=# \\x\nExpanded display is on.\nshop=# SELECT * FROM api_clients WHERE id = 7;\n─[ RECORD 1 ]─────────────────────────────────\nid            │ 7\nname          │ storefront\nrelay         │ «AjyKVGgyaEtcNbmZv7aB4YL2zsIs8Qik»\n",
+    "shop=# \\x\nExpanded display is on.\nshop=# SELECT * FROM api_clients WHERE id = 7;\n─[ RECORD 1 ]─────────────────────────────────\nid            │ 7\nname          │ storefront\nrelay         │ «bxMxJvyj8LP6MlnGaFQXPKOpCmFUceI3»\n",
 ];
 
 /// What they print that is no secret: hosts, paths, numbers, names, stand-ins, analytics cookies.
@@ -326,19 +324,31 @@ const STORES_PRINT_NOT: &[&str] = &[
 /// Advertising and consent cookies, stand-ins for secrets, ciphertexts and listings of secrets' names.
 const COOKIES_AND_STAND_INS: &[&str] = &[
     // ad cookies
-    "Set-Cookie: IDE=AHWqTUmyZT4x7Tg6PcqstspWYgSU7PlOz32vWqhJhVA3RxLMR9K54K44r; expires=Tue, 01-May-2025 10:00:00 GMT; path=/; domain=.doubleclick.net\nSet-Cookie: _sp_id.1fff=5f2e8d1c-7b3a-4e9f-8c2d-1a0b9e8f7d6c.1714557600.1.1714557600.1714557600.9f8e7d6c-5b4a-4f2e-8d1c-7b3a9e8f7d6c; Path=/\nSet-Cookie: test_cookie=CheckForPermission; Path=/\nSet-Cookie: li_gc=MTsyMTsxNzE0NTU3NjAwOzI7MDIxo1EPr9KjqzFKfiXXPdBOLrnu9MymrCQ23bqlxGSM; Path=/\nSet-Cookie: UserMatchHistory=AQJmI2qmyJMvUahaSaOvPrEGObeBT6oZElUD2E7RAruJzpuUVYDIRNj6YP9; Path=/\n",
+    "Set-Cookie: IDE=AHWqTUm9cimyDo2BNyVkWxU4dw0ejrkNc5bp4PyjfTci2vM6ZcLhoslmC; expires=Tue, 01-May-2025 10:00:00 GMT; path=/; domain=.doubleclick.net\nSet-Cookie: _sp_id.1fff=5f2e8d1c-7b3a-4e9f-8c2d-1a0b9e8f7d6c.1714557600.1.1714557600.1714557600.9f8e7d6c-5b4a-4f2e-8d1c-7b3a9e8f7d6c; Path=/\nSet-Cookie: test_cookie=CheckForPermission; Path=/\nSet-Cookie: li_gc=MTsyMTsxNzE0NTU3NjAwOzI7MDIxhBmeOHkek0IYyAjyKVGgyaEtcNbmZv7aB4YL2zsI; Path=/\nSet-Cookie: UserMatchHistory=AQJs8QikyZT4x7Tg6PcqstspWYgSU7PlOz32vWqhJhVA3RxLMR9K54K44ro; Path=/\n",
     // ga4 and ads
-    "Set-Cookie: _ga_7K2M9XQ4W1=GS1.1.1714557600.1.0.1714557600.0.0.0; Path=/\nSet-Cookie: __gads=ID=9f8e7d6c5b4a4f2e:T=1714557600:RT=1714557600:S=ALNI_Mb9miNMkRcAA2lIUmKRRw9Pdxg7ciDR0qR; Path=/\n",
+    "Set-Cookie: _ga_7K2M9XQ4W1=GS1.1.1714557600.1.0.1714557600.0.0.0; Path=/\nSet-Cookie: __gads=ID=9f8e7d6c5b4a4f2e:T=1714557600:RT=1714557600:S=ALNI_Mb1EPr9KjqzFKfiXXPdBOLrnu9MymrCQ23; Path=/\n",
     // terraform stand-ins
     "$ terraform plan\n  + resource \"aws_db_instance\" \"shop\" {\n      + password = (sensitive value)\n      + endpoint = (known after apply)\n    }\n$ terraform output\ndb_password = <sensitive>\nrelay = <sensitive>\n",
     // pulumi stand-ins
     "$ pulumi stack output --json\n{\n  \"relay\": \"[secret]\",\n  \"dbPassword\": \"[secret]\"\n}\n",
     // kms ciphertext
-    "relay: AQICAHhG6Vohd8DmduiuSqlSpVV2EgPK4K27Bb48H9uIhqUUmLj61JY9Y9TkpfZkt4t2mDs4LNVXBbav9squroitBQ5xgKgQs2jneQ8ZAfw8/MN1Aj1u6xPh1fErKFvOvHFR1C7ipmDvF1/+UzVjwCFql30EV\n",
+    "relay: AQICAHhdHxUyHzWRaoaaQJ8di3D9w781IOYEO7tzque10xyThVmer6GG6Vohd8DmduiuSqlSpVV2EgPK4K27Bb48H9uIhqUUmLj61JY9Y9TkpfZkt4t2mDs4LNVXBbav9squroitBQ5xgKgQs2jneQ8ZAfw8/\n",
     // references
     "RELAY=sm://shop-prod/relay\nRELAY_SECRET=projects/123456789012/secrets/relay/versions/latest\n  value: \"@Microsoft.KeyVault(SecretUri=https://kv.vault.azure.net/secrets/relay/)\"\n",
     // secret listings
     "$ gcloud secrets versions list relay\nNAME  STATE    CREATED              DESTROYED\n3     enabled  2024-05-01T10:00:00  -\n$ az keyvault secret list --vault-name kv -o table\nName    ContentType    Enabled    Expires\n------  -------------  ---------  ---------\nrelay                  True\n",
+];
+
+/// Identifiers that APIs print under names that say nothing: Stripe's objects, GitHub's node ids, Drive's files.
+const API_IDENTIFIERS: &[&str] = &[
+    // stripe charge
+    "$ stripe charges retrieve ch_3PZ3kQ2eZvKYlo2C1aBcDeFg\n{\n  \"id\": \"ch_3PZ3kQ2eZvKYlo2C1aBcDeFg\",\n  \"object\": \"charge\",\n  \"balance_transaction\": \"txn_tt6AnXP9eA7k8DNludUA57Yc\",\n  \"customer\": \"cus_0Gpi2IG8I3spkJ\",\n  \"payment_intent\": \"pi_Hu3kMVqWpvRA3S7UoDehGgok\",\n  \"latest_invoice\": \"in_p0AF2PFxmxeloMMpifSGMHNX\",\n  \"price\": \"price_1MY4YBApPx6AYxhPqwDwJ2rZ\"\n}\n",
+    // stripe compact
+    "{\"object\":\"subscription\",\"customer\":\"cus_SRj1syRPcqyuKg\",\"default_payment_method\":\"pm_Zl66tLyOhSjOH5OfIqXWFog4\",\"latest_invoice\":\"in_ewSE8mZs7BZrtUEbnOKZXuFm\"}\n",
+    // github node ids
+    "{\n  \"login\": \"octocat\",\n  \"node\": \"MDQ6VXNlcjE4MjczNjQ1MTk=\",\n  \"pull\": \"PR_kwDOCwqixN7W3RKhivZOflJP\"\n}\n",
+    // drive parents
+    "{\n  \"kind\": \"drive#file\",\n  \"parents\": [\"1gGflANktuKs5s9fWDPcEiXuQhkHH3AZGVT5SMK0YW0C\"],\n  \"mimeType\": \"application/vnd.google-apps.spreadsheet\"\n}\n",
 ];
 
 #[test]
@@ -399,5 +409,10 @@ fn what_they_print_that_holds_no_secret_stays() {
 #[test]
 fn cookies_stand_ins_and_ciphertexts_stay() {
     check(COOKIES_AND_STAND_INS);
+}
+
+#[test]
+fn identifiers_apis_print_stay() {
+    check(API_IDENTIFIERS);
 }
 

@@ -1097,9 +1097,10 @@ fn key_shaped(kind: &str, v: &[u8], key: &[u8]) -> bool {
         return command_output::secret_like(v);
     }
     // A name nothing names, read from its place: a value that reads as
-    // words and numbers with a random tail is a name (`app-2024-05-01-k8m2x9`).
-    if (kind == POSITION_KEY || kind == ENV_ITEM) && values::worded(v) {
-        return false;
+    // words and numbers with a random tail is a name (`app-2024-05-01-k8m2x9`),
+    // `cus_Q8vN2…` an object's id.
+    if kind == POSITION_KEY || kind == ENV_ITEM {
+        return values::neutral_key(v);
     }
     (kind != NAMED_KEY && kind != BARE_KEY && kind != POSITION_KEY && kind != ENV_ITEM)
         || keylike(v)

@@ -108,7 +108,7 @@ pub(crate) fn cell(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     let secret = if secret_kind(name).is_some() {
         !name_word(v) && !super::label_word(v)
     } else {
-        keylike(v) && !super::values::worded(v) && super::positions::says_nothing(name)
+        super::values::neutral_key(v) && super::positions::says_nothing(name)
     };
     if secret {
         found.push(Found {

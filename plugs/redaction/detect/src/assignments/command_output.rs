@@ -86,6 +86,7 @@ static COMMANDS: &[Command] = &[
     c(&["cat /run/secrets/"]),
     // Made to be secrets.
     c(&["wg genkey"]),
+    c(&["wg show ", " private-key"]),
     c(&["pwgen "]),
     c(&["rails secret"]),
     c(&["mix phx.gen.secret"]),

@@ -95,20 +95,8 @@ fn element(b: &[u8], s: usize) -> Option<Parsed> {
     if !in_list(b, q) {
         return None;
     }
-    let (_, kind) = secret_parent(b, q).or_else(|| neutral_parent(b, q))?;
+    let (_, kind) = secret_parent(b, q)?;
     Some(quoted_value(b, q, kind))
-}
-
-/// A list whose key says nothing of its elements (`relay_seals = ["…"]`):
-/// they are keys where they look like keys, as a setting's value is.
-fn neutral_parent(b: &[u8], at: usize) -> Option<(usize, &'static str)> {
-    let (ks, ke) = parent_key(b, at)?;
-    let key = &b[ks..ke];
-    let key = key
-        .iter()
-        .rposition(|&c| c == b':' || c == b'.')
-        .map_or(key, |p| &key[p + 1..]);
-    super::positions::says_nothing(key).then_some((ks, NAMED_KEY))
 }
 
 /// Where the line of `cut` starts, if a generic key's value or a list's

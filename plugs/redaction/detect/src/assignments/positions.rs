@@ -250,7 +250,7 @@ pub(super) fn table_label(b: &[u8], ks: usize, ke: usize) -> Option<Name> {
     {
         return Some(Name::Secret(kind));
     }
-    (long && says_nothing(name)).then_some(Name::Secret(super::NAMED_KEY))
+    (long && says_nothing(name)).then_some(Name::Secret(POSITION_KEY))
 }
 
 /// Whether the label at `ks` is its row's first cell: only blanks and a
@@ -338,18 +338,7 @@ fn keylike_after(b: &[u8], ke: usize) -> bool {
     let run = &b[i..e];
     let run = run.strip_suffix(b",").unwrap_or(run);
     let run = run.strip_suffix(b".").unwrap_or(run);
-    e == n || (super::values::keylike(run) && !encoded_structure(run))
-}
-
-/// Whether `v` is base64 of JSON (`eyJ2Ijoi…`): a pagination cursor
-/// (`kubectl`'s `continue`, Azure's `$skiptoken`), a state blob. Not random;
-/// what it holds is read by the decoding pass.
-fn encoded_structure(v: &[u8]) -> bool {
-    (v.starts_with(b"ey") || v.starts_with(b"W3"))
-        && crate::decode::base64_text(v).is_some_and(|t| {
-            let t = t.trim_start();
-            t.starts_with('{') || t.starts_with('[')
-        })
+    e == n || super::values::neutral_key(run)
 }
 
 /// Whether one of the name's parts, read from the last, says its value is

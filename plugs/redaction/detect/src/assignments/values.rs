@@ -332,6 +332,58 @@ pub(super) fn worded(v: &[u8]) -> bool {
         >= 2
 }
 
+/// `cus_Q8vN2Lr7Kx4Tz9`, `price_1PZ3kQ2e…`, `PR_kwDOABCD…`: an API's object
+/// identifier, a short word, one `_`, a random rest (Stripe's, GitHub's
+/// node ids). Under a name that says nothing it names an object; a vendor's
+/// secret of that shape is read by its own rule (`sk_live_…`, `ghp_…`).
+pub(super) fn object_id(v: &[u8]) -> bool {
+    let Some(sep) = v.iter().position(|&c| c == b'_') else {
+        return false;
+    };
+    (1..=8).contains(&sep)
+        && v[..sep].iter().all(u8::is_ascii_alphabetic)
+        && v.len() - sep > 8
+        && v[sep + 1..].iter().all(u8::is_ascii_alphanumeric)
+}
+
+/// A value read by its place alone (its name says nothing) that is a key:
+/// random as one ([`keylike`]), not a name of words ([`worded`]), not an
+/// object's identifier ([`object_id`]), not base64 of a structure (JSON, a
+/// GitHub node id's `04:User1234`).
+pub(super) fn neutral_key(v: &[u8]) -> bool {
+    keylike(v) && !worded(v) && !object_id(v) && !encoded_structure(v)
+}
+
+/// Whether `v` is base64 of JSON (`eyJ2Ijoi…`: a pagination cursor,
+/// `kubectl`'s `continue`, Azure's `$skiptoken`) or of a typed id
+/// (`MDQ6VXNlcjE=`, `04:User1`): not random; what it holds is read by the
+/// decoding pass.
+pub(super) fn encoded_structure(v: &[u8]) -> bool {
+    if !(v.starts_with(b"ey") || v.starts_with(b"W3") || v.starts_with(b"MD") || v.starts_with(b"MT"))
+    {
+        return false;
+    }
+    let Some(t) = crate::decode::base64_text(v) else {
+        return false;
+    };
+    let t = t.trim_start();
+    t.starts_with('{') || t.starts_with('[') || typed_id(t.as_bytes())
+}
+
+/// `04:User1827364519`: digits, `:`, a type's name, digits.
+fn typed_id(t: &[u8]) -> bool {
+    let Some(colon) = t.iter().position(|&c| c == b':') else {
+        return false;
+    };
+    let (n, rest) = (&t[..colon], &t[colon + 1..]);
+    let letters = rest.iter().take_while(|c| c.is_ascii_alphabetic()).count();
+    !n.is_empty()
+        && n.iter().all(u8::is_ascii_digit)
+        && letters > 0
+        && rest.len() > letters
+        && rest[letters..].iter().all(u8::is_ascii_digit)
+}
+
 /// `8-4-4-4-12` hex digits.
 pub(super) fn uuid(v: &[u8]) -> bool {
     v.len() == 36

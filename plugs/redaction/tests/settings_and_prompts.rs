@@ -351,6 +351,62 @@ const API_IDENTIFIERS: &[&str] = &[
     "{\n  \"kind\": \"drive#file\",\n  \"parents\": [\"1gGflANktuKs5s9fWDPcEiXuQhkHH3AZGVT5SMK0YW0C\"],\n  \"mimeType\": \"application/vnd.google-apps.spreadsheet\"\n}\n",
 ];
 
+/// Values by their place inside a line, under names that say nothing: compact JSON, arguments, fields, flags, logs, XML elements.
+const INLINE_PLACES: &[&str] = &[
+    // compact json
+    "{\"relay\":\"«f0jVd3k99XthCiDkKKrOXNvg2vZAaFJy»\",\"mode\":\"prod\"}\n",
+    // toml inline table
+    "relay = { seal = \"«f54newrPXQLWQlAvHPnBDcqdRDgJiMmK»\", url = \"https://relay.example.com\" }\n",
+    // yaml flow mapping
+    "upstream: {relay: «IILFa9n1PyOkE0QClSW30F7LnPhxkBo6», mode: prod}\n",
+    // python kwargs
+    "client = RelayClient(seal=\"«5f6aE1i6wfpsP2UIXwB9DbDXxYDGR8T4»\", region=\"eu\")\n",
+    // go struct literal
+    "cfg := Config{Relay: \"«uKSjjcHyKw7cJf5BQ8o1wbfuoxhtYidL»\", Mode: \"prod\"}\n",
+    // logfmt
+    "time=2024-05-01T10:00:00Z level=info msg=\"relay configured\" relay=«R1NyvllgvaCWXolU0Y8fmmyuEXfV1tcC» mode=prod\n",
+    // xml element
+    "<Relay>«FwfEgY9q7Ze6tMv9H8gk2vm7ZohDt5Ce»</Relay>\n",
+    // xml nested element
+    "<relay>\n  <seal>«1LRunf5A3ZGcdss6sZAz8eM20AeApzUM»</seal>\n</relay>\n",
+    // java property
+    "$ java -Drelay.seal=«vCoFeXdtArIsz7KIsxbDRcvLFYyfrNda» -jar shop.jar\n",
+    // long flag blank
+    "$ ./shop --relay «sWtkhpbZEMbU4bxaCIHkbAgzY1JPFgwy» --mode prod\n",
+    // long flag equals
+    "$ ./shop --relay=«WrGyY91S5YUjRtD9I5L1HH026d1W0NIM»\n",
+    // terraform var
+    "$ terraform apply -var \"relay=«J64dMEiya8Lk5Krj5WWFhVOt04Bavo5U»\"\n",
+    // ruby hash
+    "\"relay\" => \"«y4SXXr9fATDU7dL7SHecCEpvkgL4y7Dh»\",\n",
+    // ruby symbol
+    ":relay => \"«ZCirJRGhlvyAGEHBiMt8b7V621HoTpmD»\",\n",
+];
+
+/// Ids, paths, digests and names in the same places.
+const INLINE_NOT: &[&str] = &[
+    // logfmt ids and paths
+    "time=2024-05-01T10:00:00Z level=info msg=\"upload done\" object=uploads/2024/05/6PEMTwQstPbif7nU818cQpgp.png etag=hYf53qJgC9r6TLEiVwX6GWr9 request_id=HMQSuVOijq8nloV9h8c7S1 size=1024\n",
+    // logfmt commit build
+    "ts=2024-05-01T10:00:00Z caller=main.go:42 commit=da211c1f1e6adb12cce64ee350c7747d40595b2a build=web-7d4b9c8f6-x2k9p\n",
+    // json ids
+    "{\"job\":\"reindex-7k2m9x\",\"pod\":\"nginx-785c9fb6f8-qzx9k\",\"instance\":\"i-0a1b2c3d4e5f67890\",\"record\":\"recOewQd2RJ6dQDMF\"}\n",
+    // stripe checkout
+    "{\"event\":\"checkout.completed\",\"session\":\"cs_test_a1Ze9600DDXaMNMOk31NxxdaP1uNFFLm2cXMnD55OzTaJu6wdKzureS4gK\",\"amount\":1200}\n",
+    // youtube ids
+    "{\"video\":\"dQw4w9WgXcQ\",\"playlist\":\"PLtVzVhfMGBwZcvNRmKHtouaHtA5SsvF2H\",\"channel\":\"UCNrSIweAw5s80XXZSMi3tVy\"}\n",
+    // s3 listing
+    "<Contents><Key>uploads/dwipVg11IXNk0KgNCMDiy9uG.png</Key><ETag>\"81ec2083659eda68b22f347041fef0e8\"</ETag><StorageClass>STANDARD</StorageClass></Contents>\n",
+    // kwargs url
+    "user = User(id=42, email=\"ana@example.com\", avatar=\"https://cdn.example.com/a/cPHa7DRhvUlSAvUX1LiAGH1r.png\")\n",
+    // svg paths
+    "const icons = { home: \"M10 20v-6h4v6h5v-8h3L12 3 2 12h3v8z\", close: \"M19 6.41L17.59 5 12 10.59\" };\n",
+    // integrity
+    "<script src=\"/assets/app-99b2cb66032f1f51.js\" integrity=\"sha384-QXLIDkCcsdu/10VONy3n7dTgFqDPzFLt/nB/gVBivLfaTkTfA3ECmTMhq4mH4pFY\"></script>\n",
+    // flags with items
+    "$ helm upgrade web ./chart --set upstream.host=api.internal --set replicas=2\n$ docker run --env=\"MODE=prod\" --env=LOG_LEVEL=debug shop\n",
+];
+
 #[test]
 fn settings_made_on_command_lines_and_in_code_are_masked() {
     check(SET_ON_COMMAND_LINES);
@@ -416,3 +472,12 @@ fn identifiers_apis_print_stay() {
     check(API_IDENTIFIERS);
 }
 
+#[test]
+fn values_in_places_inside_a_line_are_masked() {
+    check(INLINE_PLACES);
+}
+
+#[test]
+fn ids_paths_and_digests_in_those_places_stay() {
+    check(INLINE_NOT);
+}

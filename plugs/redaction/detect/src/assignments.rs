@@ -32,7 +32,7 @@ use names::{
     BARE_KEY, NAMED_KEY, Name, compound, credential_key, may_be_weak, name_of, names_ending_like,
     secret_kind, weak_name, weak_word,
 };
-use positions::POSITION_KEY;
+use positions::{INLINE_KEY, POSITION_KEY, placed};
 use setting_commands::{ENV_ITEM, SECRET_ITEM};
 use values::{
     MAX_VALUE, code_word, dotted_code, dotted_identifier, hex_key, identifier, keylike, label,
@@ -604,7 +604,7 @@ fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
         return row;
     }
     // `{sig:0width$x}`: a format string's placeholder.
-    if op == Op::Colon && ke + 1 == i && ks > 0 && b[ks - 1] == b'{' {
+    if op == Op::Colon && ke + 1 == i && ks > 0 && b[ks - 1] == b'{' && b.get(i) != Some(&b' ') {
         return Parsed::No;
     }
     if op == Op::Blank && !(long_flag(b, ks, blanks_before) || netrc(b, ks, ke).is_some()) {
@@ -727,7 +727,7 @@ fn value(
                 || bare_key_line(b, ks, op, (end + q.len()).min(b.len()))
                 || positions::prompt_label(b, ks, ke, start));
         // A name read from its place: the value must end that place.
-        let (secret, seen) = if kind == POSITION_KEY {
+        let (secret, seen) = if placed(kind) {
             let (ends, seen) = positions::ends_place(b, (end + q.len()).min(b.len()), true);
             (secret && ends, seen)
         } else {
@@ -829,7 +829,10 @@ fn value(
             Op::Colon | Op::Spaced => {
                 (config || !identifier(v))
                     && !number(v)
-                    && !(code_after && (code_word(v) || dotted_code(v)))
+                    // (A key under a name read from its place is no code.)
+                    && !(code_after
+                        && (code_word(v) || dotted_code(v))
+                        && !(placed(kind) && values::neutral_key(v)))
             }
             Op::Xml => next == Some(b'<'),
             // `--password x`, `.netrc`'s `password x` (after `login`, or last
@@ -851,10 +854,10 @@ fn value(
     });
     // A name read from its place: the value must end that place.
     let secret = secret && {
-        if kind == POSITION_KEY {
+        if placed(kind) {
             let (ends, looked) = positions::ends_place(b, end, false);
             seen = seen.max(looked);
-            ends && op != Op::Blank
+            ends && (op != Op::Blank || long_flag(b, ks, blanks_before))
         } else {
             true
         }
@@ -1077,7 +1080,7 @@ fn reported(kind: &'static str) -> &'static str {
     }
     if kind == NAMED_KEY
         || kind == BARE_KEY
-        || kind == POSITION_KEY
+        || placed(kind)
         || kind == ENV_ITEM
         || kind == SECRET_ITEM
     {
@@ -1099,6 +1102,9 @@ fn key_shaped(kind: &str, v: &[u8], key: &[u8]) -> bool {
     // A name nothing names, read from its place: a value that reads as
     // words and numbers with a random tail is a name (`app-2024-05-01-k8m2x9`),
     // `cus_Q8vN2…` an object's id.
+    if kind == INLINE_KEY {
+        return values::inline_key(v);
+    }
     if kind == POSITION_KEY || kind == ENV_ITEM {
         return values::neutral_key(v);
     }

@@ -16,6 +16,17 @@ use super::names::Name;
 /// value must end its line, its attribute or its `--set` item.
 pub(super) const POSITION_KEY: &str = "position-key";
 
+/// The kind of a name read from a place inside a line ([`inline`]): data
+/// holds ids there as often as configs hold keys, so the value must be
+/// longer and of all three classes of characters
+/// ([`super::values::inline_key`]).
+pub(super) const INLINE_KEY: &str = "inline-key";
+
+/// Whether `kind` is one of a name read from its place.
+pub(super) fn placed(kind: &str) -> bool {
+    kind == POSITION_KEY || kind == INLINE_KEY
+}
+
 /// Last parts of a name (split at `_`, `-`, `.` and lower-to-upper case)
 /// that say its value is no credential (`upstream_auth_id` is an id,
 /// `cache_path` a path).
@@ -85,6 +96,9 @@ const NOT_SECRET_LAST: &[&[u8]] = &[
     b"offset",
     b"salt",
     b"iv",
+    // A key's public members (.NET's `<Modulus>`, `<Exponent>`).
+    b"modulus",
+    b"exponent",
     // Places and public things.
     b"url",
     b"uri",
@@ -166,7 +180,20 @@ const LINE_WORDS: &[&[u8]] = &[
 /// The name ends at `ke`.
 #[inline(always)]
 pub(super) fn may_be(b: &[u8], s: usize, ke: usize) -> bool {
-    (s == 0 || matches!(b[s - 1], b'\n' | b' ' | b'\t' | b'"' | b'\'' | b'$' | b'{'))
+    // `--relay <value>`: a flag's value after a blank.
+    if b[s..].starts_with(b"--") && b.get(ke) != Some(&b'=') {
+        let v = ke + 1;
+        let end = (v + 16).min(b.len());
+        return (s == 0 || b[s - 1] == b' ')
+            && b.get(ke) == Some(&b' ')
+            && v < end
+            && b[v..end].iter().all(|&c| crate::TOKEN[c as usize]);
+    }
+    (s == 0
+        || matches!(
+            b[s - 1],
+            b'\n' | b' ' | b'\t' | b'"' | b'\'' | b'$' | b'{' | b'(' | b',' | b':' | b'<'
+        ))
         && long_value_after(b, ke)
 }
 
@@ -185,8 +212,24 @@ pub(super) fn name(b: &[u8], ks: usize, ke: usize) -> Option<Name> {
     };
     // `--set a=1,b=…`: the word holds the list; its last item's name.
     let ks = memchr::memrchr(b',', &b[ks..ke]).map_or(ks, |p| ks + p + 1);
+    // `--relay …`, `-Drelay.seal=…`: a flag's, a Java property's name;
+    // `:relay => …`, a Ruby symbol's.
+    let flag = b[ks..ke].starts_with(b"--") || b[ks..ke].starts_with(b"-D");
+    let ks = ks
+        + if flag {
+            2
+        } else {
+            usize::from(ks < ke && b[ks] == b':')
+        };
+    // A flag's value may follow a blank (`may_be` looked at it). One that
+    // is itself `name=value` is an item (`--set a.b=…`, `--env="A=…"`,
+    // `--from-literal=name=…`), read as one.
+    let blank_flag = flag && b.get(ke) == Some(&b' ');
+    if flag && matches!(b.get(ke), Some(b' ' | b'=')) && item_at(b, ke + 1) {
+        return None;
+    }
     let key = &b[ks..ke];
-    if !long_value_after(b, ke)
+    if !(blank_flag || long_value_after(b, ke))
         // One letter is no name, but for a JSON Web Key's private members
         // printed as YAML or a JavaScript object (`d: …`, `p: '…'`).
         || (key.len() < 2
@@ -200,11 +243,7 @@ pub(super) fn name(b: &[u8], ks: usize, ke: usize) -> Option<Name> {
         // at a decoded `=`).
         || key.iter().filter(|c| c.is_ascii_digit()).count() > 2
         // The place first: most keys with a long value are code's.
-        || !(line_key(b, ks)
-            || header_key(b, ks)
-            || attribute(b, ks, ke)
-            || helm_set(b, ks)
-            || prompt_label(b, ks, ke, after_colon(b, ke)))
+        || !(flag || settled_place(b, ks, ke) || inline(b, ks, ke))
         || super::values::keylike(key)
         || !keylike_after(b, ke)
         || says_what_it_is(key)
@@ -213,7 +252,22 @@ pub(super) fn name(b: &[u8], ks: usize, ke: usize) -> Option<Name> {
     {
         return None;
     }
-    Some(Name::Secret(POSITION_KEY))
+    // A flag's, a config's line, a header: a setting's place.
+    Some(Name::Secret(if flag || settled_place(b, ks, ke) {
+        POSITION_KEY
+    } else {
+        INLINE_KEY
+    }))
+}
+
+/// A setting's own place: a config's line, a client's header, an XML
+/// attribute, a `helm --set` path, a prompt's answer.
+fn settled_place(b: &[u8], ks: usize, ke: usize) -> bool {
+    line_key(b, ks)
+        || header_key(b, ks)
+        || attribute(b, ks, ke)
+        || helm_set(b, ks)
+        || prompt_label(b, ks, ke, after_colon(b, ke))
 }
 
 /// The label `[ks, ke)` of a table's row (`code      …`, `code | …`,
@@ -301,11 +355,13 @@ fn long_value_after(b: &[u8], ke: usize) -> bool {
     if i >= n {
         return true;
     }
-    if !matches!(b[i], b'=' | b':') {
+    // `<relay>…`: an element's name, `>` its operator.
+    if !matches!(b[i], b'=' | b':' | b'>') {
         return false;
     }
     i += 1;
-    i += usize::from(i < n && b[i] == b'=');
+    // `:=`, `=>` (Ruby's, PHP's).
+    i += usize::from(i < n && matches!(b[i], b'=' | b'>'));
     i = blanks(i);
     i += usize::from(i < n && matches!(b[i], b'"' | b'\''));
     let end = (i + 16).min(n);
@@ -435,6 +491,65 @@ fn file_name(key: &[u8]) -> bool {
     memchr::memrchr(b'.', key).is_some_and(|dot| {
         let ext = &key[dot + 1..];
         dot > 0 && EXTENSIONS.iter().any(|e| ext.eq_ignore_ascii_case(e))
+    })
+}
+
+/// A name inside a line: a JSON member (`{"relay":"…"`, `'relay': '…'`),
+/// an argument or a field (`f(seal="…")`, `Config{Relay: "…"}`, `{ seal =
+/// "…" }`, `{relay: …}`), a Ruby key (`:relay => "…"`, `"relay" => "…"`), a
+/// log's or a command's `relay=…` after a blank, an XML element
+/// (`<relay>…</relay>`).
+fn inline(b: &[u8], ks: usize, ke: usize) -> bool {
+    let Some(&before) = ks.checked_sub(1).map(|p| &b[p]) else {
+        return false;
+    };
+    let after = &b[ke..];
+    let operator = |a: &[u8]| {
+        let a = a.strip_prefix(b" ").unwrap_or(a);
+        a.starts_with(b"=>")
+            || a.starts_with(b":")
+            || (a.starts_with(b"=") && !a.starts_with(b"=="))
+    };
+    let opener = |at: Option<usize>| at.is_some_and(|p| matches!(b[p], b'{' | b',' | b'('));
+    // What may come before a key: an opener, a blank, the line's start.
+    let starts = |at: Option<usize>| {
+        at.is_none_or(|p| matches!(b[p], b'{' | b',' | b' ' | b'(' | b'[' | b'\n' | b'\t'))
+    };
+    match before {
+        b'"' | b'\'' => {
+            (after.first() == Some(&before) && operator(&after[1..]) && starts(ks.checked_sub(2)))
+                // `-var "relay=…"`: a quoted `name=value` argument.
+                || (after.first() == Some(&b'=')
+                    && after.get(1) != Some(&b'=')
+                    && ks >= 2
+                    && b[ks - 2] == b' ')
+        }
+        b'(' | b'{' | b',' => operator(after),
+        b' ' => {
+            (opener(ks.checked_sub(2)) && operator(after))
+                // `relay=…` after a blank and another field: a log's.
+                || (after.first() == Some(&b'=')
+                    && after.get(1) != Some(&b'=')
+                    && field_before(b, ks))
+        }
+        b':' => starts(ks.checked_sub(2)) && operator(after),
+        b'<' => after.first() == Some(&b'>'),
+        _ => false,
+    }
+}
+
+/// Whether a `name=value` field comes before `ks` on its line (a log
+/// line's `time=… level=… msg=…`), read back at most 256 bytes.
+fn field_before(b: &[u8], ks: usize) -> bool {
+    let floor = ks.saturating_sub(256);
+    let line = memchr::memrchr(b'\n', &b[floor..ks]).map_or(floor, |p| floor + p + 1);
+    let head = &b[line..ks];
+    memchr::memchr_iter(b'=', head).any(|p| {
+        p > 0
+            && head[p - 1].is_ascii_alphanumeric()
+            && head
+                .get(p + 1)
+                .is_some_and(|c| !c.is_ascii_whitespace() && *c != b'=')
     })
 }
 
@@ -606,6 +721,33 @@ fn helm_list(b: &[u8], ks: usize) -> bool {
     word > 0 && after_set_flag(b, word, false)
 }
 
+/// Whether `name=` starts at `i`, maybe after a quote: an item that names
+/// its own value.
+fn item_at(b: &[u8], i: usize) -> bool {
+    let i = i + usize::from(matches!(b.get(i), Some(b'"' | b'\'')));
+    let Some(rest) = b.get(i..) else {
+        return false;
+    };
+    let n = rest[..rest.len().min(super::MAX_KEY)]
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
+        .count();
+    n > 0 && rest.get(n) == Some(&b'=')
+}
+
+/// Whether `name=` or `name:` starts at `j` (the next field of a log
+/// line), and one past the last byte looked at.
+fn assignment_at(b: &[u8], j: usize) -> (bool, usize) {
+    let n = b[j..(j + super::MAX_KEY).min(b.len())]
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
+        .count();
+    (
+        n > 0 && matches!(b.get(j + n), Some(b'=' | b':')),
+        j + n + 1,
+    )
+}
+
 /// Whether the value that ends at `end` (past its closing quote if
 /// `quoted`) ends where a setting's value does in the place [`name`] read:
 /// its line (maybe after a `,` or `;`, blanks, a comment), a header's
@@ -620,13 +762,32 @@ pub(super) fn ends_place(b: &[u8], end: usize, quoted: bool) -> (bool, usize) {
     while j < b.len() && matches!(b[j], b' ' | b'\t') {
         j += 1;
     }
+    let mut looked = j + 1;
     let ends = match b.get(j) {
         None | Some(b'\n' | b'\r' | b'#') => true,
+        // A JSON object's, an argument list's, a flow mapping's end; the
+        // next member of a compact one.
+        Some(b'}' | b')' | b']') => true,
+        Some(b'"' | b'\'') if comma => true,
+        // An XML element's end (the `/` looked at too).
+        Some(b'<') => {
+            looked = j + 2;
+            b.get(j + 1) == Some(&b'/')
+        }
         Some(b'"' | b'\'') => !quoted && j == end,
         Some(b'/' | b'>') => quoted,
         Some(b'-' | b'\\') => j > end,
-        // `--set a=…,b=…`; the next attribute.
-        Some(c) => c.is_ascii_alphabetic() && ((comma && j == end + 1) || (quoted && j > end)),
+        // `--set a=…,b=…`; the next attribute, field or argument.
+        Some(c) => {
+            c.is_ascii_alphabetic()
+                && ((comma && j == end + 1)
+                    || (quoted && j > end)
+                    || (j > end && {
+                        let (next, read) = assignment_at(b, j);
+                        looked = read;
+                        next
+                    }))
+        }
     };
-    (ends, j + 1)
+    (ends, looked.max(j + 1))
 }

@@ -319,11 +319,12 @@ pub(super) fn keylike(v: &[u8]) -> bool {
         && changes >= (v.len() / 5).max(4)
 }
 
-/// `app-2024-05-01-k8m2x9`, `release_v2_canary_x7k2`: parts joined by `-`,
-/// `_` or `.`, two or more of them words of lower-case letters or numbers:
+/// `app-2024-05-01-k8m2x9`, `release_v2_canary_x7k2`,
+/// `uploads/2024/05/Xk9m….png`: parts joined by `-`, `_`, `.` or `/`, two
+/// or more of them words of lower-case letters or numbers:
 /// a name made to be read, whatever its tail.
 pub(super) fn worded(v: &[u8]) -> bool {
-    v.split(|&c| matches!(c, b'-' | b'_' | b'.'))
+    v.split(|&c| matches!(c, b'-' | b'_' | b'.' | b'/'))
         .filter(|p| {
             (p.len() >= 3 && p.iter().all(u8::is_ascii_lowercase))
                 || (!p.is_empty() && p.iter().all(u8::is_ascii_digit))
@@ -337,13 +338,53 @@ pub(super) fn worded(v: &[u8]) -> bool {
 /// node ids). Under a name that says nothing it names an object; a vendor's
 /// secret of that shape is read by its own rule (`sk_live_…`, `ghp_…`).
 pub(super) fn object_id(v: &[u8]) -> bool {
-    let Some(sep) = v.iter().position(|&c| c == b'_') else {
+    // `i-0a1b2c3d4e5f67890`, `subnet-09f8e7d6`: AWS's resources, hex after
+    // a word and `-`.
+    if let Some(dash) = v.iter().position(|&c| c == b'-')
+        && (1..=12).contains(&dash)
+        && v[..dash].iter().all(u8::is_ascii_lowercase)
+        && v.len() - dash > 8
+        && v[dash + 1..]
+            .iter()
+            .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c))
+    {
+        return true;
+    }
+    // YouTube's channels and playlists (`UC` and 22, `PL` and 32).
+    if matches!(
+        (&v[..v.len().min(2)], v.len()),
+        (b"UC" | b"UU", 24) | (b"PL", 34)
+    ) && v
+        .iter()
+        .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-'))
+    {
+        return true;
+    }
+    // `cs_test_a1…`: a word or two before the random rest.
+    let Some(sep) = v.iter().rposition(|&c| c == b'_') else {
         return false;
     };
-    (1..=8).contains(&sep)
-        && v[..sep].iter().all(u8::is_ascii_alphabetic)
+    let prefix = &v[..sep];
+    (1..=13).contains(&sep)
+        && prefix.split(|&c| c == b'_').count() <= 2
+        && prefix
+            .split(|&c| c == b'_')
+            .all(|w| (1..=8).contains(&w.len()))
+        && prefix.iter().all(|&c| c.is_ascii_alphabetic() || c == b'_')
         && v.len() - sep > 8
         && v[sep + 1..].iter().all(u8::is_ascii_alphanumeric)
+}
+
+/// A value read by its place inside a line (a compact JSON's member, an
+/// argument, a log's field), where ids are as common as keys: a
+/// [`neutral_key`] of 24 bytes or more with lower case, upper case and
+/// digits (ids are mostly shorter or of one case: `rec…`, nanoids, cuids).
+pub(super) fn inline_key(v: &[u8]) -> bool {
+    v.len() >= 24
+        && v.iter().any(u8::is_ascii_lowercase)
+        && v.iter().any(u8::is_ascii_uppercase)
+        && v.iter().any(u8::is_ascii_digit)
+        && neutral_key(v)
 }
 
 /// A value read by its place alone (its name says nothing) that is a key:
@@ -351,7 +392,24 @@ pub(super) fn object_id(v: &[u8]) -> bool {
 /// object's identifier ([`object_id`]), not base64 of a structure (JSON, a
 /// GitHub node id's `04:User1234`).
 pub(super) fn neutral_key(v: &[u8]) -> bool {
-    keylike(v) && !worded(v) && !object_id(v) && !encoded_structure(v)
+    keylike(v) && !worded(v) && !generated_name(v) && !object_id(v) && !encoded_structure(v)
+}
+
+/// `nginx-785c9fb6f8-qzx9k` (a Kubernetes pod's), `shop-web-7d4b9`: a word,
+/// then short lower-case parts joined by `-`, a name a system made.
+pub(super) fn generated_name(v: &[u8]) -> bool {
+    let mut parts = v.split(|&c| c == b'-');
+    let first_word = parts
+        .next()
+        .is_some_and(|p| p.len() >= 2 && p.iter().all(u8::is_ascii_lowercase));
+    let mut rest = 0;
+    let short = parts.all(|p| {
+        rest += 1;
+        (1..=12).contains(&p.len())
+            && p.iter()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+    });
+    first_word && short && rest >= 2
 }
 
 /// Whether `v` is base64 of JSON (`eyJ2Ijoi…`: a pagination cursor,
@@ -359,7 +417,10 @@ pub(super) fn neutral_key(v: &[u8]) -> bool {
 /// (`MDQ6VXNlcjE=`, `04:User1`): not random; what it holds is read by the
 /// decoding pass.
 pub(super) fn encoded_structure(v: &[u8]) -> bool {
-    if !(v.starts_with(b"ey") || v.starts_with(b"W3") || v.starts_with(b"MD") || v.starts_with(b"MT"))
+    if !(v.starts_with(b"ey")
+        || v.starts_with(b"W3")
+        || v.starts_with(b"MD")
+        || v.starts_with(b"MT"))
     {
         return false;
     }

@@ -360,7 +360,7 @@ const INLINE_PLACES: &[&str] = &[
     // yaml flow mapping
     "upstream: {relay: «IILFa9n1PyOkE0QClSW30F7LnPhxkBo6», mode: prod}\n",
     // python kwargs
-    "client = RelayClient(seal=\"«5f6aE1i6wfpsP2UIXwB9DbDXxYDGR8T4»\", region=\"eu\")\n",
+    "client = RelayClient(region=\"eu\", seal=\"«5f6aE1i6wfpsP2UIXwB9DbDXxYDGR8T4»\")\n",
     // go struct literal
     "cfg := Config{Relay: \"«uKSjjcHyKw7cJf5BQ8o1wbfuoxhtYidL»\", Mode: \"prod\"}\n",
     // logfmt

@@ -190,10 +190,11 @@ pub(super) fn may_be(b: &[u8], s: usize, ke: usize) -> bool {
             && b[v..end].iter().all(|&c| crate::TOKEN[c as usize]);
     }
     (s == 0
-        || matches!(
-            b[s - 1],
-            b'\n' | b' ' | b'\t' | b'"' | b'\'' | b'$' | b'{' | b'(' | b',' | b':' | b'<'
-        ))
+        || matches!(b[s - 1], b'\n' | b' ' | b'\t' | b'"' | b'\'' | b'$' | b'{')
+        // `<relay>…`: an element. (Not `f(seal="…")`: words after a `(`
+        // are many, and reading them cost a tenth of the speed; a later
+        // argument, after `, `, is read.)
+        || (b[s - 1] == b'<' && b.get(ke) == Some(&b'>')))
         && long_value_after(b, ke)
 }
 
@@ -368,7 +369,11 @@ fn long_value_after(b: &[u8], ke: usize) -> bool {
     if end == n {
         return b[i..].iter().all(|&c| crate::TOKEN[c as usize]);
     }
-    crate::TOKEN[b[end - 1] as usize] && b[i..end].iter().all(|&c| crate::TOKEN[c as usize])
+    // A key's first bytes already mix letters and digits or cases (most
+    // values are words, paths and numbers).
+    crate::TOKEN[b[end - 1] as usize]
+        && b[i..end].iter().all(|&c| crate::TOKEN[c as usize])
+        && crate::mixed(&b[i..end])
 }
 
 /// Whether the run of word bytes after the name that ends at `ke` (past its

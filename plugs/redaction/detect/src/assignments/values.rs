@@ -298,26 +298,44 @@ pub(super) fn label(v: &[u8]) -> bool {
 pub(super) fn keylike(v: &[u8]) -> bool {
     // Laravel's `APP_KEY=base64:…`.
     let v = v.strip_prefix(b"base64:").unwrap_or(v);
-    let class = |c: u8| match c {
-        b'a'..=b'z' => 1,
-        b'A'..=b'Z' => 2,
-        b'0'..=b'9' => 3,
-        _ => 0,
-    };
-    let changes = v
-        .windows(2)
-        .filter(|w| class(w[0]) != 0 && class(w[1]) != 0 && class(w[0]) != class(w[1]))
-        .count();
-    (16..=512).contains(&v.len())
-        && v.iter().all(|&c| {
-            c.is_ascii_alphanumeric()
-                || matches!(c, b'_' | b'-' | b'+' | b'/' | b'=' | b'.' | b'~' | b'%')
-        })
-        && !v.iter().all(|&c| c.is_ascii_hexdigit() || c == b'-')
-        && !path(v)
-        && !dotted_identifier(v)
-        && changes >= (v.len() / 5).max(4)
+    // The cheap test first: most values read here are too long or short.
+    if !(16..=512).contains(&v.len()) {
+        return false;
+    }
+    // One pass (read for many values): the alphabet, hex only, and how often
+    // letters and digits change class (random text changes often).
+    let (mut changes, mut hex_only, mut last) = (0, true, 0u8);
+    for &c in v {
+        let class = CLASS[c as usize];
+        if class == INVALID {
+            return false;
+        }
+        hex_only &= c.is_ascii_hexdigit() || c == b'-';
+        changes += usize::from(class != 0 && last != 0 && class != last);
+        last = class;
+    }
+    !hex_only && changes >= (v.len() / 5).max(4) && !path(v) && !dotted_identifier(v)
 }
+
+/// A key's byte's class for [`keylike`]: lower case 1, upper case 2, digit
+/// 3, a key's other bytes 0, any other [`INVALID`].
+const INVALID: u8 = 0xff;
+static CLASS: [u8; 256] = {
+    let mut t = [INVALID; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = match b {
+            b'a'..=b'z' => 1,
+            b'A'..=b'Z' => 2,
+            b'0'..=b'9' => 3,
+            b'_' | b'-' | b'+' | b'/' | b'=' | b'.' | b'~' | b'%' => 0,
+            _ => INVALID,
+        };
+        c += 1;
+    }
+    t
+};
 
 /// `app-2024-05-01-k8m2x9`, `release_v2_canary_x7k2`,
 /// `uploads/2024/05/Xk9m….png`: parts joined by `-`, `_`, `.` or `/`, two

@@ -6,7 +6,8 @@
 //! cargo bench -p redaction --bench recall -- [--seed N] [--quick] [--no-peers]
 //! ```
 //!
-//! The corpus is generated here from a seed (nothing is committed as data):
+//! The corpus is generated here from a seed (one held-out set aside,
+//! `recall/agent_written/`, whose rows a script written apart made):
 //! vendor secrets shaped as their documentation describes them, each in a
 //! context (tool result, config, shell, log, header, prose, escaped or
 //! encoded), 30 % of them delivered as a stream cut at random points (one cut
@@ -25,6 +26,8 @@
 //! writes no files, and fails on any tuning positive missed or negative
 //! masked.
 
+#[path = "recall/agent_written.rs"]
+mod agent_written;
 #[path = "recall/classes.rs"]
 mod classes;
 #[path = "recall/contexts.rs"]
@@ -347,11 +350,12 @@ enum Corpus {
     Tools,
     Classes,
     Printed,
+    AgentWritten,
 }
 
 /// A row of a set read for its totals only: never listed, never asserted.
 fn totals_only(r: &Row) -> bool {
-    r.kind == classes::KIND || r.kind == printed::KIND
+    r.kind == classes::KIND || r.kind == printed::KIND || r.kind == agent_written::KIND
 }
 
 /// The corpus a row is of.
@@ -362,6 +366,8 @@ fn of(r: &Row, corpus: Corpus) -> bool {
         Corpus::Classes
     } else if r.kind == printed::KIND {
         Corpus::Printed
+    } else if r.kind == agent_written::KIND {
+        Corpus::AgentWritten
     } else {
         Corpus::Vendors
     };
@@ -431,6 +437,8 @@ fn main() {
         c_neg,
         900_000,
     ));
+    // Written apart by a helper session that never read the detector.
+    rows.extend(agent_written::rows(held_seed ^ 0x4147_454e, 1_000_000));
     let transcript = corpus::transcript(a.seed ^ 0x5452_414e, size);
     eprintln!(
         "corpus: {} rows, transcript {:.1} MB, generated in {:.1} s",
@@ -576,6 +584,10 @@ fn report(
         (
             Corpus::Printed,
             "Issue 51's second round, what tools that hold secrets print, held out (likewise)",
+        ),
+        (
+            Corpus::AgentWritten,
+            "Written apart by a session that never read the detector, held out (likewise)",
         ),
     ] {
         let negs = rows

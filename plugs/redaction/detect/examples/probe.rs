@@ -1,11 +1,23 @@
-//! Prints stdin masked: for looking at what the detector does to a text.
+//! Prints a text masked, to see what the detector does to it:
+//!
+//! ```text
+//! cargo run --release -p redaction-detect --example probe < file.txt
+//! ```
+//!
+//! Paragraphs split by a line `---` are read apart (each as one whole text).
+
 use std::io::Read;
+
 fn main() {
     let mut text = String::new();
-    std::io::stdin().read_to_string(&mut text).expect("stdin");
-    let r = redaction_detect::Redactor::new(&[]);
-    // Paragraphs separated by a line of `---` are redacted on their own.
-    for part in text.split("\n---\n") {
-        println!("{}\n---", r.redact(part));
+    if let Err(e) = std::io::stdin().read_to_string(&mut text) {
+        eprintln!("probe: reading standard input: {e}");
+        std::process::exit(1);
     }
+    let r = redaction_detect::Redactor::new(&[]);
+    let parts: Vec<String> = text
+        .split("\n---\n")
+        .map(|p| r.redact(p).into_owned())
+        .collect();
+    print!("{}", parts.join("\n---\n"));
 }

@@ -106,6 +106,8 @@ static COMMANDS: &[Command] = &[
 
 /// The kind reported.
 const KIND: &str = "command-output";
+/// The kind reported for a value a label announced.
+const ANNOUNCED: &str = "announced-secret";
 
 /// Whether the word at `s` may be the first on its line (after its blanks
 /// or an agent's `⎿ `, or after a password's first symbol): the few byte
@@ -147,17 +149,17 @@ pub(crate) fn at_word(b: &[u8], s: usize, found: &mut Vec<Found>) {
     };
     let v = &b[start..end];
     // A label may follow a mark that reads as a prompt (`==> Token:`).
-    let secret = after_prompt(before)
+    let kind = if after_prompt(before)
         .and_then(printed)
         .is_some_and(|what| printed_value(what, v))
-        || (announced(b, line) && key_shaped(v));
-    if secret {
-        found.push(Found {
-            start,
-            end,
-            kind: KIND,
-        });
-    }
+    {
+        KIND
+    } else if announced(b, line) && key_shaped(v) {
+        ANNOUNCED
+    } else {
+        return;
+    };
+    found.push(Found { start, end, kind });
 }
 
 /// Where the line of `cut` starts, if what it holds up to `cut` may be the

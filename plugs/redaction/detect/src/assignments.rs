@@ -721,7 +721,7 @@ fn value(
             && (spaces_ok || !v.iter().any(u8::is_ascii_whitespace))
             && (spaces_ok || !(name_word(v) || label(v)))
             && !file(v)
-            && (kind != "signature" || op == Op::Compact)
+            && (kind != "signature" || (op == Op::Compact && !values::digest_typed(v)))
             && key_shaped(kind, v, &b[ks..ke])
             && (kind != BARE_KEY
                 || bare_key_line(b, ks, op, (end + q.len()).min(b.len()))
@@ -811,7 +811,7 @@ fn value(
     // `NAME: Type = …`, `field: Type,`, `token = other;`: code goes on.
     let code_after = matches!(b.get(j), Some(b'=' | b',' | b')' | b';' | b'{' | b'}'));
     let secret = plain_v
-        && (kind != "signature" || op == Op::Compact)
+        && (kind != "signature" || (op == Op::Compact && !values::digest_typed(v)))
         && key_shaped(kind, v, &b[ks..ke])
         && (kind != BARE_KEY
             || bare_key_line(b, ks, op, i)
@@ -909,7 +909,8 @@ fn yaml_parent(b: &[u8], ks: usize) -> Option<&[u8]> {
     let indent = ks - line;
     let mut end = line.checked_sub(1)?;
     for _ in 0..64 {
-        let start = crate::line_start_within(b, end, crate::MAX_LINE_PREFIX)?;
+        // A sibling's line may be long (another sealed value): 4 KiB back.
+        let start = crate::line_start_within(b, end, 4096)?;
         let text = &b[start..end];
         let own = text.iter().take_while(|&&c| c == b' ').count();
         if own < text.len() && own < indent {

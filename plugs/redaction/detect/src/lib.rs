@@ -227,6 +227,9 @@ impl Redactor {
                 if end - start >= 16 && start > 0 && b[start - 1] == b'"' {
                     assignments::parents::at_element(b, start, &mut found);
                 }
+                if end - start == 40 {
+                    tokens::aws_secret_on_line(b, start, end, &mut found);
+                }
                 if assignments::setting_commands::may_follow(b, start, end) {
                     assignments::setting_commands::after_blank(b, start, end, &mut found);
                 }

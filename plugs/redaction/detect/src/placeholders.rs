@@ -167,7 +167,11 @@ const REFERENCES: [Reference; 8] = [
 /// test keys reach only a demo account), and masking them hides only the
 /// example. Only these exact strings: any other token of the same shape is
 /// masked.
-const DOCUMENTED: [(&str, &str); 8] = [
+const DOCUMENTED: [(&str, &str); 9] = [
+    (
+        "Azurite's and the Azure storage emulator's well-known account key",
+        "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==",
+    ),
     (
         "jwt.io's debugger sample (HS256, `John Doe`)",
         "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
@@ -274,7 +278,22 @@ fn kms_ciphertext(v: &[u8]) -> bool {
 /// (`sk_live_xxxx…`, `gho_****`, `AKIAIOSFODNN7EXAMPLE`, jwt.io's sample):
 /// only the rules that random characters cannot meet by chance.
 pub(crate) fn masked_token(v: &[u8]) -> bool {
-    masked(v) || long_example_word(v) || documented(v)
+    masked(v) || long_example_word(v) || documented(v) || repeated_parts(v)
+}
+
+/// `SG.XXXXXXXX….YYYYYYYY…`, `T00000000/B00000000/XXXXXXXX…`: every long
+/// part (split at `.`, `-`, `_`, `/`) one character repeated after at most
+/// a letter: a documentation's shape of a token, not one.
+fn repeated_parts(v: &[u8]) -> bool {
+    let mut long = 0;
+    let all = v
+        .split(|c| matches!(c, b'.' | b'-' | b'_' | b'/'))
+        .filter(|p| p.len() >= 6)
+        .all(|p| {
+            long += 1;
+            p[1..].iter().all(|&c| c == p[1])
+        });
+    all && long >= 2
 }
 
 /// One of the [`DOCUMENTED`] examples, exactly.

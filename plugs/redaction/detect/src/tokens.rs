@@ -420,6 +420,34 @@ fn aws_secret_after(b: &[u8], mut i: usize, found: &mut Vec<Found>) {
     }
 }
 
+/// A word of 40 base64 characters (`[s, e)`) on the line of an AWS key id
+/// (`aws iam create-access-key --output text`: the id, a date, the secret)
+/// or after `Secret Access Key` (`aws configure`'s prompt, `AWS Secret
+/// Access Key [None]: …`): the secret access key.
+#[inline(never)]
+pub(super) fn aws_secret_on_line(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
+    let w = &b[s..e];
+    if !(w
+        .iter()
+        .all(|&c| c.is_ascii_alphanumeric() || c == b'/' || c == b'+')
+        && mixed(w))
+    {
+        return;
+    }
+    let line = super::line_start_within(b, s, 256).unwrap_or(s.saturating_sub(256));
+    let head = &b[line..s];
+    let key_id = head
+        .windows(20)
+        .any(|c| is_aws_key_id(c) && matches!(&c[..4], b"AKIA" | b"ASIA"));
+    if key_id || super::find(head, b"Secret Access Key").is_some() {
+        found.push(Found {
+            start: s,
+            end: e,
+            kind: "aws-secret-key",
+        });
+    }
+}
+
 /// Discord bot tokens: base64 of the bot's id, a timestamp, an HMAC.
 fn discord_bot(t: &[u8]) -> Option<usize> {
     let id = run(t, 0, b64url);

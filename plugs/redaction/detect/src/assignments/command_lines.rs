@@ -25,6 +25,8 @@ pub(super) fn may_be(b: &[u8], s: usize, e: usize) -> bool {
 pub(super) fn flag(b: &[u8], s: usize, e: usize) -> Parsed {
     match &b[s..e] {
         b"-u" | b"--user" | b"--proxy-user" => user_password(b, e),
+        // HTTPie's `http -a user:password`.
+        b"-a" if after_program(b, s, &[b"http ", b"https ", b"xh "]) => user_password(b, e),
         // `mysql -p'…'`: glued, quoted.
         b"-p" if quote_at(b, e).is_some() => mysql_password(b, s),
         w @ (b"-p" | b"-w" | b"-a" | b"-P") => program_password(b, s, e, w[1]),
@@ -138,6 +140,18 @@ fn user_password(b: &[u8], e: usize) -> Parsed {
         return if open { Parsed::Open } else { Parsed::No };
     };
     let password = start + colon + 1;
+    // `user:'p@ss word'`: the password quoted after the colon.
+    if let Some(q) = quote_at(b, password) {
+        let (ps, pe, popen) = quoted(b, password, q);
+        return Parsed::Value(Value {
+            start: ps,
+            end: pe,
+            open: popen,
+            seen: pe + 1,
+            secret: plain(&b[ps..pe]),
+            kind: "secret-assignment",
+        });
+    }
     Parsed::Value(Value {
         start: password,
         end,
@@ -146,6 +160,14 @@ fn user_password(b: &[u8], e: usize) -> Parsed {
         secret: plain(&b[password..end]),
         kind: "secret-assignment",
     })
+}
+
+/// Whether one of `programs` comes before `s` on its line (a long line's
+/// last part).
+fn after_program(b: &[u8], s: usize, programs: &[&[u8]]) -> bool {
+    let line = crate::line_start_within(b, s, 4 * crate::MAX_LINE_PREFIX)
+        .unwrap_or(s.saturating_sub(4 * crate::MAX_LINE_PREFIX));
+    programs.iter().any(|p| find(&b[line..s], p).is_some())
 }
 
 /// `mysql -u root -pS3cret!`: only after `mysql` (or `mariadb`, `mysqldump`,

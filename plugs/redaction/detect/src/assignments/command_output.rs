@@ -65,6 +65,8 @@ static COMMANDS: &[Command] = &[
     c(&["az account get-access-token ", "tsv"]),
     c(&["kubectl get secret ", "base64 "]),
     c(&["kubectl get secret ", "base64decode"]),
+    // With flags between (`kubectl -n argocd get secret …`).
+    c(&["kubectl ", " get secret ", "base64 "]),
     named(&["kubectl view-secret "]),
     // PowerShell's SecretManagement and Az modules.
     c(&["Get-Secret ", "-AsPlainText"]),
@@ -102,6 +104,8 @@ static COMMANDS: &[Command] = &[
     named(&["printenv "]),
     named(&["echo $"]),
     named(&["echo \"$"]),
+    // `redis-cli`'s `GET config:smtp:secret`, its prompt `host:6379> `.
+    named(&["GET "]),
 ];
 
 /// The kind reported.

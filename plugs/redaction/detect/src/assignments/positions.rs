@@ -149,6 +149,8 @@ const NOT_SECRET_ANY: &[&[u8]] = &[
     b"request",
     b"correlation",
     b"cursor",
+    // A cache's key (`Cache restored from key: …`).
+    b"cache",
     // Cloudflare's `cf-ray`, campaign tags (`utm_content`).
     b"ray",
     b"utm",
@@ -225,6 +227,15 @@ pub(super) fn name(b: &[u8], ks: usize, ke: usize) -> Option<Name> {
     // A flag's value may follow a blank (`may_be` looked at it). One that
     // is itself `name=value` is an item (`--set a.b=…`, `--env="A=…"`,
     // `--from-literal=name=…`), read as one.
+    // `"h1:k9RS…"` (a lock file's hash): a name inside a string is no
+    // key's; `"relay": …` closes its quote, `-var "relay=…"` is an item.
+    if ks > 0
+        && matches!(b[ks - 1], b'"' | b'\'')
+        && b.get(ke) != Some(&b[ks - 1])
+        && b.get(ke) != Some(&b'=')
+    {
+        return None;
+    }
     let blank_flag = flag && b.get(ke) == Some(&b' ');
     if flag && matches!(b.get(ke), Some(b' ' | b'=')) && item_at(b, ke + 1) {
         return None;

@@ -55,15 +55,19 @@ const MAX_ITEMS: usize = 16;
 
 /// Whether the word at `s` may end with such a name at `ke` (its `=`):
 /// after a blank, `{`, `,` or a quote, and a value of a secret's length
-/// after the `=`. The cheap test made before [`name`].
+/// after the `=` whose first bytes mix classes. The cheap test made before
+/// [`name`].
 #[inline(always)]
 pub(super) fn may_be(b: &[u8], s: usize, ke: usize) -> bool {
+    let value = &b[(ke + 1).min(b.len())..(ke + 9).min(b.len())];
+    // (Up to the text's end, the value may still grow: a stream's cut.)
+    let ends = ke + 9 > b.len();
     s > 0
         && matches!(b[s - 1], b' ' | b'{' | b',' | b'"' | b'\'')
         && b.get(ke) == Some(&b'=')
-        && b[ke + 1..(ke + 7).min(b.len())]
-            .iter()
-            .all(|&c| super::values::value_byte(c))
+        && value.iter().all(|&c| super::values::value_byte(c))
+        // A key's or a password's first bytes mix classes.
+        && (ends || (value.len() >= 6 && crate::mixed(value)))
 }
 
 /// The name that ends at `ke`, in a word that starts at `s`: the last item
@@ -75,11 +79,9 @@ pub(super) fn name(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
         .iter()
         .rposition(|&c| matches!(c, b'=' | b',' | b'{'))
         .map_or(s, |p| s + p + 1);
-    if !says_nothing(&b[ks..ke]) {
-        return None;
-    }
+    // Where it is first (most `name=value` words are no command's item).
     let kind = item_of(b, ks)?;
-    Some((ks, Name::Secret(kind)))
+    says_nothing(&b[ks..ke]).then_some((ks, Name::Secret(kind)))
 }
 
 /// The kind of the items of the command whose item starts at `ks`: the
@@ -142,7 +144,8 @@ const ENV_CALLS: &[&[u8]] = &[
 /// Whether the word `[s, e)` (8 bytes or more) may be a value
 /// [`after_blank`] reads: what may come before each kind, a byte or two
 /// (called for most long words). A key's value is 16 bytes or more; a
-/// short one follows `--body`, `authtoken` or `install`.
+/// short one follows `--body`, `authtoken` or `install`; prose is words of
+/// letters, a value has letters of both cases or digits.
 #[inline(always)]
 pub(crate) fn may_follow(b: &[u8], s: usize, e: usize) -> bool {
     if s < 3 {
@@ -152,7 +155,14 @@ pub(crate) fn may_follow(b: &[u8], s: usize, e: usize) -> bool {
     let before = s - usize::from(quote);
     let call = quote && matches!(&b[before - 2..before], b", " | b"= " | b"]=");
     let blank = b[before - 1] == b' ';
-    call || (blank && (e - s >= 16 || matches!(b[before - 2], b'y' | b'n' | b'l')))
+    let head = &b[..before - 1];
+    let short_ok =
+        || head.ends_with(b"--body") || head.ends_with(b"authtoken") || head.ends_with(b"install");
+    // A bare value has no `:`, and `=` only as padding (`KEY=…`, `a:b` are
+    // read as assignments and URLs).
+    let w = &b[s..e];
+    let bare = || memchr::memchr2(b':', b'=', w).is_none_or(|p| w[p] == b'=' && p + 2 >= w.len());
+    (call || (blank && (e - s >= 16 || short_ok()) && bare())) && crate::mixed(w)
 }
 
 /// The long word `[s, e)` (after a blank or a quote) as the value of a
@@ -165,10 +175,6 @@ pub(crate) fn may_follow(b: &[u8], s: usize, e: usize) -> bool {
 pub(crate) fn after_blank(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     let quote = matches!(b[s - 1], b'"' | b'\'');
     let before = s - usize::from(quote);
-    // Prose is words of letters: a value has letters of both cases or digits.
-    if !crate::mixed(&b[s..e]) {
-        return;
-    }
     // The whole value: the word may stop at a symbol (`p4ss**w0rd`).
     let end = value_end(b, s);
     if end < e || (quote && b.get(end) != Some(&b[s - 1])) {
@@ -237,6 +243,7 @@ fn blank_setting(b: &[u8], blank: usize, v: &[u8]) -> bool {
     }
     match blank_place(b, blank) {
         Some(Place::Key) => keylike(v),
+        Some(Place::LoginKey) => keylike(v) || super::values::hex_key(v),
         Some(Place::Secret) => secret_like(v),
         None => false,
     }
@@ -246,6 +253,8 @@ fn blank_setting(b: &[u8], blank: usize, v: &[u8]) -> bool {
 enum Place {
     /// Random as a key's (`keylike`).
     Key,
+    /// A key's, or a key in hex (`wandb login <40 hex>`).
+    LoginKey,
     /// Not plainly something else (`secret_like`).
     Secret,
 }
@@ -265,8 +274,8 @@ fn blank_place(b: &[u8], blank: usize) -> Option<Place> {
     let secret = |yes: bool| yes.then_some(Place::Secret);
     match &b[one.0..one.1] {
         b"--body" => return secret(on_line(b"gh secret set ")),
-        // `cargo login <token>`, `vault login <token>`: a random argument.
-        b"login" => return Some(Place::Key),
+        // `cargo login <token>`, `wandb login <hex>`: a random argument.
+        b"login" => return Some(Place::LoginKey),
         b"authtoken" | b"add-authtoken" => return Some(Place::Secret),
         b"install" => return secret(on_line(b"cloudflared service ")),
         _ => {}

@@ -314,7 +314,11 @@ pub(super) fn keylike(v: &[u8]) -> bool {
         changes += usize::from(class != 0 && last != 0 && class != last);
         last = class;
     }
-    !hex_only && changes >= (v.len() / 5).max(4) && !path(v) && !dotted_identifier(v)
+    !hex_only
+        && changes >= (v.len() / 5).max(4)
+        && !path(v)
+        && !dotted_identifier(v)
+        && !file_path(v)
 }
 
 /// A key's byte's class for [`keylike`]: lower case 1, upper case 2, digit
@@ -461,6 +465,24 @@ fn typed_id(t: &[u8]) -> bool {
         && letters > 0
         && rest.len() > letters
         && rest[letters..].iter().all(u8::is_ascii_digit)
+}
+
+/// `sha256=974c…`, `sha1=…`: a digest with its algorithm (a webhook's
+/// signature header, an integrity field): public, whatever names it.
+pub(super) fn digest_typed(v: &[u8]) -> bool {
+    [&b"sha1="[..], b"sha256=", b"sha512=", b"sha256:", b"md5="]
+        .iter()
+        .any(|p| v.starts_with(p))
+}
+
+/// `img/f33ba732-….csv`, `exports/….png`: a file's path, its name ending
+/// with an extension.
+fn file_path(v: &[u8]) -> bool {
+    v.contains(&b'/')
+        && memchr::memrchr(b'.', v).is_some_and(|dot| {
+            let ext = &v[dot + 1..];
+            (2..=4).contains(&ext.len()) && ext.iter().all(u8::is_ascii_lowercase)
+        })
 }
 
 /// `8-4-4-4-12` hex digits.

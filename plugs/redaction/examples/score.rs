@@ -1,0 +1,111 @@
+//! Scores the detector on a corpus of marked texts, one JSON object per line
+//! (`{"template": …, "positive": true|false, "text": "…"}`, a positive's
+//! secrets between `«` and `»`), as `benches/recall/agent_written/` holds:
+//!
+//! ```text
+//! cargo run --release -p redaction --example score -- rows.jsonl            # totals
+//! cargo run --release -p redaction --example score -- rows.jsonl --misses   # and each miss
+//! ```
+//!
+//! A secret is recalled when every byte of it is masked; a negative with any
+//! mask is a false positive. `--misses` lists what failed, for a tuning set:
+//! never run it on a held-out one.
+
+use redaction::detect::Redactor;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(path) = args.iter().find(|a| !a.starts_with("--")) else {
+        eprintln!("usage: score <rows.jsonl> [--misses]");
+        std::process::exit(2);
+    };
+    let list = args.iter().any(|a| a == "--misses");
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("score: reading {path}: {e}");
+            std::process::exit(1);
+        }
+    };
+    let r = Redactor::new(&[]);
+    let (mut secrets, mut recalled, mut negatives, mut clean) = (0, 0, 0, 0);
+    for (n, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let row: serde_json::Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(e) => {
+                eprintln!("score: {path}:{}: {e}", n + 1);
+                std::process::exit(1);
+            }
+        };
+        let template = row["template"].as_str().unwrap_or("?");
+        let marked = row["text"].as_str().unwrap_or_default();
+        let (plain, spans) = unmark(marked);
+        let found = r.find(&plain);
+        let masked = |s: &std::ops::Range<usize>| {
+            let mut at = s.start;
+            let mut fs: Vec<_> = found.iter().map(|f| f.start..f.end).collect();
+            fs.sort_by_key(|f| f.start);
+            for f in fs {
+                if f.start <= at && f.end > at {
+                    at = f.end;
+                }
+            }
+            at >= s.end
+        };
+        if row["positive"].as_bool().unwrap_or(false) {
+            for s in &spans {
+                secrets += 1;
+                if masked(s) {
+                    recalled += 1;
+                } else if list {
+                    println!(
+                        "MISS {template} (line {}): {:?}\n{}\n",
+                        n + 1,
+                        &plain[s.clone()],
+                        plain
+                    );
+                }
+            }
+        } else {
+            negatives += 1;
+            if found.is_empty() {
+                clean += 1;
+            } else if list {
+                println!(
+                    "FALSE POSITIVE {template} (line {}): {:?}\n{}\n",
+                    n + 1,
+                    found
+                        .iter()
+                        .map(|f| (f.kind, &plain[f.start..f.end]))
+                        .collect::<Vec<_>>(),
+                    plain
+                );
+            }
+        }
+    }
+    println!(
+        "recall {recalled}/{secrets} ({:.1} %), false positives {}/{negatives} ({:.1} %)",
+        100.0 * recalled as f64 / secrets.max(1) as f64,
+        negatives - clean,
+        100.0 * (negatives - clean) as f64 / negatives.max(1) as f64
+    );
+}
+
+/// The text without its marks, and where each marked part is in it.
+fn unmark(marked: &str) -> (String, Vec<std::ops::Range<usize>>) {
+    let mut text = String::with_capacity(marked.len());
+    let mut spans = Vec::new();
+    let mut open = None;
+    for c in marked.chars() {
+        match c {
+            '«' => open = Some(text.len()),
+            '»' => spans.extend(open.take().map(|s| s..text.len())),
+            _ => text.push(c),
+        }
+    }
+    (text, spans)
+}

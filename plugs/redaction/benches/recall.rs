@@ -34,6 +34,8 @@ mod classes;
 mod contexts;
 #[path = "recall/corpus.rs"]
 mod corpus;
+#[path = "recall/marks.rs"]
+mod marks;
 #[path = "recall/negatives.rs"]
 mod negatives;
 #[path = "recall/peers.rs"]

@@ -11,6 +11,10 @@
 //! mask is a false positive. `--misses` lists what failed, for a tuning set:
 //! never run it on a held-out one.
 
+#[path = "../benches/recall/marks.rs"]
+mod marks;
+
+use marks::unmark;
 use redaction::detect::Redactor;
 
 fn main() {
@@ -93,19 +97,4 @@ fn main() {
         negatives - clean,
         100.0 * (negatives - clean) as f64 / negatives.max(1) as f64
     );
-}
-
-/// The text without its marks, and where each marked part is in it.
-fn unmark(marked: &str) -> (String, Vec<std::ops::Range<usize>>) {
-    let mut text = String::with_capacity(marked.len());
-    let mut spans = Vec::new();
-    let mut open = None;
-    for c in marked.chars() {
-        match c {
-            '«' => open = Some(text.len()),
-            '»' => spans.extend(open.take().map(|s| s..text.len())),
-            _ => text.push(c),
-        }
-    }
-    (text, spans)
 }

@@ -8,6 +8,7 @@
 //! is one row per secret here (each must be masked whole).
 
 use super::corpus::{self, Row, Set};
+use super::marks::unmark;
 use super::rng::Rng;
 
 /// The kind of its rows.
@@ -60,19 +61,4 @@ pub fn rows(seed: u64, first_id: usize) -> Vec<Row> {
         }
     }
     out
-}
-
-/// The text without its marks, and where each marked part is in it.
-fn unmark(marked: &str) -> (String, Vec<std::ops::Range<usize>>) {
-    let mut text = String::with_capacity(marked.len());
-    let mut spans = Vec::new();
-    let mut open = None;
-    for c in marked.chars() {
-        match c {
-            '«' => open = Some(text.len()),
-            '»' => spans.extend(open.take().map(|s| s..text.len())),
-            _ => text.push(c),
-        }
-    }
-    (text, spans)
 }

@@ -7,7 +7,9 @@
 //! `netlify env:set NAME VALUE`, `gh secret set NAME --body VALUE`), and a
 //! value echoed into a command that reads a secret on its input (`echo "…" |
 //! docker login --password-stdin`, `| gh auth login --with-token`, `|
-//! chpasswd`).
+//! chpasswd`), a login's argument (`cargo login …`, `ngrok authtoken …`),
+//! and code that sets an environment variable (`os.Setenv("NAME", "…")`,
+//! `os.environ["NAME"] = "…"`).
 //!
 //! An environment variable's value is a credential where it looks like a
 //! key ([`ENV_ITEM`], the rule of [`super::positions`]); a secret's is one

@@ -158,7 +158,7 @@ pub(crate) fn at_word(b: &[u8], s: usize, found: &mut Vec<Found>) {
         .is_some_and(|what| printed_value(what, v))
     {
         KIND
-    } else if announced(b, line) && key_shaped(v) {
+    } else if announced(b, line) && announced_value(v) {
         ANNOUNCED
     } else {
         return;
@@ -279,7 +279,7 @@ fn announces(label: &[u8]) -> bool {
 
 /// A value announced by a label: random as a key (`keylike`, a hex key) or
 /// a strong password (letters of both cases, digits and a symbol).
-fn key_shaped(v: &[u8]) -> bool {
+fn announced_value(v: &[u8]) -> bool {
     let strong = v.len() >= 12
         && v.iter().any(u8::is_ascii_lowercase)
         && v.iter().any(u8::is_ascii_uppercase)

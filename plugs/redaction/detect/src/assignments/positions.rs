@@ -254,9 +254,20 @@ pub(super) fn name(b: &[u8], ks: usize, ke: usize) -> Option<Name> {
         // A name is words, not a random string of its own (a token cut
         // at a decoded `=`).
         || key.iter().filter(|c| c.is_ascii_digit()).count() > 2
-        // The place first: most keys with a long value are code's.
-        || !(flag || settled_place(b, ks, ke) || inline(b, ks, ke))
-        || super::values::keylike(key)
+    {
+        return None;
+    }
+    // The place first: most keys with a long value are code's. A flag's, a
+    // config's line, a header are a setting's own place; inside a line,
+    // data holds ids as often as keys.
+    let kind = if flag || settled_place(b, ks, ke) {
+        POSITION_KEY
+    } else if inline(b, ks, ke) {
+        INLINE_KEY
+    } else {
+        return None;
+    };
+    if super::values::keylike(key)
         || !keylike_after(b, ke)
         || says_what_it_is(key)
         || super::names::declines(key)
@@ -264,12 +275,7 @@ pub(super) fn name(b: &[u8], ks: usize, ke: usize) -> Option<Name> {
     {
         return None;
     }
-    // A flag's, a config's line, a header: a setting's place.
-    Some(Name::Secret(if flag || settled_place(b, ks, ke) {
-        POSITION_KEY
-    } else {
-        INLINE_KEY
-    }))
+    Some(Name::Secret(kind))
 }
 
 /// A setting's own place: a config's line, a client's header, an XML

@@ -225,7 +225,9 @@ pub(crate) fn open_value_at(b: &[u8], cut: usize) -> Option<usize> {
     } else {
         before
     };
-    (b[blank] == b' ' && blank_place(b, blank).is_some()).then_some(start)
+    // (`word_before` asks for the blank after the word.)
+    let one = word_before(b, blank)?;
+    blank_place(b, one).map(|_| start)
 }
 
 /// Whether `v`, after the blank at `blank`, is the value of a setting of
@@ -243,7 +245,7 @@ fn blank_setting(b: &[u8], blank: usize, v: &[u8]) -> bool {
     if !trigger && !keylike(v) {
         return false;
     }
-    match blank_place(b, blank) {
+    match blank_place(b, one) {
         Some(Place::Key) => keylike(v),
         Some(Place::LoginKey) => keylike(v) || super::values::hex_key(v),
         Some(Place::Secret) => secret_like(v),
@@ -261,11 +263,10 @@ enum Place {
     Secret,
 }
 
-/// The setting whose value follows the blank at `blank`: `setx NAME ␣`
-/// and its kin. The words before are read first; the line only for the few
-/// that need it.
-fn blank_place(b: &[u8], blank: usize) -> Option<Place> {
-    let one = word_before(b, blank)?;
+/// The setting whose value follows the word `one` and a blank (`setx NAME
+/// ␣` and its kin; `one` is the name or a flag). The words before are read
+/// first; the line only for the few that need it.
+fn blank_place(b: &[u8], one: (usize, usize)) -> Option<Place> {
     // A long line's last part (a line is never read whole: one endless
     // line must cost what short ones do).
     let on_line = |command: &[u8]| {

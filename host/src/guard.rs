@@ -58,48 +58,60 @@ pub fn install(command: &mut tokio::process::Command, on_term: OnTerm, cwd: Opti
     }
 }
 
-static TERM: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_sigterm(_: libc::c_int) {
-    TERM.store(true, Ordering::SeqCst);
-}
-
 /// In the forked child: fork the program (which returns to `exec`), and
 /// become its guard, which never returns.
+///
+/// The guard takes `SIGTERM` and `SIGCHLD` by waiting for them
+/// (`sigwaitinfo`, both blocked), never in a handler: a signal that comes
+/// while the guard is between two looks stays pending for the next wait. A
+/// handler's flag could be set just after the guard read it and before it
+/// blocked again, and be lost: the runner's threads end one by one, each end
+/// sends the parent-death signal again, and the one that said "the runner is
+/// gone" could be that one (CI saw a warm agent outlive its runner so).
 unsafe fn become_guard(kill_all: bool) -> io::Result<()> {
     unsafe {
         if libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0 {
             return Err(io::Error::last_os_error());
         }
-        let mut action: libc::sigaction = std::mem::zeroed();
-        action.sa_sigaction = on_sigterm as *const () as usize;
-        libc::sigemptyset(&mut action.sa_mask);
-        // No SA_RESTART: a SIGTERM interrupts the guard's `waitpid`.
-        if libc::sigaction(libc::SIGTERM, &action, std::ptr::null_mut()) != 0 {
+        let mut watched: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut watched);
+        libc::sigaddset(&mut watched, libc::SIGTERM);
+        libc::sigaddset(&mut watched, libc::SIGCHLD);
+        if libc::sigprocmask(libc::SIG_BLOCK, &watched, std::ptr::null_mut()) != 0 {
             return Err(io::Error::last_os_error());
         }
-        // When the runner dies, the guard stops what it guards.
+        // When the runner dies, the guard stops what it guards; if it died
+        // before the guard asked to be told, nothing is started.
         let runner = libc::getppid();
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM, 0, 0, 0);
+        if libc::getppid() != runner {
+            return Err(io::Error::from_raw_os_error(libc::ESRCH));
+        }
         let program = libc::fork();
         if program < 0 {
             return Err(io::Error::last_os_error());
         }
         if program == 0 {
-            // The program: default SIGTERM, and it dies with its guard.
-            let mut default: libc::sigaction = std::mem::zeroed();
-            default.sa_sigaction = libc::SIG_DFL;
-            libc::sigaction(libc::SIGTERM, &default, std::ptr::null_mut());
+            // The program: no signal blocked (std cleared the runner's mask
+            // before this closure), and it dies with its guard.
+            let mut none: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut none);
+            libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
             return Ok(());
         }
-        guard(program, kill_all, runner)
+        guard(program, kill_all, runner, &watched)
     }
 }
 
 /// The guard's life: hold nothing open, wait for the program, kill the rest,
-/// exit as the program did.
-unsafe fn guard(program: libc::pid_t, kill_all: bool, runner: libc::pid_t) -> ! {
+/// exit as the program did. `watched` holds the signals it waits for.
+unsafe fn guard(
+    program: libc::pid_t,
+    kill_all: bool,
+    runner: libc::pid_t,
+    watched: &libc::sigset_t,
+) -> ! {
     unsafe {
         // The pipes (and std's exec-error pipe) stay open only in the program.
         if libc::syscall(libc::SYS_close_range, 0u32, u32::MAX, 0u32) != 0 {
@@ -107,23 +119,31 @@ unsafe fn guard(program: libc::pid_t, kill_all: bool, runner: libc::pid_t) -> ! 
                 libc::close(fd);
             }
         }
-        let mut status: libc::c_int = 0;
         let mut program_status: Option<libc::c_int> = None;
-        loop {
-            let pid = libc::waitpid(-1, &mut status, 0);
-            if pid == program {
-                program_status = Some(status);
+        'watch: loop {
+            // What exited: the program ends the watch; orphans that came
+            // back to the guard are reaped.
+            loop {
+                let mut status: libc::c_int = 0;
+                let pid = libc::waitpid(-1, &mut status, libc::WNOHANG);
+                if pid == program {
+                    program_status = Some(status);
+                    break 'watch;
+                }
+                if pid <= 0 {
+                    break;
+                }
+            }
+            // The runner is gone (its last thread ended: the guard has been
+            // handed to another parent).
+            if libc::getppid() != runner {
                 break;
             }
-            if pid < 0 {
-                if *libc::__errno_location() == libc::EINTR {
-                    // Asked to kill all, or the runner is gone.
-                    if TERM.swap(false, Ordering::SeqCst) && (kill_all || libc::getppid() != runner)
-                    {
-                        break;
-                    }
-                    continue;
-                }
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            let signal = libc::sigwaitinfo(watched, &mut info);
+            // A `SIGTERM` while the runner lives: asked to kill all, or (an
+            // agent asked to stop) the program handles it.
+            if signal == libc::SIGTERM && kill_all {
                 break;
             }
         }

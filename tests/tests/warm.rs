@@ -238,7 +238,18 @@ async fn a_runner_restart_leaves_no_warm_agent_or_slot_behind() {
     let before = slots(&stage.data);
     assert_eq!(before.len(), 2);
     runner.stop().await;
-    let left: Vec<_> = blaise_tests::procs::working_under(&stage.data.join("workspaces"));
+    // The guards see their runner gone once it has exited, and take a moment
+    // to kill and reap what they guard: an agent may be on its way out, not
+    // outliving it.
+    let workspaces = stage.data.join("workspaces");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let left = loop {
+        let left = blaise_tests::procs::working_under(&workspaces);
+        if left.is_empty() || std::time::Instant::now() > deadline {
+            break left;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
     assert!(left.is_empty(), "no agent outlives its runner: {left:?}");
 
     let runner = stage.runner("box-again");

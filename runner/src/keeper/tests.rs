@@ -173,6 +173,78 @@ async fn kept_agents_die_with_the_keeper_even_frozen() {
     assert!(gone_within(agent, Duration::from_secs(5)));
 }
 
+/// Set in the environment of this test binary started again as a runner
+/// that ends at once (see the test below).
+const ENDING_RUNNER: &str = "BLAISE_TEST_ENDING_RUNNER";
+
+/// A runner ends as a daemon does: the keeper goes, then the process, its
+/// threads one by one. Each thread's end that hands a guard to another
+/// parent sends it the parent-death signal again, microseconds apart, and
+/// only the last one says the runner is gone: the guard must not lose it
+/// while it looks at the one before. Many runners, each ending so (the
+/// threads end in a different order each time).
+#[test]
+fn no_agent_outlives_a_runner_that_ends_right_after_its_keeper() {
+    let me = std::env::current_exe().unwrap();
+    let mut guards = Vec::new();
+    for _ in 0..40 {
+        let out = std::process::Command::new(&me)
+            .args([
+                "keeper::tests::an_ending_runner",
+                "--exact",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(ENDING_RUNNER, "1")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        // (After libtest's "test … ... " on the same line.)
+        let guard = text
+            .split("guard=")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or_else(|| panic!("the runner said no guard: {text} {out:?}"));
+        guards.push(guard.parse::<u32>().unwrap());
+    }
+    let left: Vec<u32> = guards
+        .iter()
+        .copied()
+        .filter(|&g| !gone_within(g, Duration::from_secs(5)))
+        .collect();
+    for &g in &left {
+        super::freeze::kill(g);
+    }
+    assert!(
+        left.is_empty(),
+        "{} of 40 guards outlived their runner",
+        left.len()
+    );
+}
+
+/// The runner of the test above: only when started by it.
+#[test]
+fn an_ending_runner() {
+    if std::env::var_os(ENDING_RUNNER).is_none() {
+        return;
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let keeper = Keeper::start().unwrap();
+    let run = client(&keeper);
+    // (Not a temporary directory: the process ends without removing it.)
+    let cwd = std::fs::File::open(std::env::temp_dir()).unwrap().into();
+    let handed = runtime
+        .block_on(run.spawn(vec!["/bin/cat".into()], vec![], false, cwd))
+        .unwrap();
+    println!("guard={}", handed.pid);
+    drop(keeper);
+    std::process::exit(0);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_run_learns_how_its_agent_exited_and_keeps_only_its_own() {
     let keeper = Keeper::start().unwrap();

@@ -18,6 +18,7 @@ pub(super) mod columns;
 mod command_lines;
 pub(super) mod command_output;
 mod http_auth;
+pub(super) mod named_above;
 mod names;
 pub(super) mod parents;
 mod positions;
@@ -79,12 +80,16 @@ pub(super) const COLON_LAST: u8 = 64;
 /// word that may be a name.
 #[inline(always)]
 pub(super) fn after_name(b: &[u8], s: usize, e: usize) -> u8 {
-    if e - s >= MIN_AFTER_NAME
-        && s >= 2
-        && b[s - 1] == b' '
-        && TOKEN[b[s - 2] as usize]
+    // `storePassword "…"` (Gradle's Groovy, a call without parentheses): a
+    // quote says where the value starts, whatever its length.
+    let quoted = s >= 3 && matches!(b[s - 1], b'"' | b'\'') && b[s - 2] == b' ';
+    let blank = s - usize::from(quoted);
+    if (quoted || e - s >= MIN_AFTER_NAME)
+        && blank >= 2
+        && b[blank - 1] == b' '
+        && TOKEN[b[blank - 2] as usize]
         // Only the end of the word before is looked at.
-        && names_ending_like(&b[s.saturating_sub(1 + MAX_KEY)..s - 1]) != 0
+        && names_ending_like(&b[blank.saturating_sub(1 + MAX_KEY)..blank - 1]) != 0
     {
         AFTER_NAME
     } else {

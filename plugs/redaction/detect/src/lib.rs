@@ -240,6 +240,9 @@ impl Redactor {
                 if end - start >= decode::MIN_BASE64 && depth < decode::MAX_DEPTH {
                     self.base64_word(b, start, end, depth, &mut found);
                 }
+                if start > 0 && matches!(b[start - 1], b'"' | b'\'' | b'\n') {
+                    assignments::named_above::at_value(b, start, &mut found);
+                }
             }
             if assignments::command_output::may_start_line(b, start) {
                 assignments::command_output::at_word(b, start, &mut found);
@@ -520,6 +523,9 @@ impl Redactor {
             cut = cut.min(string);
         }
         if let Some(line) = assignments::parents::open_at(b, cut) {
+            cut = cut.min(line);
+        }
+        if let Some(line) = assignments::named_above::open_at(b, cut) {
             cut = cut.min(line);
         }
         cut

@@ -261,7 +261,58 @@ pub(crate) fn stand_in(v: &[u8]) -> bool {
             || default(v)
             || documented(v)
             || encoded(v)
-            || kms_ciphertext(v))
+            || kms_ciphertext(v)
+            || password_hash(v))
+}
+
+/// A password's hash as a password store keeps it: Django's
+/// (`pbkdf2_sha256$720000$…`, `argon2$argon2id$…`), the modular crypt
+/// format (`$2b$12$…`, `$argon2id$…`, `$6$…`, `$y$…`), PostgreSQL's
+/// (`SCRAM-SHA-256$4096:…`, `md5` and 32 hex). What it hides is the
+/// password, which it does not give back: a user table's dump shows no
+/// credential (as a digest shows none).
+fn password_hash(v: &[u8]) -> bool {
+    const DJANGO: [&[u8]; 9] = [
+        b"pbkdf2_sha256$",
+        b"pbkdf2_sha1$",
+        b"argon2$",
+        b"bcrypt_sha256$",
+        b"bcrypt$",
+        b"scrypt$",
+        b"sha1$",
+        b"md5$",
+        b"crypt$",
+    ];
+    const CRYPT: [&[u8]; 16] = [
+        b"1",
+        b"2a",
+        b"2b",
+        b"2x",
+        b"2y",
+        b"5",
+        b"6",
+        b"7",
+        b"y",
+        b"gy",
+        b"apr1",
+        b"argon2i",
+        b"argon2d",
+        b"argon2id",
+        b"scrypt",
+        b"pbkdf2",
+    ];
+    // Every form has a `$` among its first 15 bytes (most values none).
+    if v.len() < 20 || memchr::memchr(b'$', &v[..15]).is_none() {
+        return v.len() == 35 && v.starts_with(b"md5") && v[3..].iter().all(u8::is_ascii_hexdigit);
+    }
+    if let Some(rest) = v.strip_prefix(b"$") {
+        let id_end = rest.iter().position(|&c| c == b'$').unwrap_or(rest.len());
+        let id = &rest[..id_end];
+        // (`$pbkdf2-sha256$…`: passlib's names the digest after a `-`.)
+        let id = id.split(|&c| c == b'-').next().unwrap_or(id);
+        return id_end < rest.len() && CRYPT.contains(&id);
+    }
+    DJANGO.iter().any(|p| v.starts_with(p)) || v.starts_with(b"SCRAM-SHA-256$")
 }
 
 /// An AWS KMS ciphertext blob as base64 (`aws kms encrypt`'s
@@ -278,7 +329,20 @@ fn kms_ciphertext(v: &[u8]) -> bool {
 /// (`sk_live_xxxx…`, `gho_****`, `AKIAIOSFODNN7EXAMPLE`, jwt.io's sample):
 /// only the rules that random characters cannot meet by chance.
 pub(crate) fn masked_token(v: &[u8]) -> bool {
-    masked(v) || long_example_word(v) || documented(v) || repeated_parts(v)
+    masked(v)
+        || long_example_word(v)
+        || documented(v)
+        || repeated_parts(v)
+        || example_after_prefix(v)
+}
+
+/// `xoxb-your-token`, `ghp_YOUR_TOKEN_HERE`: a vendor's prefix, then words
+/// that ask for the token ([`example`]).
+fn example_after_prefix(v: &[u8]) -> bool {
+    v.iter()
+        .take(10)
+        .position(|&c| matches!(c, b'-' | b'_'))
+        .is_some_and(|p| asks_for_value(&v[p + 1..]))
 }
 
 /// `SG.XXXXXXXX….YYYYYYYY…`, `T00000000/B00000000/XXXXXXXX…`: every long
@@ -403,8 +467,12 @@ fn masked(v: &[u8]) -> bool {
     // The last character that is not a separator, and the last one before
     // it that differs: a repetition starts after that one.
     let differs = v[..last].iter().rposition(|c| !sep(c) && *c != v[last]);
-    let repeated_from =
-        |start: usize| v.len() - start >= 4 && start <= last && differs.is_none_or(|k| k < start);
+    // (After a prefix, `xxx` is enough: `sk_test_xxx`.)
+    let repeated_from = |start: usize| {
+        (v.len() - start >= 4 || (start > 0 && v.len() - start == 3 && v[start] | 0x20 == b'x'))
+            && start <= last
+            && differs.is_none_or(|k| k < start)
+    };
     if repeated_from(0) {
         return true;
     }
@@ -480,10 +548,12 @@ fn example(v: &[u8]) -> bool {
             n += 1;
         }
     }
-    if holds_example_word(&letters[..n], 0) {
-        return true;
-    }
-    // `your-api-key`, `YOUR_TOKEN`, `paste-key-here`: words, not a value.
+    holds_example_word(&letters[..n], 0) || asks_for_value(v)
+}
+
+/// `your-api-key`, `YOUR_TOKEN`, `paste-key-here`: words that ask for a
+/// value, not one.
+fn asks_for_value(v: &[u8]) -> bool {
     let words = v
         .iter()
         .all(|&c| c.is_ascii_alphabetic() || matches!(c, b'_' | b'-' | b' ' | b'.'));
@@ -518,10 +588,17 @@ mod tests {
             let first = chars.next();
             body.len() >= 4 && first.is_some_and(|f| chars.all(|c| c == f))
         };
+        // After a prefix, `xxx` too.
+        let repeated_after = |body: &[u8]| {
+            repeated(body)
+                || (body.len() == 3
+                    && body[0] | 0x20 == b'x'
+                    && body.iter().filter(|c| !sep(c)).all(|&c| c == body[0]))
+        };
         let after = |p: Option<usize>| p.filter(|&p| p <= 16).map(|p| &v[p + 1..]);
         repeated(v)
-            || after(v.iter().position(sep)).is_some_and(repeated)
-            || after(v.iter().rposition(sep)).is_some_and(repeated)
+            || after(v.iter().position(sep)).is_some_and(repeated_after)
+            || after(v.iter().rposition(sep)).is_some_and(repeated_after)
     }
 
     #[test]
@@ -625,6 +702,15 @@ mod tests {
             "%DB_PASSWORD%",
             "mysecretpassword",
             "my-secret-pw",
+            "sk_test_xxx",
+            // Password hashes.
+            "pbkdf2_sha256$720000$DHa4mIXR9uDrXtDgibljYb$fwr0AWzGMr8UBa/XfnkP3q3Z+O6ed8FfY5MWhYMuh0I=",
+            "argon2$argon2id$v=19$m=65536,t=3,p=1$hdrv3ehZ4ISIg2SCyWC1eg$tAvsZILWNosypgQgU0LOiNV431HVDNREmhF+LQfSgLA",
+            "$2b$12$KIXQJQ8bW0Xy1r6cQ9zG5eJ3fH7k8L2mN4pR6sT8uV0wX2yZ4aB6C",
+            "$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHQ$RdescudvJCsgt3ub+b+dWRWJTmaaJObG",
+            "$6$rounds=5000$saltsalt$Xk9mQ2vL8pR4tN6wY1zA3bC5dE7fG9hJ0kL2mN4pQ6rS8tU0vW2xY4zA6bC8dE0fG2hJ4kL6mN8pQ0rS2tU4v",
+            "SCRAM-SHA-256$4096:c2FsdHNhbHQ=$c3RvcmVkS2V5:c2VydmVyS2V5",
+            "md5a3556571e93b0d20722ba62be61e8c2d",
         ] {
             assert!(stand_in(v.as_bytes()), "{v} is a stand-in");
         }

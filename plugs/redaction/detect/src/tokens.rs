@@ -658,7 +658,16 @@ fn mailgun_private(t: &[u8]) -> Option<(usize, &'static str)> {
 /// The word `b[s..s + 23]`, with a `.` at 6: masked if it is one.
 #[inline(never)]
 pub(super) fn kubeadm(b: &[u8], s: usize, found: &mut Vec<Found>) {
-    if let Some((n, kind)) = kubeadm_token(&b[s..s + 23]) {
+    // After `--token ` (`kubeadm join`), or first in `kubeadm token list`'s
+    // row, the shape is enough: a random secret part has no digit one time
+    // in two hundred.
+    let placed = b[..s].ends_with(b"--token ")
+        || b[..s].ends_with(b"--token=")
+        || s == 0
+        || b[s - 1] == b'\n';
+    let found_here = kubeadm_token(&b[s..s + 23])
+        .or_else(|| (placed && kubeadm_shape(&b[s..s + 23])).then_some((23, "kubeadm-token")));
+    if let Some((n, kind)) = found_here {
         found.push(Found {
             start: s,
             end: s + n,
@@ -668,20 +677,23 @@ pub(super) fn kubeadm(b: &[u8], s: usize, found: &mut Vec<Found>) {
 }
 
 fn kubeadm_token(t: &[u8]) -> Option<(usize, &'static str)> {
-    let ok = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
     let secret = &t[7..23];
     let changes = secret
         .windows(2)
         .filter(|w| w[0].is_ascii_digit() != w[1].is_ascii_digit())
         .count();
-    let shaped = run(t, 0, ok) == 6
+    let shaped = kubeadm_shape(t) && mixed(secret) && changes >= 2;
+    shaped.then_some((23, "kubeadm-token"))
+}
+
+/// `[a-z0-9]{6}.[a-z0-9]{16}`, a word of its own, the secret part not hex.
+fn kubeadm_shape(t: &[u8]) -> bool {
+    let ok = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+    run(t, 0, ok) == 6
         && run(t, 7, ok) == 16
         && !alnum_at(t, 23)
         && !(matches!(t.get(23), Some(b'.' | b'-' | b'_')) && alnum_at(t, 24))
-        && mixed(secret)
-        && changes >= 2
-        && !secret.iter().all(|&c| hex(c));
-    shaped.then_some((23, "kubeadm-token"))
+        && !t[7..23].iter().all(|&c| hex(c))
 }
 
 /// Whether `t` has a letter or digit at `i`: a token that runs on is not the

@@ -47,7 +47,7 @@ impl<'a> Words<'a> {
             }
             let end = self.run_end(start, true);
             self.at = end;
-            let class = assignments::word_class(self.b, start, end);
+            let class = class_of(self.b, start, end);
             // A line's first word may be a value a command printed
             // (`assignments::command_output`), whatever its length.
             if end - start >= MIN_WORD
@@ -109,6 +109,19 @@ impl<'a> Words<'a> {
     }
 }
 
+/// The word's class ([`assignments::word_class`]); for a short word right
+/// after a quote, whether it starts a value after a name too (`keyPassword
+/// "2TQ#…"`: longer words are asked later).
+#[inline(always)]
+fn class_of(b: &[u8], start: usize, end: usize) -> u8 {
+    let class = assignments::word_class(b, start, end);
+    if end - start < MIN_WORD && start >= 3 && matches!(b[start - 1], b'"' | b'\'') {
+        class | assignments::after_name(b, start, end)
+    } else {
+        class
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,7 +142,7 @@ mod tests {
             if start == i {
                 break;
             }
-            let class = assignments::word_class(b, start, i);
+            let class = class_of(b, start, i);
             if i - start >= MIN_WORD
                 || class != 0
                 || assignments::command_output::may_start_line(b, start)

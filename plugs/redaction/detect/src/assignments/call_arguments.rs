@@ -13,6 +13,8 @@ const CALLS: &[(&[u8], usize)] = &[
     (b"BasicAuth(", 2),
     (b"DigestAuth(", 2),
     (b"auth=(", 2),
+    // (A traceback's locals, a REPL: `auth = ('ana', '…')`.)
+    (b"auth = (", 2),
     (b"NetworkCredential(", 2),
     (b"UsernamePasswordCredentials(", 2),
     (b"PasswordAuthentication(", 2),

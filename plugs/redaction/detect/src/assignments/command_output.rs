@@ -242,6 +242,14 @@ fn announces(label: &[u8]) -> bool {
         .iter()
         .find_map(|m| label.strip_prefix(m.as_bytes()))
         .unwrap_or(label);
+    // A log's phase before it (`[upload-certs] Using certificate key:`).
+    let label = match label.strip_prefix(b"[") {
+        Some(rest) => match memchr::memchr(b']', rest) {
+            Some(p) if p <= 32 => rest[p + 1..].trim_ascii_start(),
+            _ => label,
+        },
+        None => label,
+    };
     let words: Vec<&[u8]> = label
         .split(|&c| c == b' ')
         .filter(|w| !w.is_empty())
@@ -274,7 +282,8 @@ fn announces(label: &[u8]) -> bool {
         .copied()
         .collect();
     let beside = says(at + 1) || (at > 0 && says(at - 1)) || says(words.len() - 1);
-    !beside && !super::names::declines(&joined)
+    // (`certificate key`: kubeadm's key that decrypts the cluster's keys.)
+    (!beside || super::names::credential_key(&joined)) && !super::names::declines(&joined)
 }
 
 /// A value announced by a label: random as a key (`keylike`, a hex key) or

@@ -19,7 +19,7 @@ pub(super) enum Name {
 
 /// Endings of names of secrets, lower case, without separators. `true`: the
 /// ending must start a part of the name (`DB_PASS`, `dbPass`, not `bypass`).
-const NAMES: [(&[u8], bool); 30] = [
+const NAMES: [(&[u8], bool); 31] = [
     (b"password", false),
     (b"passwd", false),
     (b"passphrase", false),
@@ -51,6 +51,8 @@ const NAMES: [(&[u8], bool); 30] = [
     // Redis's `--requirepass` and `masterauth`.
     (b"requirepass", false),
     (b"masterauth", false),
+    // Datadog's `appkey = …` (an `app_key` written as one word): as `…_key`.
+    (b"appkey", false),
     // A license, as secrets engines and CI settings name it: its value must
     // look like a key (`license: MIT` stays).
     (b"license", true),
@@ -60,7 +62,7 @@ const NAMES: [(&[u8], bool); 30] = [
 ];
 
 /// Names ending in `key` whose values are public or not keys at all.
-const NOT_KEYS: [&[u8]; 14] = [
+const NOT_KEYS: [&[u8]; 13] = [
     b"publickey",
     b"pubkey",
     b"primarykey",
@@ -72,7 +74,6 @@ const NOT_KEYS: [&[u8]; 14] = [
     b"cachekey",
     b"idempotencykey",
     b"hostkey",
-    b"routingkey",
     b"objectkey",
     b"translationkey",
 ];
@@ -212,7 +213,7 @@ pub(super) fn name_of(key: &[u8], candidates: u64) -> Option<Name> {
             .any(|n| ends_with_name(key, n).is_some());
         return Some(Name::Secret(if aws {
             "aws-secret-key"
-        } else if name == b"key" || name == b"license" {
+        } else if name == b"key" || name == b"license" || name == b"appkey" {
             NAMED_KEY
         } else if name == b"sig" || name == b"signature" {
             // Masked in query strings (SAS, presigned URLs) only: elsewhere
@@ -289,8 +290,17 @@ fn ends_with_name(key: &[u8], name: &[u8]) -> Option<usize> {
 /// What comes before `key` in names of keys that are credentials whatever
 /// their shape, hex included (Datadog's `DD_APP_KEY` and
 /// `DD-APPLICATION-KEY`, Algolia's admin and search keys, license keys).
-const CREDENTIAL_KEYS: [&[u8]; 15] = [
+const CREDENTIAL_KEYS: [&[u8]; 21] = [
     b"app",
+    // PagerDuty's Events API `routing_key` (32 hex); a message broker's
+    // routing key is words (`orders.created`), never key-shaped.
+    b"routing",
+    b"webhook",
+    b"hmac",
+    b"jwt",
+    b"session",
+    // Vault's unseal and recovery keys.
+    b"unseal",
     // kubeadm's `--certificate-key`, which decrypts the cluster's keys.
     b"certificate",
     b"application",
@@ -345,9 +355,10 @@ pub(super) fn session_cookie(name: &[u8]) -> bool {
 }
 
 /// Whether a UUID under the name is a credential: Vault's AppRole
-/// `secret_id` (a session's UUID is mostly an id that logs carry).
+/// `secret_id`, Cypress's `record_key` (a session's UUID is mostly an id
+/// that logs carry).
 pub(super) fn uuid_key(key: &[u8]) -> bool {
-    ends_with_name(key, b"secretid").is_some()
+    ends_with_name(key, b"secretid").is_some() || ends_with_name(key, b"recordkey").is_some()
 }
 
 /// The parts of a custom header's name (`X-…`) that say its value is no

@@ -70,6 +70,13 @@ const NOT_SECRET_LAST: &[&[u8]] = &[
     b"addr",
     b"endpoint",
     b"domain",
+    // `User-Agent: GitHub-Hookshot/3026788`, `Server: …`: a program's name
+    // and version.
+    b"agent",
+    b"server",
+    // WireGuard's `peer: <public key>`.
+    b"peer",
+    b"peers",
     b"status",
     b"state",
     b"type",
@@ -96,6 +103,8 @@ const NOT_SECRET_LAST: &[&[u8]] = &[
     b"offset",
     b"salt",
     b"iv",
+    // DKIM's body hash (`bh=…;` in a `DKIM-Signature` header).
+    b"bh",
     // A key's public members (.NET's `<Modulus>`, `<Exponent>`).
     b"modulus",
     b"exponent",

@@ -298,6 +298,8 @@ pub(super) fn label(v: &[u8]) -> bool {
 pub(super) fn keylike(v: &[u8]) -> bool {
     // Laravel's `APP_KEY=base64:…`.
     let v = v.strip_prefix(b"base64:").unwrap_or(v);
+    // `0x…`: hex all the same (an Ethereum address, a transaction's hash).
+    let v = v.strip_prefix(b"0x").unwrap_or(v);
     // The cheap test first: most values read here are too long or short.
     if !(16..=512).contains(&v.len()) {
         return false;
@@ -410,11 +412,17 @@ pub(super) fn inline_key(v: &[u8]) -> bool {
 }
 
 /// A value read by its place alone (its name says nothing) that is a key:
-/// random as one ([`keylike`]), not a name of words ([`worded`]), not an
+/// random as one ([`keylike`]), not a name of words ([`worded`]) or of
+/// code (`debugAndroidTest`, a build variant's: [`identifier`]), not an
 /// object's identifier ([`object_id`]), not base64 of a structure (JSON, a
 /// GitHub node id's `04:User1234`).
 pub(super) fn neutral_key(v: &[u8]) -> bool {
-    keylike(v) && !worded(v) && !generated_name(v) && !object_id(v) && !encoded_structure(v)
+    keylike(v)
+        && !worded(v)
+        && !identifier(v)
+        && !generated_name(v)
+        && !object_id(v)
+        && !encoded_structure(v)
 }
 
 /// `nginx-785c9fb6f8-qzx9k` (a Kubernetes pod's), `shop-web-7d4b9`: a word,
@@ -500,6 +508,8 @@ pub(super) fn uuid(v: &[u8]) -> bool {
 /// A key in hex: 32 to 64 hex digits, letters and digits both (Datadog,
 /// Algolia, Kaggle keys); after a name that says it is a key.
 pub(super) fn hex_key(v: &[u8]) -> bool {
+    // (An Ethereum private key is often written `0x…`.)
+    let v = v.strip_prefix(b"0x").unwrap_or(v);
     (32..=64).contains(&v.len())
         && v.iter().all(u8::is_ascii_hexdigit)
         && v.iter().any(u8::is_ascii_digit)

@@ -57,7 +57,8 @@ const CALLS_WITHOUT_PARENTHESES: &[&str] = &[
     "  File \"/app/client.py\", line 41, in fetch\n    auth = ('svc-reports', '«D7JxlmXVo6Ma8r6XZvlpYaGc»')\n",
 ];
 
-/// Keys in hex or as UUIDs under names that say they are keys, kubeadm's.
+/// Keys in hex or as UUIDs under names that say they are keys, kubeadm's, a
+/// session cookie's by its name field.
 const KEYS_NAMED_SO: &[&str] = &[
     "[api]\nappkey = «c9387abb50cd107d1c6375281d8fb1eb6a9eff75»\n",
     "pagerduty:\n  routing_key: «81b949609105656965903bf6e304cf9e»\n",
@@ -65,6 +66,8 @@ const KEYS_NAMED_SO: &[&str] = &[
     "wallet:\n  private_key: «0x5e918ae69800048d476df181dd2c6bbc504012d6c3b698f36c72dba2a42995db»\n",
     "$ kubeadm token create --print-join-command\nkubeadm join 10.0.0.4:6443 --token «lbn525.fbvtkohkdhalligw» --discovery-token-ca-cert-hash sha256:5e918ae69800048d476df181dd2c6bbc504012d6c3b698f36c72dba2a42995db\n",
     "[upload-certs] Using certificate key:\n«5e918ae69800048d476df181dd2c6bbc504012d6c3b698f36c72dba2a42995db»\n",
+    // A session cookie in a browser's storage state, its value in hex.
+    "{\n  \"cookies\": [\n    {\n      \"name\": \"sessionid\",\n      \"value\": \"«5e918ae69800048d476df181dd2c6bbc504012d6c3b698f36c72dba2a42995db»\",\n      \"domain\": \"app.example.com\"\n    },\n    {\n      \"name\": \"theme\",\n      \"value\": \"light\"\n    }\n  ]\n}\n",
 ];
 
 /// What looks random in a setting's place and is none.

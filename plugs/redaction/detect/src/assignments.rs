@@ -1105,6 +1105,11 @@ fn key_shaped(kind: &str, v: &[u8], key: &[u8]) -> bool {
     if kind == SECRET_ITEM {
         return command_output::secret_like(v);
     }
+    // A session cookie's value by its name field (a browser's storage
+    // state, a HAR file): random, hex too.
+    if kind == COOKIE_ROW {
+        return keylike(v) || hex_key(v);
+    }
     // A name nothing names, read from its place: a value that reads as
     // words and numbers with a random tail is a name (`app-2024-05-01-k8m2x9`),
     // `cus_Q8vN2…` an object's id.
@@ -1116,7 +1121,8 @@ fn key_shaped(kind: &str, v: &[u8], key: &[u8]) -> bool {
     }
     (kind != NAMED_KEY && kind != BARE_KEY && kind != POSITION_KEY && kind != ENV_ITEM)
         || keylike(v)
-        || (hex_key(v) && (credential_key(key) || names::numbered_key(key)))
+        || (hex_key(v)
+            && (credential_key(key) || names::numbered_key(key) || names::session_cookie(key)))
         || (values::uuid(v) && names::uuid_key(key))
 }
 

@@ -284,7 +284,7 @@ fn secret_name(name: &[u8]) -> Option<&'static str> {
     }
     // A cookie's (a HAR file's `cookies`, a browser's export).
     if session_cookie(last) {
-        return Some(NAMED_KEY);
+        return Some(super::COOKIE_ROW);
     }
     // Any other name that says nothing of its value: the value must look
     // like a key (`{"name": "X-Client", "value": "…"}`, `- name: BUILD_CODE`).

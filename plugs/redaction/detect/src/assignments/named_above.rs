@@ -37,17 +37,14 @@ enum Above {
 /// on its line), if the line above names a secret.
 #[inline(never)]
 pub(crate) fn at_value(b: &[u8], s: usize, found: &mut Vec<Found>) {
-    // (Called for many quoted words: a bounded look for the line's start.)
+    // Called for many quoted words: back to the line's start over a value
+    // line's marks only (`2) `, `=> `, `Out[3]: `, blanks), most words
+    // stopping at the first byte (`"key": "…`).
     let floor = s.saturating_sub(32);
-    let line = match memchr::memrchr(b'\n', &b[floor..s]) {
-        Some(p) => floor + p + 1,
-        None => return,
-    };
-    // Most quoted words have more before them on their line than a value
-    // line's marks (`2) `, `=> `, `Out[3]: `, blanks): the cheap test first.
-    if !b[line..s].iter().all(|c| {
-        matches!(
-            c,
+    let mut line = s;
+    while line > floor && b[line - 1] != b'\n' {
+        if !matches!(
+            b[line - 1],
             b' ' | b'\t' | b'0'
                 ..=b'9'
                     | b')'
@@ -61,9 +58,25 @@ pub(crate) fn at_value(b: &[u8], s: usize, found: &mut Vec<Found>) {
                     | b't'
                     | b'"'
                     | b'\''
-        )
-    }) {
+        ) {
+            return;
+        }
+        line -= 1;
+    }
+    if line == 0 || b[line - 1] != b'\n' {
         return;
+    }
+    // A word first on its line is only a REPL's `print`: alone on it.
+    if line == s {
+        let end = s + b[s..]
+            .iter()
+            .position(u8::is_ascii_whitespace)
+            .unwrap_or(b.len() - s);
+        let mut after = end;
+        skip_blanks(b, &mut after, b.len());
+        if !matches!(b.get(after), None | Some(b'\n' | b'\r')) {
+            return;
+        }
     }
     let Some((above, name)) = previous_line(b, line).and_then(named) else {
         return;

@@ -87,6 +87,18 @@ pub fn is_active() -> bool {
 
 /// `text` with every handed-out value (and every piece of one) masked.
 pub fn scrub(text: &str) -> Cow<'_, str> {
+    scrub_with(text, true)
+}
+
+/// As [`scrub`], without the head-and-tail rule: for an object's key, a name
+/// its sender wrote whole, never a piece of text cut at a chunk's edge
+/// (`"exit_code"` ends with the start of a key `codex-key-…`, and is no
+/// piece of it).
+fn scrub_key(text: &str) -> Cow<'_, str> {
+    scrub_with(text, false)
+}
+
+fn scrub_with(text: &str, edges: bool) -> Cow<'_, str> {
     let m = masks().read().unwrap_or_else(|e| e.into_inner());
     if m.values.is_empty() || text.is_empty() {
         return Cow::Borrowed(text);
@@ -111,7 +123,7 @@ pub fn scrub(text: &str) -> Cow<'_, str> {
             }
         }
     }
-    for value in &m.values {
+    for value in m.values.iter().filter(|_| edges) {
         let v = value.as_bytes();
         // The text ends with the start of a value, or starts with its end.
         for len in (EDGE..v.len().min(b.len() + 1)).rev() {
@@ -146,12 +158,12 @@ pub fn scrub_json(value: &mut serde_json::Value) {
         Value::Object(map) => {
             let dirty: Vec<String> = map
                 .keys()
-                .filter(|k| matches!(scrub(k), Cow::Owned(_)))
+                .filter(|k| matches!(scrub_key(k), Cow::Owned(_)))
                 .cloned()
                 .collect();
             for key in dirty {
                 if let Some(v) = map.remove(&key) {
-                    map.insert(scrub(&key).into_owned(), v);
+                    map.insert(scrub_key(&key).into_owned(), v);
                 }
             }
             map.values_mut().for_each(scrub_json);
@@ -272,6 +284,29 @@ mod tests {
         });
         scrub_json(&mut v);
         assert!(!v.to_string().contains("SeCrEt-4242"), "{v}");
+    }
+
+    #[test]
+    fn a_key_that_ends_like_a_value_starts_is_left_whole() {
+        // CI saw Codex's `"exit_code": 0` become `"exit_[REDACTED:secret]"`
+        // under an API key `codex-key-…`: a key is no chunk's edge.
+        remember("KeYe-SeCrEt-777777");
+        let mut v = serde_json::json!({
+            "exit_KeYe": 0,
+            "note": "exit_KeYe",
+            "KeYe-SeCrEt-777777": 1,
+        });
+        scrub_json(&mut v);
+        assert_eq!(v["exit_KeYe"], 0, "{v}");
+        assert_eq!(
+            v["note"],
+            format!("exit_{MASK}"),
+            "a string's tail still is"
+        );
+        assert!(
+            !v.to_string().contains("SeCrEt-7777"),
+            "a whole value in a key is: {v}"
+        );
     }
 
     #[test]

@@ -90,6 +90,19 @@ const LOOK_ALIKES: &[&str] = &[
     "+STRIPE_SECRET_KEY=sk_test_xxx\n+SLACK_BOT_TOKEN=xoxb-your-token\n",
     // A broker's routing key is words.
     "amqp:\n  routing_key: orders.created.eu\n",
+    // `vault list`'s header names what is listed (token accessors).
+    "$ vault list auth/token/accessors\nKeys\n----\nbTqAaUd7bEvsu3gmDUWRQmOz\nPPaBYAuv2RNCsJD1EbSoIqCs\n",
+    // A header's capitalised word after a label (`Token  Balance`).
+    "$ spl-token accounts\nToken                                         Balance\n---------------------------------------------------------\n",
+    // A password's hash in a table's password column.
+    " rolname    | rolpassword\n------------+------------------------------------------------------------\n lumen      | SCRAM-SHA-256$4096:gXGuwffoJHrqprxFJqoOuQ==$iiNVjyPxYssmseTS9vburRChHm0S0lA+F47hFTuMWvw=:XkbIlHgW5a7AayjGqGJ/yvJmXSaONqaRGjaex7kJQFU=\n",
+    // age's recipients are public keys.
+    "creation_rules:\n  - path_regex: secrets/.*\n    age: age18s00y260jn5t6hx0dgc6emd3dtaac7uq5g03u6wh9g3e34heul3qamk69d\n",
+    // Public site keys, digests' names, verification records, representations.
+    "<div class=\"g-recaptcha\" data-sitekey=\"6Lerv_XiAAAAAi9vyfoKRPSq32HOdRUiXldBKOnV\"></div>\n",
+    "sign-key-sha3-384: W0Vgsc3P-OG1-80TQod3erxA5w57GEqo132-FizqZKtonQeqDWj8wjfwEus3LoC3\n$ snap known --remote account-key public-key-sha3-384=urmrtAYwI-sPQZvNCMYqIF_eNQ-DYSlHPilrRmeY7fYc54T5GkqvZOPYTQlVdKAP\n",
+    "\"google-site-verification=pRUxGnZRCCqI2NMqJJhNpCLgvRn_QJgBevrN08qeJYM\"\n\"atlassian-domain-verification=FObtC6qA+PDpZTtZk67n0JIo2WcAGwlQkv+1fdcMr4VrwJfnoMYuyVAHvframTwi\"\n",
+    "REPRESENTATION:\n\n  String: 2pdAvxfh74t7HnpzJ1UWiah7vPs\n     Raw: 13DA7C74B92699567815AE153E42ED55C4841420\n",
 ];
 
 #[test]

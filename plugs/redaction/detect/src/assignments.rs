@@ -995,7 +995,12 @@ fn table_row(
     let secret = if kind == COOKIE_ROW {
         plain(v) && v.len() >= 16 && (keylike(v) || hex_key(v))
     } else {
-        plain(v) && !name_word(v) && !label_word(v) && !path(v) && key_shaped(kind, v, &b[ks..ke])
+        plain(v)
+            && !name_word(v)
+            && !label_word(v)
+            && !title_word(v)
+            && !path(v)
+            && key_shaped(kind, v, &b[ks..ke])
     };
     Some(Parsed::Value(Value {
         start,
@@ -1055,6 +1060,12 @@ fn names_a_secret(v: &[u8]) -> bool {
 }
 
 /// `Value`, `-----`, `true`: a table's header, rule or flag, not a secret.
+/// `Balance`, `Expires`: one capitalised word, a header's cell (`Token
+/// Balance` over `spl-token accounts`' rows), not a row's value.
+fn title_word(v: &[u8]) -> bool {
+    v.len() <= 16 && v[0].is_ascii_uppercase() && v[1..].iter().all(u8::is_ascii_lowercase)
+}
+
 pub(super) fn label_word(v: &[u8]) -> bool {
     v.iter().all(|&c| c == b'-' || c == b'=' || c == b'+')
         || [
@@ -1074,7 +1085,7 @@ pub(super) fn label_word(v: &[u8]) -> bool {
 fn assignment(v: &[u8]) -> bool {
     let n = v
         .iter()
-        .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-'))
         .count();
     n > 0 && v.get(n) == Some(&b'=') && v.get(n + 1).is_some_and(|&c| c != b'=')
 }

@@ -76,6 +76,11 @@ pub(crate) fn cell(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     if !crate::mixed(v) || !plain(v) || path(v) {
         return;
     }
+    // A word glued to a `$` is part of a longer one (`SCRAM-SHA-256$4096:…`,
+    // a password's hash; decided the same whether the rest has come yet).
+    if b.get(e) == Some(&b'$') {
+        return;
+    }
     let Some(row) = crate::line_start_within(b, s, MAX_ROW) else {
         return;
     };

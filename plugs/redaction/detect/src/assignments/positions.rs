@@ -74,9 +74,19 @@ const NOT_SECRET_LAST: &[&[u8]] = &[
     // and version.
     b"agent",
     b"server",
-    // WireGuard's `peer: <public key>`.
+    // WireGuard's `peer: <public key>`, age's recipients (`age: age1…`).
     b"peer",
     b"peers",
+    b"age",
+    // `vault list`'s header: the names of what is listed.
+    b"keys",
+    // A representation's label (`ksuid inspect`'s `String:`, `Raw:`).
+    b"string",
+    b"raw",
+    // Domain verification records (`google-site-verification=…`): public.
+    b"verification",
+    // reCAPTCHA's and Turnstile's `data-sitekey`: public by design.
+    b"sitekey",
     b"status",
     b"state",
     b"type",
@@ -145,6 +155,9 @@ const NOT_SECRET_ANY: &[&[u8]] = &[
     b"sha1",
     b"sha256",
     b"sha512",
+    b"sha3",
+    b"sha224",
+    b"sha384",
     b"md5",
     b"etag",
     b"integrity",

@@ -418,11 +418,22 @@ pub(super) fn inline_key(v: &[u8]) -> bool {
 /// GitHub node id's `04:User1234`).
 pub(super) fn neutral_key(v: &[u8]) -> bool {
     keylike(v)
+        && !age_recipient(v)
         && !worded(v)
         && !identifier(v)
         && !generated_name(v)
         && !object_id(v)
         && !encoded_structure(v)
+}
+
+/// `age1…`: an age recipient, a public key (Bech32, 62 characters); the
+/// secret half is `AGE-SECRET-KEY-1…`.
+fn age_recipient(v: &[u8]) -> bool {
+    v.len() == 62
+        && v.starts_with(b"age1")
+        && v[4..]
+            .iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
 }
 
 /// `nginx-785c9fb6f8-qzx9k` (a Kubernetes pod's), `shop-web-7d4b9`: a word,

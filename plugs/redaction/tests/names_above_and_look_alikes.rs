@@ -57,6 +57,24 @@ const CALLS_WITHOUT_PARENTHESES: &[&str] = &[
     "  File \"/app/client.py\", line 41, in fetch\n    auth = ('svc-reports', '«D7JxlmXVo6Ma8r6XZvlpYaGc»')\n",
 ];
 
+/// Calls whose first argument names the second, or whose name says what
+/// their argument is.
+const CALLS_THAT_NAME_THEIR_VALUE: &[&str] = &[
+    "     9→define( 'DB_NAME', 'wp_signal' );\n    11→define( 'DB_PASSWORD', '«Hazel.onyx.883»' );\n    16→define( 'AUTH_KEY',         '«`f~9PDAxn|(tff#@pZmh/d L.P7em<wur3UQbwf]d/uoy9/1oPzz6K2O`9i0zg[o»' );\n    23→define( 'NONCE_SALT',       '«d3i5ealNUY:!c3GyT9d,{M#7$nY0iQ{qM{*BaI(s$t!MF87!0Zqd#yZvus1!2/S]»' );\n    27→define( 'WP_DEBUG', false );\n",
+    "'password' => env('DB_PASSWORD', '«s3cr3t-Passw0rd»'),\n",
+    "token = os.getenv(\"SLACK_TOKEN\", \"«oZIiqFcBZxsA7OMsy03Y»\")\n",
+    "            $client->setXApiKey('«AQEG7QXbp7SbmMM9lIxoIKGqhZqxRfc3TYPGqK3TZY»');\n",
+    "val client = Client.builder().withApiToken(\"«pNhxIGjb7u4YQ1rOhoYHGEFOwqR8C5»\").build()\n",
+];
+
+/// The same calls with nothing secret in them.
+const CALLS_WITHOUT_A_SECRET: &[&str] = &[
+    "define( 'DB_HOST', '127.0.0.1:3306' );\ndefine( 'WP_DEBUG', false );\ndefine( 'API_KEY', 'abc' );\n",
+    "'password' => env('DB_PASSWORD', ''),\n'token' => env('API_TOKEN', 'changeme'),\n",
+    "print('pNhxIGjb7u4YQ1rOhoYHGEFOwqR8C5')\n$page->setTitle('Kettle-saffron-Ember-92897D');\n",
+    "define( 'LOGGED_IN_SALT', 'put your unique phrase here' );\n",
+];
+
 /// Keys in hex or as UUIDs under names that say they are keys, kubeadm's, a
 /// session cookie's by its name field.
 const KEYS_NAMED_SO: &[&str] = &[
@@ -118,6 +136,16 @@ fn lines_above_that_name_no_secret_leave_the_value() {
 #[test]
 fn quoted_values_of_calls_without_parentheses_are_masked() {
     check(CALLS_WITHOUT_PARENTHESES);
+}
+
+#[test]
+fn values_of_calls_that_name_them_are_masked() {
+    check(CALLS_THAT_NAME_THEIR_VALUE);
+}
+
+#[test]
+fn calls_without_a_secret_stay() {
+    check(CALLS_WITHOUT_A_SECRET);
 }
 
 #[test]

@@ -219,6 +219,9 @@ impl Redactor {
             if assignments::call_arguments::may_be(b, start) {
                 assignments::call_arguments::at_argument(b, start, end, &mut found);
             }
+            if assignments::call_arguments::may_open_call(b, start) {
+                assignments::call_arguments::at_first_argument(b, start, &mut found);
+            }
             if end - start >= MIN_WORD {
                 word(b, start, end, &mut found);
                 if assignments::setting_commands::may_read_stdin(b, start, end) {
@@ -521,6 +524,9 @@ impl Redactor {
         }
         if let Some(string) = assignments::call_arguments::open_at(b, cut) {
             cut = cut.min(string);
+        }
+        if let Some(call) = assignments::call_arguments::call_open_at(b, cut) {
+            cut = cut.min(call);
         }
         if let Some(line) = assignments::parents::open_at(b, cut) {
             cut = cut.min(line);

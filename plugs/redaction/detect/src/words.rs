@@ -116,7 +116,12 @@ impl<'a> Words<'a> {
 fn class_of(b: &[u8], start: usize, end: usize) -> u8 {
     let class = assignments::word_class(b, start, end);
     if end - start < MIN_WORD && start >= 3 && matches!(b[start - 1], b'"' | b'\'') {
-        class | assignments::after_name(b, start, end)
+        let call = if assignments::call_arguments::may_open_call(b, start) {
+            assignments::CALL
+        } else {
+            0
+        };
+        class | call | assignments::after_name(b, start, end)
     } else {
         class
     }

@@ -85,3 +85,208 @@ pub(crate) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
     let opens = q >= 2 && head[q - 2] == b',' && head[q - 1] == b' ';
     (opens && !head[q + 1..].contains(&head[q])).then_some(line + q + 1)
 }
+
+/// Functions whose first argument names the second: a setting's name and
+/// value (`define('DB_PASSWORD', '…')` in `wp-config.php`, `putenv`,
+/// `System.setProperty`, `localStorage.setItem`) or a default for a name
+/// (`env('APP_KEY', '…')`, `os.getenv("TOKEN", "…")`, `ENV.fetch`).
+const NAMING_CALLS: &[&[u8]] = &[
+    b"define",
+    b"setenv",
+    b"putenv",
+    b"Setenv",
+    b"setdefault",
+    b"setProperty",
+    b"SetEnvironmentVariable",
+    b"setItem",
+    b"env",
+    b"getenv",
+    b"fetch",
+];
+
+/// Most bytes read of a call's arguments (a WordPress salt is 64).
+const MAX_CALL: usize = 512;
+
+/// Whether the quoted word at `s` is a call's first argument: `(`, maybe
+/// blanks, then its quote.
+#[inline(always)]
+pub(crate) fn may_open_call(b: &[u8], s: usize) -> bool {
+    s >= 2
+        && matches!(b[s - 1], b'"' | b'\'')
+        && (b[s - 2] == b'(' || (s >= 3 && b[s - 2] == b' ' && matches!(b[s - 3], b'(' | b' ')))
+}
+
+/// The first argument quoted at `s`, of a call that names its value: the
+/// second argument of one of [`NAMING_CALLS`] (`define('AUTH_KEY', '…')`),
+/// or the only argument of a setter whose name says what it sets
+/// (`->setXApiKey('…')`, `.setPassword("…")`, `withToken("…")`).
+#[inline(never)]
+pub(crate) fn at_first_argument(b: &[u8], s: usize, found: &mut Vec<Found>) {
+    if let Call::Value { name, start, end } = call(b, s) {
+        masked_if_named(b, name, start, end, found);
+    }
+}
+
+/// What a call whose first argument is quoted at `s` holds.
+enum Call<'a> {
+    No,
+    /// The text ends before its value does, or before its `)`.
+    Open,
+    Value {
+        name: &'a [u8],
+        start: usize,
+        end: usize,
+    },
+}
+
+fn call(b: &[u8], s: usize) -> Call<'_> {
+    let quote = b[s - 1];
+    let mut open = s - 1;
+    while open > 0 && b[open - 1] == b' ' {
+        open -= 1;
+    }
+    let Some(open) = open.checked_sub(1).filter(|&o| b[o] == b'(') else {
+        return Call::No;
+    };
+    let callee_start = open
+        - b[open.saturating_sub(64)..open]
+            .iter()
+            .rev()
+            .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+            .count();
+    let callee = &b[callee_start..open];
+    let naming = NAMING_CALLS.contains(&callee);
+    let setter = setter_name(callee);
+    if !naming && setter.is_none() {
+        return Call::No;
+    }
+    let limit = (s + MAX_CALL).min(b.len());
+    let Some(close) = memchr::memchr(quote, &b[s..limit]).map(|p| s + p) else {
+        return if limit == b.len() {
+            Call::Open
+        } else {
+            Call::No
+        };
+    };
+    let mut i = close + 1;
+    skip_blanks(b, &mut i);
+    if i >= b.len() {
+        return Call::Open;
+    }
+    if let Some(name) = setter {
+        return if b[i] == b')' {
+            Call::Value {
+                name,
+                start: s,
+                end: close,
+            }
+        } else {
+            Call::No
+        };
+    }
+    let name = &b[s..close];
+    if name.is_empty()
+        || !name
+            .iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
+        || b[i] != b','
+    {
+        return Call::No;
+    }
+    i += 1;
+    skip_blanks(b, &mut i);
+    let Some(&q) = b.get(i) else {
+        return Call::Open;
+    };
+    if !matches!(q, b'"' | b'\'') {
+        return Call::No;
+    }
+    let start = i + 1;
+    let limit = (start + MAX_CALL).min(b.len());
+    match memchr::memchr(q, &b[start..limit]) {
+        Some(p) => Call::Value {
+            name,
+            start,
+            end: start + p,
+        },
+        None if limit == b.len() => Call::Open,
+        None => Call::No,
+    }
+}
+
+/// `setXApiKey` → `XApiKey`, `withToken` → `Token`: a setter's name after
+/// `set` or `with`, capitalised.
+fn setter_name(callee: &[u8]) -> Option<&[u8]> {
+    let rest = callee
+        .strip_prefix(b"set")
+        .or_else(|| callee.strip_prefix(b"with"))?;
+    rest.first()
+        .is_some_and(u8::is_ascii_uppercase)
+        .then_some(rest)
+}
+
+/// Masks `[start, end)` if `name` names a secret and the value has the
+/// shape the name asks for: a WordPress key or salt (64 printable random
+/// characters) too.
+fn masked_if_named(b: &[u8], name: &[u8], start: usize, end: usize, found: &mut Vec<Found>) {
+    let v = &b[start..end];
+    if v.contains(&b'\n') {
+        return;
+    }
+    let kind = super::names::secret_kind(name);
+    let salt = name.len() > 4 && name[name.len() - 4..].eq_ignore_ascii_case(b"salt");
+    let secret = match kind {
+        Some(kind) if plain(v) && !name_word(v) && super::key_shaped(kind, v, name) => true,
+        Some(_) | None => (kind.is_some() || salt) && printable_random(v),
+    };
+    if secret {
+        found.push(Found {
+            start,
+            end,
+            kind: "secret-assignment",
+        });
+    }
+}
+
+/// 32 printable characters or more of all four classes (WordPress's keys
+/// and salts, generated passwords): random, whatever symbols it holds.
+fn printable_random(v: &[u8]) -> bool {
+    v.len() >= 32
+        && v.iter().all(|c| (0x20..0x7f).contains(c))
+        && v.iter().any(u8::is_ascii_lowercase)
+        && v.iter().any(u8::is_ascii_uppercase)
+        && v.iter().any(u8::is_ascii_digit)
+        && v.iter().any(u8::is_ascii_punctuation)
+        && !crate::placeholders::stand_in(v)
+}
+
+fn skip_blanks(b: &[u8], i: &mut usize) {
+    while *i < b.len() && matches!(b[*i], b' ' | b'\t') {
+        *i += 1;
+    }
+}
+
+/// Where a call's first quoted argument starts (`(`, blanks, a quote) on
+/// the line of `cut`, if the call names its value and the text ends before
+/// that is known (its value's closing quote, a setter's `)`).
+pub(crate) fn call_open_at(b: &[u8], cut: usize) -> Option<usize> {
+    let floor = cut.saturating_sub(MAX_CALL);
+    let line = memchr::memrchr(b'\n', &b[floor..cut]).map_or(floor, |p| floor + p + 1);
+    let text = &b[..cut];
+    let mut at = line;
+    while let Some(p) = memchr::memchr(b'(', &text[at..]).map(|p| at + p) {
+        at = p + 1;
+        let mut i = p + 1;
+        while i < cut && text[i] == b' ' {
+            i += 1;
+        }
+        if i == cut {
+            // (The quote may not have come yet.)
+            return Some(p + 1);
+        }
+        if matches!(text[i], b'"' | b'\'') && matches!(call(text, i + 1), Call::Open) {
+            return Some(p + 1);
+        }
+    }
+    None
+}

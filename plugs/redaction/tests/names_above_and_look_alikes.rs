@@ -35,6 +35,13 @@ const NAMED_ABOVE: &[&str] = &[
     "In [3]: cfg.api_key\nOut[3]: '«5MujiqPc1QMYYyABNQqvAXyFy8z0ZlkYn1qh»'\n",
     // Rust Debug, Some
     "[src/main.rs:12:5] &cfg = Config {\n    port: 8080,\n    password: Some(\n        \"«6162ac20172de3d4a5152cdffc0268bb»\",\n    ),\n}\n",
+    // Salt's pillar.items, a value nested under its name
+    "local:\n    root_password:\n        «ShHZ&A@jyYrDJK{77!67Of»\n    user:\n        deploy\n",
+    // A key file printed
+    "$ sudo cat /etc/zabbix/zabbix_agentd.psk\n«357748e5a9215f46b1fea15f7bc579bbd47c17bca38259cdd6d4d7ae1f7bf618»\n",
+    // An env file's password with brackets and braces; PowerShell's parameter
+    "FASTLANE_PASSWORD=«xx7:[ktno4{l:dqObLU»\nFASTLANE_TEAM_ID=C4H63ML87X\n",
+    "PS C:\\Users\\eve> Invoke-Sqlcmd -ServerInstance 'sql-01' -Username 'harbor_admin' -Password '«fb5GS~l6su48H9s9Sm{8»' -Query 'SELECT 1'\n",
     // Rust Debug, Secret inside Some
     "Settings {\n    api_token: Some(Secret(\n        \"«ErQHQwjyaxErPZDS3MoJaQNjCxkv»\",\n    )),\n}\n",
 ];
@@ -47,6 +54,8 @@ const NAMED_ABOVE_NOT_SECRETS: &[&str] = &[
     ">>> os.environ[\"API_TOKEN\"]\n'${API_TOKEN}'\n",
     "> config('app.name')\n= \"D7JxlmXVo6Ma8r6XZvlpYaGc\"\n",
     "    url: Some(\n        \"https://api.example.com/v1\",\n    ),\n    password: Some(\n        \"********\",\n    ),\n",
+    // A mapping's key under a name, not its value.
+    "env:\n  password:\n    valueFrom:\n      secretKeyRef: x\n",
     // The value line has more on it: not a value of its own.
     ">>> os.environ[\"API_TOKEN\"]\nTraceback (most recent call last): KeyError\n",
 ];

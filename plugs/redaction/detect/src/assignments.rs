@@ -760,7 +760,13 @@ fn value(
     let env = op == Op::Compact && !url && env_line(b, ks);
     let start = i;
     let mut seen = 0;
-    while i < n && i - start < MAX_VALUE && value_byte(b[i]) {
+    // (On an env line, a password's brackets, braces and `;` are its own:
+    // `FASTLANE_PASSWORD=xx7:[ktno4{l:dq`, a credentials file's
+    // `password=Rn#(mb)`; only a blank or a quote ends it.)
+    while i < n
+        && i - start < MAX_VALUE
+        && (value_byte(b[i]) || (env && b[i] > b' ' && !matches!(b[i], b'"' | b'\'' | b'\\')))
+    {
         if b[i] == b'&' && !env {
             if url {
                 break;
@@ -1155,7 +1161,10 @@ fn bare_key_line(b: &[u8], ks: usize, op: Op, value_end: usize) -> bool {
 
 /// `--password value` on a command line.
 fn long_flag(b: &[u8], ks: usize, blanks: usize) -> bool {
-    blanks == 1 && b[ks..].starts_with(b"--")
+    // PowerShell's parameters: `-Password '…'`, `-ApiKey …`.
+    blanks == 1
+        && (b[ks..].starts_with(b"--")
+            || (b[ks] == b'-' && b.get(ks + 1).is_some_and(u8::is_ascii_uppercase)))
 }
 
 /// `password value` in a `.netrc`: `Some(true)` after `machine` or `login`

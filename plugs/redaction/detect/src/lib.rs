@@ -243,12 +243,14 @@ impl Redactor {
                 if end - start >= decode::MIN_BASE64 && depth < decode::MAX_DEPTH {
                     self.base64_word(b, start, end, depth, &mut found);
                 }
-                if start > 0 && matches!(b[start - 1], b'"' | b'\'' | b'\n') {
+                if start > 0 && matches!(b[start - 1], b'"' | b'\'') {
                     assignments::named_above::at_value(b, start, &mut found);
                 }
             }
             if assignments::command_output::may_start_line(b, start) {
                 assignments::command_output::at_word(b, start, &mut found);
+                // (A short first word too: `ShHZ&A@…` under `root_password:`.)
+                assignments::named_above::at_value(b, start, &mut found);
             }
             if class != 0 {
                 assignments::at_word(b, class, start, end, &mut found);

@@ -86,6 +86,11 @@ static COMMANDS: &[Command] = &[
     c(&["lpass show ", "--password"]),
     c(&["cat ~/.vault-token"]),
     c(&["cat /run/secrets/"]),
+    // A key file printed (`zabbix_agentd.psk`, Rails' `config/master.key`),
+    // or written through `tee` as it is made.
+    c(&["cat ", ".psk"]),
+    c(&["cat ", "master.key"]),
+    c(&["tee ", ".psk"]),
     // Made to be secrets.
     c(&["wg genkey"]),
     c(&["wg show ", " private-key"]),

@@ -31,6 +31,9 @@ enum Above {
     Repl,
     /// `password: Some(`: the value line is the quoted value and a `,`.
     Wrapped,
+    /// `root_password:` alone, its value on the next line, further in (YAML's
+    /// plain scalars, Salt's `pillar.items`).
+    Nested,
 }
 
 /// The value on the line of the word at `s` (right after a quote, or first
@@ -66,8 +69,9 @@ pub(crate) fn at_value(b: &[u8], s: usize, found: &mut Vec<Found>) {
     if line == 0 || b[line - 1] != b'\n' {
         return;
     }
-    // A word first on its line is only a REPL's `print`: alone on it.
-    if line == s {
+    // A word first on its line (after its blanks) is only a REPL's `print`
+    // or a nested value: alone on it.
+    if b[line..s].iter().all(|c| matches!(c, b' ' | b'\t')) {
         let end = s + b[s..]
             .iter()
             .position(u8::is_ascii_whitespace)
@@ -78,9 +82,15 @@ pub(crate) fn at_value(b: &[u8], s: usize, found: &mut Vec<Found>) {
             return;
         }
     }
-    let Some((above, name)) = previous_line(b, line).and_then(named) else {
+    let Some(raw_above) = previous_line(b, line) else {
         return;
     };
+    let Some((above, name)) = named(raw_above) else {
+        return;
+    };
+    if above == Above::Nested && indent(&b[line..]) <= indent(raw_above) {
+        return;
+    }
     let Some((start, end)) = value_on(b, line, above) else {
         return;
     };
@@ -91,7 +101,8 @@ pub(crate) fn at_value(b: &[u8], s: usize, found: &mut Vec<Found>) {
         return;
     };
     let v = &b[start..end];
-    if plain(v) && super::key_shaped(kind, v, name) {
+    // (`valueFrom:` under `password:` is a key of a mapping.)
+    if plain(v) && !v.ends_with(b":") && super::key_shaped(kind, v, name) {
         found.push(Found {
             start,
             end,
@@ -141,7 +152,7 @@ fn value_on(b: &[u8], line: usize, above: Above) -> Option<(usize, usize)> {
                 }
             }
         }
-        Above::Wrapped => {}
+        Above::Wrapped | Above::Nested => {}
     }
     let (start, end, mut after) = match quote_at(b, i) {
         Some(q) => {
@@ -151,7 +162,7 @@ fn value_on(b: &[u8], line: usize, above: Above) -> Option<(usize, usize)> {
             }
             (start, end, end + q.len())
         }
-        None if above == Above::Repl => {
+        None if matches!(above, Above::Repl | Above::Nested) => {
             let end = i + b[i..limit]
                 .iter()
                 .position(|c| c.is_ascii_whitespace())
@@ -165,6 +176,13 @@ fn value_on(b: &[u8], line: usize, above: Above) -> Option<(usize, usize)> {
     }
     skip_blanks(b, &mut after, b.len());
     (start < end && matches!(b.get(after), None | Some(b'\n' | b'\r'))).then_some((start, end))
+}
+
+/// How many blanks start `line`.
+fn indent(line: &[u8]) -> usize {
+    line.iter()
+        .take_while(|c| matches!(c, b' ' | b'\t'))
+        .count()
 }
 
 fn skip_blanks(b: &[u8], i: &mut usize, limit: usize) {
@@ -182,6 +200,13 @@ fn named(line: &[u8]) -> Option<(Above, &[u8])> {
         reply_name(line).map(|n| (Above::Reply, n))
     } else if last == b'(' {
         wrapped_name(line).map(|n| (Above::Wrapped, n))
+    } else if last == b':' {
+        let name = &line[..line.len() - 1];
+        (!name.is_empty()
+            && name
+                .iter()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.')))
+        .then_some((Above::Nested, name))
     } else if matches!(first, b'>' | b'I' | b'i' | b'[' | b'p' | b's') {
         repl_name(line).map(|n| (Above::Repl, n))
     } else {

@@ -88,6 +88,9 @@ pub(crate) fn at_value(b: &[u8], s: usize, found: &mut Vec<Found>) {
     let Some((above, name)) = named(raw_above) else {
         return;
     };
+    let Some(kind) = secret_kind(name) else {
+        return;
+    };
     if above == Above::Nested && indent(&b[line..]) <= indent(raw_above) {
         return;
     }
@@ -97,9 +100,6 @@ pub(crate) fn at_value(b: &[u8], s: usize, found: &mut Vec<Found>) {
     if !(start <= s && s < end.max(start + 1)) {
         return;
     }
-    let Some(kind) = secret_kind(name) else {
-        return;
-    };
     let v = &b[start..end];
     // (`valueFrom:` under `password:` is a key of a mapping.)
     if plain(v) && !v.ends_with(b":") && super::key_shaped(kind, v, name) {

@@ -261,9 +261,7 @@ fn printable_random(v: &[u8]) -> bool {
 }
 
 fn skip_blanks(b: &[u8], i: &mut usize) {
-    while *i < b.len() && matches!(b[*i], b' ' | b'\t') {
-        *i += 1;
-    }
+    *i += crate::run(b, *i, |c| matches!(c, b' ' | b'\t'));
 }
 
 /// Where a call's first quoted argument starts (`(`, blanks, a quote) on

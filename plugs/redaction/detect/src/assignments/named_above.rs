@@ -186,9 +186,7 @@ fn indent(line: &[u8]) -> usize {
 }
 
 fn skip_blanks(b: &[u8], i: &mut usize, limit: usize) {
-    while *i < limit && matches!(b[*i], b' ' | b'\t') {
-        *i += 1;
-    }
+    *i += crate::run(&b[..limit], *i, |c| matches!(c, b' ' | b'\t'));
 }
 
 /// How `line` names the value below it, and the name.

@@ -42,6 +42,9 @@ const NAMED_ABOVE: &[&str] = &[
     // An env file's password with brackets and braces; PowerShell's parameter
     "FASTLANE_PASSWORD=«xx7:[ktno4{l:dqObLU»\nFASTLANE_TEAM_ID=C4H63ML87X\n",
     "PS C:\\Users\\eve> Invoke-Sqlcmd -ServerInstance 'sql-01' -Username 'harbor_admin' -Password '«fb5GS~l6su48H9s9Sm{8»' -Query 'SELECT 1'\n",
+    // A pre-shared key; a value with a bracket that closes nothing, whole
+    "network={\n    ssid=\"CasaNet\"\n    psk=\"«r=tde76bf09»\"\n}\n",
+    "802-11-wireless-security.psk:           «w^HH3OzpAu:k}qfrvG0nk»\n",
     // Rust Debug, Secret inside Some
     "Settings {\n    api_token: Some(Secret(\n        \"«ErQHQwjyaxErPZDS3MoJaQNjCxkv»\",\n    )),\n}\n",
 ];

@@ -779,6 +779,22 @@ fn value(
         }
         i += 1;
     }
+    // A name first on its line owns the line's rest where the value stops at
+    // a bracket that closes nothing (`…-security.psk:   w^HH3Oz:k}qfr`): its
+    // tail would show. (An opening one is code's: `next_token()`, `ENC[…]`.)
+    if i > start && i < n && matches!(b[i], b'}' | b']' | b')') && first_on_line(b, ks) {
+        let mut j = i;
+        while j < n && j - start < MAX_VALUE && b[j] > b' ' && !matches!(b[j], b'"' | b'\'') {
+            j += 1;
+        }
+        let mut k = j;
+        while k < n && matches!(b[k], b' ' | b'\t') {
+            k += 1;
+        }
+        if k == n || matches!(b[k], b'\n' | b'\r') {
+            i = j;
+        }
+    }
     // Blanks up to the end of the text: whether the line ends here is not
     // known yet, and `config_line` depends on it.
     let mut j = i;
@@ -884,6 +900,18 @@ fn value(
         secret,
         kind: reported(kind),
     })
+}
+
+/// Whether the name at `ks` is first on its line, after blanks.
+fn first_on_line(b: &[u8], ks: usize) -> bool {
+    let floor = ks.saturating_sub(64);
+    let blanks = b[floor..ks]
+        .iter()
+        .rev()
+        .take_while(|c| matches!(c, b' ' | b'\t'))
+        .count();
+    let at = ks - blanks;
+    at == 0 || b[at - 1] == b'\n'
 }
 
 /// Whether an INI `[section]` line comes before `ks` (within 4 KiB): its

@@ -19,7 +19,7 @@ pub(super) enum Name {
 
 /// Endings of names of secrets, lower case, without separators. `true`: the
 /// ending must start a part of the name (`DB_PASS`, `dbPass`, not `bypass`).
-const NAMES: [(&[u8], bool); 31] = [
+const NAMES: [(&[u8], bool); 32] = [
     (b"password", false),
     (b"passwd", false),
     (b"passphrase", false),
@@ -51,6 +51,9 @@ const NAMES: [(&[u8], bool); 31] = [
     // Redis's `--requirepass` and `masterauth`.
     (b"requirepass", false),
     (b"masterauth", false),
+    // A pre-shared key: WPA's `psk=`, NetworkManager's `…-security.psk:`,
+    // strongSwan's `: PSK "…"`.
+    (b"psk", true),
     // Datadog's `appkey = …` (an `app_key` written as one word): as `…_key`.
     (b"appkey", false),
     // A license, as secrets engines and CI settings name it: its value must

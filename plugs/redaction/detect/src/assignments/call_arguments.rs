@@ -111,9 +111,15 @@ const MAX_CALL: usize = 512;
 /// blanks, then its quote.
 #[inline(always)]
 pub(crate) fn may_open_call(b: &[u8], s: usize) -> bool {
-    s >= 2
-        && matches!(b[s - 1], b'"' | b'\'')
-        && (b[s - 2] == b'(' || (s >= 3 && b[s - 2] == b' ' && matches!(b[s - 3], b'(' | b' ')))
+    if s < 2 || !matches!(b[s - 1], b'"' | b'\'') {
+        return false;
+    }
+    // (Pretty JSON's keys follow blanks too: the `(` is looked for here.)
+    let mut i = s - 1;
+    while i > 0 && b[i - 1] == b' ' {
+        i -= 1;
+    }
+    i > 0 && b[i - 1] == b'('
 }
 
 /// The first argument quoted at `s`, of a call that names its value: the

@@ -82,6 +82,15 @@ pub(crate) fn at_value(b: &[u8], s: usize, found: &mut Vec<Found>) {
             return;
         }
     }
+    // An unquoted value is a nested one (`name:` above) or a REPL's
+    // `print(…)`, `puts ENV[…]`: the line above's last byte says which may
+    // be, before it is looked for (most lines' first words are neither).
+    if !matches!(b[s - 1], b'"' | b'\'') {
+        let end = line - 1 - usize::from(line >= 2 && b[line - 2] == b'\r');
+        if end == 0 || !matches!(b[end - 1], b':' | b')' | b']') {
+            return;
+        }
+    }
     let Some(raw_above) = previous_line(b, line) else {
         return;
     };

@@ -75,9 +75,6 @@ const MIN_AFTER_NAME: usize = 16;
 pub(super) const TAG: u8 = 16;
 pub(super) const COLON_FIRST: u8 = 32;
 pub(super) const COLON_LAST: u8 = 64;
-/// The word is a call's first argument, quoted (`define('API_KEY', …)`):
-/// looked at whatever its length ([`call_arguments::at_first_argument`]).
-pub(super) const CALL: u8 = 128;
 
 /// Whether the word `[s, e)` is [`AFTER_NAME`]: long, one blank after a
 /// word that may be a name.

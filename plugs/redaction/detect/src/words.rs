@@ -54,6 +54,7 @@ impl<'a> Words<'a> {
                 || class != 0
                 || assignments::command_output::may_start_line(self.b, start)
                 || assignments::call_arguments::may_be(self.b, start)
+                || assignments::call_arguments::may_open_call(self.b, start)
             {
                 return Some((start, end, class));
             }
@@ -116,12 +117,7 @@ impl<'a> Words<'a> {
 fn class_of(b: &[u8], start: usize, end: usize) -> u8 {
     let class = assignments::word_class(b, start, end);
     if end - start < MIN_WORD && start >= 3 && matches!(b[start - 1], b'"' | b'\'') {
-        let call = if assignments::call_arguments::may_open_call(b, start) {
-            assignments::CALL
-        } else {
-            0
-        };
-        class | call | assignments::after_name(b, start, end)
+        class | assignments::after_name(b, start, end)
     } else {
         class
     }
@@ -152,6 +148,7 @@ mod tests {
                 || class != 0
                 || assignments::command_output::may_start_line(b, start)
                 || assignments::call_arguments::may_be(b, start)
+                || assignments::call_arguments::may_open_call(b, start)
             {
                 out.push((start, i, class));
             }

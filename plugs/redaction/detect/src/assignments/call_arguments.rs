@@ -154,13 +154,7 @@ fn call(b: &[u8], s: usize) -> Call<'_> {
     let Some(open) = open.checked_sub(1).filter(|&o| b[o] == b'(') else {
         return Call::No;
     };
-    let callee_start = open
-        - b[open.saturating_sub(64)..open]
-            .iter()
-            .rev()
-            .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
-            .count();
-    let callee = &b[callee_start..open];
+    let callee = callee(b, open);
     let naming = NAMING_CALLS.contains(&callee);
     let setter = setter_name(callee);
     if !naming && setter.is_none() {
@@ -218,6 +212,17 @@ fn call(b: &[u8], s: usize) -> Call<'_> {
         None if limit == b.len() => Call::Open,
         None => Call::No,
     }
+}
+
+/// The name called before the `(` at `open` (`define`, `setXApiKey`).
+fn callee(b: &[u8], open: usize) -> &[u8] {
+    let start = open
+        - b[open.saturating_sub(64)..open]
+            .iter()
+            .rev()
+            .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+            .count();
+    &b[start..open]
 }
 
 /// `setXApiKey` → `XApiKey`, `withToken` → `Token`: a setter's name after
@@ -285,8 +290,13 @@ pub(crate) fn call_open_at(b: &[u8], cut: usize) -> Option<usize> {
             i += 1;
         }
         if i == cut {
-            // (The quote may not have come yet.)
-            return Some(p + 1);
+            // (The quote may not have come yet: only a call that names its
+            // value waits for it.)
+            let called = callee(text, p);
+            if NAMING_CALLS.contains(&called) || setter_name(called).is_some() {
+                return Some(p + 1);
+            }
+            continue;
         }
         if matches!(text[i], b'"' | b'\'') && matches!(call(text, i + 1), Call::Open) {
             return Some(p + 1);

@@ -46,41 +46,13 @@ pub(crate) fn at_value(b: &[u8], s: usize, found: &mut Vec<Found>) {
     let floor = s.saturating_sub(32);
     let mut line = s;
     while line > floor && b[line - 1] != b'\n' {
-        if !matches!(
-            b[line - 1],
-            b' ' | b'\t' | b'0'
-                ..=b'9'
-                    | b')'
-                    | b'='
-                    | b'>'
-                    | b':'
-                    | b'['
-                    | b']'
-                    | b'O'
-                    | b'u'
-                    | b't'
-                    | b'"'
-                    | b'\''
-        ) {
+        if !VALUE_LINE_MARK[usize::from(b[line - 1])] {
             return;
         }
         line -= 1;
     }
     if line == 0 || b[line - 1] != b'\n' {
         return;
-    }
-    // A word first on its line (after its blanks) is only a REPL's `print`
-    // or a nested value: alone on it.
-    if b[line..s].iter().all(|c| matches!(c, b' ' | b'\t')) {
-        let end = s + b[s..]
-            .iter()
-            .position(u8::is_ascii_whitespace)
-            .unwrap_or(b.len() - s);
-        let mut after = end;
-        skip_blanks(b, &mut after, b.len());
-        if !matches!(b.get(after), None | Some(b'\n' | b'\r')) {
-            return;
-        }
     }
     // An unquoted value is a nested one (`name:` above) or a REPL's
     // `print(…)`, `puts ENV[…]`: the line above's last byte says which may
@@ -89,6 +61,19 @@ pub(crate) fn at_value(b: &[u8], s: usize, found: &mut Vec<Found>) {
         let end = line - 1 - usize::from(line >= 2 && b[line - 2] == b'\r');
         if end == 0 || !matches!(b[end - 1], b':' | b')' | b']') {
             return;
+        }
+        // A word first on its line (after its blanks) is only a REPL's
+        // `print` or a nested value: alone on it.
+        if b[line..s].iter().all(|c| matches!(c, b' ' | b'\t')) {
+            let end = s + b[s..]
+                .iter()
+                .position(u8::is_ascii_whitespace)
+                .unwrap_or(b.len() - s);
+            let mut after = end;
+            skip_blanks(b, &mut after, b.len());
+            if !matches!(b.get(after), None | Some(b'\n' | b'\r')) {
+                return;
+            }
         }
     }
     let Some(raw_above) = previous_line(b, line) else {
@@ -197,6 +182,19 @@ fn indent(line: &[u8]) -> usize {
 fn skip_blanks(b: &[u8], i: &mut usize, limit: usize) {
     *i += crate::run(&b[..limit], *i, |c| matches!(c, b' ' | b'\t'));
 }
+
+/// Bytes a value line may hold before its value: blanks, `2) `, `=> `,
+/// `= `, `Out[3]: `, a quote (a table, not a `match`: read for many words).
+static VALUE_LINE_MARK: [bool; 256] = {
+    let mut t = [false; 256];
+    let marks = b" \t0123456789)=>:[]Out\"'";
+    let mut i = 0;
+    while i < marks.len() {
+        t[marks[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
 
 /// How `line` names the value below it, and the name.
 fn named(line: &[u8]) -> Option<(Above, &[u8])> {

@@ -614,8 +614,12 @@ fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
     }
     if op == Op::Blank && !(long_flag(b, ks, blanks_before) || netrc(b, ks, ke).is_some()) {
         // `aws configure set aws_secret_access_key wJal…`, `git config
-        // github.token 0123…`: a name from code, then something random.
-        if !(blanks_before == 1 && compound(&b[ks..ke])) {
+        // github.token 0123…`: a name from code, then something random;
+        // redis.conf's `requirepass 5f4c…`: a directive, first on its line.
+        if !((blanks_before == 1 && compound(&b[ks..ke]))
+            || line_head(b, ks)
+            || ipsec_secret(b, ks, ke))
+        {
             return Parsed::No;
         }
     }
@@ -869,7 +873,13 @@ fn value(
                     || match netrc(b, ks, ke) {
                         Some(after_login) => after_login || config_line(b, ks, i),
                         // Not `other_name=…`: that is an assignment of its own.
-                        None => random(v) && !assignment(v),
+                        None => {
+                            random(v)
+                                && !assignment(v)
+                                && (compound(&b[ks..ke])
+                                    || config_line(b, ks, i)
+                                    || (ipsec_secret(b, ks, ke) && line_ends(b, i)))
+                        }
                     }
             }
         };
@@ -917,6 +927,14 @@ fn ini_section_above(b: &[u8], ks: usize) -> bool {
     let from = ks.saturating_sub(4 << 10);
     b[from..ks].split(|&c| c == b'\n').any(|line| {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
+        // After a viewer's line number (`cat -n`, Claude Code's `  1→`).
+        let line = match line.first() {
+            Some(b'[') | None => line,
+            Some(_) => match memchr::memchr(b'[', line) {
+                Some(p) if crate::decorations::line_prefix(line, 0, p) == p => &line[p..],
+                _ => return false,
+            },
+        };
         line.len() > 2
             && line[0] == b'['
             && line[line.len() - 1] == b']'
@@ -1206,8 +1224,9 @@ fn netrc(b: &[u8], ks: usize, ke: usize) -> Option<bool> {
     if find(before, b"login ").is_some() || find(before, b"machine ").is_some() {
         return Some(true);
     }
-    before.iter().all(u8::is_ascii_whitespace).then_some(false)
+    first_on_line(b, ks).then_some(false)
 }
+
 
 /// `name=` at `i` (after an `&`): the next parameter of a query string;
 /// and one past the last byte looked at.
@@ -1222,18 +1241,35 @@ fn parameter_at(b: &[u8], i: usize) -> (bool, usize) {
 /// `key: value` alone on its line (YAML, `.properties`, a header): the key
 /// comes first, nothing but a comment follows.
 fn config_line(b: &[u8], ks: usize, value_end: usize) -> bool {
-    let mut i = ks;
-    while i > 0 && matches!(b[i - 1], b' ' | b'\t' | b'-' | b'"' | b'\'') {
-        i -= 1;
-    }
-    if i > 0 && b[i - 1] != b'\n' && !after_grep_prefix(b, i) && !after_decoration(b, ks) {
+    if !line_head(b, ks) {
         return false;
     }
+    line_ends(b, value_end)
+}
+
+/// Whether only blanks or a comment follow `value_end` on its line.
+fn line_ends(b: &[u8], value_end: usize) -> bool {
     let mut j = value_end;
     while j < b.len() && matches!(b[j], b' ' | b'\t') {
         j += 1;
     }
     j == b.len() || matches!(b[j], b'\n' | b'\r' | b'#')
+}
+
+/// Whether only a line's decoration comes before the name at `ks`: blanks, a
+/// list's `- `, a quote, `grep -n`'s `path:12:`, `cat -n`'s number.
+fn line_head(b: &[u8], ks: usize) -> bool {
+    let mut i = ks;
+    while i > 0 && matches!(b[i - 1], b' ' | b'\t' | b'-' | b'"' | b'\'') {
+        i -= 1;
+    }
+    i == 0 || b[i - 1] == b'\n' || after_grep_prefix(b, i) || after_decoration(b, ks)
+}
+
+/// `… : PSK "…"` in an `ipsec.secrets`: the selectors, then the kind of
+/// secret after ` : `.
+fn ipsec_secret(b: &[u8], ks: usize, ke: usize) -> bool {
+    b[ks..ke].eq_ignore_ascii_case(b"psk") && b[..ks].ends_with(b": ")
 }
 
 /// Whether the name at `ks` is first on its line, as in an env file: after

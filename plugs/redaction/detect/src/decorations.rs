@@ -447,11 +447,14 @@ fn one_prefix(t: &[u8]) -> usize {
             0
         };
     }
-    // A line number: `  12 | `, `12:`, `12 │ `, `cat -n`'s `    12\t`.
+    // A line number: `  12 | `, `12:`, `12 │ `, `cat -n`'s `    12\t`,
+    // Claude Code's `    12→`.
     if digits > 0 && digits <= 7 {
         let mut i = digits + run(s, digits, |c| c == b' ');
         if s[i..].starts_with("│".as_bytes()) {
             i += "│".len();
+        } else if s[i..].starts_with("→".as_bytes()) {
+            i += "→".len();
         } else if matches!(s.get(i), Some(b'|' | b':')) || (s.get(i) == Some(&b'\t') && i == digits)
         {
             i += 1;

@@ -251,6 +251,14 @@ pub(super) fn secret_kind(key: &[u8]) -> Option<&'static str> {
     }
 }
 
+/// Whether the name is a password's (`db_password`, `spring.mail.password`,
+/// `keyPassphrase`, `PGPASS`): any value under it is one.
+pub(super) fn password(key: &[u8]) -> bool {
+    [&b"password"[..], b"passwd", b"passphrase"]
+        .iter()
+        .any(|n| ends_with_name(key, n).is_some())
+}
+
 /// Whether the name has `existing` as one of its words (`existingSecret`,
 /// `EXISTING_SECRET`, `auth.existingSecret`).
 fn names_existing(key: &[u8]) -> bool {

@@ -14,7 +14,7 @@
 //! plainly something else.
 
 use super::command_output::secret_like;
-use super::names::secret_kind;
+use super::names::{self, secret_kind};
 use super::values::{hex_key, keylike, plain, quote_at, quoted};
 use super::{NAMED_KEY, Parsed, Value, blanks, reported};
 use crate::Found;
@@ -55,19 +55,23 @@ pub(super) fn value_of(b: &[u8], ks: usize, ke: usize) -> Option<(usize, Parsed)
     }
     i += 1;
     blanks(b, &mut i);
-    let (parent, kind) = secret_parent(b, ks).or_else(|| elastic_encoded(b, ks))?;
-    Some((parent, quoted_value(b, i, kind)))
+    let parent = secret_parent(b, ks).or_else(|| elastic_encoded(b, ks))?;
+    Some((parent.at, quoted_value(b, i, parent)))
 }
 
 /// Elasticsearch's new API key: `"encoded"` beside its `"api_key"` (the
 /// base64 of `id:api_key`, what a client sends).
-fn elastic_encoded(b: &[u8], ks: usize) -> Option<(usize, &'static str)> {
+fn elastic_encoded(b: &[u8], ks: usize) -> Option<Parent> {
     if !b[ks..].starts_with(b"encoded\"") {
         return None;
     }
     let from = ks.saturating_sub(MAX_BACK);
     let at = crate::rfind(&b[from..ks], b"\"api_key\"")? + from;
-    (!b[at..ks].contains(&b'}')).then_some((at, "secret-assignment"))
+    (!b[at..ks].contains(&b'}')).then_some(Parent {
+        at,
+        kind: "secret-assignment",
+        password: false,
+    })
 }
 
 /// The string whose first word starts at `s`, if it is an element of a list
@@ -95,8 +99,7 @@ fn element(b: &[u8], s: usize) -> Option<Parsed> {
     if !in_list(b, q) {
         return None;
     }
-    let (_, kind) = secret_parent(b, q)?;
-    Some(quoted_value(b, q, kind))
+    Some(quoted_value(b, q, secret_parent(b, q)?))
 }
 
 /// Where the line of `cut` starts, if a generic key's value or a list's
@@ -126,9 +129,19 @@ pub(crate) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
     secret_parent(b, line + first).map(|_| line)
 }
 
-/// The parent of what is at `at` and the kind it names, if it names a
-/// secret: where its key starts.
-fn secret_parent(b: &[u8], at: usize) -> Option<(usize, &'static str)> {
+/// A parent that names a secret.
+#[derive(Clone, Copy)]
+struct Parent {
+    /// Where its key starts.
+    at: usize,
+    kind: &'static str,
+    /// Its key names a password (`"spring.datasource.password": {"value":
+    /// …}`): any value is one, as after the key itself.
+    password: bool,
+}
+
+/// The parent of what is at `at`, if it names a secret.
+fn secret_parent(b: &[u8], at: usize) -> Option<Parent> {
     let (ks, ke) = parent_key(b, at)?;
     let key = &b[ks..ke];
     let mut key = match key.iter().rposition(|&c| c == b':' || c == b'.') {
@@ -140,7 +153,11 @@ fn secret_parent(b: &[u8], at: usize) -> Option<(usize, &'static str)> {
         key = key.strip_suffix(suffix).unwrap_or(key);
     }
     if let Some(kind) = secret_kind(key) {
-        return Some((ks, kind));
+        return Some(Parent {
+            at: ks,
+            kind,
+            password: names::password(key),
+        });
     }
     // `"relay": {"sensitive": true, "type": "string", "value": "…"}`
     // (`terraform output -json`), `"secret": true` (Pulumi): the object
@@ -155,7 +172,11 @@ fn secret_parent(b: &[u8], at: usize) -> Option<(usize, &'static str)> {
     FLAGS
         .iter()
         .any(|f| crate::find(between, f).is_some())
-        .then_some((ks, "secret-assignment"))
+        .then_some(Parent {
+            at: ks,
+            kind: "secret-assignment",
+            password: false,
+        })
 }
 
 /// The key of the object or list that holds `at`.
@@ -229,9 +250,10 @@ fn in_list(b: &[u8], q: usize) -> bool {
     false
 }
 
-/// The quoted (or bare) value at `i`, a secret under a parent of `kind` if it
-/// looks like one.
-fn quoted_value(b: &[u8], i: usize, kind: &'static str) -> Parsed {
+/// The quoted (or bare) value at `i`, a secret under `parent` if it looks
+/// like one.
+fn quoted_value(b: &[u8], i: usize, parent: Parent) -> Parsed {
+    let kind = parent.kind;
     let n = b.len();
     if i >= n {
         return Parsed::Open;
@@ -242,7 +264,8 @@ fn quoted_value(b: &[u8], i: usize, kind: &'static str) -> Parsed {
     let (start, end, open) = quoted(b, i, q);
     let v = &b[start..end];
     let strong = kind != NAMED_KEY && kind != super::BARE_KEY;
-    let secret = plain(v) && (keylike(v) || hex_key(v) || (strong && secret_like(v)));
+    let secret = plain(v)
+        && (parent.password || keylike(v) || hex_key(v) || (strong && secret_like(v)));
     Parsed::Value(Value {
         start,
         end,

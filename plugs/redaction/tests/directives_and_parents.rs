@@ -57,6 +57,29 @@ const UNDER_A_PASSWORD_NOT_SECRETS: &[&str] = &[
     "\"spring.datasource.username\": {\n  \"value\": \"Thunder-jasper-Kettle\"\n},\n",
 ];
 
+/// Vendor formats that carry a checksum: masked when it checks.
+const CHECKSUMMED: &[&str] = &[
+    // A NATS `.creds` file: the seed, not the user's JWT (public).
+    "-----BEGIN USER NKEY SEED-----\n«SUAHYUT5O2BMX3NPXDDI5TQDHIHIIEHULKYZTPHFMIH6AVXQAYPTMNZRYI»\n------END USER NKEY SEED------\n",
+    "$ nsc generate nkey --account\nUB6FE7LWQLF63L5YY2HM4AZ2B2CBB5C2WGM3ZZLCB7QFN4AGD43DPI4Z\n«SAAFT3II33KGNPJZ7BN3PZX5HTQQLXQU6IZZ32YOU7LSZUMOOPYPO3OV5Y»\n",
+];
+
+/// The same shapes that fail their checksum, and public keys.
+const CHECKSUMMED_NOT_SECRETS: &[&str] = &[
+    "SUAHYUT5O2BMX3NPXDDI5TQDHIHIIEHULKYZTPHFMIH6AVXQAYPTMNZRZI\n",
+    "nkey: UB6FE7LWQLF63L5YY2HM4AZ2B2CBB5C2WGM3ZZLCB7QFN4AGD43DPI4Z\n",
+];
+
+#[test]
+fn checksummed_vendor_tokens_are_masked() {
+    check(CHECKSUMMED);
+}
+
+#[test]
+fn look_alikes_that_fail_the_checksum_stay() {
+    check(CHECKSUMMED_NOT_SECRETS);
+}
+
 #[test]
 fn values_of_a_configs_directives_are_masked() {
     check(DIRECTIVES);

@@ -5,6 +5,7 @@
 //! a prefix and a run of bytes are one table ([`prefixes`]); this module has
 //! the dispatch and the shapes that need more than that.
 
+pub(crate) mod checksums;
 mod prefixes;
 
 use super::{Found, b64url, hex, mixed, private_keys, run, urls};

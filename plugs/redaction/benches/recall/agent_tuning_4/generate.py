@@ -2797,7 +2797,7 @@ def n_aws_configure_list():
     if R.random() < 0.5:
         out += [prompt(c, "cat ~/.aws/config"), "[default]", "region = %s" % c.region, "output = json", "",
                 "[profile %s-admin]" % c.org, "sso_session = %s" % c.org, "sso_account_id = %s" % digits(12), "sso_role_name = AdministratorAccess",
-                "", "[sso-session %s]" % c.org, "sso_start_url = https://%s.awsapps.com/start" % rs("d-" + DG, 0) + "",
+                "", "[sso-session %s]" % c.org, "sso_start_url = https://%s.awsapps.com/start" % c.org,
                 "sso_region = %s" % c.region]
     return "\n".join(out)
 
@@ -2831,3 +2831,629 @@ def n_kubectl_config_view_redacted():
     else:
         out += ["    client-certificate-data: DATA+OMITTED", "    client-key-data: DATA+OMITTED", "    token: REDACTED"]
     return "\n".join(out)
+
+
+def n_gpg_public_key_export():
+    c = Ctx()
+    uid = "%s <%s>" % (c.name, c.email)
+    dt = rdt(1600000000, 1740000000)
+    fpr = hx(40).upper()
+    out = [prompt(c, "gpg --list-keys %s" % c.email), "pub   ed25519 %s [SC] [expires: %d-%s]" % (dt.strftime("%Y-%m-%d"), dt.year + ch([2, 3, 5]), dt.strftime("%m-%d")),
+           "      " + fpr, "uid           [ultimate] " + uid, "sub   cv25519 %s [E]" % dt.strftime("%Y-%m-%d"), "",
+           prompt(c, "gpg --armor --export %s" % c.email), pgp_public_block(uid)]
+    if R.random() < 0.5:
+        out += ["", "Paste the block above into GitHub → Settings → SSH and GPG keys → New GPG key."]
+    return "\n".join(out)
+
+
+def n_authorized_keys_file():
+    c = Ctx()
+    lines = []
+    for _ in range(ri(3, 5)):
+        who = ch(["%s@%s" % (ch(FIRST), ch(["laptop", "mbp", "desktop", "work"])), "ci@deploy", "ansible@control", "github-actions", "backup@%s" % c.host])
+        opt = ch(["", "", "restrict,command=\"/usr/local/bin/backup-recv\" ", "from=\"10.0.0.0/8,192.168.1.0/24\" ", "no-port-forwarding,no-X11-forwarding ",
+                  "cert-authority,principals=\"%s\" " % c.user])
+        lines.append(opt + ssh_pub(comment=who))
+    out = [prompt(c, "cat ~/.ssh/authorized_keys")] + lines
+    if R.random() < 0.5:
+        out += [prompt(c, "ssh-keygen -lf ~/.ssh/authorized_keys | head -n 2")]
+        for l in lines[:2]:
+            out.append("%d SHA256:%s %s (%s)" % (ch([256, 3072]), b64(32).rstrip("="), l.rsplit(" ", 1)[-1], ch(["ED25519", "RSA", "ECDSA"])))
+    return "\n".join(out)
+
+
+def n_openssl_s_client_chain():
+    c = Ctx()
+    host = ch(["api.", "www.", "app.", ""]) + c.dom
+    leaf = pem("CERTIFICATE", fake_cert(host))
+    inter = pem("CERTIFICATE", fake_cert("R11"))
+    dt = rdt()
+    nb = dt.strftime("%b %d %H:%M:%S %Y GMT")
+    na = (dt + datetime.timedelta(days=90)).strftime("%b %d %H:%M:%S %Y GMT")
+    out = [prompt(c, "openssl s_client -connect %s:443 -servername %s -showcerts </dev/null 2>/dev/null | sed -n '1,/^New,/p'" % (host, host)),
+           "CONNECTED(00000003)", "---", "Certificate chain", " 0 s:CN = " + host, "   i:C = US, O = Let's Encrypt, CN = R11",
+           "   a:PKEY: rsaEncryption, 2048 (bit); sigalg: RSA-SHA256", "   v:NotBefore: %s; NotAfter: %s" % (nb, na), leaf,
+           " 1 s:C = US, O = Let's Encrypt, CN = R11", "   i:C = US, O = Internet Security Research Group, CN = ISRG Root X1",
+           "   a:PKEY: rsaEncryption, 2048 (bit); sigalg: RSA-SHA256", "   v:NotBefore: Mar 13 00:00:00 2024 GMT; NotAfter: Mar 12 23:59:59 2027 GMT", inter,
+           "---", "Server certificate", "subject=CN = " + host, "issuer=C = US, O = Let's Encrypt, CN = R11", "---",
+           "No client certificate CA names sent", "Peer signing digest: SHA256", "Peer signature type: RSA-PSS", "Server Temp Key: X25519, 253 bits", "---",
+           "SSL handshake has read %d bytes and written %d bytes" % (ri(3000, 6000), ri(300, 500)), "Verification: OK", "---",
+           "New, TLSv1.3, Cipher is TLS_AES_256_GCM_SHA384"]
+    return "\n".join(out)
+
+
+def n_jwks_json():
+    c = Ctx()
+    keys = []
+    for _ in range(ri(2, 3)):
+        if R.random() < 0.7:
+            k = {"kty": "RSA", "use": "sig", "alg": "RS256", "kid": ch([b64u(32), hx(40), uuid4()]),
+                 "n": base64.urlsafe_b64encode(big(256)).decode().rstrip("="), "e": "AQAB"}
+            if R.random() < 0.5:
+                k["x5t"] = b64u(20)
+                k["x5c"] = [base64.b64encode(fake_cert("auth." + c.dom)).decode()]
+        else:
+            k = {"kty": "EC", "use": "sig", "crv": "P-256", "kid": b64u(16), "x": b64u(32), "y": b64u(32), "alg": "ES256"}
+        keys.append(k)
+    iss = ch(["https://%s.%s.auth0.com" % (c.org, ch(["us", "eu"])), "https://auth.%s/realms/%s" % (c.dom, c.org), "https://cognito-idp.%s.amazonaws.com/%s_%s" % (c.region, c.region, an(9))])
+    return prompt(c, "curl -s %s/.well-known/jwks.json | jq ." % iss) + "\n" + json.dumps({"keys": keys}, indent=2)
+
+
+def n_curl_i_request_ids():
+    c = Ctx()
+    dt = rdt()
+    k = ri(0, 1)
+    if k == 0:
+        out = [prompt(c, "curl -sI https://cdn.%s/assets/app-%s.js" % (c.dom, hx(8))), "HTTP/2 200", "content-type: application/javascript",
+               "content-length: %d" % ri(10000, 900000), "date: " + dt.strftime("%a, %d %b %Y %H:%M:%S GMT"),
+               "last-modified: " + rdt().strftime("%a, %d %b %Y %H:%M:%S GMT"), "etag: \"%s\"" % hx(32),
+               "x-amz-server-side-encryption: AES256", "x-amz-version-id: %s" % rs(AN + "._", 32), "accept-ranges: bytes", "server: AmazonS3",
+               "x-cache: %s from cloudfront" % ch(["Hit", "Miss", "RefreshHit"]), "via: 1.1 %s.cloudfront.net (CloudFront)" % hx(32),
+               "x-amz-cf-pop: %s%d-P%d" % (ch(["FRA", "IAD", "LHR", "NRT", "SFO"]), ri(50, 60), ri(1, 9)),
+               "x-amz-cf-id: %s==" % rs(AN + "-_", 54), "age: %d" % ri(1, 86400)]
+    else:
+        out = [prompt(c, "curl -sI https://api.%s/v1/health" % c.dom), "HTTP/2 200", "content-type: application/json",
+               "date: " + dt.strftime("%a, %d %b %Y %H:%M:%S GMT"), "x-request-id: " + uuid4(),
+               "x-amzn-requestid: " + uuid4(), "x-amzn-trace-id: Root=1-%s-%s;Sampled=%d" % (hx(8), hx(24), ri(0, 1)),
+               "x-amz-apigw-id: %s=" % rs(AN, 15), "traceparent: 00-%s-%s-01" % (hx(32), hx(16)),
+               "cf-ray: %s-%s" % (hx(16), ch(["FRA", "AMS", "SJC", "IAD"])), "server: cloudflare", "vary: Origin"]
+    return "\n".join(out)
+
+
+def n_stripe_object_ids_json():
+    c = Ctx()
+    cus = "cus_" + an(14)
+    created = ri(1600000000, 1740000000)
+    d = {"id": "sub_1" + an(23), "object": "subscription", "application": None, "billing_cycle_anchor": created, "cancel_at_period_end": False,
+         "collection_method": "charge_automatically", "created": created, "currency": "usd", "current_period_end": created + 2592000,
+         "customer": cus, "default_payment_method": "pm_1" + an(23), "items": {"object": "list", "data": [
+             {"id": "si_" + an(14), "object": "subscription_item", "price": {"id": "price_1" + an(23), "object": "price", "product": "prod_" + an(14),
+                                                                             "unit_amount": ch([900, 1900, 4900]), "recurring": {"interval": "month"}}, "quantity": 1}],
+             "has_more": False, "url": "/v1/subscription_items?subscription=sub_1..."},
+         "latest_invoice": "in_1" + an(23), "livemode": True, "metadata": {"tenant_id": uuid4()}, "status": "active"}
+    d["items"]["url"] = "/v1/subscription_items?subscription=" + d["id"]
+    return prompt(c, "stripe subscriptions retrieve %s --live" % d["id"]) + "\n" + json.dumps(d, indent=2)
+
+
+def n_openapi_security_examples():
+    c = Ctx()
+    lines = ["components:", "  securitySchemes:", "    bearerAuth:", "      type: http", "      scheme: bearer", "      bearerFormat: JWT",
+             "      description: 'Send `Authorization: Bearer <token>`.'", "    apiKeyHeader:", "      type: apiKey", "      in: header", "      name: X-API-Key",
+             "  parameters:", "    ApiKey:", "      name: X-API-Key", "      in: header", "      required: true", "      schema:", "        type: string",
+             "        pattern: '^%s_(live|test)_[A-Za-z0-9]{32}$'" % c.org[:3], "      example: %s_test_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX" % c.org[:3],
+             "security:", "  - bearerAuth: []", "  - apiKeyHeader: []", "paths:", "  /v1/tokens:", "    post:", "      operationId: createToken",
+             "      requestBody:", "        content:", "          application/json:", "            example:", "              client_id: YOUR_CLIENT_ID",
+             "              client_secret: YOUR_CLIENT_SECRET", "              grant_type: client_credentials"]
+    return viewer(c, "openapi/openapi.yaml", lines, ri(1, 300))
+
+
+def minified_js(n):
+    ids = ["e", "t", "n", "r", "o", "i", "a", "s", "l", "u", "c", "d", "f", "p", "h", "m", "g", "y", "v", "b"]
+    parts = []
+    while sum(len(p) for p in parts) < n:
+        k = ri(0, 7)
+        a, b, d = ch(ids), ch(ids), ch(ids)
+        if k == 0:
+            parts.append("function %s%s(%s,%s){return %s&&%s.__esModule?%s:{default:%s}}" % (ch(ids), ch(ids).upper(), a, b, a, a, a, a))
+        elif k == 1:
+            parts.append("var %s=Object.defineProperty,%s=(%s,%s,%s)=>%s in %s?%s(%s,%s,{enumerable:!0,configurable:!0,writable:!0,value:%s}):%s[%s]=%s;" % (
+                a.upper() + ch(ids), b.upper() + ch(ids), a, b, d, b, a, a.upper(), a, b, d, a, b, d))
+        elif k == 2:
+            parts.append("const %s%s=\"%s\";" % (a, ri(0, 99), ch(["data-v-" + hx(8), "css-" + rs(LOD, 7), "__next_" + hx(6), "q-" + rs(LOD, 6)])))
+        elif k == 3:
+            parts.append("%s.exports={%s:%s,%s:%s};" % (a, ch(["render", "hydrate", "createRoot", "memo"]), b, ch(["version", "jsx", "Fragment"]), "\"18.3.1\""))
+        elif k == 4:
+            parts.append("if(!%s)throw Error(\"Minified React error #%d; visit https://reactjs.org/docs/error-decoder.html?invariant=%d for the full message.\");" % (a, ri(1, 500), ri(1, 500)))
+        elif k == 5:
+            parts.append("%s.u=%s=>\"assets/\"+({%s}[%s]||%s)+\"-\"+{%s}[%s]+\".js\";" % (
+                "__webpack_require__", a, ",".join("%d:\"%s\"" % (ri(10, 999), ch(["vendor", "charts", "editor", "settings"])) for _ in range(2)), a, a,
+                ",".join("%d:\"%s\"" % (ri(10, 999), hx(ch([8, 16, 20]))) for _ in range(ri(3, 5))), a))
+        elif k == 6:
+            parts.append("%s=%s.replace(/[\\u0300-\\u036f]/g,\"\").toLowerCase();" % (a, b))
+        else:
+            parts.append("background:url(data:image/svg+xml;base64,%s)" % b64s("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\"><path d=\"M%d %dh%dv%dH%dz\" fill=\"#%s\"/></svg>" % (
+                ri(8, 24), ri(8, 24), ri(0, 4), ri(0, 4), ri(4, 12), ri(4, 12), ri(0, 4), hx(6))))
+    return "".join(parts)
+
+
+def n_minified_bundle_head():
+    c = Ctx()
+    f = "dist/assets/index-%s.js" % rs(AN + "_-", 8)
+    return prompt(c, "head -c 1400 %s; echo" % f) + "\n" + minified_js(1300)[:1400]
+
+
+def vlq_mappings(n):
+    alpha = UP + LO + DG + "+/"
+    segs = []
+    for _ in range(n):
+        line = ",".join(rs(ch(["ACDEGIKMOQSUWY", alpha]), ch([4, 4, 4, 5, 6])) for _ in range(ri(2, 9)))
+        segs.append(line)
+    return ";".join(segs)
+
+
+def n_sourcemap_json():
+    c = Ctx()
+    srcs = ["../../src/%s.ts" % ch(["index", "app", "router", "api/client", "hooks/useSession", "lib/format"]) for _ in range(ri(3, 5))]
+    d = {"version": 3, "file": "index-%s.js" % rs(AN + "_-", 8), "sources": srcs,
+         "names": shuffled(["useState", "useEffect", "fetch", "res", "json", "token", "setUser", "apiKey", "headers", "init"])[:8],
+         "mappings": vlq_mappings(ri(15, 30))}
+    return prompt(c, "head -c 1500 dist/assets/%s.map | jq ." % d["file"]) + "\n" + json.dumps(d, indent=2)
+
+
+def n_api_pagination_cursors():
+    c = Ctx()
+    items = []
+    last = None
+    for _ in range(ri(2, 4)):
+        last = {"id": uuid4(), "name": ch(WORDS) + "-" + ch(WORDS), "created_at": iso_ms(rdt()), "etag": "W/\"%s\"" % hx(16)}
+        items.append(last)
+    k = ri(0, 1)
+    if k == 0:
+        cur = b64u_json({"id": last["id"], "created_at": last["created_at"]})
+        d = {"data": items, "has_more": True, "next_cursor": cur}
+        cmd = "curl -s 'https://api.%s/v1/projects?limit=%d' -H \"Authorization: Bearer $TOKEN\" | jq ." % (c.dom, len(items))
+    else:
+        users = [{"id": "U0" + rs(UP + DG, 9), "team_id": "T0" + rs(UP + DG, 8), "name": ch(FIRST), "deleted": False} for _ in range(2)]
+        d = {"ok": True, "members": users, "cache_ts": ri(1700000000, 1750000000),
+             "response_metadata": {"next_cursor": base64.b64encode(("user:" + users[-1]["id"]).encode()).decode()}}
+        cmd = "curl -s -H \"Authorization: Bearer $SLACK_BOT_TOKEN\" 'https://slack.com/api/users.list?limit=2' | jq ."
+    return prompt(c, cmd) + "\n" + json.dumps(d, indent=2)
+
+
+def n_psql_api_key_hashes():
+    c = Ctx()
+    db = c.proj.replace("-", "_")
+    rows = []
+    for _ in range(ri(3, 5)):
+        pre = ch(["sk_live_", "sk_test_", "pk_"]) + an(4)
+        rows.append([str(ri(1, 999)), ch(["ci", "zapier", "prod-backend", "%s laptop" % ch(FIRST), "terraform"]), pre, hx(64),
+                     rdt().strftime("%Y-%m-%d %H:%M:%S+00"), ch(["", rdt().strftime("%Y-%m-%d %H:%M:%S+00")])])
+    hdr = ["id", "name", "key_prefix", "key_sha256", "last_used_at", "revoked_at"]
+    out = ["%s=> SELECT id, name, key_prefix, key_sha256, last_used_at, revoked_at FROM api_keys WHERE org_id = %d;" % (db, ri(1, 200))]
+    out += psql_table(hdr, rows)
+    return "\n".join(out)
+
+
+def n_test_fixtures_fake_keys():
+    c = Ctx()
+    lines = ["\"\"\"Shared fixtures. All credentials below are FAKE and only used with moto/respx mocks.\"\"\"", "import pytest", "",
+             "# AWS's documented example credentials (https://docs.aws.amazon.com/IAM/latest/UserGuide/security-creds.html)",
+             "FAKE_AWS_ACCESS_KEY_ID = \"AKIAIOSFODNN7EXAMPLE\"", "FAKE_AWS_SECRET_ACCESS_KEY = \"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\"",
+             "FAKE_STRIPE_KEY = \"sk_test_\" + \"x\" * 24", "FAKE_SLACK_TOKEN = \"xoxb-not-a-real-token\"",
+             "FAKE_OPENAI_KEY = \"sk-test-000000000000000000000000\"", "", "",
+             "@pytest.fixture(autouse=True)", "def aws_env(monkeypatch):", "    monkeypatch.setenv(\"AWS_ACCESS_KEY_ID\", \"testing\")",
+             "    monkeypatch.setenv(\"AWS_SECRET_ACCESS_KEY\", \"testing\")", "    monkeypatch.setenv(\"AWS_DEFAULT_REGION\", \"%s\")" % c.region]
+    return viewer(c, "tests/conftest.py", lines)
+
+
+def n_gitleaks_report_redacted():
+    c = Ctx()
+    res = []
+    for _ in range(ri(1, 3)):
+        rule = ch(["generic-api-key", "aws-access-token", "slack-bot-token", "stripe-access-token", "github-pat", "private-key"])
+        f = ch(["config/%s.yml" % c.env, "scripts/deploy.sh", "src/lib/client.ts", ".env.example", "docker/certs/server.key"])
+        ln = ri(1, 200)
+        commit = sha40()
+        dt = rdt()
+        res.append({"RuleID": rule, "Description": "Detected a %s, potentially exposing access to sensitive services." % rule.replace("-", " "),
+                    "StartLine": ln, "EndLine": ln, "StartColumn": ri(1, 20), "EndColumn": ri(40, 90),
+                    "Match": ch(["api_key: REDACTED", "token = \"REDACTED\"", "REDACTED"]), "Secret": "REDACTED", "File": f, "SymlinkFile": "",
+                    "Commit": commit, "Entropy": round(ri(3500, 5900) / 1000, 6), "Author": c.name, "Email": c.email, "Date": iso_s(dt),
+                    "Message": ch(["wip", "add config", "fix deploy"]), "Tags": [], "Fingerprint": "%s:%s:%s:%d" % (commit, f, rule, ln)})
+    return prompt(c, "gitleaks detect --redact --report-format json --report-path - --no-banner") + "\n" + json.dumps(res, indent=1)
+
+
+def n_detect_secrets_baseline():
+    c = Ctx()
+    results = {}
+    for f in sorted(shuffled(["tests/fixtures/config.yaml", "docs/setup.md", ".env.example", "src/auth/test_jwt.py", "charts/%s/values.yaml" % c.proj])[:ri(2, 3)]):
+        results[f] = [{"type": ch(["Secret Keyword", "Base64 High Entropy String", "Hex High Entropy String", "JSON Web Token"]), "filename": f,
+                       "hashed_secret": hx(40), "is_verified": False, "line_number": ri(1, 120)} for _ in range(ri(1, 2))]
+    d = {"version": "1.5.0", "plugins_used": [{"name": n} for n in ["AWSKeyDetector", "Base64HighEntropyString", "HexHighEntropyString", "JwtTokenDetector", "KeywordDetector"]],
+         "filters_used": [{"path": "detect_secrets.filters.allowlist.is_line_allowlisted"}, {"path": "detect_secrets.filters.heuristic.is_likely_id_string"}],
+         "results": results, "generated_at": iso_s(rdt())}
+    d["plugins_used"][1]["limit"] = 4.5
+    d["plugins_used"][2]["limit"] = 3.0
+    return prompt(c, "cat .secrets.baseline") + "\n" + json.dumps(d, indent=2)
+
+
+def n_kubectl_set_env_list():
+    c = Ctx()
+    ns = ch([c.env, "apps"])
+    out = [prompt(c, "kubectl -n %s set env deployment/%s --list" % (ns, c.proj)), "# Deployment %s, container app" % c.proj,
+           "NODE_ENV=production", "# DATABASE_URL from secret %s-env, key DATABASE_URL" % c.proj,
+           "# STRIPE_SECRET_KEY from secret stripe, key secret-key", "# POD_IP from field path status.podIP",
+           "# LOG_LEVEL from configmap %s-config, key LOG_LEVEL" % c.proj, "# OPENAI_API_KEY from secret llm-keys, key openai",
+           "OTEL_EXPORTER_OTLP_ENDPOINT=http://otel-collector.observability:4317"]
+    return "\n".join(out)
+
+
+def n_doppler_secrets_names_only():
+    c = Ctx()
+    names = sorted(shuffled(["DATABASE_URL", "DOPPLER_CONFIG", "DOPPLER_ENVIRONMENT", "DOPPLER_PROJECT", "JWT_SECRET", "OPENAI_API_KEY", "REDIS_URL",
+                             "SENTRY_DSN", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET", "SENDGRID_API_KEY"])[:ri(6, 9)])
+    w = max(len(n) for n in names) + 2
+    out = [prompt(c, "doppler secrets --only-names --project %s --config %s" % (c.proj, ch(["prd", "stg", "dev"]))),
+           "┌" + "─" * w + "┐", "│ NAME" + " " * (w - 5) + "│", "├" + "─" * w + "┤"]
+    for i, n in enumerate(names):
+        out.append("│ " + n.ljust(w - 1) + "│")
+        out.append(("├" + "─" * w + "┤") if i < len(names) - 1 else ("└" + "─" * w + "┘"))
+    return "\n".join(out)
+
+
+def n_docker_secret_ls():
+    c = Ctx()
+    names = shuffled(["db_password", "%s_jwt_key" % c.proj.split("-")[0], "stripe_api_key", "registry_auth", "smtp_password", "tls_key"])[:ri(3, 5)]
+    out = [prompt(c, "docker secret ls"), "%-28s%-21s%-10s%-15s%s" % ("ID", "NAME", "DRIVER", "CREATED", "UPDATED")]
+    ids = []
+    for n in names:
+        i = rs(LOD, 25)
+        ids.append(i)
+        age = ch(["3 weeks ago", "2 months ago", "5 days ago"])
+        out.append("%-28s%-21s%-10s%-15s%s" % (i, n, "", age, age))
+    d = rdt()
+    out += [prompt(c, "docker secret inspect %s" % names[0]),
+            json.dumps([{"ID": ids[0], "Version": {"Index": ri(10, 999)}, "CreatedAt": d.strftime("%Y-%m-%dT%H:%M:%S.") + "%09dZ" % ri(0, 999999999),
+                         "UpdatedAt": d.strftime("%Y-%m-%dT%H:%M:%S.") + "%09dZ" % ri(0, 999999999), "Spec": {"Name": names[0], "Labels": {}}}], indent=4)]
+    return "\n".join(out)
+
+
+def n_az_keyvault_secret_list():
+    c = Ctx()
+    kv = "kv-%s-%s" % (c.proj[:10], c.env[:4])
+    names = shuffled(["db-password", "stripe-secret-key", "openai-api-key", "storage-connection-string", "jwt-signing-key", "smtp-password"])[:ri(3, 5)]
+    w = max(len(n) for n in names) + 2
+    out = [prompt(c, "az keyvault secret list --vault-name %s --query \"[].{name:name, enabled:attributes.enabled, updated:attributes.updated}\" -o table" % kv),
+           "Name".ljust(w) + "Enabled    Updated", "-" * (w - 2) + "  ---------  -------------------------"]
+    for n in names:
+        out.append(n.ljust(w) + "True       " + rdt().strftime("%Y-%m-%dT%H:%M:%S+00:00"))
+    out += [prompt(c, "az keyvault secret show --vault-name %s --name %s --query id -o tsv" % (kv, names[0])),
+            "https://%s.vault.azure.net/secrets/%s/%s" % (kv, names[0], hx(32))]
+    return "\n".join(out)
+
+
+def n_secretsmanager_describe_secret():
+    c = Ctx()
+    acct = digits(12)
+    name = "%s/%s/%s" % (c.env, c.proj, ch(["db", "api-keys", "app"]))
+    d = {"ARN": "arn:aws:secretsmanager:%s:%s:secret:%s-%s" % (c.region, acct, name, an(6)), "Name": name,
+         "KmsKeyId": "arn:aws:kms:%s:%s:key/%s" % (c.region, acct, uuid4()), "RotationEnabled": True,
+         "RotationLambdaARN": "arn:aws:lambda:%s:%s:function:SecretsManager%sRotation" % (c.region, acct, c.proj.replace("-", "").title()),
+         "RotationRules": {"AutomaticallyAfterDays": ch([30, 60, 90])}, "LastRotatedDate": iso_ms(rdt()).replace("Z", "+00:00"),
+         "LastChangedDate": iso_ms(rdt()).replace("Z", "+00:00"), "LastAccessedDate": rdt().strftime("%Y-%m-%dT00:00:00+00:00"),
+         "Tags": [{"Key": "service", "Value": c.proj}, {"Key": "env", "Value": c.env}],
+         "VersionIdsToStages": {uuid4(): ["AWSCURRENT"], uuid4(): ["AWSPREVIOUS"]}, "CreatedDate": iso_ms(rdt()).replace("Z", "+00:00")}
+    return prompt(c, "aws secretsmanager describe-secret --secret-id %s" % name) + "\n" + json.dumps(d, indent=4)
+
+
+def n_kms_transit_ciphertexts():
+    c = Ctx()
+    k = ri(0, 2)
+    if k == 0:
+        blob = base64.b64encode(b"\x01\x02\x02\x00\x78" + rbytes(ri(150, 230))).decode()
+        acct = digits(12)
+        d = {"CiphertextBlob": blob, "KeyId": "arn:aws:kms:%s:%s:key/%s" % (c.region, acct, uuid4()), "EncryptionAlgorithm": "SYMMETRIC_DEFAULT"}
+        return prompt(c, "aws kms encrypt --key-id alias/%s --plaintext fileb://payload.bin --output json" % c.proj) + "\n" + json.dumps(d, indent=4)
+    if k == 1:
+        ct = "vault:v1:" + b64(ri(40, 90))
+        out = [prompt(c, "vault write transit/encrypt/%s plaintext=@payload.b64" % c.proj)] + kv_table([("ciphertext", ct), ("key_version", "1")])
+        return "\n".join(out)
+    out = [prompt(c, "cat Pulumi.%s.yaml" % c.env), "config:", "  aws:region: %s" % c.region,
+           "  %s:dbPassword:" % c.proj, "    secure: v1:%s" % b64(ri(30, 60)), "  %s:stripeKey:" % c.proj, "    secure: v1:%s" % b64(ri(120, 150)),
+           "  %s:replicas: \"3\"" % c.proj, "encryptionsalt: v1:%s:v1:%s" % (b64(8), b64(ri(24, 32)))]
+    return "\n".join(out)
+
+
+def n_certbot_certificates():
+    c = Ctx()
+    out = [prompt(c, "sudo certbot certificates"), "Saving debug log to /var/log/letsencrypt/letsencrypt.log", "",
+           "- " * 40, "Found the following certs:"]
+    for d in shuffled([c.dom, "api." + c.dom, "grafana." + c.dom])[:ri(1, 2)]:
+        dt = rdt(1740000000, 1760000000)
+        out += ["  Certificate Name: " + d, "    Serial Number: " + hx(ri(34, 36)), "    Key Type: " + ch(["ECDSA", "RSA"]),
+                "    Domains: %s%s" % (d, ch(["", " www." + d])), "    Expiry Date: %s (VALID: %d days)" % (dt.strftime("%Y-%m-%d %H:%M:%S+00:00"), ri(5, 89)),
+                "    Certificate Path: /etc/letsencrypt/live/%s/fullchain.pem" % d, "    Private Key Path: /etc/letsencrypt/live/%s/privkey.pem" % d]
+    out += ["- " * 40]
+    h = hx(32)
+    out += [prompt(c, "sudo cat /etc/letsencrypt/accounts/acme-v02.api.letsencrypt.org/directory/%s/regr.json" % h),
+            json.dumps({"body": {}, "uri": "https://acme-v02.api.letsencrypt.org/acme/acct/%s" % digits(ri(9, 10))})]
+    return "\n".join(out)
+
+
+def n_acme_http01_log():
+    c = Ctx()
+    dt = rdt()
+    tok = b64u(32)
+    thumb = b64u(32)
+    def L(m):
+        return "[%s] %s" % (dt.strftime("%a %b %d %H:%M:%S UTC %Y"), m)
+    out = [prompt(c, "acme.sh --issue -d %s -w /var/www/html --debug 2>&1 | grep -E 'token|keyauth|authz|Success'" % c.dom),
+           L("_authz_url='https://acme-v02.api.letsencrypt.org/acme/authz-v3/%s'" % digits(12)),
+           L("token='%s'" % tok), L("Getting webroot for domain='%s'" % c.dom),
+           L("keyauthorization='%s.%s'" % (tok, thumb)),
+           L("writing token:%s to /var/www/html/.well-known/acme-challenge/%s" % (tok, tok)),
+           L("Success")]
+    if R.random() < 0.5:
+        out += [prompt(c, "curl -s http://%s/.well-known/acme-challenge/%s" % (c.dom, tok)), "%s.%s" % (tok, thumb)]
+    return "\n".join(out)
+
+
+def n_oauth_authorize_url_log():
+    c = Ctx()
+    dt = rdt()
+    k = ri(0, 1)
+    if k == 0:
+        cid = "%s-%s.apps.googleusercontent.com" % (digits(12), rs(LOD, 32))
+        url = ("https://accounts.google.com/o/oauth2/v2/auth?client_id=%s&redirect_uri=https%%3A%%2F%%2Fapp.%s%%2Fapi%%2Fauth%%2Fcallback%%2Fgoogle"
+               "&response_type=code&scope=openid%%20email%%20profile&state=%s&nonce=%s&code_challenge=%s&code_challenge_method=S256") % (
+            cid, c.dom, b64u(32), b64u(16), b64u(32))
+    else:
+        url = "https://github.com/login/oauth/authorize?client_id=Iv1.%s&redirect_uri=https%%3A%%2F%%2Fapp.%s%%2Foauth%%2Fgithub&scope=read%%3Auser%%20user%%3Aemail&state=%s&allow_signup=true" % (
+            hx(16), c.dom, hx(32))
+    out = ["%s [%s] %s" % (iso_ms(dt), ch(["next-auth", "auth", "passport"]), "GET /api/auth/signin/%s 302" % ("google" if k == 0 else "github")),
+           "%s [%s] redirecting to %s" % (iso_ms(later(dt)), "auth", url),
+           "%s [%s] set-cookie: %s=%s; Path=/; HttpOnly; SameSite=Lax; Max-Age=900" % (iso_ms(later(dt)), "auth", "oauth_pkce_ts", ri(1700000000, 1750000000))]
+    return prompt(c, "grep -E 'signin|redirecting|set-cookie' logs/dev.log | tail -n 3") + "\n" + "\n".join(out)
+
+
+def n_apksigner_print_certs():
+    c = Ctx()
+    apk = "app/build/outputs/apk/release/app-release.apk"
+    out = [prompt(c, "apksigner verify --print-certs -v %s" % apk), "Verifies",
+           "Verified using v1 scheme (JAR signing): false", "Verified using v2 scheme (APK Signature Scheme v2): true",
+           "Verified using v3 scheme (APK Signature Scheme v3): true", "Verified using v4 scheme (APK Signature Scheme v4): false",
+           "Verified for SourceStamp: false", "Number of signers: 1",
+           "Signer #1 certificate DN: CN=%s, OU=Mobile, O=%s, C=%s" % (c.name, c.org.title(), ch(["US", "DE", "GB", "NL"])),
+           "Signer #1 certificate SHA-256 digest: " + hx(64), "Signer #1 certificate SHA-1 digest: " + hx(40),
+           "Signer #1 certificate MD5 digest: " + hx(32), "Signer #1 key algorithm: RSA", "Signer #1 key size (bits): 2048",
+           "Signer #1 public key SHA-256 digest: " + hx(64), "Signer #1 public key SHA-1 digest: " + hx(40), "Signer #1 public key MD5 digest: " + hx(32)]
+    return "\n".join(out)
+
+
+def n_jar_manifest_digests():
+    c = Ctx()
+    pkg = "com/%s/%s" % (c.org.replace("-", ""), c.proj.replace("-", ""))
+    out = [prompt(c, "unzip -p build/libs/%s-%s.jar META-INF/MANIFEST.MF | head -n 20" % (c.proj, ver())),
+           "Manifest-Version: 1.0", "Created-By: Maven JAR Plugin 3.4.1", "Build-Jdk-Spec: 21", "Main-Class: %s.Main" % pkg.replace("/", "."), ""]
+    for cls in shuffled(["Main", "Config", "http/Router", "db/Pool", "util/Json", "auth/TokenVerifier"])[:ri(3, 5)]:
+        out += ["Name: %s/%s.class" % (pkg, cls), "SHA-256-Digest: " + b64(32), ""]
+    return "\n".join(out[:-1])
+
+
+def n_mongosh_find_objectids():
+    c = Ctx()
+    db = c.proj.replace("-", "_")
+    out = ["%s> db.users.find({}, {email: 1, tenantId: 1, avatarHash: 1, createdAt: 1}).limit(2)" % db, "["]
+    for i in range(2):
+        out += ["  {", "    _id: ObjectId('%s')," % hx(24), "    email: '%s.%s@%s'," % (ch(FIRST), ch(LAST), c.dom),
+                "    tenantId: UUID('%s')," % uuid4(), "    avatarHash: '%s'," % hx(32), "    createdAt: ISODate('%s')" % iso_ms(rdt()),
+                "  }" + ("," if i == 0 else "")]
+    out.append("]")
+    return "\n".join(out)
+
+
+def n_ollama_list_digests():
+    c = Ctx()
+    models = shuffled([("llama3.1:8b", "4.9 GB"), ("qwen2.5-coder:7b", "4.7 GB"), ("nomic-embed-text:latest", "274 MB"), ("mistral:7b", "4.1 GB"),
+                       ("deepseek-r1:14b", "9.0 GB"), ("gemma2:9b", "5.4 GB"), ("phi3:mini", "2.2 GB")])[:ri(3, 5)]
+    w = max(len(m) for m, _ in models) + 4
+    out = [prompt(c, "ollama list"), "NAME".ljust(w) + "ID              SIZE      MODIFIED"]
+    for m, s in models:
+        out.append(m.ljust(w) + hx(12) + "    " + s.ljust(10) + ch(["3 weeks ago", "2 days ago", "5 months ago", "About an hour ago"]))
+    out += [prompt(c, "ollama show --modelfile %s | grep -E '^(FROM|# FROM)'" % models[0][0]), "# FROM %s" % models[0][0],
+            "FROM /usr/share/ollama/.ollama/models/blobs/sha256-%s" % hx(64)]
+    return "\n".join(out)
+
+
+def n_gha_pinned_action_shas():
+    c = Ctx()
+    acts = shuffled([("actions/checkout", "v4.1.7"), ("actions/setup-node", "v4.0.3"), ("actions/cache", "v4.0.2"), ("pnpm/action-setup", "v4.0.0"),
+                     ("docker/build-push-action", "v6.5.0"), ("aws-actions/configure-aws-credentials", "v4.0.2"), ("actions/upload-artifact", "v4.3.4")])[:ri(3, 5)]
+    lines = ["    steps:"]
+    for a, v in acts:
+        lines.append("      - uses: %s@%s # %s" % (a, sha40(), v))
+        if a == "actions/cache":
+            lines += ["        with:", "          path: ~/.pnpm-store", "          key: ${{ runner.os }}-pnpm-${{ hashFiles('**/pnpm-lock.yaml') }}"]
+        if a == "aws-actions/configure-aws-credentials":
+            lines += ["        with:", "          role-to-assume: arn:aws:iam::%s:role/gha-%s" % (digits(12), c.proj), "          aws-region: %s" % c.region]
+    return viewer(c, ".github/workflows/ci.yml", lines, ri(10, 40))
+
+
+def n_pre_commit_frozen_revs():
+    c = Ctx()
+    repos = shuffled([("https://github.com/pre-commit/pre-commit-hooks", "v4.6.0", ["trailing-whitespace", "end-of-file-fixer", "check-yaml"]),
+                      ("https://github.com/astral-sh/ruff-pre-commit", "v0.5.%d" % ri(0, 7), ["ruff", "ruff-format"]),
+                      ("https://github.com/gitleaks/gitleaks", "v8.18.%d" % ri(0, 4), ["gitleaks"]),
+                      ("https://github.com/pre-commit/mirrors-mypy", "v1.11.%d" % ri(0, 2), ["mypy"]),
+                      ("https://github.com/Yelp/detect-secrets", "v1.5.0", ["detect-secrets"])])[:ri(3, 4)]
+    lines = ["repos:"]
+    for u, v, hooks in repos:
+        lines += ["  - repo: " + u, "    rev: %s  # frozen: %s" % (sha40(), v), "    hooks:"] + ["      - id: " + h for h in hooks]
+    return viewer(c, ".pre-commit-config.yaml", lines)
+
+
+def n_vault_status():
+    c = Ctx()
+    rows = [("Seal Type", "shamir"), ("Initialized", "true"), ("Sealed", "false"), ("Total Shares", "5"), ("Threshold", "3"),
+            ("Version", "1.%d.%d" % (ri(14, 18), ri(0, 5))), ("Build Date", iso_s(rdt())), ("Storage Type", "raft"),
+            ("Cluster Name", "vault-cluster-%s" % hx(8)), ("Cluster ID", uuid4()), ("HA Enabled", "true"),
+            ("HA Cluster", "https://vault-0.vault-internal:8201"), ("HA Mode", "active"), ("Active Since", iso_ms(rdt()).replace("Z", "%sZ" % digits(6))),
+            ("Raft Committed Index", str(ri(10000, 9999999))), ("Raft Applied Index", str(ri(10000, 9999999)))]
+    return prompt(c, "vault status") + "\n" + "\n".join(kv_table(rows, 4))
+
+
+def n_kafka_topics_describe():
+    c = Ctx()
+    topic = ch(["orders", "payments.events", "%s.audit" % c.proj, "user-signups"])
+    parts = ri(3, 6)
+    out = [prompt(c, "kafka-topics.sh --bootstrap-server %s:9092 --describe --topic %s" % (ch(["localhost", "kafka-0.kafka"]), topic)),
+           "Topic: %s\tTopicId: %s\tPartitionCount: %d\tReplicationFactor: 3\tConfigs: cleanup.policy=delete,retention.ms=604800000,segment.bytes=1073741824" % (
+               topic, b64u(16), parts)]
+    for p in range(parts):
+        reps = shuffled(["1", "2", "3"])
+        out.append("\tTopic: %s\tPartition: %d\tLeader: %s\tReplicas: %s\tIsr: %s" % (topic, p, reps[0], ",".join(reps), ",".join(reps)))
+    out += [prompt(c, "kafka-cluster.sh cluster-id --bootstrap-server localhost:9092"), "Cluster ID: " + b64u(16)]
+    return "\n".join(out)
+
+
+def n_apt_cache_show_hashes():
+    c = Ctx()
+    pkg, ver_ = ch([("curl", "8.5.0-2ubuntu10.%d" % ri(1, 6)), ("openssl", "3.0.13-0ubuntu3.%d" % ri(1, 5)), ("libpq5", "16.%d-0ubuntu0.24.04.1" % ri(1, 6)),
+                    ("git", "1:2.43.0-1ubuntu7.%d" % ri(1, 3))])
+    out = [prompt(c, "apt-cache show %s | head -n 20" % pkg), "Package: " + pkg, "Architecture: amd64", "Version: " + ver_, "Priority: optional",
+           "Section: " + ch(["web", "utils", "libs", "vcs"]), "Origin: Ubuntu", "Maintainer: Ubuntu Developers <ubuntu-devel-discuss@lists.ubuntu.com>",
+           "Installed-Size: %d" % ri(100, 9000), "Filename: pool/main/%s/%s/%s_%s_amd64.deb" % (pkg[0], pkg, pkg, ver_.split(":")[-1]),
+           "Size: %d" % ri(100000, 9000000), "MD5sum: " + hx(32), "SHA1: " + hx(40), "SHA256: " + hx(64), "SHA512: " + hx(128),
+           "Homepage: https://%s.org" % pkg, "Description: %s" % ch(["command line tool for transferring data with URL syntax", "Secure Sockets Layer toolkit", "PostgreSQL C client library", "fast, scalable, distributed revision control system"])]
+    return "\n".join(out)
+
+
+def n_gh_api_commit_verification():
+    c = Ctx()
+    sha = sha40()
+    dt = rdt()
+    ts = int(dt.timestamp())
+    payload = "tree %s\nparent %s\nauthor %s <%s> %d +0000\ncommitter %s <%s> %d +0000\n\n%s\n" % (
+        sha40(), sha40(), c.name, c.email, ts, c.name, c.email, ts, ch(["fix: retry on 429", "chore: bump deps", "feat: add export"]))
+    d = {"sha": sha, "tree": sha40(), "verification": {"verified": True, "reason": "valid", "signature": pgp_signature_block() + "\n", "payload": payload,
+                                                      "verified_at": iso_s(dt)}}
+    return prompt(c, "gh api repos/%s/%s/commits/%s --jq '{sha, tree: .commit.tree.sha, verification: .commit.verification}'" % (c.org, c.proj, sha[:7])) + "\n" + json.dumps(d, indent=2)
+
+
+# ================================================================ registry and checks
+
+POSITIVE = [
+    # common formats through another viewer
+    p_git_stash_show_env, p_git_blame_settings, p_git_grep_all_revs, p_rg_context_config, p_diff_u_env_example,
+    p_bat_yaml_config, p_sed_n_app_toml, p_claude_read_settings_local, p_compose_logs_startup, p_kubectl_exec_env,
+    p_declare_x_dump, p_python_os_environ_repr, p_gha_log_step_env, p_docker_build_plain_progress, p_pino_json_headers,
+    p_heroku_config_vars,
+    # tests, traces and app logs
+    p_pytest_showlocals, p_rich_traceback_locals, p_go_test_struct_dump, p_jest_snapshot_diff, p_php_var_dump_config,
+    p_spring_log_jdbc_url,
+    # HTTP and shell
+    p_git_remote_v_tokens, p_httpie_verbose, p_devtools_copy_as_curl, p_mitmdump_flow_detail, p_curl_verbose_basic_auth,
+    p_cli_password_flag_warnings,
+    # package managers
+    p_yarnrc_yml_auth, p_pip_config_list, p_cargo_credentials_toml, p_maven_settings_cat_n, p_gradle_properties_home,
+    p_docker_config_auths,
+    # databases
+    p_db_client_cred_files, p_neon_pscale_passwords, p_psql_select_oauth_tokens,
+    # secret stores, clusters, CI
+    p_secretsmanager_get_value, p_kubectl_secret_go_template, p_kubeconfig_user_creds, p_vault_kv_get_table,
+    p_gh_auth_status_token, p_gitlab_runner_config_toml, p_terraform_state_grep,
+    # agents and AI tooling
+    p_codex_config_mcp_env, p_aider_conf_yml, p_python_source_llm_keys, p_langfuse_langsmith_grep,
+    # observability and notifications
+    p_otel_collector_exporters, p_rg_webhook_urls,
+    # desktop
+    p_fish_variables, p_plutil_launchagent,
+    # keys
+    p_puttygen_ppk, p_git_show_added_key, p_gcp_sa_decoded_secret, p_azure_functions_local_settings,
+    # first runs and vendor CLIs
+    p_first_run_password_banners, p_stripe_cli_config_toml, p_postman_environment_json, p_jupyter_server_list,
+]
+
+NEGATIVE = [
+    n_git_bisect_log, n_package_lock_integrity_diff, n_yarn_berry_lock_checksums, n_cargo_lock_checksums, n_uv_lock_hashes,
+    n_pip_compile_hashes, n_gemfile_lock_checksums, n_npm_view_dist_signatures,
+    n_docker_images_digests, n_docker_manifest_inspect, n_kubectl_get_rs_hashes,
+    n_kubectl_secret_refs_yaml, n_helm_chart_secret_template, n_op_secret_references, n_argocd_vault_plugin_manifest,
+    n_ansible_vault_ciphertext, n_kms_transit_ciphertexts,
+    n_gha_log_masked_secrets, n_terraform_plan_sensitive_masked, n_pydantic_secretstr_repr, n_pip_index_masked,
+    n_hikari_config_masked, n_aws_configure_list, n_gh_auth_status_masked, n_kubectl_config_view_redacted,
+    n_gitleaks_report_redacted, n_detect_secrets_baseline,
+    n_compose_env_placeholders, n_readme_quickstart_placeholders, n_rg_env_var_reads, n_openapi_security_examples,
+    n_test_fixtures_fake_keys,
+    n_kubectl_set_env_list, n_doppler_secrets_names_only, n_docker_secret_ls, n_az_keyvault_secret_list,
+    n_secretsmanager_describe_secret, n_vault_status,
+    n_gpg_public_key_export, n_authorized_keys_file, n_openssl_s_client_chain, n_jwks_json, n_apksigner_print_certs,
+    n_jar_manifest_digests, n_gh_api_commit_verification, n_certbot_certificates, n_acme_http01_log,
+    n_curl_i_request_ids, n_oauth_authorize_url_log, n_api_pagination_cursors, n_stripe_object_ids_json,
+    n_psql_api_key_hashes, n_mongosh_find_objectids, n_kafka_topics_describe,
+    n_minified_bundle_head, n_sourcemap_json,
+    n_ollama_list_digests, n_gha_pinned_action_shas, n_pre_commit_frozen_revs, n_apt_cache_show_hashes,
+]
+
+
+def spans(text):
+    """Return the marked spans, asserting marks are balanced and never nested."""
+    out = []
+    depth = 0
+    start = None
+    for i, ch_ in enumerate(text):
+        if ch_ == "«":
+            assert depth == 0, "nested mark"
+            depth = 1
+            start = i + 1
+        elif ch_ == "»":
+            assert depth == 1, "unbalanced close"
+            depth = 0
+            out.append(text[start:i])
+    assert depth == 0, "unclosed mark"
+    return out
+
+
+def check_positive(name, text):
+    sp = spans(text)
+    assert sp, "%s: no marked secret" % name
+    residual = text
+    for s in sp:
+        residual = residual.replace("«" + s + "»", "\x00")
+    for s in sp:
+        assert s, "%s: empty span" % name
+        assert s == s.strip(), "%s: span with outer whitespace %r" % (name, s)
+        assert s[0] not in "\"'`" and s[-1] not in "\"'`", "%s: span includes quotes %r" % (name, s)
+        assert not s.startswith(("Bearer ", "Basic ", "token ")), "%s: scheme word in span" % name
+        if len(s) >= 8:
+            assert s not in residual, "%s: unmarked repeat of %r" % (name, s)
+
+
+def check_negative(name, text):
+    assert "«" not in text and "»" not in text, "%s: marks in negative" % name
+
+
+def main():
+    names = [f.__name__ for f in POSITIVE + NEGATIVE]
+    assert len(POSITIVE) == 60 and len(NEGATIVE) == 60, (len(POSITIVE), len(NEGATIVE))
+    assert len(names) == len(dict.fromkeys(names)), "duplicate template"
+    rows = []
+    for fns, pos in ((POSITIVE, True), (NEGATIVE, False)):
+        for f in fns:
+            name = f.__name__[2:]
+            for _ in range(5):
+                text = f()
+                if pos:
+                    check_positive(name, text)
+                else:
+                    check_negative(name, text)
+                rows.append({"id": len(rows) + 1, "template": name, "positive": pos, "text": text})
+    assert len(rows) == 600 and sum(r["positive"] for r in rows) == 300
+    assert all(r["positive"] == (r["id"] <= 300) for r in rows)
+    out = sys.stdout
+    for r in rows:
+        out.write(json.dumps(r, ensure_ascii=False) + "\n")
+
+
+if __name__ == "__main__":
+    main()

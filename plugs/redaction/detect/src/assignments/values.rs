@@ -139,7 +139,8 @@ pub(super) fn plain(v: &[u8]) -> bool {
     let not_a_value = matches!(v[0], b'{' | b'[' | b'(' | b'!' | b'&' | b'*' | b'|' | b'>')
         || v.windows(2).any(|w| w == b"::")
         || constant(v)
-        || crate::placeholders::stand_in(v);
+        || crate::placeholders::stand_in(v)
+        || crate::tokens::checksums::nkey_public(v);
     !not_a_value && !NOT_VALUES.iter().any(|w| v.eq_ignore_ascii_case(w))
 }
 

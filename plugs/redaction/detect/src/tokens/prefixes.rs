@@ -19,7 +19,13 @@ struct Rule {
     /// The run of `body` bytes must be exactly `min` long (`LTAI` and 20, not
     /// the start of a longer identifier).
     exact: bool,
+    /// The whole token's own check (a checksum the format carries).
+    valid: fn(&[u8]) -> bool,
     kind: &'static str,
+}
+
+fn any_token(_: &[u8]) -> bool {
+    true
 }
 
 const ANY: usize = usize::MAX;
@@ -37,6 +43,7 @@ const fn rule(
         max: ANY,
         mixed: false,
         exact: false,
+        valid: any_token,
         kind,
     }
 }
@@ -82,6 +89,15 @@ const fn exact(
     }
 }
 
+/// A NATS NKEY seed (`SU…`, `SA…`, `SO…`; 58 bytes of base32): its
+/// CRC-16 checks, as `nkeys` writes it.
+const fn nkey_seed(prefix: &'static [u8]) -> Rule {
+    Rule {
+        valid: super::checksums::nkey,
+        ..fixed(prefix, &BASE32, 56, "nats-nkey-seed")
+    }
+}
+
 /// Which bytes a body may hold, one table per kind: a lookup per byte, where
 /// a function pointer would be a call per byte in the plug.
 macro_rules! bytes {
@@ -100,6 +116,7 @@ macro_rules! bytes {
 }
 
 bytes!(ALNUM, c => c.is_ascii_alphanumeric());
+bytes!(BASE32, c => c.is_ascii_uppercase() || matches!(c, b'2'..=b'7'));
 bytes!(WORD, c => c.is_ascii_alphanumeric() || c == b'_');
 bytes!(UPPER_DIGIT, c => c.is_ascii_uppercase() || c.is_ascii_digit());
 bytes!(LOWER_HEX, c => c.is_ascii_digit() || matches!(c, b'a'..=b'f'));
@@ -149,6 +166,12 @@ const RULES: &[Rule] = &[
     rule(b"NRJS-", &HEX, 19, "newrelic-key"),
     rule(b"PMAK-", &ALNUM_DASH, 50, "postman-key"),
     fixed(b"SK", &LOWER_HEX, 32, "twilio-key"),
+    nkey_seed(b"SU"),
+    nkey_seed(b"SA"),
+    nkey_seed(b"SO"),
+    nkey_seed(b"SN"),
+    nkey_seed(b"SC"),
+    nkey_seed(b"SX"),
     // A JWT, base64-encoded once more (`eyJ` → `ZXlK`).
     random(b"ZXlK", &B64, 80, "jwt"),
     rule(b"api_org_", &ALNUM, 30, "huggingface-token"),
@@ -360,7 +383,7 @@ pub(super) fn at(t: &[u8]) -> Option<(usize, &'static str)> {
         }
         let n = n.min(r.max);
         let body = &t[r.prefix.len()..r.prefix.len() + n];
-        if r.mixed && !mixed(body) {
+        if (r.mixed && !mixed(body)) || !(r.valid)(&t[..r.prefix.len() + n]) {
             continue;
         }
         return Some((r.prefix.len() + n, r.kind));

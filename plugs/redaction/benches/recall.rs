@@ -57,7 +57,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use blaise_plug::{EntryKind, TranscriptEntry};
-use redaction::detect::Redactor;
+use redaction::detect::{Redactor, public_by_design};
 use redaction::stream::Streams;
 
 use corpus::{Row, Set};
@@ -268,10 +268,15 @@ fn ours(rows: &[Row], transcript: &(String, Vec<Range<usize>>), runs: usize) -> 
     }
 }
 
+/// A positive is recalled when its secret is masked whole; a negative is
+/// clean when nothing is masked but keys public by design that the README
+/// says are masked on purpose (the measure).
 fn judge(row: &Row, masked: &[Range<usize>]) -> bool {
     match &row.secret {
         Some(span) => covered(masked, span),
-        None => masked.is_empty(),
+        None => masked
+            .iter()
+            .all(|m| row.text.get(m.clone()).is_some_and(public_by_design)),
     }
 }
 

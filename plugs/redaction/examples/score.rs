@@ -8,14 +8,16 @@
 //! ```
 //!
 //! A secret is recalled when every byte of it is masked; a negative with any
-//! mask is a false positive. `--misses` lists what failed, for a tuning set:
+//! mask is a false positive, unless all it masks are keys public by design
+//! that are masked on purpose (`public_by_design`: Stripe's and Clerk's
+//! `pk_…`, Mapbox's `pk.eyJ…`, Google's `AIza…`), counted apart. `--misses` lists what failed, for a tuning set:
 //! never run it on a held-out one.
 
 #[path = "../benches/recall/marks.rs"]
 mod marks;
 
 use marks::unmark;
-use redaction::detect::Redactor;
+use redaction::detect::{Redactor, public_by_design};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -32,7 +34,7 @@ fn main() {
         }
     };
     let r = Redactor::new(&[]);
-    let (mut secrets, mut recalled, mut negatives, mut clean) = (0, 0, 0, 0);
+    let (mut secrets, mut recalled, mut negatives, mut clean, mut public) = (0, 0, 0, 0, 0);
     for (n, line) in text
         .lines()
         .enumerate()
@@ -78,6 +80,12 @@ fn main() {
             negatives += 1;
             if found.is_empty() {
                 clean += 1;
+            } else if found
+                .iter()
+                .all(|f| public_by_design(&plain[f.start..f.end]))
+            {
+                clean += 1;
+                public += 1;
             } else if list {
                 println!(
                     "FALSE POSITIVE {template} (line {}): {:?}\n{}\n",
@@ -92,7 +100,7 @@ fn main() {
         }
     }
     println!(
-        "recall {recalled}/{secrets} ({:.1} %), false positives {}/{negatives} ({:.1} %)",
+        "recall {recalled}/{secrets} ({:.1} %), false positives {}/{negatives} ({:.1} %; {public} more mask only keys public by design)",
         100.0 * recalled as f64 / secrets.max(1) as f64,
         negatives - clean,
         100.0 * (negatives - clean) as f64 / negatives.max(1) as f64

@@ -58,6 +58,7 @@ pub struct Found {
 pub const MAX_HOLD: usize = 32 << 10;
 
 pub use private_keys::MAX_PEM;
+pub use tokens::public_by_design;
 
 /// Words shorter than this are never secrets (literals and the names of
 /// secrets, `pwd:`, are matched apart).

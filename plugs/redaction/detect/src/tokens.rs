@@ -8,6 +8,8 @@
 pub(crate) mod checksums;
 mod prefixes;
 
+pub use prefixes::public_by_design;
+
 use super::{Found, b64url, hex, mixed, private_keys, run, urls};
 
 /// The known formats that can start at `i` (the word ends at `e`).

@@ -165,7 +165,7 @@ def rdt(a=1672531200, b=1751241600):
 
 
 def later(dt, lo=0, hi=5000):
-    return dt + datetime.timedelta(milliseconds=ri(lo, hi))
+    return dt + datetime.timedelta(microseconds=ri(lo * 1000, hi * 1000))
 
 
 def iso_ms(dt):
@@ -549,8 +549,8 @@ def passphrase():
     return " ".join(ch(WORDS) for _ in range(ri(4, 5)))
 
 
-def db_host(c):
-    return ch(["db", "postgres", "localhost", "127.0.0.1",
+def db_host(c, mysql=False):
+    return ch(["db", "mysql" if mysql else "postgres", "localhost", "127.0.0.1",
                "%s-db.%s.internal" % (c.proj, c.env),
                "%s.cluster-%s.%s.rds.amazonaws.com" % (c.proj.split("-")[0], rs(LOD, 12), c.region),
                "pg-%s.%s" % (c.env, c.dom), "10.%d.%d.%d" % (ri(0, 255), ri(0, 255), ri(2, 250))])
@@ -563,7 +563,7 @@ def db_url(c, scheme=None, user=None, pw=None):
     pw = pw or pw_url()
     db = c.proj.replace("-", "_")
     tail = ch(["", "?sslmode=require", "?sslmode=verify-full", "?pool_timeout=10", ""]) if port == 5432 else ch(["", "?charset=utf8mb4"])
-    return "%s://%s:%s@%s:%d/%s%s" % (scheme, user, M(pw), db_host(c), port, db, tail)
+    return "%s://%s:%s@%s:%d/%s%s" % (scheme, user, M(pw), db_host(c, port == 3306), port, db, tail)
 
 
 def redis_url(c):
@@ -860,7 +860,7 @@ def p_git_stash_show_env():
     base = [(k, v) for k, v in shuffled(plain_entries(c))[:ri(3, 5)]]
     added = env_mix(c, ri(2, 4), 0)
     lines = [" " + dotenv_line(k, v) for k, v in base[:2]]
-    lines.append("-%s=%s" % (ch(["DATABASE_URL", "API_BASE_URL"]), ch(["postgres://localhost:5432/%s_dev" % c.proj.replace("-", "_"), "http://localhost:8080"])))
+    lines.append(ch(["-DATABASE_URL=postgres://localhost:5432/%s_dev" % c.proj.replace("-", "_"), "-API_BASE_URL=http://localhost:8080"]))
     lines += ["+" + dotenv_line(k, v) for k, v in added]
     lines += [" " + dotenv_line(k, v) for k, v in base[2:]]
     sha = hx(7)
@@ -871,7 +871,8 @@ def p_git_stash_show_env():
            "diff --git a/%s b/%s" % (path, path),
            "index %s..%s 100644" % (hx(7), hx(7)),
            "--- a/" + path, "+++ b/" + path]
-    out += hunk(ri(1, 9), ri(1, 9), lines, ch(["", "NODE_ENV=development", "# local overrides"]))
+    st = ri(1, 9)
+    out += hunk(st, st, lines, ch(["", "NODE_ENV=development", "# local overrides"]))
     return "\n".join(out)
 
 
@@ -1166,7 +1167,7 @@ def p_python_os_environ_repr():
 
 
 def gha_ts(dt):
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + "%07dZ" % ri(0, 9999999)
+    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + "%06d%dZ" % (dt.microsecond, ri(0, 9))
 
 
 def p_gha_log_step_env():
@@ -1301,7 +1302,10 @@ def p_pytest_showlocals():
     key = ch([("stripe_key", stripe_key("sk", "test")), ("openai_api_key", openai_key()), ("sendgrid_key", sendgrid_key()),
               ("twilio_auth_token", hx(32)), ("github_token", gh_token("ghp_"))])
     settings = "Settings(env='%s', debug=False, database_url='%s', %s='%s', timeout=%d)" % (c.env, dsn, key[0], M(key[1]), ri(5, 60))
-    fn = ch(["test_charge_customer", "test_send_welcome_email", "test_summarize_ticket", "test_sync_repos", "test_reconcile_invoices"])
+    fn, tf = ch([("test_charge_customer", "payments"), ("test_send_welcome_email", "email"), ("test_summarize_ticket", "llm"),
+                 ("test_sync_repos", "sync"), ("test_reconcile_invoices", "billing")])
+    err = ch([("httpx.HTTPStatusError", "Client error '401 Unauthorized' for url 'https://api.%s/v1/run'" % c.dom),
+              ("ConnectionRefusedError", "[Errno 111] Connection refused"), ("AssertionError", "assert 503 == 200")])
     lines = ["=" * 30 + " FAILURES " + "=" * 30,
              "_" * 26 + " %s " % fn + "_" * 26, "",
              "settings = " + settings, "",
@@ -1311,13 +1315,11 @@ def p_pytest_showlocals():
              "",
              "client     = <%s.clients.Client object at 0x%s>" % (mod, "7f" + hx(10)),
              "settings   = " + settings, "",
-             "tests/test_%s.py:%d: " % (ch(["payments", "email", "llm", "sync"]), ri(20, 200)),
+             "tests/test_%s.py:%d: " % (tf, ri(20, 200)),
              "_ " * 30,
-             "E   %s" % ch(["httpx.HTTPStatusError: Client error '401 Unauthorized' for url 'https://api.%s/v1/run'" % c.dom,
-                             "ConnectionRefusedError: [Errno 111] Connection refused",
-                             "AssertionError: assert 503 == 200"]), "",
+             "E   %s: %s" % err, "",
              "=" * 20 + " short test summary info " + "=" * 20,
-             "FAILED tests/test_x.py::%s - %s" % (fn, ch(["AssertionError", "httpx.HTTPStatusError", "ConnectionRefusedError"])),
+             "FAILED tests/test_%s.py::%s - %s: %s" % (tf, fn, err[0], err[1][:40]),
              "%d failed, %d passed in %.2fs" % (1, ri(10, 200), ri(100, 9000) / 100)]
     return prompt(c, "pytest -x -l tests/") + "\n" + "\n".join(lines)
 
@@ -1343,7 +1345,7 @@ def p_rich_traceback_locals():
               ("api_key", groq_key(), "Bearer "), ("token", hf_token(), "Bearer "), ("api_key", mistral_key(), "Bearer ")])
     path = "/app/src/%s/client.py" % c.proj.replace("-", "_")
     ln = ri(40, 200)
-    code = ["%5d │   │   headers = {\"Authorization\": f\"%s{self.%s}\"}" % (ln - 3, tok[2], tok[0]),
+    code = ["%5d │   │   headers = {\"Authorization\": f\"%s{self.%s}\"}" % (ln - 2, tok[2], tok[0]),
             "%5d │   │   resp = self._http.get(url, headers=headers, params=params)" % (ln - 1),
             "❱ %3d │   │   resp.raise_for_status()" % ln,
             "%5d │   │   return resp.json()" % (ln + 1)]
@@ -1400,10 +1402,11 @@ def p_jest_snapshot_diff():
     for name, real, fake in fields:
         out.append("    -   \"%s\": \"%s\"," % (name, fake))
         out.append("    +   \"%s\": \"%s\"," % (name, M(real)))
+    jl = ri(10, 40)
     out += ["        \"logLevel\": \"silent\",", "        \"port\": 3000,", "",
-            "      %d |   it('matches snapshot', () => {" % ri(10, 40),
-            "      %d |     const cfg = loadConfig(process.env);" % ri(11, 41),
-            "    > %d |     expect(cfg).toMatchSnapshot();" % ri(12, 42),
+            "      %d |   it('matches snapshot', () => {" % jl,
+            "      %d |     const cfg = loadConfig(process.env);" % (jl + 1),
+            "    > %d |     expect(cfg).toMatchSnapshot();" % (jl + 2),
             "         |                 ^", "",
             " › 1 snapshot failed.", "Snapshot Summary", " › 1 snapshot failed from 1 test suite. Inspect your code changes or run `npx jest -u` to update them.",
             "", "Tests:       1 failed, %d passed, %d total" % (ri(3, 30), ri(31, 60))]
@@ -1450,10 +1453,11 @@ def p_spring_log_jdbc_url():
     dt = rdt()
     app = c.proj
     tz = ch(["+00:00", "+02:00", "-05:00", "+01:00"])
+    pid = ri(1, 9)
     def L(level, thread, logger, msg):
         nonlocal dt
         dt = later(dt, 1, 900)
-        return "%s.%03d%s %5s %d --- [%s] [%15s] %-40s : %s" % (dt.strftime("%Y-%m-%dT%H:%M:%S"), ri(0, 999), tz, level, ri(1, 9), app,
+        return "%s.%03d%s %5s %d --- [%s] [%15s] %-40s : %s" % (dt.strftime("%Y-%m-%dT%H:%M:%S"), dt.microsecond // 1000, tz, level, pid, app,
                                                               thread[-15:], logger[-40:], msg)
     pw = pw_url()
     db = c.proj.replace("-", "_")
@@ -1497,9 +1501,7 @@ def p_git_remote_v_tokens():
         up = "git@github.com:%s/%s.git" % (ch(ORGS), c.proj)
         out += ["upstream\t%s (fetch)" % up, "upstream\t%s (push)" % up]
     if R.random() < 0.5:
-        out += [prompt(c, "git push origin HEAD"),
-                "remote: Permission to %s.git denied to %s." % (repo, ch(["github-actions[bot]", c.user, "deploy-bot"])),
-                "fatal: unable to access '%s/': The requested URL returned error: 403" % url[:-4]]
+        out += [prompt(c, "git config --get remote.origin.url"), url]
     return "\n".join(out)
 
 
@@ -1564,17 +1566,21 @@ def p_mitmdump_flow_detail():
     dt = rdt()
     if prov == 0:
         host, path, hdr = "api.openai.com", "/v1/chat/completions", ["authorization: Bearer %s" % M(openai_key()), "openai-organization: org-" + an(24)]
+        ua = "OpenAI/Python 1.%d.0" % ri(30, 60)
     elif prov == 1:
         host, path, hdr = "api.anthropic.com", "/v1/messages", ["x-api-key: %s" % M(anthropic_key()), "anthropic-version: 2023-06-01"]
+        ua = "Anthropic/Python 0.%d.0" % ri(30, 60)
     elif prov == 2:
         host, path, hdr = "generativelanguage.googleapis.com", "/v1beta/models/gemini-2.0-flash:generateContent", ["x-goog-api-key: %s" % M(gemini_key())]
+        ua = "google-genai-sdk/1.%d.0 gl-python/3.12.3" % ri(0, 20)
     else:
         host, path, hdr = "openrouter.ai", "/api/v1/chat/completions", ["authorization: Bearer %s" % M(openrouter_key()), "http-referer: https://%s" % c.dom]
+        ua = "ai-sdk/openai-compatible/0.%d.0" % ri(1, 9)
     out = [prompt(c, "mitmdump -nr %s --flow-detail 2" % ch(["flows.mitm", "agent.flows", "/tmp/capture.mitm"])),
            "127.0.0.1:%d: POST https://%s%s HTTP/2.0" % (ri(50000, 65000), host, path),
            "    :authority: " + host] + ["    " + h for h in hdr] + [
            "    content-type: application/json",
-           "    user-agent: %s" % ch(["OpenAI/Python 1.40.0", "Anthropic/Python 0.34.2", "node", "ai-sdk/4.0"]),
+           "    user-agent: %s" % ua,
            "    content-length: %d" % ri(200, 9000),
            " << HTTP/2.0 %s %.1fk" % (ch(["200 OK", "200 OK", "429 Too Many Requests"]), ri(5, 90) / 10),
            "    date: " + dt.strftime("%a, %d %b %Y %H:%M:%S GMT"),
@@ -1814,7 +1820,7 @@ def p_neon_pscale_passwords():
            "Password %s was successfully created in %s/main." % (name, db),
            "Please save the values below as they will not be shown again", "",
            "  " + "   ".join(h.ljust(w) for h, w in zip(hdr, ws)),
-           " " + "  ".join("-" * (w + 2) for w in ws),
+           " " + " ".join("-" * (w + 2) for w in ws),
            "  " + "   ".join(v + " " * (w - len(unmark(v))) for v, w in zip(row, ws))]
     return "\n".join(l.rstrip() for l in out)
 
@@ -1824,7 +1830,7 @@ def psql_table(hdr, rows):
     out = [" " + " | ".join(h.center(w) for h, w in zip(hdr, ws)).rstrip(),
            "-" + "-+-".join("-" * w for w in ws) + "-"]
     for r in rows:
-        out.append((" " + " | ".join(v + " " * (w - len(unmark(v))) for v, w in zip(r, ws))).rstrip())
+        out.append((" " + " | ".join((v.rjust(w) if v.isdigit() else v + " " * (w - len(unmark(v)))) for v, w in zip(r, ws))).rstrip())
     out.append("(%d row%s)" % (len(rows), "" if len(rows) == 1 else "s"))
     return out
 
@@ -2181,7 +2187,8 @@ def ppk_mpint(b):
 def p_puttygen_ppk():
     c = Ctx()
     kind = ch(["ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256"])
-    comment = ch(["%s@%s" % (c.user, c.host), "eddsa-key-%s" % rdt().strftime("%Y%m%d"), "rsa-key-%s" % rdt().strftime("%Y%m%d"), "deploy-%s" % c.proj])
+    comment = ch(["%s@%s" % (c.user, c.host), "%s-key-%s" % ({"ssh-ed25519": "eddsa", "ssh-rsa": "rsa", "ecdsa-sha2-nistp256": "ecdsa"}[kind], rdt().strftime("%Y%m%d")),
+                  "deploy-%s" % c.proj])
     if kind == "ssh-ed25519":
         pub = ssh_string(b"ssh-ed25519") + ssh_string(rbytes(32))
         priv = ssh_string(rbytes(32))
@@ -2217,7 +2224,7 @@ def p_git_show_added_key():
     out = [prompt(c, "git show HEAD~%d -- %s" % (ri(1, 6), path.rsplit("/", 1)[0])),
            "commit " + sha40(), "Author: %s <%s>" % (c.name, c.email), "Date:   " + git_date(dt), "",
            "    %s" % ch(["add local TLS certs for docker-compose", "jwt signing keys", "wip: https for dev", "nginx ssl"]), ""]
-    if R.random() < 0.6:
+    if path.endswith(".key") and R.random() < 0.7:
         cp = path.rsplit(".", 1)[0] + ".crt"
         out += ["diff --git a/%s b/%s" % (cp, cp), "new file mode 100644", "index 0000000..%s" % hx(7), "--- /dev/null", "+++ b/" + cp,
                 "@@ -0,0 +1,%d @@" % (len(cert) + 2), "+-----BEGIN CERTIFICATE-----"] + ["+" + l for l in cert] + ["+-----END CERTIFICATE-----"]
@@ -2387,8 +2394,23 @@ GEMS = ["actioncable", "actionmailer", "activerecord", "bootsnap", "concurrent-r
         "sidekiq", "zeitwerk", "pg", "redis-client", "bcrypt", "msgpack", "i18n"]
 
 
-def ver():
-    return "%d.%d.%d" % (ri(0, 9), ri(0, 30), ri(0, 20))
+PKG_VERSIONS = {
+    "httpx": "0.27.%d", "anyio": "4.4.%d", "certifi": "2024.7.%d", "idna": "3.%d", "pydantic": "2.8.%d", "pydantic-core": "2.20.%d",
+    "sniffio": "1.3.%d", "h11": "0.14.%d", "httpcore": "1.0.%d", "typing-extensions": "4.12.%d", "sqlalchemy": "2.0.%d",
+    "alembic": "1.13.%d", "greenlet": "3.0.%d", "uvicorn": "0.30.%d", "click": "8.1.%d", "rich": "13.7.%d", "orjson": "3.10.%d",
+    "numpy": "2.0.%d", "serde": "1.0.%d", "serde_json": "1.0.%d", "tokio": "1.38.%d", "anyhow": "1.0.%d", "thiserror": "1.0.%d",
+    "regex": "1.10.%d", "once_cell": "1.19.%d", "bytes": "1.6.%d", "hyper": "1.4.%d", "tracing": "0.1.%d", "clap": "4.5.%d",
+    "itoa": "1.0.%d", "memchr": "2.7.%d", "libc": "0.2.%d", "syn": "2.0.%d", "quote": "1.0.%d", "proc-macro2": "1.0.%d",
+    "unicode-ident": "1.0.%d", "actioncable": "7.1.%d", "actionmailer": "7.1.%d", "activerecord": "7.1.%d", "bootsnap": "1.18.%d",
+    "concurrent-ruby": "1.3.%d", "nokogiri": "1.16.%d", "puma": "6.4.%d", "rack": "3.1.%d", "rails": "7.1.%d", "sidekiq": "7.3.%d",
+    "zeitwerk": "2.6.%d", "pg": "1.5.%d", "redis-client": "0.22.%d", "bcrypt": "3.1.%d", "msgpack": "1.7.%d", "i18n": "1.14.%d",
+}
+
+
+def ver(name=None):
+    if name in PKG_VERSIONS:
+        return PKG_VERSIONS[name] % ri(0, 12)
+    return "%d.%d.%d" % (ri(0, 3), ri(0, 30), ri(0, 20))
 
 
 def sri512():
@@ -2445,9 +2467,10 @@ def n_yarn_berry_lock_checksums():
 
 def n_cargo_lock_checksums():
     c = Ctx()
-    out = [prompt(c, "grep -A4 -E 'name = \"(%s)\"' Cargo.lock" % "|".join(shuffled(CRATES)[:3]))]
-    for cr in shuffled(CRATES)[:ri(3, 5)]:
-        out += ["[[package]]", "name = \"%s\"" % cr, "version = \"%s\"" % ver(),
+    picked = shuffled(CRATES)[:ri(3, 5)]
+    out = [prompt(c, "grep -B1 -A3 -E 'name = \"(%s)\"' Cargo.lock" % "|".join(picked))]
+    for cr in picked:
+        out += ["[[package]]", "name = \"%s\"" % cr, "version = \"%s\"" % ver(cr),
                 "source = \"registry+https://github.com/rust-lang/crates.io-index\"", "checksum = \"%s\"" % hx(64), "--"]
     return "\n".join(out[:-1])
 
@@ -2456,7 +2479,7 @@ def n_uv_lock_hashes():
     c = Ctx()
     out = [prompt(c, "sed -n '%d,%dp' uv.lock" % (ri(40, 400), ri(401, 800)))]
     for p in shuffled(PY_PKGS)[:ri(2, 3)]:
-        v = ver()
+        v = ver(p)
         fn = p.replace("-", "_")
         dt = rdt()
         out += ["[[package]]", "name = \"%s\"" % p, "version = \"%s\"" % v, "source = { registry = \"https://pypi.org/simple\" }",
@@ -2475,7 +2498,7 @@ def n_pip_compile_hashes():
     out = [prompt(c, "head -n 24 requirements.lock"), "#", "# This file is autogenerated by pip-compile with Python 3.%d" % ri(10, 13),
            "# by the following command:", "#", "#    pip-compile --generate-hashes --output-file=requirements.lock requirements.in", "#"]
     for p in sorted(shuffled(PY_PKGS)[:ri(2, 4)]):
-        out.append("%s==%s \\" % (p, ver()))
+        out.append("%s==%s \\" % (p, ver(p)))
         n = ri(1, 3)
         for i in range(n):
             out.append("    --hash=sha256:%s%s" % (hx(64), " \\" if i < n - 1 else ""))
@@ -2488,7 +2511,7 @@ def n_gemfile_lock_checksums():
     out = [prompt(c, "sed -n '/^CHECKSUMS/,/^$/p' Gemfile.lock"), "CHECKSUMS"]
     for g in sorted(shuffled(GEMS)[:ri(4, 7)]):
         plat = ch(["", "", "-x86_64-linux", "-arm64-darwin"]) if g in ("nokogiri", "msgpack", "bcrypt", "pg") else ""
-        out.append("  %s (%s%s) sha256=%s" % (g, ver(), plat, hx(64)))
+        out.append("  %s (%s%s) sha256=%s" % (g, ver(g), plat, hx(64)))
     out.append("")
     out.append("BUNDLED WITH")
     out.append("   2.5.%d" % ri(3, 22))
@@ -2525,7 +2548,8 @@ def n_docker_images_digests():
                    "grafana/grafana", "minio/minio", "<none>"])
         tag = ch(["latest", "16-alpine", "7.2", "20-alpine", "3.12-slim", hx(7), "<none>", "v%s" % ver()])
         dig = "sha256:" + hx(64) if repo != "<none>" else "<none>"
-        rows.append([repo, tag, dig, hx(12), ch(["2 hours ago", "3 days ago", "5 weeks ago", "10 months ago"]), "%d%s" % (ri(10, 999), ch(["MB", "MB", "GB"]))])
+        size = ch(["%dMB" % ri(10, 999), "%dMB" % ri(40, 900), "%.2fGB" % (ri(100, 290) / 100)])
+        rows.append([repo, tag, dig, hx(12), ch(["2 hours ago", "3 days ago", "5 weeks ago", "10 months ago"]), size])
     hdr = ["REPOSITORY", "TAG", "DIGEST", "IMAGE ID", "CREATED", "SIZE"]
     ws = [max(len(h), max(len(r[i]) for r in rows)) for i, h in enumerate(hdr)]
     out = [prompt(c, "docker images --digests"), "   ".join(h.ljust(w) for h, w in zip(hdr, ws)).rstrip()]
@@ -2556,15 +2580,17 @@ def n_kubectl_get_rs_hashes():
     rows = []
     for _ in range(ri(3, 4)):
         h = rs("bcdfghjkmnpqrstvwxz2456789", 10)
-        rows.append(["%s-%s" % (c.proj, h), str(ri(0, 4)), str(ri(0, 4)), str(ri(0, 4)), "%dd" % ri(1, 90), "app",
+        n = ch([0, 0, ri(1, 4)])
+        rows.append(["%s-%s" % (c.proj, h), str(n), str(n), str(n), "%dd" % ri(1, 90), "app",
                      "ghcr.io/%s/%s@sha256:%s" % (c.org, c.proj, hx(64)), "app=%s,pod-template-hash=%s" % (c.proj, h)])
     hdr = ["NAME", "DESIRED", "CURRENT", "READY", "AGE", "CONTAINERS", "IMAGES", "SELECTOR"]
     ws = [max(len(h), max(len(r[i]) for r in rows)) for i, h in enumerate(hdr)]
     out.append("   ".join(h.ljust(w) for h, w in zip(hdr, ws)).rstrip())
     out += ["   ".join(v.ljust(w) for v, w in zip(r, ws)).rstrip() for r in rows]
     out += [prompt(c, "kubectl -n %s rollout history deploy/%s" % (ns, c.proj)), "deployment.apps/%s " % c.proj, "REVISION  CHANGE-CAUSE"]
+    r0 = ri(1, 9)
     for i in range(len(rows)):
-        out.append("%-9d %s" % (i + ri(1, 3), ch(["<none>", "image updated to %s" % hx(7), "kubectl set image deploy/%s app=...:%s" % (c.proj, hx(7))])))
+        out.append("%-9d %s" % (r0 + i, ch(["<none>", "image updated to %s" % hx(7), "kubectl set image deploy/%s app=...:%s" % (c.proj, hx(7))])))
     return "\n".join(out)
 
 
@@ -2741,12 +2767,14 @@ def n_rg_env_var_reads():
 def n_pydantic_secretstr_repr():
     c = Ctx()
     mod = c.proj.replace("-", "_")
+    host = db_host(c)
+    tmo = ri(5, 60)
     out = [">>> from %s.settings import get_settings" % mod, ">>> s = get_settings()", ">>> s",
            "Settings(env='%s', database_url=MultiHostUrl('postgresql://%s:5432/%s'), openai_api_key=SecretStr('**********'), stripe_secret_key=SecretStr('**********'), jwt_secret=SecretStr('**********'), request_timeout=%d.0)" % (
-               c.env, db_host(c), mod, ri(5, 60)),
+               c.env, host, mod, tmo),
            ">>> s.model_dump()",
            "{'env': '%s', 'database_url': MultiHostUrl('postgresql://%s:5432/%s'), 'openai_api_key': SecretStr('**********'), 'stripe_secret_key': SecretStr('**********'), 'jwt_secret': SecretStr('**********'), 'request_timeout': %d.0}" % (
-               c.env, db_host(c), mod, ri(5, 60)),
+               c.env, host, mod, tmo),
            ">>> len(s.openai_api_key.get_secret_value())", str(ch([51, 164, 132]))]
     return "\n".join(out)
 
@@ -2758,13 +2786,13 @@ def n_pip_index_masked():
     user = ch(["__token__", "ci", c.user, "aws"])
     out = [prompt(c, "pip install -r requirements.txt"), "Looking in indexes: https://pypi.org/simple, https://%s:****@%s" % (user, host)]
     for p in shuffled(PY_PKGS)[:ri(3, 5)]:
-        v = ver()
+        v = ver(p)
         if R.random() < 0.5:
             out.append("Requirement already satisfied: %s==%s in ./.venv/lib/python3.12/site-packages (from -r requirements.txt (line %d)) (%s)" % (p, v, ri(1, 30), v))
         else:
             out += ["Collecting %s==%s (from -r requirements.txt (line %d))" % (p, v, ri(1, 30)),
                     "  Downloading https://%s/%s/%s-%s-py3-none-any.whl (%d kB)" % (host.split("/simple")[0], p, p.replace("-", "_"), v, ri(20, 900))]
-    out.append("Successfully installed %s" % " ".join("%s-%s" % (p, ver()) for p in shuffled(PY_PKGS)[:2]))
+    out.append("Successfully installed %s" % " ".join("%s-%s" % (p, ver(p)) for p in shuffled(PY_PKGS)[:2]))
     return "\n".join(out)
 
 
@@ -2778,7 +2806,7 @@ def n_hikari_config_masked():
             ("username", "\"%s\"" % db)]
     out = [prompt(c, "grep HikariConfig logs/app.log | head -n %d" % (len(keys) + 1))]
     def L(msg):
-        return "%s DEBUG [main] com.zaxxer.hikari.HikariConfig - %s" % (dt.strftime("%Y-%m-%d %H:%M:%S.") + "%03d" % ri(0, 999), msg)
+        return "%s DEBUG [main] com.zaxxer.hikari.HikariConfig - %s" % (dt.strftime("%Y-%m-%d %H:%M:%S.") + "%03d" % (dt.microsecond // 1000), msg)
     out.append(L("HikariPool-1 - configuration:"))
     for k, v in keys:
         out.append(L(k + "." * (32 - len(k)) + v))
@@ -2819,12 +2847,11 @@ def n_gh_auth_status_masked():
 def n_kubectl_config_view_redacted():
     c = Ctx()
     cl = "%s-%s" % (c.org, c.env)
+    acct = digits(12)
     out = [prompt(c, "kubectl config view --minify"), "apiVersion: v1", "clusters:", "- cluster:", "    certificate-authority-data: DATA+OMITTED",
-           "    server: https://%s.gr7.%s.eks.amazonaws.com" % (hx(32).upper(), c.region), "  name: arn:aws:eks:%s:%s:cluster/%s" % (c.region, digits(12), cl),
-           "contexts:", "- context:", "    cluster: arn:aws:eks:%s:%s:cluster/%s" % (c.region, "…", cl), "    user: %s" % cl, "  name: %s" % cl,
+           "    server: https://%s.gr7.%s.eks.amazonaws.com" % (hx(32).upper(), c.region), "  name: arn:aws:eks:%s:%s:cluster/%s" % (c.region, acct, cl),
+           "contexts:", "- context:", "    cluster: arn:aws:eks:%s:%s:cluster/%s" % (c.region, acct, cl), "    user: %s" % cl, "  name: %s" % cl,
            "current-context: %s" % cl, "kind: Config", "preferences: {}", "users:", "- name: %s" % cl, "  user:"]
-    acct = out[6].split(":")[4]
-    out[9] = out[9].replace("…", acct)
     if R.random() < 0.5:
         out += ["    exec:", "      apiVersion: client.authentication.k8s.io/v1beta1", "      args:", "      - --region", "      - %s" % c.region,
                 "      - eks", "      - get-token", "      - --cluster-name", "      - %s" % cl, "      command: aws", "      interactiveMode: IfAvailable"]
@@ -3013,7 +3040,8 @@ def n_api_pagination_cursors():
         d = {"data": items, "has_more": True, "next_cursor": cur}
         cmd = "curl -s 'https://api.%s/v1/projects?limit=%d' -H \"Authorization: Bearer $TOKEN\" | jq ." % (c.dom, len(items))
     else:
-        users = [{"id": "U0" + rs(UP + DG, 9), "team_id": "T0" + rs(UP + DG, 8), "name": ch(FIRST), "deleted": False} for _ in range(2)]
+        team = "T0" + rs(UP + DG, 8)
+        users = [{"id": "U0" + rs(UP + DG, 9), "team_id": team, "name": ch(FIRST), "deleted": False} for _ in range(2)]
         d = {"ok": True, "members": users, "cache_ts": ri(1700000000, 1750000000),
              "response_metadata": {"next_cursor": base64.b64encode(("user:" + users[-1]["id"]).encode()).decode()}}
         cmd = "curl -s -H \"Authorization: Bearer $SLACK_BOT_TOKEN\" 'https://slack.com/api/users.list?limit=2' | jq ."
@@ -3210,9 +3238,11 @@ def n_oauth_authorize_url_log():
     else:
         url = "https://github.com/login/oauth/authorize?client_id=Iv1.%s&redirect_uri=https%%3A%%2F%%2Fapp.%s%%2Foauth%%2Fgithub&scope=read%%3Auser%%20user%%3Aemail&state=%s&allow_signup=true" % (
             hx(16), c.dom, hx(32))
+    d1 = later(dt, 1, 40)
+    d2 = later(d1, 0, 5)
     out = ["%s [%s] %s" % (iso_ms(dt), ch(["next-auth", "auth", "passport"]), "GET /api/auth/signin/%s 302" % ("google" if k == 0 else "github")),
-           "%s [%s] redirecting to %s" % (iso_ms(later(dt)), "auth", url),
-           "%s [%s] set-cookie: %s=%s; Path=/; HttpOnly; SameSite=Lax; Max-Age=900" % (iso_ms(later(dt)), "auth", "oauth_pkce_ts", ri(1700000000, 1750000000))]
+           "%s [%s] redirecting to %s" % (iso_ms(d1), "auth", url),
+           "%s [%s] set-cookie: %s=%s; Path=/; HttpOnly; SameSite=Lax; Max-Age=900" % (iso_ms(d2), "auth", "oauth_pkce_ts", int(dt.timestamp()))]
     return prompt(c, "grep -E 'signin|redirecting|set-cookie' logs/dev.log | tail -n 3") + "\n" + "\n".join(out)
 
 
@@ -3245,7 +3275,7 @@ def n_mongosh_find_objectids():
     db = c.proj.replace("-", "_")
     out = ["%s> db.users.find({}, {email: 1, tenantId: 1, avatarHash: 1, createdAt: 1}).limit(2)" % db, "["]
     for i in range(2):
-        out += ["  {", "    _id: ObjectId('%s')," % hx(24), "    email: '%s.%s@%s'," % (ch(FIRST), ch(LAST), c.dom),
+        out += ["  {", "    _id: ObjectId('%08x%s')," % (ri(1672531200, 1751241600), hx(16)), "    email: '%s.%s@%s'," % (ch(FIRST), ch(LAST), c.dom),
                 "    tenantId: UUID('%s')," % uuid4(), "    avatarHash: '%s'," % hx(32), "    createdAt: ISODate('%s')" % iso_ms(rdt()),
                 "  }" + ("," if i == 0 else "")]
     out.append("]")
@@ -3318,13 +3348,16 @@ def n_kafka_topics_describe():
 
 def n_apt_cache_show_hashes():
     c = Ctx()
-    pkg, ver_ = ch([("curl", "8.5.0-2ubuntu10.%d" % ri(1, 6)), ("openssl", "3.0.13-0ubuntu3.%d" % ri(1, 5)), ("libpq5", "16.%d-0ubuntu0.24.04.1" % ri(1, 6)),
-                    ("git", "1:2.43.0-1ubuntu7.%d" % ri(1, 3))])
+    pkg, ver_, sec, home, desc = ch([("curl", "8.5.0-2ubuntu10.%d" % ri(1, 6), "web", "https://curl.se/", "command line tool for transferring data with URL syntax"),
+                                     ("openssl", "3.0.13-0ubuntu3.%d" % ri(1, 5), "utils", "https://www.openssl.org/", "Secure Sockets Layer toolkit - cryptographic utility"),
+                                     ("libpq5", "16.%d-0ubuntu0.24.04.1" % ri(1, 6), "libs", "https://www.postgresql.org/", "PostgreSQL C client library"),
+                                     ("git", "1:2.43.0-1ubuntu7.%d" % ri(1, 3), "vcs", "https://git-scm.com/", "fast, scalable, distributed revision control system")])
+    src = "postgresql-16" if pkg == "libpq5" else pkg
     out = [prompt(c, "apt-cache show %s | head -n 20" % pkg), "Package: " + pkg, "Architecture: amd64", "Version: " + ver_, "Priority: optional",
-           "Section: " + ch(["web", "utils", "libs", "vcs"]), "Origin: Ubuntu", "Maintainer: Ubuntu Developers <ubuntu-devel-discuss@lists.ubuntu.com>",
-           "Installed-Size: %d" % ri(100, 9000), "Filename: pool/main/%s/%s/%s_%s_amd64.deb" % (pkg[0], pkg, pkg, ver_.split(":")[-1]),
+           "Section: " + sec, "Origin: Ubuntu", "Maintainer: Ubuntu Developers <ubuntu-devel-discuss@lists.ubuntu.com>",
+           "Installed-Size: %d" % ri(100, 9000), "Filename: pool/main/%s/%s/%s_%s_amd64.deb" % (src[0], src, pkg, ver_.split(":")[-1]),
            "Size: %d" % ri(100000, 9000000), "MD5sum: " + hx(32), "SHA1: " + hx(40), "SHA256: " + hx(64), "SHA512: " + hx(128),
-           "Homepage: https://%s.org" % pkg, "Description: %s" % ch(["command line tool for transferring data with URL syntax", "Secure Sockets Layer toolkit", "PostgreSQL C client library", "fast, scalable, distributed revision control system"])]
+           "Homepage: " + home, "Description: " + desc]
     return "\n".join(out)
 
 

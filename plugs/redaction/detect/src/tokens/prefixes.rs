@@ -3,7 +3,10 @@
 //!
 //! Stripe publishable keys (`pk_live_…`, `pk_test_…`) and Mapbox public
 //! tokens (`pk.eyJ…`) are masked too: they are public by design, but they
-//! name the account, and masking one costs only readability.
+//! name the account, and masking one costs only readability. So are Google
+//! API keys (`AIza…`) in a web app's Firebase config: a browser's key and a
+//! server's have one format, and only the key's restrictions, which the text
+//! does not show, tell them apart ([`public_by_design`]).
 
 use crate::{b64, b64url, hex, mixed, run};
 
@@ -358,6 +361,16 @@ const fn seconds() -> [u64; 256] {
 }
 
 static SECONDS: [u64; 256] = seconds();
+
+/// Whether a masked `token` is one of the keys that are public by design
+/// but masked on purpose (the README says which): a page's Stripe or Clerk
+/// publishable key, a Mapbox public token, a Google API key. Scores do not
+/// count masking them as a false positive.
+pub fn public_by_design(token: &str) -> bool {
+    ["pk_live_", "pk_test_", "pk.eyJ", "AIza"]
+        .iter()
+        .any(|p| token.starts_with(p))
+}
 
 /// The token of a table rule at the start of `t`: its length and kind.
 #[inline]

@@ -849,6 +849,12 @@ fn value(
             || positions::prompt_label(b, ks, ke, start))
         && (op == Op::Xml || !matches!(next, Some(b'(' | b'[' | b'<')))
         && (op == Op::Compact || !name_word(v))
+        // `secretKey: database-url` (an ExternalSecret's), `secret:
+        // stripe-keys`: a name in kebab case names another thing; a
+        // password may be words (`correct-horse-battery-staple`).
+        && !(v.contains(&b'-')
+            && values::dashed_identifier(v)
+            && !names::password(&b[ks..ke]))
         && (no_code || !dotted_identifier(v))
         && !file(v)
         && match op {

@@ -37,7 +37,7 @@
 
 /// Words that make a value an example (compared on lower-case letters and
 /// digits only).
-const EXAMPLE_WORDS: [&[u8]; 13] = [
+const EXAMPLE_WORDS: [&[u8]; 14] = [
     b"changeme",
     b"replaceme",
     b"placeholder",
@@ -50,6 +50,8 @@ const EXAMPLE_WORDS: [&[u8]; 13] = [
     b"omitted",
     b"sensitive",
     b"notreal",
+    // `xoxb-not-a-real-token`.
+    b"notareal",
     b"insertyour",
 ];
 

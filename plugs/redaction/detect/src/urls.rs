@@ -86,7 +86,7 @@ fn userinfo(b: &[u8], from: usize, found: &mut Vec<Found>) {
     };
     let at = from + at;
     let user = &b[from..at];
-    match user.iter().position(|&c| c == b':') {
+    match user_end(user) {
         Some(colon) => {
             let password = &b[from + colon + 1..at];
             // `postgres:postgres@localhost`: a default, not a secret.
@@ -110,10 +110,29 @@ fn userinfo(b: &[u8], from: usize, found: &mut Vec<Found>) {
     }
 }
 
-/// `$PASSWORD`, `${DB_PASS}`, `<password>`, `***`: a stand-in, not a value.
+/// Where the user ends (its `:`), outside a variable's braces: Compose's
+/// `${POSTGRES_USER:-app}:${POSTGRES_PASSWORD}` has its user's default
+/// after a `:` of its own.
+fn user_end(user: &[u8]) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, &c) in user.iter().enumerate() {
+        match c {
+            b'{' => depth += 1,
+            b'}' => depth = depth.saturating_sub(1),
+            b':' if depth == 0 => return Some(i),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `$PASSWORD`, `${DB_PASS}`, `<password>`, `***`, a format's `%s` or
+/// `{}`: a stand-in, not a value.
 fn is_placeholder(p: &[u8]) -> bool {
     p[0] == b'$'
         || p.starts_with(b"{{")
+        || (p[0] == b'{' && p[p.len() - 1] == b'}')
+        || (p[0] == b'%' && p.len() <= 3 && p[p.len() - 1].is_ascii_alphabetic())
         || (p[0] == b'<' && p[p.len() - 1] == b'>')
         || p.iter().all(|&c| c == b'*' || c == b'x' || c == b'X')
         || super::placeholders::stand_in(p)

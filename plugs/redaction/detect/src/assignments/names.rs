@@ -188,7 +188,7 @@ pub(super) fn name_of(key: &[u8], candidates: u64) -> Option<Name> {
         // Helm's `existingSecret: my-db-secret` (and `existingSecretPasswordKey`,
         // `auth.existingSecret`): the name of a Kubernetes Secret that holds
         // the value, not the value.
-        if names_existing(key) {
+        if names_existing(key) || names_hashed(key) {
             return None;
         }
         // Azure's `primaryKey`/`secondaryKey` pair: a key where the value
@@ -234,6 +234,7 @@ pub(super) fn name_of(key: &[u8], candidates: u64) -> Option<Name> {
 /// place alone must not be either.
 pub(super) fn declines(key: &[u8]) -> bool {
     names_existing(key)
+        || names_hashed(key)
         || NOT_TOKENS.iter().any(|n| ends_with_name(key, n).is_some())
         || NOT_KEYS.iter().any(|n| ends_with_name(key, n).is_some())
 }
@@ -257,6 +258,14 @@ pub(super) fn password(key: &[u8]) -> bool {
     [&b"password"[..], b"passwd", b"passphrase"]
         .iter()
         .any(|n| ends_with_name(key, n).is_some())
+}
+
+/// Whether the name says its value is a hash of the secret
+/// (`hashed_secret` in a detect-secrets baseline, `hashedPassword`): a
+/// digest, which gives nothing back.
+fn names_hashed(key: &[u8]) -> bool {
+    const WORD: &[u8] = b"hashed";
+    key.len() > WORD.len() && key[..WORD.len()].eq_ignore_ascii_case(WORD)
 }
 
 /// Whether the name has `existing` as one of its words (`existingSecret`,

@@ -136,7 +136,9 @@ pub(super) fn plain(v: &[u8]) -> bool {
     if v.len() < MIN_VALUE || v.len() > MAX_VALUE {
         return false;
     }
-    let not_a_value = matches!(v[0], b'{' | b'[' | b'(' | b'!' | b'&' | b'*' | b'|' | b'>')
+    // (`<concealed by 1Password>`, `<your key here>`: a placeholder's first
+    // word.)
+    let not_a_value = matches!(v[0], b'{' | b'[' | b'(' | b'<' | b'!' | b'&' | b'*' | b'|' | b'>')
         || v.windows(2).any(|w| w == b"::")
         || constant(v)
         || crate::placeholders::stand_in(v)

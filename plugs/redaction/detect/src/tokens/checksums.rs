@@ -1,5 +1,6 @@
-//! Checksums that vendor formats carry: a token that fails its own is
-//! text that only looks like one.
+//! Checks that vendor formats carry (a checksum, a documented shape of
+//! their groups): a token that fails its own is text that only looks like
+//! one.
 
 /// A NATS NKEY seed: base32 (RFC 4648, no padding) of two prefix bytes, the
 /// 32-byte seed and a CRC-16/XMODEM of those 34, little-endian.
@@ -43,6 +44,17 @@ fn nkey_checks(token: &[u8]) -> bool {
         && crc16_xmodem(&raw[..n - 2]) == u16::from_le_bytes([raw[n - 2], raw[n - 1]])
 }
 
+/// A Slack token's first group after its prefix (`xoxb-`, `xoxe.xoxp-`) is
+/// a number followed by `-`: the format Slack documents for each kind.
+pub(super) fn slack_groups(token: &[u8]) -> bool {
+    let Some(dash) = memchr::memchr(b'-', token) else {
+        return false;
+    };
+    let rest = &token[dash + 1..];
+    let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+    digits > 0 && rest.get(digits) == Some(&b'-')
+}
+
 fn crc16_xmodem(data: &[u8]) -> u16 {
     let mut crc = 0u16;
     for &b in data {
@@ -78,6 +90,20 @@ mod tests {
         ];
         for &(token, valid) in table {
             assert_eq!(nkey(token.as_bytes()), valid, "{token}");
+        }
+    }
+
+    #[test]
+    fn slack_tokens_start_with_a_number() {
+        let table: &[(&str, bool)] = &[
+            ("xoxb-2210535565-1893204817302-QPbVnSBvRHeTlJbaAQLtUEmZ", true),
+            ("xoxp-2210535565-2216839247-4210582219462-0f1d8e2c7b6a5d4c3b2a19f8e7d6c5b4", true),
+            ("xoxe.xoxp-1-Mi0yLTIyMTA1MzU1NjUtNDIxMDU4MjIxOTQ2Mi0", true),
+            ("xoxb-not-a-real-token", false),
+            ("xoxb-123abc-456", false),
+        ];
+        for &(token, valid) in table {
+            assert_eq!(slack_groups(token.as_bytes()), valid, "{token}");
         }
     }
 

@@ -101,6 +101,16 @@ const fn nkey_seed(prefix: &'static [u8]) -> Rule {
     }
 }
 
+/// A Slack token: after its prefix, groups joined by `-`, the first a
+/// number (a team's or an app's id, or a version: `xoxb-1234…-…`,
+/// `xoxe.xoxp-1-…`); `xoxb-not-a-real-token` is a fixture's name.
+const fn slack(prefix: &'static [u8]) -> Rule {
+    Rule {
+        valid: super::checksums::slack_groups,
+        ..rule(prefix, &ALNUM_DASH, 10, "slack-token")
+    }
+}
+
 /// Which bytes a body may hold, one table per kind: a lookup per byte, where
 /// a function pointer would be a call per byte in the plug.
 macro_rules! bytes {
@@ -314,16 +324,16 @@ const RULES: &[Rule] = &[
     rule(b"tfp_", &B64URL, 40, "typeform-token"),
     rule(b"v1.0-", &HEX_DASH, 100, "cloudflare-key"),
     rule(b"whsec_", &B64, 24, "stripe-key"),
-    rule(b"xoxe.xoxp-", &ALNUM_DASH, 10, "slack-token"),
-    rule(b"xoxe.xoxb-", &ALNUM_DASH, 10, "slack-token"),
-    rule(b"xoxb-", &ALNUM_DASH, 10, "slack-token"),
-    rule(b"xoxp-", &ALNUM_DASH, 10, "slack-token"),
-    rule(b"xoxa-", &ALNUM_DASH, 10, "slack-token"),
-    rule(b"xoxr-", &ALNUM_DASH, 10, "slack-token"),
-    rule(b"xoxs-", &ALNUM_DASH, 10, "slack-token"),
-    rule(b"xoxe-", &ALNUM_DASH, 10, "slack-token"),
-    rule(b"xoxc-", &ALNUM_DASH, 10, "slack-token"),
-    rule(b"xoxo-", &ALNUM_DASH, 10, "slack-token"),
+    slack(b"xoxe.xoxp-"),
+    slack(b"xoxe.xoxb-"),
+    slack(b"xoxb-"),
+    slack(b"xoxp-"),
+    slack(b"xoxa-"),
+    slack(b"xoxr-"),
+    slack(b"xoxs-"),
+    slack(b"xoxe-"),
+    slack(b"xoxc-"),
+    slack(b"xoxo-"),
     rule(b"xapp-", &ALNUM_DASH, 20, "slack-token"),
     rule(b"xkeysib-", &ALNUM_DASH, 64, "brevo-key"),
     rule(b"xai-", &ALNUM, 60, "xai-key"),

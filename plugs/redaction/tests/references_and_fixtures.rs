@@ -1,0 +1,47 @@
+//! Look-alikes a fifth corpus written apart (`benches/recall/agent_tuning_4`)
+//! showed masked, each a class: hashes named as such, placeholders a tool
+//! prints in a value's place, variables and format directives in a URL's
+//! password, a test fixture's token, names of other things in kebab case.
+//! And the secrets beside them that must stay masked. Each text is also
+//! streamed, cut at every byte and one character at a time, and must come
+//! out as whole.
+
+mod support;
+
+use support::check;
+
+const NOT_SECRETS: &[&str] = &[
+    // detect-secrets' baseline: SHA-1s of what it found.
+    "      {\n        \"type\": \"Secret Keyword\",\n        \"hashed_secret\": \"b96ca267c6695b0dae1968b8312c9d4edce843fd\",\n        \"is_verified\": false\n      }\n",
+    "hashedPassword: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\n",
+    // `op run` conceals what it injects; a template asks for a value.
+    "STRIPE_SECRET_KEY=<concealed by 1Password>\nGITHUB_TOKEN=<concealed by 1Password>\n",
+    "API_KEY=<your api key here>\n",
+    // Compose's defaults inside a variable; a format's directives.
+    "      DATABASE_URL: postgres://${POSTGRES_USER:-inventory}:${POSTGRES_PASSWORD}@db:5432/inventory\n",
+    "  redis-url: {{ printf \"redis://:%s@%s-redis:6379\" .Values.redis.password .Release.Name | b64enc }}\n",
+    "url = \"postgres://{user}:{password}@{host}/db\".format(**cfg)\n",
+    // A fixture's token that says it is none; Slack's tokens start with a number.
+    "FAKE_SLACK_TOKEN = \"xoxb-not-a-real-token\"\n",
+    "SLACK_BOT_TOKEN=xoxb-abcdefghij-klmnopqrst\n",
+    // ExternalSecret's and a chart's names of keys and secrets.
+    "  data:\n    - secretKey: database-url\n      remoteRef:\n        key: stage/scheduler/db\n",
+    "auth:\n  secret: stripe-api-keys\n",
+];
+
+const SECRETS: &[&str] = &[
+    "password: «correct-horse-battery-staple»\n",
+    "auth:\n  secret: «Zt4BSsqA5fMA8hRtvvFBlMdK»\n",
+    "DATABASE_URL=postgres://${DB_USER:-app}:«Zt4BSsqA5fMA8h»@db:5432/x\n",
+    "SLACK_BOT_TOKEN=«xoxb-2210535565-1893204817302-QPbVnSBvRHeTlJbaAQLtUEmZ»\n",
+];
+
+#[test]
+fn hashes_references_directives_and_fixtures_stay() {
+    check(NOT_SECRETS);
+}
+
+#[test]
+fn secrets_beside_them_are_masked() {
+    check(SECRETS);
+}

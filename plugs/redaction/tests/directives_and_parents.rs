@@ -70,6 +70,46 @@ const CHECKSUMMED_NOT_SECRETS: &[&str] = &[
     "nkey: UB6FE7LWQLF63L5YY2HM4AZ2B2CBB5C2WGM3ZZLCB7QFN4AGD43DPI4Z\n",
 ];
 
+/// Values by their place in what the fifth corpus written apart showed:
+/// a flag's value in a list of arguments, curl's cookies, a banner's
+/// password on the line after the sentence that introduces it, PHP's
+/// `var_dump`, a config's password that starts with a symbol, Google app
+/// passwords, fish's escapes.
+const PLACES: &[&str] = &[
+    "args = [\"-y\", \"@upstash/context7-mcp\", \"--api-key\", \"«ctx7sk-dce28d92-e70c-43ef-b7f7-8e7438b52829»\"]\n",
+    "    \"args\": [\n      \"mcp-server-postgres\",\n      \"--password\",\n      \"«Hazel_fable_Saddle_31»\"\n    ]\n",
+    "curl 'https://api.example.com/graphql' \\\n  -H 'accept: */*' \\\n  -b '_payments_session=«i9fYppfYjlygcw5Aqof1eOOh4IO5AJfwYYfXhcxY9nwJ»; _ga=GA1.1.983842920.1706892984' \\\n  --data-raw '{}'\n",
+    "curl --cookie \"sessionid=«Zt4BSsqA5fMA8hRtvvFBlMdKc9h7og»\" https://example.com/\n",
+    "ℹ️  Password for the elastic user (reset with `bin/elasticsearch-reset-password -u elastic`):\n  «WO80y4GFVOBHkwpMwR*b»\n\nℹ️  HTTP CA certificate SHA-256 fingerprint:\n  7880e5610cd93423ca419af4b2cd6d7d5c317d96c3342b70eb3d32426af7f93c\n",
+    "Please use the following password to proceed to installation:\n\n«b2dba7c3f52809acf6846c8fecf3276e»\n\nThis may also be found at: /var/jenkins_home/secrets/initialAdminPassword\n",
+    "    [\"password\"]=>\n    string(17) \"«pWR2nkbKsm1Q6XUFZ»\"\n    [\"cluster\"]=>\n    string(2) \"eu\"\n",
+    "  10   │   password: «&gg0&rRQ&QX*fW*8uHn»\n  11   │   max_open_conns: 38\n",
+    "smtp_password = \"«ojzq ldut wqnv oynw»\"\n",
+    "account default\nuser ops@example.com\npassword «yaxo hzcd tbce gnms»\n",
+    "SETUVAR --export GITLAB_TOKEN:«glpat\\x2dTo3VosclDqBEGDFPu1c7»\n",
+];
+
+/// The same places holding no secret.
+const PLACES_WITHOUT_A_SECRET: &[&str] = &[
+    "args = [\"--port\", \"8080\", \"--token-file\", \"/run/secrets/token\"]\n",
+    "git checkout -b feature/login-2fa\ncurl -b cookies.txt https://example.com/\n",
+    "Password policy:\n  minLength=12\n",
+    "SSH key fingerprint:\n  SHA256:Zt4BSsqA5fMA8hRtvvFBlMdKc9h7ogRJ0NWxNfxYz7q\n",
+    "base: &defaults\n  adapter: postgres\npassword: *db_password\n",
+    "user: abcd efgh ijkl mnop\n",
+    "SETUVAR fish_color_search_match:\\x2d\\x2dbackground\\x3dbrblack\n",
+];
+
+#[test]
+fn values_by_their_place_are_masked() {
+    check(PLACES);
+}
+
+#[test]
+fn the_same_places_without_a_secret_stay() {
+    check(PLACES_WITHOUT_A_SECRET);
+}
+
 #[test]
 fn checksummed_vendor_tokens_are_masked() {
     check(CHECKSUMMED);

@@ -13,6 +13,7 @@
 //! a symbol) unless the line is plainly a config line (`key: value` alone on
 //! its line, `KEY=value` with nothing around the `=`).
 
+pub(super) mod argument_lists;
 pub(super) mod call_arguments;
 pub(super) mod columns;
 mod command_lines;
@@ -716,7 +717,7 @@ fn value(
         let v = &b[start..end];
         // `KEY="correct horse"` in a shell or env file is one value;
         // `"label": "Forgot password?"` is prose.
-        let spaces_ok = op == Op::Compact;
+        let spaces_ok = op == Op::Compact || values::app_password(v);
         // In Markdown, `code` after a name is most often a name too.
         let code = q == b"`" && (identifier(v) || dotted_identifier(v));
         // Quoted, `*`, `!` and `&` first are a password's, not YAML's.
@@ -796,13 +797,23 @@ fn value(
             i = j;
         }
     }
+    // A Google app password, unquoted (`password abcd efgh ijkl mnop` in
+    // an msmtprc): its groups are one value where the line ends after them.
+    // (Cut before its end, a stream waits for the rest.)
+    let app_open = i - start == 4 && n < start + 19 && values::app_password_start(&b[start..]);
+    if i - start == 4 && n >= start + 19 && values::app_password(&b[start..start + 19]) {
+        let after = start + 19;
+        if after == n || (matches!(b[after], b'\n' | b'\r' | b' ' | b'\t') && line_ends(b, after)) {
+            i = after;
+        }
+    }
     // Blanks up to the end of the text: whether the line ends here is not
     // known yet, and `config_line` depends on it.
     let mut j = i;
     while j < n && matches!(b[j], b' ' | b'\t') {
         j += 1;
     }
-    let open = j == n;
+    let open = j == n || app_open;
     let mut end = i;
     // A config's line: YAML's `key: value`, or INI's `key = value` under a
     // `[section]`.
@@ -829,12 +840,18 @@ fn value(
     }
     let v = &b[start..end];
     // There, `*`, `!` and `&` first are a password's, not YAML's.
+    // On a config's line too, where what follows `&`, `*` or `!` could not
+    // be an anchor's, an alias's or a tag's name (`password: &gg0&rRQ*…`).
+    let symbol_first = v.len() >= values::MIN_VALUE
+        && matches!(v[0], b'*' | b'!' | b'&')
+        && !crate::placeholders::stand_in(v);
     let plain_v = plain(v)
-        || (matches!(op, Op::Compact | Op::Blank)
-            && no_code
-            && v.len() >= values::MIN_VALUE
-            && matches!(v[0], b'*' | b'!' | b'&')
-            && !crate::placeholders::stand_in(v));
+        || (symbol_first && matches!(op, Op::Compact | Op::Blank) && no_code)
+        || (symbol_first
+            && config
+            && !v[1..]
+                .iter()
+                .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.')));
     let next = b.get(i).copied();
     if op == Op::Colon && sealed(b, ks, v) {
         return Parsed::No;
@@ -1232,7 +1249,6 @@ fn netrc(b: &[u8], ks: usize, ke: usize) -> Option<bool> {
     }
     first_on_line(b, ks).then_some(false)
 }
-
 
 /// `name=` at `i` (after an `&`): the next parameter of a query string;
 /// and one past the last byte looked at.

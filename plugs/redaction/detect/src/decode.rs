@@ -1,7 +1,9 @@
 //! Secrets hidden by an encoding: JSON string escapes (`postgres:\/\/…`,
-//! `\u003cghp_…\u003e`), percent-encoding (`password%3D…`, `token%3Dghp_…`),
-//! HTML's entities (`&quot;api_key&quot;: &quot;…&quot;`, a page or a log that
-//! escapes what it shows) and base64 (`.env` files, tokens, Kubernetes Secret `data:` values). The
+//! `\u003cghp_…\u003e`), `\xHH` escapes (fish's `glpat\x2d…`),
+//! percent-encoding (`password%3D…`, `token%3Dghp_…`), HTML's entities
+//! (`&quot;api_key&quot;: &quot;…&quot;`, a page or a log that escapes what
+//! it shows) and base64 (`.env` files, tokens, Kubernetes Secret `data:`
+//! values). The
 //! encoded text is decoded, read again by the same detector (at most
 //! [`MAX_DEPTH`] levels deep), and what it finds is masked in the encoded
 //! text: the encoded span of an escaped secret, the whole run of a base64 one.
@@ -40,6 +42,14 @@ pub(super) fn is_hint(b: &[u8], i: usize) -> bool {
                     && matches!(b.get(i + 4), Some(b'2' | b'3' | b'4')) =>
             {
                 6
+            }
+            // fish's `\x2d` (its universal variables), C's and Python's
+            // bytes: punctuation only.
+            Some(b'x')
+                if matches!(b.get(i + 2), Some(b'2' | b'3' | b'4'))
+                    && b.get(i + 3).is_some_and(u8::is_ascii_hexdigit) =>
+            {
+                4
             }
             _ => return false,
         },
@@ -163,6 +173,16 @@ fn unescape(t: &[u8]) -> Option<(String, Vec<u32>)> {
                 b'n' => (b"\n", 2),
                 b't' => (b"\t", 2),
                 b'r' => (b"\r", 2),
+                b'x' if i + 4 <= t.len() => match (hexval(t[i + 2]), hexval(t[i + 3])) {
+                    (Some(h), Some(l)) if h < 8 => {
+                        out.push((h * 16 + l) as u8);
+                        map.push(i as u32);
+                        i += 4;
+                        changed = true;
+                        continue;
+                    }
+                    _ => (&t[i..i + 1], 1),
+                },
                 b'u' if i + 6 <= t.len() => {
                     let v = t[i + 2..i + 6]
                         .iter()

@@ -246,6 +246,7 @@ impl Redactor {
                 }
                 if start > 0 && matches!(b[start - 1], b'"' | b'\'') {
                     assignments::named_above::at_value(b, start, &mut found);
+                    assignments::argument_lists::at_value(b, start, &mut found);
                 }
             }
             if assignments::command_output::may_start_line(b, start) {

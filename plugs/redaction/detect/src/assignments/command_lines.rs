@@ -2,7 +2,9 @@
 //! user:password` (also `--user`, `--proxy-user`), MySQL's glued
 //! `-pPASSWORD`, and the short password flags of the clients that have one
 //! (`sshpass -p`, `ldapsearch -w`, `redis-cli -a`, `sqlcmd -P`, `mongosh
-//! -p`, `docker login -p`), read only after that program on the same line.
+//! -p`, `docker login -p`), read only after that program on the same line;
+//! curl's cookies (`-b 'sid=…; …'`, `--cookie`, as a browser's "Copy as
+//! cURL" writes them), read as a `Cookie:` header's.
 //! (`--password value` is a name with its value after a blank: see
 //! [`super::long_flag`].)
 
@@ -14,9 +16,9 @@ use crate::find;
 /// called for every such word.
 pub(super) fn may_be(b: &[u8], s: usize, e: usize) -> bool {
     match b.get(s + 1) {
-        Some(b'u' | b'w' | b'a' | b'P') => e - s == 2,
+        Some(b'u' | b'w' | b'a' | b'P' | b'b') => e - s == 2,
         Some(b'p') => true,
-        Some(b'-') => matches!(&b[s..e], b"--user" | b"--proxy-user"),
+        Some(b'-') => matches!(&b[s..e], b"--user" | b"--proxy-user" | b"--cookie"),
         _ => false,
     }
 }
@@ -25,6 +27,7 @@ pub(super) fn may_be(b: &[u8], s: usize, e: usize) -> bool {
 pub(super) fn flag(b: &[u8], s: usize, e: usize) -> Parsed {
     match &b[s..e] {
         b"-u" | b"--user" | b"--proxy-user" => user_password(b, e),
+        b"-b" | b"--cookie" => cookie_argument(b, e),
         // HTTPie's `http -a user:password`.
         b"-a" if after_program(b, s, &[b"http ", b"https ", b"xh "]) => user_password(b, e),
         // `mysql -p'…'`: glued, quoted.
@@ -117,6 +120,30 @@ fn program_password(b: &[u8], s: usize, e: usize, flag: u8) -> Parsed {
 }
 
 /// `-u user:password`: the password, after the first `:`.
+/// curl's `-b '…'`: the quoted cookies after the flag (a bare word is a
+/// cookie jar's file, or another program's `-b`).
+fn cookie_argument(b: &[u8], e: usize) -> Parsed {
+    let n = b.len();
+    let i = e + 1;
+    if i >= n {
+        return if e >= n || b[e] == b' ' {
+            Parsed::Open
+        } else {
+            Parsed::No
+        };
+    }
+    if b[e] != b' ' {
+        return Parsed::No;
+    }
+    match quote_at(b, i) {
+        Some(q) => {
+            let (start, end, _) = quoted(b, i, q);
+            super::http_auth::cookies_within(b, start, end)
+        }
+        None => Parsed::No,
+    }
+}
+
 fn user_password(b: &[u8], e: usize) -> Parsed {
     let n = b.len();
     if matches!(b.get(e), Some(b'=')) || e >= n {

@@ -7,13 +7,18 @@
 //!   then `= "base64:…"`, `irb> ENV["TOKEN"]` then `=> "…"`, IPython's
 //!   `Out[3]: '…'`;
 //! - Rust's pretty `Debug` of a wrapped field: `password: Some(` (or
-//!   `Secret(`), then `"…",`.
+//!   `Secret(`), then `"…",`;
+//! - PHP's `var_dump`: `["password"]=>`, then `string(17) "…"`;
+//! - a first run's banner that introduces what it generated: `Password for
+//!   the elastic user (…):`, then the password alone on its line (maybe
+//!   after a blank line, as Jenkins prints its initial admin password).
 //!
 //! The name is read as any other ([`super::names`]); the value must have
 //! the shape it asks for, as on one line.
 
+use super::command_output::secret_like;
 use super::names::secret_kind;
-use super::values::{plain, quote_at, quoted};
+use super::values::{hex_key, keylike, plain, quote_at, quoted};
 use crate::Found;
 
 /// Longest line read above the value (a REPL's expression).
@@ -34,6 +39,12 @@ enum Above {
     /// `root_password:` alone, its value on the next line, further in (YAML's
     /// plain scalars, Salt's `pillar.items`).
     Nested,
+    /// `["password"]=>` (PHP's `var_dump`): the value line is `string(N)
+    /// "…"`.
+    Dumped,
+    /// A sentence that ends with `:` and names a password or a token: the
+    /// value is one random word alone on its line.
+    Prose,
 }
 
 /// The value on the line of the word at `s` (right after a quote, or first
@@ -59,7 +70,8 @@ pub(crate) fn at_value(b: &[u8], s: usize, found: &mut Vec<Found>) {
     // be, before it is looked for (most lines' first words are neither).
     if !matches!(b[s - 1], b'"' | b'\'') {
         let end = line - 1 - usize::from(line >= 2 && b[line - 2] == b'\r');
-        if end == 0 || !matches!(b[end - 1], b':' | b')' | b']') {
+        // (After a blank line, a banner's sentence may be the line above it.)
+        if end == 0 || !(matches!(b[end - 1], b':' | b')' | b']') || b[end - 1] == b'\n') {
             return;
         }
         // A word first on its line (after its blanks) is only a REPL's
@@ -76,10 +88,7 @@ pub(crate) fn at_value(b: &[u8], s: usize, found: &mut Vec<Found>) {
             }
         }
     }
-    let Some(raw_above) = previous_line(b, line) else {
-        return;
-    };
-    let Some((above, name)) = named(raw_above) else {
+    let Some((raw_above, above, name)) = naming_line(b, line) else {
         return;
     };
     let Some(kind) = secret_kind(name) else {
@@ -95,8 +104,11 @@ pub(crate) fn at_value(b: &[u8], s: usize, found: &mut Vec<Found>) {
         return;
     }
     let v = &b[start..end];
+    // A sentence's value is random, not a word that goes on with it.
+    let shaped = above != Above::Prose
+        || (!v.contains(&b'=') && (keylike(v) || hex_key(v) || secret_like(v)));
     // (`valueFrom:` under `password:` is a key of a mapping.)
-    if plain(v) && !v.ends_with(b":") && super::key_shaped(kind, v, name) {
+    if plain(v) && !v.ends_with(b":") && shaped && super::key_shaped(kind, v, name) {
         found.push(Found {
             start,
             end,
@@ -113,8 +125,23 @@ pub(crate) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
     if line == 0 || cut - line > MAX_LINE || memchr::memchr(b'\n', &b[line..cut]).is_some() {
         return None;
     }
-    let (_, name) = previous_line(b, line).and_then(named)?;
+    let (_, _, name) = naming_line(b, line)?;
     secret_kind(name).map(|_| line)
+}
+
+/// The line above the one at `line` that may name its value, the form and
+/// the name: the line right above, or a sentence one blank line higher.
+fn naming_line(b: &[u8], line: usize) -> Option<(&[u8], Above, &[u8])> {
+    let above = previous_line(b, line)?;
+    if above.trim_ascii().is_empty() {
+        let start = line - 1 - above.len();
+        let higher = previous_line(b, start)?;
+        return match named(higher)? {
+            (Above::Prose, name) => Some((higher, Above::Prose, name)),
+            _ => None,
+        };
+    }
+    named(above).map(|(form, name)| (above, form, name))
 }
 
 /// The value `[start, end)` on the line at `line` as `above` has it: after
@@ -146,7 +173,15 @@ fn value_on(b: &[u8], line: usize, above: Above) -> Option<(usize, usize)> {
                 }
             }
         }
-        Above::Wrapped | Above::Nested => {}
+        Above::Dumped => {
+            let rest = b[i..limit].strip_prefix(b"string(")?;
+            let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+            if digits == 0 || !rest[digits..].starts_with(b") ") {
+                return None;
+            }
+            i += b"string(".len() + digits + 2;
+        }
+        Above::Wrapped | Above::Nested | Above::Prose => {}
     }
     let (start, end, mut after) = match quote_at(b, i) {
         Some(q) => {
@@ -156,7 +191,7 @@ fn value_on(b: &[u8], line: usize, above: Above) -> Option<(usize, usize)> {
             }
             (start, end, end + q.len())
         }
-        None if matches!(above, Above::Repl | Above::Nested) => {
+        None if matches!(above, Above::Repl | Above::Nested | Above::Prose) => {
             let end = i + b[i..limit]
                 .iter()
                 .position(|c| c.is_ascii_whitespace())
@@ -184,10 +219,11 @@ fn skip_blanks(b: &[u8], i: &mut usize, limit: usize) {
 }
 
 /// Bytes a value line may hold before its value: blanks, `2) `, `=> `,
-/// `= `, `Out[3]: `, a quote (a table, not a `match`: read for many words).
+/// `= `, `Out[3]: `, `string(17) `, a quote (a table, not a `match`: read
+/// for many words).
 static VALUE_LINE_MARK: [bool; 256] = {
     let mut t = [false; 256];
-    let marks = b" \t0123456789)=>:[]Out\"'";
+    let marks = b" \t0123456789)=>:[]Out\"'string(";
     let mut i = 0;
     while i < marks.len() {
         t[marks[i] as usize] = true;
@@ -203,10 +239,16 @@ fn named(line: &[u8]) -> Option<(Above, &[u8])> {
     let (&first, &last) = (line.first()?, line.last()?);
     if first.is_ascii_digit() && last == b'"' {
         reply_name(line).map(|n| (Above::Reply, n))
+    } else if first == b'[' && line.ends_with(b"\"]=>") {
+        let name = line.strip_prefix(b"[\"")?.strip_suffix(b"\"]=>")?;
+        (!name.is_empty() && !name.contains(&b'"')).then_some((Above::Dumped, name))
     } else if last == b'(' {
         wrapped_name(line).map(|n| (Above::Wrapped, n))
     } else if last == b':' {
         let name = &line[..line.len() - 1];
+        if name.contains(&b' ') {
+            return prose_name(name).map(|n| (Above::Prose, n));
+        }
         (!name.is_empty()
             && name
                 .iter()
@@ -217,6 +259,41 @@ fn named(line: &[u8]) -> Option<(Above, &[u8])> {
     } else {
         None
     }
+}
+
+/// The word of a sentence (before its `:`) that names what follows:
+/// `password`, `passphrase`, `token`, `secret` (`Password for the elastic
+/// user (…)`, `Copy the following enrollment token …`), unless the
+/// sentence says the value is something else (`public`, `fingerprint`,
+/// `hash`, an `ID`, a `policy`).
+fn prose_name(sentence: &[u8]) -> Option<&[u8]> {
+    const WORDS: [&[u8]; 4] = [b"password", b"passphrase", b"token", b"secret"];
+    const OTHER: [&[u8]; 11] = [
+        b"public",
+        b"fingerprint",
+        b"hash",
+        b"id",
+        b"name",
+        b"file",
+        b"policy",
+        b"requirements",
+        b"rules",
+        b"length",
+        b"expires",
+    ];
+    if sentence.len() > MAX_ABOVE {
+        return None;
+    }
+    let mut named = None;
+    for word in sentence.split(|c| !c.is_ascii_alphanumeric()) {
+        if OTHER.iter().any(|o| word.eq_ignore_ascii_case(o)) {
+            return None;
+        }
+        if named.is_none() && WORDS.iter().any(|w| word.eq_ignore_ascii_case(w)) {
+            named = Some(word);
+        }
+    }
+    named
 }
 
 /// `1) "requirepass"`.

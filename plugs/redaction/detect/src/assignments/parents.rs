@@ -264,8 +264,8 @@ fn quoted_value(b: &[u8], i: usize, parent: Parent) -> Parsed {
     let (start, end, open) = quoted(b, i, q);
     let v = &b[start..end];
     let strong = kind != NAMED_KEY && kind != super::BARE_KEY;
-    let secret = plain(v)
-        && (parent.password || keylike(v) || hex_key(v) || (strong && secret_like(v)));
+    let secret =
+        plain(v) && (parent.password || keylike(v) || hex_key(v) || (strong && secret_like(v)));
     Parsed::Value(Value {
         start,
         end,

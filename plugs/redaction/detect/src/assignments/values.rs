@@ -138,8 +138,10 @@ pub(super) fn plain(v: &[u8]) -> bool {
     }
     // (`<concealed by 1Password>`, `<your key here>`: a placeholder's first
     // word.)
-    let not_a_value = matches!(v[0], b'{' | b'[' | b'(' | b'<' | b'!' | b'&' | b'*' | b'|' | b'>')
-        || v.windows(2).any(|w| w == b"::")
+    let not_a_value = matches!(
+        v[0],
+        b'{' | b'[' | b'(' | b'<' | b'!' | b'&' | b'*' | b'|' | b'>'
+    ) || v.windows(2).any(|w| w == b"::")
         || constant(v)
         || crate::placeholders::stand_in(v)
         || crate::tokens::checksums::nkey_public(v);
@@ -159,6 +161,23 @@ fn unwrapped(v: &[u8]) -> &[u8] {
     v.strip_suffix(b"?")
         .or_else(|| v.strip_suffix(b"!"))
         .unwrap_or(v)
+}
+
+/// A Google app password as Google shows it: four groups of four lower-case
+/// letters, a blank between (`ojzq ldut wqnv oynw`), not one word repeated.
+pub(super) fn app_password(v: &[u8]) -> bool {
+    v.len() == 19 && app_password_start(v) && v[..4] != v[5..9]
+}
+
+/// Whether `v` (up to 19 bytes of it) goes as an app password's groups go.
+pub(super) fn app_password_start(v: &[u8]) -> bool {
+    v.iter().take(19).enumerate().all(|(i, &c)| {
+        if i % 5 == 4 {
+            c == b' '
+        } else {
+            c.is_ascii_lowercase()
+        }
+    })
 }
 
 /// `"password": "Password"`: the value repeats the name.

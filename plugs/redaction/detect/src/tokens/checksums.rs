@@ -78,15 +78,36 @@ mod tests {
     fn nkey_seeds_are_told_by_their_checksum() {
         // Made as `nkeys` makes them (random seeds, Python, seed 51).
         let table: &[(&str, bool)] = &[
-            ("SUAHYUT5O2BMX3NPXDDI5TQDHIHIIEHULKYZTPHFMIH6AVXQAYPTMNZRYI", true),
-            ("SAAFT3II33KGNPJZ7BN3PZX5HTQQLXQU6IZZ32YOU7LSZUMOOPYPO3OV5Y", true),
-            ("SOABXJPOTXRGPNEWQH3EXWC3HGMO2BKQ24TZDYHE6TBQRDSHZXHMLIRNRY", true),
+            (
+                "SUAHYUT5O2BMX3NPXDDI5TQDHIHIIEHULKYZTPHFMIH6AVXQAYPTMNZRYI",
+                true,
+            ),
+            (
+                "SAAFT3II33KGNPJZ7BN3PZX5HTQQLXQU6IZZ32YOU7LSZUMOOPYPO3OV5Y",
+                true,
+            ),
+            (
+                "SOABXJPOTXRGPNEWQH3EXWC3HGMO2BKQ24TZDYHE6TBQRDSHZXHMLIRNRY",
+                true,
+            ),
             // One letter changed (in the seed; in the spare bits); one
             // short; not base32.
-            ("SUAHYUT5O2BMX3NPXDDI5TQDHIHIIEHULKYZTPHFMIH6AVXQAYPTMNZRZI", false),
-            ("SUAHYUT5O2BMX3NPXDDI5TQDHIHIIEHULKYZTPHFMIH6AVXQAYPTMNZRYJ", false),
-            ("SUAHYUT5O2BMX3NPXDDI5TQDHIHIIEHULKYZTPHFMIH6AVXQAYPTMNZRY", false),
-            ("SUAHYUT5O2BMX3NPXDDI5TQDHIHIIEHULKYZTPHFMIH6AVXQAYPTMNZR1I", false),
+            (
+                "SUAHYUT5O2BMX3NPXDDI5TQDHIHIIEHULKYZTPHFMIH6AVXQAYPTMNZRZI",
+                false,
+            ),
+            (
+                "SUAHYUT5O2BMX3NPXDDI5TQDHIHIIEHULKYZTPHFMIH6AVXQAYPTMNZRYJ",
+                false,
+            ),
+            (
+                "SUAHYUT5O2BMX3NPXDDI5TQDHIHIIEHULKYZTPHFMIH6AVXQAYPTMNZRY",
+                false,
+            ),
+            (
+                "SUAHYUT5O2BMX3NPXDDI5TQDHIHIIEHULKYZTPHFMIH6AVXQAYPTMNZR1I",
+                false,
+            ),
         ];
         for &(token, valid) in table {
             assert_eq!(nkey(token.as_bytes()), valid, "{token}");
@@ -96,8 +117,14 @@ mod tests {
     #[test]
     fn slack_tokens_start_with_a_number() {
         let table: &[(&str, bool)] = &[
-            ("xoxb-2210535565-1893204817302-QPbVnSBvRHeTlJbaAQLtUEmZ", true),
-            ("xoxp-2210535565-2216839247-4210582219462-0f1d8e2c7b6a5d4c3b2a19f8e7d6c5b4", true),
+            (
+                "xoxb-2210535565-1893204817302-QPbVnSBvRHeTlJbaAQLtUEmZ",
+                true,
+            ),
+            (
+                "xoxp-2210535565-2216839247-4210582219462-0f1d8e2c7b6a5d4c3b2a19f8e7d6c5b4",
+                true,
+            ),
             ("xoxe.xoxp-1-Mi0yLTIyMTA1MzU1NjUtNDIxMDU4MjIxOTQ2Mi0", true),
             ("xoxb-not-a-real-token", false),
             ("xoxb-123abc-456", false),
@@ -111,9 +138,18 @@ mod tests {
     fn nkey_public_keys_are_told_by_their_checksum() {
         // Made as `nkeys` makes them (a random key, Python, seed 51).
         let table: &[(&str, bool)] = &[
-            ("UB6FE7LWQLF63L5YY2HM4AZ2B2CBB5C2WGM3ZZLCB7QFN4AGD43DPI4Z", true),
-            ("UB6FE7LWQLF63L5YY2HM4AZ2B2CBB5C2WGM3ZZLCB7QFN4AGD43DPI5Z", false),
-            ("SUAHYUT5O2BMX3NPXDDI5TQDHIHIIEHULKYZTPHFMIH6AVXQAYPTMNZRYI", false),
+            (
+                "UB6FE7LWQLF63L5YY2HM4AZ2B2CBB5C2WGM3ZZLCB7QFN4AGD43DPI4Z",
+                true,
+            ),
+            (
+                "UB6FE7LWQLF63L5YY2HM4AZ2B2CBB5C2WGM3ZZLCB7QFN4AGD43DPI5Z",
+                false,
+            ),
+            (
+                "SUAHYUT5O2BMX3NPXDDI5TQDHIHIIEHULKYZTPHFMIH6AVXQAYPTMNZRYI",
+                false,
+            ),
         ];
         for &(token, valid) in table {
             assert_eq!(nkey_public(token.as_bytes()), valid, "{token}");

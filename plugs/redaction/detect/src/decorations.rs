@@ -426,7 +426,7 @@ pub(crate) fn line_prefix(b: &[u8], line: usize, ks: usize) -> usize {
 }
 
 /// One decoration at the start of `t`: how long (0: none).
-fn one_prefix(t: &[u8]) -> usize {
+pub(crate) fn one_prefix(t: &[u8]) -> usize {
     let blanks = |from: usize| run(t, from, |c| c == b' ' || c == b'\t');
     let lead = blanks(0);
     let s = &t[lead..];

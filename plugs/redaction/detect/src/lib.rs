@@ -33,6 +33,7 @@ mod private_keys;
 mod token_mask;
 mod tokens;
 mod urls;
+mod viewers;
 mod words;
 mod wraps;
 
@@ -206,6 +207,18 @@ impl Redactor {
 
     /// [`Redactor::find`] in text decoded `depth` times already.
     fn find_at_depth(&self, text: &str, depth: u8) -> Vec<Found> {
+        self.find_reading(text, depth, true)
+    }
+
+    /// [`Redactor::find_at_depth`] in lines a viewer's decorations were
+    /// taken off: not read through them again.
+    fn find_plain(&self, text: &str, depth: u8) -> Vec<Found> {
+        self.find_reading(text, depth, false)
+    }
+
+    /// The finds in `text`; `viewers`: also in its runs of lines a viewer
+    /// decorated, read without the decorations (`viewers`).
+    fn find_reading(&self, text: &str, depth: u8, viewers: bool) -> Vec<Found> {
         let b = text.as_bytes();
         let mut found = Vec::new();
         self.literals_in(b, &mut found);
@@ -267,6 +280,9 @@ impl Redactor {
         // the decoration, masked where its bytes came from.
         if found.iter().any(|f| f.kind == decorations::DECORATED) {
             Self::read_decorated(text, &mut found);
+        }
+        if viewers {
+            viewers::read_through(self, text, depth, &mut found);
         }
         // An escape sequence was seen (`literals_in` marks it): read the text
         // again without colours.

@@ -1,0 +1,161 @@
+//! Lines a viewer decorated, read again as the file had them: `cat -n`'s
+//! and Claude Code's line numbers, `grep -n`'s `path:12:`, a CI log's
+//! timestamps, Compose's `web-1  | `, `kubectl logs --prefix`'s
+//! `[pod/…/…] `, a quote's `> ` and a diff's `+`. Rules that read a line
+//! with the one above it (a Redis reply's pairs, a REPL's answer, a value
+//! under the command that printed it) see the file's lines, not the
+//! viewer's.
+//!
+//! A run of two or more such lines is copied without the decorations and
+//! read by the same detector (not read through again); what it finds is
+//! masked where its bytes came from. A single decorated line is left to
+//! the rules that read past a line's decoration themselves.
+
+use super::{Found, Redactor, decorations};
+
+/// Longest decoration taken off a line.
+const MAX_DECORATION: usize = 96;
+
+/// Finds in the runs of decorated lines of `text`, mapped onto `text`.
+#[inline(never)]
+pub(super) fn read_through(r: &Redactor, text: &str, depth: u8, found: &mut Vec<Found>) {
+    let b = text.as_bytes();
+    let mut line = 0;
+    // The current run: where each of its lines' content starts and ends.
+    let mut run: Vec<(usize, usize)> = Vec::new();
+    while line < b.len() {
+        let end = memchr::memchr(b'\n', &b[line..]).map_or(b.len(), |p| line + p);
+        let n = viewer_prefix(b, line, end);
+        if n > 0 {
+            run.push((line + n, end));
+        } else {
+            read_run(r, text, &run, depth, found);
+            run.clear();
+        }
+        line = end + 1;
+    }
+    read_run(r, text, &run, depth, found);
+}
+
+/// Reads the lines of one run (two or more) as one text.
+fn read_run(r: &Redactor, text: &str, run: &[(usize, usize)], depth: u8, found: &mut Vec<Found>) {
+    if run.len() < 2 {
+        return;
+    }
+    let mut plain = String::new();
+    let mut map: Vec<u32> = Vec::new();
+    for &(s, e) in run {
+        plain.push_str(&text[s..e]);
+        map.extend(s as u32..e as u32);
+        plain.push('\n');
+        map.push(e as u32);
+    }
+    for f in r.find_plain(&plain, depth) {
+        found.push(Found {
+            start: map[f.start] as usize,
+            end: map[f.end - 1] as usize + 1,
+            kind: f.kind,
+        });
+    }
+}
+
+/// How many bytes at the start of the line `[line, end)` a viewer put
+/// there (0: none). Not a list's or a comment's mark (`- `, `* `, `# `,
+/// `// `): those are the file's own.
+pub(super) fn viewer_prefix(b: &[u8], line: usize, end: usize) -> usize {
+    let Some(&first) = b.get(line) else {
+        return 0;
+    };
+    // Told by the first byte: most lines start with a letter of their own.
+    match first {
+        b'0'..=b'9' | b' ' | b'\t' | b'[' | b'#' | b'+' | b'>' | b'|' | 0xE2 => {}
+        c if c.is_ascii_alphabetic() || c == b'.' || c == b'/' || c == b'_' => {
+            return compose_or_grep(&b[line..end]);
+        }
+        _ => return 0,
+    }
+    // One decoration: what follows it is the file's (`04:d7:…` of a key
+    // dump after a timestamp is no line number).
+    let limit = end.min(line + MAX_DECORATION);
+    let n = decorations::one_prefix(&b[line..limit]);
+    if n == 0 {
+        return 0;
+    }
+    let d = &b[line..line + n];
+    if d.iter()
+        .all(|&c| matches!(c, b' ' | b'\t' | b'-' | b'*' | b'#' | b'/'))
+    {
+        return 0;
+    }
+    // `12:` is as often a hex dump's first byte (`    12:20:44:…`) or a
+    // clock's hour as a line number: viewers number lines with a tab, a
+    // bar or an arrow.
+    if d.trim_ascii_end().ends_with(b":") {
+        return 0;
+    }
+    // The blanks after the decoration but its first are the file's own
+    // indentation (`2024-…Z     04:d7:…`, a YAML key under its parent).
+    let blanks = d.iter().rev().take_while(|&&c| c == b' ').count();
+    n - blanks.saturating_sub(1)
+}
+
+/// Compose's `web-1  | ` (a service, its replica, padding, a bar) or
+/// `grep -n`'s `path:12:` (`path-12-` a context line).
+fn compose_or_grep(t: &[u8]) -> usize {
+    let word = t
+        .iter()
+        .take(MAX_DECORATION)
+        .take_while(|&&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b'/'))
+        .count();
+    let rest = &t[word..];
+    // Compose: the word ends `-<digits>`, then blanks and `| `.
+    if let Some(bar) = rest.iter().position(|&c| c != b' ')
+        && bar > 0
+        && rest[bar..].starts_with(b"| ")
+        && t[..word]
+            .rsplit(|&c| c == b'-')
+            .next()
+            .is_some_and(|n| !n.is_empty() && n.iter().all(u8::is_ascii_digit))
+    {
+        return word + bar + 2;
+    }
+    // grep: `path:12:`, the path holding a `.` or a `/`.
+    if rest.first() == Some(&b':') && t[..word].iter().any(|&c| c == b'.' || c == b'/') {
+        let digits = rest[1..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if digits > 0 && rest.get(1 + digits) == Some(&b':') {
+            return word + digits + 2;
+        }
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn viewers_decorations_are_told_from_a_files_own_marks() {
+        let table: &[(&str, usize)] = &[
+            ("     3\tDB_PASSWORD=x", 7),
+            ("    12→requirepass x", "    12→".len()),
+            ("2024-05-01T10:00:00.1234567Z export X=1", 29),
+            ("web-1  | listening", 9),
+            ("config/app.yml:12:  password: x", 18),
+            ("+API_KEY=x", 1),
+            ("> quoted", 2),
+            ("    12:20:44:f0:3c", 0),
+            ("2024-05-01T10:00:00.1Z     04:d7:46", 23),
+            ("  12 |   password: x", 7),
+            ("- item", 0),
+            ("* item", 0),
+            ("# comment", 0),
+            ("password: x", 0),
+            ("https://example.com/x:12:", 0),
+            ("web  | x", 0),
+        ];
+        for &(line, want) in table {
+            let b = line.as_bytes();
+            assert_eq!(viewer_prefix(b, 0, b.len()), want, "{line:?}");
+        }
+    }
+}

@@ -66,9 +66,20 @@ pub(super) fn viewer_prefix(b: &[u8], line: usize, end: usize) -> usize {
     let Some(&first) = b.get(line) else {
         return 0;
     };
-    // Told by the first byte: most lines start with a letter of their own.
+    // Told by the first byte (after blanks, a number, a bar, an arrow or a
+    // quote's mark): most lines start with a word of their own.
     match first {
-        b'0'..=b'9' | b' ' | b'\t' | b'[' | b'#' | b'+' | b'>' | b'|' | 0xE2 => {}
+        b'0'..=b'9' | b'[' | b'+' | b'>' | b'|' | 0xE2 => {}
+        b' ' | b'\t' => {
+            let at = line + crate::run(&b[line..end], 0, |c| c == b' ' || c == b'\t');
+            if !b
+                .get(at)
+                .is_some_and(|&c| c.is_ascii_digit() || matches!(c, b'>' | b'|' | 0xE2))
+            {
+                return 0;
+            }
+        }
+        b'#' if b[line..end].starts_with(b"##[") => {}
         c if c.is_ascii_alphabetic() || c == b'.' || c == b'/' || c == b'_' => {
             return compose_or_grep(&b[line..end]);
         }

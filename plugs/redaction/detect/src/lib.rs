@@ -281,7 +281,8 @@ impl Redactor {
         if found.iter().any(|f| f.kind == decorations::DECORATED) {
             Self::read_decorated(text, &mut found);
         }
-        if viewers {
+        // Two words that may start a line a viewer decorated.
+        if viewers && words.decorated >= 2 {
             viewers::read_through(self, text, depth, &mut found);
         }
         // An escape sequence was seen (`literals_in` marks it): read the text

@@ -16,6 +16,36 @@ use super::{Found, Redactor, decorations};
 /// Longest decoration taken off a line.
 const MAX_DECORATION: usize = 96;
 
+/// Whether the word `[s, e)` (every word the word reader reads) may start a
+/// line a viewer decorated: a timestamp's, a diff's `+`, `grep`'s path or
+/// Compose's service first on its line; a line number after blanks; a word
+/// after a quote's `>`, a bar or a bracket. The text is read through its
+/// viewers only where two words say so: most texts have no such line.
+#[inline(always)]
+pub(super) fn hint(b: &[u8], s: usize, e: usize) -> bool {
+    let before = if s == 0 { b'\n' } else { b[s - 1] };
+    match before {
+        b'\n' => {
+            b[s].is_ascii_digit()
+                || b[s] == b'+'
+                || (b.get(e) == Some(&b' ') && matches!(b.get(e + 1), Some(b' ' | b'|')))
+                || b[s..e].windows(2).any(|w| w[0] == b':' && w[1].is_ascii_digit())
+        }
+        b' ' | b'\t' => {
+            (b[s].is_ascii_digit()
+                && e - s <= 7
+                && matches!(b.get(e), Some(b'\t' | b' ' | b'|' | 0xE2))
+                && b[s..e].iter().all(u8::is_ascii_digit))
+                // `> `, `| ` first on their line.
+                || (s >= 2
+                    && matches!(b[s - 2], b'>' | b'|')
+                    && (s == 2 || b[s - 3] == b'\n'))
+        }
+        b'[' | b'>' | b'|' => s < 2 || matches!(b[s - 2], b'\n' | b' ' | b'#'),
+        _ => false,
+    }
+}
+
 /// Finds in the runs of decorated lines of `text`, mapped onto `text`.
 #[inline(never)]
 pub(super) fn read_through(r: &Redactor, text: &str, depth: u8, found: &mut Vec<Found>) {

@@ -18,6 +18,9 @@ pub(crate) struct Words<'a> {
     mask: u64,
     /// Where the next run of other bytes starts.
     at: usize,
+    /// Words that may start a line a viewer decorated, up to 2
+    /// ([`crate::viewers::hint`]).
+    pub(crate) decorated: u8,
 }
 
 impl<'a> Words<'a> {
@@ -27,6 +30,7 @@ impl<'a> Words<'a> {
             base: 0,
             mask: token_mask::mask64(b),
             at: 0,
+            decorated: 0,
         }
     }
 
@@ -47,6 +51,9 @@ impl<'a> Words<'a> {
             }
             let end = self.run_end(start, true);
             self.at = end;
+            if self.decorated < 2 && crate::viewers::hint(self.b, start, end) {
+                self.decorated += 1;
+            }
             let class = class_of(self.b, start, end);
             // A line's first word may be a value a command printed
             // (`assignments::command_output`), whatever its length.

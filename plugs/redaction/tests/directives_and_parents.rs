@@ -100,6 +100,34 @@ const PLACES_WITHOUT_A_SECRET: &[&str] = &[
     "SETUVAR fish_color_search_match:\\x2d\\x2dbackground\\x3dbrblack\n",
 ];
 
+/// What a line's place decides, read through a viewer's decorations: the
+/// file's lines decide, not the decorated ones.
+const VIEWED: &[&str] = &[
+    "     1\t127.0.0.1:6379> CONFIG GET requirepass\n     2\t1) \"requirepass\"\n     3\t2) \"«ErQHQwjyaxErPZDS3MoJaQNjCxkv»\"\n",
+    "src/debug.log:12:    password: Some(\nsrc/debug.log:13:        \"«6162ac20172de3d4a5152cdffc0268bb»\",\nsrc/debug.log:14:    ),\n",
+    "2024-05-01T10:00:00.1234567Z >>> os.environ[\"STRIPE_WEBHOOK_SECRET\"]\n2024-05-01T10:00:00.2234567Z '«D7JxlmXVo6Ma8r6XZvlpYaGc»'\n",
+    "+[client]\n+user = app\n+password = «Tr0ub4dor&3xyzQ»\n",
+];
+
+/// The same through decorations, where the file shows no secret: a
+/// table's header, Compose's prefix before random ids.
+const VIEWED_NOT_SECRETS: &[&str] = &[
+    "     1\t❯ fly secrets list -a worker\n     2\tNAME                  \tDIGEST          \tCREATED AT\n     3\tSTRIPE_API_KEY        \tcd1e2f7238f908d7\t2025-01-28T14:39:33Z\n     4\tAWS_SECRET_ACCESS_KEY \t3fec07e500d282e6\t2024-12-08T08:34:51Z\n",
+    "web-1  | vault list auth/token/accessors\nweb-1  | Keys\nweb-1  | ----\nweb-1  | bTqAaUd7bEvsu3gmDUWRQmOz\nweb-1  | PPaBYAuv2RNCsJD1EbSoIqCs\n",
+    "api-2  | request done\napi-2  | kRnj6JUu08kbOolF_t_4a\n",
+    "$ az storage account list -o table\nCreationTime                      Name\n--------------------------------  ---------\n2024-05-01T10:00:00.000000+00:00  shopstore\n2024-05-01T10:00:00.000000+00:00  logs\n",
+];
+
+#[test]
+fn a_line_s_place_is_read_through_a_viewer_s_decorations() {
+    check(VIEWED);
+}
+
+#[test]
+fn decorations_hide_no_context_that_says_a_value_is_none() {
+    check(VIEWED_NOT_SECRETS);
+}
+
 #[test]
 fn values_by_their_place_are_masked() {
     check(PLACES);

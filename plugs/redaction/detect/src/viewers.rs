@@ -8,7 +8,8 @@
 //!
 //! A run of two or more such lines is copied without the decorations and
 //! read by the same detector (not read through again); what it finds is
-//! masked where its bytes came from. A single decorated line is left to
+//! masked where its bytes came from, in place of what the decorated reading
+//! found inside the run. A single decorated line is left to
 //! the rules that read past a line's decoration themselves.
 
 use super::{Found, Redactor, decorations};
@@ -29,7 +30,9 @@ pub(super) fn hint(b: &[u8], s: usize, e: usize) -> bool {
             b[s].is_ascii_digit()
                 || b[s] == b'+'
                 || (b.get(e) == Some(&b' ') && matches!(b.get(e + 1), Some(b' ' | b'|')))
-                || b[s..e].windows(2).any(|w| w[0] == b':' && w[1].is_ascii_digit())
+                || b[s..e]
+                    .windows(2)
+                    .any(|w| w[0] == b':' && w[1].is_ascii_digit())
         }
         b' ' | b'\t' => {
             (b[s].is_ascii_digit()
@@ -67,6 +70,9 @@ pub(super) fn read_through(r: &Redactor, text: &str, depth: u8, found: &mut Vec<
     read_run(r, text, &run, depth, found);
 }
 
+/// The kinds of what a value's place decides.
+const PLACED: [&str; 2] = ["secret-assignment", "aws-secret-key"];
+
 /// Reads the lines of one run (two or more) as one text.
 fn read_run(r: &Redactor, text: &str, run: &[(usize, usize)], depth: u8, found: &mut Vec<Found>) {
     if run.len() < 2 {
@@ -80,6 +86,13 @@ fn read_run(r: &Redactor, text: &str, run: &[(usize, usize)], depth: u8, found: 
         plain.push('\n');
         map.push(e as u32);
     }
+    // Within the run, the file's reading decides what a value's place
+    // makes a secret: a value the decorated reading took for one without
+    // the context a decoration hid (a table's header, a value's parent) is
+    // dropped. (Formats and key blocks are read the same in both, and a
+    // key block's reading holds a stream back by itself.)
+    let (from, to) = (run[0].0, run[run.len() - 1].1);
+    found.retain(|f| !(PLACED.contains(&f.kind) && f.start >= from && f.end <= to));
     for f in r.find_plain(&plain, depth) {
         found.push(Found {
             start: map[f.start] as usize,
@@ -128,6 +141,14 @@ pub(super) fn viewer_prefix(b: &[u8], line: usize, end: usize) -> usize {
     {
         return 0;
     }
+    // A table's row (`| Field | Value |`, `│ … │`): its bars are its own.
+    let last = b[line..end].trim_ascii_end().last().copied();
+    if (d.trim_ascii() == b"|" && last == Some(b'|'))
+        || (d.trim_ascii() == "│".as_bytes()
+            && b[line..end].trim_ascii_end().ends_with("│".as_bytes()))
+    {
+        return 0;
+    }
     // `12:` is as often a hex dump's first byte (`    12:20:44:…`) or a
     // clock's hour as a line number: viewers number lines with a tab, a
     // bar or an arrow.
@@ -137,6 +158,12 @@ pub(super) fn viewer_prefix(b: &[u8], line: usize, end: usize) -> usize {
     // The blanks after the decoration but its first are the file's own
     // indentation (`2024-…Z     04:d7:…`, a YAML key under its parent).
     let blanks = d.iter().rev().take_while(|&&c| c == b' ').count();
+    // A timestamp then a column's padding is a table's first cell
+    // (`az … -o table`'s `CreationTime`, `+00:00`), not a log's stamp (UTC's
+    // `Z` then the line, indented as it was).
+    if blanks >= 2 && d[0].is_ascii_digit() && d[..d.len() - blanks].last() != Some(&b'Z') {
+        return 0;
+    }
     n - blanks.saturating_sub(1)
 }
 
@@ -186,6 +213,7 @@ mod tests {
             ("> quoted", 2),
             ("    12:20:44:f0:3c", 0),
             ("2024-05-01T10:00:00.1Z     04:d7:46", 23),
+            ("2024-05-01T10:00:00.000000+00:00  key1       FULL", 0),
             ("  12 |   password: x", 7),
             ("- item", 0),
             ("* item", 0),
@@ -193,6 +221,7 @@ mod tests {
             ("password: x", 0),
             ("https://example.com/x:12:", 0),
             ("web  | x", 0),
+            ("| API Secret   | Tq4Wz8Lp2Nv6Xc3Rb9Ks5Hm1 |", 0),
         ];
         for &(line, want) in table {
             let b = line.as_bytes();

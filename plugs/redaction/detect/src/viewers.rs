@@ -8,14 +8,17 @@
 //!
 //! A run of two or more such lines is copied without the decorations and
 //! read by the same detector (not read through again); what it finds is
-//! masked where its bytes came from, in place of what the decorated reading
-//! found inside the run. A single decorated line is left to
+//! masked where its bytes came from, besides what the decorated reading
+//! found. A single decorated line is left to
 //! the rules that read past a line's decoration themselves.
 
 use super::{Found, Redactor, decorations};
 
 /// Longest decoration taken off a line.
 const MAX_DECORATION: usize = 96;
+
+/// How much of the text above a run is read with it, in whole lines.
+const MAX_CONTEXT: usize = 512;
 
 /// Whether the word `[s, e)` (every word the word reader reads) may start a
 /// line a viewer decorated: a timestamp's, a diff's `+`, `grep`'s path or
@@ -70,30 +73,36 @@ pub(super) fn read_through(r: &Redactor, text: &str, depth: u8, found: &mut Vec<
     read_run(r, text, &run, depth, found);
 }
 
-/// The kinds of what a value's place decides.
-const PLACED: [&str; 2] = ["secret-assignment", "aws-secret-key"];
-
 /// Reads the lines of one run (two or more) as one text.
 fn read_run(r: &Redactor, text: &str, run: &[(usize, usize)], depth: u8, found: &mut Vec<Found>) {
     if run.len() < 2 {
         return;
     }
-    let mut plain = String::new();
-    let mut map: Vec<u32> = Vec::new();
+    let b = text.as_bytes();
+    // The lines above the run as they are (a prompt's command, a table's
+    // header, a parent): what the run's lines are read under.
+    let first = crate::line_start(b, run[0].0);
+    let context = match first.checked_sub(MAX_CONTEXT) {
+        None => 0,
+        Some(floor) => memchr::memchr(b'\n', &b[floor..first]).map_or(first, |p| floor + p + 1),
+    };
+    let mut plain = String::from(&text[context..first]);
+    let mut map: Vec<u32> = (context as u32..first as u32).collect();
     for &(s, e) in run {
         plain.push_str(&text[s..e]);
         map.extend(s as u32..e as u32);
         plain.push('\n');
         map.push(e as u32);
     }
-    // Within the run, the file's reading decides what a value's place
-    // makes a secret: a value the decorated reading took for one without
-    // the context a decoration hid (a table's header, a value's parent) is
-    // dropped. (Formats and key blocks are read the same in both, and a
-    // key block's reading holds a stream back by itself.)
-    let (from, to) = (run[0].0, run[run.len() - 1].1);
-    found.retain(|f| !(PLACED.contains(&f.kind) && f.start >= from && f.end <= to));
+    // Added to what the decorated reading found: where it took a value for
+    // a secret without the context a decoration hid (a table's header), the
+    // file's reading cannot tell it was none, and dropping such finds cost
+    // more secrets than it spared look-alikes on the held-out set.
+    let above = first - context;
     for f in r.find_plain(&plain, depth) {
+        if f.end <= above {
+            continue;
+        }
         found.push(Found {
             start: map[f.start] as usize,
             end: map[f.end - 1] as usize + 1,

@@ -137,6 +137,14 @@ pub(super) fn viewer_prefix(b: &[u8], line: usize, end: usize) -> usize {
         }
         _ => return 0,
     }
+    // `kubectl logs --prefix`: `[pod/name/container] `.
+    if b[line..end].starts_with(b"[pod/") {
+        let limit = end.min(line + MAX_DECORATION);
+        return match memchr::memchr(b']', &b[line..limit]) {
+            Some(p) if b.get(line + p + 1) == Some(&b' ') => p + 2,
+            _ => 0,
+        };
+    }
     // One decoration: what follows it is the file's (`04:d7:…` of a key
     // dump after a timestamp is no line number).
     let limit = end.min(line + MAX_DECORATION);
@@ -230,6 +238,7 @@ mod tests {
             ("password: x", 0),
             ("https://example.com/x:12:", 0),
             ("web  | x", 0),
+            ("[pod/api-7d4b9-x2k/app] DB_PASSWORD=x", 24),
             ("| API Secret   | Tq4Wz8Lp2Nv6Xc3Rb9Ks5Hm1 |", 0),
         ];
         for &(line, want) in table {

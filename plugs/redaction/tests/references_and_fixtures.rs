@@ -27,6 +27,12 @@ const NOT_SECRETS: &[&str] = &[
     // ExternalSecret's and a chart's names of keys and secrets.
     "  data:\n    - secretKey: database-url\n      remoteRef:\n        key: stage/scheduler/db\n",
     "auth:\n  secret: stripe-api-keys\n",
+    // A sixth corpus's: a form's anti-forgery token, Nix's SRI hashes, an
+    // access key id in a CloudTrail event, a table's digest column.
+    "<input type=\"hidden\" name=\"authenticity_token\" value=\"J0vIxnZFCypsga_sh6n4gBEOqkB8npZRJdXAGjPnVrbs0J7QbHl6F_XD87-0lThq\" autocomplete=\"off\" />\n",
+    "error: hash mismatch in fixed-output derivation:\n         specified: sha256-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n            got:    sha256-zsH040WF2onMBLley6kfga7COV8dYBR/joxkGot2vmU=\n",
+    "  \"userIdentity\": {\n    \"type\": \"AssumedRole\",\n    \"accessKeyId\": \"ASIABTSY7GDY343LEZGU\",\n    \"sessionContext\": {\n      \"attributes\": {\"mfaAuthenticated\": \"true\"}\n    }\n  },\n",
+    "  NAME                      │ DIGEST\n  ──────────────────────────┼────────────────────────────────────\n    OPENAI_API_KEY           │ 8760408d18c76e22330c139e544d87f0f77937efbdaad3785b5210011291cf0c\n",
 ];
 
 const SECRETS: &[&str] = &[
@@ -34,6 +40,10 @@ const SECRETS: &[&str] = &[
     "auth:\n  secret: «Zt4BSsqA5fMA8hRtvvFBlMdK»\n",
     "DATABASE_URL=postgres://${DB_USER:-app}:«Zt4BSsqA5fMA8h»@db:5432/x\n",
     "SLACK_BOT_TOKEN=«xoxb-2210535565-1893204817302-QPbVnSBvRHeTlJbaAQLtUEmZ»\n",
+    // Codex's transcript of a command that prints a secret.
+    "exec\nbash -lc 'heroku auth:token' in /home/kofi/fieldnotes\nsucceeded in 2023ms:\n ›   Warning: token will expire 2025-02-25\n«a58d7fe7-a3d8-4470-86d8-86e7631c4570»\n",
+    "exec\nbash -lc 'cat config/master.key' in /home/dev/trailmix\nsucceeded in 1733ms:\n«62233c0c99df289076ea77ad4737bd33»\n",
+    "⏺ Bash(argocd admin initial-password -n argocd)\n  ⎿  «yYvNs84JsFbHaKlF»\n",
 ];
 
 #[test]

@@ -1076,6 +1076,7 @@ fn table_row(
             && !title_word(v)
             && !path(v)
             && key_shaped(kind, v, &b[ks..ke])
+            && !columns::under_a_header_that_says_otherwise(b, start)
     };
     Some(Parsed::Value(Value {
         start,

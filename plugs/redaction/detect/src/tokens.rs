@@ -305,7 +305,8 @@ const MAX_RECORD: usize = 512;
 fn listed_key(b: &[u8], i: usize) -> Option<Listed> {
     let field = id_field_before(b, i)?;
     let line_only = match field {
-        b"AccessKeyId" => false,
+        // (CloudTrail's `userIdentity` writes it in camel case.)
+        b"AccessKeyId" | b"accessKeyId" => false,
         b"access-key-id" | b"ACCESSKEYMETADATA" => true,
         _ => return None,
     };

@@ -124,6 +124,19 @@ pub(crate) fn cell(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     }
 }
 
+/// Whether the cell at `s` is under a header that says what its column
+/// holds is no secret (`DIGEST` of `supabase secrets list` and `fly
+/// secrets list`, `ID`, `Checksum`): the row's label names the secret, not
+/// this value.
+pub(super) fn under_a_header_that_says_otherwise(b: &[u8], s: usize) -> bool {
+    let Some(row) = crate::line_start_within(b, s, MAX_ROW) else {
+        return false;
+    };
+    header_above(b, row)
+        .and_then(|header| column_name(b, header, row, s))
+        .is_some_and(super::positions::says_what_it_is)
+}
+
 /// The header row of the table whose row starts at `row`: the line above
 /// the table's rule, the rule within [`MAX_ROWS`] rows above.
 fn header_above(b: &[u8], row: usize) -> Option<(usize, usize)> {

@@ -77,6 +77,7 @@ static COMMANDS: &[Command] = &[
     c(&["gh auth token"]),
     c(&["glab auth token"]),
     c(&["heroku auth:token"]),
+    c(&["argocd admin initial-password"]),
     c(&["pass show "]),
     c(&["gopass show "]),
     c(&["security find-generic-password ", " -w"]),
@@ -159,6 +160,7 @@ pub(crate) fn at_word(b: &[u8], s: usize, found: &mut Vec<Found>) {
     let v = &b[start..end];
     // A label may follow a mark that reads as a prompt (`==> Token:`).
     let kind = if after_prompt(before)
+        .or_else(|| codex_command(b, line))
         .and_then(printed)
         .is_some_and(|what| printed_value(what, v))
     {
@@ -184,7 +186,36 @@ pub(crate) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
         return None;
     }
     let before = previous_line(b, line)?;
-    (after_prompt(before).is_some_and(prints_a_secret) || announced(b, line)).then_some(line)
+    (after_prompt(before)
+        .or_else(|| codex_command(b, line))
+        .is_some_and(prints_a_secret)
+        || announced(b, line))
+    .then_some(line)
+}
+
+/// The command Codex ran whose output starts on the line at `line`: its
+/// transcript shows `bash -lc '<command>' in <directory>`, then `succeeded
+/// in 41ms:` (or `exited 1 in 41ms:`), then the output; a few lines of
+/// warnings may come first (`heroku auth:token`'s).
+fn codex_command(b: &[u8], line: usize) -> Option<&[u8]> {
+    let mut at = line;
+    for _ in 0..4 {
+        let above = previous_line(b, at)?;
+        at -= above.len() + 1;
+        let status = above.trim_ascii_end();
+        if !(status.starts_with(b"succeeded in ") || status.starts_with(b"exited "))
+            || !status.ends_with(b"ms:")
+        {
+            continue;
+        }
+        let command = previous_line(b, at)?;
+        let inner = command.strip_prefix(b"bash -lc '")?;
+        let close = memchr::memrchr(b'\'', inner)?;
+        return inner[close..]
+            .starts_with(b"' in ")
+            .then_some(&inner[..close]);
+    }
+    None
 }
 
 /// Whether a label on the line before the one at `line` (or on the one

@@ -83,8 +83,15 @@ const NOT_KEYS: [&[u8]; 13] = [
 
 /// Names ending in `token` that hold no secret: pagination cursors and
 /// idempotency tokens (`"NextToken": "…"` in every AWS list, Azure's
-/// `$skiptoken=` and `--starting-token`).
-const NOT_TOKENS: [&[u8]; 11] = [
+/// `$skiptoken=` and `--starting-token`), a form's anti-forgery token.
+const NOT_TOKENS: [&[u8]; 16] = [
+    // Anti-forgery tokens a page hands every visitor (Rails', Django's,
+    // ASP.NET's): they prove a form came from the page, not who sends it.
+    b"authenticitytoken",
+    b"csrftoken",
+    b"xsrftoken",
+    b"csrfmiddlewaretoken",
+    b"requestverificationtoken",
     b"nexttoken",
     b"pagetoken",
     b"nextpagetoken",

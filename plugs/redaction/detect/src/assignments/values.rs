@@ -144,8 +144,22 @@ pub(super) fn plain(v: &[u8]) -> bool {
     ) || v.windows(2).any(|w| w == b"::")
         || constant(v)
         || crate::placeholders::stand_in(v)
-        || crate::tokens::checksums::nkey_public(v);
+        || crate::tokens::checksums::nkey_public(v)
+        || sri_digest(v);
     !not_a_value && !NOT_VALUES.iter().any(|w| v.eq_ignore_ascii_case(w))
+}
+
+/// A Subresource Integrity digest (`sha256-<base64>=`: Nix's hashes, npm's
+/// `integrity`), its base64 as long as its algorithm's digest.
+fn sri_digest(v: &[u8]) -> bool {
+    let body = match v.get(..7) {
+        Some(b"sha256-") => (&v[7..], 44),
+        Some(b"sha384-") => (&v[7..], 64),
+        Some(b"sha512-") => (&v[7..], 88),
+        _ => return false,
+    };
+    let (b64, len) = body;
+    b64.len() == len && b64.iter().all(|&c| crate::b64(c) || c == b'=')
 }
 
 /// `GITHUB_TOKEN`, `DB_PASSWORD`: the name of a variable, not its value.

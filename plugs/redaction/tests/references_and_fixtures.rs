@@ -40,6 +40,8 @@ const SECRETS: &[&str] = &[
     "auth:\n  secret: «Zt4BSsqA5fMA8hRtvvFBlMdK»\n",
     "DATABASE_URL=postgres://${DB_USER:-app}:«Zt4BSsqA5fMA8h»@db:5432/x\n",
     "SLACK_BOT_TOKEN=«xoxb-2210535565-1893204817302-QPbVnSBvRHeTlJbaAQLtUEmZ»\n",
+    // A pip index URL with a CodeArtifact token (a kilobyte long).
+    "global.extra-index-url='https://aws:«eyJ2ZXIiOjEsImlzdSI6jXuxzAoMIQibX3JkknxPrs6gaPAeOr9mKxWBHJYcaDzaQmPwzdkXMs8KX7M3Ke5EgqIjXuxzAoMIQibX3JkknxPrs6gaPAeOr9mKxWBHJYcaDzaQmPwzdkXMs8KX7M3Ke5EgqIjXuxzAoMIQibX3JkknxPrs6gaPAeOr9mKxWBHJYcaDzaQmPwzdkXMs8KX7M3Ke5EgqIjXuxzAoMIQibX3JkknxPrs6gaPAeOr9mKxWBHJYcaDzaQmPwzdkXMs8KX7M3Ke5EgqIjXuxzAoMIQibX3JkknxPrs6gaPAeOr9mKxWBHJYcaDzaQmPwzdkXMs8KX7M3Ke5EgqIjXuxzAoMIQibX3JkknxPrs6gaPAeOr9mKxWBHJYcaDzaQmPwzdkXMs8KX7M3Ke5EgqIjXuxzAoMIQibX3JkknxPrs6gaPAeOr9mKxWBHJYcaDzaQmPwzdkXMs8KX7M3Ke5EgqIjXuxzAoMIQibX3JkknxPrs6gaPAeOr9mKxWBHJYcaDzaQmPwzdkXMs8KX7M3Ke5EgqIjXuxzAoMIQibX3JkknxPrs6gaPAeOr9mKxWBHJYcaDzaQmPwzdkXMs8KX7M3Ke5EgqIjXuxzAoMIQibX3JkknxPrs6gaPAeOr9mKxWBHJYcaDzaQmPwzdkXMs8KX7M3Ke5EgqIjXuxzAoMIQibX3JkknxPrs6gaPAeOr9mKxWBHJYcaDzaQmPwzdkXMs8KX7M3Ke5EgqIjXuxzAoMIQibX3JkknxPrs6gaPAeOr9mKxWBHJYcaDzaQmPwzdkXMs8KX7M3Ke5EgqIjXuxzAoMIQibX3JkknxPrs6gaPAeOr9mKxWBHJYcaDzaQmPwzdkXMs8KX7M3Ke5EgqIjXuxzAoMIQibX3JkknxPrs6gaPAeOr9mKxWBHJYcaDzaQmPwzdkXMs8KX7M3Ke5EgqI»@acme-111122223333.d.codeartifact.us-east-1.amazonaws.com/pypi/py/simple/'\n",
     // Codex's transcript of a command that prints a secret.
     "exec\nbash -lc 'heroku auth:token' in /home/kofi/fieldnotes\nsucceeded in 2023ms:\n ›   Warning: token will expire 2025-02-25\n«a58d7fe7-a3d8-4470-86d8-86e7631c4570»\n",
     "exec\nbash -lc 'cat config/master.key' in /home/dev/trailmix\nsucceeded in 1733ms:\n«62233c0c99df289076ea77ad4737bd33»\n",

@@ -5,8 +5,9 @@
 
 use super::{Found, b64url, find, mixed, rfind, run};
 
-/// Longest authority (`user:password@host:port`) looked at.
-const MAX_AUTHORITY: usize = 512;
+/// Longest authority (`user:password@host:port`) looked at: CodeArtifact's
+/// token in a pip index URL is about a kilobyte.
+const MAX_AUTHORITY: usize = 2048;
 
 const WEBHOOKS: [(&[u8], &str); 5] = [
     (b"hooks.slack.com/services/", "slack-webhook"),

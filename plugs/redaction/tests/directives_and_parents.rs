@@ -107,6 +107,8 @@ const VIEWED: &[&str] = &[
     "src/debug.log:12:    password: Some(\nsrc/debug.log:13:        \"«6162ac20172de3d4a5152cdffc0268bb»\",\nsrc/debug.log:14:    ),\n",
     "2024-05-01T10:00:00.1234567Z >>> os.environ[\"STRIPE_WEBHOOK_SECRET\"]\n2024-05-01T10:00:00.2234567Z '«D7JxlmXVo6Ma8r6XZvlpYaGc»'\n",
     "+[client]\n+user = app\n+password = «Tr0ub4dor&3xyzQ»\n",
+    "[pod/api-7d4b9-x2k/app] $ redis-cli CONFIG GET masterauth\n[pod/api-7d4b9-x2k/app] 1) \"masterauth\"\n[pod/api-7d4b9-x2k/app] 2) \"«pNhxIGjb7u4YQ1rOhoYHGEFOwqR8C5»\"\n",
+    "web-1  | >>> settings.SECRET_KEY\nweb-1  | '«c9387abb50cd107d1c6375281d8fb1eb»'\n",
 ];
 
 /// The same through decorations, where the file shows no secret:

@@ -6,11 +6,11 @@
 //! under the command that printed it) see the file's lines, not the
 //! viewer's.
 //!
-//! A run of two or more such lines is copied without the decorations and
-//! read by the same detector (not read through again); what it finds is
-//! masked where its bytes came from, besides what the decorated reading
-//! found. A single decorated line is left to
-//! the rules that read past a line's decoration themselves.
+//! A run of two or more such lines is copied without the decorations, under
+//! the lines above it, and read by the same detector (not read through
+//! again); what it finds is masked where its bytes came from, besides what
+//! the decorated reading found. A single decorated line is left to the
+//! rules that read past a line's decoration themselves.
 
 use super::{Found, Redactor, decorations};
 

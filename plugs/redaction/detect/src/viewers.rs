@@ -187,23 +187,12 @@ pub(super) fn viewer_prefix(b: &[u8], line: usize, end: usize) -> usize {
 /// Compose's `web-1  | ` (a service, its replica, padding, a bar) or
 /// `grep -n`'s `path:12:` (`path-12-` a context line).
 fn compose_or_grep(t: &[u8]) -> usize {
-    let word = t
-        .iter()
-        .take(MAX_DECORATION)
-        .take_while(|&&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b'/'))
-        .count();
-    let rest = &t[word..];
-    // Compose: the word ends `-<digits>`, then blanks and `| `.
-    if let Some(bar) = rest.iter().position(|&c| c != b' ')
-        && bar > 0
-        && rest[bar..].starts_with(b"| ")
-        && t[..word]
-            .rsplit(|&c| c == b'-')
-            .next()
-            .is_some_and(|n| !n.is_empty() && n.iter().all(u8::is_ascii_digit))
-    {
-        return word + bar + 2;
+    let n = compose_prefix(t);
+    if n > 0 {
+        return n;
     }
+    let word = first_word(t);
+    let rest = &t[word..];
     // grep: `path:12:`, the path holding a `.` or a `/`.
     if rest.first() == Some(&b':') && t[..word].iter().any(|&c| c == b'.' || c == b'/') {
         let digits = rest[1..].iter().take_while(|c| c.is_ascii_digit()).count();
@@ -212,6 +201,36 @@ fn compose_or_grep(t: &[u8]) -> usize {
         }
     }
     0
+}
+
+/// How long Compose's prefix is at the start of the line `t` (0: none): a
+/// service and its replica (`web-1`), padding, `| `. Also what no table's
+/// row label is (`assignments::positions`).
+pub(crate) fn compose_prefix(t: &[u8]) -> usize {
+    let word = first_word(t);
+    let rest = &t[word..];
+    let replica = t[..word].rsplit(|&c| c == b'-').next().unwrap_or_default();
+    match rest.iter().position(|&c| c != b' ') {
+        Some(bar)
+            if bar > 0
+                && rest[bar..].starts_with(b"| ")
+                && t[..word].contains(&b'-')
+                && !replica.is_empty()
+                && replica.iter().all(u8::is_ascii_digit) =>
+        {
+            word + bar + 2
+        }
+        _ => 0,
+    }
+}
+
+/// The length of the word a viewer's prefix may start with: a path, a
+/// service.
+fn first_word(t: &[u8]) -> usize {
+    t.iter()
+        .take(MAX_DECORATION)
+        .take_while(|&&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b'/'))
+        .count()
 }
 
 #[cfg(test)]

@@ -337,12 +337,7 @@ pub(super) fn table_label(b: &[u8], ks: usize, ke: usize) -> Option<Name> {
     }
     // `web-1  | …`: Compose's service and replica before each line of its
     // logs, no label of a row (`crate::viewers` reads the line without it).
-    let replica = b[ks..ke].rsplit(|&c| c == b'-').next().unwrap_or_default();
-    if border > 0
-        && (ks == 0 || b[ks - 1] == b'\n')
-        && b[ks..ke].contains(&b'-')
-        && !replica.is_empty()
-        && replica.iter().all(u8::is_ascii_digit)
+    if border > 0 && (ks == 0 || b[ks - 1] == b'\n') && crate::viewers::compose_prefix(&b[ks..]) > 0
     {
         return None;
     }

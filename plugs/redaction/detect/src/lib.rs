@@ -281,8 +281,11 @@ impl Redactor {
         if found.iter().any(|f| f.kind == decorations::DECORATED) {
             Self::read_decorated(text, &mut found);
         }
-        // Two words that may start a line a viewer decorated.
-        if viewers && words.decorated >= 2 {
+        // Runs of lines a viewer decorated. Looked for line by line in
+        // every text: a test per word for whether the text may have any
+        // (two words that may start such a line) cost more in the word loop
+        // than the line pass costs (204 against 193 MB/s).
+        if viewers {
             viewers::read_through(self, text, depth, &mut found);
         }
         // An escape sequence was seen (`literals_in` marks it): read the text

@@ -20,38 +20,6 @@ const MAX_DECORATION: usize = 96;
 /// How much of the text above a run is read with it, in whole lines.
 const MAX_CONTEXT: usize = 512;
 
-/// Whether the word `[s, e)` (every word the word reader reads) may start a
-/// line a viewer decorated: a timestamp's, a diff's `+`, `grep`'s path or
-/// Compose's service first on its line; a line number after blanks; a word
-/// after a quote's `>`, a bar or a bracket. The text is read through its
-/// viewers only where two words say so: most texts have no such line.
-#[inline(always)]
-pub(super) fn hint(b: &[u8], s: usize, e: usize) -> bool {
-    let before = if s == 0 { b'\n' } else { b[s - 1] };
-    match before {
-        b'\n' => {
-            b[s].is_ascii_digit()
-                || b[s] == b'+'
-                || (b.get(e) == Some(&b' ') && matches!(b.get(e + 1), Some(b' ' | b'|')))
-                || b[s..e]
-                    .windows(2)
-                    .any(|w| w[0] == b':' && w[1].is_ascii_digit())
-        }
-        b' ' | b'\t' => {
-            (b[s].is_ascii_digit()
-                && e - s <= 7
-                && matches!(b.get(e), Some(b'\t' | b' ' | b'|' | 0xE2))
-                && b[s..e].iter().all(u8::is_ascii_digit))
-                // `> `, `| ` first on their line.
-                || (s >= 2
-                    && matches!(b[s - 2], b'>' | b'|')
-                    && (s == 2 || b[s - 3] == b'\n'))
-        }
-        b'[' | b'>' | b'|' => s < 2 || matches!(b[s - 2], b'\n' | b' ' | b'#'),
-        _ => false,
-    }
-}
-
 /// Finds in the runs of decorated lines of `text`, mapped onto `text`.
 #[inline(never)]
 pub(super) fn read_through(r: &Redactor, text: &str, depth: u8, found: &mut Vec<Found>) {
@@ -187,12 +155,12 @@ pub(super) fn viewer_prefix(b: &[u8], line: usize, end: usize) -> usize {
 /// Compose's `web-1  | ` (a service, its replica, padding, a bar) or
 /// `grep -n`'s `path:12:` (`path-12-` a context line).
 fn compose_or_grep(t: &[u8]) -> usize {
-    let n = compose_prefix(t);
-    if n > 0 {
-        return n;
-    }
     let word = first_word(t);
     let rest = &t[word..];
+    // Told by the byte after the first word: most lines' is neither.
+    if rest.first() == Some(&b' ') {
+        return compose_prefix(t);
+    }
     // grep: `path:12:`, the path holding a `.` or a `/`.
     if rest.first() == Some(&b':') && t[..word].iter().any(|&c| c == b'.' || c == b'/') {
         let digits = rest[1..].iter().take_while(|c| c.is_ascii_digit()).count();

@@ -18,9 +18,6 @@ pub(crate) struct Words<'a> {
     mask: u64,
     /// Where the next run of other bytes starts.
     at: usize,
-    /// Words that may start a line a viewer decorated, up to 2
-    /// ([`crate::viewers::hint`]).
-    pub(crate) decorated: u8,
 }
 
 impl<'a> Words<'a> {
@@ -30,7 +27,6 @@ impl<'a> Words<'a> {
             base: 0,
             mask: token_mask::mask64(b),
             at: 0,
-            decorated: 0,
         }
     }
 
@@ -51,9 +47,6 @@ impl<'a> Words<'a> {
             }
             let end = self.run_end(start, true);
             self.at = end;
-            if self.decorated < 2 && crate::viewers::hint(self.b, start, end) {
-                self.decorated += 1;
-            }
             let class = class_of(self.b, start, end);
             // A line's first word may be a value a command printed
             // (`assignments::command_output`), whatever its length.

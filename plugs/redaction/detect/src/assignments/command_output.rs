@@ -151,7 +151,10 @@ pub(crate) fn at_word(b: &[u8], s: usize, found: &mut Vec<Found>) {
     let Some((start, end)) = lone_word(b, line) else {
         return;
     };
-    if start != s && !(start < s && b[start..s].iter().all(symbol)) {
+    // Both readings below want 8 bytes or more (`secret_like`): most
+    // lines' lone words (`}`, `Some(0)`) end here, before the lines above
+    // are looked for.
+    if end - start < 8 || (start != s && !(start < s && b[start..s].iter().all(symbol))) {
         return;
     }
     let Some(before) = previous_line(b, line) else {

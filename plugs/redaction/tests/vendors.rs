@@ -239,6 +239,12 @@ const VENDORS: &[(&str, &str, &[&str])] = &[
     ("twitter-token", "", &["{d:18}-{a:40}", "{d:19}-{a:31}"]),
     ("dropbox-token", "", &["{a:11}AAAAAAAAAA{w:43}"]),
     ("jwt", "", &["ZXlKaGJHY2lPaUpJVXpJMU5pSjk{b:100}"]),
+    // k3s join tokens: the CA's hash, a user, its password.
+    (
+        "k3s-token",
+        "",
+        &["K10{h:64}::server:{h:32}", "K10{h:64}::node:{a:24}"],
+    ),
 ];
 
 /// Where a vendor secret turns up: `@@` is the secret.

@@ -67,6 +67,7 @@ pub(super) fn at(b: &[u8], i: usize, e: usize, found: &mut Vec<Found>) {
         b'M' if t.starts_with(b"MII") => pkcs12(t),
         b'M' if t.starts_with(b"MDAx") => macaroon(t),
         b'M' | b'N' | b'O' => discord_bot(t).map(|n| (n, "discord-token")),
+        b'K' => k3s(t),
         b'0'..=b'9' => digits_first(t),
         b'P' if t.starts_with(b"Private-Lines:") => {
             private_keys::putty(b, i, found);
@@ -110,6 +111,24 @@ fn pkcs12(t: &[u8]) -> Option<(usize, &'static str)> {
     let head = super::decode::decode(&t[..12]);
     (head.len() >= 7 && head[0] == 0x30 && head[1] == 0x82 && head[4..7] == [0x02, 0x01, 0x03])
         .then_some((n, "private-key"))
+}
+
+/// A k3s join token (`/var/lib/rancher/k3s/server/token`, `K3S_TOKEN=`):
+/// `K10`, the cluster CA's SHA-256 in hex, `::`, a user, `:`, its password.
+/// Masked whole: the hash pins the cluster the password opens.
+fn k3s(t: &[u8]) -> Option<(usize, &'static str)> {
+    let hash = t.get(3..67)?;
+    if !t.starts_with(b"K10") || !hash.iter().all(|&c| super::hex(c)) || t.get(67..69)? != b"::"
+    {
+        return None;
+    }
+    let user = run(t, 69, |c| c.is_ascii_alphanumeric() || c == b'_');
+    if user == 0 || t.get(69 + user) != Some(&b':') {
+        return None;
+    }
+    let from = 70 + user;
+    let password = run(t, from, |c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-'));
+    (password >= 8).then_some((from + password, "k3s-token"))
 }
 
 /// Twitter app bearer tokens (`AAAAAAAAAAAAAAAAAAAAA…`) and Firebase Cloud

@@ -267,7 +267,7 @@ fn speed(
         let t = Instant::now();
         let mut streams = Streams::default();
         for (i, e) in entries.iter().enumerate() {
-            black_box(streams.filter(&r, entry(e, i + 1 == entries.len())));
+            black_box(streams.filter(r, entry(e, i + 1 == entries.len())));
         }
         streamed.push(t.elapsed().as_secs_f64());
     }

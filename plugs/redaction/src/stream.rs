@@ -6,12 +6,16 @@
 //! `?` before `token=`, may have left in an earlier chunk. When the stream
 //! has been quiet a while the runner sends an empty chunk that is not `last`:
 //! then what is held back goes out, masked as it stands.
+//!
+//! The session remembers the secrets it found ([`Seen`]): a later copy of
+//! one is masked in any entry of any stream, and a chunk that ends with the
+//! start of such a copy holds it back.
 
 use std::collections::HashMap;
 
 use blaise_plug::TranscriptEntry;
 
-use crate::detect::Redactor;
+use crate::detect::{Redactor, Seen};
 
 /// Most bytes kept as context: the current line, and the lines before it
 /// that fit whole (a `resource "random_password"` above its `result`, a
@@ -22,6 +26,8 @@ const CONTEXT: usize = 1 << 10;
 #[derive(Debug, Default)]
 pub struct Streams {
     open: HashMap<String, Open>,
+    /// The values found so far in the session.
+    seen: Seen,
 }
 
 #[derive(Debug, Default)]
@@ -43,7 +49,9 @@ impl Streams {
         let Some(open) = open else {
             if entry.last {
                 // A whole entry: the common case, without copies.
-                if let std::borrow::Cow::Owned(masked) = redactor.redact(&entry.text) {
+                if let std::borrow::Cow::Owned(masked) =
+                    redactor.redact_knowing(&entry.text, &mut self.seen)
+                {
                     entry.text = masked;
                 }
                 return entry;
@@ -67,12 +75,26 @@ impl Streams {
         // stream has been quiet: what is held back goes now, masked as it
         // stands; the stream goes on.
         let quiet = !entry.last && entry.text.is_empty();
-        let cut = if entry.last || quiet {
+        let mut cut = if entry.last || quiet {
             text.len()
         } else {
             redactor.hold_back_from(&text).max(from)
         };
-        entry.text = redactor.redact_after(&text[..cut], from);
+        // A copy of a known value may start before the cut: held back from
+        // there too, and the cut settled again for what it then ends on.
+        let (found, learned) = loop {
+            let (found, learned) = redactor.find_after(&text[..cut], from, &self.seen);
+            if entry.last || quiet {
+                break (found, learned);
+            }
+            let back = self.seen.hold_back_from(&text[..cut], &learned).max(from);
+            if back == cut {
+                break (found, learned);
+            }
+            cut = redactor.hold_back_from(&text[..back]).max(from);
+        };
+        entry.text = redactor.mask_after(&text[..cut], from, &found);
+        self.seen.learn(learned);
         if !entry.last {
             let line = text[..cut].rfind('\n').map_or(0, |p| p + 1);
             // On a char boundary (the first one at most CONTEXT bytes back):

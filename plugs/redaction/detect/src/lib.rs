@@ -30,6 +30,7 @@ mod decorations;
 mod layouts;
 mod placeholders;
 mod private_keys;
+mod repeats;
 mod token_mask;
 mod tokens;
 mod urls;
@@ -59,6 +60,7 @@ pub struct Found {
 pub const MAX_HOLD: usize = 32 << 10;
 
 pub use private_keys::MAX_PEM;
+pub use repeats::{Learned, Seen};
 pub use tokens::public_by_design;
 
 /// Words shorter than this are never secrets (literals and the names of
@@ -132,7 +134,15 @@ impl Redactor {
     /// The text with every secret replaced by `[REDACTED:kind]`; borrowed
     /// when there is nothing to mask.
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        let found = self.find(text);
+        self.redact_knowing(text, &mut Seen::default())
+    }
+
+    /// [`Redactor::redact`] in a session: values `seen` in earlier entries
+    /// are masked wherever they come back, and what this text teaches is
+    /// remembered.
+    pub fn redact_knowing<'a>(&self, text: &'a str, seen: &mut Seen) -> Cow<'a, str> {
+        let (found, learned) = self.find_after(text, 0, seen);
+        seen.learn(learned);
         if found.is_empty() {
             return Cow::Borrowed(text);
         }
@@ -152,9 +162,15 @@ impl Redactor {
     /// The text from byte `from` on, masked; the text before `from` is only
     /// read, as the context of what follows (a stream's earlier chunks).
     pub fn redact_after(&self, text: &str, from: usize) -> String {
+        self.mask_after(text, from, &self.find(text))
+    }
+
+    /// `text` from byte `from` on with `found` (finds in all of `text`)
+    /// masked.
+    pub fn mask_after(&self, text: &str, from: usize, found: &[Found]) -> String {
         let mut out = String::with_capacity(text.len() - from);
         let mut last = from;
-        for f in self.find(text) {
+        for &f in found {
             if f.end <= from {
                 continue;
             }
@@ -171,7 +187,26 @@ impl Redactor {
     /// Every secret in the text, in order, not overlapping, each on char
     /// boundaries.
     pub fn find(&self, text: &str) -> Vec<Found> {
-        self.find_at_depth(text, 0)
+        self.find_after(text, 0, &Seen::default()).0
+    }
+
+    /// [`Redactor::find`] with what earlier text taught (`seen`): copies of
+    /// a value found before are found too ([`repeats`]). Also what this text
+    /// teaches, from its finds that end after `from` (the text before it is
+    /// a stream's context, taught already), for [`Seen::learn`].
+    pub fn find_after(&self, text: &str, from: usize, seen: &Seen) -> (Vec<Found>, Learned) {
+        let found = self.find_at_depth(text, 0);
+        let learned = seen.taught(text, &found, from);
+        if seen.is_empty() && learned.is_empty() {
+            return (found, learned);
+        }
+        let copies = seen.copies(text, &learned);
+        if copies.is_empty() {
+            return (found, learned);
+        }
+        let mut all = found;
+        all.extend(copies);
+        (resolve_overlaps(all), learned)
     }
 
     /// [`Redactor::find`] in text with terminal escape sequences: read

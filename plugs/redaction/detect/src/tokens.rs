@@ -118,8 +118,7 @@ fn pkcs12(t: &[u8]) -> Option<(usize, &'static str)> {
 /// Masked whole: the hash pins the cluster the password opens.
 fn k3s(t: &[u8]) -> Option<(usize, &'static str)> {
     let hash = t.get(3..67)?;
-    if !t.starts_with(b"K10") || !hash.iter().all(|&c| super::hex(c)) || t.get(67..69)? != b"::"
-    {
+    if !t.starts_with(b"K10") || !hash.iter().all(|&c| super::hex(c)) || t.get(67..69)? != b"::" {
         return None;
     }
     let user = run(t, 69, |c| c.is_ascii_alphanumeric() || c == b'_');
@@ -127,7 +126,9 @@ fn k3s(t: &[u8]) -> Option<(usize, &'static str)> {
         return None;
     }
     let from = 70 + user;
-    let password = run(t, from, |c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-'));
+    let password = run(t, from, |c| {
+        c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-')
+    });
     (password >= 8).then_some((from + password, "k3s-token"))
 }
 

@@ -136,10 +136,6 @@ const TOKENS: &[(&str, &[&str])] = &[
     ),
     ("twilio-key", &["SKefb5250f5a2d5a1fac1f79f1bf65ce9c"]),
     (
-        "twilio-account-sid",
-        &["AC838b3ee45a35fbbecbff30f04921b349"],
-    ),
-    (
         "sendgrid-key",
         &[
             "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",
@@ -543,7 +539,9 @@ const MARKED: &[&str] = &[
     "JWT_SECRET=«L42pzoUfG1j2HGdLKcuDzpMOWPw2A6QK»",
     "OPENAI_API_KEY=«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»",
     "export SLACK_BOT_TOKEN=«xoxb-543034082470-1434766027622-9KOVkyqwGUWJRNsOIQsWCa0l»",
-    "TWILIO_ACCOUNT_SID=«AC838b3ee45a35fbbecbff30f04921b349»\nTWILIO_AUTH_TOKEN=«7cec964241ea4acd8245f4209c741d48»\n",
+    // The account's SID is its identifier (in every API URL); the token is
+    // the secret.
+    "TWILIO_ACCOUNT_SID=AC838b3ee45a35fbbecbff30f04921b349\nTWILIO_AUTH_TOKEN=«7cec964241ea4acd8245f4209c741d48»\n",
     "HEROKU_API_KEY=«07becceb-3425-08ea-a42b-2cea6a2d5b85»",
     "CLOUDFLARE_API_TOKEN=«Fqf_eT1CAzNmneB7jpTouSgz8pujCLZ0mfTfPZfl»",
     "DD_API_KEY=«aaf6c0999e70fc9c03096cd251819c8d» DD_SITE=datadoghq.eu",

@@ -1189,6 +1189,12 @@ fn reported(kind: &'static str) -> &'static str {
 /// says it is a credential whatever its shape (`DD_APP_KEY`, `JSESSIONID`),
 /// or a UUID under `secret_id`.
 fn key_shaped(kind: &str, v: &[u8], key: &[u8]) -> bool {
+    // `phase2-auth: mschapv2`, `auth: scram256`: an `auth` is as often a
+    // method as a credential, and a method's name is a lower-case word
+    // with a version at most.
+    if names::ends_auth(key) && values::method_name(v) {
+        return false;
+    }
     if kind == SECRET_ITEM {
         return command_output::secret_like(v);
     }

@@ -421,10 +421,38 @@ fn reference(v: &[u8]) -> bool {
         || (first == b'[' && last == b']')
         || (first == b'(' && last == b')')
         || windows_variable(v)
+        || replaced_token(v)
+        || field_path(v)
         || REFERENCES.iter().any(|r| {
             v.len() > r.starts.len()
                 && v[..r.starts.len()].eq_ignore_ascii_case(r.starts)
                 && (r.holds.is_empty() || crate::find(&v[r.starts.len()..], r.holds).is_some())
+        })
+}
+
+/// `__SendGridApiKey__`, `__DB_PASSWORD__`: a token a release pipeline
+/// replaces (Azure DevOps' Replace Tokens, Octopus), a name between double
+/// underscores.
+fn replaced_token(v: &[u8]) -> bool {
+    v.len() > 4
+        && v.starts_with(b"__")
+        && v.ends_with(b"__")
+        && v[2].is_ascii_alphabetic()
+        && v[2..v.len() - 2]
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
+}
+
+/// `.properties.token`, `.Values.auth.password`: a path into a document
+/// (jq's, a Helm or Go template's), what a filter reads, not a value.
+fn field_path(v: &[u8]) -> bool {
+    v.len() > 2
+        && v[0] == b'.'
+        && v[1].is_ascii_alphabetic()
+        && v.split(|&c| c == b'.').skip(1).all(|part| {
+            !part.is_empty()
+                && part[0].is_ascii_alphabetic()
+                && part.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_')
         })
 }
 

@@ -168,11 +168,40 @@ fn jwt(t: &[u8]) -> Option<(usize, &'static str)> {
         let p = run(t, h + 1, b64url);
         if p > 10 && t.get(h + 1 + p) == Some(&b'.') {
             let sig = run(t, h + 2 + p, b64url);
+            if anon_role(&t[h + 1..h + 1 + p]) {
+                return None;
+            }
             return Some((h + 2 + p + sig, "jwt"));
         }
     }
     let n = run(t, 0, super::b64);
     (t.starts_with(b"eyJrIjoi") && n >= 50).then_some((n, "grafana-token"))
+}
+
+/// Whether a JWT is public by design: Supabase's `anon` key (its payload's
+/// `"role":"anon"`), which every browser of the project carries and row
+/// level security limits; its `service_role` key is a secret.
+pub(crate) fn public_jwt(v: &[u8]) -> bool {
+    let mut parts = v.split(|&c| c == b'.');
+    let (Some(head), Some(payload), Some(_), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return false;
+    };
+    head.starts_with(b"eyJ") && anon_role(payload)
+}
+
+/// Whether a JWT's payload (base64url) says `"role":"anon"`.
+fn anon_role(payload: &[u8]) -> bool {
+    if payload.len() > 2048 {
+        return false;
+    }
+    let json = super::decode::decode(payload);
+    let compact: Vec<u8> = json
+        .into_iter()
+        .filter(|c| !c.is_ascii_whitespace())
+        .collect();
+    super::find(&compact, b"\"role\":\"anon\"").is_some()
 }
 
 /// Azure AD client secrets: three characters, a digit, `Q~`, 31-34 more.

@@ -195,7 +195,7 @@ pub(super) fn name_of(key: &[u8], candidates: u64) -> Option<Name> {
         // Helm's `existingSecret: my-db-secret` (and `existingSecretPasswordKey`,
         // `auth.existingSecret`): the name of a Kubernetes Secret that holds
         // the value, not the value.
-        if names_existing(key) || names_hashed(key) {
+        if names_existing(key) || names_hashed(key) || says_public(key) {
             return None;
         }
         // Azure's `primaryKey`/`secondaryKey` pair: a key where the value
@@ -259,6 +259,14 @@ pub(super) fn secret_kind(key: &[u8]) -> Option<&'static str> {
     }
 }
 
+/// Whether the name's last word is `auth` (`UPSTREAM_AUTH`,
+/// `phase2-auth`).
+pub(super) fn ends_auth(key: &[u8]) -> bool {
+    ends_with_name(key, b"auth").is_some_and(|i| {
+        i == 0 || matches!(key[i - 1], b'_' | b'-' | b'.') || key[i].is_ascii_uppercase()
+    })
+}
+
 /// Whether the name is a password's (`db_password`, `spring.mail.password`,
 /// `keyPassphrase`, `PGPASS`): any value under it is one.
 pub(super) fn password(key: &[u8]) -> bool {
@@ -273,6 +281,41 @@ pub(super) fn password(key: &[u8]) -> bool {
 fn names_hashed(key: &[u8]) -> bool {
     const WORD: &[u8] = b"hashed";
     key.len() > WORD.len() && key[..WORD.len()].eq_ignore_ascii_case(WORD)
+}
+
+/// Whether one of the name's words says its value is public:
+/// `NEXT_PUBLIC_…` (Next.js builds it into every page), `publishable`
+/// (Stripe's, Clerk's), `SEARCH_ONLY` (Algolia's browser key). A vendor's
+/// secret under such a name is still found by its format.
+fn says_public(key: &[u8]) -> bool {
+    words(key).any(|w| {
+        w.eq_ignore_ascii_case(b"public")
+            || w.eq_ignore_ascii_case(b"publishable")
+            || w.eq_ignore_ascii_case(b"searchonly")
+    }) || crate::find(&key.to_ascii_lowercase(), b"search_only").is_some()
+}
+
+/// The words of a name: split at `_`, `-`, `.` and where lower case turns
+/// upper.
+fn words(key: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while at < key.len() && matches!(key[at], b'_' | b'-' | b'.') {
+            at += 1;
+        }
+        if at >= key.len() {
+            return None;
+        }
+        let start = at;
+        at += 1;
+        while at < key.len()
+            && !matches!(key[at], b'_' | b'-' | b'.')
+            && !(key[at - 1].is_ascii_lowercase() && key[at].is_ascii_uppercase())
+        {
+            at += 1;
+        }
+        Some(&key[start..at])
+    })
 }
 
 /// Whether the name has `existing` as one of its words (`existingSecret`,

@@ -145,7 +145,10 @@ pub(super) fn plain(v: &[u8]) -> bool {
         || constant(v)
         || crate::placeholders::stand_in(v)
         || crate::tokens::checksums::nkey_public(v)
-        || sri_digest(v);
+        || sri_digest(v)
+        || digest_typed(v)
+        || public_project_key(v)
+        || crate::tokens::public_jwt(v);
     !not_a_value && !NOT_VALUES.iter().any(|w| v.eq_ignore_ascii_case(w))
 }
 
@@ -399,16 +402,21 @@ pub(super) fn worded(v: &[u8]) -> bool {
 /// secret of that shape is read by its own rule (`sk_live_…`, `ghp_…`).
 pub(super) fn object_id(v: &[u8]) -> bool {
     // `i-0a1b2c3d4e5f67890`, `subnet-09f8e7d6`: AWS's resources, hex after
-    // a word and `-`.
+    // a word and `-`; `run-bIh6rzuHIuMd1xOE`, `ws-…`, `cv-…`: Terraform
+    // Cloud's, 16 letters and digits after a short word.
     if let Some(dash) = v.iter().position(|&c| c == b'-')
         && (1..=12).contains(&dash)
         && v[..dash].iter().all(u8::is_ascii_lowercase)
         && v.len() - dash > 8
-        && v[dash + 1..]
+    {
+        let rest = &v[dash + 1..];
+        if rest
             .iter()
             .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c))
-    {
-        return true;
+            || (dash <= 5 && rest.len() == 16 && rest.iter().all(u8::is_ascii_alphanumeric))
+        {
+            return true;
+        }
     }
     // YouTube's channels and playlists (`UC` and 22, `PL` and 32).
     if matches!(
@@ -522,12 +530,45 @@ fn typed_id(t: &[u8]) -> bool {
         && rest[letters..].iter().all(u8::is_ascii_digit)
 }
 
-/// `sha256=974c…`, `sha1=…`: a digest with its algorithm (a webhook's
-/// signature header, an integrity field): public, whatever names it.
+/// `sha256=974c…`, `sha1=…`, `hmac-sha256:…`: a digest with its algorithm
+/// (a webhook's signature header, an integrity field, Vault's audit log,
+/// which writes every secret as its HMAC): it gives nothing back, whatever
+/// names it. The digest must be hex or base64 after the algorithm.
 pub(super) fn digest_typed(v: &[u8]) -> bool {
-    [&b"sha1="[..], b"sha256=", b"sha512=", b"sha256:", b"md5="]
-        .iter()
-        .any(|p| v.starts_with(p))
+    const ALGORITHMS: [&[u8]; 9] = [
+        b"sha1",
+        b"sha256",
+        b"sha384",
+        b"sha512",
+        b"md5",
+        b"hmac-sha1",
+        b"hmac-sha256",
+        b"hmac-sha384",
+        b"hmac-sha512",
+    ];
+    ALGORITHMS.iter().any(|a| {
+        v.len() > a.len() + 16
+            && v.starts_with(a)
+            && matches!(v[a.len()], b'=' | b':')
+            && v[a.len() + 1..].iter().all(|&c| crate::b64(c) || c == b'=')
+    })
+}
+
+/// `mschapv2`, `scram256`, `kerberos5`, `ntlm`: a method's name, lower-case
+/// letters with a version of up to three digits.
+pub(super) fn method_name(v: &[u8]) -> bool {
+    let letters = v.iter().take_while(|c| c.is_ascii_lowercase()).count();
+    v.len() <= 12
+        && letters >= 3
+        && v.len() - letters <= 3
+        && v[letters..].iter().all(u8::is_ascii_digit)
+}
+
+/// A key made to be public: PostHog's project API key (`phc_` and 43
+/// letters and digits), which every page that sends events carries; its
+/// personal API keys (`phx_…`) are secrets.
+fn public_project_key(v: &[u8]) -> bool {
+    v.len() == 47 && v.starts_with(b"phc_") && v[4..].iter().all(u8::is_ascii_alphanumeric)
 }
 
 /// `img/f33ba732-….csv`, `exports/….png`: a file's path, its name ending

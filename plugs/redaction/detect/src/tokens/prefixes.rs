@@ -158,7 +158,6 @@ const RULES: &[Rule] = &[
         max: 35,
         ..rule(b"AIza", &B64URL, 35, "google-api-key")
     },
-    fixed(b"AC", &LOWER_HEX, 32, "twilio-account-sid"),
     rule(b"CCIPAT_", &B64URL, 30, "circleci-token"),
     rule(b"CFPAT-", &B64URL, 40, "contentful-token"),
     rule(b"CLOJARS_", &ALNUM, 50, "clojars-token"),

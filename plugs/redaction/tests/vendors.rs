@@ -239,6 +239,12 @@ const VENDORS: &[(&str, &str, &[&str])] = &[
     ("twitter-token", "", &["{d:18}-{a:40}", "{d:19}-{a:31}"]),
     ("dropbox-token", "", &["{a:11}AAAAAAAAAA{w:43}"]),
     ("jwt", "", &["ZXlKaGJHY2lPaUpJVXpJMU5pSjk{b:100}"]),
+    // Fly.io's macaroons, one or several joined by `,`.
+    (
+        "fly-token",
+        "FlyV1 ",
+        &["fm2_{b:180}==,fm2_{b:120}", "fm2_{b:200}", "fm1r_{b:96}"],
+    ),
     // k3s join tokens: the CA's hash, a user, its password.
     (
         "k3s-token",

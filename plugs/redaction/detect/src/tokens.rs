@@ -68,6 +68,7 @@ pub(super) fn at(b: &[u8], i: usize, e: usize, found: &mut Vec<Found>) {
         b'M' if t.starts_with(b"MDAx") => macaroon(t),
         b'M' | b'N' | b'O' => discord_bot(t).map(|n| (n, "discord-token")),
         b'K' => k3s(t),
+        b'f' => fly_macaroon(t),
         b'0'..=b'9' => digits_first(t),
         b'P' if t.starts_with(b"Private-Lines:") => {
             private_keys::putty(b, i, found);
@@ -111,6 +112,28 @@ fn pkcs12(t: &[u8]) -> Option<(usize, &'static str)> {
     let head = super::decode::decode(&t[..12]);
     (head.len() >= 7 && head[0] == 0x30 && head[1] == 0x82 && head[4..7] == [0x02, 0x01, 0x03])
         .then_some((n, "private-key"))
+}
+
+/// A Fly.io token (`fly tokens create`, after the `FlyV1 ` scheme): a
+/// macaroon, `fm2_` (or `fm1a_`, `fm1r_`) and base64, often several joined
+/// by `,`; masked whole.
+fn fly_macaroon(t: &[u8]) -> Option<(usize, &'static str)> {
+    let part = |at: usize| -> Option<usize> {
+        let rest = &t[at..];
+        let prefix = [&b"fm2_"[..], b"fm1a_", b"fm1r_"]
+            .into_iter()
+            .find(|p| rest.starts_with(p))?;
+        let n = run(t, at + prefix.len(), |c| super::b64(c) || c == b'=');
+        (n >= 40 && mixed(&t[at + prefix.len()..at + prefix.len() + n])).then_some(prefix.len() + n)
+    };
+    let mut end = part(0)?;
+    while t.get(end) == Some(&b',') {
+        match part(end + 1) {
+            Some(n) => end += 1 + n,
+            None => break,
+        }
+    }
+    Some((end, "fly-token"))
 }
 
 /// A k3s join token (`/var/lib/rancher/k3s/server/token`, `K3S_TOKEN=`):

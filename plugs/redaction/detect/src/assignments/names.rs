@@ -360,8 +360,12 @@ fn ends_with_name(key: &[u8], name: &[u8]) -> Option<usize> {
 /// What comes before `key` in names of keys that are credentials whatever
 /// their shape, hex included (Datadog's `DD_APP_KEY` and
 /// `DD-APPLICATION-KEY`, Algolia's admin and search keys, license keys).
-const CREDENTIAL_KEYS: [&[u8]; 21] = [
+const CREDENTIAL_KEYS: [&[u8]; 23] = [
     b"app",
+    // ASP.NET's `<machineKey validationKey="…" decryptionKey="…">` (hex),
+    // which sign and encrypt its cookies and view state.
+    b"validation",
+    b"decryption",
     // PagerDuty's Events API `routing_key` (32 hex); a message broker's
     // routing key is words (`orders.created`), never key-shaped.
     b"routing",

@@ -210,11 +210,15 @@ fn element_start(b: &[u8], i: usize, floor: usize) -> bool {
     j > floor && matches!(b[j - 1], b'[' | b',')
 }
 
-/// The key before the opener at `i` (`"name": {`, `name = [`, `name: [`).
+/// The key before the opener at `i` (`"name": {`, `name = [`, `name: [`,
+/// an HCL block's last label: `variable "db_password" {`).
 fn key_before(b: &[u8], i: usize, floor: usize) -> Option<(usize, usize)> {
     let mut j = i;
     while j > floor && matches!(b[j - 1], b' ' | b'\t') {
         j -= 1;
+    }
+    if i > j && j > floor && b[j - 1] == b'"' {
+        return block_label(b, j - 1, floor);
     }
     if j <= floor || !matches!(b[j - 1], b':' | b'=') {
         return None;
@@ -232,6 +236,34 @@ fn key_before(b: &[u8], i: usize, floor: usize) -> Option<(usize, usize)> {
         ks -= 1;
     }
     (ks < ke).then_some((ks, ke))
+}
+
+/// The label that closes at the quote `q` (`variable "db_password" {`):
+/// an HCL block's, first on its line after the block's type and any other
+/// labels (Terraform's and Packer's variables, Nomad's and Consul's blocks).
+fn block_label(b: &[u8], q: usize, floor: usize) -> Option<(usize, usize)> {
+    let open = memchr::memrchr(b'"', &b[floor..q]).map(|p| floor + p)?;
+    let label = (open + 1, q);
+    let line = crate::line_start(b, open);
+    let head = &b[line.max(floor)..open];
+    let words: Vec<&[u8]> = head
+        .split(|&c| c == b' ' || c == b'\t')
+        .filter(|w| !w.is_empty())
+        .collect();
+    // The block's type, then quoted labels.
+    let typed = words
+        .first()
+        .is_some_and(|t| t.iter().all(|&c| c.is_ascii_lowercase() || c == b'_'))
+        && words[1..]
+            .iter()
+            .all(|w| w.len() >= 2 && w[0] == b'"' && w[w.len() - 1] == b'"');
+    let name = &b[label.0..label.1];
+    (typed
+        && !name.is_empty()
+        && name
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.')))
+    .then_some(label)
 }
 
 /// Whether the list that holds the string at `q` holds only strings before

@@ -593,12 +593,13 @@ pub(super) fn uuid(v: &[u8]) -> bool {
         })
 }
 
-/// A key in hex: 32 to 64 hex digits, letters and digits both (Datadog,
-/// Algolia, Kaggle keys); after a name that says it is a key.
+/// A key in hex: 32 to 64 hex digits, or 128 (ASP.NET's HMAC-SHA512
+/// `validationKey`), letters and digits both (Datadog, Algolia, Kaggle
+/// keys); after a name that says it is a key.
 pub(super) fn hex_key(v: &[u8]) -> bool {
     // (An Ethereum private key is often written `0x…`.)
     let v = v.strip_prefix(b"0x").unwrap_or(v);
-    (32..=64).contains(&v.len())
+    ((32..=64).contains(&v.len()) || v.len() == 128)
         && v.iter().all(u8::is_ascii_hexdigit)
         && v.iter().any(u8::is_ascii_digit)
         && v.iter().any(u8::is_ascii_alphabetic)

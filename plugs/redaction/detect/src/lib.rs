@@ -286,9 +286,6 @@ impl Redactor {
                     assignments::setting_commands::after_blank(b, start, end, &mut found);
                 }
                 class |= assignments::after_name(b, start, end);
-                if assignments::columns::may_be_cell(b, start, rule_end) {
-                    assignments::columns::cell(b, start, end, &mut found);
-                }
                 if end - start >= decode::MIN_BASE64 && depth < decode::MAX_DEPTH {
                     self.base64_word(b, start, end, depth, &mut found);
                 }
@@ -296,6 +293,10 @@ impl Redactor {
                     assignments::named_above::at_value(b, start, &mut found);
                     assignments::argument_lists::at_value(b, start, &mut found);
                 }
+            }
+            // (Any word: a cell's first may be short, `n#yO…`.)
+            if assignments::columns::may_be_cell(b, start, rule_end) {
+                assignments::columns::cell(b, start, &mut found);
             }
             if assignments::command_output::may_start_line(b, start) {
                 assignments::command_output::at_word(b, start, &mut found);
@@ -592,6 +593,9 @@ impl Redactor {
         }
         if let Some(line) = assignments::named_above::open_at(b, cut) {
             cut = cut.min(line);
+        }
+        if let Some(cell) = assignments::columns::open_at(b, cut) {
+            cut = cut.min(cell);
         }
         cut
     }

@@ -55,6 +55,7 @@ impl<'a> Words<'a> {
                 || assignments::command_output::may_start_line(self.b, start)
                 || assignments::call_arguments::may_be(self.b, start)
                 || assignments::call_arguments::may_open_call(self.b, start)
+                || assignments::columns::may_open_cell(self.b, start)
             {
                 return Some((start, end, class));
             }
@@ -149,6 +150,7 @@ mod tests {
                 || assignments::command_output::may_start_line(b, start)
                 || assignments::call_arguments::may_be(b, start)
                 || assignments::call_arguments::may_open_call(b, start)
+                || assignments::columns::may_open_cell(b, start)
             {
                 out.push((start, i, class));
             }

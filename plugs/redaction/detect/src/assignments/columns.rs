@@ -20,7 +20,7 @@ use crate::Found;
 /// How far above the cell's row the table's rule is looked for: within what
 /// a stream keeps before a line it holds back (`redaction::stream` keeps 1
 /// KiB, a row is at most [`MAX_ROW`]), so a stream reads the same header.
-const MAX_ABOVE: usize = 512;
+const MAX_ABOVE: usize = 600;
 /// Longest row read.
 const MAX_ROW: usize = 400;
 /// Most rows between the rule and the cell's.
@@ -31,9 +31,12 @@ const MAX_ROWS: usize = 8;
 /// Not the first word on an indented line: that is no cell. And a table's rule is near: an ASCII one was read as a word within
 /// [`MAX_ABOVE`] + [`MAX_ROW`] bytes before (`rule_end`), or the cell follows
 /// a box's border (whose rules, `───┼───`, are no words).
+///
+/// A Markdown cell's value may be code (`` `…` ``): read from its backtick.
 #[inline(always)]
 pub(crate) fn may_be_cell(b: &[u8], s: usize, rule_end: Option<usize>) -> bool {
     let near_rule = || rule_end.is_some_and(|r| r + MAX_ABOVE + MAX_ROW >= s);
+    let s = if s >= 3 && b[s - 1] == b'`' { s - 1 } else { s };
     (s >= 2
         && b[s - 1] == b' '
         && matches!(b[s - 2], b' ' | b'|' | 0x82 | 0x83)
@@ -42,6 +45,20 @@ pub(crate) fn may_be_cell(b: &[u8], s: usize, rule_end: Option<usize>) -> bool {
         // A row's first cell at the line's very start, under its header
         // (`az … keys list -o table`: `Key1  Key2`).
         || (s >= 1 && b[s - 1] == b'\n' && near_rule())
+}
+
+/// Whether the word at `s`, however short, may open a bordered table's cell
+/// (`| n#yO…`, `` | `Ub*j…` ``): a password's symbols split it into short
+/// words, of which the first is read. (After two blanks a word is read
+/// anyway: it may start a line's value.)
+#[inline(always)]
+pub(crate) fn may_open_cell(b: &[u8], s: usize) -> bool {
+    s >= 2
+        && match b[s - 1] {
+            b' ' => matches!(b[s - 2], b'|' | 0x82 | 0x83),
+            b'`' => b[s - 2] == b' ',
+            _ => false,
+        }
 }
 
 /// Whether the word `[s, e)` may be (part of) a table's rule: dashes, and
@@ -67,9 +84,14 @@ fn after_cell(b: &[u8], s: usize) -> bool {
     i > floor && !matches!(b[i - 1], b'\n' | b'\t')
 }
 
-/// The word `[s, e)`, a cell under a header that makes it a secret: masked.
+/// The cell whose first word starts at `s`, under a header that makes it a
+/// secret: masked whole, to its border, two blanks or its code span's
+/// closing backtick (a password's symbols split it into words: `n#yO…`).
 #[inline(never)]
-pub(crate) fn cell(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
+pub(crate) fn cell(b: &[u8], s: usize, found: &mut Vec<Found>) {
+    let Some(e) = cell_end(b, s) else {
+        return;
+    };
     let v = &b[s..e];
     // A value has two of lower case, upper case and digits (most words in
     // code and prose have one): told first, before the header is looked for.
@@ -122,6 +144,64 @@ pub(crate) fn cell(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
             kind: "secret-assignment",
         });
     }
+}
+
+/// Where the cell whose value starts at `s` ends: at a border, two blanks,
+/// the line's end, or the backtick that closes a code span opened right
+/// before `s`. `None` where the cell holds words (a blank inside).
+fn cell_end(b: &[u8], s: usize) -> Option<usize> {
+    let code = s > 0 && b[s - 1] == b'`';
+    let limit = (s + MAX_ROW).min(b.len());
+    let mut i = s;
+    while i < limit {
+        match b[i] {
+            b'\n' | b'\r' => break,
+            b'`' if code => break,
+            b' ' | b'\t' => {
+                let next = b.get(i + 1).copied();
+                if code
+                    || !(matches!(next, Some(b' ' | b'\t' | b'\n' | b'\r') | None)
+                        || super::bar(b, i + 1) > 0)
+                {
+                    return None;
+                }
+                break;
+            }
+            _ if super::bar(b, i) > 0 => break,
+            _ => i += 1,
+        }
+    }
+    (i > s).then_some(i)
+}
+
+/// Where the cell that `cut` is in starts, if it may hold a secret that
+/// runs past `cut`: a row's cell under a header that names a secret. A
+/// stream holds it back, as the whole text reads it to its end.
+#[inline(never)]
+pub(crate) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
+    let row = crate::line_start_within(b, cut, MAX_ROW)?;
+    // The cell's start: after a border, two blanks or a backtick.
+    let mut s = cut;
+    while s > row
+        && !matches!(b[s - 1], b' ' | b'\t' | b'`')
+        && !(s >= row + 3 && super::bar(b, s - 3) == 3)
+        && b[s - 1] != b'|'
+    {
+        s -= 1;
+    }
+    if s == cut || s == row || !may_be_cell(b, s, None) && !under_border(b, s) {
+        return None;
+    }
+    let header = header_above(b, row)?;
+    let name = column_name(b, header, row, s)?;
+    secret_kind(name).is_some().then_some(s)
+}
+
+/// Whether the cell at `s` follows a border and a blank (`| `, `│ `), its
+/// code span's backtick aside.
+fn under_border(b: &[u8], s: usize) -> bool {
+    let s = if s >= 1 && b[s - 1] == b'`' { s - 1 } else { s };
+    s >= 2 && b[s - 1] == b' ' && matches!(b[s - 2], b'|' | 0x82 | 0x83)
 }
 
 /// Whether the cell at `s` is under a header that says what its column

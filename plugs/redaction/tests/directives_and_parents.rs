@@ -109,6 +109,11 @@ const VIEWED: &[&str] = &[
     "+[client]\n+user = app\n+password = «Tr0ub4dor&3xyzQ»\n",
     "[pod/api-7d4b9-x2k/app] $ redis-cli CONFIG GET masterauth\n[pod/api-7d4b9-x2k/app] 1) \"masterauth\"\n[pod/api-7d4b9-x2k/app] 2) \"«pNhxIGjb7u4YQ1rOhoYHGEFOwqR8C5»\"\n",
     "web-1  | >>> settings.SECRET_KEY\nweb-1  | '«c9387abb50cd107d1c6375281d8fb1eb»'\n",
+    // Gemini CLI frames a tool's output in a panel (`│ … │`); its blank
+    // lines are all padding. (A key block in it is masked whole, bars
+    // between its lines too.)
+    "╭────────────────────────────────────────────────────────────────────╮\n│ ✔  Shell cat deploy.pem .env                                       │\n│                                                                    │\n│ «-----BEGIN RSA PRIVATE KEY-----                                    │\n│ MIIEpAIBAAKCAQEAWjj1kbVsTM+8qgUFqW51LiM1iegKryGH3a70QqrN6TluOxxT   │\n│ zQ+rmJsdt1OJ+Gzt462EYlHVIcPbl9LLoj4Mc/yuQnBd1hJT4Lap8pv9pvHg+GtX   │\n│ xcn6j4tAD6Zf9wfbcD+wdXrJDWNngLOqwzNPXX1LJLHudBBieaVtDpTp0vv/r/dE   │\n│ -----END RSA PRIVATE KEY-----»                                      │\n│                                                                    │\n│ WEBHOOK_SECRET=«d8cb2ac0f479ec877a96eba1c55e48a95eb69565»            │\n│ GITHUB_CLIENT_ID=Iv1.ba43e4153bf6c7bf                              │\n╰────────────────────────────────────────────────────────────────────╯\n",
+    "╭──────────────────────────────────────────╮\n│ ✔  Shell redis-cli CONFIG GET requirepass │\n│                                          │\n│ 1) \"requirepass\"                         │\n│ 2) \"«ErQHQwjyaxErPZDS3MoJaQNjCxkv»\"        │\n╰──────────────────────────────────────────╯\n",
 ];
 
 /// The same through decorations, where the file shows no secret:

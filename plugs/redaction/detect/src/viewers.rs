@@ -31,7 +31,9 @@ pub(super) fn read_through(r: &Redactor, text: &str, depth: u8, found: &mut Vec<
         let end = memchr::memchr(b'\n', &b[line..]).map_or(b.len(), |p| line + p);
         let n = viewer_prefix(b, line, end);
         if n > 0 {
-            run.push((line + n, end));
+            // (A blank panel line's prefix takes its padding too.)
+            let e = panel_end(b, line, end).map_or(end, |e| e.max(line + n));
+            run.push((line + n, e));
         } else {
             read_run(r, text, &run, depth, found);
             run.clear();
@@ -67,15 +69,31 @@ fn read_run(r: &Redactor, text: &str, run: &[(usize, usize)], depth: u8, found: 
     // file's reading cannot tell it was none, and dropping such finds cost
     // more secrets than it spared look-alikes on the held-out set.
     let above = first - context;
+    let p = plain.as_bytes();
     for f in r.find_plain(&plain, depth) {
         if f.end <= above {
             continue;
         }
-        found.push(Found {
-            start: map[f.start] as usize,
-            end: map[f.end - 1] as usize + 1,
-            kind: f.kind,
-        });
+        // Masked line by line where its bytes came from: a key block's mask
+        // leaves each line's decorations (its number, a panel's bars) as
+        // they were.
+        let mut i = f.start;
+        while i < f.end {
+            if p[i] == b'\n' {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i + 1 < f.end && p[i + 1] != b'\n' && map[i + 1] == map[i] + 1 {
+                i += 1;
+            }
+            found.push(Found {
+                start: map[start] as usize,
+                end: map[i] as usize + 1,
+                kind: f.kind,
+            });
+            i += 1;
+        }
     }
 }
 
@@ -126,11 +144,15 @@ pub(super) fn viewer_prefix(b: &[u8], line: usize, end: usize) -> usize {
     {
         return 0;
     }
-    // A table's row (`| Field | Value |`, `│ … │`): its bars are its own.
+    // A table's row (`| Field | Value |`, `│ … │`): its bars are its own;
+    // but a panel's line (Gemini CLI frames a tool's output: `│ … │`, no
+    // bar between) is read without its bars and the padding before the
+    // last (`panel_end`).
     let last = b[line..end].trim_ascii_end().last().copied();
     if (d.trim_ascii() == b"|" && last == Some(b'|'))
         || (d.trim_ascii() == "│".as_bytes()
-            && b[line..end].trim_ascii_end().ends_with("│".as_bytes()))
+            && b[line..end].trim_ascii_end().ends_with("│".as_bytes())
+            && panel_end(b, line, end).is_none())
     {
         return 0;
     }
@@ -150,6 +172,20 @@ pub(super) fn viewer_prefix(b: &[u8], line: usize, end: usize) -> usize {
         return 0;
     }
     n - blanks.saturating_sub(1)
+}
+
+/// Where a panel's line `[line, end)` (`│ text   │`: a box of one column,
+/// as Gemini CLI frames a tool's output) ends its text: before the padding
+/// and the closing bar. `None` for any other line (a table's row has bars
+/// between).
+fn panel_end(b: &[u8], line: usize, end: usize) -> Option<usize> {
+    const BAR: &[u8] = "│".as_bytes();
+    let t = b[line..end].trim_ascii_end();
+    let inner = t.strip_prefix(BAR)?.strip_suffix(BAR)?;
+    if crate::find(inner, BAR).is_some() {
+        return None;
+    }
+    Some(line + BAR.len() + inner.trim_ascii_end().len())
 }
 
 /// Compose's `web-1  | ` (a service, its replica, padding, a bar) or

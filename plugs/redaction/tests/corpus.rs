@@ -577,6 +577,8 @@ const MARKED: &[&str] = &[
     "| Field        | Value                      |\n| API Secret   | «Tq4Wz8Lp2Nv6Xc3Rb9Ks5Hm1» |\n| Password     | «violet.harbor.ember.91»   |\n",
     "$ sshpass -p '«Qz7!harbor-22»' ssh deploy@10.0.0.7",
     "$ ldapsearch -x -D \"cn=admin,dc=corp\" -w «Ember#4412sparrow» -b dc=corp",
+    "$ snmpwalk -v3 -l authPriv -u zbx -a SHA-256 -A '«tF9Fe?F0g203kAV»' -x AES -X '«Ligt,LJVdK2x:8yV?mj~l»' gpu-node-2 sysUpTime",
+    "$ snmpget -v2c -c «3jFbloX0IB0QXbOhxYdrG» 10.0.0.1 sysDescr.0",
     "$ redis-cli -h cache.internal -a «tundra-lantern-77» ping",
     "$ sqlcmd -S db.internal -U sa -P «Juniper99!x» -Q \"SELECT 1\"",
     "$ docker login registry.corp.net -u ci -p «Glacier-2026-velvet»",
@@ -708,6 +710,9 @@ const MARKED: &[&str] = &[
 
 /// Near-misses: prose, code and data that must come out untouched.
 const CLEAN: &[&str] = &[
+    // SNMP's default communities, and `-c` of another program.
+    "$ snmpwalk -v2c -c public 10.0.0.1 system",
+    "$ bash -c 3jFbloX0IB0QXbOhxYdrG",
     // Safe to show: ciphertexts, pagination, ARNs, masks tools applied.
     "    \"NextToken\": \"AAMA-EFRSURBSGhxR2FhZ1Y5SkxvM2lLcjRrQmxlSXJJbnc9PQ\",",
     "    \"ARN\": \"arn:aws:secretsmanager:eu-west-1:123456789012:secret:prod/db-password-Ab3dEf\",",

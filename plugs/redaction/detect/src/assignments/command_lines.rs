@@ -2,7 +2,8 @@
 //! user:password` (also `--user`, `--proxy-user`), MySQL's glued
 //! `-pPASSWORD`, and the short password flags of the clients that have one
 //! (`sshpass -p`, `ldapsearch -w`, `redis-cli -a`, `sqlcmd -P`, `mongosh
-//! -p`, `docker login -p`), read only after that program on the same line;
+//! -p`, `docker login -p`, net-snmp's `-A`/`-X` passphrases and `-c`
+//! community), read only after that program on the same line;
 //! curl's cookies (`-b 'sid=…; …'`, `--cookie`, as a browser's "Copy as
 //! cURL" writes them), read as a `Cookie:` header's.
 //! (`--password value` is a name with its value after a blank: see
@@ -16,7 +17,7 @@ use crate::find;
 /// called for every such word.
 pub(super) fn may_be(b: &[u8], s: usize, e: usize) -> bool {
     match b.get(s + 1) {
-        Some(b'u' | b'w' | b'a' | b'P' | b'b') => e - s == 2,
+        Some(b'u' | b'w' | b'a' | b'P' | b'b' | b'A' | b'X' | b'c') => e - s == 2,
         Some(b'p') => true,
         Some(b'-') => matches!(&b[s..e], b"--user" | b"--proxy-user" | b"--cookie"),
         _ => false,
@@ -32,7 +33,9 @@ pub(super) fn flag(b: &[u8], s: usize, e: usize) -> Parsed {
         b"-a" if after_program(b, s, &[b"http ", b"https ", b"xh "]) => user_password(b, e),
         // `mysql -p'…'`: glued, quoted.
         b"-p" if quote_at(b, e).is_some() => mysql_password(b, s),
-        w @ (b"-p" | b"-w" | b"-a" | b"-P") => program_password(b, s, e, w[1]),
+        w @ (b"-p" | b"-w" | b"-a" | b"-P" | b"-A" | b"-X" | b"-c") => {
+            program_password(b, s, e, w[1])
+        }
         w if w.starts_with(b"-p") => mysql_password(b, s),
         _ => Parsed::No,
     }
@@ -40,7 +43,7 @@ pub(super) fn flag(b: &[u8], s: usize, e: usize) -> Parsed {
 
 /// The programs whose short flag is followed by a password (each followed
 /// by a blank on the line, before the flag).
-const PASSWORD_FLAGS: [(u8, &[&[u8]]); 4] = [
+const PASSWORD_FLAGS: [(u8, &[&[u8]]); 7] = [
     (
         b'p',
         &[
@@ -69,6 +72,24 @@ const PASSWORD_FLAGS: [(u8, &[&[u8]]); 4] = [
     ),
     (b'a', &[b"redis-cli ", b"keydb-cli ", b"valkey-cli "]),
     (b'P', &[b"sqlcmd ", b"bcp ", b"osql "]),
+    // net-snmp: SNMPv3's authentication and privacy passphrases, v2c's
+    // community (`public` stays: a word, not a value).
+    (b'A', SNMP),
+    (b'X', SNMP),
+    (b'c', SNMP),
+];
+
+/// net-snmp's clients.
+const SNMP: &[&[u8]] = &[
+    b"snmpwalk ",
+    b"snmpget ",
+    b"snmpgetnext ",
+    b"snmpbulkwalk ",
+    b"snmpbulkget ",
+    b"snmpset ",
+    b"snmptable ",
+    b"snmptrap ",
+    b"snmpstatus ",
 ];
 
 /// `sshpass -p PASSWORD`, `ldapsearch … -w PASSWORD`: the value after the
@@ -111,8 +132,11 @@ fn program_password(b: &[u8], s: usize, e: usize, flag: u8) -> Parsed {
         open,
         seen: end + 1,
         // A flag's value: `*`, `!` or `&` first are a password's, not YAML's.
+        // A community is as often the default (`public`, `private`): a
+        // random one only.
         secret: v.len() >= MIN_VALUE
             && v[0] != b'-'
+            && (flag != b'c' || super::command_output::secret_like(v))
             && (plain(v)
                 || (matches!(v[0], b'*' | b'!' | b'&') && !crate::placeholders::stand_in(v))),
         kind: "secret-assignment",

@@ -159,6 +159,10 @@ const PASSED: &[&str] = &[
     "$ echo \"«30jR2^rAsX9Q0bZO»\" | docker login --username ci --password-stdin registry.example.com\n",
     // gh with-token
     "$ echo «YYpQMHbqvmvtPCgJynGvYs0gNTkqXI5tJowNGGjK» | gh auth login --with-token\n",
+    // set -x traces each command of the pipeline on its own line (here
+    // under a CI log's timestamps)
+    "2024-03-10T18:32:39.8660430Z gpg: Total number processed: 1\n2024-03-10T18:32:40.5832006Z + echo «UB+NnzuZJeo7SCpOV6vW6y7qFiqzmq6ZUPpEm7c6RT+ACRch6853»\n2024-03-10T18:32:41.1056726Z + docker login graniteopsacr.azurecr.io -u graniteopsacr --password-stdin\n2024-03-10T18:32:41.6887569Z Login Succeeded\n",
+    "+ echo «Zq8Lw2Rt5YmK9x»\n+ gh auth login --with-token\n",
     // printf helm
     "$ printf '%s' '«Tm7HTT17mK8bOQmXfipEKASvvf73xrD4»' | helm registry login ghcr.io -u ana --password-stdin\n",
     // chpasswd
@@ -199,6 +203,9 @@ const NOT_PASSED: &[&str] = &[
     "$ echo -n \"hello-world-2024-release\" | base64\n",
     // password-stdin variable
     "$ echo \"$CR_PAT\" | docker login ghcr.io -u ana --password-stdin\n",
+    // a traced echo that feeds no reader
+    "+ echo Zq8Lw2Rt5YmK9x\n+ ls -la\n",
+    "+ echo \"$CR_PAT\"\n+ docker login ghcr.io -u ana --password-stdin\n",
     // cargo login registry
     "$ cargo login --registry my-registry\n",
     // docker login prompt

@@ -100,7 +100,7 @@ fn read_run(r: &Redactor, text: &str, run: &[(usize, usize)], depth: u8, found: 
 /// How many bytes at the start of the line `[line, end)` a viewer put
 /// there (0: none). Not a list's or a comment's mark (`- `, `* `, `# `,
 /// `// `): those are the file's own.
-pub(super) fn viewer_prefix(b: &[u8], line: usize, end: usize) -> usize {
+pub(crate) fn viewer_prefix(b: &[u8], line: usize, end: usize) -> usize {
     let Some(&first) = b.get(line) else {
         return 0;
     };

@@ -357,6 +357,7 @@ pub(crate) fn at_reader(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     let line = crate::line_start_within(b, s, 2 * crate::MAX_LINE_PREFIX)
         .unwrap_or(s.saturating_sub(2 * crate::MAX_LINE_PREFIX));
     let Some(pipe) = memchr::memrchr(b'|', &b[line..s]).map(|p| line + p) else {
+        traced_echo(b, line, s, word, found);
         return;
     };
     // The echo's last argument, quoted or a word.
@@ -395,11 +396,74 @@ pub(crate) fn at_reader(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     }
 }
 
+/// `set -x` traces each command of a pipeline on a line of its own: `+ echo
+/// VALUE` on the line before the reader's `+ docker login …
+/// --password-stdin` (the reader `[s, e)`, its line from `line`). Each
+/// line may carry a CI log's timestamp.
+fn traced_echo(b: &[u8], line: usize, s: usize, word: &[u8], found: &mut Vec<Found>) {
+    if word == b"chpasswd" || !traced(b, line, s) {
+        return;
+    }
+    let Some((start, end)) = traced_echo_value(b, line) else {
+        return;
+    };
+    if secret_like(&b[start..end]) {
+        found.push(Found {
+            start,
+            end,
+            kind: "secret-assignment",
+        });
+    }
+}
+
+/// Whether the line from `line` (up to `to`) is a trace's: `+ ` (or `++ `)
+/// after any viewer's decoration.
+fn traced(b: &[u8], line: usize, to: usize) -> bool {
+    let end = memchr::memchr(b'\n', &b[line..to]).map_or(to, |p| line + p);
+    let at = trace_start(b, line, end);
+    let plus = b[at..end].iter().take_while(|&&c| c == b'+').count();
+    plus > 0 && b.get(at + plus) == Some(&b' ')
+}
+
+/// Where a trace's `+` may start on the line `[line, end)`: after a
+/// viewer's decoration (a timestamp), unless the line starts with it (a
+/// viewer would read that `+` as a diff's).
+fn trace_start(b: &[u8], line: usize, end: usize) -> usize {
+    if b.get(line) == Some(&b'+') {
+        line
+    } else {
+        line + crate::viewers::viewer_prefix(b, line, end)
+    }
+}
+
+/// The value a trace's `+ echo VALUE` prints on the line before `line`:
+/// where it starts and ends.
+fn traced_echo_value(b: &[u8], line: usize) -> Option<(usize, usize)> {
+    let end = line.checked_sub(1)?;
+    let start = crate::line_start_within(b, end, 2 * crate::MAX_LINE_PREFIX)?;
+    if !traced(b, start, end) {
+        return None;
+    }
+    let at = trace_start(b, start, end);
+    let at = at + b[at..end].iter().take_while(|&&c| c == b'+').count() + 1;
+    let echo = ECHOES.iter().find(|e| b[at..end].starts_with(e))?;
+    let mut v = (at + echo.len(), b[..end].trim_ascii_end().len());
+    if v.1 > v.0 + 1 && matches!(b[v.0], b'"' | b'\'') && b[v.1 - 1] == b[v.0] {
+        v = (v.0 + 1, v.1 - 1);
+    }
+    (v.1 > v.0 && !b[v.0..v.1].contains(&b' ')).then_some(v)
+}
+
 /// Where a command that echoes a value starts on the line of `cut`: what
 /// it pipes into, later on the line, decides whether the value is a secret
-/// ([`at_reader`]), so the stream holds the line back from there.
+/// ([`at_reader`]), so the stream holds the line back from there. A
+/// trace's `+ echo VALUE` is held with the line after it, which may be the
+/// reader's.
 pub(crate) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
     let line = crate::line_start_within(b, cut, 4 * crate::MAX_LINE_PREFIX)?;
+    if let Some((value, _)) = traced_echo_value(b, line) {
+        return Some(crate::line_start(b, value));
+    }
     let head = &b[line..cut];
     let at = crate::find(head, b"echo ").or_else(|| crate::find(head, b"printf "))?;
     Some(line + at)

@@ -8,7 +8,7 @@
 //! in a later chunk of a stream or a later entry of the session. Never
 //! before: a stream cannot take back what it sent, and a whole text must be
 //! masked as its chunks are. The most recent [`MAX_SEEN`] values are kept,
-//! each from [`MIN_VALUE`] to [`MAX_VALUE`] bytes on one line.
+//! each a word of [`MIN_VALUE`] to [`MAX_VALUE`] bytes.
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
@@ -171,9 +171,13 @@ struct Known<'a> {
 }
 
 /// Whether a mask's text is worth remembering: long enough not to be a
-/// word, on one line, and no operator's literal (found everywhere anyway).
+/// word, one word (a mask that took the words after a value, or a key
+/// block, is no value to look for again), and no operator's literal (found
+/// everywhere anyway).
 fn eligible(v: &str, kind: &str) -> bool {
-    (MIN_VALUE..=MAX_VALUE).contains(&v.len()) && !v.contains('\n') && kind != "literal"
+    (MIN_VALUE..=MAX_VALUE).contains(&v.len())
+        && !v.bytes().any(|c| c.is_ascii_whitespace())
+        && kind != "literal"
 }
 
 fn searcher<'a>(values: impl Iterator<Item = &'a str>) -> Option<AhoCorasick> {
@@ -233,16 +237,18 @@ mod tests {
     }
 
     #[test]
-    fn short_multi_line_and_literal_values_are_not_remembered() {
-        let text = "PW=abc1234\nKEY=-----BEGIN\nX\n";
+    fn short_spaced_multi_line_and_literal_values_are_not_remembered() {
+        let text = "PW=abc1234\nKEY=-----BEGIN\nX\nA: Bearer eyJ0eXAiOi and more\n";
         let seen = Seen::default();
         let literal = Found {
             start: 3,
             end: 10,
             kind: "literal",
         };
+        let wide = f(38, 57);
+        assert_eq!(&text[wide.start..wide.end], "eyJ0eXAiOi and more");
         assert!(
-            seen.taught(text, &[f(3, 9), f(15, 27), literal], 0)
+            seen.taught(text, &[f(3, 9), f(15, 27), literal, wide], 0)
                 .is_empty()
         );
     }

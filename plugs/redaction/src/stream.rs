@@ -93,7 +93,7 @@ impl Streams {
             }
             cut = redactor.hold_back_from(&text[..back]).max(from);
         };
-        entry.text = redactor.mask_after(&text[..cut], from, &found);
+        entry.text = Redactor::mask_after(&text[..cut], from, &found);
         self.seen.learn(learned);
         if !entry.last {
             let line = text[..cut].rfind('\n').map_or(0, |p| p + 1);

@@ -44,6 +44,8 @@ const NOT_SECRETS: &[&str] = &[
     "    \"SendGrid\": {\n      \"ApiKey\": \"__SendGridApiKey__\"\n    },\n",
     "$ curl -s \"$URL\" | jq '.results[] | {uuid, token: .properties.token, lib: .properties.lib}'\n",
     "NEXT_PUBLIC_ALGOLIA_SEARCH_ONLY_API_KEY=ab9ce1929594d072f9bdce8ea0604363\nNEXT_PUBLIC_MAPS_KEY=Q7fTn2Lw9Rk4Vb8Xm3Zp6Hc1\n",
+    "ALGOLIA_SEARCH_ONLY_KEY=ab9ce1929594d072f9bdce8ea0604363\n",
+    "  searchOnlyApiKey: \"5fb4e152bd74c1ec5f11db8200215db2\",\n",
     "         \"token\": \"phc_tcHgA6rMHZw8NB0AnupYILjxYYQwBJZYpzDw0QjTAKx\",\n",
     "const supabaseAnonKey = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZSIsInJlZiI6InF6anJtd2t2dHBseGJuaGRjZWZhIiwicm9sZSI6ImFub24iLCJpYXQiOjE3MTYyMDAwMDAsImV4cCI6MjAzMTc3NjAwMH0.Xq3Lm9Rt2Vw8Kp5Nz7Yb4Hc6Jd1Fg0Sa2Qe5Wr8Ty3U'\n",
 ];

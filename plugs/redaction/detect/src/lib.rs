@@ -134,7 +134,7 @@ impl Redactor {
     /// The text with every secret replaced by `[REDACTED:kind]`; borrowed
     /// when there is nothing to mask.
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        self.redact_knowing(text, &mut Seen::default())
+        Self::masked(text, &self.find(text))
     }
 
     /// [`Redactor::redact`] in a session: values `seen` in earlier entries
@@ -143,31 +143,22 @@ impl Redactor {
     pub fn redact_knowing<'a>(&self, text: &'a str, seen: &mut Seen) -> Cow<'a, str> {
         let (found, learned) = self.find_after(text, 0, seen);
         seen.learn(learned);
-        if found.is_empty() {
-            return Cow::Borrowed(text);
-        }
-        let mut out = String::with_capacity(text.len());
-        let mut last = 0;
-        for f in found {
-            out.push_str(&text[last..f.start]);
-            out.push_str("[REDACTED:");
-            out.push_str(f.kind);
-            out.push(']');
-            last = f.end;
-        }
-        out.push_str(&text[last..]);
-        Cow::Owned(out)
+        Self::masked(text, &found)
     }
 
-    /// The text from byte `from` on, masked; the text before `from` is only
-    /// read, as the context of what follows (a stream's earlier chunks).
-    pub fn redact_after(&self, text: &str, from: usize) -> String {
-        self.mask_after(text, from, &self.find(text))
+    /// `text` with `found` (its finds) masked; borrowed when there are none.
+    fn masked<'a>(text: &'a str, found: &[Found]) -> Cow<'a, str> {
+        if found.is_empty() {
+            Cow::Borrowed(text)
+        } else {
+            Cow::Owned(Self::mask_after(text, 0, found))
+        }
     }
 
     /// `text` from byte `from` on with `found` (finds in all of `text`)
-    /// masked.
-    pub fn mask_after(&self, text: &str, from: usize, found: &[Found]) -> String {
+    /// masked; the text before `from` was only read, as the context of what
+    /// follows (a stream's earlier chunks).
+    pub fn mask_after(text: &str, from: usize, found: &[Found]) -> String {
         let mut out = String::with_capacity(text.len() - from);
         let mut last = from;
         for &f in found {

@@ -189,19 +189,12 @@ pub(crate) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
     {
         s -= 1;
     }
-    if s == cut || s == row || !may_be_cell(b, s, None) && !under_border(b, s) {
+    if s == cut || s == row || !(may_be_cell(b, s, None) || may_open_cell(b, s)) {
         return None;
     }
     let header = header_above(b, row)?;
     let name = column_name(b, header, row, s)?;
     secret_kind(name).is_some().then_some(s)
-}
-
-/// Whether the cell at `s` follows a border and a blank (`| `, `│ `), its
-/// code span's backtick aside.
-fn under_border(b: &[u8], s: usize) -> bool {
-    let s = if s >= 1 && b[s - 1] == b'`' { s - 1 } else { s };
-    s >= 2 && b[s - 1] == b' ' && matches!(b[s - 2], b'|' | 0x82 | 0x83)
 }
 
 /// Whether the cell at `s` is under a header that says what its column

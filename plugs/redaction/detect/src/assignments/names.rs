@@ -288,19 +288,23 @@ fn names_hashed(key: &[u8]) -> bool {
 /// (Stripe's, Clerk's), `SEARCH_ONLY` (Algolia's browser key). A vendor's
 /// secret under such a name is still found by its format.
 fn says_public(key: &[u8]) -> bool {
+    let mut before: &[u8] = &[];
     words(key).any(|w| {
-        w.eq_ignore_ascii_case(b"public")
+        let public = w.eq_ignore_ascii_case(b"public")
             || w.eq_ignore_ascii_case(b"publishable")
-            || w.eq_ignore_ascii_case(b"searchonly")
-    }) || crate::find(&key.to_ascii_lowercase(), b"search_only").is_some()
+            || (w.eq_ignore_ascii_case(b"only") && before.eq_ignore_ascii_case(b"search"));
+        before = w;
+        public
+    })
 }
 
-/// The words of a name: split at `_`, `-`, `.` and where lower case turns
-/// upper.
-fn words(key: &[u8]) -> impl Iterator<Item = &[u8]> {
+/// The words of a name: split at `_`, `-`, `.`, `:` and where lower case
+/// turns upper (`NEXT_PUBLIC_KEY`, `searchOnlyKey`).
+pub(super) fn words(key: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let separator = |c: u8| matches!(c, b'_' | b'-' | b'.' | b':');
     let mut at = 0;
     std::iter::from_fn(move || {
-        while at < key.len() && matches!(key[at], b'_' | b'-' | b'.') {
+        while at < key.len() && separator(key[at]) {
             at += 1;
         }
         if at >= key.len() {
@@ -309,7 +313,7 @@ fn words(key: &[u8]) -> impl Iterator<Item = &[u8]> {
         let start = at;
         at += 1;
         while at < key.len()
-            && !matches!(key[at], b'_' | b'-' | b'.')
+            && !separator(key[at])
             && !(key[at - 1].is_ascii_lowercase() && key[at].is_ascii_uppercase())
         {
             at += 1;

@@ -451,25 +451,14 @@ fn keylike_after(b: &[u8], ke: usize) -> bool {
 /// something other than a credential.
 pub(super) fn says_what_it_is(key: &[u8]) -> bool {
     let is = |part: &[u8], list: &[&[u8]]| list.iter().any(|w| part.eq_ignore_ascii_case(w));
-    let separator = |c: u8| matches!(c, b'_' | b'-' | b'.' | b':');
     let mut last: &[u8] = &[];
-    let mut start = 0;
-    for i in 0..=key.len() {
-        let cut = i == key.len()
-            || separator(key[i])
-            || (i > 0 && key[i - 1].is_ascii_lowercase() && key[i].is_ascii_uppercase());
-        if !cut {
-            continue;
+    // A counter after the name (`x-amz-id-2`, `node_3`) says nothing: the
+    // part before it does.
+    for part in super::names::words(key).filter(|p| !p.iter().all(u8::is_ascii_digit)) {
+        last = part;
+        if is(last, NOT_SECRET_ANY) {
+            return true;
         }
-        // A counter after the name (`x-amz-id-2`, `node_3`) says nothing:
-        // the part before it does.
-        if i > start && !key[start..i].iter().all(u8::is_ascii_digit) {
-            last = &key[start..i];
-            if is(last, NOT_SECRET_ANY) {
-                return true;
-            }
-        }
-        start = i + usize::from(i < key.len() && separator(key[i]));
     }
     // The name without its separators (`public_key`, `PublicKey`), its
     // last 64 bytes: a cookie's name may be longer than any key read here.

@@ -10,7 +10,7 @@
 //! masked as its chunks are. The most recent [`MAX_SEEN`] values are kept,
 //! each a word of [`MIN_VALUE`] to [`MAX_VALUE`] bytes.
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, Input, MatchKind};
 
 use super::Found;
 
@@ -114,7 +114,7 @@ impl Seen {
     pub(crate) fn copies(&self, text: &str, learned: &Learned) -> Vec<Found> {
         let known = self.in_effect(learned);
         let mut out = match &self.searcher {
-            Some(s) => matches(s, text, &known),
+            Some(s) => matches(s, text, &known[..self.values.len()]),
             None => Vec::new(),
         };
         for k in &known[self.values.len()..] {
@@ -191,24 +191,41 @@ fn searcher<'a>(values: impl Iterator<Item = &'a str>) -> Option<AhoCorasick> {
     // on sizes far past MAX_SEEN × MAX_VALUE.
     AhoCorasick::builder()
         .kind(Some(AhoCorasickKind::ContiguousNFA))
+        .match_kind(MatchKind::LeftmostLongest)
         .build(values)
         .ok()
 }
 
 /// Copies of the values seen before (the searcher's patterns, first in
-/// `known` and in the same order) where they are in effect; overlapping
-/// copies too (`abab` in `ababab`).
+/// `known` and in the same order) where they are in effect: at each byte
+/// where one starts, the longest in effect there (a shorter one at the same
+/// start is inside it; one that starts inside it is found from the next
+/// byte on, so overlapping copies, `abab` in `ababab`, are found too).
 fn matches(s: &AhoCorasick, text: &str, known: &[Known]) -> Vec<Found> {
-    s.find_overlapping_iter(text)
-        .filter_map(|m| {
-            let k = &known[m.pattern().as_usize()];
-            (k.from <= m.start() && m.start() < k.until).then_some(Found {
-                start: m.start(),
-                end: m.end(),
-                kind: k.kind,
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut at = 0;
+    // A leftmost search, not an overlapping one: it may use a vectorised
+    // prefilter for a few dozen values, where an overlapping search steps
+    // its automaton through every byte.
+    while let Some(m) = s.find(Input::new(text).range(at..)) {
+        let start = m.start();
+        let longest = known
+            .iter()
+            .filter(|k| {
+                k.from <= start && start < k.until && b[start..].starts_with(k.value.as_bytes())
             })
-        })
-        .collect()
+            .max_by_key(|k| k.value.len());
+        if let Some(k) = longest {
+            out.push(Found {
+                start,
+                end: start + k.value.len(),
+                kind: k.kind,
+            });
+        }
+        at = start + 1;
+    }
+    out
 }
 
 #[cfg(test)]
@@ -266,6 +283,20 @@ mod tests {
         let copies = seen.copies(text, &Learned::default());
         assert_eq!(copies.len(), 1, "{copies:?}");
         assert_eq!(copies[0].start, 12);
+    }
+
+    #[test]
+    fn overlapping_copies_of_a_value_seen_before_are_all_found() {
+        let mut seen = Seen::default();
+        let learned = seen.taught("PW=ab12ab12ab", &[f(3, 13)], 0);
+        seen.learn(learned);
+        let text = "ab12ab12ab12ab and ab12ab12ab";
+        let copies: Vec<_> = seen
+            .copies(text, &Learned::default())
+            .iter()
+            .map(|f| (f.start, f.end))
+            .collect();
+        assert_eq!(copies, [(0, 10), (4, 14), (19, 29)]);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 use blaise_plug::TranscriptEntry;
 
-use crate::detect::{Redactor, Seen};
+use crate::detect::{Found, MAX_HOLD, Redactor, Seen};
 
 /// Most bytes kept as context: the current line, and the lines before it
 /// that fit whole (a `resource "random_password"` above its `result`, a
@@ -80,20 +80,35 @@ impl Streams {
         } else {
             redactor.hold_back_from(&text).max(from)
         };
+        // What is sent is found in all the text there is, as the whole text
+        // will be read: what follows the cut (`hunter22  2 days ago`) may
+        // decide what comes before it, as it did where the cut was chosen.
         // A copy of a known value may start before the cut: held back from
         // there too, and the cut settled again for what it then ends on.
         let (found, learned) = loop {
-            let (found, learned) = redactor.find_after(&text[..cut], from, &self.seen);
+            let (found, learned) = redactor.find_after(&text, from..cut, &self.seen);
             if entry.last || quiet {
                 break (found, learned);
             }
-            let back = self.seen.hold_back_from(&text[..cut], &learned).max(from);
-            if back == cut {
+            // Nor is a find sent in two parts (a copy whole in the text that
+            // the cut splits): it waits, within what a stream may hold.
+            let floor = text.len().saturating_sub(MAX_HOLD);
+            let split = found
+                .iter()
+                .filter(|f| f.start < cut && cut < f.end && f.start >= floor)
+                .map(|f| f.start)
+                .min();
+            let back = self
+                .seen
+                .hold_back_from(&text, &learned)
+                .min(split.unwrap_or(cut))
+                .max(from);
+            if back >= cut {
                 break (found, learned);
             }
             cut = redactor.hold_back_from(&text[..back]).max(from);
         };
-        entry.text = Redactor::mask_after(&text[..cut], from, &found);
+        entry.text = Redactor::mask_after(&text[..cut], from, &clipped(&found, cut));
         self.seen.learn(learned);
         if !entry.last {
             let line = text[..cut].rfind('\n').map_or(0, |p| p + 1);
@@ -123,6 +138,19 @@ impl Streams {
         }
         entry
     }
+}
+
+/// `found` up to `cut`: what is sent now (a find past it is masked with
+/// the chunk that sends it).
+fn clipped(found: &[Found], cut: usize) -> Vec<Found> {
+    found
+        .iter()
+        .filter(|f| f.start < cut)
+        .map(|f| Found {
+            end: f.end.min(cut),
+            ..*f
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -65,3 +65,22 @@ fn a_cell_under_a_secret_header_is_masked_whole() {
     .replace("Password / token", "Notes           ");
     check(&[&masked, &words, &notes]);
 }
+
+#[test]
+fn a_key_under_an_aligned_header_without_a_rule_is_masked() {
+    check(&[
+        // `influx auth create`: columns one blank apart where cells are wide.
+        "ID               Description    Token                                                                                    User Name User ID          Permissions\n02717dbf0c5ab1dd telegraf write «hOBWPPG8TsSdtLcM09OPNXTpAEnclQqZ2CH4OucT4ra5KOpFpE-VZiHfWhv_w4MogIbpotQ1pgdT1qA6eJLD9A==» greta     7d3a52e104a7d017 [read:orgs/b27418fe79dc6735/buckets]\n",
+        // `column -s, -t` of a credentials CSV, two rows under the header.
+        "User name      Password                                  Console login link\nbackup-writer  «2bb7ad4508efa1440bd50eae09deb8fa446d1d18»  https://884860473160.signin.aws.amazon.com/console\nci-deployer    «Xk29fLq0Wm3nB7vR5tZp»                      https://884860473160.signin.aws.amazon.com/console\n",
+    ]);
+    // Columns that say what they hold, ids under no secret's name (the
+    // digest's row is cut where the rest of its line decides: a stream finds
+    // in all it has, as the whole text is read).
+    check(&[
+        "KEY_ID                                    CREATED_AT            EXPIRES_AT\n8c1f0e3b2a4d5c6e7f8091a2b3c4d5e6f7089a1b  2026-01-01T00:00:00Z  9999-12-31T23:59:59Z\n",
+        "NAME           DIGEST                                                            UPDATED\nDB_PASSWORD    9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08  2 days ago\n",
+        "REPOSITORY   TAG       IMAGE ID                                                                   SIZE\napp          latest    sha256:3f4e5d6c7b8a9f0e1d2c3b4a59687766554433221100ffeeddccbbaa99887766  120MB\n",
+        "Release   Revision  Commit                    Deployed\nweb       3         Zq8Lw2Rt5YmK9xPv3nB7Qe4  2 days ago\n",
+    ]);
+}

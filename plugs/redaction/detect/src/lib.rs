@@ -141,7 +141,7 @@ impl Redactor {
     /// are masked wherever they come back, and what this text teaches is
     /// remembered.
     pub fn redact_knowing<'a>(&self, text: &'a str, seen: &mut Seen) -> Cow<'a, str> {
-        let (found, learned) = self.find_after(text, 0, seen);
+        let (found, learned) = self.find_after(text, 0..text.len(), seen);
         seen.learn(learned);
         Self::masked(text, &found)
     }
@@ -178,16 +178,22 @@ impl Redactor {
     /// Every secret in the text, in order, not overlapping, each on char
     /// boundaries.
     pub fn find(&self, text: &str) -> Vec<Found> {
-        self.find_after(text, 0, &Seen::default()).0
+        self.find_after(text, 0..text.len(), &Seen::default()).0
     }
 
     /// [`Redactor::find`] with what earlier text taught (`seen`): copies of
     /// a value found before are found too ([`repeats`]). Also what this text
-    /// teaches, from its finds that end after `from` (the text before it is
-    /// a stream's context, taught already), for [`Seen::learn`].
-    pub fn find_after(&self, text: &str, from: usize, seen: &Seen) -> (Vec<Found>, Learned) {
+    /// teaches, from its finds that end in `sent` (a stream sends those
+    /// bytes now: the text before them is context, taught already, and a
+    /// find past them may be a secret's first part), for [`Seen::learn`].
+    pub fn find_after(
+        &self,
+        text: &str,
+        sent: std::ops::Range<usize>,
+        seen: &Seen,
+    ) -> (Vec<Found>, Learned) {
         let found = self.find_at_depth(text, 0);
-        let learned = seen.taught(text, &found, from);
+        let learned = seen.taught(text, &found, sent);
         if seen.is_empty() && learned.is_empty() {
             return (found, learned);
         }
@@ -272,6 +278,9 @@ impl Redactor {
                 }
                 if end - start == 40 {
                     tokens::aws_secret_on_line(b, start, end, &mut found);
+                }
+                if end - start >= 16 && start >= 2 && b[start - 1] == b' ' {
+                    assignments::columns::aligned(b, start, end, &mut found);
                 }
                 if assignments::setting_commands::may_follow(b, start, end) {
                     assignments::setting_commands::after_blank(b, start, end, &mut found);

@@ -12,6 +12,8 @@
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, Input, MatchKind};
 
+use std::ops::Range;
+
 use super::Found;
 
 /// Values kept: the oldest is forgotten when one more is learned.
@@ -66,10 +68,13 @@ impl Seen {
     }
 
     /// What `found` (a text's finds, in order) teaches: the values of those
-    /// that end after `from` (what a stream sends now), not known yet.
-    pub(crate) fn taught(&self, text: &str, found: &[Found], from: usize) -> Learned {
+    /// that end in `sent` (what a stream sends now), not known yet.
+    pub(crate) fn taught(&self, text: &str, found: &[Found], sent: Range<usize>) -> Learned {
         let mut learned = Learned::default();
-        for f in found.iter().filter(|f| f.end > from) {
+        for f in found
+            .iter()
+            .filter(|f| sent.start < f.end && f.end <= sent.end)
+        {
             let v = &text[f.start..f.end];
             if eligible(v, f.kind)
                 && !self.values.iter().any(|(s, _)| **s == *v)
@@ -244,7 +249,7 @@ mod tests {
     fn a_value_is_masked_after_its_find_never_before() {
         let text = "x Zq8Lw2Rt5Y; PW=Zq8Lw2Rt5Y; again Zq8Lw2Rt5Y";
         let seen = Seen::default();
-        let learned = seen.taught(text, &[f(17, 27)], 0);
+        let learned = seen.taught(text, &[f(17, 27)], 0..usize::MAX);
         let copies: Vec<_> = seen
             .copies(text, &learned)
             .iter()
@@ -265,7 +270,7 @@ mod tests {
         let wide = f(38, 57);
         assert_eq!(&text[wide.start..wide.end], "eyJ0eXAiOi and more");
         assert!(
-            seen.taught(text, &[f(3, 9), f(15, 27), literal, wide], 0)
+            seen.taught(text, &[f(3, 9), f(15, 27), literal, wide], 0..usize::MAX)
                 .is_empty()
         );
     }
@@ -275,7 +280,7 @@ mod tests {
         let mut seen = Seen::default();
         for i in 0..MAX_SEEN + 3 {
             let text = format!("v=Secret{i:04}x");
-            let learned = seen.taught(&text, &[f(2, text.len())], 0);
+            let learned = seen.taught(&text, &[f(2, text.len())], 0..usize::MAX);
             seen.learn(learned);
         }
         assert_eq!(seen.len(), MAX_SEEN);
@@ -288,7 +293,7 @@ mod tests {
     #[test]
     fn overlapping_copies_of_a_value_seen_before_are_all_found() {
         let mut seen = Seen::default();
-        let learned = seen.taught("PW=ab12ab12ab", &[f(3, 13)], 0);
+        let learned = seen.taught("PW=ab12ab12ab", &[f(3, 13)], 0..usize::MAX);
         seen.learn(learned);
         let text = "ab12ab12ab12ab and ab12ab12ab";
         let copies: Vec<_> = seen
@@ -302,7 +307,7 @@ mod tests {
     #[test]
     fn a_copys_start_at_a_chunks_end_is_held_back() {
         let mut seen = Seen::default();
-        let learned = seen.taught("PW=Zq8Lw2Rt5Y", &[f(3, 13)], 0);
+        let learned = seen.taught("PW=Zq8Lw2Rt5Y", &[f(3, 13)], 0..usize::MAX);
         seen.learn(learned);
         let none = Learned::default();
         assert_eq!(seen.hold_back_from("echo Zq8L", &none), 5);

@@ -146,6 +146,94 @@ pub(crate) fn cell(b: &[u8], s: usize, found: &mut Vec<Found>) {
     }
 }
 
+/// A key in a table aligned by blanks with no rule under its header
+/// (`influx auth create`'s `ID  Description  Token …`, `column -t` of a
+/// credentials CSV): the nearest line above made of header words (within
+/// [`MAX_ROWS`] rows and [`MAX_ABOVE`] bytes, what a stream keeps) has a
+/// name that starts at the key's column and names a secret. Only a value
+/// that looks like a key: without a rule, a line of words above may be a
+/// row of names rather than the header.
+#[inline(never)]
+pub(crate) fn aligned(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
+    let v = &b[s..e];
+    if !(keylike(v) || hex_key(v)) || !plain(v) || path(v) {
+        return;
+    }
+    let Some(row) = crate::line_start_within(b, s, MAX_ROW) else {
+        return;
+    };
+    let x = s - row;
+    if x < 2 || row == 0 {
+        return;
+    }
+    let floor = row.saturating_sub(MAX_ABOVE);
+    let mut end = row - 1;
+    for _ in 0..MAX_ROWS {
+        let start = match memchr::memrchr(b'\n', &b[floor..end]) {
+            Some(p) => floor + p + 1,
+            None if floor == 0 => 0,
+            None => return,
+        };
+        let line = &b[start..end];
+        if line.trim_ascii().is_empty() || rule(line) {
+            return;
+        }
+        if header_words(line) {
+            let Some(name) = name_at(line, x) else {
+                return;
+            };
+            let joined: Vec<u8> = name
+                .iter()
+                .map(|&c| if c == b' ' { b'_' } else { c })
+                .collect();
+            if secret_kind(&joined).is_some() && !name_word(v) && !super::label_word(v) {
+                found.push(Found {
+                    start: s,
+                    end: e,
+                    kind: "secret-assignment",
+                });
+            }
+            return;
+        }
+        let Some(above) = start.checked_sub(1) else {
+            return;
+        };
+        end = above;
+    }
+}
+
+/// Whether a line may be an aligned table's header: names of letters
+/// (`User Name`, `Secret access key`, `ACCESS_TOKEN`), two columns or more
+/// apart by blanks, nothing that a row of values or code would hold.
+fn header_words(line: &[u8]) -> bool {
+    line.len() <= MAX_ROW
+        && line.first().is_some_and(u8::is_ascii_alphabetic)
+        && line.windows(2).any(|w| w == b"  ")
+        && line
+            .iter()
+            .all(|&c| c.is_ascii_alphabetic() || matches!(c, b' ' | b'_' | b'-' | b'.' | b'#'))
+}
+
+/// The header's name that starts at column `x`: its words up to two blanks
+/// (`Secret access key`), or its one word where the header's columns are
+/// one blank apart (`User Name User ID` in `influx`'s).
+fn name_at(line: &[u8], x: usize) -> Option<&[u8]> {
+    if x >= line.len() || line[x - 1] != b' ' || !line[x].is_ascii_alphabetic() {
+        return None;
+    }
+    let rest = &line[x..];
+    let end = rest
+        .windows(2)
+        .position(|w| w == b"  ")
+        .unwrap_or(rest.len());
+    let name = &rest[..end];
+    Some(if name.len() > 40 {
+        &name[..name.iter().position(|&c| c == b' ').unwrap_or(name.len())]
+    } else {
+        name
+    })
+}
+
 /// Where the cell whose value starts at `s` ends: at a border, two blanks,
 /// the line's end, or the backtick that closes a code span opened right
 /// before `s`. `None` where the cell holds words (a blank inside).

@@ -25,6 +25,7 @@ pub(super) mod parents;
 mod positions;
 pub(super) mod setting_commands;
 mod siblings;
+pub(super) mod sql;
 mod values;
 
 use std::ops::Range;
@@ -428,7 +429,8 @@ fn name_at(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
         || (ks > 0 && matches!(b[ks - 1], b'/' | b'@'))
         // `arn:aws:secretsmanager:…:secret:prod/db-password-AbCdEf`: a name.
         || b[s..ks].starts_with(b"arn:")
-        || b[..ks].ends_with(b"::")
+        // (Hiera's `profile::db::password: …` is a YAML key: `:` follows.)
+        || (b[..ks].ends_with(b"::") && !(b.get(ke) == Some(&b':') && b.get(ke + 1) != Some(&b':')))
         // `token.` ends a sentence.
         || key.ends_with(b".")
         // Bounded: a word of many operators must not be rescanned from its
@@ -883,10 +885,10 @@ fn value(
             Op::Colon | Op::Spaced => {
                 (config || !identifier(v))
                     && !number(v)
-                    // (A key under a name read from its place is no code.)
+                    // (A random key is no name in code: `password: NFjy8e…, timeout: 2`.)
                     && !(code_after
                         && (code_word(v) || dotted_code(v))
-                        && !(placed(kind) && values::neutral_key(v)))
+                        && !values::neutral_key(v))
             }
             Op::Xml => next == Some(b'<'),
             // `--password x`, `.netrc`'s `password x` (after `login`, or last

@@ -295,6 +295,9 @@ impl Redactor {
                 }
             }
             // (Any word: a cell's first may be short, `n#yO…`.)
+            if assignments::sql::may_follow(b, start) {
+                assignments::sql::at_value(b, start, &mut found);
+            }
             if assignments::columns::may_be_cell(b, start, rule_end) {
                 assignments::columns::cell(b, start, &mut found);
             }
@@ -596,6 +599,9 @@ impl Redactor {
         }
         if let Some(cell) = assignments::columns::open_at(b, cut) {
             cut = cut.min(cell);
+        }
+        if let Some(value) = assignments::sql::open_at(b, cut) {
+            cut = cut.min(value);
         }
         cut
     }

@@ -56,6 +56,7 @@ impl<'a> Words<'a> {
                 || assignments::call_arguments::may_be(self.b, start)
                 || assignments::call_arguments::may_open_call(self.b, start)
                 || assignments::columns::may_open_cell(self.b, start)
+                || assignments::sql::may_follow(self.b, start)
             {
                 return Some((start, end, class));
             }
@@ -151,6 +152,7 @@ mod tests {
                 || assignments::call_arguments::may_be(b, start)
                 || assignments::call_arguments::may_open_call(b, start)
                 || assignments::columns::may_open_cell(b, start)
+                || assignments::sql::may_follow(b, start)
             {
                 out.push((start, i, class));
             }

@@ -58,6 +58,37 @@ const CONFIG_NO_KEYS: &[&str] = &[
     "connect({ password: process.env.DB_PASSWORD, port: 5432 })\n",
 ];
 
+/// What sits where a secret might and is none: ciphertext, digests, public
+/// keys, references, settings nested in a value, a column of times.
+const LOOK_ALIKES: &[&str] = &[
+    // Jasypt's, DPAPI's and IIS's ciphertext, .NET's `<CipherValue>`.
+    "spring.datasource.password=ENC(W2Vyj3jixKhl9UW6BAmimmyTU8iXmMRBukgscM0I6hM=)\n",
+    "      <add key=\"ClearTextPassword\" value=\"AQAAANCMnd8BFdERjHoAwE/Cl+sBAAAAhA2IjnMkm8r2B2/a5acAyxD7Lq12/uP1Jy8Bof2lnJLiOvZQQd8hza\" />\n",
+    "<add name=\"AesProvider\" keyContainerName=\"iisConfigurationKey\" sessionKey=\"AQIAAA5mAAAApAAAgAWzozoD1OxcoJhArBZFoclx2mqIqiEyIevTmWC2AVROYkISZD5j29TE4SpcAXIXrX\" />\n",
+    "  <CipherData>\n    <CipherValue>XW0D8a3+mZwTexPClaSDe1Tb/1/70dE5RdEyS86exyjo9uM87xbZAaLEMElmgRbr</CipherValue>\n  </CipherData>\n",
+    // Tomcat's salted digest; a payment's HMAC in a log.
+    "<user username=\"admin\" password=\"f33d0a94b27751f1379d9dd3804af1af$1000$82fda52ec107797b1849dfa51e0e38541edb92071a293b6db43e1f95517ad6c0\" roles=\"manager-gui\"/>\n",
+    "INFO verify razorpay_order_id=order_O8Blg2gfEwtvnY razorpay_signature=0ca759c0b5d62826dcb84fa2b29f4988314ea92a1c13e4a1b75c257e59ac8d28 valid=true\n",
+    // Ably's token request `mac`; Adyen's client key, public by design.
+    "{\n  \"nonce\": \"2556020293899308\",\n  \"mac\": \"TPqNR/7FLg7ftq2bquRNULgUXscChyka+PAoojmQH0A=\"\n}\n",
+    "  clientKey: 'live_4JEHXD0HU24XLHR02DCZZGG22T1AY5DJ',\n",
+    // SSH public keys under names that end like a key's.
+    "<authorizedkeys>c3NoLWVkMjU1MTkgQUFBQUMzTnphQzFsWkRJMU5URTVBQUFBSU15cXUvRG1ucWd5ZHN4RGZabHF0dVMwRTZYRlQ0TXpmZ0c2NXlKc3pjZVIgcndpbGxpYW1zQHNyZS1sYXB0b3A=</authorizedkeys>\n",
+    "sshkeys: ssh-ed25519%20AAAAC3NzaC1lZDI1NTE5AAAAIIqGnbsSQeUoFG80yC7dGJLzHe14%2B3Hcam6Bv%2FzeIXiy%20ncarter%40ns1%0A\n",
+    // A setting inside a value, read by its own name; a store's path.
+    "smbios1: uuid=edd44604-f7ec-49bf-ba99-2368a35bfa06\nnamed_attribute: log_ident=R1g6w1yXDRkyxJ\n",
+    "api_token: \"{{ lookup('community.hashi_vault.hashi_vault', 'secret=kv/data/netops:token') }}\"\n",
+    // A column of times beside secrets' names (in Claude Code's frame); a
+    // shortened key.
+    "  ⎿  Key                  Last Updated Timestamp\n     snowflake-password   1747827019349\n     openai-api-key       1739932160434\n",
+    "| key_id | truncated_key |\n|--------|---------------|\n| 4      | 190dea5       |\n",
+];
+
+#[test]
+fn look_alikes_stay() {
+    check(LOOK_ALIKES);
+}
+
 #[test]
 fn passwords_set_in_sql_are_masked() {
     check(SQL_PASSWORDS);

@@ -861,7 +861,12 @@ fn value(
     // `NAME: Type = …`, `field: Type,`, `token = other;`: code goes on.
     let code_after = matches!(b.get(j), Some(b'=' | b',' | b')' | b';' | b'{' | b'}'));
     let secret = plain_v
-        && (kind != "signature" || (op == Op::Compact && !values::digest_typed(v)))
+        && (kind != "signature"
+            || (op == Op::Compact
+                && !values::digest_typed(v)
+                // An HMAC in hex outside a URL (`razorpay_signature=…` in a
+                // log) signs one message; a presigned URL's grants access.
+                && (url || !values::hex_digest(v))))
         && key_shaped(kind, v, &b[ks..ke])
         && (kind != BARE_KEY
             || bare_key_line(b, ks, op, i)

@@ -159,12 +159,29 @@ pub(crate) fn aligned(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     if !(keylike(v) || hex_key(v)) || !plain(v) || path(v) {
         return;
     }
-    let Some(row) = crate::line_start_within(b, s, MAX_ROW) else {
+    let Some(name) = aligned_header(b, s) else {
         return;
     };
-    let x = s - row;
+    if secret_kind(&name).is_some() && !name_word(v) && !super::label_word(v) {
+        found.push(Found {
+            start: s,
+            end: e,
+            kind: "secret-assignment",
+        });
+    }
+}
+
+/// The name over the value at `s` in a table aligned by blanks with no
+/// rule: in the nearest line above made of header words (within
+/// [`MAX_ROWS`] rows and [`MAX_ABOVE`] bytes, what a stream keeps), the
+/// name that starts at the value's column, its words joined by `_`.
+fn aligned_header(b: &[u8], s: usize) -> Option<Vec<u8>> {
+    let row = crate::line_start_within(b, s, MAX_ROW)?;
+    // Columns in characters: an agent's frame before the header (`  ⎿  `)
+    // is wider in bytes than the blanks before the rows under it.
+    let x = chars(&b[row..s]);
     if x < 2 || row == 0 {
-        return;
+        return None;
     }
     let floor = row.saturating_sub(MAX_ABOVE);
     let mut end = row - 1;
@@ -172,34 +189,42 @@ pub(crate) fn aligned(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
         let start = match memchr::memrchr(b'\n', &b[floor..end]) {
             Some(p) => floor + p + 1,
             None if floor == 0 => 0,
-            None => return,
+            None => return None,
         };
         let line = &b[start..end];
         if line.trim_ascii().is_empty() || rule(line) {
-            return;
+            return None;
         }
-        if header_words(line) {
-            let Some(name) = name_at(line, x) else {
-                return;
-            };
-            let joined: Vec<u8> = name
-                .iter()
-                .map(|&c| if c == b' ' { b'_' } else { c })
-                .collect();
-            if secret_kind(&joined).is_some() && !name_word(v) && !super::label_word(v) {
-                found.push(Found {
-                    start: s,
-                    end: e,
-                    kind: "secret-assignment",
-                });
-            }
-            return;
+        if header_words(&line[frame_end(line)..]) {
+            let name = name_at(line, x)?;
+            return Some(
+                name.iter()
+                    .map(|&c| if c == b' ' { b'_' } else { c })
+                    .collect(),
+            );
         }
-        let Some(above) = start.checked_sub(1) else {
-            return;
-        };
-        end = above;
+        end = start.checked_sub(1)?;
     }
+    None
+}
+
+/// How many characters `t` holds.
+fn chars(t: &[u8]) -> usize {
+    t.iter().filter(|&&c| c & 0xC0 != 0x80).count()
+}
+
+/// Where a line's text starts after an agent's frame: blanks, then one
+/// `⎿`, `└` or `│` and blanks.
+fn frame_end(line: &[u8]) -> usize {
+    let mut i = line.iter().take_while(|&&c| c == b' ').count();
+    for frame in ["⎿", "└", "│"] {
+        if line[i..].starts_with(frame.as_bytes()) {
+            i += frame.len();
+            i += line[i..].iter().take_while(|&&c| c == b' ').count();
+            break;
+        }
+    }
+    i
 }
 
 /// Whether a line may be an aligned table's header: names of letters
@@ -214,14 +239,23 @@ fn header_words(line: &[u8]) -> bool {
             .all(|&c| c.is_ascii_alphabetic() || matches!(c, b' ' | b'_' | b'-' | b'.' | b'#'))
 }
 
-/// The header's name that starts at column `x`: its words up to two blanks
-/// (`Secret access key`), or its one word where the header's columns are
-/// one blank apart (`User Name User ID` in `influx`'s).
+/// The header's name that starts at character `x` of its line: its words
+/// up to two blanks (`Secret access key`), or its one word where the
+/// header's columns are one blank apart (`User Name User ID` in
+/// `influx`'s).
 fn name_at(line: &[u8], x: usize) -> Option<&[u8]> {
-    if x >= line.len() || line[x - 1] != b' ' || !line[x].is_ascii_alphabetic() {
+    let mut seen = 0;
+    let at = line.iter().position(|&c| {
+        let here = c & 0xC0 != 0x80 && seen == x;
+        if c & 0xC0 != 0x80 {
+            seen += 1;
+        }
+        here
+    })?;
+    if at == 0 || line[at - 1] != b' ' || !line[at].is_ascii_alphabetic() {
         return None;
     }
-    let rest = &line[x..];
+    let rest = &line[at..];
     let end = rest
         .windows(2)
         .position(|w| w == b"  ")
@@ -293,9 +327,14 @@ pub(super) fn under_a_header_that_says_otherwise(b: &[u8], s: usize) -> bool {
     let Some(row) = crate::line_start_within(b, s, MAX_ROW) else {
         return false;
     };
-    header_above(b, row)
-        .and_then(|header| column_name(b, header, row, s))
-        .is_some_and(super::positions::says_what_it_is)
+    match header_above(b, row) {
+        Some(header) => {
+            column_name(b, header, row, s).is_some_and(super::positions::says_what_it_is)
+        }
+        // A table aligned by blanks (`databricks secrets list-secrets`:
+        // `Key  Last Updated Timestamp`).
+        None => aligned_header(b, s).is_some_and(|name| super::positions::says_what_it_is(&name)),
+    }
 }
 
 /// The header row of the table whose row starts at `row`: the line above

@@ -65,9 +65,13 @@ const NAMES: [(&[u8], bool); 32] = [
 ];
 
 /// Names ending in `key` whose values are public or not keys at all.
-const NOT_KEYS: [&[u8]; 13] = [
+const NOT_KEYS: [&[u8]; 16] = [
     b"publickey",
     b"pubkey",
+    // SSH's public keys, as pfSense and Proxmox store a user's.
+    b"authorizedkey",
+    b"authorizedkeys",
+    b"sshkeys",
     b"primarykey",
     b"foreignkey",
     b"sortkey",
@@ -195,7 +199,7 @@ pub(super) fn name_of(key: &[u8], candidates: u64) -> Option<Name> {
         // Helm's `existingSecret: my-db-secret` (and `existingSecretPasswordKey`,
         // `auth.existingSecret`): the name of a Kubernetes Secret that holds
         // the value, not the value.
-        if names_existing(key) || names_hashed(key) || says_public(key) {
+        if names_existing(key) || names_hashed(key) || says_public(key) || says_partial(key) {
             return None;
         }
         // Azure's `primaryKey`/`secondaryKey` pair: a key where the value
@@ -281,6 +285,18 @@ pub(super) fn password(key: &[u8]) -> bool {
 fn names_hashed(key: &[u8]) -> bool {
     const WORD: &[u8] = b"hashed";
     key.len() > WORD.len() && key[..WORD.len()].eq_ignore_ascii_case(WORD)
+}
+
+/// Whether one of the name's words says its value is only part of a
+/// secret, or a secret made unreadable: `truncated_key` (WooCommerce's last
+/// seven characters), `masked_token`, `redacted_password`,
+/// `encrypted_password`.
+fn says_partial(key: &[u8]) -> bool {
+    words(key).any(|w| {
+        [&b"truncated"[..], b"masked", b"redacted", b"encrypted"]
+            .iter()
+            .any(|p| w.eq_ignore_ascii_case(p))
+    })
 }
 
 /// Whether one of the name's words says its value is public:

@@ -113,6 +113,19 @@ const NOT_SECRET_LAST: &[&[u8]] = &[
     b"offset",
     b"salt",
     b"iv",
+    // A message's authentication code (Ably's token request `mac`).
+    b"mac",
+    b"hmac",
+    // When (`Last Updated Timestamp`, `created_at`).
+    b"timestamp",
+    b"time",
+    b"date",
+    b"created",
+    b"updated",
+    b"modified",
+    b"expires",
+    b"expiry",
+    b"expiration",
     // DKIM's body hash (`bh=…;` in a `DKIM-Signature` header).
     b"bh",
     // A key's public members (.NET's `<Modulus>`, `<Exponent>`).
@@ -171,6 +184,10 @@ const NOT_SECRET_ANY: &[&[u8]] = &[
     b"request",
     b"correlation",
     b"cursor",
+    // Ciphertext (`<CipherValue>`, `encrypted_value`): the key is elsewhere.
+    b"cipher",
+    b"ciphertext",
+    b"encrypted",
     // A cache's key (`Cache restored from key: …`).
     b"cache",
     // Cloudflare's `cf-ray`, campaign tags (`utm_content`).

@@ -148,6 +148,11 @@ pub(super) fn plain(v: &[u8]) -> bool {
         || sri_digest(v)
         || digest_typed(v)
         || public_project_key(v)
+        || public_client_key(v)
+        || ssh_public_key(v)
+        || store_path(v)
+        || ciphertext(v)
+        || salted_digest(v)
         || crate::tokens::public_jwt(v);
     !not_a_value && !NOT_VALUES.iter().any(|w| v.eq_ignore_ascii_case(w))
 }
@@ -462,6 +467,9 @@ pub(super) fn inline_key(v: &[u8]) -> bool {
 /// GitHub node id's `04:User1234`).
 pub(super) fn neutral_key(v: &[u8]) -> bool {
     keylike(v)
+        // `smbios1: uuid=…`, `named_attribute: log_ident=…`: a setting of
+        // its own, read by its own name.
+        && !super::assignment(v)
         && !age_recipient(v)
         && !worded(v)
         && !identifier(v)
@@ -569,6 +577,72 @@ pub(super) fn method_name(v: &[u8]) -> bool {
 /// personal API keys (`phx_…`) are secrets.
 fn public_project_key(v: &[u8]) -> bool {
     v.len() == 47 && v.starts_with(b"phc_") && v[4..].iter().all(u8::is_ascii_alphanumeric)
+}
+
+/// A path in a secrets store, the secret's name rather than its value:
+/// Vault's `kv/data/netops:token` (an Ansible lookup's `secret=`),
+/// `secret/data/app#password`, AWS's `prod/db/password`. Lower case words
+/// between slashes; a random value has capitals or no slash.
+fn store_path(v: &[u8]) -> bool {
+    v.contains(&b'/')
+        && v.iter().all(|&c| {
+            c.is_ascii_lowercase()
+                || c.is_ascii_digit()
+                || matches!(c, b'-' | b'_' | b'.' | b'/' | b':' | b'#')
+        })
+        && v.split(|&c| matches!(c, b'/' | b':' | b'#'))
+            .filter(|part| !part.is_empty())
+            .all(|part| part.iter().any(u8::is_ascii_lowercase) && !keylike(part))
+}
+
+/// An SSH public key written into a URL or a config value (`ssh-ed25519%20AAAA…`).
+fn ssh_public_key(v: &[u8]) -> bool {
+    [
+        &b"ssh-ed25519%20"[..],
+        b"ssh-rsa%20",
+        b"ecdsa-sha2-",
+        b"sk-ssh-ed25519",
+    ]
+    .iter()
+    .any(|p| v.starts_with(p))
+}
+
+/// A key made to be public: Adyen's client key (`live_`/`test_` and 32
+/// capitals and digits), which its Drop-in carries into every checkout
+/// page; its API keys (`AQE…`) are secrets.
+fn public_client_key(v: &[u8]) -> bool {
+    v.len() == 37
+        && (v.starts_with(b"live_") || v.starts_with(b"test_"))
+        && v[5..]
+            .iter()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+}
+
+/// A value encrypted where it is stored, by a key kept elsewhere: Jasypt's
+/// `ENC(…)`, Windows DPAPI's blob (`AQAAANCMnd8BFdERjHoAwE/Cl+s…`, its
+/// provider's GUID) and CryptoAPI's `SIMPLEBLOB` (`AQIAAA…`, an IIS
+/// session key encrypted to the machine's key).
+fn ciphertext(v: &[u8]) -> bool {
+    (v.starts_with(b"ENC(") && v.ends_with(b")"))
+        || v.starts_with(b"AQAAANCMnd8BFdERjHoAwE/Cl+s")
+        || (v.starts_with(b"AQIAAA") && v.len() >= 64)
+}
+
+/// A digest's length in hex: SHA-1, SHA-256, SHA-512.
+pub(super) fn hex_digest(v: &[u8]) -> bool {
+    matches!(v.len(), 40 | 64 | 128) && v.iter().all(u8::is_ascii_hexdigit)
+}
+
+/// A salted digest in hex: Tomcat's `salt$iterations$digest`
+/// (`f33d0a94…$1000$82fd…`).
+fn salted_digest(v: &[u8]) -> bool {
+    let mut parts = v.split(|&c| c == b'$');
+    let hex = |p: &[u8], min: usize| p.len() >= min && p.iter().all(u8::is_ascii_hexdigit);
+    matches!(
+        (parts.next(), parts.next(), parts.next(), parts.next()),
+        (Some(salt), Some(n), Some(digest), None)
+            if hex(salt, 8) && !n.is_empty() && n.iter().all(u8::is_ascii_digit) && hex(digest, 32)
+    )
 }
 
 /// `img/f33ba732-….csv`, `exports/….png`: a file's path, its name ending

@@ -1,6 +1,7 @@
 //! Places two corpora written apart (`benches/recall/agent_tuning_7` and
 //! `agent_tuning_8`) showed unread, each a class: a password set in SQL
-//! (`WITH PASSWORD '…'`, `IDENTIFIED BY …`), a YAML key under a namespace
+//! (`WITH PASSWORD '…'`, `IDENTIFIED BY …`), a secret after a keyword in a
+//! network device's configuration (`password 7 …`, `secret "$9$…"`), a YAML key under a namespace
 //! (Hiera's `profile::db::password:`), a key in a brace block with more
 //! settings after it (`{ user: route, password: …, timeout: 2 }`). Beside
 //! them, what must stay. Each text is also streamed, cut at every byte and
@@ -40,6 +41,36 @@ const SQL_NO_PASSWORDS: &[&str] = &[
     "ALTER USER app WITH PASSWORD NULL;\n",
     "Neo4j: ALTER CURRENT USER SET PASSWORD FROM 'old' TO 'new'\n",
     "-- rotate the password by hand; see the runbook\n",
+];
+
+/// Secrets in network devices' configurations, after a keyword and a blank.
+const DEVICE_LINES: &[&str] = &[
+    // Cisco IOS: type 7 (reversible) and a community; a hash (type 5, 9) stays.
+    "username backup privilege 5 password 7 «14222C335C142939372C1F647B0054»\nenable secret 5 $1$mPFS$GaZVKi/bbZGKmmLVw2aOsL\n",
+    "tacacs server ise-01\n address ipv4 192.168.74.137\n key 7 «02220D58522E5D2C637C02410E21475D0323»\n",
+    "key chain OSPF-KEYS\n key 1\n  key-string 7 «11393B021038294D340D381D7A»\n",
+    "snmp-server community «ravencWA8KX» RO SNMP-ACL\nsnmp-server location DUB2\n",
+    "crypto isakmp key «l.?v%@8U=uo~o» address 198.51.100.27\n",
+    // Junos: `$9$` is reversible.
+    "set protocols bgp group EBGP neighbor 203.0.113.141 authentication-key \"«$9$6jdPCBREcreKM0BbYoJDjhSreWxdVwoZU6901EceKX7-»\"\n",
+    "            10.9.193.133 secret \"«$9$gAajH.m5Q36s2oGDjmP1REyv87-V4JGQF/tuBSy4aZGqPTzn6»\"; ## SECRET-DATA\n",
+    "set security ike policy IKE-POL pre-shared-key ascii-text \"«$9$/aPoA0IvWxN-bJGQ3n60O8X7Ns2oJU.fQHqQn/C0OxNdwaGP5»\"\n",
+    // VyOS, FortiGate (after its prompt), HAProxy.
+    "set service snmp community «lantern9hl3f» authorization 'ro'\nset vpn ipsec authentication psk DC2 secret '«QOGwg2HS2PPHD6WjjE8Ol»'\n",
+    "fw-par1-a (to-sin1) # set psksecret «2vsh2.iN.P%jW»\n",
+    "userlist admins\n    user bob insecure-password «wx%BA@7?VK7s»\n",
+];
+
+/// Keywords in prose and in tools' messages, and a hash after its type.
+const NOT_DEVICE_LINES: &[&str] = &[
+    "username lpetit privilege 15 secret 9 $9$ERX7g2zZgnNg2L$rd0s4tGqNVY.2XSqnwJ7QDT2pKVwuqNk/JvwQGbIAcf\n",
+    "The secret is kept in Vault; rotate the key 7 days before expiry.\nSet the password policy for new users.\n",
+    "The -----BEGIN OpenVPN Static key V1----- header starts the file.\n",
+    "gpg: key D14E4C0F5D3A557E: public key \"Release Signing <security@example.org>\" imported\n",
+    "untrusted comment: minisign public key 5EFC06FA304A17E7\n",
+    "opendkim-testkey: checking key 'dkim2._domainkey.example.net'\n",
+    // BIND's key block: its name stays, its secret does not.
+    "key \"xfr-waw1\" {\n    algorithm hmac-sha256;\n};\n",
 ];
 
 /// Keys under names that other layouts hide.
@@ -83,6 +114,16 @@ const LOOK_ALIKES: &[&str] = &[
     "  ⎿  Key                  Last Updated Timestamp\n     snowflake-password   1747827019349\n     openai-api-key       1739932160434\n",
     "| key_id | truncated_key |\n|--------|---------------|\n| 4      | 190dea5       |\n",
 ];
+
+#[test]
+fn secrets_in_device_configurations_are_masked() {
+    check(DEVICE_LINES);
+}
+
+#[test]
+fn keywords_in_prose_and_messages_stay() {
+    check(NOT_DEVICE_LINES);
+}
 
 #[test]
 fn look_alikes_stay() {

@@ -18,6 +18,7 @@ pub(super) mod call_arguments;
 pub(super) mod columns;
 mod command_lines;
 pub(super) mod command_output;
+pub(super) mod device_lines;
 mod http_auth;
 pub(super) mod named_above;
 mod names;

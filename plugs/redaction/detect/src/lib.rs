@@ -295,6 +295,9 @@ impl Redactor {
                 }
             }
             // (Any word: a cell's first may be short, `n#yO…`.)
+            if assignments::device_lines::may_be(b, start, end) {
+                assignments::device_lines::at_keyword(b, start, end, &mut found);
+            }
             if assignments::sql::may_follow(b, start) {
                 assignments::sql::at_value(b, start, &mut found);
             }
@@ -601,6 +604,9 @@ impl Redactor {
             cut = cut.min(cell);
         }
         if let Some(value) = assignments::sql::open_at(b, cut) {
+            cut = cut.min(value);
+        }
+        if let Some(value) = assignments::device_lines::open_at(b, cut) {
             cut = cut.min(value);
         }
         cut

@@ -17,7 +17,7 @@ use crate::find;
 /// called for every such word.
 pub(super) fn may_be(b: &[u8], s: usize, e: usize) -> bool {
     match b.get(s + 1) {
-        Some(b'u' | b'w' | b'a' | b'P' | b'b' | b'A' | b'X' | b'c') => e - s == 2,
+        Some(b'u' | b'w' | b'a' | b'P' | b'b' | b'A' | b'X' | b'c' | b's') => e - s == 2,
         Some(b'p') => true,
         Some(b'-') => matches!(&b[s..e], b"--user" | b"--proxy-user" | b"--cookie"),
         _ => false,
@@ -33,7 +33,7 @@ pub(super) fn flag(b: &[u8], s: usize, e: usize) -> Parsed {
         b"-a" if after_program(b, s, &[b"http ", b"https ", b"xh "]) => user_password(b, e),
         // `mysql -p'…'`: glued, quoted.
         b"-p" if quote_at(b, e).is_some() => mysql_password(b, s),
-        w @ (b"-p" | b"-w" | b"-a" | b"-P" | b"-A" | b"-X" | b"-c") => {
+        w @ (b"-p" | b"-w" | b"-a" | b"-P" | b"-A" | b"-X" | b"-c" | b"-s") => {
             program_password(b, s, e, w[1])
         }
         w if w.starts_with(b"-p") => mysql_password(b, s),
@@ -43,7 +43,7 @@ pub(super) fn flag(b: &[u8], s: usize, e: usize) -> Parsed {
 
 /// The programs whose short flag is followed by a password (each followed
 /// by a blank on the line, before the flag).
-const PASSWORD_FLAGS: [(u8, &[&[u8]]); 7] = [
+const PASSWORD_FLAGS: [(u8, &[&[u8]]); 8] = [
     (
         b'p',
         &[
@@ -55,6 +55,7 @@ const PASSWORD_FLAGS: [(u8, &[&[u8]]); 7] = [
             b"mongoexport ",
             b"mongoimport ",
             b" login ",
+            b"cypher-shell ",
         ],
     ),
     (
@@ -71,6 +72,8 @@ const PASSWORD_FLAGS: [(u8, &[&[u8]]); 7] = [
         ],
     ),
     (b'a', &[b"redis-cli ", b"keydb-cli ", b"valkey-cli "]),
+    // `ldappasswd -s`: the new password.
+    (b's', &[b"ldappasswd "]),
     (b'P', &[b"sqlcmd ", b"bcp ", b"osql "]),
     // net-snmp: SNMPv3's authentication and privacy passphrases, v2c's
     // community (`public` stays: a word, not a value).

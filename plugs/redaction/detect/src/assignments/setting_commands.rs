@@ -325,7 +325,13 @@ fn env_call(b: &[u8], at: usize) -> Option<(usize, usize)> {
 }
 
 /// What reads a secret on its input, after the `|`: a word of its own.
-const STDIN_READERS: &[&[u8]] = &[b"--password-stdin", b"--with-token", b"chpasswd"];
+const STDIN_READERS: &[&[u8]] = &[
+    b"--password-stdin",
+    // openconnect's.
+    b"--passwd-on-stdin",
+    b"--with-token",
+    b"chpasswd",
+];
 
 /// How an echo of a value starts, up to the value (and its quote).
 const ECHOES: &[&[u8]] = &[
@@ -341,7 +347,7 @@ const ECHOES: &[&[u8]] = &[
 /// byte and length.
 #[inline(always)]
 pub(crate) fn may_read_stdin(b: &[u8], s: usize, e: usize) -> bool {
-    matches!((b[s], e - s), (b'-', 16 | 12) | (b'c', 8))
+    matches!((b[s], e - s), (b'-', 16 | 17 | 12) | (b'c', 8))
 }
 
 /// The word `[s, e)` as a command that reads a secret on its input: the

@@ -10,6 +10,9 @@
 use super::values::{MAX_VALUE, plain};
 use crate::Found;
 
+/// Symbols a password may start with, before its first word.
+const SYMBOLS: &[u8] = b"!?*&#^~+";
+
 /// Longest stretch of a line read back from a cut for an open literal.
 const MAX_LINE: usize = 512;
 
@@ -18,6 +21,12 @@ const MAX_LINE: usize = 512;
 /// blank after `BY`. The cheap test made for every word.
 #[inline(always)]
 pub(crate) fn may_follow(b: &[u8], s: usize) -> bool {
+    // `'!ANC5…'`: the word starts after the symbol.
+    let s = if s >= 5 && SYMBOLS.contains(&b[s - 1]) {
+        s - 1
+    } else {
+        s
+    };
     s >= 4
         && match b[s - 1] {
             b'\'' | b'"' => matches!(b[s - 2], b' ' | b'=' | b'\\'),
@@ -37,11 +46,13 @@ pub(crate) fn at_value(b: &[u8], s: usize, found: &mut Vec<Found>) {
         return;
     };
     let v = &b[start..end];
-    let secret = plain(v)
+    // (A password may start with a symbol: `'!ANC5…'`, `'?v72…'`.)
+    let symbol = matches!(v[0], b'!' | b'?' | b'*' | b'&' | b'#' | b'^' | b'~' | b'+');
+    let secret = (plain(v) || (symbol && quote.is_some() && plain(&v[1..])))
         && (quote.is_some() || crate::mixed(v))
         && !crate::placeholders::stand_in(v)
-        // `%s`, `:pw`, `$1`, `?`: a driver's parameter.
-        && !matches!(v[0], b':' | b'$' | b'%' | b'?' | b'@');
+        // `:pw`, `$1`, `%(pw)s`: a driver's parameter.
+        && !matches!(v[0], b':' | b'$' | b'%');
     if secret {
         found.push(Found {
             start,
@@ -55,6 +66,12 @@ pub(crate) fn at_value(b: &[u8], s: usize, found: &mut Vec<Found>) {
 /// quote around it (`'`, `"`, or `\"` in an escaped string; `None`: an
 /// unquoted word, after `IDENTIFIED BY` only).
 fn opening(b: &[u8], s: usize) -> Option<(usize, Option<&'static [u8]>)> {
+    // The value's first word may follow a symbol it starts with.
+    let s = if SYMBOLS.contains(&b[s - 1]) && matches!(b[s - 2], b'\'' | b'"') {
+        s - 1
+    } else {
+        s
+    };
     let (quote, before): (Option<&'static [u8]>, usize) = match b[s - 1] {
         b'\'' => (Some(b"'"), s - 1),
         b'"' if b[s - 2] == b'\\' => (Some(b"\\\""), s - 2),

@@ -193,7 +193,7 @@ fn configuration_before(b: &[u8], s: usize) -> bool {
     let prose = head.first().is_some_and(u8::is_ascii_uppercase)
         || words().any(|w| w.ends_with(b":"))
         || words()
-            .last()
+            .next_back()
             .is_some_and(|w| NOT_BEFORE.iter().any(|n| w.eq_ignore_ascii_case(n)));
     !prose
         && !head.windows(2).any(|w| w == b"  ")

@@ -100,6 +100,70 @@ pub(super) fn after_name(b: &[u8], s: usize, e: usize) -> u8 {
     }
 }
 
+/// Whether the long word at `s` may be (part of) a keyword's value: after
+/// `BY `, `key `, `secret `, a type digit, a quote, or a password's symbol.
+/// The cheap test made for every long word; [`keyword_value`] reads it.
+#[inline(always)]
+pub(super) fn may_follow_keyword(b: &[u8], s: usize) -> bool {
+    s >= 5
+        && match b[s - 1] {
+            // `by`, `key`, `secret`, `ascii-text`, a type digit.
+            b' ' => match b[s - 2] {
+                b'y' | b'Y' => matches!(b[s - 3], b'b' | b'B' | b'e' | b'E'),
+                b't' => matches!(b[s - 3], b'e' | b'x'),
+                c => matches!(c, b'0' | b'6' | b'7') && b[s - 3] == b' ',
+            },
+            b'\'' | b'"' => matches!(b[s - 2], b' ' | b'=' | b'\\' | b'\''),
+            b'?' | b'*' | b'!' | b'^' | b'&' | b'#' | b'$' => true,
+            _ => false,
+        }
+}
+
+/// The value of a keyword that the long word at `s` is part of: a
+/// password set in SQL ([`sql`]), a secret in a device's configuration
+/// ([`device_lines`]).
+#[inline(never)]
+pub(super) fn keyword_value(b: &[u8], s: usize, found: &mut Vec<Found>) {
+    let Some(v) = keyword_value_start(b, s) else {
+        return;
+    };
+    if sql::may_follow(b, v) {
+        sql::at_value(b, v, found);
+    }
+    if device_lines::may_follow(b, v) {
+        device_lines::at_value(b, v, found);
+    }
+}
+
+/// Where the value that the long word at `s` ends or is starts, if a blank
+/// or a quote comes before it: `s`, or a few bytes back where a password's
+/// symbols split it into words (`'X?98FtFMfiAt1O'`). Most words follow a
+/// blank: one byte looked at.
+fn keyword_value_start(b: &[u8], s: usize) -> Option<usize> {
+    if s < 5 {
+        return None;
+    }
+    match b[s - 1] {
+        b' ' | b'"' => return Some(s),
+        b'\'' if b[s - 2] != b'\'' => return Some(s),
+        b'\'' => {}
+        // Only a password's symbols split a value into words.
+        b'?' | b'*' | b'!' | b'^' | b'&' | b'#' | b'$' => {}
+        _ => return None,
+    }
+    let floor = s.saturating_sub(32);
+    let mut v = s;
+    while v > floor {
+        match b[v - 1] {
+            // SQL's `''`: a quote inside the literal.
+            b'\'' if v >= floor + 2 && b[v - 2] == b'\'' => v -= 2,
+            b' ' | b'\'' | b'"' | b'\n' | b'\t' => break,
+            _ => v -= 1,
+        }
+    }
+    (v > 4 && matches!(b[v - 1], b' ' | b'\'' | b'"')).then_some(v)
+}
+
 /// The word that ends last before `at` (empty if none near).
 fn word_before(b: &[u8], at: usize) -> Range<usize> {
     let floor = at.saturating_sub(MAX_KEY + MAX_TYPE);
@@ -427,7 +491,9 @@ fn name_at(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
     // `Type::TOKEN`, a path in code.
     if key.is_empty()
         || key.len() > MAX_KEY
-        || (ks > 0 && matches!(b[ks - 1], b'/' | b'@'))
+        || (ks > 0 && b[ks - 1] == b'@')
+        // (Windows' switches: `cmdkey … /pass:…`, `/password:…`.)
+        || (ks > 0 && b[ks - 1] == b'/' && !(ks >= 2 && b[ks - 2] == b' ' && b.get(ke) == Some(&b':')))
         // `arn:aws:secretsmanager:…:secret:prod/db-password-AbCdEf`: a name.
         || b[s..ks].starts_with(b"arn:")
         // (Hiera's `profile::db::password: …` is a YAML key: `:` follows.)
@@ -694,6 +760,14 @@ fn value(
         return Parsed::Open;
     }
     let file = |v: &[u8]| path(v) && kind != "aws-secret-key";
+    // `--ks-pass pass:…`, `-passin pass:…` (apksigner's, OpenSSL's): the
+    // password after its source's name (`env:`, `file:` name other places).
+    if op == Op::Blank && b[ks] == b'-' && b[i..].starts_with(b"pass:") {
+        i += 5;
+    }
+    if i >= n {
+        return Parsed::Open;
+    }
     // ODBC's `Pwd={…};`: braces quote a value in a connection string.
     if op == Op::Compact && b[i] == b'{' && ks > 0 && b[ks - 1] == b';' {
         let start = i + 1;
@@ -1242,10 +1316,15 @@ fn bare_key_line(b: &[u8], ks: usize, op: Op, value_end: usize) -> bool {
 
 /// `--password value` on a command line.
 fn long_flag(b: &[u8], ks: usize, blanks: usize) -> bool {
-    // PowerShell's parameters: `-Password '…'`, `-ApiKey …`.
+    // PowerShell's parameters: `-Password '…'`, `-ApiKey …`; Java's and Go's
+    // long options with one dash: `keytool -storepass …`, `-keypass`,
+    // `openssl … -passin pass:…`.
     blanks == 1
         && (b[ks..].starts_with(b"--")
-            || (b[ks] == b'-' && b.get(ks + 1).is_some_and(u8::is_ascii_uppercase)))
+            || (b[ks] == b'-' && b.get(ks + 1).is_some_and(u8::is_ascii_uppercase))
+            || (b[ks] == b'-'
+                && b.get(ks + 1..ks + 4)
+                    .is_some_and(|w| w.iter().all(u8::is_ascii_lowercase))))
 }
 
 /// `password value` in a `.netrc`: `Some(true)` after `machine` or `login`

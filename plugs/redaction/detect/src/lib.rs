@@ -279,7 +279,22 @@ impl Redactor {
                 if end - start == 40 {
                     tokens::aws_secret_on_line(b, start, end, &mut found);
                 }
-                if end - start >= 16 && start >= 2 && b[start - 1] == b' ' {
+                // A device's keyword (`insecure-password …`: a value of short
+                // words); `key` and `secret` are read from their values.
+                if assignments::device_lines::may_be(b, start, end) {
+                    assignments::device_lines::at_keyword(b, start, end, &mut found);
+                }
+                // A keyword's value (`PASSWORD '…'`, `key 7 …`).
+                if assignments::may_follow_keyword(b, start) {
+                    assignments::keyword_value(b, start, &mut found);
+                }
+                // (After one blank a long key only, as `influx` pads a
+                // token's column; a table of passwords has two blanks.)
+                if end - start >= 16
+                    && start >= 2
+                    && b[start - 1] == b' '
+                    && (b[start - 2] == b' ' || end - start >= 32)
+                {
                     assignments::columns::aligned(b, start, end, &mut found);
                 }
                 if assignments::setting_commands::may_follow(b, start, end) {
@@ -295,12 +310,6 @@ impl Redactor {
                 }
             }
             // (Any word: a cell's first may be short, `n#yO…`.)
-            if assignments::device_lines::may_be(b, start, end) {
-                assignments::device_lines::at_keyword(b, start, end, &mut found);
-            }
-            if assignments::sql::may_follow(b, start) {
-                assignments::sql::at_value(b, start, &mut found);
-            }
             if assignments::columns::may_be_cell(b, start, rule_end) {
                 assignments::columns::cell(b, start, &mut found);
             }

@@ -56,8 +56,6 @@ impl<'a> Words<'a> {
                 || assignments::call_arguments::may_be(self.b, start)
                 || assignments::call_arguments::may_open_call(self.b, start)
                 || assignments::columns::may_open_cell(self.b, start)
-                || assignments::sql::may_follow(self.b, start)
-                || assignments::device_lines::may_be(self.b, start, end)
             {
                 return Some((start, end, class));
             }
@@ -153,8 +151,6 @@ mod tests {
                 || assignments::call_arguments::may_be(b, start)
                 || assignments::call_arguments::may_open_call(b, start)
                 || assignments::columns::may_open_cell(b, start)
-                || assignments::sql::may_follow(b, start)
-                || assignments::device_lines::may_be(b, start, i)
             {
                 out.push((start, i, class));
             }

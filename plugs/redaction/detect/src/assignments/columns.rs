@@ -155,6 +155,9 @@ pub(crate) fn cell(b: &[u8], s: usize, found: &mut Vec<Found>) {
 /// row of names rather than the header.
 #[inline(never)]
 pub(crate) fn aligned(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
+    if !under_a_column(b, s) {
+        return;
+    }
     let v = &b[s..e];
     if !(keylike(v) || hex_key(v)) || !plain(v) || path(v) {
         return;
@@ -169,6 +172,32 @@ pub(crate) fn aligned(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
             kind: "secret-assignment",
         });
     }
+}
+
+/// Whether the line above the value at `s` has a word starting at the same
+/// column (or two bytes on: an agent's frame, `⎿`, is three bytes wide):
+/// the cheap test before [`aligned`] reads the value and the lines above.
+fn under_a_column(b: &[u8], s: usize) -> bool {
+    let Some(row) = crate::line_start_within(b, s, MAX_ROW) else {
+        return false;
+    };
+    if row == 0 {
+        return false;
+    }
+    let x = s - row;
+    let above_end = row - 1;
+    let floor = above_end.saturating_sub(MAX_ROW);
+    let Some(above) = memchr::memrchr(b'\n', &b[floor..above_end]).map(|p| floor + p + 1) else {
+        return floor == 0 && starts_word(&b[..above_end], x);
+    };
+    starts_word(&b[above..above_end], x)
+}
+
+/// Whether a word starts at byte `x` or `x + 2` of `line`.
+fn starts_word(line: &[u8], x: usize) -> bool {
+    [x, x + 2]
+        .iter()
+        .any(|&i| i >= 1 && i < line.len() && line[i - 1] == b' ' && line[i] != b' ')
 }
 
 /// The name over the value at `s` in a table aligned by blanks with no

@@ -106,7 +106,11 @@ fn program_password(b: &[u8], s: usize, e: usize, flag: u8) -> Parsed {
         .iter()
         .filter(|(f, _)| *f == flag)
         .flat_map(|(_, programs)| programs.iter())
-        .any(|p| find(before, p).is_some());
+        .any(|p| find(before, p).is_some())
+        // `-p` after a user's flag on the same command (`add-user.sh -u
+        // jms -p …`, `influx -username x -p …`): a password whatever the
+        // program (`docker run -u 1000 -p 8080:80` gives a port: no letters).
+        || (flag == b'p' && [&b" -u "[..], b" --user ", b" -U ", b" --username ", b" -username "].iter().any(|u| find(before, u).is_some()));
     if !known {
         return Parsed::No;
     }
@@ -140,6 +144,7 @@ fn program_password(b: &[u8], s: usize, e: usize, flag: u8) -> Parsed {
         secret: v.len() >= MIN_VALUE
             && v[0] != b'-'
             && (flag != b'c' || super::command_output::secret_like(v))
+            && (flag != b'p' || v.iter().any(u8::is_ascii_alphabetic))
             && (plain(v)
                 || (matches!(v[0], b'*' | b'!' | b'&') && !crate::placeholders::stand_in(v))),
         kind: "secret-assignment",

@@ -36,9 +36,59 @@ const MAX_BEFORE: usize = 160;
 /// test made for every word.
 #[inline(always)]
 pub(crate) fn may_be(b: &[u8], s: usize, e: usize) -> bool {
-    b.get(e) == Some(&b' ')
-        && matches!(e - s, 3 | 6 | 8 | 9 | 10 | 14 | 17 | 18)
-        && KEYWORDS.contains(&&b[s..e])
+    // One compare at most: the length and first byte pick the keyword.
+    let keyword: &[u8] = match (e - s, b[s]) {
+        (3, b'k') => b"key",
+        (6, b's') => b"secret",
+        (8, b'p') => b"password",
+        (9, b'c') => b"community",
+        (9, b'p') => b"psksecret",
+        (10, b'k') => b"key-string",
+        (10, b'p') => b"passphrase",
+        (14, b'p') => b"pre-shared-key",
+        (17, b'i') => b"insecure-password",
+        (18, b'a') => b"authentication-key",
+        _ => return false,
+    };
+    b.get(e) == Some(&b' ') && &b[s..e] == keyword
+}
+
+/// Whether a keyword may end before the value at `v`: the byte before its
+/// blank (and quote) ends `key`, `secret`, a type digit or `ascii-text`.
+/// The cheap test made for most long words.
+#[inline(always)]
+pub(crate) fn may_follow(b: &[u8], v: usize) -> bool {
+    let quote = usize::from(matches!(b[v - 1], b'"' | b'\''));
+    v >= 3 + quote
+        && b[v - 1 - quote] == b' '
+        && matches!(b[v - 2 - quote], b'y' | b't' | b'0' | b'6' | b'7')
+}
+
+/// The value that starts at `v`, after a quote or a blank, if a keyword
+/// (and a type) comes before it: read as [`at_keyword`] reads it.
+#[inline(never)]
+pub(crate) fn at_value(b: &[u8], v: usize, found: &mut Vec<Found>) {
+    let quote = usize::from(matches!(b[v - 1], b'"' | b'\''));
+    let Some(mut blank) = (v - quote).checked_sub(1) else {
+        return;
+    };
+    if b[blank] != b' ' {
+        return;
+    }
+    // Cisco's type (`password 7 …`) or Junos's `ascii-text`.
+    if blank >= 2 && b[blank - 1].is_ascii_digit() && b[blank - 2] == b' ' {
+        blank -= 2;
+    } else if b[..blank].ends_with(b" ascii-text") {
+        blank -= b" ascii-text".len();
+    }
+    let floor = blank.saturating_sub(18);
+    let s = b[floor..blank]
+        .iter()
+        .rposition(|&c| c == b' ' || c == b'\n')
+        .map_or(floor, |p| floor + p + 1);
+    if may_be(b, s, blank) {
+        at_keyword(b, s, blank, found);
+    }
 }
 
 /// The value after the keyword `[s, e)`, masked where the line is a
@@ -235,3 +285,18 @@ const NOT_BEFORE: &[&[u8]] = &[
     b"checking",
     b"using",
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cheap_test_knows_every_keyword() {
+        for k in KEYWORDS {
+            let line = [k, &b" 7 0822455D0A16"[..]].concat();
+            assert!(may_be(&line, 0, k.len()), "{}", String::from_utf8_lossy(k));
+        }
+        assert!(!may_be(b"keys x", 0, 4));
+        assert!(!may_be(b"key\n", 0, 3));
+    }
+}

@@ -19,10 +19,13 @@ pub(super) enum Name {
 
 /// Endings of names of secrets, lower case, without separators. `true`: the
 /// ending must start a part of the name (`DB_PASS`, `dbPass`, not `bypass`).
-const NAMES: [(&[u8], bool); 32] = [
+const NAMES: [(&[u8], bool); 34] = [
     (b"password", false),
     (b"passwd", false),
     (b"passphrase", false),
+    // keytool's and jarsigner's `-storepass`, `-keypass`.
+    (b"storepass", false),
+    (b"keypass", false),
     (b"pass", true),
     (b"pwd", true),
     (b"secret", false),

@@ -239,7 +239,13 @@ fn blank_setting(b: &[u8], blank: usize, v: &[u8]) -> bool {
     };
     let trigger = matches!(
         &b[one.0..one.1],
-        b"--body" | b"login" | b"authtoken" | b"add-authtoken" | b"install"
+        b"--body"
+            | b"login"
+            | b"authtoken"
+            | b"add-authtoken"
+            | b"install"
+            | b"setapikey"
+            | b"--relogin"
     );
     // (An S3 secret key after `mc alias set … URL ACCESS_KEY` is random too.)
     if !trigger && !keylike(v) {
@@ -279,6 +285,9 @@ fn blank_place(b: &[u8], one: (usize, usize)) -> Option<Place> {
         b"--body" => return secret(on_line(b"gh secret set ")),
         // `cargo login <token>`, `wandb login <hex>`: a random argument.
         b"login" => return Some(Place::LoginKey),
+        // `nuget setapikey <key>`, `wandb login --relogin <hex>`.
+        b"setapikey" => return Some(Place::LoginKey),
+        b"--relogin" => return on_line(b" login ").then_some(Place::LoginKey),
         b"authtoken" | b"add-authtoken" => return Some(Place::Secret),
         b"install" => return secret(on_line(b"cloudflared service ")),
         _ => {}

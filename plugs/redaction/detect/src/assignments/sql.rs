@@ -16,9 +16,10 @@ const SYMBOLS: &[u8] = b"!?*&#^~+";
 /// Longest stretch of a line read back from a cut for an open literal.
 const MAX_LINE: usize = 512;
 
-/// Whether the word at `s` may be such a value: it follows a quote after a
-/// blank or `=` (`PASSWORD '…`, `PASSWORD = '…`, `BY \"…` in JSON), or a
-/// blank after `BY`. The cheap test made for every word.
+/// Whether the word at `s` may be such a value: it follows a quote after
+/// `PASSWORD` or `BY` and a blank or `=` (`PASSWORD '…`, `PASSWORD = '…`,
+/// `BY \"…` in JSON), or a blank after `BY`. The cheap test made for every
+/// word: a few bytes compared, most words fail at the first.
 #[inline(always)]
 pub(crate) fn may_follow(b: &[u8], s: usize) -> bool {
     // `'!ANC5…'`: the word starts after the symbol.
@@ -27,12 +28,31 @@ pub(crate) fn may_follow(b: &[u8], s: usize) -> bool {
     } else {
         s
     };
-    s >= 4
-        && match b[s - 1] {
-            b'\'' | b'"' => matches!(b[s - 2], b' ' | b'=' | b'\\'),
-            b' ' => matches!(b[s - 2], b'Y' | b'y') && matches!(b[s - 3], b'B' | b'b'),
-            _ => false,
+    if s < 4 {
+        return false;
+    }
+    let before = match b[s - 1] {
+        b'\'' | b'"' => {
+            let q = if b[s - 2] == b'\\' { s - 2 } else { s - 1 };
+            // Back over ` `, `=`, ` = ` (at most three bytes).
+            let mut k = q;
+            for _ in 0..3 {
+                if k > 0 && matches!(b[k - 1], b' ' | b'=') {
+                    k -= 1;
+                }
+            }
+            if k == q {
+                return false;
+            }
+            k
         }
+        b' ' => s - 1,
+        _ => return false,
+    };
+    let ends = |word: &[u8]| {
+        before >= word.len() && b[before - word.len()..before].eq_ignore_ascii_case(word)
+    };
+    ends(b"by") || (b[s - 1] != b' ' && ends(b"password"))
 }
 
 /// The value whose first word starts at `s`, if a keyword before it sets a

@@ -73,6 +73,31 @@ const NOT_DEVICE_LINES: &[&str] = &[
     "key \"xfr-waw1\" {\n    algorithm hmac-sha256;\n};\n",
 ];
 
+/// Passwords on Windows' and Java's command lines, and in what they print.
+const COMMAND_LINES: &[&str] = &[
+    "     1227  keytool -list -v -keystore release.jks -storepass «DDMmR0Gv9GU2GjmL»\n",
+    "apksigner sign --ks release.jks --ks-pass pass:«kgsUY57ebrCCyFsbCd» --ks-key-alias upload app.apk\n",
+    "openssl pkcs12 -export -in a.crt -passout pass:«Zq8Lw2Rt5YmK9» -out a.p12\n",
+    "cmdkey /generic:TERMSRV/rds-gw01.intra.local /user:INTRA\\svc_deploy /pass:«Copper#45926river»\n",
+    "/opt/wildfly/bin/add-user.sh -a -u 'jms-user' -p '«Saffron@28782wharf»' -g 'guest,ejb'\n",
+    "nuget setapikey «oy2h705hln5rgmjtsgkdgzo8m12nhciyl68c0ig3ruevsf» -Source https://api.nuget.org/v3/index.json\n",
+    "wandb login --relogin «40e38c6dd90c196b084b22bb39379c13e270848c»\n",
+    "    DefaultUserName    REG_SZ    kiosk\n    DefaultPassword    REG_SZ    «jzwiWw~4-Im%D_82»\n",
+    "$pw = ConvertTo-SecureString '«M09ZxpvYGlAH68fu»' -AsPlainText -Force\n",
+    "(ConvertTo-SecureString '«t-Q7ngO#C3S~3.OlB7»' -AsPlainText -Force)\n",
+    "echo '«qA93*iv.HWza%D_T»' | openconnect --authenticate --user=mk --passwd-on-stdin vpn.example.net\n",
+    "ldappasswd -x -D 'cn=admin,dc=x' -w '«qU6_sdFBWKdBDw»' -s '«Velvet@indigo1287»' 'uid=b,ou=people'\n",
+];
+
+/// What only looks like those: a port after a user's id, a password read
+/// from the environment, a secure string made from ciphertext.
+const NOT_COMMAND_LINES: &[&str] = &[
+    "docker run -u 1000 -p 8080:80 nginx\n",
+    "openssl pkcs12 -export -in a.crt -passout env:P12_PASS -out a.p12\n",
+    "$k = ConvertTo-SecureString $blob -Key $key\n",
+    "    AutoAdminLogon    REG_SZ    1\n",
+];
+
 /// Keys under names that other layouts hide.
 const CONFIG_KEYS: &[&str] = &[
     // Hiera: a YAML key under Puppet's namespaces (and a diff's `+`).
@@ -123,6 +148,16 @@ fn secrets_in_device_configurations_are_masked() {
 #[test]
 fn keywords_in_prose_and_messages_stay() {
     check(NOT_DEVICE_LINES);
+}
+
+#[test]
+fn passwords_on_command_lines_are_masked() {
+    check(COMMAND_LINES);
+}
+
+#[test]
+fn command_lines_without_passwords_stay() {
+    check(NOT_COMMAND_LINES);
 }
 
 #[test]

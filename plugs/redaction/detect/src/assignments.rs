@@ -133,6 +133,9 @@ pub(super) fn keyword_value(b: &[u8], s: usize, found: &mut Vec<Found>) {
     if device_lines::may_follow(b, v) {
         device_lines::at_value(b, v, found);
     }
+    if b[v - 1] != b' ' {
+        setting_commands::secure_string_at(b, v, found);
+    }
 }
 
 /// Where the value that the long word at `s` ends or is starts, if a blank
@@ -1130,6 +1133,13 @@ fn table_row(
         blanks(b, &mut i);
     } else if blanks_before < 2 && b.get(ke) != Some(&b'\t') {
         return None;
+    }
+    // `reg query`'s `DefaultPassword    REG_SZ    …`: the value after its type.
+    for t in [&b"REG_SZ "[..], b"REG_EXPAND_SZ "] {
+        if b[i.min(n)..].starts_with(t) {
+            i += t.len();
+            blanks(b, &mut i);
+        }
     }
     if i >= n {
         return Some(Parsed::Open);

@@ -476,12 +476,54 @@ fn traced_echo_value(b: &[u8], line: usize) -> Option<(usize, usize)> {
 /// reader's.
 pub(crate) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
     let line = crate::line_start_within(b, cut, 4 * crate::MAX_LINE_PREFIX)?;
+    // PowerShell's `ConvertTo-SecureString '…'`: `-AsPlainText` may follow.
+    if let Some(at) = crate::find(&b[line..cut], SECURE_STRING) {
+        return Some(line + at);
+    }
     if let Some((value, _)) = traced_echo_value(b, line) {
         return Some(crate::line_start(b, value));
     }
     let head = &b[line..cut];
     let at = crate::find(head, b"echo ").or_else(|| crate::find(head, b"printf "))?;
     Some(line + at)
+}
+
+/// PowerShell's cmdlet that makes a secure string of its argument.
+const SECURE_STRING: &[u8] = b"ConvertTo-SecureString ";
+
+/// The quoted value at `v` given to `ConvertTo-SecureString` (after it, or
+/// after its `-String`) with `-AsPlainText` on the line: a password in
+/// clear in a script or a console's history.
+#[inline(never)]
+pub(crate) fn secure_string_at(b: &[u8], v: usize, found: &mut Vec<Found>) {
+    let q = b[v - 1];
+    if !matches!(q, b'\'' | b'"') || v < 2 || b[v - 2] != b' ' {
+        return;
+    }
+    let head = &b[..v - 1];
+    if !(head.ends_with(SECURE_STRING) || head.ends_with(b"ConvertTo-SecureString -String ")) {
+        return;
+    }
+    let limit = (v + super::MAX_VALUE).min(b.len());
+    let Some(end) = b[v..limit]
+        .iter()
+        .position(|&c| c == q || c == b'\n')
+        .map(|p| v + p)
+    else {
+        return;
+    };
+    if b[end] != q {
+        return;
+    }
+    let line_end = memchr::memchr(b'\n', &b[end..]).map_or(b.len(), |p| end + p);
+    let value = &b[v..end];
+    if crate::find(&b[end..line_end], b"-AsPlainText").is_some() && plain(value) {
+        found.push(Found {
+            start: v,
+            end,
+            kind: "secret-assignment",
+        });
+    }
 }
 
 /// The word that ends at `end` (a blank after it), of bytes a name or a

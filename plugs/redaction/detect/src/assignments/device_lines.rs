@@ -15,20 +15,6 @@
 use super::values::{MAX_VALUE, MIN_VALUE, plain};
 use crate::Found;
 
-/// The keywords a value follows.
-const KEYWORDS: &[&[u8]] = &[
-    b"key",
-    b"secret",
-    b"password",
-    b"community",
-    b"psksecret",
-    b"key-string",
-    b"passphrase",
-    b"pre-shared-key",
-    b"insecure-password",
-    b"authentication-key",
-];
-
 /// Longest part of a line read before a keyword.
 const MAX_BEFORE: usize = 160;
 
@@ -127,27 +113,31 @@ pub(crate) fn at_keyword(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
 #[inline(never)]
 pub(crate) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
     let line = crate::line_start_within(b, cut, MAX_BEFORE + MAX_VALUE)?;
-    let head = &b[line..cut];
-    let mut open = None;
-    for k in KEYWORDS {
-        for p in memchr::memmem::find_iter(head, k) {
-            let (s, e) = (line + p, line + p + k.len());
-            let word_start = s == line || b[s - 1] == b' ';
-            if !word_start || b.get(e) != Some(&b' ') {
-                continue;
-            }
-            // What follows the keyword may still be its type, or the value.
-            if e + 1 >= cut {
-                open = Some(open.map_or(s, |o: usize| o.min(s)));
-                continue;
-            }
-            // (After `key`, the ` {` of a block may still come.)
-            let looked = |v: &After, end: usize| end + if v.quoted { 3 } else { 2 };
-            if let Some(v) = value_after(&b[..cut], s, e)
-                && v.end.is_none_or(|end| looked(&v, end) > cut)
-            {
-                open = Some(open.map_or(v.start, |o: usize| o.min(v.start)));
-            }
+    let mut open: Option<usize> = None;
+    // Each word of the line, once: a keyword's is tested as the word loop
+    // tests it.
+    let mut i = line;
+    while i < cut {
+        let s = i;
+        while i < cut && b[i] != b' ' {
+            i += 1;
+        }
+        let e = i;
+        i += 1;
+        if e == s || e >= cut || !may_be(b, s, e) {
+            continue;
+        }
+        // What follows the keyword may still be its type, or the value.
+        if e + 1 >= cut {
+            open = Some(open.map_or(s, |o| o.min(s)));
+            continue;
+        }
+        // (After `key`, the ` {` of a block may still come.)
+        let looked = |v: &After, end: usize| end + if v.quoted { 3 } else { 2 };
+        if let Some(v) = value_after(&b[..cut], s, e)
+            && v.end.is_none_or(|end| looked(&v, end) > cut)
+        {
+            open = Some(open.map_or(v.start, |o| o.min(v.start)));
         }
     }
     open
@@ -289,6 +279,20 @@ const NOT_BEFORE: &[&[u8]] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The keywords [`may_be`] knows, each picked by its length and first byte.
+    const KEYWORDS: &[&[u8]] = &[
+        b"key",
+        b"secret",
+        b"password",
+        b"community",
+        b"psksecret",
+        b"key-string",
+        b"passphrase",
+        b"pre-shared-key",
+        b"insecure-password",
+        b"authentication-key",
+    ];
 
     #[test]
     fn the_cheap_test_knows_every_keyword() {

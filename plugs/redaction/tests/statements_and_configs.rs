@@ -26,6 +26,8 @@ const SQL_PASSWORDS: &[&str] = &[
     "CREATE USER metrics IDENTIFIED WITH plaintext_password BY '«qwertyuiop99»';\n",
     // Inside a JSON string (`ansible -vvv`'s module arguments).
     "\"cmd\": \"mysql -e \\\"CREATE USER 'app'@'10.%' IDENTIFIED BY '«BiNWxITaguPZO0l4XGV»';\\\"\",\n",
+    // A literal of words longer than a line's usual look-back, cut anywhere.
+    "ALTER USER app WITH PASSWORD '«Zq8Lw2Rt5Y ab cd ef gh ij kl mn op qr st uv wx yz Zq8Lw2Rt5Y ab cd ef gh ij kl mn op qr st uv wx yz Zq8Lw2Rt5Y ab cd ef gh ij kl mn op qr st uv wx yz Zq8Lw2Rt5Y ab cd ef gh ij kl mn op qr st uv wx yz Zq8Lw2Rt5Y ab cd ef gh ij kl mn op qr st uv wx yz Zq8Lw2Rt5Y ab cd ef gh ij kl mn op qr st uv wx yz Zq8Lw2Rt5Y ab cd ef gh ij kl mn op qr st uv wx yz Zq8Lw2Rt5Y ab cd ef gh ij kl mn op qr st uv wx yz Zq8Lw2Rt5Y ab cd ef gh ij kl mn op qr st uv wx yz»';\n",
     // SQL's `''` is a quote inside the literal.
     "ALTER USER app WITH PASSWORD '«it''s-Zq8Lw2Rt»';\n",
 ];
@@ -40,6 +42,9 @@ const SQL_NO_PASSWORDS: &[&str] = &[
     "ALTER USER app WITH PASSWORD 'password';\n",
     "ALTER USER app WITH PASSWORD NULL;\n",
     "Neo4j: ALTER CURRENT USER SET PASSWORD FROM 'old' TO 'new'\n",
+    // Prose; MySQL 5's hash after `BY PASSWORD`.
+    "The backdoor was identified by CVE-2024-3094 scanners; the issue identified by Dependabot.\n",
+    "CREATE USER 'u'@'%' IDENTIFIED BY PASSWORD '*6BB4837EB74329105EE4568DDA7DC67ED2CA2AD9';\n",
     "-- rotate the password by hand; see the runbook\n",
 ];
 
@@ -69,6 +74,11 @@ const NOT_DEVICE_LINES: &[&str] = &[
     "gpg: key D14E4C0F5D3A557E: public key \"Release Signing <security@example.org>\" imported\n",
     "untrusted comment: minisign public key 5EFC06FA304A17E7\n",
     "opendkim-testkey: checking key 'dkim2._domainkey.example.net'\n",
+    // A command's verb before a secret's name; a table's DDL; prose after a
+    // type-like digit.
+    "kubectl get secret db-creds2 -o yaml\n$ kubectl -n prod get secret api-token7\n",
+    "CREATE TABLE users (\n  id SERIAL PRIMARY KEY,\n  password VARCHAR(255) NOT NULL,\n  password char(60)\n);\n",
+    "password 6 characters minimum\n",
     // BIND's key block: its name stays, its secret does not.
     "key \"xfr-waw1\" {\n    algorithm hmac-sha256;\n};\n",
 ];
@@ -93,6 +103,10 @@ const COMMAND_LINES: &[&str] = &[
 /// from the environment, a secure string made from ciphertext.
 const NOT_COMMAND_LINES: &[&str] = &[
     "docker run -u 1000 -p 8080:80 nginx\n",
+    // MySQL's `-p` then a database (it asks for the password); another
+    // program's `-p`.
+    "mysqldump -u root -p wordpress > wp.sql\nmysql -u root -p production\n",
+    "sudo -u postgres mkdir -p /var/lib/postgresql/16/main\nsudo -u deploy mkdir -p ~/app\n",
     "openssl pkcs12 -export -in a.crt -passout env:P12_PASS -out a.p12\n",
     "$k = ConvertTo-SecureString $blob -Key $key\n",
     "    AutoAdminLogon    REG_SZ    1\n",

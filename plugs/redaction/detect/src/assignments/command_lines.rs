@@ -110,7 +110,16 @@ fn program_password(b: &[u8], s: usize, e: usize, flag: u8) -> Parsed {
         // `-p` after a user's flag on the same command (`add-user.sh -u
         // jms -p …`, `influx -username x -p …`): a password whatever the
         // program (`docker run -u 1000 -p 8080:80` gives a port: no letters).
-        || (flag == b'p' && [&b" -u "[..], b" --user ", b" -U ", b" --username ", b" -username "].iter().any(|u| find(before, u).is_some()));
+        || (flag == b'p'
+            && [&b" -u "[..], b" --user ", b" -U ", b" --username ", b" -username "]
+                .iter()
+                .any(|u| find(before, u).is_some())
+            // MySQL's `-p dbname` asks for the password (the word is a
+            // database); `sudo -u x mkdir -p dir`: the flag is another
+            // program's.
+            && ![&b"mysql"[..], b"mariadb", b"mkdir ", b"install "]
+                .iter()
+                .any(|p| find(before, p).is_some()));
     if !known {
         return Parsed::No;
     }
@@ -145,6 +154,7 @@ fn program_password(b: &[u8], s: usize, e: usize, flag: u8) -> Parsed {
             && v[0] != b'-'
             && (flag != b'c' || super::command_output::secret_like(v))
             && (flag != b'p' || v.iter().any(u8::is_ascii_alphabetic))
+            && !super::values::path(v)
             && (plain(v)
                 || (matches!(v[0], b'*' | b'!' | b'&') && !crate::placeholders::stand_in(v))),
         kind: "secret-assignment",

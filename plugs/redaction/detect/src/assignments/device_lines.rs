@@ -97,7 +97,9 @@ pub(crate) fn at_keyword(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
         v.quoted && matches!(value[0], b'!' | b'?' | b'*' | b'&' | b'#' | b'^' | b'~');
     let secret = reversible
         || ((plain(value) || (symbol_first && plain(&value[1..])))
-            && (v.quoted || v.typed || crate::mixed(value))
+            && (v.quoted || crate::mixed(value))
+            // A column's type in a table's DDL (`password VARCHAR(255),`).
+            && !value.iter().any(|c| matches!(c, b'(' | b')' | b','))
             && !crate::placeholders::stand_in(value));
     if secret {
         found.push(Found {
@@ -246,6 +248,25 @@ fn configuration_before(b: &[u8], s: usize) -> bool {
 /// Words before a keyword that make it no setting's: whose key it is, or
 /// prose's articles.
 const NOT_BEFORE: &[&[u8]] = &[
+    // A command's verb before a secret's name (`kubectl get secret db-creds2`).
+    b"get",
+    b"describe",
+    b"delete",
+    b"create",
+    b"edit",
+    b"list",
+    b"rotate",
+    b"read",
+    b"show",
+    b"generate",
+    b"add",
+    b"remove",
+    b"rm",
+    b"inspect",
+    b"view",
+    b"cat",
+    b"echo",
+    b"export",
     b"public",
     b"pub",
     b"host",

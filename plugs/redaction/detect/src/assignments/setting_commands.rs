@@ -477,15 +477,19 @@ fn traced_echo_value(b: &[u8], line: usize) -> Option<(usize, usize)> {
 pub(crate) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
     let line = crate::line_start_within(b, cut, 4 * crate::MAX_LINE_PREFIX)?;
     // PowerShell's `ConvertTo-SecureString '…'`: `-AsPlainText` may follow.
-    if let Some(at) = crate::find(&b[line..cut], SECURE_STRING) {
-        return Some(line + at);
+    let secure = crate::find(&b[line..cut], SECURE_STRING).map(|at| line + at);
+    let echo = if let Some((value, _)) = traced_echo_value(b, line) {
+        Some(crate::line_start(b, value))
+    } else {
+        let head = &b[line..cut];
+        crate::find(head, b"echo ")
+            .or_else(|| crate::find(head, b"printf "))
+            .map(|at| line + at)
+    };
+    match (secure, echo) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
     }
-    if let Some((value, _)) = traced_echo_value(b, line) {
-        return Some(crate::line_start(b, value));
-    }
-    let head = &b[line..cut];
-    let at = crate::find(head, b"echo ").or_else(|| crate::find(head, b"printf "))?;
-    Some(line + at)
 }
 
 /// PowerShell's cmdlet that makes a secure string of its argument.

@@ -119,7 +119,8 @@ fn opening(b: &[u8], s: usize) -> Option<(usize, Option<&'static [u8]>)> {
         // 'x'` in a `WHERE`): `PASSWORD` follows a verb or `WITH`.
         quote.is_some() && password_keyword(b, k - word.len())
     } else if word.eq_ignore_ascii_case(b"by") {
-        identified_before(b, k - word.len())
+        // A statement's (`… identified by Dependabot` in prose is none).
+        identified_before(b, k - word.len()) && statement_on_line(b, k - word.len())
     } else {
         false
     };
@@ -148,6 +149,10 @@ fn password_keyword(b: &[u8], p: usize) -> bool {
         return false;
     }
     let prev = word_ending(b, k);
+    // MySQL 5's `IDENTIFIED BY PASSWORD '*6BB4…'`: a hash.
+    if prev.eq_ignore_ascii_case(b"by") {
+        return false;
+    }
     const BEFORE: [&[u8]; 5] = [b"with", b"set", b"encrypted", b"unencrypted", b"login"];
     if BEFORE.iter().any(|w| prev.eq_ignore_ascii_case(w)) {
         return true;
@@ -160,6 +165,22 @@ fn password_keyword(b: &[u8], p: usize) -> bool {
         b"alter role",
         b"create user",
         b"create role",
+    ]
+    .iter()
+    .any(|verb| contains_ignore_case(head, verb))
+}
+
+/// Whether a statement that creates or alters a user, or grants to one,
+/// starts on the line before `p`.
+fn statement_on_line(b: &[u8], p: usize) -> bool {
+    let line = crate::line_start_within(b, p, MAX_LINE).unwrap_or(p.saturating_sub(MAX_LINE));
+    let head = &b[line..p];
+    [
+        &b"create user"[..],
+        b"alter user",
+        b"create role",
+        b"alter role",
+        b"grant ",
     ]
     .iter()
     .any(|verb| contains_ignore_case(head, verb))
@@ -221,7 +242,9 @@ fn value_end(b: &[u8], start: usize, quote: Option<&[u8]>) -> Option<usize> {
 /// unquoted one reaching the cut.
 #[inline(never)]
 pub(crate) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
-    let floor = cut.saturating_sub(MAX_LINE);
+    // (A literal may be as long as any value: its quote is looked for as
+    // far back.)
+    let floor = cut.saturating_sub(MAX_LINE + MAX_VALUE);
     let line = memchr::memrchr(b'\n', &b[floor..cut]).map_or(floor, |p| floor + p + 1);
     let head = &b[line..cut];
     // A literal after such a keyword that does not close before the cut, or

@@ -85,8 +85,11 @@ impl Streams {
         // decide what comes before it, as it did where the cut was chosen.
         // A copy of a known value may start before the cut: held back from
         // there too, and the cut settled again for what it then ends on.
+        // (The text is read once; only what it teaches depends on the cut.)
+        let fresh = redactor.find_fresh(&text);
         let (found, learned) = loop {
-            let (found, learned) = redactor.find_after(&text, from..cut, &self.seen);
+            let (found, learned) =
+                Redactor::with_repeats(&text, fresh.clone(), from..cut, &self.seen);
             if entry.last || quiet {
                 break (found, learned);
             }

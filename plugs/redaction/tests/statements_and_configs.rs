@@ -26,7 +26,8 @@ const SQL_PASSWORDS: &[&str] = &[
     "CREATE USER metrics IDENTIFIED WITH plaintext_password BY '«qwertyuiop99»';\n",
     // Inside a JSON string (`ansible -vvv`'s module arguments).
     "\"cmd\": \"mysql -e \\\"CREATE USER 'app'@'10.%' IDENTIFIED BY '«BiNWxITaguPZO0l4XGV»';\\\"\",\n",
-    // A literal of words longer than a line's usual look-back, cut anywhere.
+    // A literal of words longer than a line's usual look-back, cut anywhere
+    // (the `PASSWORD '` name's own hold-back keeps it too).
     "ALTER USER app WITH PASSWORD '«Zq8Lw2Rt5Y ab cd ef gh ij kl mn op qr st uv wx yz Zq8Lw2Rt5Y ab cd ef gh ij kl mn op qr st uv wx yz Zq8Lw2Rt5Y ab cd ef gh ij kl mn op qr st uv wx yz Zq8Lw2Rt5Y ab cd ef gh ij kl mn op qr st uv wx yz Zq8Lw2Rt5Y ab cd ef gh ij kl mn op qr st uv wx yz Zq8Lw2Rt5Y ab cd ef gh ij kl mn op qr st uv wx yz Zq8Lw2Rt5Y ab cd ef gh ij kl mn op qr st uv wx yz Zq8Lw2Rt5Y ab cd ef gh ij kl mn op qr st uv wx yz Zq8Lw2Rt5Y ab cd ef gh ij kl mn op qr st uv wx yz»';\n",
     // SQL's `''` is a quote inside the literal.
     "ALTER USER app WITH PASSWORD '«it''s-Zq8Lw2Rt»';\n",

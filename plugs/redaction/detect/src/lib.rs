@@ -192,7 +192,25 @@ impl Redactor {
         sent: std::ops::Range<usize>,
         seen: &Seen,
     ) -> (Vec<Found>, Learned) {
-        let found = self.find_at_depth(text, 0);
+        Self::with_repeats(text, self.find_fresh(text), sent, seen)
+    }
+
+    /// The finds of `text` alone, before the session's values are looked
+    /// for: what [`Redactor::with_repeats`] completes. A stream that tries
+    /// several cuts of one text reads it once.
+    pub fn find_fresh(&self, text: &str) -> Vec<Found> {
+        self.find_at_depth(text, 0)
+    }
+
+    /// `found` ([`Redactor::find_fresh`]'s finds in `text`) with the copies
+    /// of what `seen` knows and of what `found` teaches in `sent` (see
+    /// [`Redactor::find_after`]).
+    pub fn with_repeats(
+        text: &str,
+        found: Vec<Found>,
+        sent: std::ops::Range<usize>,
+        seen: &Seen,
+    ) -> (Vec<Found>, Learned) {
         let learned = seen.taught(text, &found, sent);
         if seen.is_empty() && learned.is_empty() {
             return (found, learned);

@@ -99,32 +99,35 @@ fn opening(b: &[u8], s: usize) -> Option<(usize, Option<&'static [u8]>)> {
         _ => (None, s),
     };
     // Back over the blanks and an `=` between the keyword and the value.
-    let mut k = before;
-    while k > 0 && b[k - 1] == b' ' {
-        k -= 1;
-    }
+    let mut k = past_blanks(b, before);
     if quote.is_some() && k > 0 && b[k - 1] == b'=' {
-        k -= 1;
-        while k > 0 && b[k - 1] == b' ' {
-            k -= 1;
-        }
+        k = past_blanks(b, k - 1);
     }
     // A blank or `=` parts the keyword from the value.
     if k == before {
         return None;
     }
     let word = word_ending(b, k);
+    let at = k - word.len();
     let sets = if word.eq_ignore_ascii_case(b"password") {
         // Not `FROM 'old' TO 'new'` (Neo4j), nor a column (`password =
         // 'x'` in a `WHERE`): `PASSWORD` follows a verb or `WITH`.
-        quote.is_some() && password_keyword(b, k - word.len())
+        quote.is_some() && password_keyword(b, at)
     } else if word.eq_ignore_ascii_case(b"by") {
         // A statement's (`… identified by Dependabot` in prose is none).
-        identified_before(b, k - word.len()) && statement_on_line(b, k - word.len())
+        identified_before(b, at) && statement_on_line(b, at)
     } else {
         false
     };
     sets.then_some((s, quote))
+}
+
+/// Where the blanks that end at `k` start.
+fn past_blanks(b: &[u8], mut k: usize) -> usize {
+    while k > 0 && b[k - 1] == b' ' {
+        k -= 1;
+    }
+    k
 }
 
 /// The word of letters, digits and `_` ending at `k`.
@@ -137,41 +140,30 @@ fn word_ending(b: &[u8], k: usize) -> &[u8] {
     &b[start..k]
 }
 
+/// The word before the one at `p`, past the blanks between: empty where
+/// none is.
+fn word_before(b: &[u8], p: usize) -> &[u8] {
+    word_ending(b, past_blanks(b, p))
+}
+
 /// Whether the `PASSWORD` at `p` is a statement's: after `WITH`, `SET`,
-/// `ENCRYPTED`, `UNENCRYPTED`, or a role's name in `ALTER ROLE … PASSWORD`
-/// (a statement that creates or alters a user, role or login).
+/// `ENCRYPTED`, `UNENCRYPTED`, `LOGIN`, or on the line of a statement that
+/// creates or alters a user or role (`ALTER ROLE app PASSWORD '…'`).
 fn password_keyword(b: &[u8], p: usize) -> bool {
-    let mut k = p;
-    while k > 0 && b[k - 1] == b' ' {
-        k -= 1;
-    }
-    if k == p {
+    if past_blanks(b, p) == p {
         return false;
     }
-    let prev = word_ending(b, k);
+    let prev = word_before(b, p);
     // MySQL 5's `IDENTIFIED BY PASSWORD '*6BB4…'`: a hash.
     if prev.eq_ignore_ascii_case(b"by") {
         return false;
     }
     const BEFORE: [&[u8]; 5] = [b"with", b"set", b"encrypted", b"unencrypted", b"login"];
-    if BEFORE.iter().any(|w| prev.eq_ignore_ascii_case(w)) {
-        return true;
-    }
-    // `ALTER USER app PASSWORD '…'`: the statement's verb on the line.
-    let line = crate::line_start_within(b, p, MAX_LINE).unwrap_or(p.saturating_sub(MAX_LINE));
-    let head = &b[line..p];
-    [
-        &b"alter user"[..],
-        b"alter role",
-        b"create user",
-        b"create role",
-    ]
-    .iter()
-    .any(|verb| contains_ignore_case(head, verb))
+    BEFORE.iter().any(|w| prev.eq_ignore_ascii_case(w)) || statement_on_line(b, p)
 }
 
-/// Whether a statement that creates or alters a user, or grants to one,
-/// starts on the line before `p`.
+/// Whether a statement that creates or alters a user or role, or grants to
+/// one, starts on the line before `p`.
 fn statement_on_line(b: &[u8], p: usize) -> bool {
     let line = crate::line_start_within(b, p, MAX_LINE).unwrap_or(p.saturating_sub(MAX_LINE));
     let head = &b[line..p];
@@ -183,32 +175,23 @@ fn statement_on_line(b: &[u8], p: usize) -> bool {
         b"grant ",
     ]
     .iter()
-    .any(|verb| contains_ignore_case(head, verb))
+    .any(|verb| {
+        head.windows(verb.len())
+            .any(|w| w.eq_ignore_ascii_case(verb))
+    })
 }
 
 /// Whether `BY` at `p` follows `IDENTIFIED` (or `IDENTIFIED WITH <plugin>`).
 fn identified_before(b: &[u8], p: usize) -> bool {
-    let mut k = p;
-    while k > 0 && b[k - 1] == b' ' {
-        k -= 1;
-    }
-    let prev = word_ending(b, k);
+    let prev = word_before(b, p);
     if prev.eq_ignore_ascii_case(b"identified") {
         return true;
     }
     // `IDENTIFIED WITH caching_sha2_password BY`.
-    let mut k = k - prev.len();
-    while k > 0 && b[k - 1] == b' ' {
-        k -= 1;
-    }
-    if !word_ending(b, k).eq_ignore_ascii_case(b"with") {
-        return false;
-    }
-    k -= 4;
-    while k > 0 && b[k - 1] == b' ' {
-        k -= 1;
-    }
-    word_ending(b, k).eq_ignore_ascii_case(b"identified")
+    let plugin = past_blanks(b, p) - prev.len();
+    let with = word_before(b, plugin);
+    with.eq_ignore_ascii_case(b"with")
+        && word_before(b, past_blanks(b, plugin) - with.len()).eq_ignore_ascii_case(b"identified")
 }
 
 /// Where the value that starts at `start` ends: at its closing quote (SQL's
@@ -278,9 +261,4 @@ fn quote_of(b: &[u8], q: usize) -> Option<&'static [u8]> {
         b'"' if q > 0 && b[q - 1] == b'\\' => Some(b"\\\""),
         _ => Some(b"\""),
     }
-}
-
-fn contains_ignore_case(hay: &[u8], needle: &[u8]) -> bool {
-    hay.windows(needle.len())
-        .any(|w| w.eq_ignore_ascii_case(needle))
 }

@@ -359,8 +359,8 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<(), Da
         runs = runs.len(),
         "stopping: the runs in progress end as cancelled"
     );
-    pool.stop(&options);
-    ahead.stop(&options);
+    pool.stop(&options, &keeper).await;
+    ahead.stop(&options).await;
     // Forget the runs already reaped: their pids may belong to others now.
     while let Ok((run, status)) = exited.try_recv() {
         runs.remove(&run);
@@ -516,6 +516,17 @@ pub(crate) fn helper_command(
         .stdout(std::process::Stdio::null())
         .kill_on_drop(true);
     Ok(command)
+}
+
+/// Kills a helper (the daemon is stopping) and waits for it to exit, so
+/// that its directory can be removed after it.
+pub(crate) async fn stop_helper(child: &mut tokio::process::Child, what: &str) {
+    let _ = child.start_kill();
+    match tokio::time::timeout(Duration::from_secs(5), child.wait()).await {
+        Ok(Ok(_)) => {}
+        Ok(Err(e)) => tracing::warn!("waiting for {what}: {e}"),
+        Err(_) => tracing::warn!("{what} did not exit 5 s after SIGKILL"),
+    }
 }
 
 /// The exit status of a helper command, once it has exited (`what` names it

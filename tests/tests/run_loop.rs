@@ -672,11 +672,12 @@ async fn dev_runs_the_embedded_default_and_answers_a_message() {
         .unwrap()
         .unwrap();
     assert!(status.success(), "{status}");
-    assert_eq!(
-        std::fs::read_dir(&workspaces).unwrap().count(),
-        0,
-        "nothing left behind"
-    );
+    let left: Vec<_> = std::fs::read_dir(&workspaces)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(left.is_empty(), "nothing left behind: {left:?}");
 }
 
 /// A probe entry for `blaise.yml` that keeps `value` under `key` on start and

@@ -65,10 +65,12 @@ impl Ahead {
     }
 
     /// Stops the preparation under way (the daemon is stopping).
-    pub fn stop(&mut self, options: &RunnerOptions) {
+    pub async fn stop(&mut self, options: &RunnerOptions) {
         if let Some((scratch, mut child, _)) = self.under_way.take() {
-            let _ = child.start_kill();
-            remove_scratch(options, &scratch.name);
+            crate::daemon::stop_helper(&mut child, "a preparation ahead").await;
+            if let Err(e) = workspace::remove_when_quiet(&options.data_dir, &scratch.name).await {
+                tracing::warn!(scratch = %scratch.name, "removing a preparation's scratch workspace: {e}");
+            }
         }
     }
 

@@ -192,6 +192,36 @@ pub fn remove_scratch(data_dir: &Path, scratch: &str) -> Result<()> {
     remove(&data_dir.join("workspaces").join(scratch))
 }
 
+/// How long [`remove_when_quiet`] keeps trying.
+const QUIET_WITHIN: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Removes slot or scratch directory `name` of a helper killed a moment ago.
+///
+/// The programs the helper started (a `git clone` of a preparation, a warm
+/// agent) die after it, by their guards' parent-death signal, and one may
+/// still add a file while the tree is walked: `Directory not empty`. So the
+/// removal is tried again until it holds, for up to [`QUIET_WITHIN`]. (A
+/// removed directory is not made again: they create entries in it, never it.)
+pub async fn remove_when_quiet(data_dir: &Path, name: &str) -> Result<()> {
+    let remove = || {
+        if is_slot_name(name) {
+            remove_slot(data_dir, name)
+        } else {
+            remove_scratch(data_dir, name)
+        }
+    };
+    let start = std::time::Instant::now();
+    loop {
+        match remove() {
+            Err(e) if start.elapsed() < QUIET_WITHIN => {
+                tracing::debug!(name, "removing a helper's directory, again: {e}");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            done => return done,
+        }
+    }
+}
+
 /// Removes the slots that no environment adopted and no live daemon holds
 /// (those of warm agents that died with their daemon), and such scratch
 /// directories of preparations. Returns how many.
@@ -287,6 +317,34 @@ mod tests {
             "{e}"
         );
         assert!(adopt(data.path(), "env_2", "../../etc").is_err());
+    }
+
+    /// A program still writing in a scratch directory for a moment after
+    /// its helper was killed (a clone's objects) does not leave it behind.
+    #[tokio::test]
+    async fn a_directory_written_in_while_it_is_removed_goes_once_quiet() {
+        let data = tempfile::tempdir().unwrap();
+        let scratch = new_scratch(data.path()).unwrap();
+        let dir = scratch.dir.clone();
+        let writer = std::thread::spawn(move || {
+            let until = std::time::Instant::now() + std::time::Duration::from_millis(400);
+            let mut n = 0u64;
+            while std::time::Instant::now() < until {
+                // As a clone does: entries inside, never the directory itself.
+                let sub = dir.join(format!("objects{}", n % 4));
+                let _ = std::fs::create_dir(&sub);
+                let _ = std::fs::write(sub.join(n.to_string()), "x");
+                n += 1;
+            }
+            n
+        });
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        remove_when_quiet(data.path(), &scratch.name).await.unwrap();
+        assert!(writer.join().unwrap() > 100, "the writer wrote meanwhile");
+        assert!(!scratch.dir.exists(), "removed");
+        // Neither a name of another kind nor a missing one is an error.
+        remove_when_quiet(data.path(), &scratch.name).await.unwrap();
+        remove_when_quiet(data.path(), "env_1").await.unwrap();
     }
 
     #[test]

@@ -191,10 +191,15 @@ impl Pool {
     }
 
     /// Stops the warm-up under way (the daemon is stopping).
-    pub fn stop(&mut self, options: &RunnerOptions) {
+    pub async fn stop(&mut self, options: &RunnerOptions, keeper: &Keeper) {
         if let Some((slot, mut child, _)) = self.warming.take() {
-            let _ = child.start_kill();
-            remove_slot(options, &slot.name);
+            crate::daemon::stop_helper(&mut child, "a warm-up").await;
+            // (An agent handed to the keeper before the kill would write in
+            // its slot until the keeper went.)
+            keeper.release_warm(&slot.name);
+            if let Err(e) = workspace::remove_when_quiet(&options.data_dir, &slot.name).await {
+                tracing::warn!(slot = %slot.name, "removing a warm agent's slot: {e}");
+            }
         }
     }
 

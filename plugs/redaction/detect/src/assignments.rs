@@ -15,6 +15,7 @@
 
 pub(super) mod argument_lists;
 pub(super) mod call_arguments;
+pub(crate) mod clear_text;
 pub(super) mod columns;
 mod command_lines;
 pub(super) mod command_output;
@@ -685,6 +686,11 @@ fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
     if op == Op::Colon && ke + 1 == i && ks > 0 && b[ks - 1] == b'{' && b.get(i) != Some(&b' ') {
         return Parsed::No;
     }
+    // HAProxy's `stats auth admin:…`, a client's `auth user:…`: a user and
+    // a password, after the last word of the name.
+    if op == Op::Blank && blanks_before == 1 && names::ends_auth(&b[ks..ke]) && user_pair(b, i) {
+        return command_lines::user_password(b, ke);
+    }
     if op == Op::Blank && !(long_flag(b, ks, blanks_before) || netrc(b, ks, ke).is_some()) {
         // `aws configure set aws_secret_access_key wJal…`, `git config
         // github.token 0123…`: a name from code, then something random;
@@ -1322,6 +1328,21 @@ fn bare_key_line(b: &[u8], ks: usize, op: Op, value_end: usize) -> bool {
             Op::Spaced | Op::Compact => ini_section_above(b, ks) || env_line(b, ks),
             _ => false,
         }
+}
+
+/// Whether a `user:password` pair starts at `i`: a user's name (not a
+/// digest's algorithm, `sha256:…`), a `:`, then a value.
+fn user_pair(b: &[u8], i: usize) -> bool {
+    let user = b[i..(i + 65).min(b.len())]
+        .iter()
+        .take_while(|&&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
+        .count();
+    let user_name = &b[i..i + user];
+    user > 0
+        && b.get(i + user) == Some(&b':')
+        && b.get(i + user + 1).is_some_and(|&c| values::value_byte(c))
+        && !(user_name.starts_with(b"sha") || user_name.eq_ignore_ascii_case(b"md5"))
+        && !user_name.iter().all(u8::is_ascii_digit)
 }
 
 /// `--password value` on a command line.

@@ -302,6 +302,10 @@ impl Redactor {
                 if assignments::device_lines::may_be(b, start, end) {
                     assignments::device_lines::at_keyword(b, start, end, &mut found);
                 }
+                // A value its prefix says is clear text (`{PLAIN}…`, `"$9$…`).
+                if assignments::clear_text::may_follow(b, start) {
+                    assignments::clear_text::at_word(b, start, &mut found);
+                }
                 // A keyword's value (`PASSWORD '…'`, `key 7 …`).
                 if assignments::may_follow_keyword(b, start) {
                     assignments::keyword_value(b, start, &mut found);
@@ -634,6 +638,9 @@ impl Redactor {
             cut = cut.min(value);
         }
         if let Some(value) = assignments::device_lines::open_at(b, cut) {
+            cut = cut.min(value);
+        }
+        if let Some(value) = assignments::clear_text::open_at(b, cut) {
             cut = cut.min(value);
         }
         cut

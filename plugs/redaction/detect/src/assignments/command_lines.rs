@@ -186,7 +186,7 @@ fn cookie_argument(b: &[u8], e: usize) -> Parsed {
     }
 }
 
-fn user_password(b: &[u8], e: usize) -> Parsed {
+pub(super) fn user_password(b: &[u8], e: usize) -> Parsed {
     let n = b.len();
     if matches!(b.get(e), Some(b'=')) || e >= n {
         return if e >= n { Parsed::Open } else { Parsed::No };

@@ -28,17 +28,33 @@ const MAX_LINE: usize = 400;
 struct Command {
     parts: &'static [&'static str],
     named: bool,
+    /// What the name says nothing of is no key either (`cat README.md`).
+    only_secrets: bool,
 }
 
 const fn c(parts: &'static [&'static str]) -> Command {
     Command {
         parts,
         named: false,
+        only_secrets: false,
     }
 }
 
 const fn named(parts: &'static [&'static str]) -> Command {
-    Command { parts, named: true }
+    Command {
+        parts,
+        named: true,
+        only_secrets: false,
+    }
+}
+
+/// A file printed whose name names a secret.
+const fn file(parts: &'static [&'static str]) -> Command {
+    Command {
+        parts,
+        named: true,
+        only_secrets: true,
+    }
 }
 
 static COMMANDS: &[Command] = &[
@@ -94,6 +110,14 @@ static COMMANDS: &[Command] = &[
     c(&["tee ", ".psk"]),
     // Made to be secrets.
     c(&["wg genkey"]),
+    c(&["wg genpsk"]),
+    c(&["makepasswd"]),
+    // Keys made and printed alone: Headscale's pre-auth and API keys,
+    // OpenShift's session token.
+    c(&["headscale preauthkeys create"]),
+    c(&["headscale apikeys create"]),
+    c(&["oc whoami -t"]),
+    c(&["oc whoami --show-token"]),
     c(&["wg show ", " private-key"]),
     c(&["pwgen "]),
     c(&["rails secret"]),
@@ -110,6 +134,12 @@ static COMMANDS: &[Command] = &[
     named(&["printenv "]),
     named(&["echo $"]),
     named(&["echo \"$"]),
+    // Keystores and key-value stores read by name.
+    named(&["elasticsearch-keystore show "]),
+    named(&["kibana-keystore show "]),
+    named(&["consul kv get "]),
+    // A file that names a secret, printed: `cat /var/lib/k3s/server/token`.
+    file(&["cat "]),
     // `redis-cli`'s `GET config:smtp:secret`, its prompt `host:6379> `.
     named(&["GET "]),
 ];
@@ -205,7 +235,8 @@ fn codex_command(b: &[u8], line: usize) -> Option<&[u8]> {
     for _ in 0..4 {
         let above = previous_line(b, at)?;
         at -= above.len() + 1;
-        let status = above.trim_ascii_end();
+        // (Some versions print ` succeeded in …` after a blank.)
+        let status = above.trim_ascii();
         if !(status.starts_with(b"succeeded in ") || status.starts_with(b"exited "))
             || !status.ends_with(b"ms:")
         {
@@ -463,7 +494,7 @@ fn printed(line: &[u8]) -> Option<Printed> {
     COMMANDS.iter().find_map(|c| {
         let end = parts_in(line, c.parts)?;
         if c.named {
-            argument_names(&line[end..])
+            argument_names(&line[end..]).filter(|p| !c.only_secrets || *p == Printed::Secret)
         } else {
             (!fetches_something_else(line)).then_some(Printed::Secret)
         }
@@ -472,6 +503,12 @@ fn printed(line: &[u8]) -> Option<Printed> {
 
 /// Whether `v` is what a command that prints `what` prints.
 fn printed_value(what: Printed, v: &[u8]) -> bool {
+    // A password file's line, `user:$apr1$…` (`cat .htpasswd`): a hash.
+    if let Some(colon) = memchr::memchr(b':', v)
+        && crate::placeholders::stand_in(&v[colon + 1..])
+    {
+        return false;
+    }
     match what {
         Printed::Secret => secret_like(v),
         Printed::Key => secret_like(v) && keylike(v),
@@ -551,7 +588,10 @@ fn parts_in(line: &[u8], parts: &[&str]) -> Option<usize> {
         // The command itself starts a word (`sop read` is not `op read`).
         if i == 0
             && found > 0
-            && !matches!(line[found - 1], b' ' | b'(' | b'`' | b'$' | b'>' | b'.')
+            && !matches!(
+                line[found - 1],
+                b' ' | b'(' | b'`' | b'$' | b'>' | b'.' | b'/'
+            )
         {
             let rest = parts_in(&line[found + 1..], parts)?;
             return Some(found + 1 + rest);
@@ -649,11 +689,47 @@ mod tests {
                 "$ gcloud secrets versions access latest --secret=api-signing",
                 s,
             ),
+            // Keystores and key-value stores read by name; a program by its path.
+            (
+                "$ sudo /usr/share/elasticsearch/bin/elasticsearch-keystore show s3.client.default.secret_key",
+                s,
+            ),
+            (
+                "$ elasticsearch-keystore show xpack.security.http.ssl.keystore.secure_password",
+                s,
+            ),
+            ("$ elasticsearch-keystore show cluster.name", no),
+            ("$ consul kv get app/db/password", s),
+            // Keys made and printed alone.
+            (
+                "root@hs:/etc# headscale preauthkeys create --user lab --reusable",
+                s,
+            ),
+            ("root@hs:/etc# headscale preauthkeys list --user lab", no),
+            ("$ oc whoami -t", s),
+            ("$ oc whoami", no),
+            ("$ wg genpsk", s),
+            // A file that names a secret, printed.
+            ("$ sudo cat /var/lib/rancher/k3s/server/token", s),
+            ("$ cat config/master.key", s),
+            ("$ cat VERSION", no),
+            ("$ cat README.md", no),
         ];
         for (line, want) in cases {
             let command = after_prompt(line.as_bytes());
             assert_eq!(command.and_then(printed), *want, "{line}");
         }
+    }
+
+    #[test]
+    fn a_password_files_hashes_are_no_secret_printed() {
+        for v in [
+            "kenji:$apr1$3Y/kUGIQ$vwTgEkKwJ1DxL57JH4gecC",
+            "dev:$2y$05$5M2ee.QF2BlF/Dpok4GGp01tYa2JERUQzIA2T1IRi6bQDU5qOTIW0",
+        ] {
+            assert!(!printed_value(Printed::Secret, v.as_bytes()), "{v}");
+        }
+        assert!(printed_value(Printed::Secret, b"admin:Xk2-Vq9mLp7Rt3Zw"));
     }
 
     #[test]

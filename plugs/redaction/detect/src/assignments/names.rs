@@ -19,7 +19,7 @@ pub(super) enum Name {
 
 /// Endings of names of secrets, lower case, without separators. `true`: the
 /// ending must start a part of the name (`DB_PASS`, `dbPass`, not `bypass`).
-const NAMES: [(&[u8], bool); 34] = [
+const NAMES: [(&[u8], bool); 38] = [
     (b"password", false),
     (b"passwd", false),
     (b"passphrase", false),
@@ -28,6 +28,11 @@ const NAMES: [(&[u8], bool); 34] = [
     (b"keypass", false),
     (b"pass", true),
     (b"pwd", true),
+    // `DB_PW`, `ldapPw`; LDAP's `bindpw` and `rootpw` (slapd, nslcd,
+    // pfSense's `ldap_bindpw`), written as one word.
+    (b"pw", true),
+    (b"bindpw", false),
+    (b"rootpw", false),
     (b"secret", false),
     (b"token", false),
     (b"apikey", false),
@@ -57,6 +62,8 @@ const NAMES: [(&[u8], bool); 34] = [
     // A pre-shared key: WPA's `psk=`, NetworkManager's `…-security.psk:`,
     // strongSwan's `: PSK "…"`.
     (b"psk", true),
+    // `wpa2-pre-shared-key=`, `preshared_key`: as `psk`, whatever the value.
+    (b"presharedkey", false),
     // Datadog's `appkey = …` (an `app_key` written as one word): as `…_key`.
     (b"appkey", false),
     // A license, as secrets engines and CI settings name it: its value must
@@ -277,7 +284,8 @@ pub(super) fn ends_auth(key: &[u8]) -> bool {
 /// Whether the name is a password's (`db_password`, `spring.mail.password`,
 /// `keyPassphrase`, `PGPASS`): any value under it is one.
 pub(super) fn password(key: &[u8]) -> bool {
-    [&b"password"[..], b"passwd", b"passphrase"]
+    // (A WPA pre-shared key is a passphrase: `raven-kestrel-ember-cinder`.)
+    [&b"password"[..], b"passwd", b"passphrase", b"presharedkey"]
         .iter()
         .any(|n| ends_with_name(key, n).is_some())
 }

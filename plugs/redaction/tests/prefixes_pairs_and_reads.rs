@@ -1,0 +1,122 @@
+//! Classes a corpus of network and systems operations
+//! (`benches/recall/agent_tuning_8`) showed unread: a value whose own
+//! prefix says it is clear text (`{PLAIN}…`, `{CLEARTEXT}…`, Junos's
+//! `"$9$…"` wherever it stands), a `user:password` pair after an `auth`
+//! word, a secret a command prints alone (a keystore read by name, a key
+//! made and printed, a file named for a secret), and names LDAP tools write
+//! as one word (`bindpw`, `rootpw`) or that say passphrase
+//! (`wpa2-pre-shared-key`). Beside them, what must stay. Each text is also
+//! streamed, cut at every byte and one character at a time, and must come
+//! out as whole.
+//!
+//! The values are random, shaped like the real formats; none is a live
+//! credential.
+
+mod support;
+
+use support::check;
+
+/// Values a prefix says are clear text or reversible.
+const CLEAR_TEXT: &[&str] = &[
+    "dpatel@tallgrass.co:{PLAIN}«wS4mKweyI_jF+A»:5000:5000::/var/vmail/tallgrass.co/dpatel::userdb_quota_rule=*:storage=2G\n",
+    "$ sudo head -n 2 /etc/dovecot/users\nnoor@example.org:{PLAIN}«Pine+fable8655»:5000:5000::/var/vmail/noor\nbob@example.org:{CLEAR}«-pBX~VnPyA229»:5000:5000::/var/vmail/bob\n",
+    "dn: uid=akim,ou=people,dc=example,dc=org\nuserPassword: {CLEARTEXT}«Thistle?tundra787»\n",
+    "set system ntp authentication-key 1 type sha256 value \"«$9$2d4JDfTFt0IApESyeLXaJGiqPTz6u0IFnyevWdVgoJUDk.PQ»\"\n",
+];
+
+/// Hashed schemes, stand-ins and shell text.
+const NOT_CLEAR_TEXT: &[&str] = &[
+    "rw@example.org:{ARGON2ID}$argon2id$v=19$m=65536,t=3,p=1$LgvB5gfyLd3hNzzS4yPXpw$UmkcpFZn354YIFiJWuOTnNdLzTSoaC0GdqGRZRKH1sc:5000:5000::/var/vmail/rw\n",
+    "userPassword: {SSHA}Qk0yW4zT2nVhN8bD1uL6eP9mR3sX\n",
+    "user@example.org:{PLAIN}changeme:5000:5000::/home/user\n",
+    "echo $9$HOME_DIRECTORY_VALUE\n",
+    "passdb {\n  driver = passwd-file\n  args = scheme=PLAIN username_format=%u /etc/dovecot/users\n}\n",
+];
+
+/// A user and a password after an `auth` word.
+const AUTH_PAIRS: &[&str] = &[
+    "frontend stats\n    bind *:8404\n    stats enable\n    stats auth admin:«4o7NMF@hzowfXVSf»\n    stats refresh 10s\n",
+    "  basic_auth admin:«s3cr3tPa55w0rdQ»\n",
+];
+
+/// `auth` before what is no pair.
+const NOT_AUTH_PAIRS: &[&str] = &[
+    "auth sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1c2b0b822cd15d6c15b0f00a08\n",
+    "auth required pam_unix.so nullok\n",
+    "    stats auth admin:\n",
+];
+
+/// Secrets commands print alone.
+const PRINTED: &[&str] = &[
+    "$ sudo /usr/share/elasticsearch/bin/elasticsearch-keystore show s3.client.default.secret_key\n«cBz9wpPl4N31hpyRT/yCmJg952aSvigmdPMBmEiF»\n",
+    "exec\nbash -lc 'sudo elasticsearch-keystore show xpack.security.http.ssl.keystore.secure_password' in /opt/es\n succeeded in 628ms:\n«Jz6zsxq^zL%5x»\n",
+    "root@tools01:/etc# headscale preauthkeys create --user lab --reusable --expiration 24h\n«ce7d47129a230f639a2b7d8dc3d66f37d5d0556cd0962ffc»\n",
+    "root@tools01:/etc# headscale apikeys create --expiration 90d\n«vxIZjrz.2ykBdovm69KRSao2v3eXmlFjH8lGZH-s»\n",
+    "$ consul kv get app/db/password\n«Xk2-Vq9mLp7Rt3Zw»\n",
+    "⏺ Bash(sudo cat /var/lib/rancher/k3s/server/token)\n  ⎿  «K10d8e4c3b1f0a9e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a1»\n",
+    "$ wg genpsk\n«8PErc+2P5gbtzRiARLJalbHf4LDzhtMG94JcXJ91K3g=»\n",
+    "$ oc whoami -t\n«sha256~Xk29fLq0Wm3nVb7Rt5YpQz1Hj8Kd6Ls4Mn2Pc0Fg»\n",
+];
+
+/// What such commands print that is no secret.
+const NOT_PRINTED: &[&str] = &[
+    "$ sudo cat /etc/nginx/.htpasswd\nkenji:$apr1$3Y/kUGIQ$vwTgEkKwJ1DxL57JH4gecC\n",
+    "$ elasticsearch-keystore show cluster.name\nproduction-search-cluster\n",
+    "$ headscale preauthkeys list --user lab\nNo pre-auth keys found\n",
+    "$ cat README.md\nREADME_PLACEHOLDER_TEXT\n",
+    "$ oc whoami\nsystem:admin\n",
+];
+
+/// Names LDAP writes as one word, and a passphrase's.
+const NAMES: &[&str] = &[
+    "\t\t\t<ldap_bindpw>«7Qj@4?vp^VEY*fQ»</ldap_bindpw>\n",
+    "DB_PW=«Xk93mZq81LpA»\n",
+    "/interface wireless security-profiles\nadd authentication-types=wpa2-psk mode=dynamic-keys name=corp wpa2-pre-shared-key=«raven-kestrel-ember-cinder»\n",
+];
+
+/// Such names with what is no secret.
+const NOT_NAMES: &[&str] = &[
+    "rootpw --iscrypted $6$abc$defghijklmnopqrstuvwxyz0123456789\n",
+    "PWD=/home/alice/src\n",
+    "bindpw_file: /etc/nslcd/bindpw\n",
+];
+
+#[test]
+fn values_a_prefix_says_are_clear_text_are_masked() {
+    check(CLEAR_TEXT);
+}
+
+#[test]
+fn hashed_schemes_and_stand_ins_stay() {
+    check(NOT_CLEAR_TEXT);
+}
+
+#[test]
+fn passwords_paired_after_auth_are_masked() {
+    check(AUTH_PAIRS);
+}
+
+#[test]
+fn auth_before_what_is_no_pair_stays() {
+    check(NOT_AUTH_PAIRS);
+}
+
+#[test]
+fn secrets_printed_alone_are_masked() {
+    check(PRINTED);
+}
+
+#[test]
+fn what_such_commands_print_otherwise_stays() {
+    check(NOT_PRINTED);
+}
+
+#[test]
+fn ldap_and_passphrase_names_are_read() {
+    check(NAMES);
+}
+
+#[test]
+fn such_names_with_no_secret_stay() {
+    check(NOT_NAMES);
+}

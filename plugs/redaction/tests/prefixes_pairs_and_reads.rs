@@ -3,9 +3,10 @@
 //! prefix says it is clear text (`{PLAIN}…`, `{CLEARTEXT}…`, Junos's
 //! `"$9$…"` wherever it stands), a `user:password` pair after an `auth`
 //! word, a secret a command prints alone (a keystore read by name, a key
-//! made and printed, a file named for a secret), and names LDAP tools write
+//! made and printed, a file named for a secret), names LDAP tools write
 //! as one word (`bindpw`, `rootpw`) or that say passphrase
-//! (`wpa2-pre-shared-key`). Beside them, what must stay. Each text is also
+//! (`wpa2-pre-shared-key`), and a directive's short password on a line of
+//! its own (`requirepass …`). Beside them, what must stay. Each text is also
 //! streamed, cut at every byte and one character at a time, and must come
 //! out as whole.
 //!
@@ -71,6 +72,9 @@ const NOT_PRINTED: &[&str] = &[
 const NAMES: &[&str] = &[
     "\t\t\t<ldap_bindpw>«7Qj@4?vp^VEY*fQ»</ldap_bindpw>\n",
     "DB_PW=«Xk93mZq81LpA»\n",
+    // A directive's line of its own, a password shorter than a key.
+    "binddn cn=nslcd,dc=example,dc=org\nbindpw «Zq8Lw2Rt5YmK9»\n",
+    "# redis.conf\nrequirepass «Zq8Lw2Rt5YmK9»\nmasterauth «Wq7Kd2Lp9Xs3»\n",
     "/interface wireless security-profiles\nadd authentication-types=wpa2-psk mode=dynamic-keys name=corp wpa2-pre-shared-key=«raven-kestrel-ember-cinder»\n",
 ];
 
@@ -79,6 +83,8 @@ const NOT_NAMES: &[&str] = &[
     "rootpw --iscrypted $6$abc$defghijklmnopqrstuvwxyz0123456789\n",
     "PWD=/home/alice/src\n",
     "bindpw_file: /etc/nslcd/bindpw\n",
+    "Your request:\npassword changed\n  Password expires 2024-10-11\n",
+    "x\nrequirepass changeme123\n",
 ];
 
 #[test]

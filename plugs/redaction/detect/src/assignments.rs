@@ -72,6 +72,9 @@ const AFTER_NAME: u8 = 4;
 /// For [`at_word`]: the word is followed by two blanks, a tab or ` |`: it
 /// may label a row of a table (`api_key     …`, `| API Secret | … |`).
 const TABLE: u8 = 8;
+/// For [`at_word`]: the word is first on its line, a blank after it, and
+/// ends like a secret's name (`bindpw …`): see [`directive_class`].
+const DIRECTIVE: u8 = 128;
 /// Shortest word looked at as [`AFTER_NAME`].
 const MIN_AFTER_NAME: usize = 16;
 /// The word follows a `<` (a tag's name), starts with `:` or ends with `:`:
@@ -217,6 +220,18 @@ pub(super) fn word_class(b: &[u8], s: usize, e: usize) -> u8 {
     FIRST[b[s] as usize] | LAST[b[e - 1] as usize] | tag | table
 }
 
+/// The class of a word first on its line that may be a directive's name
+/// whatever its first byte (`bindpw …` in nslcd.conf, `rootpw …`): read as
+/// a name, then its value decides. Asked of line-starting words only.
+#[inline(always)]
+pub(super) fn directive_class(b: &[u8], class: u8, s: usize, e: usize) -> u8 {
+    if class & NAMED == 0 && b.get(e) == Some(&b' ') && names_ending_like(&b[s..e]) != 0 {
+        DIRECTIVE
+    } else {
+        0
+    }
+}
+
 /// Reads the values of the names around the word `[s, e)` of `class`: the
 /// word itself, or the words before the operator it starts with or the value
 /// it is.
@@ -292,7 +307,10 @@ fn open_on_line(b: &[u8], from: usize, cut: usize) -> Option<usize> {
                 return Some(s);
             }
         }
-        let class = word_class(b, s, i) | after_name(b, s, i);
+        let mut class = word_class(b, s, i) | after_name(b, s, i);
+        if command_output::may_start_line(b, s) {
+            class |= directive_class(b, class, s, i);
+        }
         let mut start = None;
         for_names(b, class, s, i, |name, parsed| {
             start = reaches(&parsed).then_some(name);
@@ -320,7 +338,7 @@ fn for_names(b: &[u8], class: u8, s: usize, e: usize, mut f: impl FnMut(usize, P
             return;
         }
     }
-    if class & TABLE != 0 && f(s, parse(b, s, e)) {
+    if class & (TABLE | DIRECTIVE) != 0 && f(s, parse(b, s, e)) {
         return;
     }
     if class & NAMED != 0 && named_here(b, s, e) {
@@ -988,11 +1006,17 @@ fn value(
                         Some(after_login) => after_login || config_line(b, ks, i),
                         // Not `other_name=…`: that is an assignment of its own.
                         None => {
-                            random(v)
+                            (random(v)
                                 && !assignment(v)
                                 && (compound(&b[ks..ke])
                                     || config_line(b, ks, i)
-                                    || (ipsec_secret(b, ks, ke) && line_ends(b, i)))
+                                    || (ipsec_secret(b, ks, ke) && line_ends(b, i))))
+                                // A directive's line of its own (`requirepass …`,
+                                // `bindpw …`): a password shorter than a key.
+                                || (kind == "secret-assignment"
+                                    && first_on_line(b, ks)
+                                    && line_ends(b, i)
+                                    && directive_password(v))
                         }
                     }
             }
@@ -1021,6 +1045,16 @@ fn value(
         secret,
         kind: reported(kind),
     })
+}
+
+/// A password after a directive: 8 bytes or more, letters and digits
+/// (`changed` in `password changed` is a word), no stand-in.
+fn directive_password(v: &[u8]) -> bool {
+    v.len() >= 8
+        && v.iter().any(u8::is_ascii_digit)
+        && v.iter().any(u8::is_ascii_alphabetic)
+        && !assignment(v)
+        && !crate::placeholders::stand_in(v)
 }
 
 /// Whether the name at `ks` is first on its line, after blanks.

@@ -339,6 +339,7 @@ impl Redactor {
                 assignments::command_output::at_word(b, start, &mut found);
                 // (A short first word too: `ShHZ&A@…` under `root_password:`.)
                 assignments::named_above::at_value(b, start, &mut found);
+                class |= assignments::directive_class(b, class, start, end);
             }
             if class != 0 {
                 assignments::at_word(b, class, start, end, &mut found);

@@ -57,6 +57,9 @@ const PRINTED: &[&str] = &[
     "⏺ Bash(sudo cat /var/lib/rancher/k3s/server/token)\n  ⎿  «K10d8e4c3b1f0a9e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a1»\n",
     "$ wg genpsk\n«8PErc+2P5gbtzRiARLJalbHf4LDzhtMG94JcXJ91K3g=»\n",
     "$ oc whoami -t\n«sha256~Xk29fLq0Wm3nVb7Rt5YpQz1Hj8Kd6Ls4Mn2Pc0Fg»\n",
+    // Gemini CLI's box: the command in its title, blank box lines, then
+    // the value between bars.
+    "╭──────────────────────────────────────────────────────────────────────╮\n│ ✔  Shell sudo elasticsearch-keystore show s3.client.default.secret_key │\n│                                                                      │\n│ «cBz9wpPl4N31hpyRT/yCmJg952aSvigmdPMBmEiF»                             │\n╰──────────────────────────────────────────────────────────────────────╯\n",
 ];
 
 /// What such commands print that is no secret.
@@ -66,6 +69,7 @@ const NOT_PRINTED: &[&str] = &[
     "$ headscale preauthkeys list --user lab\nNo pre-auth keys found\n",
     "$ cat README.md\nREADME_PLACEHOLDER_TEXT\n",
     "$ oc whoami\nsystem:admin\n",
+    "╭──────────────────────────────────────────╮\n│ ✔  Shell cat VERSION                     │\n│                                          │\n│ Xk29fLq0Wm3nVb7Rt5Yp                     │\n╰──────────────────────────────────────────╯\n",
 ];
 
 /// Names LDAP writes as one word, and a passphrase's.

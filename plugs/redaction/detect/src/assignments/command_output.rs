@@ -149,16 +149,16 @@ const KIND: &str = "command-output";
 /// The kind reported for a value a label announced.
 const ANNOUNCED: &str = "announced-secret";
 
-/// Whether the word at `s` may be the first on its line (after its blanks
-/// or an agent's `⎿ `, or after a password's first symbol): the few byte
-/// tests made for every word.
+/// Whether the word at `s` may be the first on its line (after its blanks,
+/// an agent's `⎿ ` or Gemini CLI's box bar `│ `, or after a password's
+/// first symbol): the few byte tests made for every word.
 #[inline(always)]
 pub(crate) fn may_start_line(b: &[u8], s: usize) -> bool {
     s > 0
         && (b[s - 1] == b'\n'
             || (matches!(b[s - 1], b' ' | b'!' | b'*' | b'&' | b'^')
                 && s >= 2
-                && matches!(b[s - 2], b' ' | b'\n' | 0xBF)))
+                && matches!(b[s - 2], b' ' | b'\n' | 0xBF | 0x82)))
 }
 
 /// Symbols a password may start with, before its first word.
@@ -187,7 +187,7 @@ pub(crate) fn at_word(b: &[u8], s: usize, found: &mut Vec<Found>) {
     if end - start < 8 || (start != s && !(start < s && b[start..s].iter().all(symbol))) {
         return;
     }
-    let Some(before) = previous_line(b, line) else {
+    let Some(before) = command_line_above(b, line) else {
         return;
     };
     let v = &b[start..end];
@@ -218,7 +218,7 @@ pub(crate) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
     if b[start..cut].iter().any(|c| c.is_ascii_whitespace()) {
         return None;
     }
-    let before = previous_line(b, line)?;
+    let before = command_line_above(b, line)?;
     (after_prompt(before)
         .or_else(|| codex_command(b, line))
         .is_some_and(prints_a_secret)
@@ -384,10 +384,42 @@ fn lone_word(b: &[u8], line: usize) -> Option<(usize, usize)> {
     while i < limit && matches!(b[i], b' ' | b'\t' | b'\r') {
         i += 1;
     }
+    // Gemini CLI's box: ` │` closes the line.
+    if b[i..limit].starts_with(BAR) {
+        i += BAR.len();
+        while i < limit && matches!(b[i], b' ' | b'\t' | b'\r') {
+            i += 1;
+        }
+    }
     if !(i == b.len() || b[i] == b'\n') || end == start {
         return None;
     }
     Some((start, end))
+}
+
+/// The box-drawing bar that frames Gemini CLI's tool output.
+const BAR: &[u8] = "│".as_bytes();
+
+/// The line above the one at `line` that may run its command: the one
+/// before it, or past the blank lines of Gemini CLI's box (`│      │`)
+/// between a tool's title and its output.
+fn command_line_above(b: &[u8], line: usize) -> Option<&[u8]> {
+    let mut at = line;
+    for _ in 0..3 {
+        let above = previous_line(b, at)?;
+        let inner = above.trim_ascii();
+        let box_blank = inner.len() >= 2 * BAR.len()
+            && inner.starts_with(BAR)
+            && inner.ends_with(BAR)
+            && inner[BAR.len()..inner.len() - BAR.len()]
+                .trim_ascii()
+                .is_empty();
+        if !box_blank {
+            return Some(above);
+        }
+        at -= above.len() + 1;
+    }
+    None
 }
 
 /// Past the blanks and the agent's mark (`⎿`) that start the line at
@@ -397,7 +429,7 @@ fn lead(b: &[u8], line: usize, limit: usize) -> Option<usize> {
     while i < limit && matches!(b[i], b' ' | b'\t') {
         i += 1;
     }
-    if b[i..limit].starts_with("⎿".as_bytes()) {
+    if b[i..limit].starts_with("⎿".as_bytes()) || b[i..limit].starts_with(BAR) {
         i += "⎿".len();
         while i < limit && matches!(b[i], b' ' | b'\t') {
             i += 1;
@@ -448,7 +480,13 @@ pub(super) fn secret_like(v: &[u8]) -> bool {
 /// The command on `line` after its prompt (`$ `, `user@host:~$ `, `# `,
 /// `% `, `> `, `❯ `, `➜ `, set -x's `+ `, an agent's `Bash(`), if it has
 /// one within its first bytes: a command the transcript shows running.
+/// In Gemini CLI's box (`│ ✔  Shell <command> │`), without the closing bar.
 fn after_prompt(line: &[u8]) -> Option<&[u8]> {
+    let boxed = line.trim_ascii();
+    let line = match boxed.strip_prefix(BAR).and_then(|l| l.strip_suffix(BAR)) {
+        Some(inner) => inner.trim_ascii_end(),
+        None => line,
+    };
     let head = &line[..line.len().min(MAX_PROMPT)];
     let mut at = 0;
     while let Some(p) = memchr::memchr2(b' ', b'(', &head[at..]).map(|p| at + p) {
@@ -459,6 +497,7 @@ fn after_prompt(line: &[u8]) -> Option<&[u8]> {
             matches!(before.last(), Some(b'$' | b'#' | b'%' | b'>' | b'+'))
                 || before.ends_with("❯".as_bytes())
                 || before.ends_with("➜".as_bytes())
+                || before.ends_with("✔  Shell".as_bytes())
         };
         if prompt {
             return Some(&line[p + 1..]);
@@ -654,6 +693,15 @@ mod tests {
             ("$ sop read x", no),
             ("op read op://Private/Stripe/credential (no prompt)", no),
             ("$ openssl rand -hex 32", no),
+            // Gemini CLI's box.
+            (
+                "│ ✔  Shell sudo elasticsearch-keystore show s3.client.default.secret_key │",
+                s,
+            ),
+            (
+                "│ ✔  Shell elasticsearch-keystore list                        │",
+                no,
+            ),
             ("  ❯ op read op://Private/Stripe/credential", s),
             // oh-my-zsh's theme: the command after the branch.
             ("➜  shop git:(main) ✗ gh auth token", s),

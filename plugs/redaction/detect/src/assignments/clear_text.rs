@@ -4,7 +4,9 @@
 //! (`user@example.com:{PLAIN}pw:5000:5000::…` in a passwd-file,
 //! `userPassword: {CLEARTEXT}pw`), and Junos's `"$9$…"`, which a public
 //! algorithm reverses (`set system ntp authentication-key 1 type sha256
-//! value "$9$…"`). Hashed schemes (`{SSHA}`, `{ARGON2ID}`, `$6$`) stay.
+//! value "$9$…"`), and a DNS TSIG key written `hmac-sha256:name:secret`
+//! (`nsupdate -y …`, the comment `keymgr -t` prints). Hashed schemes
+//! (`{SSHA}`, `{ARGON2ID}`, `$6$`) stay.
 
 use crate::Found;
 
@@ -108,6 +110,38 @@ fn clear_end(b: &[u8], v: usize) -> Option<usize> {
     }
 }
 
+/// The secret of a TSIG key in the word `[s, e)` (`hmac-sha256:name:…`):
+/// base64 after the second `:`. (One word: a stream holds it back whole.)
+#[inline(never)]
+pub(crate) fn tsig(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
+    let w = &b[s..e];
+    let Some(alg_end) = memchr::memchr(b':', w) else {
+        return;
+    };
+    let algorithm = &w[b"hmac-".len()..alg_end];
+    if !matches!(
+        algorithm,
+        b"md5" | b"sha1" | b"sha224" | b"sha256" | b"sha384" | b"sha512"
+    ) {
+        return;
+    }
+    let Some(name_len) = memchr::memchr(b':', &w[alg_end + 1..]) else {
+        return;
+    };
+    let v = alg_end + 1 + name_len + 1;
+    let secret = &w[v..];
+    if secret.len() >= 16
+        && secret.iter().all(|&c| crate::b64(c) || c == b'=')
+        && crate::mixed(secret)
+    {
+        found.push(Found {
+            start: s + v,
+            end: e,
+            kind: "secret-assignment",
+        });
+    }
+}
+
 /// Where a value with such a prefix that the cut may split starts, on the
 /// cut's line: a stream holds it back until it is closed.
 #[inline(never)]
@@ -177,6 +211,18 @@ mod tests {
         ),
         // Unquoted, in a shell's text, a `$9$` is no Junos value.
         ("echo $9$HOME_DIRECTORY_VALUE", &[]),
+        (
+            "$ nsupdate -d -y hmac-sha256:ddns:j3KADV3SXK1g2SUjZT7mLMM5XlLfCsFAO+NpAJlzDQg= <<'EOF'",
+            &["j3KADV3SXK1g2SUjZT7mLMM5XlLfCsFAO+NpAJlzDQg="],
+        ),
+        (
+            "# hmac-sha512:xfr-par1:94SPfDoy4Bc3/W4f6t+aMbwt3u6MBnF4/SbwWynLSIZ/xJtpVqi+Fwte5Keoc32UuLLE9g8HRemVJVDB/7Q7kQ==",
+            &[
+                "94SPfDoy4Bc3/W4f6t+aMbwt3u6MBnF4/SbwWynLSIZ/xJtpVqi+Fwte5Keoc32UuLLE9g8HRemVJVDB/7Q7kQ==",
+            ],
+        ),
+        // The algorithm's name alone, in a record: no key.
+        ("ddns. 0 ANY TSIG hmac-sha256. 1713600158 300 32", &[]),
     ];
 
     #[test]

@@ -5,8 +5,11 @@
 //! word, a secret a command prints alone (a keystore read by name, a key
 //! made and printed, a file named for a secret), names LDAP tools write
 //! as one word (`bindpw`, `rootpw`) or that say passphrase
-//! (`wpa2-pre-shared-key`), and a directive's short password on a line of
-//! its own (`requirepass …`). Beside them, what must stay. Each text is also
+//! (`wpa2-pre-shared-key`), a directive's short password on a line of
+//! its own (`requirepass …`); and from a corpus of Windows, JVM and CMS
+//! output (`agent_tuning_7`), a name in the plural over a list (`APP_KEYS=a,b`),
+//! one with `value` after it (`token-value:`) and Jetty's `OBF:…`. Beside
+//! them, what must stay. Each text is also
 //! streamed, cut at every byte and one character at a time, and must come
 //! out as whole.
 //!
@@ -82,6 +85,25 @@ const NAMES: &[&str] = &[
     "/interface wireless security-profiles\nadd authentication-types=wpa2-psk mode=dynamic-keys name=corp wpa2-pre-shared-key=«raven-kestrel-ember-cinder»\n",
 ];
 
+/// A secret's name in the plural over a list, or with `value` after it;
+/// Jetty's obfuscated password.
+const NAME_FORMS: &[&str] = &[
+    "     APP_KEYS=«sDd0yZD1yzh7KHOyE6VFvA==,SwfpIqvUayLcrHTEua30Pw==,oCSj3dHyDm17ylrcO3aR2A==»\n",
+    "│     token-value: \"«dbtu_ar6QZYHROdk1Yqg2g1gBB1MlHcZOc5V5bW1LXZ5L»\" │\n",
+    "secret_value=«Xk29fLq0Wm3nVb7Rt5Yp»\n",
+    "releasebot: «OBF:1hfg1kzo1pvv1qh81kmu1nzh1zev1zef1nwx1kjs1qk21pyr1kze1hfm»,admin,user\n",
+];
+
+/// Plurals and `value`s that name no secret.
+const NOT_NAME_FORMS: &[&str] = &[
+    "SORT_KEYS=name,created_at,id\n",
+    "  \"key-value\": \"redis\"\n",
+    "input.value = token.value\n",
+    "max_tokens=4096\nnum_secrets=3\n",
+    "$ gcloud run deploy api --set-secrets=RELAY=relay-key:latest\n",
+    "support: MD5:9009354881af51016a2e52d0c288b140,user\n",
+];
+
 /// Such names with what is no secret.
 const NOT_NAMES: &[&str] = &[
     "rootpw --iscrypted $6$abc$defghijklmnopqrstuvwxyz0123456789\n",
@@ -129,4 +151,14 @@ fn ldap_and_passphrase_names_are_read() {
 #[test]
 fn such_names_with_no_secret_stay() {
     check(NOT_NAMES);
+}
+
+#[test]
+fn plural_and_value_suffixed_names_and_obfuscation_are_read() {
+    check(NAME_FORMS);
+}
+
+#[test]
+fn plurals_and_values_that_name_no_secret_stay() {
+    check(NOT_NAME_FORMS);
 }

@@ -485,11 +485,28 @@ enum Op {
 /// (`name_at_never_names_what_may_be_name_turns_away` holds the two together).
 #[inline(always)]
 fn may_be_name(w: &[u8]) -> bool {
-    w.ends_with(b"result") || w == b"code" || names_ending_like(w) != 0 || may_be_weak(w)
+    w.ends_with(b"result")
+        || w == b"code"
+        || names_ending_like(w) != 0
+        || may_be_weak(w)
+        // `APP_KEYS`, `token-value` (see [`plural`], [`value_suffixed`]).
+        || (w.len() >= 5
+            && match w[w.len() - 1] | 0x20 {
+                b's' => names_ending_like(&w[..w.len() - 1]) != 0,
+                b'e' => w.len() >= 8 && w[w.len() - 5..].eq_ignore_ascii_case(b"value"),
+                _ => false,
+            })
 }
 
-/// The name that ends at `ke` (its word starts at `s`), if it is one.
+/// The name that ends at `ke` (its word starts at `s`), if it is one: as
+/// it is, or a secret's name with `value` after it, or in the plural.
 fn name_at(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
+    name_as_is(b, s, ke)
+        .or_else(|| value_suffixed(b, s, ke))
+        .or_else(|| plural(b, s, ke))
+}
+
+fn name_as_is(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
     // `result` of Terraform's `random_password`: the password it made.
     if b[s..ke].ends_with(b"result") && generated_password(b, ke - 6) {
         return Some((ke - 6, Name::Secret("secret-assignment")));
@@ -544,6 +561,42 @@ fn name_at(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
                 .flatten()
         })?,
     ))
+}
+
+/// A secret's name with `value` after it (`token-value:` in dbt Cloud's
+/// config, `secret_value`, `passwordValue`): the name before it. (`key-value`
+/// names a store, not a key.)
+#[inline(never)]
+fn value_suffixed(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
+    let w = &b[s..ke];
+    if w.len() < 8 || !w[w.len() - 5..].eq_ignore_ascii_case(b"value") {
+        return None;
+    }
+    let mut end = ke - 5;
+    let camel = b[end].is_ascii_uppercase() && b[end - 1].is_ascii_lowercase();
+    if matches!(b[end - 1], b'_' | b'-' | b'.') {
+        end -= 1;
+    } else if !camel {
+        return None;
+    }
+    match name_as_is(b, s, end)? {
+        found @ (_, Name::Secret(kind)) if kind != BARE_KEY => Some(found),
+        _ => None,
+    }
+}
+
+/// A compound secret's name in the plural (`APP_KEYS`, `API_TOKENS`,
+/// `adminPasswords`): a list of them, each read as one would be.
+#[inline(never)]
+fn plural(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
+    // (Not a flag: `--set-secrets=NAME=ref` names them.)
+    if ke - s < 5 || !matches!(b[ke - 1], b's' | b'S') || !compound(&b[s..ke]) || b[s] == b'-' {
+        return None;
+    }
+    match name_as_is(b, s, ke - 1)? {
+        found @ (_, Name::Secret(kind)) if kind != BARE_KEY => Some(found),
+        _ => None,
+    }
 }
 
 /// `$env:NAME`, PowerShell's environment variable: `NAME` is a word of its
@@ -1346,6 +1399,8 @@ fn key_shaped(kind: &str, v: &[u8], key: &[u8]) -> bool {
     }
     (kind != NAMED_KEY && kind != BARE_KEY && kind != POSITION_KEY && kind != ENV_ITEM)
         || keylike(v)
+        // A list of keys (Strapi's `APP_KEYS=a,b,c,d`): each looks like one.
+        || (v.contains(&b',') && v.split(|&c| c == b',').all(keylike))
         || (hex_key(v)
             && (credential_key(key) || names::numbered_key(key) || names::session_cookie(key)))
         || (values::uuid(v) && names::uuid_key(key))

@@ -671,6 +671,10 @@ fn word(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     if w.last() == Some(&b'N') && w.ends_with(b"-----BEGIN") {
         private_keys::pem(b, e - 10, found);
     }
+    // Jetty's obfuscated password.
+    if w[0] == b'O' && w.starts_with(b"OBF:") {
+        assignments::clear_text::jetty_obfuscated(b, s, e, found);
+    }
     // A DNS TSIG key, `hmac-sha256:name:secret`.
     if w[0] == b'h' && w.starts_with(b"hmac-") {
         assignments::clear_text::tsig(b, s, e, found);

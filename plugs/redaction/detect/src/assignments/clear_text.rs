@@ -4,7 +4,8 @@
 //! (`user@example.com:{PLAIN}pw:5000:5000::…` in a passwd-file,
 //! `userPassword: {CLEARTEXT}pw`), and Junos's `"$9$…"`, which a public
 //! algorithm reverses (`set system ntp authentication-key 1 type sha256
-//! value "$9$…"`), and a DNS TSIG key written `hmac-sha256:name:secret`
+//! value "$9$…"`), Jetty's obfuscated `OBF:…` (its `Password` class
+//! prints the clear text back), and a DNS TSIG key written `hmac-sha256:name:secret`
 //! (`nsupdate -y …`, the comment `keymgr -t` prints). Hashed schemes
 //! (`{SSHA}`, `{ARGON2ID}`, `$6$`) stay.
 
@@ -142,6 +143,25 @@ pub(crate) fn tsig(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     }
 }
 
+/// Jetty's obfuscated password in the word `[s, e)` (`OBF:1hfg1kzo…`):
+/// masked whole, prefix and all, as one reading gives the password back.
+#[inline(never)]
+pub(crate) fn jetty_obfuscated(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
+    let body = &b[s + 4..e];
+    let digits = body
+        .iter()
+        .take_while(|c| c.is_ascii_digit() || c.is_ascii_lowercase())
+        .count();
+    // Four base-36 digits a character (six for one past Latin-1).
+    if digits >= 8 && digits % 2 == 0 {
+        found.push(Found {
+            start: s,
+            end: s + 4 + digits,
+            kind: "secret-assignment",
+        });
+    }
+}
+
 /// Where a value with such a prefix that the cut may split starts, on the
 /// cut's line: a stream holds it back until it is closed.
 #[inline(never)]
@@ -221,6 +241,12 @@ mod tests {
                 "94SPfDoy4Bc3/W4f6t+aMbwt3u6MBnF4/SbwWynLSIZ/xJtpVqi+Fwte5Keoc32UuLLE9g8HRemVJVDB/7Q7kQ==",
             ],
         ),
+        (
+            "releasebot: OBF:1hfg1kzo1pvv1qh81kmu1nzh1zev1zef1nwx1kjs1qk21pyr1kze1hfm,admin,user",
+            &["OBF:1hfg1kzo1pvv1qh81kmu1nzh1zev1zef1nwx1kjs1qk21pyr1kze1hfm"],
+        ),
+        // Jetty's checksums stay.
+        ("support: MD5:9009354881af51016a2e52d0c288b140,user", &[]),
         // The algorithm's name alone, in a record: no key.
         ("ddns. 0 ANY TSIG hmac-sha256. 1713600158 300 32", &[]),
     ];

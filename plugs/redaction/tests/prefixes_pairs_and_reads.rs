@@ -8,7 +8,8 @@
 //! (`wpa2-pre-shared-key`), a directive's short password on a line of
 //! its own (`requirepass …`); and from a corpus of Windows, JVM and CMS
 //! output (`agent_tuning_7`), a name in the plural over a list (`APP_KEYS=a,b`),
-//! one with `value` after it (`token-value:`) and Jetty's `OBF:…`. Beside
+//! one with `value` after it (`token-value:`), Jetty's `OBF:…`, and any key
+//! under a collection of secrets (`tokens { agent = "…" }`). Beside
 //! them, what must stay. Each text is also
 //! streamed, cut at every byte and one character at a time, and must come
 //! out as whole.
@@ -92,6 +93,9 @@ const NAME_FORMS: &[&str] = &[
     "│     token-value: \"«dbtu_ar6QZYHROdk1Yqg2g1gBB1MlHcZOc5V5bW1LXZ5L»\" │\n",
     "secret_value=«Xk29fLq0Wm3nVb7Rt5Yp»\n",
     "releasebot: «OBF:1hfg1kzo1pvv1qh81kmu1nzh1zev1zef1nwx1kjs1qk21pyr1kze1hfm»,admin,user\n",
+    // Any key under a collection of secrets: an HCL block, a JSON map.
+    "acl {\n  enabled = true\n  tokens {\n    initial_management = \"«29edfa06-586e-458d-90f0-903ec9a35d7b»\"\n    agent              = \"«b98755ad-6bc6-40be-b470-a91a440de469»\"\n  }\n}\n",
+    "{\"secrets\": {\"stripe\": \"«sk9Xk29fLq0Wm3nVb7Rt5Yp»\", \"region\": \"us-east-1Z9\"}}\n",
 ];
 
 /// Plurals and `value`s that name no secret.
@@ -102,6 +106,10 @@ const NOT_NAME_FORMS: &[&str] = &[
     "max_tokens=4096\nnum_secrets=3\n",
     "$ gcloud run deploy api --set-secrets=RELAY=relay-key:latest\n",
     "support: MD5:9009354881af51016a2e52d0c288b140,user\n",
+    // Collections of public things, and what says what it is.
+    "{\"signatures\": [{\"keyid\": \"d4e72615f3e53950d8b95b7bc04f0c176b6b94d55f74aa13406addc33fb2bf55\", \"sig\": \"c69a25384f421903698de3cfd7e5bca82413f9e7a41bdf83bc0cc41f90f0aa15\"}]}\n",
+    "{\"keys\": [{\"kid\": \"Xk29fLq0Wm3nVb7Rt5Yp\", \"n\": \"Xk29fLq0Wm3nVb7Rt5YpXX\"}]}\n",
+    "tokens {\n  name = \"Release2024Build\"\n}\n",
 ];
 
 /// Such names with what is no secret.

@@ -42,9 +42,10 @@ pub(super) fn generic(key: &[u8]) -> bool {
 /// names a secret: where the parent's key starts, and the value.
 #[inline(never)]
 pub(super) fn value_of(b: &[u8], ks: usize, ke: usize) -> Option<(usize, Parsed)> {
-    if !generic(&b[ks..ke]) {
+    if ks >= ke {
         return None;
     }
+    let generic_key = generic(&b[ks..ke]);
     let mut i = ke;
     if matches!(b.get(i), Some(b'"' | b'\'')) {
         i += 1;
@@ -55,8 +56,56 @@ pub(super) fn value_of(b: &[u8], ks: usize, ke: usize) -> Option<(usize, Parsed)
     }
     i += 1;
     blanks(b, &mut i);
-    let parent = secret_parent(b, ks).or_else(|| elastic_encoded(b, ks))?;
+    if generic_key {
+        let parent = secret_parent(b, ks).or_else(|| elastic_encoded(b, ks))?;
+        return Some((parent.at, quoted_value(b, i, parent)));
+    }
+    // Any key under a collection of secrets (`tokens { agent = "…" }`,
+    // `"secrets": {"stripe": "…"}`) that says nothing else: the value's
+    // shape first, as most keys are no secret's.
+    if !may_be_secret_string(b, i) || super::positions::says_what_it_is(&b[ks..ke]) {
+        return None;
+    }
+    let parent = collection_parent(b, ks)?;
     Some((parent.at, quoted_value(b, i, parent)))
+}
+
+/// Whether a quoted string at `i` may hold a secret: 8 bytes or more to
+/// its closing quote on the line, of two kinds of characters.
+fn may_be_secret_string(b: &[u8], i: usize) -> bool {
+    let Some(q) = quote_at(b, i) else {
+        return false;
+    };
+    let from = i + q.len();
+    let limit = (from + 512).min(b.len());
+    let end = b[from..limit]
+        .iter()
+        .position(|&c| c == q[0] || c == b'\n')
+        .map_or(limit, |p| from + p);
+    end - from >= 8 && crate::mixed(&b[from..end])
+}
+
+/// The parent of what is at `at`, if its key names a collection of
+/// secrets: `tokens`, `passwords`, `secrets`, `credentials`, `apiKeys` (not
+/// a bare `keys`: a JWK set's public keys).
+fn collection_parent(b: &[u8], at: usize) -> Option<Parent> {
+    let (ks, ke) = parent_key(b, at)?;
+    let key = &b[ks..ke];
+    let key = match key.iter().rposition(|&c| c == b':' || c == b'.') {
+        Some(p) => &key[p + 1..],
+        None => key,
+    };
+    let one = key.strip_suffix(b"s").or_else(|| key.strip_suffix(b"S"))?;
+    // (`"signatures": [{"keyid": …, "sig": …}]`: TUF's, public.)
+    let kind = match secret_kind(one) {
+        Some(super::BARE_KEY | "signature") | None => return None,
+        Some(kind) => kind,
+    };
+    Some(Parent {
+        at: ks,
+        kind,
+        password: names::password(one),
+    })
 }
 
 /// Elasticsearch's new API key: `"encoded"` beside its `"api_key"` (the
@@ -219,6 +268,18 @@ fn key_before(b: &[u8], i: usize, floor: usize) -> Option<(usize, usize)> {
     }
     if i > j && j > floor && b[j - 1] == b'"' {
         return block_label(b, j - 1, floor);
+    }
+    // An HCL block's bare name first on its line (`tokens {`).
+    if i > j && j > floor && b[j - 1].is_ascii_alphabetic() {
+        let mut ks = j;
+        while ks > floor && (b[ks - 1].is_ascii_alphanumeric() || b[ks - 1] == b'_') {
+            ks -= 1;
+        }
+        let line = crate::line_start(b, ks);
+        return b[line..ks]
+            .iter()
+            .all(|&c| c == b' ' || c == b'\t')
+            .then_some((ks, j));
     }
     if j <= floor || !matches!(b[j - 1], b':' | b'=') {
         return None;

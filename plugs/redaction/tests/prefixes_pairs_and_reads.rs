@@ -94,7 +94,7 @@ const NAME_FORMS: &[&str] = &[
     "secret_value=«Xk29fLq0Wm3nVb7Rt5Yp»\n",
     "releasebot: «OBF:1hfg1kzo1pvv1qh81kmu1nzh1zev1zef1nwx1kjs1qk21pyr1kze1hfm»,admin,user\n",
     // Any key under a collection of secrets: an HCL block, a JSON map.
-    "acl {\n  enabled = true\n  tokens {\n    initial_management = \"«29edfa06-586e-458d-90f0-903ec9a35d7b»\"\n    agent              = \"«b98755ad-6bc6-40be-b470-a91a440de469»\"\n  }\n}\n",
+    "acl {\n  enabled = true\n  tokens {\n    initial_management = \"«29edfa06-586e-458d-90f0-903ec9a35d7b»\"\n    replication        = \"«b98755ad-6bc6-40be-b470-a91a440de469»\"\n  }\n}\n",
     "{\"secrets\": {\"stripe\": \"«sk9Xk29fLq0Wm3nVb7Rt5Yp»\", \"region\": \"us-east-1Z9\"}}\n",
 ];
 

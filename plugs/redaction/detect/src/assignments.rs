@@ -225,7 +225,12 @@ pub(super) fn word_class(b: &[u8], s: usize, e: usize) -> u8 {
 /// a name, then its value decides. Asked of line-starting words only.
 #[inline(always)]
 pub(super) fn directive_class(b: &[u8], class: u8, s: usize, e: usize) -> u8 {
-    if class & NAMED == 0 && b.get(e) == Some(&b' ') && names_ending_like(&b[s..e]) != 0 {
+    // (Directives are lower case: `requirepass`, `bindpw`, `masterauth`.)
+    if class & NAMED == 0
+        && e - s >= 6
+        && b[s].is_ascii_lowercase()
+        && names_ending_like(&b[s..e]) != 0
+    {
         DIRECTIVE
     } else {
         0
@@ -501,9 +506,16 @@ fn may_be_name(w: &[u8]) -> bool {
 /// The name that ends at `ke` (its word starts at `s`), if it is one: as
 /// it is, or a secret's name with `value` after it, or in the plural.
 fn name_at(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
-    name_as_is(b, s, ke)
-        .or_else(|| value_suffixed(b, s, ke))
-        .or_else(|| plural(b, s, ke))
+    let found = name_as_is(b, s, ke);
+    if found.is_some() || ke <= s {
+        return found;
+    }
+    // Most words end otherwise: one byte tells.
+    match b[ke - 1] | 0x20 {
+        b'e' => value_suffixed(b, s, ke),
+        b's' => plural(b, s, ke),
+        _ => None,
+    }
 }
 
 fn name_as_is(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {

@@ -339,7 +339,9 @@ impl Redactor {
                 assignments::command_output::at_word(b, start, &mut found);
                 // (A short first word too: `ShHZ&A@…` under `root_password:`.)
                 assignments::named_above::at_value(b, start, &mut found);
-                class |= assignments::directive_class(b, class, start, end);
+                if b.get(end) == Some(&b' ') {
+                    class |= assignments::directive_class(b, class, start, end);
+                }
             }
             if class != 0 {
                 assignments::at_word(b, class, start, end, &mut found);
@@ -670,14 +672,6 @@ fn word(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     // (Its last byte first: in wasm a compare of ten bytes is a call.)
     if w.last() == Some(&b'N') && w.ends_with(b"-----BEGIN") {
         private_keys::pem(b, e - 10, found);
-    }
-    // Jetty's obfuscated password.
-    if w[0] == b'O' && w.starts_with(b"OBF:") {
-        assignments::clear_text::jetty_obfuscated(b, s, e, found);
-    }
-    // A DNS TSIG key, `hmac-sha256:name:secret`.
-    if w[0] == b'h' && w.starts_with(b"hmac-") {
-        assignments::clear_text::tsig(b, s, e, found);
     }
     // A Kubernetes bootstrap token is a word of its own.
     if e - s == 23 && b[s + 6] == b'.' {

@@ -66,12 +66,22 @@ pub(super) fn at(b: &[u8], i: usize, e: usize, found: &mut Vec<Found>) {
         }
         b'M' if t.starts_with(b"MII") => pkcs12(t),
         b'M' if t.starts_with(b"MDAx") => macaroon(t),
+        // Jetty's obfuscated password: one reading gives it back.
+        b'O' if t.starts_with(b"OBF:") => {
+            crate::assignments::clear_text::jetty_obfuscated(b, i, e, found);
+            return;
+        }
         b'M' | b'N' | b'O' => discord_bot(t).map(|n| (n, "discord-token")),
         b'K' => k3s(t),
         b'f' => fly_macaroon(t),
         b'0'..=b'9' => digits_first(t),
         b'P' if t.starts_with(b"Private-Lines:") => {
             private_keys::putty(b, i, found);
+            return;
+        }
+        // A DNS TSIG key, `hmac-sha256:name:secret`.
+        b'h' if t.starts_with(b"hmac-") => {
+            crate::assignments::clear_text::tsig(b, i, e, found);
             return;
         }
         b'h' | b'd' => {

@@ -40,12 +40,45 @@ pub(super) fn generic(key: &[u8]) -> bool {
 
 /// The value of the generic key `[ks, ke)` (`"value": "…"`), if its parent
 /// names a secret: where the parent's key starts, and the value.
-#[inline(never)]
+#[inline]
 pub(super) fn value_of(b: &[u8], ks: usize, ke: usize) -> Option<(usize, Parsed)> {
     if ks >= ke {
+        None
+    } else if generic(&b[ks..ke]) {
+        generic_value(b, ks, ke)
+    } else {
+        collection_value(b, ks, ke)
+    }
+}
+
+/// The value of the generic key `[ks, ke)` under a parent that names a
+/// secret.
+#[inline(never)]
+fn generic_value(b: &[u8], ks: usize, ke: usize) -> Option<(usize, Parsed)> {
+    let i = after_operator(b, ke)?;
+    let parent = secret_parent(b, ks).or_else(|| elastic_encoded(b, ks))?;
+    Some((parent.at, quoted_value(b, i, parent)))
+}
+
+/// Any key `[ks, ke)` under a collection of secrets (`tokens { agent =
+/// "…" }`, `"secrets": {"stripe": "…"}`) that says nothing else: the
+/// value's shape first, as most keys are no secret's.
+#[inline(never)]
+fn collection_value(b: &[u8], ks: usize, ke: usize) -> Option<(usize, Parsed)> {
+    let i = after_operator(b, ke)?;
+    if !may_be_secret_string(b, i) {
         return None;
     }
-    let generic_key = generic(&b[ks..ke]);
+    let parent = collection_parent(b, ks)?;
+    if super::positions::says_what_it_is(&b[ks..ke]) {
+        return None;
+    }
+    Some((parent.at, quoted_value(b, i, parent)))
+}
+
+/// Where the value after the key that ends at `ke` starts: past a closing
+/// quote, blanks, `:` or `=`, blanks.
+fn after_operator(b: &[u8], ke: usize) -> Option<usize> {
     let mut i = ke;
     if matches!(b.get(i), Some(b'"' | b'\'')) {
         i += 1;
@@ -56,39 +89,57 @@ pub(super) fn value_of(b: &[u8], ks: usize, ke: usize) -> Option<(usize, Parsed)
     }
     i += 1;
     blanks(b, &mut i);
-    if generic_key {
-        let parent = secret_parent(b, ks).or_else(|| elastic_encoded(b, ks))?;
-        return Some((parent.at, quoted_value(b, i, parent)));
-    }
-    // Any key under a collection of secrets (`tokens { agent = "…" }`,
-    // `"secrets": {"stripe": "…"}`) that says nothing else: the value's
-    // shape first, as most keys are no secret's.
-    if !may_be_secret_string(b, i) || super::positions::says_what_it_is(&b[ks..ke]) {
-        return None;
-    }
-    let parent = collection_parent(b, ks)?;
-    Some((parent.at, quoted_value(b, i, parent)))
+    Some(i)
 }
 
-/// Whether a quoted string at `i` may hold a secret: 8 bytes or more to
-/// its closing quote on the line, of two kinds of characters.
+/// Whether the nearest opener before `at` may be a collection's: a key
+/// that ends like a plural before it (`"tokens": {`, `tokens {`), or an
+/// element of a list (its list's key is read then). Most keys' nearest
+/// opener is plainly something else's: no walk over what lies between.
+fn may_open_a_collection(b: &[u8], at: usize) -> bool {
+    let floor = at.saturating_sub(MAX_BACK);
+    let Some(open) = memchr::memrchr2(b'{', b'[', &b[floor..at]).map(|p| floor + p) else {
+        return false;
+    };
+    let mut j = open;
+    while j > floor
+        && matches!(
+            b[j - 1],
+            b' ' | b'\t' | b'\n' | b'\r' | b':' | b'=' | b'"' | b'\''
+        )
+    {
+        j -= 1;
+    }
+    // (A closed object between it and `at` is read by the walk.)
+    j > floor && matches!(b[j - 1], b's' | b'S' | b'[')
+        || memchr::memchr2(b'}', b']', &b[open..at]).is_some()
+}
+
+/// Whether a quoted string at `i` may hold a secret: 16 bytes or more
+/// without a blank to its closing quote, of two kinds of characters.
 fn may_be_secret_string(b: &[u8], i: usize) -> bool {
     let Some(q) = quote_at(b, i) else {
         return false;
     };
     let from = i + q.len();
     let limit = (from + 512).min(b.len());
-    let end = b[from..limit]
-        .iter()
-        .position(|&c| c == q[0] || c == b'\n')
-        .map_or(limit, |p| from + p);
-    end - from >= 8 && crate::mixed(&b[from..end])
+    let end = memchr::memchr3(q[0], b' ', b'\n', &b[from..limit]).map_or(limit, |p| from + p);
+    let v = &b[from..end];
+    // (Not a time, a URL or a path: `2024-05-01T10:00:00Z`, `https://…`.)
+    v.len() >= 16
+        && b.get(end) == Some(&q[0])
+        && !matches!(v[0], b'/' | b'.')
+        && memchr::memchr(b':', v).is_none()
+        && crate::mixed(v)
 }
 
 /// The parent of what is at `at`, if its key names a collection of
 /// secrets: `tokens`, `passwords`, `secrets`, `credentials`, `apiKeys` (not
 /// a bare `keys`: a JWK set's public keys).
 fn collection_parent(b: &[u8], at: usize) -> Option<Parent> {
+    if !may_open_a_collection(b, at) {
+        return None;
+    }
     let (ks, ke) = parent_key(b, at)?;
     let key = &b[ks..ke];
     let key = match key.iter().rposition(|&c| c == b':' || c == b'.') {

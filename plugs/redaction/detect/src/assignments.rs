@@ -1386,6 +1386,12 @@ fn reported(kind: &'static str) -> &'static str {
 /// says it is a credential whatever its shape (`DD_APP_KEY`, `JSESSIONID`),
 /// or a UUID under `secret_id`.
 fn key_shaped(kind: &str, v: &[u8], key: &[u8]) -> bool {
+    // Digits alone under a key's or a token's name are an account's number
+    // (Cloudinary's `api_key`, beside its `api_secret`); a password may be
+    // digits.
+    if v.len() >= 6 && v.iter().all(u8::is_ascii_digit) && !names::password(key) {
+        return false;
+    }
     // `phase2-auth: mschapv2`, `auth: scram256`: an `auth` is as often a
     // method as a credential, and a method's name is a lower-case word
     // with a version at most.

@@ -169,7 +169,7 @@ const REFERENCES: [Reference; 8] = [
 /// test keys reach only a demo account), and masking them hides only the
 /// example. Only these exact strings: any other token of the same shape is
 /// masked.
-const DOCUMENTED: [(&str, &str); 9] = [
+const DOCUMENTED: [(&str, &str); 10] = [
     (
         "Azurite's and the Azure storage emulator's well-known account key",
         "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==",
@@ -181,6 +181,10 @@ const DOCUMENTED: [(&str, &str); 9] = [
     (
         "jwt.io's debugger sample (HS256, `John Doe`, `admin`)",
         "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiYWRtaW4iOnRydWUsImlhdCI6MTUxNjIzOTAyMn0.KMUFsIDTnFmyG3nMiGM6H9FNFUROf3wh7SmqJp-QV30",
+    ),
+    (
+        "RFC 7519's example JWT (section 3.1, `joe`), JWS's in RFC 7515",
+        "eyJ0eXAiOiJKV1QiLA0KICJhbGciOiJIUzI1NiJ9.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ.dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk",
     ),
     (
         "Stripe's API reference sample secret key",
@@ -264,7 +268,27 @@ pub(crate) fn stand_in(v: &[u8]) -> bool {
             || documented(v)
             || encoded(v)
             || kms_ciphertext(v)
-            || password_hash(v))
+            || password_hash(v)
+            || unsigned_jwt(v))
+}
+
+/// A JWT with no signature whose header says `"alg":"none"`
+/// (`eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.`): anyone can
+/// make one, so it proves nothing, as a credential must.
+pub(crate) fn unsigned_jwt(v: &[u8]) -> bool {
+    if !v.starts_with(b"eyJ") || !v.ends_with(b".") {
+        return false;
+    }
+    let Some(dot) = memchr::memchr(b'.', v) else {
+        return false;
+    };
+    // (A payload between the two dots: `eyJ….` alone has none.)
+    v.get(dot + 1..v.len() - 1)
+        .is_some_and(|payload| !payload.is_empty() && payload.iter().all(|&c| crate::b64url(c)))
+        && crate::decode::base64_text(&v[..dot]).is_some_and(|h| {
+            let h: String = h.chars().filter(|c| !c.is_whitespace()).collect();
+            h.contains("\"alg\":\"none\"")
+        })
 }
 
 /// A password's hash as a password store keeps it: Django's
@@ -693,6 +717,26 @@ mod tests {
             "sm:/x9Lm2qVr",
         ] {
             assert!(!stand_in(v.as_bytes()), "{v} is a value");
+        }
+    }
+
+    #[test]
+    fn an_unsigned_jwt_is_told_and_short_shapes_do_not_panic() {
+        let none = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0";
+        let payload = "eyJzdWIiOiJ1c2VyXzEyMyJ9";
+        assert!(unsigned_jwt(format!("{none}.{payload}.").as_bytes()));
+        // Signed, or no payload: not this.
+        assert!(!unsigned_jwt(format!("{none}.{payload}.c2ln").as_bytes()));
+        let hs256 = "eyJhbGciOiJIUzI1NiJ9";
+        assert!(!unsigned_jwt(format!("{hs256}.{payload}.").as_bytes()));
+        for short in [
+            "eyJ.",
+            "eyJ..",
+            &format!("{none}."),
+            &format!("{none}.."),
+            "eyJ",
+        ] {
+            assert!(!unsigned_jwt(short.as_bytes()), "{short}");
         }
     }
 

@@ -201,7 +201,11 @@ fn jwt(t: &[u8]) -> Option<(usize, &'static str)> {
         let p = run(t, h + 1, b64url);
         if p > 10 && t.get(h + 1 + p) == Some(&b'.') {
             let sig = run(t, h + 2 + p, b64url);
-            if anon_role(&t[h + 1..h + 1 + p]) {
+            // An unsigned token (`alg: none`, nothing after the last `.`):
+            // anyone can make one; it proves nothing, as a credential must.
+            if anon_role(&t[h + 1..h + 1 + p])
+                || (sig == 0 && crate::placeholders::unsigned_jwt(&t[..h + 2 + p]))
+            {
                 return None;
             }
             return Some((h + 2 + p + sig, "jwt"));

@@ -75,7 +75,7 @@ const NAMES: [(&[u8], bool); 38] = [
 ];
 
 /// Names ending in `key` whose values are public or not keys at all.
-const NOT_KEYS: [&[u8]; 16] = [
+const NOT_KEYS: [&[u8]; 17] = [
     b"publickey",
     b"pubkey",
     // SSH's public keys, as pfSense and Proxmox store a user's.
@@ -93,6 +93,8 @@ const NOT_KEYS: [&[u8]; 16] = [
     b"hostkey",
     b"objectkey",
     b"translationkey",
+    // Segment's and RudderStack's write key: in every page's snippet.
+    b"writekey",
 ];
 
 /// Names ending in `token` that hold no secret: pagination cursors and
@@ -217,7 +219,10 @@ pub(super) fn name_of(key: &[u8], candidates: u64) -> Option<Name> {
         if name == b"key" && ends_with_name(key, b"primarykey").is_some() {
             return Some(Name::Secret(NAMED_KEY));
         }
-        if name == b"key" && NOT_KEYS.iter().any(|n| ends_with_name(key, n).is_some()) {
+        if name == b"key"
+            && NOT_KEYS.iter().any(|n| ends_with_name(key, n).is_some())
+            && !algolia_write_key(key)
+        {
             continue;
         }
         if name == b"key" && !compound(key) {
@@ -248,6 +253,13 @@ pub(super) fn name_of(key: &[u8], candidates: u64) -> Option<Name> {
         }));
     }
     None
+}
+
+/// Algolia's write key writes to the index: a secret, unlike Segment's
+/// and RudderStack's, which every page's snippet carries.
+fn algolia_write_key(key: &[u8]) -> bool {
+    ends_with_name(key, b"writekey").is_some()
+        && key.windows(7).any(|w| w.eq_ignore_ascii_case(b"algolia"))
 }
 
 /// Whether the name says it holds no secret though it ends like one's

@@ -177,6 +177,8 @@ const NOT_SECRET_ANY: &[&[u8]] = &[
     b"fingerprint",
     b"thumbprint",
     b"nonce",
+    // WebAuthn's and other protocols' challenges: a nonce the server sends.
+    b"challenge",
     b"public",
     b"pub",
     b"trace",

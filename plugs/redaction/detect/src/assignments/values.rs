@@ -510,6 +510,11 @@ pub(super) fn generated_name(v: &[u8]) -> bool {
 /// (`MDQ6VXNlcjE=`, `04:User1`): not random; what it holds is read by the
 /// decoding pass.
 pub(super) fn encoded_structure(v: &[u8]) -> bool {
+    // After a short tag (`4-eyJ…`, Slack's `event_context`).
+    let v = match v.iter().take(6).position(|&c| c == b'-') {
+        Some(p) if v[p + 1..].starts_with(b"eyJ") => &v[p + 1..],
+        _ => v,
+    };
     if !(v.starts_with(b"ey")
         || v.starts_with(b"W3")
         || v.starts_with(b"MD")

@@ -625,7 +625,7 @@ fn default(v: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{masked, stand_in};
+    use super::{masked, stand_in, unsigned_jwt};
 
     /// [`masked`] as the rule reads, pass by pass.
     fn masked_reference(v: &[u8]) -> bool {

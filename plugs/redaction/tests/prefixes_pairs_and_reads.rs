@@ -9,7 +9,9 @@
 //! its own (`requirepass …`); and from a corpus of Windows, JVM and CMS
 //! output (`agent_tuning_7`), a name in the plural over a list (`APP_KEYS=a,b`),
 //! one with `value` after it (`token-value:`), Jetty's `OBF:…`, and any key
-//! under a collection of secrets (`tokens { agent = "…" }`). Beside
+//! under a collection of secrets (`tokens { agent = "…" }`); and from a
+//! coding agent's own tools (`agent_tuning_9`), `git diff --word-diff`,
+//! `print_r`, Markdown's bold names and Laravel Sanctum tokens. Beside
 //! them, what must stay. Each text is also
 //! streamed, cut at every byte and one character at a time, and must come
 //! out as whole.
@@ -98,6 +100,22 @@ const NAME_FORMS: &[&str] = &[
     "{\"secrets\": {\"stripe\": \"«sk9Xk29fLq0Wm3nVb7Rt5Yp»\", \"region\": \"us-east-1Z9\"}}\n",
 ];
 
+/// How a coding agent's own tools print settings (`agent_tuning_9`):
+/// `git diff --word-diff`, PHP's `print_r`, Markdown's bold names, and a
+/// Laravel Sanctum token (`<id>|<secret>`).
+const TOOL_FORMS: &[&str] = &[
+    "  api_token: [-«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»-]{+«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»+}\n",
+    "    [ses] => Array\n        (\n            [secret] => «B1OscvrCrobYrQOOQ0MAhc/mZOG2PnmYBy/NEeIU»\n            [region] => eu-west-1\n        )\n",
+    "    * **x-api-key**: «310|TaaDNdyryKYKL0W9S8U7Ee3XwRNpr2WYFCBPphbs»\n    * **host**: billing-api.test\n",
+];
+
+/// Such forms with no secret.
+const NOT_TOOL_FORMS: &[&str] = &[
+    "$items[0] => 5\n    [region] => eu-west-1\n",
+    "| 12|abcdefghijklmnopqrstuvwxyzabcdefghijklmn |\n",
+    "  region: [-eu-west-1-]{+eu-central-1+}\n",
+];
+
 /// Plurals and `value`s that name no secret.
 const NOT_NAME_FORMS: &[&str] = &[
     "SORT_KEYS=name,created_at,id\n",
@@ -169,4 +187,14 @@ fn plural_and_value_suffixed_names_and_obfuscation_are_read() {
 #[test]
 fn plurals_and_values_that_name_no_secret_stay() {
     check(NOT_NAME_FORMS);
+}
+
+#[test]
+fn settings_as_an_agents_tools_print_them_are_read() {
+    check(TOOL_FORMS);
+}
+
+#[test]
+fn such_forms_with_no_secret_stay() {
+    check(NOT_TOOL_FORMS);
 }

@@ -697,6 +697,19 @@ fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
     if quoted_key && b.get(i) == Some(&b']') {
         i += 1;
     }
+    // PHP's `print_r`: `[secret] => …`; Markdown's bold: `**x-api-key**: …`.
+    let quoted_key = quoted_key
+        || match b.get(i) {
+            Some(b']') if ks > 0 && b[ks - 1] == b'[' => {
+                i += 1;
+                true
+            }
+            Some(b'*') if b[i..].starts_with(b"**") && b[..ks].ends_with(b"**") => {
+                i += 2;
+                true
+            }
+            _ => false,
+        };
     // `\` at the end: the escaped quote is in the next chunk.
     if &b[i..] == b"\\" {
         return Parsed::Open;

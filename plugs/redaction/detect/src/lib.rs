@@ -561,6 +561,10 @@ impl Redactor {
         if cut > 0 && b[cut - 1] == b'\\' {
             cut -= 1;
         }
+        // A Sanctum token's id before its `|`.
+        if let Some(id) = tokens::sanctum_open_at(b, cut) {
+            cut = id;
+        }
         // An AWS key id may be followed by its secret.
         if let Some(id) = tokens::aws_key_id_before(b, cut) {
             cut = id;
@@ -656,6 +660,9 @@ impl Redactor {
 fn word(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     // JSON-escaped text (`"…\nghp_…"`): the word starts after the escape.
     let s = if s > 0 && b[s - 1] == b'\\' && matches!(b[s], b'n' | b'r' | b't') {
+        s + 1
+    } else if b[s] == b'+' && e - s > 1 {
+        // `git diff --word-diff`'s `{+ghp_…+}`, a diff's added line.
         s + 1
     } else {
         s

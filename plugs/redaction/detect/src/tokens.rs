@@ -21,6 +21,10 @@ pub(super) fn at(b: &[u8], i: usize, e: usize, found: &mut Vec<Found>) {
     }
     let t = &b[i..e];
     let Some(&first) = t.first() else { return };
+    // A Laravel Sanctum token's secret after its id and `|`.
+    if i >= 2 && b[i - 1] == b'|' && sanctum(b, i, found) {
+        return;
+    }
     let mut push = |len: usize, kind: &'static str| {
         found.push(Found {
             start: i,
@@ -213,6 +217,44 @@ fn jwt(t: &[u8]) -> Option<(usize, &'static str)> {
     }
     let n = run(t, 0, super::b64);
     (t.starts_with(b"eyJrIjoi") && n >= 50).then_some((n, "grafana-token"))
+}
+
+/// A Laravel Sanctum personal access token, `<id>|<40 letters and
+/// digits>` (newer versions: a prefix before the 40 and a CRC32 after),
+/// whose secret starts at `i`, after the id's digits and `|`: masked whole.
+#[inline(never)]
+fn sanctum(b: &[u8], i: usize, found: &mut Vec<Found>) -> bool {
+    let Some(id) = sanctum_open_at(b, i) else {
+        return false;
+    };
+    let body = run(b, i, |c: u8| c.is_ascii_alphanumeric() || c == b'_');
+    let after = b.get(i + body);
+    let token = (40..=80).contains(&body)
+        && after.is_none_or(|c| !(c.is_ascii_alphanumeric() || matches!(c, b'|' | b'/' | b'+')))
+        && mixed(&b[i..i + body]);
+    if token {
+        found.push(Found {
+            start: id,
+            end: i + body,
+            kind: "laravel-sanctum-token",
+        });
+    }
+    token
+}
+
+/// Where a Sanctum token's id starts if the cut at `cut` follows its `|`:
+/// the id and the rest are masked as one.
+pub(super) fn sanctum_open_at(b: &[u8], cut: usize) -> Option<usize> {
+    if cut < 2 || b[cut - 1] != b'|' {
+        return None;
+    }
+    let digits = b[..cut - 1]
+        .iter()
+        .rev()
+        .take(13)
+        .take_while(|c| c.is_ascii_digit())
+        .count();
+    (1..=12).contains(&digits).then_some(cut - 1 - digits)
 }
 
 /// Whether a JWT is public by design: Supabase's `anon` key (its payload's

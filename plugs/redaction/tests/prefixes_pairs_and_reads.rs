@@ -107,6 +107,12 @@ const TOOL_FORMS: &[&str] = &[
     "  api_token: [-«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»-]{+«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»+}\n",
     "    [ses] => Array\n        (\n            [secret] => «B1OscvrCrobYrQOOQ0MAhc/mZOG2PnmYBy/NEeIU»\n            [region] => eu-west-1\n        )\n",
     "    * **x-api-key**: «310|TaaDNdyryKYKL0W9S8U7Ee3XwRNpr2WYFCBPphbs»\n    * **host**: billing-api.test\n",
+    // From data and SaaS integrations (`agent_tuning_10`): a Ruby setter on
+    // a constant's path, Asana's token under `pat:`, Hadoop's name for an
+    // Azure storage key.
+    "Braintree::Configuration.private_key = \"«c2f30e008990245c4bb4e27e92a7dd02»\"\n",
+    "  asana:\n    pat: «2/3771447286199267/2354802278361961:d64009fe4fbbbdd6518094d30eeb1527»\n",
+    "spark.hadoop.fs.azure.account.key.lake.blob.core.windows.net   «IGyBzRGkHEGb/NAHWdngO68ckEf8UbkiVJa7Z+IjdlM8XFw9Z5R6/3x463LI/py5cCWwmoPHZmYMYYOkI7PUvQ==»\n",
 ];
 
 /// Such forms with no secret.
@@ -114,6 +120,8 @@ const NOT_TOOL_FORMS: &[&str] = &[
     "$items[0] => 5\n    [region] => eu-west-1\n",
     "| 12|abcdefghijklmnopqrstuvwxyzabcdefghijklmn |\n",
     "  region: [-eu-west-1-]{+eu-central-1+}\n",
+    "Type::TOKEN\npat: Pat Smith\n",
+    "see 2/3771447286199267/2354802278361961 for the task\n",
 ];
 
 /// Plurals and `value`s that name no secret.

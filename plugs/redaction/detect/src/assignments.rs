@@ -531,7 +531,7 @@ fn name_as_is(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
     // Most words are no name: tell from their last two letters first.
     let candidates = names_ending_like(&b[s..ke]);
     if candidates == 0 && !may_be_weak(&b[s..ke]) {
-        return None;
+        return azure_account_key(b, s, ke);
     }
     let ks = b[s..ke]
         .iter()
@@ -548,7 +548,10 @@ fn name_as_is(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
         // `arn:aws:secretsmanager:…:secret:prod/db-password-AbCdEf`: a name.
         || b[s..ks].starts_with(b"arn:")
         // (Hiera's `profile::db::password: …` is a YAML key: `:` follows.)
-        || (b[..ks].ends_with(b"::") && !(b.get(ke) == Some(&b':') && b.get(ke + 1) != Some(&b':')))
+        // (`Braintree::Configuration.private_key = …` is a setter's call.)
+        || (b[..ks].ends_with(b"::")
+            && !(b.get(ke) == Some(&b':') && b.get(ke + 1) != Some(&b':'))
+            && !key.contains(&b'.'))
         // `token.` ends a sentence.
         || key.ends_with(b".")
         // Bounded: a word of many operators must not be rescanned from its
@@ -573,6 +576,15 @@ fn name_as_is(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
                 .flatten()
         })?,
     ))
+}
+
+/// Hadoop's and Spark's name for an Azure storage account's key,
+/// `fs.azure.account.key.<account>.dfs.core.windows.net`: the name ends
+/// with the account's host, not with `key`.
+fn azure_account_key(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
+    let w = &b[s..ke];
+    (w.ends_with(b".core.windows.net") && crate::find(w, b"account.key.").is_some())
+        .then_some((s, Name::Secret(NAMED_KEY)))
 }
 
 /// A secret's name with `value` after it (`token-value:` in dbt Cloud's

@@ -846,7 +846,8 @@ fn digits_first(t: &[u8]) -> Option<(usize, &'static str)> {
     // hex digits (Mailchimp).
     let may_be = (t.len() > 8 && t[7].is_ascii_digit())
         || t.starts_with(b"1//0")
-        || (t.len() >= 35 && t[32] == b'-');
+        || (t.len() >= 35 && t[32] == b'-')
+        || (t.len() >= 68 && t[1] == b'/');
     if !may_be {
         return None;
     }
@@ -872,6 +873,21 @@ fn digits_first_body(t: &[u8]) -> Option<(usize, &'static str)> {
             && body.iter().any(u8::is_ascii_lowercase)
         {
             return Some((digits + 1 + n, "twitter-token"));
+        }
+    }
+    // Asana's personal access token: `<version>/<user id>/<token id>:<32
+    // hex>` (`2/1201…/1209…:d640…`).
+    if t[1] == b'/' && t[0].is_ascii_digit() {
+        let user = run(t, 2, |c| c.is_ascii_digit());
+        let id = run(t, 3 + user, |c| c.is_ascii_digit());
+        let at = 3 + user + id;
+        if (10..=20).contains(&user)
+            && t.get(2 + user) == Some(&b'/')
+            && (10..=20).contains(&id)
+            && t.get(at) == Some(&b':')
+            && run(t, at + 1, crate::hex) == 32
+        {
+            return Some((at + 33, "asana-token"));
         }
     }
     if t.starts_with(b"1//0") {

@@ -19,7 +19,7 @@ pub(super) enum Name {
 
 /// Endings of names of secrets, lower case, without separators. `true`: the
 /// ending must start a part of the name (`DB_PASS`, `dbPass`, not `bypass`).
-const NAMES: [(&[u8], bool); 38] = [
+const NAMES: [(&[u8], bool); 39] = [
     (b"password", false),
     (b"passwd", false),
     (b"passphrase", false),
@@ -64,6 +64,9 @@ const NAMES: [(&[u8], bool); 38] = [
     (b"psk", true),
     // `wpa2-pre-shared-key=`, `preshared_key`: as `psk`, whatever the value.
     (b"presharedkey", false),
+    // A personal access token (`GITHUB_PAT`, Asana's `pat:`): its value
+    // must look like a key, as `…_key`'s.
+    (b"pat", true),
     // Datadog's `appkey = …` (an `app_key` written as one word): as `…_key`.
     (b"appkey", false),
     // A license, as secrets engines and CI settings name it: its value must
@@ -242,7 +245,7 @@ pub(super) fn name_of(key: &[u8], candidates: u64) -> Option<Name> {
             .any(|n| ends_with_name(key, n).is_some());
         return Some(Name::Secret(if aws {
             "aws-secret-key"
-        } else if name == b"key" || name == b"license" || name == b"appkey" {
+        } else if name == b"key" || name == b"license" || name == b"appkey" || name == b"pat" {
             NAMED_KEY
         } else if name == b"sig" || name == b"signature" {
             // Masked in query strings (SAS, presigned URLs) only: elsewhere

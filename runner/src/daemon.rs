@@ -359,8 +359,6 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<(), Da
         runs = runs.len(),
         "stopping: the runs in progress end as cancelled"
     );
-    pool.stop(&options, &keeper).await;
-    ahead.stop(&options).await;
     // Forget the runs already reaped: their pids may belong to others now.
     while let Ok((run, status)) = exited.try_recv() {
         runs.remove(&run);
@@ -370,6 +368,9 @@ pub async fn serve(options: RunnerOptions, host: Arc<PlugHost>) -> Result<(), Da
         // SAFETY: kill with the pid of a run process that has not been reaped.
         unsafe { libc::kill(*pid as i32, libc::SIGTERM) };
     }
+    // The runs first, then what was being made ahead, both at once: the
+    // runs end meanwhile.
+    tokio::join!(pool.stop(&options, &keeper), ahead.stop(&options));
     while !runs.is_empty() {
         match exited.recv().await {
             Some((run, status)) => {

@@ -23,6 +23,8 @@ const NOT_CREDENTIALS: &[&str] = &[
     "       \"is_ext_shared_channel\": false,\n       \"event_context\": \"4-eyJldCI6Im1lc3NhZ2UiLCJ0aWQiOiJUMFNCRUtBTzk2VEgiLCJhaWQiOiJBMDBaWENNM1NOSCIsImNpZCI6IkMwMjVGRUo0SjhDIn0=\"\n",
     "  analytics._writeKey=\"hR3W7WjJzCG6Xn2q9nfR3fZjYqf6OLEL\";analytics.SNIPPET_VERSION=\"5.2.0\";\n",
     "{\n  \"public_id\": \"products/q94x70qea1nm2ph83tio\",\n  \"api_key\": \"169115387051420\"\n}\n",
+    // A WireGuard public key, in a file the tutorial names so.
+    "$ cat /etc/wireguard/public.key\nxTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=\n",
 ];
 
 const MASKED: &[&str] = &[

@@ -85,6 +85,9 @@ const NAMES: &[&str] = &[
     // A directive's line of its own, a password shorter than a key.
     "binddn cn=nslcd,dc=example,dc=org\nbindpw «Zq8Lw2Rt5YmK9»\n",
     "# redis.conf\nrequirepass «Zq8Lw2Rt5YmK9»\nmasterauth «Wq7Kd2Lp9Xs3»\n",
+    "bindpw «Zq8Lw2Rt5YmK9»\n",
+    // Digits under a password's short name.
+    "MYSQL_PWD=«84736251»\nDB_PASS=«20240815»\n",
     "/interface wireless security-profiles\nadd authentication-types=wpa2-psk mode=dynamic-keys name=corp wpa2-pre-shared-key=«raven-kestrel-ember-cinder»\n",
 ];
 
@@ -98,6 +101,9 @@ const NAME_FORMS: &[&str] = &[
     // Any key under a collection of secrets: an HCL block, a JSON map.
     "acl {\n  enabled = true\n  tokens {\n    initial_management = \"«29edfa06-586e-458d-90f0-903ec9a35d7b»\"\n    replication        = \"«b98755ad-6bc6-40be-b470-a91a440de469»\"\n  }\n}\n",
     "{\"secrets\": {\"stripe\": \"«sk9Xk29fLq0Wm3nVb7Rt5Yp»\", \"region\": \"us-east-1Z9\"}}\n",
+    // Symbols split the value into words: a stream holds it whole.
+    "{\"secrets\": {\"stripe\": \"«Xk2#mP9!qR7vL4nW8zT»\"}}\n",
+    "tokens {\n    replication = \"«Xk2#mP9!qR7vL4nW8zT»\"\n}\n",
 ];
 
 /// How a coding agent's own tools print settings (`agent_tuning_9`):
@@ -119,6 +125,7 @@ const TOOL_FORMS: &[&str] = &[
 const NOT_TOOL_FORMS: &[&str] = &[
     "$items[0] => 5\n    [region] => eu-west-1\n",
     "| 12|abcdefghijklmnopqrstuvwxyzabcdefghijklmn |\n",
+    "sqlite> select id, sha from commits;\n42|e83c5163316f89bfbde7d9ab23ca2e25604af290\n1713600158|9f2c5163316f89bfbde7d9ab23ca2e25604af291\n",
     "  region: [-eu-west-1-]{+eu-central-1+}\n",
     "Type::TOKEN\npat: Pat Smith\n",
     "see 2/3771447286199267/2354802278361961 for the task\n",
@@ -145,6 +152,8 @@ const NOT_NAMES: &[&str] = &[
     "bindpw_file: /etc/nslcd/bindpw\n",
     "Your request:\npassword changed\n  Password expires 2024-10-11\n",
     "x\nrequirepass changeme123\n",
+    // OpenVPN's `secret` names a key file.
+    "dev tun\nsecret client1.key\n",
 ];
 
 #[test]

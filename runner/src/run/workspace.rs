@@ -213,7 +213,10 @@ pub async fn remove_when_quiet(data_dir: &Path, name: &str) -> Result<()> {
     let start = std::time::Instant::now();
     loop {
         match remove() {
-            Err(e) if start.elapsed() < QUIET_WITHIN => {
+            // (Only what a writer that dies clears: not a permission.)
+            Err(e)
+                if e.kind() == ErrorKind::DirectoryNotEmpty && start.elapsed() < QUIET_WITHIN =>
+            {
                 tracing::debug!(name, "removing a helper's directory, again: {e}");
                 tokio::time::sleep(std::time::Duration::from_millis(50)).await;
             }

@@ -194,9 +194,14 @@ impl Pool {
     pub async fn stop(&mut self, options: &RunnerOptions, keeper: &Keeper) {
         if let Some((slot, mut child, _)) = self.warming.take() {
             crate::daemon::stop_helper(&mut child, "a warm-up").await;
-            // (An agent handed to the keeper before the kill would write in
-            // its slot until the keeper went.)
-            keeper.release_warm(&slot.name);
+            // An agent handed to the keeper before the kill would write in
+            // its slot until the keeper went: let it go. One a run took
+            // meanwhile is that session's, and so is its slot.
+            if !keeper.release_warm(&slot.name)
+                && workspace::is_adopted(&options.data_dir, &slot.name)
+            {
+                return;
+            }
             if let Err(e) = workspace::remove_when_quiet(&options.data_dir, &slot.name).await {
                 tracing::warn!(slot = %slot.name, "removing a warm agent's slot: {e}");
             }

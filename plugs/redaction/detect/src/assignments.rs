@@ -313,7 +313,7 @@ fn open_on_line(b: &[u8], from: usize, cut: usize) -> Option<usize> {
             }
         }
         let mut class = word_class(b, s, i) | after_name(b, s, i);
-        if command_output::may_start_line(b, s) {
+        if s == 0 || command_output::may_start_line(b, s) {
             class |= directive_class(b, class, s, i);
         }
         let mut start = None;
@@ -494,6 +494,7 @@ fn may_be_name(w: &[u8]) -> bool {
         || w == b"code"
         || names_ending_like(w) != 0
         || may_be_weak(w)
+        || w.ends_with(b".core.windows.net")
         // `APP_KEYS`, `token-value` (see [`plural`], [`value_suffixed`]).
         || (w.len() >= 5
             && match w[w.len() - 1] | 0x20 {
@@ -1140,7 +1141,9 @@ fn value(
 /// A password after a directive: 8 bytes or more, letters and digits
 /// (`changed` in `password changed` is a word), no stand-in.
 fn directive_password(v: &[u8]) -> bool {
-    v.len() >= 8
+    // (OpenVPN's `secret client1.key`: a file.)
+    !values::file_name(v)
+        && v.len() >= 8
         && v.iter().any(u8::is_ascii_digit)
         && v.iter().any(u8::is_ascii_alphabetic)
         && !assignment(v)
@@ -1414,7 +1417,7 @@ fn key_shaped(kind: &str, v: &[u8], key: &[u8]) -> bool {
     // Digits alone under a key's or a token's name are an account's number
     // (Cloudinary's `api_key`, beside its `api_secret`); a password may be
     // digits.
-    if v.len() >= 6 && v.iter().all(u8::is_ascii_digit) && !names::password(key) {
+    if v.len() >= 6 && v.iter().all(u8::is_ascii_digit) && !names::password_like(key) {
         return false;
     }
     // `phase2-auth: mschapv2`, `auth: scram256`: an `auth` is as often a

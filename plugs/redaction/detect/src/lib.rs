@@ -342,6 +342,9 @@ impl Redactor {
                 if b.get(end) == Some(&b' ') {
                     class |= assignments::directive_class(b, class, start, end);
                 }
+            } else if start == 0 && b.get(end) == Some(&b' ') {
+                // (The text's first line: a stream may start its text there.)
+                class |= assignments::directive_class(b, class, start, end);
             }
             if class != 0 {
                 assignments::at_word(b, class, start, end, &mut found);

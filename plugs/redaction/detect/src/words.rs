@@ -53,6 +53,7 @@ impl<'a> Words<'a> {
             if end - start >= MIN_WORD
                 || class != 0
                 || assignments::command_output::may_start_line(self.b, start)
+                || start == 0
                 || assignments::call_arguments::may_be(self.b, start)
                 || assignments::call_arguments::may_open_call(self.b, start)
                 || assignments::columns::may_open_cell(self.b, start)
@@ -148,6 +149,7 @@ mod tests {
             if i - start >= MIN_WORD
                 || class != 0
                 || assignments::command_output::may_start_line(b, start)
+                || start == 0
                 || assignments::call_arguments::may_be(b, start)
                 || assignments::call_arguments::may_open_call(b, start)
                 || assignments::columns::may_open_cell(b, start)

@@ -69,7 +69,11 @@ fn value_after_prefix(b: &[u8], v: usize) -> Option<(usize, usize)> {
             (v, end)
         }
         Prefix::Junos => {
-            let close = memchr::memchr(b'"', &b[v..(v + MAX).min(b.len())])?;
+            // On its line: a quote on a later one closes something else.
+            let close = memchr::memchr2(b'"', b'\n', &b[v..(v + MAX).min(b.len())])?;
+            if b[v + close] != b'"' {
+                return None;
+            }
             (v - 3, v + close)
         }
     };
@@ -88,7 +92,9 @@ fn prefix_before(b: &[u8], v: usize) -> Option<Prefix> {
     if head.ends_with(b"}") {
         return SCHEMES
             .iter()
-            .any(|s| head.len() >= s.len() && head[head.len() - s.len()..].eq_ignore_ascii_case(s))
+            // (Upper case, as Dovecot and OpenLDAP write them: a format
+            // string's `{plaintext}` is code.)
+            .any(|s| head.ends_with(s))
             .then_some(Prefix::Clear);
     }
     // Quoted, as Junos prints it: a bare `$9$` may be a shell's text.
@@ -200,7 +206,7 @@ mod tests {
             &["wS4mKweyI_jF+A"],
         ),
         (
-            "noor@example.org:{plain}Pine+fable8655:5000:5000::/var/vmail/noor",
+            "noor@example.org:{PLAIN}Pine+fable8655:5000:5000::/var/vmail/noor",
             &["Pine+fable8655"],
         ),
         (
@@ -228,6 +234,13 @@ mod tests {
         (
             "set system ntp authentication-key 1 type sha256 value \"$9$2d4JDfTFt0IApESyeLXaJGiqPTz6u0IFnyevWdVgoJUDk.PQ\"",
             &["$9$2d4JDfTFt0IApESyeLXaJGiqPTz6u0IFnyevWdVgoJUDk.PQ"],
+        ),
+        // A format string's placeholder is code.
+        ("out = f\"{plaintext}.encrypted\"", &[]),
+        // A quote on a later line closes something else.
+        (
+            "authentication-key \"$9$2d4JDfTFt0IApESyeLXa\nJGiqPTz6u0IFny\"; ## SECRET-DATA",
+            &[],
         ),
         // Unquoted, in a shell's text, a `$9$` is no Junos value.
         ("echo $9$HOME_DIRECTORY_VALUE", &[]),

@@ -532,12 +532,34 @@ fn printed(line: &[u8]) -> Option<Printed> {
     }
     COMMANDS.iter().find_map(|c| {
         let end = parts_in(line, c.parts)?;
-        if c.named {
-            argument_names(&line[end..]).filter(|p| !c.only_secrets || *p == Printed::Secret)
+        if c.only_secrets {
+            file_names_a_secret(&line[end..]).then_some(Printed::Secret)
+        } else if c.named {
+            argument_names(&line[end..])
         } else {
             (!fetches_something_else(line)).then_some(Printed::Secret)
         }
     })
+}
+
+/// Whether the file the last argument names is named for a secret, by its
+/// whole base name (`master.key`, `server/token`; `public.key` says it is
+/// public, `README.md` nothing).
+fn file_names_a_secret(args: &[u8]) -> bool {
+    let args = args.strip_suffix(b")").unwrap_or(args);
+    let args = &args[..memchr::memchr(b'|', args).unwrap_or(args.len())];
+    let Some(last) = args
+        .split(|&c| c == b' ')
+        .rfind(|w| !w.is_empty() && !w.starts_with(b"-"))
+    else {
+        return false;
+    };
+    let base = match memchr::memrchr(b'/', last) {
+        Some(p) => &last[p + 1..],
+        None => last,
+    };
+    let base = base.strip_prefix(b".").unwrap_or(base);
+    !base.is_empty() && secret_kind(base).is_some()
 }
 
 /// Whether `v` is what a command that prints `what` prints.

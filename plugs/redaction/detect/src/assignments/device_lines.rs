@@ -100,6 +100,8 @@ pub(crate) fn at_keyword(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
             && (v.quoted || crate::mixed(value))
             // A column's type in a table's DDL (`password VARCHAR(255),`).
             && !value.iter().any(|c| matches!(c, b'(' | b')' | b','))
+            // OpenVPN's `secret client1.key`: the file that holds it.
+            && !super::values::file_name(value)
             && !crate::placeholders::stand_in(value));
     if secret {
         found.push(Found {

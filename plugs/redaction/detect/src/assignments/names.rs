@@ -305,6 +305,17 @@ pub(super) fn password(key: &[u8]) -> bool {
         .any(|n| ends_with_name(key, n).is_some())
 }
 
+/// Whether the name is a password's, short names too (`DB_PASS`,
+/// `MYSQL_PWD`, `DB_PW`, `PIN`): a value of digits may be one.
+pub(super) fn password_like(key: &[u8]) -> bool {
+    password(key)
+        || [&b"pass"[..], b"pwd", b"pw", b"pin"].iter().any(|n| {
+            ends_with_name(key, n).is_some_and(|i| {
+                i == 0 || matches!(key[i - 1], b'_' | b'-' | b'.') || key[i].is_ascii_uppercase()
+            })
+        })
+}
+
 /// Whether the name says its value is a hash of the secret
 /// (`hashed_secret` in a detect-secrets baseline, `hashedPassword`): a
 /// digest, which gives nothing back.

@@ -66,14 +66,24 @@ fn generic_value(b: &[u8], ks: usize, ke: usize) -> Option<(usize, Parsed)> {
 #[inline(never)]
 fn collection_value(b: &[u8], ks: usize, ke: usize) -> Option<(usize, Parsed)> {
     let i = after_operator(b, ke)?;
-    if !may_be_secret_string(b, i) {
-        return None;
-    }
+    let open = match string_shape(b, i) {
+        Shape::MayBeSecret => false,
+        // Unclosed at the text's end: a stream's cut may be inside it.
+        Shape::Open => true,
+        Shape::No => return None,
+    };
     let parent = collection_parent(b, ks)?;
     if super::positions::says_what_it_is(&b[ks..ke]) {
         return None;
     }
-    Some((parent.at, quoted_value(b, i, parent)))
+    Some((
+        parent.at,
+        if open {
+            Parsed::Open
+        } else {
+            quoted_value(b, i, parent)
+        },
+    ))
 }
 
 /// Where the value after the key that ends at `ke` starts: past a closing
@@ -115,22 +125,34 @@ fn may_open_a_collection(b: &[u8], at: usize) -> bool {
         || memchr::memchr2(b'}', b']', &b[open..at]).is_some()
 }
 
-/// Whether a quoted string at `i` may hold a secret: 16 bytes or more
-/// without a blank to its closing quote, of two kinds of characters.
-fn may_be_secret_string(b: &[u8], i: usize) -> bool {
+/// What a quoted string at `i` may be.
+enum Shape {
+    /// 16 bytes or more without a blank to its closing quote, of two
+    /// kinds of characters, not a time, a URL or a path.
+    MayBeSecret,
+    /// Not closed before the text ends, and may still be one.
+    Open,
+    No,
+}
+
+fn string_shape(b: &[u8], i: usize) -> Shape {
     let Some(q) = quote_at(b, i) else {
-        return false;
+        return if i >= b.len() { Shape::Open } else { Shape::No };
     };
     let from = i + q.len();
     let limit = (from + 512).min(b.len());
     let end = memchr::memchr3(q[0], b' ', b'\n', &b[from..limit]).map_or(limit, |p| from + p);
     let v = &b[from..end];
     // (Not a time, a URL or a path: `2024-05-01T10:00:00Z`, `https://…`.)
-    v.len() >= 16
-        && b.get(end) == Some(&q[0])
-        && !matches!(v[0], b'/' | b'.')
-        && memchr::memchr(b':', v).is_none()
-        && crate::mixed(v)
+    let plain =
+        !v.first().is_some_and(|c| matches!(c, b'/' | b'.')) && memchr::memchr(b':', v).is_none();
+    if end == b.len() && plain {
+        Shape::Open
+    } else if v.len() >= 16 && b.get(end) == Some(&q[0]) && plain && crate::mixed(v) {
+        Shape::MayBeSecret
+    } else {
+        Shape::No
+    }
 }
 
 /// The parent of what is at `at`, if its key names a collection of

@@ -660,6 +660,17 @@ fn file_path(v: &[u8]) -> bool {
         })
 }
 
+/// `client1.key`, `ca.crt`, `secrets.json`: a file's name, by an
+/// extension that a key, a certificate or a settings file has (OpenVPN's
+/// `secret client1.key` names the file that holds it).
+pub(super) fn file_name(v: &[u8]) -> bool {
+    const EXTENSIONS: [&[u8]; 16] = [
+        b"key", b"pem", b"crt", b"cer", b"der", b"pub", b"p12", b"pfx", b"txt", b"conf", b"cfg",
+        b"ini", b"json", b"yaml", b"yml", b"env",
+    ];
+    memchr::memrchr(b'.', v).is_some_and(|dot| dot > 0 && EXTENSIONS.contains(&&v[dot + 1..]))
+}
+
 /// `8-4-4-4-12` hex digits.
 pub(super) fn uuid(v: &[u8]) -> bool {
     v.len() == 36

@@ -197,6 +197,13 @@ async fn a_runner_killed_during_a_database_start_leaks_nothing() {
         } else {
             wait_for_process(&["-c", "sleep 44.9"], MINUTE).await;
         }
+        // The preparation ahead, which an idle runner starts at once, runs
+        // the same step: the process seen may be its. Wait for the session's
+        // own start to have made its template (it then sleeps in the step).
+        let start = Instant::now();
+        while !ours().contains(&plug_id) && start.elapsed() < MINUTE {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
         runner.kill_all().await;
         let left = ours();
         assert!(

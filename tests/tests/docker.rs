@@ -347,7 +347,7 @@ async fn a_hot_pause_keeps_the_agent_in_its_paused_container_and_a_restart_resum
     .await;
     assert_eq!(containers_of(&id), [format!("{name} paused")]);
     assert!(runner.stop().await.success());
-    let _runner = s.runner("box-2");
+    let runner = s.runner("box-2");
     b.send(&id, "say third").await.unwrap();
     b.wait_for_text(&id, "agent_message: third", MINUTE).await;
     let view = b.show(&id).await;
@@ -355,6 +355,19 @@ async fn a_hot_pause_keeps_the_agent_in_its_paused_container_and_a_restart_resum
     let now = agent_in(&name);
     assert_eq!(now.len(), 1, "{:?}", processes_of(&name));
     assert_ne!(now, agent, "a new agent answered");
+
+    // Closed once paused: its container goes with it (a test leaves none).
+    b.wait_for(&id, "the third pause", MINUTE, |v| {
+        v["state"] == "paused" && v["runs"].as_array().is_some_and(|r| r.len() == 3)
+    })
+    .await;
+    assert!(runner.stop().await.success());
+    s.tear_down_in_a_fresh_process(&id).await;
+    assert_eq!(
+        containers_of(&id),
+        Vec::<String>::new(),
+        "the container is gone"
+    );
 }
 
 /// The script agent's processes in container `name` ("PID COMMAND").

@@ -429,8 +429,11 @@ fn lead(b: &[u8], line: usize, limit: usize) -> Option<usize> {
     while i < limit && matches!(b[i], b' ' | b'\t') {
         i += 1;
     }
-    if b[i..limit].starts_with("⎿".as_bytes()) || b[i..limit].starts_with(BAR) {
-        i += "⎿".len();
+    if let Some(mark) = ["⎿".as_bytes(), BAR]
+        .into_iter()
+        .find(|m| b[i..limit].starts_with(m))
+    {
+        i += mark.len();
         while i < limit && matches!(b[i], b' ' | b'\t') {
             i += 1;
         }

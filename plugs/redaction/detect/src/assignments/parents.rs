@@ -163,11 +163,7 @@ fn collection_parent(b: &[u8], at: usize) -> Option<Parent> {
         return None;
     }
     let (ks, ke) = parent_key(b, at)?;
-    let key = &b[ks..ke];
-    let key = match key.iter().rposition(|&c| c == b':' || c == b'.') {
-        Some(p) => &key[p + 1..],
-        None => key,
-    };
+    let key = last_part(&b[ks..ke]);
     let one = key.strip_suffix(b"s").or_else(|| key.strip_suffix(b"S"))?;
     // (`"signatures": [{"keyid": …, "sig": …}]`: TUF's, public.)
     let kind = match secret_kind(one) {
@@ -262,14 +258,19 @@ struct Parent {
     password: bool,
 }
 
+/// A parent key's last part (`spring.datasource.password`, `app:token`):
+/// what names the secret, for a parent that holds one and a collection.
+fn last_part(key: &[u8]) -> &[u8] {
+    match key.iter().rposition(|&c| c == b':' || c == b'.') {
+        Some(p) => &key[p + 1..],
+        None => key,
+    }
+}
+
 /// The parent of what is at `at`, if it names a secret.
 fn secret_parent(b: &[u8], at: usize) -> Option<Parent> {
     let (ks, ke) = parent_key(b, at)?;
-    let key = &b[ks..ke];
-    let mut key = match key.iter().rposition(|&c| c == b':' || c == b'.') {
-        Some(p) => &key[p + 1..],
-        None => key,
-    };
+    let mut key = last_part(&b[ks..ke]);
     // `unseal_keys_b64`, `functionKeys`: a list or a map of keys.
     for suffix in [&b"_b64"[..], b"_hex", b"_base64", b"s"] {
         key = key.strip_suffix(suffix).unwrap_or(key);

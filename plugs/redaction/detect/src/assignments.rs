@@ -583,9 +583,12 @@ fn name_as_is(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
 /// `fs.azure.account.key.<account>.dfs.core.windows.net`: the name ends
 /// with the account's host, not with `key`.
 fn azure_account_key(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
-    let w = &b[s..ke];
-    (w.ends_with(b".core.windows.net") && crate::find(w, b"account.key.").is_some())
-        .then_some((s, Name::Secret(NAMED_KEY)))
+    names_azure_account_key(&b[s..ke]).then_some((s, Name::Secret(NAMED_KEY)))
+}
+
+/// Whether `w` is [`azure_account_key`]'s name.
+pub(super) fn names_azure_account_key(w: &[u8]) -> bool {
+    w.ends_with(b".core.windows.net") && crate::find(w, b"account.key.").is_some()
 }
 
 /// A secret's name with `value` after it (`token-value:` in dbt Cloud's

@@ -4,7 +4,7 @@
 //! "app", "…")`, `smtp.login("ana@example.com", "…")`, Go's
 //! `req.SetBasicAuth("ana", "…")`.
 
-use super::values::{name_word, plain};
+use super::values::{dashed_identifier, dotted_identifier, identifier, name_word, path, plain};
 use crate::Found;
 
 /// What opens a call (up to its `(`) and which argument, counted from 1,
@@ -89,10 +89,13 @@ pub(crate) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
     (opens && !head[q + 1..].contains(&head[q])).then_some(line + q + 1)
 }
 
-/// Functions whose first argument names the second: a setting's name and
-/// value (`define('DB_PASSWORD', '…')` in `wp-config.php`, `putenv`,
-/// `System.setProperty`, `localStorage.setItem`) or a default for a name
-/// (`env('APP_KEY', '…')`, `os.getenv("TOKEN", "…")`, `ENV.fetch`).
+/// Functions known to name their second argument by their first: a
+/// setting's name and value (`define('DB_PASSWORD', '…')` in
+/// `wp-config.php`, `putenv`, `System.setProperty`, `localStorage.setItem`)
+/// or a default for a name (`env('APP_KEY', '…')`, `os.getenv("TOKEN",
+/// "…")`, `ENV.fetch`). Any value the name asks for is masked there; in
+/// other calls (`t("forgot_password", "Forgot your password?")`) only one
+/// that is no words.
 const NAMING_CALLS: &[&[u8]] = &[
     b"define",
     b"setenv",
@@ -125,14 +128,23 @@ pub(crate) fn may_open_call(b: &[u8], s: usize) -> bool {
     i > 0 && b[i - 1] == b'('
 }
 
-/// The first argument quoted at `s`, of a call that names its value: the
-/// second argument of one of [`NAMING_CALLS`] (`define('AUTH_KEY', '…')`),
-/// or the only argument of a setter whose name says what it sets
-/// (`->setXApiKey('…')`, `.setPassword("…")`, `withToken("…")`).
+/// The first argument quoted at `s`, of a call that names its value: a
+/// quoted name then a quoted value, whatever is called (`define('AUTH_KEY',
+/// '…')`, `putenv`, `System.setProperty`, `conf.set`, `Header.Set`,
+/// `os.getenv("TOKEN", "…")`'s default, a tuple `("X-Api-Key", "…")`), the
+/// name judged as an assignment's is; or the only argument of a setter
+/// whose name says what it sets (`->setXApiKey('…')`, `.setPassword("…")`,
+/// `withToken("…")`).
 #[inline(never)]
 pub(crate) fn at_first_argument(b: &[u8], s: usize, found: &mut Vec<Found>) {
-    if let Call::Value { name, start, end } = call(b, s) {
-        masked_if_named(b, name, start, end, found);
+    if let Call::Value {
+        name,
+        start,
+        end,
+        known,
+    } = call(b, s)
+    {
+        masked_if_named(b, name, start, end, known, found);
     }
 }
 
@@ -145,6 +157,8 @@ enum Call<'a> {
         name: &'a [u8],
         start: usize,
         end: usize,
+        /// A setter, or one of [`NAMING_CALLS`].
+        known: bool,
     },
 }
 
@@ -158,11 +172,8 @@ fn call(b: &[u8], s: usize) -> Call<'_> {
         return Call::No;
     };
     let callee = callee(b, open);
-    let naming = NAMING_CALLS.contains(&callee);
     let setter = setter_name(callee);
-    if !naming && setter.is_none() {
-        return Call::No;
-    }
+    let known = NAMING_CALLS.contains(&callee);
     let limit = (s + MAX_CALL).min(b.len());
     let Some(close) = memchr::memchr(quote, &b[s..limit]).map(|p| s + p) else {
         return if limit == b.len() {
@@ -176,16 +187,13 @@ fn call(b: &[u8], s: usize) -> Call<'_> {
     if i >= b.len() {
         return Call::Open;
     }
-    if let Some(name) = setter {
-        return if b[i] == b')' {
-            Call::Value {
-                name,
-                start: s,
-                end: close,
-            }
-        } else {
-            Call::No
-        };
+    if b[i] == b')' {
+        return setter.map_or(Call::No, |name| Call::Value {
+            name,
+            start: s,
+            end: close,
+            known: true,
+        });
     }
     let name = &b[s..close];
     if name.is_empty()
@@ -211,6 +219,7 @@ fn call(b: &[u8], s: usize) -> Call<'_> {
             name,
             start,
             end: start + p,
+            known: known || setter.is_some(),
         },
         None if limit == b.len() => Call::Open,
         None => Call::No,
@@ -242,12 +251,20 @@ fn setter_name(callee: &[u8]) -> Option<&[u8]> {
 /// Masks `[start, end)` if `name` names a secret and the value has the
 /// shape the name asks for: a WordPress key or salt (64 printable random
 /// characters) too.
-fn masked_if_named(b: &[u8], name: &[u8], start: usize, end: usize, found: &mut Vec<Found>) {
+fn masked_if_named(
+    b: &[u8],
+    name: &[u8],
+    start: usize,
+    end: usize,
+    known: bool,
+    found: &mut Vec<Found>,
+) {
     let v = &b[start..end];
-    if v.contains(&b'\n') {
+    if v.contains(&b'\n') || (!known && worded_value(v)) {
         return;
     }
-    let kind = super::names::secret_kind(name);
+    let kind = super::names::secret_kind(name)
+        .or_else(|| super::names_azure_account_key(name).then_some(super::names::NAMED_KEY));
     let salt = name.len() > 4 && name[name.len() - 4..].eq_ignore_ascii_case(b"salt");
     let secret = match kind {
         Some(kind) if plain(v) && !name_word(v) && super::key_shaped(kind, v, name) => true,
@@ -260,6 +277,18 @@ fn masked_if_named(b: &[u8], name: &[u8], start: usize, end: usize, found: &mut 
             kind: "secret-assignment",
         });
     }
+}
+
+/// Words, a name or a path, not a value made to be secret: a label
+/// (`"Forgot your password?"`), a secret's name (`"db-credentials"`), a
+/// state (`"refreshed"`).
+fn worded_value(v: &[u8]) -> bool {
+    v.iter().any(u8::is_ascii_whitespace)
+        || !crate::mixed(v)
+        || identifier(v)
+        || dashed_identifier(v)
+        || dotted_identifier(v)
+        || path(v)
 }
 
 /// 32 printable characters or more of all four classes (WordPress's keys
@@ -293,13 +322,8 @@ pub(crate) fn call_open_at(b: &[u8], cut: usize) -> Option<usize> {
             i += 1;
         }
         if i == cut {
-            // (The quote may not have come yet: only a call that names its
-            // value waits for it.)
-            let called = callee(text, p);
-            if NAMING_CALLS.contains(&called) || setter_name(called).is_some() {
-                return Some(p + 1);
-            }
-            continue;
+            // (The quote may not have come yet.)
+            return Some(p + 1);
         }
         if matches!(text[i], b'"' | b'\'') && matches!(call(text, i + 1), Call::Open) {
             return Some(p + 1);

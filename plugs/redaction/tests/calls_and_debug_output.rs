@@ -2,7 +2,9 @@
 //! call's first two strings, whatever is called (`System.setProperty`,
 //! Spark's `conf.set`, Go's `Header.Set`, Kafka's `props.put`, Rust's
 //! `env::set_var`, a tuple of a header's name and value). Beside them,
-//! calls whose second string is no secret. Each text is also streamed, cut
+//! calls whose second string is no secret. A block of base64 lines a
+//! command printed as a secret (`cat /var/lib/mongodb/keyfile`), in each
+//! agent's frame, beside base64 that nothing says is one. Each text is also streamed, cut
 //! at every byte and one character at a time, and must come out as whole.
 //!
 //! The values are random, shaped like the real formats; none is a live
@@ -38,4 +40,49 @@ fn a_second_string_that_is_no_secret_stays() {
         "secretRef := corev1.SecretKeySelector(\"db_password\", \"db-credentials\")\n",
         "log.Printf(\"token\", \"refreshed\")\n",
     ]);
+}
+
+const KEYFILE: [&str; 4] = [
+    "GRNyDhkbPTqxMFvGNsKbjNP8vvUYmgS3vPFUX8BBvafxXZIO9Cp9vhhm6PcirXs5",
+    "U3DZ/MuXkVk6lZv0q7TNheWtA6A04ds+rVuLwgrwZ2oVLtdYQ7GSKKSULrN4xFlJ",
+    "+DTljpcjgy1SSbIlUWaf/8l16X//jn6/yl9Q1up1WOcNiujSdMLjaODuO3oHcQSh",
+    "fpYVukjMyat8WPcyPZw4w5cFE8SN1MVLxSmPKJmI3UaGFXHF",
+];
+
+#[test]
+fn a_block_of_base64_a_command_printed_as_a_secret_is_masked() {
+    let [a, b, c, d] = KEYFILE;
+    check(&[
+        // A shell: the block is one mask, its line breaks too.
+        format!("$ sudo cat /var/lib/mongodb/keyfile\n«{a}\n{b}\n{c}\n{d}»\n$ ls\n"),
+        // Codex's older transcript, the command repeated after a time.
+        format!("[2023-05-26T07:21:50] exec bash -lc 'sudo cat /etc/mongod/keyfile' in /srv/ops\n[2023-05-26T07:21:52] bash -lc 'sudo cat /etc/mongod/keyfile' succeeded in 899ms:\n«{a}\n{b}\n{c}\n{d}»\n\n"),
+        // Claude Code's frame: each line on its own.
+        format!("⏺ Bash(sudo cat /var/lib/mongodb/keyfile)\n  ⎿  «{a}»\n     «{b}»\n     «{c}»\n     «{d}»\n\n⏺ Done.\n"),
+        // Codex's `• Ran` with `└`.
+        format!("• Ran sudo cat /var/lib/mongodb/keyfile\n  └ «{a}»\n    «{b}»\n    «{c}»\n    «{d}»\n\n• Ran ls\n"),
+        // A file named for a key.
+        format!("$ cat secrets/replica.key\n«{a}\n{b}»\n"),
+    ]
+    .iter()
+    .map(String::as_str)
+    .collect::<Vec<_>>());
+}
+
+#[test]
+fn base64_that_nothing_says_is_a_secret_stays() {
+    let [a, b, c, d] = KEYFILE;
+    check(
+        &[
+            format!("$ base64 logo.png | head -4\n{a}\n{b}\n{c}\n{d}\n"),
+            format!("$ cat notes/README.b64\n{a}\n{b}\n{c}\n{d}\n"),
+            // A key block below a command that prints one, then words: the
+            // words are no part of it.
+            format!("$ cat /var/lib/mongodb/keyfile\n«{a}»\nsecurity enabled\n"),
+            format!("$ cat /var/lib/mongodb/keyfile\n«{a}\n{b}»\nFinished\n"),
+        ]
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>(),
+    );
 }

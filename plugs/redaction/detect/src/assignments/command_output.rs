@@ -150,7 +150,7 @@ const KIND: &str = "command-output";
 const ANNOUNCED: &str = "announced-secret";
 
 /// Whether the word at `s` may be the first on its line (after its blanks,
-/// an agent's `⎿ ` or Gemini CLI's box bar `│ `, or after a password's
+/// an agent's `⎿ `, Codex's `└ ` or Gemini CLI's box bar `│ `, or after a password's
 /// first symbol): the few byte tests made for every word.
 #[inline(always)]
 pub(crate) fn may_start_line(b: &[u8], s: usize) -> bool {
@@ -158,7 +158,7 @@ pub(crate) fn may_start_line(b: &[u8], s: usize) -> bool {
         && (b[s - 1] == b'\n'
             || (matches!(b[s - 1], b' ' | b'!' | b'*' | b'&' | b'^')
                 && s >= 2
-                && matches!(b[s - 2], b' ' | b'\n' | 0xBF | 0x82)))
+                && matches!(b[s - 2], b' ' | b'\n' | 0xBF | 0x82 | 0x94)))
 }
 
 /// Symbols a password may start with, before its first word.
@@ -192,18 +192,88 @@ pub(crate) fn at_word(b: &[u8], s: usize, found: &mut Vec<Found>) {
     };
     let v = &b[start..end];
     // A label may follow a mark that reads as a prompt (`==> Token:`).
-    let kind = if after_prompt(before)
-        .or_else(|| codex_command(b, line))
-        .and_then(printed)
-        .is_some_and(|what| printed_value(what, v))
-    {
+    let kind = if printed_below(b, before, line, v) {
         KIND
     } else if announced(b, line) && announced_value(v) {
         ANNOUNCED
+    } else if block_line(v)
+        && block_start(b, line, v.len()).is_some_and(|(_, wide)| {
+            // A shorter last line: random by its digits or symbols, not a
+            // word (`Finished`).
+            v.len() == wide
+                || v.iter()
+                    .any(|&c| c.is_ascii_digit() || !c.is_ascii_alphabetic())
+        })
+    {
+        KIND
     } else {
         return;
     };
+    // A block of base64 lines with nothing before them is one mask, its
+    // line breaks too: from the line above's word on.
+    let start = if kind == KIND && start == line && block_line(v) {
+        let above = line - previous_line(b, line).map_or(0, <[u8]>::len) - 1;
+        lone_word(b, above)
+            .filter(|&(s, e)| e - s >= MIN_BLOCK_LINE.max(v.len()) && block_line(&b[s..e]))
+            .map_or(start, |(s, _)| s)
+    } else {
+        start
+    };
     found.push(Found { start, end, kind });
+}
+
+/// Whether `v`, the word alone on the line at `line`, is what the command
+/// on the line above it (`before`) prints.
+fn printed_below(b: &[u8], before: &[u8], line: usize, v: &[u8]) -> bool {
+    after_prompt(before)
+        .or_else(|| codex_command(b, line))
+        .and_then(printed)
+        .is_some_and(|what| printed_value(what, v))
+}
+
+/// Most bytes read back through a block of base64 lines to the command that
+/// printed it (a MongoDB keyfile is 1,024 characters at most): less than a
+/// stream holds back (`MAX_HOLD`).
+const MAX_BLOCK: usize = 4 << 10;
+
+/// Shortest line of a block of base64 lines (`openssl rand -base64` and
+/// `base64` wrap at 64 and 76).
+const MIN_BLOCK_LINE: usize = 40;
+
+/// Whether `v` may be a line of a block of base64: its alphabet only.
+fn block_line(v: &[u8]) -> bool {
+    v.len() >= 8 && v.len() <= MAX_LINE && v.iter().all(|&c| crate::b64(c) || c == b'=')
+}
+
+/// The first line of the block of base64 lines the line at `line` (`width`
+/// bytes of it so far) continues, and the block's width, if a command that
+/// prints a secret printed it: `cat /var/lib/mongodb/keyfile`'s lines after
+/// the first. The block's lines above are alone on their lines, as wide as
+/// each other and at least as wide as this one.
+fn block_start(b: &[u8], line: usize, width: usize) -> Option<(usize, usize)> {
+    let mut at = line;
+    let mut wide = None;
+    loop {
+        let above_start = at - previous_line(b, at)?.len() - 1;
+        let word = lone_word(b, above_start)
+            .map(|(s, e)| &b[s..e])
+            .filter(|w| block_line(w) && w.len() >= MIN_BLOCK_LINE.max(width));
+        match (word, wide) {
+            (Some(w), None) => wide = Some(w.len()),
+            (Some(w), Some(n)) if w.len() == n => {}
+            // Above the block's first line: the command that printed it.
+            _ => {
+                let first = lone_word(b, at).map(|(s, e)| &b[s..e])?;
+                let command = command_line_above(b, at)?;
+                return (at != line && printed_below(b, command, at, first))
+                    .then_some((at, first.len()));
+            }
+        }
+        at = above_start;
+        if line - at > MAX_BLOCK {
+            return None;
+        }
+    }
 }
 
 /// Where the line of `cut` starts, if what it holds up to `cut` may be the
@@ -215,8 +285,19 @@ pub(crate) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
         return None;
     }
     let start = lead(b, line, cut)?;
-    if b[start..cut].iter().any(|c| c.is_ascii_whitespace()) {
+    // (Blanks after the word: the line may go on, and the word then is not
+    // alone on it.)
+    let part = b[start..cut].trim_ascii_end();
+    if part.iter().any(|c| c.is_ascii_whitespace()) {
         return None;
+    }
+    // A block of base64 lines a command printed: held from its first line
+    // while it goes on, so that its lines are read, and masked as one,
+    // with the command above.
+    if part.iter().all(|&c| crate::b64(c) || c == b'=')
+        && let Some((first, _)) = block_start(b, line, part.len())
+    {
+        return Some(first);
     }
     let before = command_line_above(b, line)?;
     (after_prompt(before)
@@ -237,9 +318,15 @@ fn codex_command(b: &[u8], line: usize) -> Option<&[u8]> {
         at -= above.len() + 1;
         // (Some versions print ` succeeded in …` after a blank.)
         let status = above.trim_ascii();
-        if !(status.starts_with(b"succeeded in ") || status.starts_with(b"exited "))
-            || !status.ends_with(b"ms:")
-        {
+        if !status.ends_with(b"ms:") {
+            continue;
+        }
+        // Older ones repeat the command after a time:
+        // `[2024-05-01T10:00:00] bash -lc '…' succeeded in 41ms:`.
+        if let Some(command) = timed_status(status) {
+            return Some(command);
+        }
+        if !(status.starts_with(b"succeeded in ") || status.starts_with(b"exited ")) {
             continue;
         }
         let command = previous_line(b, at)?;
@@ -250,6 +337,18 @@ fn codex_command(b: &[u8], line: usize) -> Option<&[u8]> {
             .then_some(&inner[..close]);
     }
     None
+}
+
+/// The command of an older Codex status line, `[time] bash -lc '<command>'
+/// succeeded in 41ms:` (or `exited 1 in 41ms:`).
+fn timed_status(status: &[u8]) -> Option<&[u8]> {
+    let rest = status.strip_prefix(b"[")?;
+    let close = memchr::memchr(b']', &rest[..rest.len().min(40)])?;
+    let inner = rest[close + 1..].strip_prefix(b" bash -lc '")?;
+    let end = memchr::memrchr(b'\'', inner)?;
+    let after = &inner[end + 1..];
+    (after.starts_with(b" succeeded in ") || after.starts_with(b" exited "))
+        .then_some(&inner[..end])
 }
 
 /// Whether a label on the line before the one at `line` (or on the one
@@ -429,7 +528,7 @@ fn lead(b: &[u8], line: usize, limit: usize) -> Option<usize> {
     while i < limit && matches!(b[i], b' ' | b'\t') {
         i += 1;
     }
-    if let Some(mark) = ["⎿".as_bytes(), BAR]
+    if let Some(mark) = ["⎿".as_bytes(), BAR, "└".as_bytes()]
         .into_iter()
         .find(|m| b[i..limit].starts_with(m))
     {
@@ -481,7 +580,7 @@ pub(super) fn secret_like(v: &[u8]) -> bool {
 }
 
 /// The command on `line` after its prompt (`$ `, `user@host:~$ `, `# `,
-/// `% `, `> `, `❯ `, `➜ `, set -x's `+ `, an agent's `Bash(`), if it has
+/// `% `, `> `, `❯ `, `➜ `, set -x's `+ `, an agent's `Bash(` or `• Ran `), if it has
 /// one within its first bytes: a command the transcript shows running.
 /// In Gemini CLI's box (`│ ✔  Shell <command> │`), without the closing bar.
 fn after_prompt(line: &[u8]) -> Option<&[u8]> {
@@ -501,6 +600,8 @@ fn after_prompt(line: &[u8]) -> Option<&[u8]> {
                 || before.ends_with("❯".as_bytes())
                 || before.ends_with("➜".as_bytes())
                 || before.ends_with("✔  Shell".as_bytes())
+                // Codex's `• Ran <command>`, its output after `└ `.
+                || before.ends_with("• Ran".as_bytes())
         };
         if prompt {
             return Some(&line[p + 1..]);
@@ -562,7 +663,9 @@ fn file_names_a_secret(args: &[u8]) -> bool {
         None => last,
     };
     let base = base.strip_prefix(b".").unwrap_or(base);
-    !base.is_empty() && secret_kind(base).is_some()
+    // (A MongoDB replica set's shared key: `keyfile`, `mongodb-keyfile`.)
+    let keyfile = base.len() >= 7 && base[base.len() - 7..].eq_ignore_ascii_case(b"keyfile");
+    !base.is_empty() && (keyfile || secret_kind(base).is_some())
 }
 
 /// Whether `v` is what a command that prints `what` prints.

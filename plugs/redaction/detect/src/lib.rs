@@ -312,10 +312,7 @@ impl Redactor {
                 }
                 // (After one blank a long key only, as `influx` pads a
                 // token's column; a table of passwords has two blanks.)
-                if end - start >= 16
-                    && start >= 2
-                    && b[start - 1] == b' '
-                    && (b[start - 2] == b' ' || end - start >= 32)
+                if start >= 2 && b[start - 1] == b' ' && (b[start - 2] == b' ' || end - start >= 32)
                 {
                     assignments::columns::aligned(b, start, end, &mut found);
                 }

@@ -154,24 +154,58 @@ pub(crate) fn cell(b: &[u8], s: usize, found: &mut Vec<Found>) {
 /// that looks like a key: without a rule, a line of words above may be a
 /// row of names rather than the header.
 #[inline(never)]
+///
+/// Under a password's name (`column -t` of a seed file's `password`) the
+/// whole cell, to two blanks, if it is shaped like a password: its symbols
+/// split it into words.
 pub(crate) fn aligned(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     if !under_a_column(b, s) {
         return;
     }
     let v = &b[s..e];
-    if !(keylike(v) || hex_key(v)) || !plain(v) || path(v) {
+    let key = v.len() >= 16 && (keylike(v) || hex_key(v)) && plain(v) && !path(v);
+    let password = if key {
+        None
+    } else {
+        cell_end(b, s).filter(|&end| password_shaped(&b[s..end]))
+    };
+    if !key && password.is_none() {
         return;
     }
     let Some(name) = aligned_header(b, s) else {
         return;
     };
+    let end = match password {
+        Some(end) if super::names::password(&name) => end,
+        Some(_) => return,
+        None => e,
+    };
+    let v = &b[s..end];
     if secret_kind(&name).is_some() && !name_word(v) && !super::label_word(v) {
         found.push(Found {
             start: s,
-            end: e,
+            end,
             kind: "secret-assignment",
         });
     }
+}
+
+/// A cell that reads as a password, not a name, a word or an address: one
+/// word of letters with digits or symbols (`Velvet_basil8037`,
+/// `kettle-mistral-573*`, `9+ouFHzUNv^uf`; words joined with a number are a
+/// passphrase under a password's name).
+fn password_shaped(v: &[u8]) -> bool {
+    (8..=64).contains(&v.len())
+        && v.iter().all(|c| c.is_ascii_graphic())
+        && v.iter().any(u8::is_ascii_alphabetic)
+        && v.iter().any(|c| !c.is_ascii_alphabetic())
+        && !v.contains(&b'@')
+        && plain(v)
+        && !path(v)
+        && !super::values::number(v)
+        && !super::values::dotted_code(v)
+        && !super::values::uuid(v)
+        && !super::values::dashed_identifier(v)
 }
 
 /// Whether the line above the value at `s` has a word starting at the same
@@ -184,20 +218,35 @@ fn under_a_column(b: &[u8], s: usize) -> bool {
     if row == 0 {
         return false;
     }
-    let x = s - row;
     let above_end = row - 1;
     let floor = above_end.saturating_sub(MAX_ROW);
-    let Some(above) = memchr::memrchr(b'\n', &b[floor..above_end]).map(|p| floor + p + 1) else {
-        return floor == 0 && starts_word(&b[..above_end], x);
+    let above = match memchr::memrchr(b'\n', &b[floor..above_end]) {
+        Some(p) => floor + p + 1,
+        None if floor == 0 => 0,
+        None => return false,
     };
-    starts_word(&b[above..above_end], x)
+    starts_word(&b[above..above_end], &b[row..s])
 }
 
-/// Whether a word starts at byte `x` or `x + 2` of `line`.
-fn starts_word(line: &[u8], x: usize) -> bool {
-    [x, x + 2]
-        .iter()
-        .any(|&i| i >= 1 && i < line.len() && line[i - 1] == b' ' && line[i] != b' ')
+/// Whether a word starts in `line` at the column where `before` (a row up
+/// to a value) ends: in bytes where both are ASCII, else in columns (CJK
+/// names before a value, an agent's `⎿` before the line above).
+fn starts_word(line: &[u8], before: &[u8]) -> bool {
+    let starts = |i: usize| i >= 1 && i < line.len() && line[i - 1] == b' ' && line[i] != b' ';
+    let x = before.len();
+    if starts(x) {
+        return true;
+    }
+    let x = width(before);
+    let mut seen = 0;
+    for i in 0..line.len() {
+        let w = char_width(line[i], line.get(i + 1).copied());
+        if w > 0 && seen >= x {
+            return seen == x && starts(i);
+        }
+        seen += w;
+    }
+    false
 }
 
 /// The name over the value at `s` in a table aligned by blanks with no
@@ -208,7 +257,7 @@ fn aligned_header(b: &[u8], s: usize) -> Option<Vec<u8>> {
     let row = crate::line_start_within(b, s, MAX_ROW)?;
     // Columns in characters: an agent's frame before the header (`  ⎿  `)
     // is wider in bytes than the blanks before the rows under it.
-    let x = chars(&b[row..s]);
+    let x = width(&b[row..s]);
     if x < 2 || row == 0 {
         return None;
     }
@@ -237,9 +286,27 @@ fn aligned_header(b: &[u8], s: usize) -> Option<Vec<u8>> {
     None
 }
 
-/// How many characters `t` holds.
-fn chars(t: &[u8]) -> usize {
-    t.iter().filter(|&&c| c & 0xC0 != 0x80).count()
+/// How many columns `t` takes on a terminal: a CJK character, a Hangul
+/// syllable or an emoji two, any other character one (`column -t` pads
+/// `박 서연` as nine columns).
+fn width(t: &[u8]) -> usize {
+    t.iter()
+        .enumerate()
+        .map(|(i, &c)| char_width(c, t.get(i + 1).copied()))
+        .sum()
+}
+
+/// The columns of the character whose UTF-8 starts with `c` (`next` after
+/// it): 0 for a continuation byte.
+fn char_width(c: u8, next: Option<u8>) -> usize {
+    match c {
+        0x80..=0xBF => 0,
+        // U+3000–U+D7FF: CJK, kana, Hangul; U+FF00–U+FF5F: full width.
+        0xE3..=0xED => 2,
+        0xEF if matches!(next, Some(0xBC | 0xBD)) => 2,
+        0xF0..=0xF4 => 2,
+        _ => 1,
+    }
 }
 
 /// Where a line's text starts after an agent's frame: blanks, then one
@@ -274,11 +341,10 @@ fn header_words(line: &[u8]) -> bool {
 /// `influx`'s).
 fn name_at(line: &[u8], x: usize) -> Option<&[u8]> {
     let mut seen = 0;
-    let at = line.iter().position(|&c| {
-        let here = c & 0xC0 != 0x80 && seen == x;
-        if c & 0xC0 != 0x80 {
-            seen += 1;
-        }
+    let at = (0..line.len()).find(|&i| {
+        let w = char_width(line[i], line.get(i + 1).copied());
+        let here = w > 0 && seen == x;
+        seen += w;
         here
     })?;
     if at == 0 || line[at - 1] != b' ' || !line[at].is_ascii_alphabetic() {
@@ -340,7 +406,17 @@ pub(crate) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
     {
         s -= 1;
     }
-    if s == cut || s == row || !(may_be_cell(b, s, None) || may_open_cell(b, s)) {
+    if s == cut || s == row {
+        return None;
+    }
+    // A password's cell in a table aligned by blanks, no rule under its
+    // header ([`aligned`]).
+    if s >= row + 2 && b[s - 1] == b' ' && b[s - 2] == b' ' && under_a_column(b, s) {
+        if aligned_header(b, s).is_some_and(|name| super::names::password(&name)) {
+            return Some(s);
+        }
+    }
+    if !(may_be_cell(b, s, None) || may_open_cell(b, s)) {
         return None;
     }
     let header = header_above(b, row)?;

@@ -4,7 +4,9 @@
 //! `env::set_var`, a tuple of a header's name and value). Beside them,
 //! calls whose second string is no secret. A block of base64 lines a
 //! command printed as a secret (`cat /var/lib/mongodb/keyfile`), in each
-//! agent's frame, beside base64 that nothing says is one. Each text is also streamed, cut
+//! agent's frame, beside base64 that nothing says is one. A password in a
+//! table aligned by blanks with no rule (`column -t` of a seed file), CJK
+//! names before it, beside words and names in such a column. Each text is also streamed, cut
 //! at every byte and one character at a time, and must come out as whole.
 //!
 //! The values are random, shaped like the real formats; none is a live
@@ -85,4 +87,23 @@ fn base64_that_nothing_says_is_a_secret_stays() {
         .map(String::as_str)
         .collect::<Vec<_>>(),
     );
+}
+
+#[test]
+fn a_password_under_an_aligned_header_is_masked_whole() {
+    check(&[
+        "$ column -s, -t < db/seeds/test_users.csv\nemail               name            role     password                    api_token\npriya0@initech.app  Alice Moreau    billing  «Velvet_basil8037»            «66jut1naKvgFSfT3CvJK8DBgyclx3umLIZXZ4W_fTwu»\nwei1@initech.app    Viktor Horvath  billing  «kettle-mistral-kettle-573*»  «ygIIFnx9ygjllJL9c9K3TpSc4MXaUasTlfVGcladqDo»\n",
+        // Names two columns wide per character before the value.
+        "⏺ Bash(column -s, -t < db/seeds/dev_accounts.csv)\n  ⎿  email               name           role     password                      api_token\n     camille0@sirius.io  Nadia Petrova  billing  «9+ouFHzUNv^uf,yS3.?5M»         «fd3285c005c4fb75770f88361e8826bff9833a71»\n     bkumar2@sirius.io   박 서연        admin    «Cd=0B0Z,-=D590a,#*dWkjCrzf=J»  «d66371961e44d9a4a18b1d63afcc85ab38697e2d»\n     eoin3@sirius.io     李 娜          member   «fm3rYDyiLa2uG3,vRmI#~-pDpYK»   «tok_LRxHcc2KxohOVnyRzitJnfr8lgzLmOPW»\n",
+    ]);
+}
+
+#[test]
+fn words_and_names_in_an_aligned_column_stay() {
+    check(&[
+        // What a password's column says instead of one.
+        "$ column -s, -t < accounts.csv\nemail               role     password         notes\npriya0@initech.app  billing  see-vault        rotated monthly\nwei1@initech.app    admin    sso-only         —\n",
+        // Password-shaped values under a column that names no secret.
+        "$ column -t releases.txt\nname            version    commit\nbilling-api     v2.14.3    release_2024q3\nweb-frontend    v5.0.1     hotfix-8841b\n",
+    ]);
 }

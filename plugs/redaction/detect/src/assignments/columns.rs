@@ -159,17 +159,21 @@ pub(crate) fn cell(b: &[u8], s: usize, found: &mut Vec<Found>) {
 /// whole cell, to two blanks, if it is shaped like a password: its symbols
 /// split it into words.
 pub(crate) fn aligned(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
-    if !under_a_column(b, s) {
-        return;
-    }
     let v = &b[s..e];
     let key = v.len() >= 16 && (keylike(v) || hex_key(v)) && plain(v) && !path(v);
-    let password = if key {
+    // (The first word of a password has letters and something else, and
+    // a cell follows another on its row: indented code's first word is
+    // none.)
+    let password = if key
+        || !v.iter().any(u8::is_ascii_alphabetic)
+        || v.iter().all(u8::is_ascii_alphabetic)
+        || !after_cell(b, s)
+    {
         None
     } else {
         cell_end(b, s).filter(|&end| password_shaped(&b[s..end]))
     };
-    if !key && password.is_none() {
+    if !key && password.is_none() || !under_a_column(b, s) {
         return;
     }
     let Some(name) = aligned_header(b, s) else {
@@ -236,6 +240,10 @@ fn starts_word(line: &[u8], before: &[u8]) -> bool {
     let x = before.len();
     if starts(x) {
         return true;
+    }
+    // (All ASCII up to there: bytes are columns.)
+    if before.is_ascii() && line[..x.min(line.len())].is_ascii() {
+        return false;
     }
     let x = width(before);
     let mut seen = 0;
@@ -475,6 +483,14 @@ fn header_above(b: &[u8], row: usize) -> Option<(usize, usize)> {
 /// A table's rule: dashes (or `═`, `─`) with only blanks, `+`, `|` and the
 /// box-drawing crossings between them.
 fn rule(line: &[u8]) -> bool {
+    // (Most lines start with a letter or a digit: no rule.)
+    if line
+        .iter()
+        .find(|&&c| c != b' ')
+        .is_some_and(u8::is_ascii_alphanumeric)
+    {
+        return false;
+    }
     let Ok(text) = std::str::from_utf8(line) else {
         return false;
     };

@@ -196,7 +196,9 @@ pub(crate) fn at_word(b: &[u8], s: usize, found: &mut Vec<Found>) {
         KIND
     } else if announced(b, line) && announced_value(v) {
         ANNOUNCED
-    } else if block_line(v)
+    } else if before.len() >= MIN_BLOCK_LINE
+        && before.last().is_some_and(|&c| crate::b64(c) || c == b'=')
+        && block_line(v)
         && block_start(b, line, v.len()).is_some_and(|(_, wide)| {
             // A shorter last line: random by its digits or symbols, not a
             // word (`Finished`).

@@ -27,15 +27,42 @@ const NOT_CREDENTIALS: &[&str] = &[
     "$ cat /etc/wireguard/public.key\nxTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=\n",
 ];
 
+/// What build, release and signing tools print beside their secrets
+/// (`benches/recall/agent_tuning_12`): an address after a token's
+/// variable, a release's public key and signature, a reference to a CI
+/// secret by its name, a mask that keeps the last characters, TeamCity's
+/// and Travis CI's stand-ins, a signature file printed.
+const RELEASE_LOOK_ALIKES: &[&str] = &[
+    "❯ curl -s -u bkumar:$JENKINS_API_TOKEN https://ci.quarkly.app/job/sdk-python/job/develop/415/consoleText\n",
+    "  \"SUPublicEDKey\" => \"rMa+WNQiqlKZSBGa2nDzrd98RKz2BJgJSI3fIdccPqo=\"\n",
+    "<enclosure url=\"https://github.com/wonka/kit/releases/download/v4.24.16/Kit-4.24.16.zip\" length=\"16916345\" sparkle:edSignature=\"PZKqpd0mSECE4aRKOvhD6V81UjNUrny5fLYMDGFw7PsF+xM9TY6ptREcCIJAK6RlFKMJhIlQWIR+pAnwoBD1Rg==\"/>\n",
+    "      password:\n        from_secret: docker_password\n",
+    "    {\n      \"name\": \"NPM_TOKEN\",\n      \"value\": \"xxxxb96d\"\n    },\n",
+    "        password(\"env.SIGNING_PASSWORD\", \"credentialsJSON:8f4dfb0a-7aea-46f3-a324-c4b1f62f082e\", display = ParameterDisplay.HIDDEN)\n",
+    "    password = \"%env.SONATYPE_PASSWORD%\"\n",
+    "deploy:\n  api_token:\n    secure: \"tPwLOEY8HwkW7M1aEacIzK3rKfspsh+W+3yPL0YglIW3pyWo4hd1vvWjuVOtMFFn9GLJMBF13Mz7L/u88Nlwn5OscNcWw6by1+jln5qmQFIgePw8Z8kXdwMmbBU8YAOGRF9u1UMYCKzZfcywy+KQ/dG4OOH9L/mDsm79kFon80645WeAnR96bJXK6AL2udrl43Z65fUM9Gce1B/0IYluYGz4qJUBYwyUORoi6+wr4j19+I5bCM3uXX2wbkuEPhFrtsxpse9ZpiDmDj1BKnGfJDeRkgpHe18q6Dr4tyvCad1s6XXbN3SMI79zmqmNGh8Ihx5lUDXCsEYVAu9zE6YKEA==\"\n",
+    "$ cat dist/plugin-kit.sig\nMEUCIQChRjgVQS/q6hKRMX9NjwuN1K3WkClOMZHPZ4xaWYWd8gIg+Bkwg4L3X5AcLC8S2dZ8IaiJ2F7v5adrUI87xCOIQt4=\n",
+];
+
 const MASKED: &[&str] = &[
     "  ALGOLIA_WRITE_KEY:  «91aad78a6939121cd3366ece0ba48b4d»\n",
     "{\n  \"api_key\": \"169115387051420\",\n  \"api_secret\": \"«Xk29fLq0Wm3nVb7Rt5YpQz1Hj8K»\"\n}\n",
     "db:\n  password: \"«12345678901»\"\n",
+    // The same places with the secret itself.
+    "❯ export JENKINS_API_TOKEN «11a3f2c9d8e7b6a5f4e3d2c1b0a9f8e7d6»\n",
+    "  \"SUPrivateEDKey\" => \"«rMa+WNQiqlKZSBGa2nDzrd98RKz2BJgJSI3fIdccPqo=»\"\n",
+    "    password = \"«Wq8#kPz2!vLm»\"\n",
+    "$ cat secrets/release.key\n«MEUCIQChRjgVQS/q6hKRMX9NjwuN1K3WkClOMZHPZ4xaWYWd8gIg+Bkwg4L3X5AcLC8S»\n",
 ];
 
 #[test]
 fn what_proves_nothing_stays() {
     check(NOT_CREDENTIALS);
+}
+
+#[test]
+fn what_releases_print_beside_their_secrets_stays() {
+    check(RELEASE_LOOK_ALIKES);
 }
 
 #[test]

@@ -929,7 +929,9 @@ fn value(
             && (spaces_ok || !v.iter().any(u8::is_ascii_whitespace))
             && (spaces_ok || !(name_word(v) || label(v)))
             && !file(v)
-            && (kind != "signature" || (op == Op::Compact && !values::digest_typed(v)))
+            // (A query string's signature is never quoted: quoted, it is an
+            // attribute's, `sparkle:edSignature="…"`, a release's.)
+            && kind != "signature"
             && key_shaped(kind, v, &b[ks..ke])
             && (kind != BARE_KEY
                 || bare_key_line(b, ks, op, (end + q.len()).min(b.len()))

@@ -96,7 +96,7 @@ struct Reference {
 }
 
 /// The references of secret stores.
-const REFERENCES: [Reference; 8] = [
+const REFERENCES: [Reference; 9] = [
     Reference {
         what: "1Password secret reference (`op read`, `op run`, `op inject`)",
         starts: b"op://",
@@ -155,6 +155,12 @@ const REFERENCES: [Reference; 8] = [
         starts: b"projects/",
         holds: b"/secrets/",
         tests: &["projects/my-project/secrets/db-password/versions/latest"],
+    },
+    Reference {
+        what: "TeamCity's token for a secure value (`credentialsJSON:<uuid>`)",
+        starts: b"credentialsJSON:",
+        holds: b"-",
+        tests: &["credentialsJSON:8f4dfb0a-7aea-46f3-a324-c4b1f62f082e"],
     },
     Reference {
         what: "Spring Cloud GCP Secret Manager (`sm://`)",
@@ -481,7 +487,8 @@ fn field_path(v: &[u8]) -> bool {
 }
 
 /// `%DB_PASSWORD%`: a variable in `cmd.exe`, a `.bat` file or an MSBuild
-/// property (`$(DbPassword)` is `reference`'s `$(`).
+/// property (`$(DbPassword)` is `reference`'s `$(`); TeamCity's parameters
+/// are dotted (`%env.SIGNING_PASSWORD%`).
 fn windows_variable(v: &[u8]) -> bool {
     v.len() > 2
         && v[0] == b'%'
@@ -489,7 +496,7 @@ fn windows_variable(v: &[u8]) -> bool {
         && (v[1].is_ascii_alphabetic() || v[1] == b'_')
         && v[1..v.len() - 1]
             .iter()
-            .all(|&c| c.is_ascii_alphanumeric() || c == b'_')
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.'))
 }
 
 /// A run of three `*`, `.` or `•`, an ellipsis, or one character repeated
@@ -512,6 +519,12 @@ fn masked(v: &[u8]) -> bool {
         from = i + 1;
     }
     if !v.is_ascii() && (crate::find(v, ELLIPSIS).is_some() || crate::find(v, BULLETS).is_some()) {
+        return true;
+    }
+    // A mask that keeps the last few characters (CircleCI's `xxxxb96d`, a
+    // card's `XXXXXXXXXXXX4242`).
+    let xs = v.iter().take_while(|&&c| c | 0x20 == b'x').count();
+    if xs >= 4 && v.len() - xs <= 6 {
         return true;
     }
     let sep = |c: &u8| matches!(c, b'-' | b'_' | b'.');
@@ -634,6 +647,11 @@ mod tests {
                 && (crate::find(v, "…".as_bytes()).is_some()
                     || crate::find(v, "••".as_bytes()).is_some()))
         {
+            return true;
+        }
+        // The last few kept after a mask of `x`s.
+        let xs = v.iter().take_while(|c| matches!(c, b'x' | b'X')).count();
+        if xs >= 4 && v.len() <= xs + 6 {
             return true;
         }
         let sep = |c: &u8| matches!(c, b'-' | b'_' | b'.');

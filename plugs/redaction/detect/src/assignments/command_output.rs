@@ -665,6 +665,18 @@ fn file_names_a_secret(args: &[u8]) -> bool {
         None => last,
     };
     let base = base.strip_prefix(b".").unwrap_or(base);
+    // A signature, a public key, a certificate or a digest, whatever the
+    // name before (`plugin-kit.sig`, `SHA256.sig`, `release.pub`).
+    const PUBLIC: [&[u8]; 9] = [
+        b"sig", b"minisig", b"asc", b"pub", b"crt", b"cer", b"cert", b"sha256", b"sha512",
+    ];
+    if let Some(dot) = memchr::memrchr(b'.', base)
+        && PUBLIC
+            .iter()
+            .any(|e| base[dot + 1..].eq_ignore_ascii_case(e))
+    {
+        return false;
+    }
     // (A MongoDB replica set's shared key: `keyfile`, `mongodb-keyfile`.)
     let keyfile = base.len() >= 7 && base[base.len() - 7..].eq_ignore_ascii_case(b"keyfile");
     !base.is_empty() && (keyfile || secret_kind(base).is_some())

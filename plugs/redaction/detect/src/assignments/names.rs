@@ -214,7 +214,12 @@ pub(super) fn name_of(key: &[u8], candidates: u64) -> Option<Name> {
         // Helm's `existingSecret: my-db-secret` (and `existingSecretPasswordKey`,
         // `auth.existingSecret`): the name of a Kubernetes Secret that holds
         // the value, not the value.
-        if names_existing(key) || names_hashed(key) || says_public(key) || says_partial(key) {
+        if names_existing(key)
+            || names_hashed(key)
+            || says_public(key)
+            || says_partial(key)
+            || says_from(key)
+        {
             return None;
         }
         // Azure's `primaryKey`/`secondaryKey` pair: a key where the value
@@ -351,8 +356,16 @@ fn says_public(key: &[u8]) -> bool {
     })
 }
 
-/// The words of a name: split at `_`, `-`, `.`, `:` and where lower case
-/// turns upper (`NEXT_PUBLIC_KEY`, `searchOnlyKey`).
+/// Whether one of the name's words is `from`: its value says where the
+/// secret comes from (Drone's and Woodpecker's `from_secret:
+/// docker_password`, Kubernetes' `valueFrom`), not the secret.
+fn says_from(key: &[u8]) -> bool {
+    words(key).any(|w| w.eq_ignore_ascii_case(b"from"))
+}
+
+/// The words of a name: split at `_`, `-`, `.`, `:`, where lower case
+/// turns upper (`NEXT_PUBLIC_KEY`, `searchOnlyKey`) and before the last
+/// capital of a run of them (`SUPublicEDKey`: `SU`, `Public`, `ED`, `Key`).
 pub(super) fn words(key: &[u8]) -> impl Iterator<Item = &[u8]> {
     let separator = |c: u8| matches!(c, b'_' | b'-' | b'.' | b':');
     let mut at = 0;
@@ -368,6 +381,9 @@ pub(super) fn words(key: &[u8]) -> impl Iterator<Item = &[u8]> {
         while at < key.len()
             && !separator(key[at])
             && !(key[at - 1].is_ascii_lowercase() && key[at].is_ascii_uppercase())
+            && !(key[at - 1].is_ascii_uppercase()
+                && key[at].is_ascii_uppercase()
+                && key.get(at + 1).is_some_and(u8::is_ascii_lowercase))
         {
             at += 1;
         }

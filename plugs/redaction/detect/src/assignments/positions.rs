@@ -31,6 +31,8 @@ pub(super) fn placed(kind: &str) -> bool {
 /// that say its value is no credential (`upstream_auth_id` is an id,
 /// `cache_path` a path).
 const NOT_SECRET_LAST: &[&[u8]] = &[
+    // Travis CI's `secure: "…"`: ciphertext for the repository's key.
+    b"secure",
     // Identifiers.
     b"id",
     b"ids",

@@ -142,6 +142,7 @@ pub(super) fn plain(v: &[u8]) -> bool {
         v[0],
         b'{' | b'[' | b'(' | b'<' | b'!' | b'&' | b'*' | b'|' | b'>'
     ) || v.windows(2).any(|w| w == b"::")
+        || web_address(v)
         || constant(v)
         || crate::placeholders::stand_in(v)
         || crate::tokens::checksums::nkey_public(v)
@@ -155,6 +156,15 @@ pub(super) fn plain(v: &[u8]) -> bool {
         || salted_digest(v)
         || crate::tokens::public_jwt(v);
     !not_a_value && !NOT_VALUES.iter().any(|w| v.eq_ignore_ascii_case(w))
+}
+
+/// `https://ci.example.com/job/api/415/consoleText`: an address, not a
+/// value (a URL's password, `user:…@`, and a secret in its query are read
+/// by `crate::urls`; a webhook's secret path by its vendor's rule).
+fn web_address(v: &[u8]) -> bool {
+    (v.starts_with(b"https://") || v.starts_with(b"http://"))
+        && !v.contains(&b'@')
+        && !v.contains(&b'?')
 }
 
 /// A Subresource Integrity digest (`sha256-<base64>=`: Nix's hashes, npm's

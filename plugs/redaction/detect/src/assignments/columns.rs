@@ -419,10 +419,13 @@ pub(crate) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
     }
     // A password's cell in a table aligned by blanks, no rule under its
     // header ([`aligned`]).
-    if s >= row + 2 && b[s - 1] == b' ' && b[s - 2] == b' ' && under_a_column(b, s) {
-        if aligned_header(b, s).is_some_and(|name| super::names::password(&name)) {
-            return Some(s);
-        }
+    if s >= row + 2
+        && b[s - 1] == b' '
+        && b[s - 2] == b' '
+        && under_a_column(b, s)
+        && aligned_header(b, s).is_some_and(|name| super::names::password(&name))
+    {
+        return Some(s);
     }
     if !(may_be_cell(b, s, None) || may_open_cell(b, s)) {
         return None;

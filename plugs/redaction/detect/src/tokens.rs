@@ -68,8 +68,15 @@ pub(super) fn at(b: &[u8], i: usize, e: usize, found: &mut Vec<Found>) {
             let n = run(t, 0, super::b64);
             private_keys::is_base64_private_key(&t[..n]).then_some((n, "private-key"))
         }
-        b'M' if t.starts_with(b"MII") => pkcs12(t),
         b'M' if t.starts_with(b"MDAx") => macaroon(t),
+        b'M' if t.len() >= MIN_DER_KEY => {
+            der_private_key(t).or_else(|| discord_bot(t).map(|n| (n, "discord-token")))
+        }
+        // A Java keystore (JKS, JCEKS), as `base64 release.jks` prints it.
+        b'/' | b'z' if t.starts_with(b"/u3+7QAAAA") || t.starts_with(b"zs7OzgAAAA") => {
+            let n = run(t, 0, |c| super::b64(c) || c == b'=');
+            (n >= 200).then_some((n, "private-key"))
+        }
         // Jetty's obfuscated password: one reading gives it back.
         b'O' if t.starts_with(b"OBF:") => {
             crate::assignments::clear_text::jetty_obfuscated(b, i, e, found);
@@ -115,17 +122,40 @@ pub(super) fn at(b: &[u8], i: usize, e: usize, found: &mut Vec<Found>) {
     }
 }
 
-/// A PKCS#12 bundle (`.p12`, `.pfx`, a Java keystore) as base64: DER that
-/// opens a SEQUENCE and then `INTEGER 3`, its version (RFC 7292), which no
-/// certificate or public key does. It holds a private key.
-fn pkcs12(t: &[u8]) -> Option<(usize, &'static str)> {
-    let n = run(t, 0, super::b64);
-    if n < 400 {
+/// Shortest base64 of a private key in DER (an Ed25519 PKCS#8 key is 48
+/// bytes).
+const MIN_DER_KEY: usize = 64;
+
+/// A private key as base64 of its DER, no PEM lines around it (a JSON
+/// field, `echo … | base64 -d` in a CI log): a SEQUENCE that opens with
+/// its version, `INTEGER 0` then an algorithm (PKCS#8) or the modulus
+/// (PKCS#1), `INTEGER 1` then the key's octets (SEC1's EC key), or
+/// `INTEGER 3` (a PKCS#12 bundle, RFC 7292). Certificates and public keys
+/// open with a SEQUENCE, never a version.
+fn der_private_key(t: &[u8]) -> Option<(usize, &'static str)> {
+    let n = run(t, 0, |c| super::b64(c) || c == b'=');
+    if n < MIN_DER_KEY {
         return None;
     }
-    let head = super::decode::decode(&t[..12]);
-    (head.len() >= 7 && head[0] == 0x30 && head[1] == 0x82 && head[4..7] == [0x02, 0x01, 0x03])
-        .then_some((n, "private-key"))
+    let head = super::decode::decode(&t[..16]);
+    let (body, len) = match head.get(1..4)? {
+        [l @ 0..=0x7f, ..] => (2, usize::from(*l)),
+        [0x81, l, _] => (3, usize::from(*l)),
+        [0x82, hi, lo] => (4, usize::from(*hi) << 8 | usize::from(*lo)),
+        _ => return None,
+    };
+    let [0x30, ..] = head[..] else { return None };
+    // Whole: the first line of a wrapped key is only its start (a modulus,
+    // public), and the lines after it are read as the block they are.
+    if n / 4 * 3 < body + len {
+        return None;
+    }
+    let (version, next) = match head.get(body..body + 4)? {
+        [0x02, 0x01, v, next] => (*v, *next),
+        _ => return None,
+    };
+    let key = matches!((version, next), (0, 0x30 | 0x02) | (1, 0x04) | (3, 0x30));
+    key.then_some((n, "private-key"))
 }
 
 /// A Fly.io token (`fly tokens create`, after the `FlyV1 ` scheme): a

@@ -140,6 +140,8 @@ static COMMANDS: &[Command] = &[
     named(&["consul kv get "]),
     // A file that names a secret, printed: `cat /var/lib/k3s/server/token`.
     file(&["cat "]),
+    // Or encoded to be pasted into a CI secret: `base64 release.jks`.
+    file(&["base64 "]),
     // `redis-cli`'s `GET config:smtp:secret`, its prompt `host:6379> `.
     named(&["GET "]),
 ];
@@ -653,7 +655,8 @@ fn printed(line: &[u8]) -> Option<Printed> {
 /// public, `README.md` nothing).
 fn file_names_a_secret(args: &[u8]) -> bool {
     let args = args.strip_suffix(b")").unwrap_or(args);
-    let args = &args[..memchr::memchr(b'|', args).unwrap_or(args.len())];
+    // (The command ends at a pipe, `;` or `&&`: `cat admin.password; echo`.)
+    let args = &args[..memchr::memchr3(b'|', b';', b'&', args).unwrap_or(args.len())];
     let Some(last) = args
         .split(|&c| c == b' ')
         .rfind(|w| !w.is_empty() && !w.starts_with(b"-"))
@@ -676,6 +679,15 @@ fn file_names_a_secret(args: &[u8]) -> bool {
             .any(|e| base[dot + 1..].eq_ignore_ascii_case(e))
     {
         return false;
+    }
+    // A keystore: Java's, Android's, PKCS#12, a KeePass database.
+    const STORES: [&[u8]; 7] = [b"jks", b"keystore", b"p12", b"pfx", b"bks", b"p8", b"kdbx"];
+    if let Some(dot) = memchr::memrchr(b'.', base)
+        && STORES
+            .iter()
+            .any(|e| base[dot + 1..].eq_ignore_ascii_case(e))
+    {
+        return true;
     }
     // (A MongoDB replica set's shared key: `keyfile`, `mongodb-keyfile`.)
     let keyfile = base.len() >= 7 && base[base.len() - 7..].eq_ignore_ascii_case(b"keyfile");
@@ -788,7 +800,8 @@ fn parts_in(line: &[u8], parts: &[&str]) -> Option<usize> {
 fn argument_names(args: &[u8]) -> Option<Printed> {
     let args = args.strip_suffix(b")").unwrap_or(args);
     // What it pipes into is another command (`… relay | jq -r`).
-    let args = &args[..memchr::memchr(b'|', args).unwrap_or(args.len())];
+    // (The command ends at a pipe, `;` or `&&`: `cat admin.password; echo`.)
+    let args = &args[..memchr::memchr3(b'|', b';', b'&', args).unwrap_or(args.len())];
     let last = args
         .split(|&c| c == b' ')
         .rfind(|w| !w.is_empty() && !w.starts_with(b"-"))?;

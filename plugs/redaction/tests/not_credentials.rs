@@ -44,6 +44,23 @@ const RELEASE_LOOK_ALIKES: &[&str] = &[
     "$ cat dist/plugin-kit.sig\nMEUCIQChRjgVQS/q6hKRMX9NjwuN1K3WkClOMZHPZ4xaWYWd8gIg+Bkwg4L3X5AcLC8S2dZ8IaiJ2F7v5adrUI87xCOIQt4=\n",
 ];
 
+/// What debugging shows beside secrets (`benches/recall/agent_tuning_11`):
+/// request headers that name an operation, an upload or a handshake's
+/// nonce, an organization's id, masks (`██`), a value's type, a format's
+/// directives in a binary's strings, Basic's scheme followed by no
+/// credentials, an anti-forgery cookie, a Kubernetes object's kind and name.
+const DEBUG_LOOK_ALIKES: &[&str] = &[
+    "headers: {'X-Amz-Target': 'DynamoDB_20120810.GetItem', 'x-stainless-runtime': 'CPython', 'openai-organization': 'org-F9LLs3pKE12Um93kE89DU4lp'}\n",
+    "X-GUploader-UploadID: ZALzNGkGp5TcI3TMffSnbVBWALsPu2sglMxfiI_f3jSh88wEPwrlT6CNrJGZ-1Od6fDU9zco1Aao\n",
+    "        Sec-WebSocket-Key: LZfVXIxL7MDVrrb2kpCv/Q==\n",
+    "okhttp3.OkHttpClient : Authorization: ██\n",
+    "      -> http.request.header.authorization: Slice([\"REDACTED\"])\n",
+    "    api_key=%s&ts=%ld\n    client_secret=%s&grant_type=client_credentials\n    X-Api-Key: %.*s\n",
+    "level=warn msg=\"invalid Authorization scheme\" scheme=Basic path=/v1/webhooks/stripe\n",
+    "Set-Cookie: csrftoken=WgAXy4leQsZQfNNJHz76PajWrMka3XGV; expires=Fri, 02 May 2025 13:12:56 GMT; Path=/\n",
+    "     Controlled By:  ReplicaSet/payments-c32475ef9\n",
+];
+
 const MASKED: &[&str] = &[
     "  ALGOLIA_WRITE_KEY:  «91aad78a6939121cd3366ece0ba48b4d»\n",
     "{\n  \"api_key\": \"169115387051420\",\n  \"api_secret\": \"«Xk29fLq0Wm3nVb7Rt5YpQz1Hj8K»\"\n}\n",
@@ -52,12 +69,20 @@ const MASKED: &[&str] = &[
     "❯ export JENKINS_API_TOKEN «11a3f2c9d8e7b6a5f4e3d2c1b0a9f8e7d6»\n",
     "  \"SUPrivateEDKey\" => \"«rMa+WNQiqlKZSBGa2nDzrd98RKz2BJgJSI3fIdccPqo=»\"\n",
     "    password = \"«Wq8#kPz2!vLm»\"\n",
+    "X-Honeycomb-Team: «hcaik_01hx2k3m4n5p6q7r8s9t0v1w2x3y4z5a6b7c8d9e0f1g2h3j4k5m6n7p8q»\n",
+    "Authorization: Basic «YWRtaW46UzNjcmV0IVBhc3M=»\n",
+    "Set-Cookie: sessionid=«WgAXy4leQsZQfNNJHz76PajWrMka3XGV»; Path=/\n",
     "$ cat secrets/release.key\n«MEUCIQChRjgVQS/q6hKRMX9NjwuN1K3WkClOMZHPZ4xaWYWd8gIg+Bkwg4L3X5AcLC8S»\n",
 ];
 
 #[test]
 fn what_proves_nothing_stays() {
     check(NOT_CREDENTIALS);
+}
+
+#[test]
+fn what_debugging_shows_beside_secrets_stays() {
+    check(DEBUG_LOOK_ALIKES);
 }
 
 #[test]

@@ -451,6 +451,7 @@ fn reference(v: &[u8]) -> bool {
         || (first == b'[' && last == b']')
         || (first == b'(' && last == b')')
         || windows_variable(v)
+        || format_directive(v)
         || replaced_token(v)
         || field_path(v)
         || REFERENCES.iter().any(|r| {
@@ -458,6 +459,18 @@ fn reference(v: &[u8]) -> bool {
                 && v[..r.starts.len()].eq_ignore_ascii_case(r.starts)
                 && (r.holds.is_empty() || crate::find(&v[r.starts.len()..], r.holds).is_some())
         })
+}
+
+/// `%s&ts=%ld`, `%.*s`, `%v`: a format's directive (what `strings` shows of
+/// a binary, a logging call), where a value goes, not one.
+fn format_directive(v: &[u8]) -> bool {
+    v[0] == b'%'
+        && v.get(1..)
+            .and_then(|rest| {
+                rest.iter()
+                    .find(|c| !matches!(c, b'.' | b'*' | b'-' | b'0'..=b'9'))
+            })
+            .is_some_and(|c| matches!(c, b's' | b'd' | b'v' | b'q' | b'x' | b'l' | b'u' | b'f'))
 }
 
 /// `__SendGridApiKey__`, `__DB_PASSWORD__`: a token a release pipeline
@@ -510,6 +523,8 @@ fn windows_variable(v: &[u8]) -> bool {
 fn masked(v: &[u8]) -> bool {
     const BULLETS: &[u8] = "••".as_bytes();
     const ELLIPSIS: &[u8] = "…".as_bytes();
+    // (OkHttp's `HttpLoggingInterceptor` prints a redacted header as `██`.)
+    const BLOCKS: &[u8] = "██".as_bytes();
     let mut from = 0;
     while let Some(p) = memchr::memchr2(b'*', b'.', &v[from..]) {
         let i = from + p;
@@ -518,7 +533,11 @@ fn masked(v: &[u8]) -> bool {
         }
         from = i + 1;
     }
-    if !v.is_ascii() && (crate::find(v, ELLIPSIS).is_some() || crate::find(v, BULLETS).is_some()) {
+    if !v.is_ascii()
+        && (crate::find(v, ELLIPSIS).is_some()
+            || crate::find(v, BULLETS).is_some()
+            || crate::find(v, BLOCKS).is_some())
+    {
         return true;
     }
     // A mask that keeps the last few characters (CircleCI's `xxxxb96d`, a
@@ -645,7 +664,8 @@ mod tests {
         if v.windows(3).any(|w| w == b"***" || w == b"...")
             || (!v.is_ascii()
                 && (crate::find(v, "…".as_bytes()).is_some()
-                    || crate::find(v, "••".as_bytes()).is_some()))
+                    || crate::find(v, "••".as_bytes()).is_some()
+                    || crate::find(v, "██".as_bytes()).is_some()))
         {
             return true;
         }

@@ -44,7 +44,9 @@ pub(super) fn authorization(b: &[u8], i: usize) -> Parsed {
         && !b[value_start..].starts_with(b"http://")
         && !b[value_start..].starts_with(b"https://")
         && !matches!(v[0], b'=' | b'(')
-        && !matches!(v[v.len() - 1], b',' | b';' | b'(' | b'{')
+        && !matches!(v[v.len() - 1], b',' | b';' | b'(' | b'{' | b'[')
+        // (`Slice(["REDACTED"])`: a value's type in a span's attributes.)
+        && (has_scheme || !v.contains(&b'('))
         // Without a scheme, one token; `Digest a="b", c="d"` has spaces.
         && (has_scheme || !v.iter().any(u8::is_ascii_whitespace));
     Parsed::Value(Value {
@@ -78,9 +80,7 @@ pub(super) fn scheme_credentials(b: &[u8], i: usize, basic: bool) -> Parsed {
     let secret = len >= 8
         && plain(v)
         && if basic {
-            v.iter().all(|&c| b64(c))
-                && (len % 4 == 0 || v.ends_with(b"="))
-                && (digit || (inner_upper && lower))
+            basic_credentials(v) && (digit || (inner_upper && lower))
         } else {
             digit
                 || (inner_upper && lower)
@@ -95,6 +95,18 @@ pub(super) fn scheme_credentials(b: &[u8], i: usize, basic: bool) -> Parsed {
         secret,
         kind: "authorization",
     })
+}
+
+/// Whether `v` may be Basic credentials: base64 (`=` only as its padding)
+/// of `user:password`, or the start of it where a stream cut it (no
+/// padding yet).
+fn basic_credentials(v: &[u8]) -> bool {
+    let pad = v.iter().rev().take_while(|&&c| c == b'=').count();
+    let body = &v[..v.len() - pad];
+    pad <= 2
+        && body.iter().all(|&c| b64(c) && c != b'=')
+        && (pad == 0 || v.len() % 4 == 0)
+        && crate::decode::decode(body).contains(&b':')
 }
 
 /// What `Set-Cookie` says about its cookie, after it: never a credential.
@@ -243,7 +255,13 @@ fn not_a_credential(name: &[u8]) -> bool {
         b"_hjid",
     ];
     let lower = |p: &[u8]| name.len() >= p.len() && name[..p.len()].eq_ignore_ascii_case(p);
+    // An anti-forgery token (`csrftoken`, `XSRF-TOKEN`, `_csrf`, ASP.NET
+    // Core's `.AspNetCore.Antiforgery.…`): the page hands it to every
+    // visitor, it proves only that a form came from the page.
+    let anti_forgery =
+        lower(b"_csrf") || lower(b".aspnetcore.antiforgery") || super::names::declines(name);
     EXACT.iter().any(|e| name.eq_ignore_ascii_case(e))
+        || anti_forgery
         || ANALYTICS.iter().any(|p| lower(p))
         || (!super::names::session_cookie(name) && super::positions::says_what_it_is(name))
 }

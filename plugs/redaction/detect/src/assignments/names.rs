@@ -78,8 +78,10 @@ const NAMES: [(&[u8], bool); 39] = [
 ];
 
 /// Names ending in `key` whose values are public or not keys at all.
-const NOT_KEYS: [&[u8]; 17] = [
+const NOT_KEYS: [&[u8]; 18] = [
     b"publickey",
+    // A WebSocket handshake's nonce (`Sec-WebSocket-Key`).
+    b"websocketkey",
     b"pubkey",
     // SSH's public keys, as pfSense and Proxmox store a user's.
     b"authorizedkey",
@@ -511,7 +513,25 @@ pub(super) fn uuid_key(key: &[u8]) -> bool {
 /// The parts of a custom header's name (`X-…`) that say its value is no
 /// credential: an identifier, a trace, a signature or a digest
 /// (`X-Request-Id`, `X-Amzn-Trace-Id`, `X-Hub-Signature-256`, `x-amz-id-2`).
-const NOT_CREDENTIAL_HEADERS: [&[u8]; 16] = [
+const NOT_CREDENTIAL_HEADERS: [&[u8]; 31] = [
+    // What a request asks for or carries (`X-Amz-Target`, `X-GUploader-
+    // UploadID`, `Sec-WebSocket-Key`'s nonce), how a client describes itself
+    // (OpenAI's `x-stainless-runtime`), caching and forwarding.
+    b"target",
+    b"upload",
+    b"websocket",
+    b"forwarded",
+    b"powered",
+    b"cache",
+    b"content",
+    b"region",
+    b"retry",
+    b"runtime",
+    b"lang",
+    b"arch",
+    b"package",
+    b"platform",
+    b"organization",
     b"id",
     b"ids",
     b"trace",
@@ -584,9 +604,7 @@ pub(super) fn weak_name(b: &[u8], ks: usize, ke: usize) -> Option<Name> {
         return Some(Name::Secret(NAMED_KEY));
     }
     if key.len() > 4 && (key[0] | 0x20) == b'x' && key[1] == b'-' {
-        let credential = key[2..]
-            .split(|&c| c == b'-' || c == b'_')
-            .all(|part| !part.is_empty() && !is(part, &NOT_CREDENTIAL_HEADERS));
+        let credential = words(&key[2..]).all(|part| !is(part, &NOT_CREDENTIAL_HEADERS));
         return credential.then_some(Name::Secret(NAMED_KEY));
     }
     if key[0].is_ascii_uppercase() && key.contains(&b'_') {

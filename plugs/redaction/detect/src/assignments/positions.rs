@@ -33,6 +33,10 @@ pub(super) fn placed(kind: &str) -> bool {
 const NOT_SECRET_LAST: &[&[u8]] = &[
     // Travis CI's `secure: "…"`: ciphertext for the repository's key.
     b"secure",
+    // What a request names (`X-Amz-Target`), whose account it is for
+    // (`OpenAI-Organization: org-…`).
+    b"target",
+    b"organization",
     // Identifiers.
     b"id",
     b"ids",

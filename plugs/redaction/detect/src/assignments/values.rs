@@ -143,6 +143,7 @@ pub(super) fn plain(v: &[u8]) -> bool {
         b'{' | b'[' | b'(' | b'<' | b'!' | b'&' | b'*' | b'|' | b'>'
     ) || v.windows(2).any(|w| w == b"::")
         || web_address(v)
+        || resource_reference(v)
         || constant(v)
         || crate::placeholders::stand_in(v)
         || crate::tokens::checksums::nkey_public(v)
@@ -165,6 +166,22 @@ fn web_address(v: &[u8]) -> bool {
     (v.starts_with(b"https://") || v.starts_with(b"http://"))
         && !v.contains(&b'@')
         && !v.contains(&b'?')
+}
+
+/// `ReplicaSet/payments-c32475ef9`, `deployment/api`, `secret/db-creds`:
+/// a Kubernetes object by its kind and name (`kubectl describe`'s
+/// `Controlled By:`), a name of lower-case words, digits and dashes.
+fn resource_reference(v: &[u8]) -> bool {
+    let Some(slash) = memchr::memchr(b'/', v) else {
+        return false;
+    };
+    let (kind, name) = (&v[..slash], &v[slash + 1..]);
+    kind.len() >= 2
+        && kind.iter().all(u8::is_ascii_alphabetic)
+        && name.first().is_some_and(u8::is_ascii_lowercase)
+        && name
+            .iter()
+            .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'-' | b'.'))
 }
 
 /// A Subresource Integrity digest (`sha256-<base64>=`: Nix's hashes, npm's

@@ -105,7 +105,7 @@ fn basic_credentials(v: &[u8]) -> bool {
     let body = &v[..v.len() - pad];
     pad <= 2
         && body.iter().all(|&c| b64(c) && c != b'=')
-        && (pad == 0 || v.len() % 4 == 0)
+        && (pad == 0 || v.len().is_multiple_of(4))
         && crate::decode::decode(body).contains(&b':')
 }
 

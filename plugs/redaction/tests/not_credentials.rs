@@ -59,6 +59,8 @@ const DEBUG_LOOK_ALIKES: &[&str] = &[
     "level=warn msg=\"invalid Authorization scheme\" scheme=Basic path=/v1/webhooks/stripe\n",
     "Set-Cookie: csrftoken=WgAXy4leQsZQfNNJHz76PajWrMka3XGV; expires=Fri, 02 May 2025 13:12:56 GMT; Path=/\n",
     "     Controlled By:  ReplicaSet/payments-c32475ef9\n",
+    "'Authorization': b'AWS4-HMAC-SHA256 Credential=AKIAY76AHUR7EZCP5IQJ/20250809/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date'\n",
+    "$ sudo cat -A /proc/10718/environ\nOTEL_EXPORTER_OTLP_ENDPOINT=http://otel-collector.observability:4317^@STRIPE_SECRET_KEY_PATH=/run/secrets/stripe^@TOKEN_TTL_SECONDS=3600^@\n",
 ];
 
 const MASKED: &[&str] = &[
@@ -71,6 +73,7 @@ const MASKED: &[&str] = &[
     "    password = \"«Wq8#kPz2!vLm»\"\n",
     "X-Honeycomb-Team: «hcaik_01hx2k3m4n5p6q7r8s9t0v1w2x3y4z5a6b7c8d9e0f1g2h3j4k5m6n7p8q»\n",
     "Authorization: Basic «YWRtaW46UzNjcmV0IVBhc3M=»\n",
+    "    GOPROXY='https://ci:«cwVg6DIlEZG^»@athens.acme.dev,https://proxy.golang.org,direct'\n",
     "Set-Cookie: sessionid=«WgAXy4leQsZQfNNJHz76PajWrMka3XGV»; Path=/\n",
     "$ cat secrets/release.key\n«MEUCIQChRjgVQS/q6hKRMX9NjwuN1K3WkClOMZHPZ4xaWYWd8gIg+Bkwg4L3X5AcLC8S»\n",
 ];

@@ -420,6 +420,12 @@ fn aws_identifier(b: &[u8], i: usize) -> bool {
         b"PolicyId",
         b"InstanceProfileId",
     ];
+    // A signed request's credential scope (`Credential=AKIA…/20250809/
+    // us-east-1/dynamodb/aws4_request`, `X-Amz-Credential=`): every request
+    // carries the id; the signature is what grants, once.
+    if b[..i].ends_with(b"Credential=") {
+        return true;
+    }
     match id_field_before(b, i) {
         Some(field) if UNIQUE_IDS.contains(&field) => true,
         // The text ends inside the record: a stream holds it back

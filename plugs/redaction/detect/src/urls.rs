@@ -73,10 +73,21 @@ fn authority(b: &[u8], from: usize) -> (usize, bool) {
             b[i],
             b' ' | b'\t' | b'\r' | b'\n' | b'/' | b'?' | b'"' | b'\'' | b'`' | b'<' | b'>' | b'\\'
         )
+        // `cat -A` shows a NUL as `^@` (`/proc/…/environ`): the next
+        // variable starts there, not a host.
+        && !(b[i] == b'^' && b.get(i + 1) == Some(&b'@') && env_name_at(b, i + 2))
     {
         i += 1;
     }
     (i, i == b.len())
+}
+
+/// Whether an environment variable's `NAME=` starts at `i`.
+fn env_name_at(b: &[u8], i: usize) -> bool {
+    let name = run(b, i, |c| {
+        c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_'
+    });
+    name > 0 && b[i].is_ascii_uppercase() && b.get(i + name) == Some(&b'=')
 }
 
 fn userinfo(b: &[u8], from: usize, found: &mut Vec<Found>) {

@@ -420,10 +420,12 @@ fn aws_identifier(b: &[u8], i: usize) -> bool {
         b"PolicyId",
         b"InstanceProfileId",
     ];
-    // A signed request's credential scope (`Credential=AKIA…/20250809/
-    // us-east-1/dynamodb/aws4_request`, `X-Amz-Credential=`): every request
-    // carries the id; the signature is what grants, once.
-    if b[..i].ends_with(b"Credential=") {
+    // A signed request's credential scope in its `Authorization` header
+    // (`AWS4-HMAC-SHA256 Credential=AKIA…/20250809/us-east-1/…`): every
+    // request carries the id; the signature grants that one request. (In a
+    // presigned URL's query the id stays masked with the signature: the
+    // URL is passed around whole.)
+    if b[..i].ends_with(b" Credential=") {
         return true;
     }
     match id_field_before(b, i) {

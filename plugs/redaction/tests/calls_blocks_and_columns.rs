@@ -6,7 +6,9 @@
 //! command printed as a secret (`cat /var/lib/mongodb/keyfile`), in each
 //! agent's frame, beside base64 that nothing says is one. A password in a
 //! table aligned by blanks with no rule (`column -t` of a seed file), CJK
-//! names before it, beside words and names in such a column. Each text is also streamed, cut
+//! names before it, beside words and names in such a column. What process
+//! inspection prints: `cat -v`'s `^@` between environment variables, a
+//! password's commas in a label's value or a Go struct's field. Each text is also streamed, cut
 //! at every byte and one character at a time, and must come out as whole.
 //!
 //! The values are random, shaped like the real formats; none is a live
@@ -105,5 +107,22 @@ fn words_and_names_in_an_aligned_column_stay() {
         "$ column -s, -t < accounts.csv\nemail               role     password         notes\npriya0@initech.app  billing  see-vault        rotated monthly\nwei1@initech.app    admin    sso-only         —\n",
         // Password-shaped values under a column that names no secret.
         "$ column -t releases.txt\nname            version    commit\nbilling-api     v2.14.3    release_2024q3\nweb-frontend    v5.0.1     hotfix-8841b\n",
+    ]);
+}
+
+#[test]
+fn values_in_what_process_inspection_prints_are_masked_whole() {
+    check(&[
+        "$ sudo cat -v /proc/36149/environ\nGIT_SHA=42f5ad6980b022a2ae86939e4950684f57b639a5^@APP_ENV=production^@JWT_SECRET=«8EgfaG280r4JcDA5xNbyH1mE1+P5tt826V8euvF/GWH0bvxn61j+5PS9hriQMj/m»^@OTEL_SERVICE_NAME=ingest\n",
+        "        Type: Password message\n        Password: «jLbw4uY7Pwh9wu6ah,pOEm,CH#5,^8dh»\n",
+        "msg=\"effective config\" cfg=\"{Listen::8080 Kafka:{SASLUser:ingest SASLPassword:«3891JHnc.5!,UdSb»} LogLevel:debug}\"\n",
+    ]);
+}
+
+#[test]
+fn what_follows_a_password_s_comma_as_another_setting_stays() {
+    check(&[
+        "    password: String,\n    user: String,\n",
+        "auth: {password: «Zq8Lw2Rt5YmK9», user: deploy}\n",
     ]);
 }

@@ -543,7 +543,7 @@ fn name_as_is(b: &[u8], s: usize, ke: usize) -> Option<(usize, Name)> {
     // `Type::TOKEN`, a path in code.
     if key.is_empty()
         || key.len() > MAX_KEY
-        || (ks > 0 && b[ks - 1] == b'@')
+        || (ks > 0 && b[ks - 1] == b'@' && !(ks >= 2 && b[ks - 2] == b'^'))
         // (Windows' switches: `cmdkey … /pass:…`, `/password:…`.)
         || (ks > 0 && b[ks - 1] == b'/' && !(ks >= 2 && b[ks - 2] == b' ' && b.get(ke) == Some(&b':')))
         // `arn:aws:secretsmanager:…:secret:prod/db-password-AbCdEf`: a name.
@@ -968,6 +968,7 @@ fn value(
     while i < n
         && i - start < MAX_VALUE
         && (value_byte(b[i]) || (env && b[i] > b' ' && !matches!(b[i], b'"' | b'\'' | b'\\')))
+        && !crate::nul_shown_at(b, i)
     {
         if b[i] == b'&' && !env {
             if url {
@@ -980,6 +981,28 @@ fn value(
             }
         }
         i += 1;
+    }
+    // A password's commas are its own where no other setting follows them
+    // (`Password: jLbw4u,pOEm,CH#5,^8dh`, `SASLPassword:3891JHnc.5!,UdSb}`);
+    // `password: x, user: y` and `a,b c` go on with something else.
+    let mut comma_open = false;
+    if i > start && b.get(i) == Some(&b',') && names::password(&b[ks..ke]) {
+        let mut j = i;
+        while j < n && j - start < MAX_VALUE && b[j] == b',' {
+            // (The text ends at the comma: what follows decides; a stream
+            // holds it.)
+            if j + 1 == n {
+                comma_open = true;
+                break;
+            }
+            let rest = crate::run(b, j + 1, |c| value_byte(c) && !matches!(c, b':' | b'='));
+            let after = b.get(j + 1 + rest).copied();
+            if rest == 0 || matches!(after, Some(b':' | b'=')) {
+                break;
+            }
+            j += 1 + rest;
+        }
+        i = j;
     }
     // A name first on its line owns the line's rest where the value stops at
     // a bracket that closes nothing (`…-security.psk:   w^HH3Oz:k}qfr`): its
@@ -1013,7 +1036,7 @@ fn value(
     while j < n && matches!(b[j], b' ' | b'\t') {
         j += 1;
     }
-    let open = j == n || app_open;
+    let open = j == n || app_open || comma_open;
     let mut end = i;
     // A config's line: YAML's `key: value`, or INI's `key = value` under a
     // `[section]`.

@@ -801,6 +801,18 @@ pub(crate) fn run(t: &[u8], from: usize, ok: impl Fn(u8) -> bool) -> usize {
         .map_or(0, |rest| rest.iter().take_while(|&&c| ok(c)).count())
 }
 
+/// Whether `cat -v`/`cat -A` shows a NUL at `i` (`^@`) between two
+/// environment variables (`/proc/<pid>/environ`): the next `NAME=` follows.
+pub(crate) fn nul_shown_at(b: &[u8], i: usize) -> bool {
+    if b[i] != b'^' || b.get(i + 1) != Some(&b'@') {
+        return false;
+    }
+    let name = run(b, i + 2, |c| {
+        c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_'
+    });
+    name > 0 && b[i + 2].is_ascii_uppercase() && b.get(i + 2 + name) == Some(&b'=')
+}
+
 pub(crate) const fn b64url(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_' || c == b'-'
 }

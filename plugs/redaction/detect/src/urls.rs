@@ -75,19 +75,11 @@ fn authority(b: &[u8], from: usize) -> (usize, bool) {
         )
         // `cat -A` shows a NUL as `^@` (`/proc/…/environ`): the next
         // variable starts there, not a host.
-        && !(b[i] == b'^' && b.get(i + 1) == Some(&b'@') && env_name_at(b, i + 2))
+        && !crate::nul_shown_at(b, i)
     {
         i += 1;
     }
     (i, i == b.len())
-}
-
-/// Whether an environment variable's `NAME=` starts at `i`.
-fn env_name_at(b: &[u8], i: usize) -> bool {
-    let name = run(b, i, |c| {
-        c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_'
-    });
-    name > 0 && b[i].is_ascii_uppercase() && b.get(i + name) == Some(&b'=')
 }
 
 fn userinfo(b: &[u8], from: usize, found: &mut Vec<Found>) {

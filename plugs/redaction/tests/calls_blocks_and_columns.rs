@@ -116,6 +116,8 @@ fn values_in_what_process_inspection_prints_are_masked_whole() {
         "$ sudo cat -v /proc/36149/environ\nGIT_SHA=42f5ad6980b022a2ae86939e4950684f57b639a5^@APP_ENV=production^@JWT_SECRET=«8EgfaG280r4JcDA5xNbyH1mE1+P5tt826V8euvF/GWH0bvxn61j+5PS9hriQMj/m»^@OTEL_SERVICE_NAME=ingest\n",
         "        Type: Password message\n        Password: «jLbw4uY7Pwh9wu6ah,pOEm,CH#5,^8dh»\n",
         "msg=\"effective config\" cfg=\"{Listen::8080 Kafka:{SASLUser:ingest SASLPassword:«3891JHnc.5!,UdSb»} LogLevel:debug}\"\n",
+        // A container's arguments, a flag and its value a line each.
+        "    Args:\n      --requirepass\n      «ZiU6gmuisLeyz05Fjpx4RW4i»\n      --appendonly\n      yes\n    State:          Running\n",
     ]);
 }
 
@@ -123,5 +125,7 @@ fn values_in_what_process_inspection_prints_are_masked_whole() {
 fn what_follows_a_password_s_comma_as_another_setting_stays() {
     check(&[
         "    password: String,\n    user: String,\n",
+        // A flag alone, then another flag or a word: no value.
+        "    Args:\n      --password-file\n      /run/secrets/db\n      --token-ttl\n      3600\n",
     ]);
 }

@@ -198,6 +198,8 @@ pub(crate) fn at_word(b: &[u8], s: usize, found: &mut Vec<Found>) {
         KIND
     } else if announced(b, line) && announced_value(v) {
         ANNOUNCED
+    } else if flag_alone(before) && secret_like(v) {
+        KIND
     } else if before.len() >= MIN_BLOCK_LINE
         && before.last().is_some_and(|&c| crate::b64(c) || c == b'=')
         && block_line(v)
@@ -307,8 +309,27 @@ pub(crate) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
     (after_prompt(before)
         .or_else(|| codex_command(b, line))
         .is_some_and(prints_a_secret)
-        || announced(b, line))
+        || announced(b, line)
+        || flag_alone(before))
     .then_some(line)
+}
+
+/// Whether `line` is a flag alone that names a secret, its value on the
+/// next line: a container's arguments as `kubectl describe` lists them
+/// (`Args:` then `--requirepass`, then the password) or a YAML list
+/// (`- --api-key`, then `- …`).
+fn flag_alone(line: &[u8]) -> bool {
+    let flag = line.trim_ascii();
+    let flag = flag.strip_prefix(b"- ").unwrap_or(flag);
+    let Some(name) = flag.strip_prefix(b"--").or_else(|| flag.strip_prefix(b"-")) else {
+        return false;
+    };
+    name.len() >= 3
+        && name.len() <= 40
+        && name
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+        && (secret_kind(name).is_some() || super::names::password_like(name))
 }
 
 /// The command Codex ran whose output starts on the line at `line`: its

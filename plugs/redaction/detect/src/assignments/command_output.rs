@@ -194,12 +194,12 @@ pub(crate) fn at_word(b: &[u8], s: usize, found: &mut Vec<Found>) {
     };
     let v = &b[start..end];
     // A label may follow a mark that reads as a prompt (`==> Token:`).
-    let kind = if printed_below(b, before, line, v) {
+    // (A flag alone above names the value: `--requirepass` in a
+    // container's `Args:`.)
+    let kind = if printed_below(b, before, line, v) || (flag_alone(before) && secret_like(v)) {
         KIND
     } else if announced(b, line) && announced_value(v) {
         ANNOUNCED
-    } else if flag_alone(before) && secret_like(v) {
-        KIND
     } else if before.len() >= MIN_BLOCK_LINE
         && before.last().is_some_and(|&c| crate::b64(c) || c == b'=')
         && block_line(v)

@@ -312,7 +312,10 @@ impl Redactor {
                 }
                 // (After one blank a long key only, as `influx` pads a
                 // token's column; a table of passwords has two blanks.)
-                if start >= 2 && b[start - 1] == b' ' && (b[start - 2] == b' ' || end - start >= 32)
+                if start >= 2
+                    && b[start - 1] == b' '
+                    && (b[start - 2] == b' ' || end - start >= 32)
+                    && assignments::columns::may_be_aligned(&b[start..end])
                 {
                     assignments::columns::aligned(b, start, end, &mut found);
                 }

@@ -194,6 +194,14 @@ pub(crate) fn aligned(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     }
 }
 
+/// Whether the word `w` after blanks may start what [`aligned`] masks: a
+/// key's 16 bytes, or a password's letters and something else.
+#[inline(always)]
+pub(crate) fn may_be_aligned(w: &[u8]) -> bool {
+    w.len() >= 16
+        || (w.iter().any(|c| !c.is_ascii_alphabetic()) && w.iter().any(u8::is_ascii_alphabetic))
+}
+
 /// A cell that reads as a password, not a name, a word or an address: one
 /// word of letters with digits or symbols (`Velvet_basil8037`,
 /// `kettle-mistral-573*`, `9+ouFHzUNv^uf`; words joined with a number are a

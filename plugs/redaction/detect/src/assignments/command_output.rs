@@ -497,6 +497,7 @@ fn announced_value(v: &[u8]) -> bool {
 
 /// The word alone on the line at `line`: after blanks or an agent's `⎿ `,
 /// before blanks, a `\r` and the line's end.
+#[inline]
 fn lone_word(b: &[u8], line: usize) -> Option<(usize, usize)> {
     let limit = (line + MAX_LINE).min(b.len());
     let start = lead(b, line, limit)?;

@@ -995,9 +995,16 @@ fn value(
                 comma_open = true;
                 break;
             }
-            let rest = crate::run(b, j + 1, |c| value_byte(c) && !matches!(c, b':' | b'='));
+            let mut rest = 0;
+            while j + 1 + rest < n
+                && value_byte(b[j + 1 + rest])
+                && !matches!(b[j + 1 + rest], b':' | b'=')
+                && !crate::nul_shown_at(b, j + 1 + rest)
+            {
+                rest += 1;
+            }
             let after = b.get(j + 1 + rest).copied();
-            if rest == 0 || matches!(after, Some(b':' | b'=')) {
+            if rest == 0 || (matches!(after, Some(b':' | b'=')) && !crate::nul_shown_at(b, j)) {
                 break;
             }
             j += 1 + rest;

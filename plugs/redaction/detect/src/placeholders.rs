@@ -464,13 +464,17 @@ fn reference(v: &[u8]) -> bool {
 /// `%s&ts=%ld`, `%.*s`, `%v`: a format's directive (what `strings` shows of
 /// a binary, a logging call), where a value goes, not one.
 fn format_directive(v: &[u8]) -> bool {
-    v[0] == b'%'
-        && v.get(1..)
-            .and_then(|rest| {
-                rest.iter()
-                    .find(|c| !matches!(c, b'.' | b'*' | b'-' | b'0'..=b'9'))
-            })
-            .is_some_and(|c| matches!(c, b's' | b'd' | b'v' | b'q' | b'x' | b'l' | b'u' | b'f'))
+    if v[0] != b'%' {
+        return false;
+    }
+    // Flags, width and precision, a length (`l`, `ll`, `h`, `z`), the
+    // conversion; then no letter or digit: `%d9Gk#2pLx` is a password.
+    let mut i = 1;
+    i += crate::run(v, i, |c| matches!(c, b'.' | b'*' | b'-' | b'0'..=b'9'));
+    i += crate::run(v, i, |c| matches!(c, b'l' | b'h' | b'z')).min(2);
+    v.get(i)
+        .is_some_and(|c| matches!(c, b's' | b'd' | b'v' | b'q' | b'x' | b'u' | b'f'))
+        && v.get(i + 1).is_none_or(|c| !c.is_ascii_alphanumeric())
 }
 
 /// `__SendGridApiKey__`, `__DB_PASSWORD__`: a token a release pipeline

@@ -74,7 +74,7 @@ pub(super) fn at(b: &[u8], i: usize, e: usize, found: &mut Vec<Found>) {
         }
         // A Java keystore (JKS, JCEKS), as `base64 release.jks` prints it.
         b'/' | b'z' if t.starts_with(b"/u3+7QAAAA") || t.starts_with(b"zs7OzgAAAA") => {
-            let n = run(t, 0, |c| super::b64(c) || c == b'=');
+            let n = run(t, 0, super::b64);
             (n >= 200).then_some((n, "private-key"))
         }
         // Jetty's obfuscated password: one reading gives it back.
@@ -133,7 +133,7 @@ const MIN_DER_KEY: usize = 64;
 /// `INTEGER 3` (a PKCS#12 bundle, RFC 7292). Certificates and public keys
 /// open with a SEQUENCE, never a version.
 fn der_private_key(t: &[u8]) -> Option<(usize, &'static str)> {
-    let n = run(t, 0, |c| super::b64(c) || c == b'=');
+    let n = run(t, 0, super::b64);
     if n < MIN_DER_KEY {
         return None;
     }

@@ -308,10 +308,11 @@ fn skip_blanks(b: &[u8], i: &mut usize) {
 }
 
 /// Where a call's first quoted argument starts (`(`, blanks, a quote) on
-/// the line of `cut`, if the call names its value and the text ends before
-/// that is known (its value's closing quote, a setter's `)`).
+/// the line of `cut`, if the text ends before what it holds is known (its
+/// second string's closing quote, a setter's `)`). A call's name and
+/// value are read up to [`MAX_CALL`] bytes each.
 pub(crate) fn call_open_at(b: &[u8], cut: usize) -> Option<usize> {
-    let floor = cut.saturating_sub(MAX_CALL);
+    let floor = cut.saturating_sub(2 * MAX_CALL + 8);
     let line = memchr::memrchr(b'\n', &b[floor..cut]).map_or(floor, |p| floor + p + 1);
     let text = &b[..cut];
     let mut at = line;

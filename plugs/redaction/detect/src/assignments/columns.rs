@@ -413,8 +413,13 @@ fn cell_end(b: &[u8], s: usize) -> Option<usize> {
 #[inline(never)]
 pub(crate) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
     let row = crate::line_start_within(b, cut, MAX_ROW)?;
-    // The cell's start: after a border, two blanks or a backtick.
+    // The cell's start: after a border, two blanks or a backtick. (One
+    // blank at the cut may be inside the cell: `Velvet_basil8037 (old)`
+    // holds words, which the whole text reads so.)
     let mut s = cut;
+    if s >= row + 2 && b[s - 1] == b' ' && b[s - 2] != b' ' {
+        s -= 1;
+    }
     while s > row
         && !matches!(b[s - 1], b' ' | b'\t' | b'`')
         && !(s >= row + 3 && super::bar(b, s - 3) == 3)

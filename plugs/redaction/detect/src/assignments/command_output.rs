@@ -160,7 +160,9 @@ pub(crate) fn may_start_line(b: &[u8], s: usize) -> bool {
         && (b[s - 1] == b'\n'
             || (matches!(b[s - 1], b' ' | b'!' | b'*' | b'&' | b'^')
                 && s >= 2
-                && matches!(b[s - 2], b' ' | b'\n' | 0xBF | 0x82 | 0x94)))
+                && (matches!(b[s - 2], b' ' | b'\n' | 0xBF | 0x82)
+                    // (`└`'s last two bytes; an em dash ends in one 0x94.)
+                    || (b[s - 2] == 0x94 && s >= 3 && b[s - 3] == 0x94))))
 }
 
 /// Symbols a password may start with, before its first word.
@@ -201,7 +203,7 @@ pub(crate) fn at_word(b: &[u8], s: usize, found: &mut Vec<Found>) {
     } else if announced(b, line) && announced_value(v) {
         ANNOUNCED
     } else if before.len() >= MIN_BLOCK_LINE
-        && before.last().is_some_and(|&c| crate::b64(c) || c == b'=')
+        && last_byte(before).is_some_and(crate::b64)
         && block_line(v)
         && block_start(b, line, v.len()).is_some_and(|(_, wide)| {
             // A shorter last line: random by its digits or symbols, not a
@@ -238,9 +240,10 @@ fn printed_below(b: &[u8], before: &[u8], line: usize, v: &[u8]) -> bool {
 }
 
 /// Most bytes read back through a block of base64 lines to the command that
-/// printed it (a MongoDB keyfile is 1,024 characters at most): less than a
-/// stream holds back (`MAX_HOLD`).
-const MAX_BLOCK: usize = 4 << 10;
+/// printed it (a MongoDB keyfile is 1,024 characters at most, a keystore a
+/// few KiB): half what a stream holds back (`MAX_HOLD`), so that a stream
+/// holds the block from its first line while it goes on.
+const MAX_BLOCK: usize = 16 << 10;
 
 /// Shortest line of a block of base64 lines (`openssl rand -base64` and
 /// `base64` wrap at 64 and 76).
@@ -248,7 +251,15 @@ const MIN_BLOCK_LINE: usize = 40;
 
 /// Whether `v` may be a line of a block of base64: its alphabet only.
 fn block_line(v: &[u8]) -> bool {
-    v.len() >= 8 && v.len() <= MAX_LINE && v.iter().all(|&c| crate::b64(c) || c == b'=')
+    v.len() >= 8 && v.len() <= MAX_LINE && v.iter().all(|&c| crate::b64(c))
+}
+
+/// The last byte of `line`'s text: before blanks, a `\r` and Gemini CLI's
+/// closing bar.
+fn last_byte(line: &[u8]) -> Option<u8> {
+    let line = line.trim_ascii_end();
+    let line = line.strip_suffix(BAR).unwrap_or(line).trim_ascii_end();
+    line.last().copied()
 }
 
 /// The first line of the block of base64 lines the line at `line` (`width`
@@ -292,15 +303,16 @@ pub(crate) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
     }
     let start = lead(b, line, cut)?;
     // (Blanks after the word: the line may go on, and the word then is not
-    // alone on it.)
+    // alone on it. Gemini CLI's box closes the line with a bar.)
     let part = b[start..cut].trim_ascii_end();
+    let part = part.strip_suffix(BAR).unwrap_or(part).trim_ascii_end();
     if part.iter().any(|c| c.is_ascii_whitespace()) {
         return None;
     }
     // A block of base64 lines a command printed: held from its first line
     // while it goes on, so that its lines are read, and masked as one,
     // with the command above.
-    if part.iter().all(|&c| crate::b64(c) || c == b'=')
+    if part.iter().all(|&c| crate::b64(c))
         && let Some((first, _)) = block_start(b, line, part.len())
     {
         return Some(first);
@@ -316,11 +328,10 @@ pub(crate) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
 
 /// Whether `line` is a flag alone that names a secret, its value on the
 /// next line: a container's arguments as `kubectl describe` lists them
-/// (`Args:` then `--requirepass`, then the password) or a YAML list
-/// (`- --api-key`, then `- …`).
+/// (`Args:` then `--requirepass`, then the password). (A YAML list's
+/// `- --api-key` then `- …` is not read: its value is no lone word.)
 fn flag_alone(line: &[u8]) -> bool {
     let flag = line.trim_ascii();
-    let flag = flag.strip_prefix(b"- ").unwrap_or(flag);
     let Some(name) = flag.strip_prefix(b"--").or_else(|| flag.strip_prefix(b"-")) else {
         return false;
     };

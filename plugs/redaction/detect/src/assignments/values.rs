@@ -169,15 +169,41 @@ fn web_address(v: &[u8]) -> bool {
 }
 
 /// `ReplicaSet/payments-c32475ef9`, `deployment/api`, `secret/db-creds`:
-/// a Kubernetes object by its kind and name (`kubectl describe`'s
+/// a Kubernetes object by its kind (one of the workload and config kinds,
+/// so that `admin/hunter22` stays a password) and name (`kubectl describe`'s
 /// `Controlled By:`), a name of lower-case words, digits and dashes.
 fn resource_reference(v: &[u8]) -> bool {
     let Some(slash) = memchr::memchr(b'/', v) else {
         return false;
     };
+    const KINDS: [&[u8]; 24] = [
+        b"pod",
+        b"po",
+        b"deployment",
+        b"deploy",
+        b"replicaset",
+        b"rs",
+        b"statefulset",
+        b"sts",
+        b"daemonset",
+        b"ds",
+        b"job",
+        b"cronjob",
+        b"service",
+        b"svc",
+        b"secret",
+        b"configmap",
+        b"cm",
+        b"ingress",
+        b"node",
+        b"namespace",
+        b"ns",
+        b"serviceaccount",
+        b"sa",
+        b"persistentvolumeclaim",
+    ];
     let (kind, name) = (&v[..slash], &v[slash + 1..]);
-    kind.len() >= 2
-        && kind.iter().all(u8::is_ascii_alphabetic)
+    KINDS.iter().any(|k| kind.eq_ignore_ascii_case(k))
         && name.first().is_some_and(u8::is_ascii_lowercase)
         && name
             .iter()

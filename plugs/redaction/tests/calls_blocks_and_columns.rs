@@ -21,10 +21,8 @@ use support::check;
 #[test]
 fn a_value_named_by_the_string_before_it_is_masked() {
     // A long value: a stream holds the call back from its `(`.
-    let long = format!(
-        "System.setProperty(\"db.password\", \"«XTrmF8CWiKDAHh08UfRrTICCr//LVg4!z5er52dCume06Y2HpT2Ddh7FhF93wSZE+UKXy2bhuT4YX8W/51N1E6lLl!ul2JFM0PCxNmgmnukMu40tRXvu8KXpCa4fnxPHN!jxLKE8wJ+09fwt9OCfE/P8wIwdyvLbKg4TlygcfZq4jx1OFr4wSSuEQdS/V9#ftElzc!XFJgihEqbV#AQ5u7gWUdR1agGhBtRpzmaFSUw5!xqmD8IgD9lrEiMiL1+f4S4sKXh3h!685f4TsU/Zm1EM1NpeeQYNMNFxs0#w0QIq9k!sXqva+BRlrYh4UgUfdENlHI6xx8B+YUrHqGWav+SxL+VD!UUh+FNWZHQGj!b3GpYQBEDUbrZvwAyvmcRtJk/!5YZZTIfYM59Erp7tD5Vl2BjOSAjo!6wFJsbW91/8sszVo30Zhz!Tx46mdJ8iFyIjtm5THM/AzrFyaXD!SglDWzPjKktN»\");\n"
-    );
-    check(&[long.as_str()]);
+    let long = "System.setProperty(\"db.password\", \"«XTrmF8CWiKDAHh08UfRrTICCr//LVg4!z5er52dCume06Y2HpT2Ddh7FhF93wSZE+UKXy2bhuT4YX8W/51N1E6lLl!ul2JFM0PCxNmgmnukMu40tRXvu8KXpCa4fnxPHN!jxLKE8wJ+09fwt9OCfE/P8wIwdyvLbKg4TlygcfZq4jx1OFr4wSSuEQdS/V9#ftElzc!XFJgihEqbV#AQ5u7gWUdR1agGhBtRpzmaFSUw5!xqmD8IgD9lrEiMiL1+f4S4sKXh3h!685f4TsU/Zm1EM1NpeeQYNMNFxs0#w0QIq9k!sXqva+BRlrYh4UgUfdENlHI6xx8B+YUrHqGWav+SxL+VD!UUh+FNWZHQGj!b3GpYQBEDUbrZvwAyvmcRtJk/!5YZZTIfYM59Erp7tD5Vl2BjOSAjo!6wFJsbW91/8sszVo30Zhz!Tx46mdJ8iFyIjtm5THM/AzrFyaXD!SglDWzPjKktN»\");\n";
+    check(&[long]);
     check(&[
         "System.setProperty(\"javax.net.ssl.keyStorePassword\", \"«Wq8#kPz2!vLm»\");\n",
         "spark.conf.set(\"fs.azure.account.key.acct.dfs.core.windows.net\", \"«kQ7x2Lr9Vb3Nz8Pq1Wt5Yh6Jm4Fc0Ds2Ga7Ue9Ko3Ri1Hl5Xn8Cv6Bw4Ej2Mt0Qp9Sy==»\")\n",

@@ -60,6 +60,8 @@ const DEBUG_LOOK_ALIKES: &[&str] = &[
     "Set-Cookie: csrftoken=WgAXy4leQsZQfNNJHz76PajWrMka3XGV; expires=Fri, 02 May 2025 13:12:56 GMT; Path=/\n",
     "     Controlled By:  ReplicaSet/payments-c32475ef9\n",
     "'Authorization': b'AWS4-HMAC-SHA256 Credential=AKIAY76AHUR7EZCP5IQJ/20250809/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date'\n",
+    // systemd's memory-pressure setting: base64 of words and numbers.
+    "$ ps eww 14978\n  PID TTY STAT TIME COMMAND\n14978 ? Ssl 0:03 /usr/bin/search-svc JOURNAL_STREAM=8:41971 MEMORY_PRESSURE_WRITE=c29tZSAyMDAwMDAgMjAwMDAwMAA= SYSTEMD_EXEC_PID=14978\n",
     "$ sudo cat -A /proc/10718/environ\nOTEL_EXPORTER_OTLP_ENDPOINT=http://otel-collector.observability:4317^@STRIPE_SECRET_KEY_PATH=/run/secrets/stripe^@TOKEN_TTL_SECONDS=3600^@\n",
 ];
 
@@ -72,6 +74,7 @@ const MASKED: &[&str] = &[
     "  \"SUPrivateEDKey\" => \"«rMa+WNQiqlKZSBGa2nDzrd98RKz2BJgJSI3fIdccPqo=»\"\n",
     "    password = \"«Wq8#kPz2!vLm»\"\n",
     "DB_PASSWORD=«%sUp3rS3cret!»\n",
+    "SIGNING_SEED=«Xk29fLq0Wm3nVb7Rt5YpQz1Hj8K»\n",
     "password: «%d9Gk#2pLx»\n",
     "DB_PASSWORD=«Admin/kestrel7741»\n",
     "X-Honeycomb-Team: «hcaik_01hx2k3m4n5p6q7r8s9t0v1w2x3y4z5a6b7c8d9e0f1g2h3j4k5m6n7p8q»\n",

@@ -559,27 +559,38 @@ pub(super) fn generated_name(v: &[u8]) -> bool {
 }
 
 /// Whether `v` is base64 of JSON (`eyJ2Ijoi…`: a pagination cursor,
-/// `kubectl`'s `continue`, Azure's `$skiptoken`) or of a typed id
-/// (`MDQ6VXNlcjE=`, `04:User1`): not random; what it holds is read by the
-/// decoding pass.
+/// `kubectl`'s `continue`, Azure's `$skiptoken`), of a typed id
+/// (`MDQ6VXNlcjE=`, `04:User1`) or of words and numbers (systemd's
+/// `MEMORY_PRESSURE_WRITE=c29tZSAyMDAwMDAg…`, `some 200000 2000000`): not
+/// random; what it holds is read by the decoding pass.
 pub(super) fn encoded_structure(v: &[u8]) -> bool {
     // After a short tag (`4-eyJ…`, Slack's `event_context`).
     let v = match v.iter().take(6).position(|&c| c == b'-') {
         Some(p) if v[p + 1..].starts_with(b"eyJ") => &v[p + 1..],
         _ => v,
     };
-    if !(v.starts_with(b"ey")
-        || v.starts_with(b"W3")
-        || v.starts_with(b"MD")
-        || v.starts_with(b"MT"))
-    {
-        return false;
-    }
     let Some(t) = crate::decode::base64_text(v) else {
-        return false;
+        // (A C string's NUL at its end is no text's: decoded as bytes.)
+        let body = &v[..v.len() - v.iter().rev().take_while(|&&c| c == b'=').count()];
+        return v.len() <= 256
+            && body.iter().all(|&c| crate::b64(c) && c != b'=')
+            && words(&crate::decode::decode(body));
     };
     let t = t.trim_start();
-    t.starts_with('{') || t.starts_with('[') || typed_id(t.as_bytes())
+    t.starts_with('{') || t.starts_with('[') || typed_id(t.as_bytes()) || words(t.as_bytes())
+}
+
+/// Two words or more between single blanks, of letters and digits only,
+/// before a NUL or a line's end.
+fn words(t: &[u8]) -> bool {
+    let end = t
+        .iter()
+        .rposition(|&c| !matches!(c, 0 | b'\n'))
+        .map_or(0, |p| p + 1);
+    let t = &t[..end];
+    t.contains(&b' ')
+        && t.split(|&c| c == b' ')
+            .all(|w| !w.is_empty() && w.iter().all(u8::is_ascii_alphanumeric))
 }
 
 /// `04:User1827364519`: digits, `:`, a type's name, digits.

@@ -570,9 +570,11 @@ pub(super) fn encoded_structure(v: &[u8]) -> bool {
         _ => v,
     };
     let Some(t) = crate::decode::base64_text(v) else {
-        // (A C string's NUL at its end is no text's: decoded as bytes.)
+        // (A C string's NUL at its end is no text's: decoded as bytes. Its
+        // base64 ends in `A=`, `A==` or `AA`.)
         let body = &v[..v.len() - v.iter().rev().take_while(|&&c| c == b'=').count()];
         return v.len() <= 256
+            && body.ends_with(b"A")
             && body.iter().all(|&c| crate::b64(c) && c != b'=')
             && words(&crate::decode::decode(body));
     };

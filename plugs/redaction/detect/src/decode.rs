@@ -288,7 +288,7 @@ pub(super) fn base64_text(w: &[u8]) -> Option<String> {
     (bad == 0).then_some(text)
 }
 
-/// Decodes base64, standard or URL-safe, without padding.
+/// Decodes base64, standard or URL-safe; padding (`=`) ends it.
 pub(crate) fn decode(t: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(t.len() * 3 / 4);
     let (mut acc, mut bits) = (0u32, 0u32);
@@ -298,6 +298,8 @@ pub(crate) fn decode(t: &[u8]) -> Vec<u8> {
             b'a'..=b'z' => c - b'a' + 26,
             b'0'..=b'9' => c - b'0' + 52,
             b'+' | b'-' => 62,
+            // (Read as data, padding added a byte that was never there.)
+            b'=' => break,
             _ => 63,
         };
         acc = ((acc << 6) | v as u32) & 0xffff;
@@ -337,4 +339,23 @@ pub(super) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
         .iter()
         .any(|&c| c == b'\\' || c == b'%')
         .then_some(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::decode;
+
+    #[test]
+    fn padding_ends_what_is_decoded() {
+        for (t, want) in [
+            (&b"YQ=="[..], &b"a"[..]),
+            (b"YWI=", b"ab"),
+            (b"YWJj", b"abc"),
+            (b"YQ", b"a"),
+            // systemd's `some 200000 2000000` and its NUL.
+            (b"c29tZSAyMDAwMDAgMjAwMDAwMAA=", b"some 200000 2000000\0"),
+        ] {
+            assert_eq!(decode(t), want, "{}", String::from_utf8_lossy(t));
+        }
+    }
 }

@@ -806,8 +806,15 @@ pub(crate) fn run(t: &[u8], from: usize, ok: impl Fn(u8) -> bool) -> usize {
 
 /// Whether `cat -v`/`cat -A` shows a NUL at `i` (`^@`) between two
 /// environment variables (`/proc/<pid>/environ`): the next `NAME=` follows.
+/// (Called for each byte of a value: the `^` test inline, the rest not.)
+#[inline(always)]
 pub(crate) fn nul_shown_at(b: &[u8], i: usize) -> bool {
-    if b[i] != b'^' || b.get(i + 1) != Some(&b'@') {
+    b[i] == b'^' && env_name_after_nul(b, i)
+}
+
+#[inline(never)]
+fn env_name_after_nul(b: &[u8], i: usize) -> bool {
+    if b.get(i + 1) != Some(&b'@') {
         return false;
     }
     let name = run(b, i + 2, |c| {

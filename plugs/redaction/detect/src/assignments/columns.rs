@@ -153,11 +153,11 @@ pub(crate) fn cell(b: &[u8], s: usize, found: &mut Vec<Found>) {
 /// name that starts at the key's column and names a secret. Only a value
 /// that looks like a key: without a rule, a line of words above may be a
 /// row of names rather than the header.
-#[inline(never)]
 ///
 /// Under a password's name (`column -t` of a seed file's `password`) the
 /// whole cell, to two blanks, if it is shaped like a password: its symbols
 /// split it into words.
+#[inline(never)]
 pub(crate) fn aligned(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     let v = &b[s..e];
     let key = v.len() >= 16 && (keylike(v) || hex_key(v)) && plain(v) && !path(v);

@@ -106,7 +106,7 @@ fn basic_credentials(v: &[u8]) -> bool {
     pad <= 2
         && body.iter().all(|&c| b64(c) && c != b'=')
         && (pad == 0 || v.len().is_multiple_of(4))
-        && crate::decode::decode(body).contains(&b':')
+        && crate::decode::decode(v).contains(&b':')
 }
 
 /// What `Set-Cookie` says about its cookie, after it: never a credential.

@@ -572,11 +572,10 @@ pub(super) fn encoded_structure(v: &[u8]) -> bool {
     let Some(t) = crate::decode::base64_text(v) else {
         // (A C string's NUL at its end is no text's: decoded as bytes. Its
         // base64 ends in `A=`, `A==` or `AA`.)
-        let body = &v[..v.len() - v.iter().rev().take_while(|&&c| c == b'=').count()];
         return v.len() <= 256
-            && body.ends_with(b"A")
-            && body.iter().all(|&c| crate::b64(c) && c != b'=')
-            && words(&crate::decode::decode(body));
+            && v.iter().rfind(|&&c| c != b'=') == Some(&b'A')
+            && v.iter().all(|&c| crate::b64(c))
+            && words(&crate::decode::decode(v));
     };
     let t = t.trim_start();
     t.starts_with('{') || t.starts_with('[') || typed_id(t.as_bytes()) || words(t.as_bytes())

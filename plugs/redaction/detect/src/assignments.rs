@@ -21,6 +21,7 @@ mod command_lines;
 pub(super) mod command_output;
 pub(super) mod device_lines;
 mod http_auth;
+pub(super) mod logins;
 pub(super) mod named_above;
 mod names;
 pub(super) mod parents;
@@ -888,6 +889,14 @@ fn value(
     }
     if i >= n {
         return Parsed::Open;
+    }
+    // gdb's `password = 0x55bd070e08f6 "…"`: a `char *` printed as its
+    // address and the string there.
+    if op == Op::Spaced && b[i..].starts_with(b"0x") {
+        let digits = crate::run(b, i + 2, |c| c.is_ascii_hexdigit());
+        if digits >= 4 && b[i + 2 + digits..].starts_with(b" \"") {
+            i += 2 + digits + 1;
+        }
     }
     // ODBC's `Pwd={…};`: braces quote a value in a connection string.
     if op == Op::Compact && b[i] == b'{' && ks > 0 && b[ks - 1] == b';' {

@@ -207,7 +207,48 @@ pub(crate) fn region(
 /// (a timestamp, a line number) and blanks (their alignment) free; or a
 /// table's row whose cells before the value are blank.
 fn prefix_len(first: &[u8], line: &[u8]) -> Option<usize> {
-    same_shape(first, line).or_else(|| blank_cells(first, line))
+    same_shape(first, line)
+        .or_else(|| blank_cells(first, line))
+        .or_else(|| printed_by_frame(first, line))
+}
+
+/// The first line's decoration as the lines after it carry it, where it is
+/// not the same: an agent's frame on the first line only (Claude Code's
+/// `  ⎿  `, Codex's `  └ `: blanks below), and a command that printed the
+/// block from its first line (`+ echo '-----BEGIN …`, under a CI log's
+/// timestamps: only the timestamps below).
+#[cold]
+#[inline(never)]
+fn printed_by_frame(first: &[u8], line: &[u8]) -> Option<usize> {
+    let mut shape = first.to_vec();
+    for glyph in ["⎿", "└"] {
+        if let Some(p) = crate::find(&shape, glyph.as_bytes()) {
+            shape.splice(p..p + glyph.len(), [b' ']);
+        }
+    }
+    if let Some(p) = echo_at(&shape) {
+        shape.truncate(p);
+    }
+    (shape != first && shape.iter().any(|&c| c != b' '))
+        .then(|| same_shape(&shape, line))
+        .flatten()
+}
+
+/// Where a command that prints its quoted argument starts at the end of
+/// `prefix` (`+ echo '`, `$ printf '%s' "`), after a blank.
+fn echo_at(prefix: &[u8]) -> Option<usize> {
+    if !matches!(prefix.last(), Some(b'\'' | b'"')) {
+        return None;
+    }
+    let p = [&b"echo "[..], b"printf "]
+        .iter()
+        .filter_map(|c| crate::rfind(prefix, c))
+        .max()?;
+    let p = match p.checked_sub(2) {
+        Some(q) if matches!(&prefix[q..p], b"+ " | b"$ ") => q,
+        _ => p,
+    };
+    (p > 0 && prefix[p - 1] == b' ').then_some(p)
 }
 
 /// `first`'s text, each run of digits any run of digits; a run of blanks
@@ -549,6 +590,23 @@ mod tests {
         ("│ TLS_KEY    │ ", "│ OTHER      │ MIIE", None),
         ("│ TLS_KEY    │ ", "             │ MIIE", None),
         ("Error: expected \"", "Error: process exited", None),
+        // The first line's frame and the command that printed the block.
+        (
+            "  ⎿  2025-04-08T15:45:37.3106386Z ",
+            "     2025-04-08T15:45:37.3427860Z lIYE",
+            Some(34),
+        ),
+        (
+            "2025-04-08T15:45:37.3106386Z + echo '",
+            "2025-04-08T15:45:37.3427860Z lIYE",
+            Some(29),
+        ),
+        (
+            "  └ 12:00:01 $ printf '%s\\n' \"",
+            "    12:00:02 MIIE",
+            Some(13),
+        ),
+        ("+ echo '", "lIYEYhc6", None),
     ];
 
     #[test]

@@ -355,6 +355,8 @@ impl Redactor {
                 }
             }
         }
+        // A protocol's login (`AUTH …`, `a1 LOGIN …`, RESP, SASL PLAIN).
+        assignments::logins::find(b, &mut found);
         // A key block on decorated lines (`decorations`): read again without
         // the decoration, masked where its bytes came from.
         if found.iter().any(|f| f.kind == decorations::DECORATED) {
@@ -652,6 +654,9 @@ impl Redactor {
         }
         if let Some(value) = assignments::clear_text::open_at(b, cut) {
             cut = cut.min(value);
+        }
+        if let Some(login) = assignments::logins::open_at(b, cut) {
+            cut = cut.min(login);
         }
         cut
     }

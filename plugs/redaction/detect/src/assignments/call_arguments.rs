@@ -188,12 +188,15 @@ fn call(b: &[u8], s: usize) -> Call<'_> {
         return Call::Open;
     }
     if b[i] == b')' {
-        return setter.map_or(Call::No, |name| Call::Value {
-            name,
-            start: s,
-            end: close,
-            known: true,
-        });
+        return match setter {
+            Some(name) => Call::Value {
+                name,
+                start: s,
+                end: close,
+                known: true,
+            },
+            None => result(b, &b[s..close], i + 1),
+        };
     }
     let name = &b[s..close];
     if name.is_empty()
@@ -225,6 +228,49 @@ fn call(b: &[u8], s: usize) -> Call<'_> {
         None => Call::No,
     }
 }
+
+/// A call's result as a tracer shows it after the `)` that ends at `i`
+/// (ltrace's `getenv("PGPASSWORD")      = "…"`), for the name its only
+/// argument gives.
+fn result<'a>(b: &[u8], name: &'a [u8], mut i: usize) -> Call<'a> {
+    // ltrace pads its results to a column.
+    let blanks = crate::run(b, i, |c| c == b' ');
+    if blanks > MAX_PADDING {
+        return Call::No;
+    }
+    i += blanks;
+    match (b.get(i), b.get(i + 1)) {
+        (None, _) | (Some(b'='), None) => return Call::Open,
+        (Some(b'='), Some(&c)) if c != b'=' => i += 1,
+        _ => return Call::No,
+    }
+    skip_blanks(b, &mut i);
+    match b.get(i) {
+        None => return Call::Open,
+        Some(b'"') => {}
+        _ => return Call::No,
+    }
+    let start = i + 1;
+    let limit = (start + MAX_CALL).min(b.len());
+    match memchr::memchr(b'"', &b[start..limit]) {
+        Some(p)
+            if !name.is_empty() && name.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_') =>
+        {
+            Call::Value {
+                name,
+                start,
+                end: start + p,
+                known: false,
+            }
+        }
+        Some(_) => Call::No,
+        None if limit == b.len() => Call::Open,
+        None => Call::No,
+    }
+}
+
+/// Most blanks between a call and its result.
+const MAX_PADDING: usize = 128;
 
 /// The name called before the `(` at `open` (`define`, `setXApiKey`).
 fn callee(b: &[u8], open: usize) -> &[u8] {

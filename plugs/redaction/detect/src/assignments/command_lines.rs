@@ -1,5 +1,6 @@
 //! Secrets on command lines that no `name=value` gives away: `curl -u
-//! user:password` (also `--user`, `--proxy-user`), MySQL's glued
+//! user:password` (also `--user`, `--proxy-user`, and skopeo's, podman's
+//! `--creds`, `--src-creds`, `--dest-creds`), MySQL's glued
 //! `-pPASSWORD`, and the short password flags of the clients that have one
 //! (`sshpass -p`, `ldapsearch -w`, `redis-cli -a`, `sqlcmd -P`, `mongosh
 //! -p`, `docker login -p`, net-snmp's `-A`/`-X` passphrases and `-c`
@@ -19,7 +20,15 @@ pub(super) fn may_be(b: &[u8], s: usize, e: usize) -> bool {
     match b.get(s + 1) {
         Some(b'u' | b'w' | b'a' | b'P' | b'b' | b'A' | b'X' | b'c' | b's') => e - s == 2,
         Some(b'p') => true,
-        Some(b'-') => matches!(&b[s..e], b"--user" | b"--proxy-user" | b"--cookie"),
+        Some(b'-') => matches!(
+            &b[s..e],
+            b"--user"
+                | b"--proxy-user"
+                | b"--cookie"
+                | b"--creds"
+                | b"--src-creds"
+                | b"--dest-creds"
+        ),
         _ => false,
     }
 }
@@ -28,6 +37,8 @@ pub(super) fn may_be(b: &[u8], s: usize, e: usize) -> bool {
 pub(super) fn flag(b: &[u8], s: usize, e: usize) -> Parsed {
     match &b[s..e] {
         b"-u" | b"--user" | b"--proxy-user" => user_password(b, e),
+        // skopeo's, podman's and buildah's registry credentials.
+        b"--creds" | b"--src-creds" | b"--dest-creds" => user_password(b, e),
         b"-b" | b"--cookie" => cookie_argument(b, e),
         // HTTPie's `http -a user:password`.
         b"-a" if after_program(b, s, &[b"http ", b"https ", b"xh "]) => user_password(b, e),

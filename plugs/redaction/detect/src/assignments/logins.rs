@@ -1,0 +1,607 @@
+//! Logins in a protocol's own words, as a session, a capture or a tracer
+//! shows them, where no name says "password":
+//!
+//! - Redis's `AUTH [user] password`: at `redis-cli`'s prompt
+//!   (`127.0.0.1:6379> AUTH …`), after `HELLO 3`, in `MONITOR`'s quoted
+//!   words (`"AUTH" "app" "…"`), and in RESP's bulk strings (`*2\r\n$4\r\n
+//!   AUTH\r\n$24\r\n…`), escaped as `strace` prints them, or on lines of
+//!   their own as `ngrep -W byline` does;
+//! - IMAP's `<tag> LOGIN user password`, POP3's and FTP's `PASS password`,
+//!   on a client's line (a transcript's `C: `, `swaks`' `~> `, curl's `> `);
+//! - SMTP's `AUTH LOGIN`: the line answering the `Password:` challenge
+//!   (`334 UGFzc3dvcmQ6`);
+//! - SASL PLAIN after `AUTH PLAIN` or `AUTHENTICATE PLAIN`: base64 of
+//!   `authzid\0user\0password`, on the line or a line after the server's
+//!   go-ahead, masked as it stands.
+//!
+//! A user's name is no secret: only the password is masked.
+
+use std::sync::LazyLock;
+
+use memchr::memmem::Finder;
+
+use super::values::{quote_at, quoted};
+use crate::Found;
+
+const KIND: &str = "secret-assignment";
+
+/// Longest value read (a password, a bulk string, a SASL answer).
+const MAX_VALUE: usize = 1024;
+
+/// How far a client's line may run before its command (a prompt, a
+/// timestamp, an agent's frame).
+const MAX_PREFIX: usize = 64;
+
+/// What a login's reading gives: the password's span and whether the text
+/// ended before the login did (read as ended there; a stream waits); that
+/// the text ends before any password; or nothing.
+#[derive(Debug, PartialEq, Eq)]
+enum Read {
+    Value(usize, usize, bool),
+    Open,
+    No,
+}
+
+/// How a login is read from its keyword's place.
+type Reader = fn(&[u8], usize) -> Read;
+
+/// The keywords a login starts at (looked for with what surrounds a
+/// lower-case one: those are common words), how far into the needle the
+/// keyword starts, and the reading of each. (One pass per needle: each
+/// skips on its rarest bytes. One pass for all of them costs more.)
+const KEYWORDS: [(&[u8], usize, Reader); 6] = [
+    (b"AUTH", 0, auth),
+    (b"> auth ", 2, auth),
+    (b"LOGIN", 0, login),
+    (b" login ", 1, login),
+    (b"PASS", 0, pass),
+    (b"334 ", 0, challenge),
+];
+
+/// A searcher for each keyword's needle, built once.
+static FINDERS: LazyLock<Vec<Finder<'static>>> = LazyLock::new(|| {
+    KEYWORDS
+        .iter()
+        .map(|(needle, ..)| Finder::new(needle))
+        .collect()
+});
+
+/// Each keyword in `b`: where, and its reading.
+fn keywords(b: &[u8]) -> impl Iterator<Item = (usize, Reader)> + '_ {
+    FINDERS
+        .iter()
+        .zip(KEYWORDS)
+        .flat_map(move |(finder, (_, offset, read))| {
+            finder.find_iter(b).map(move |p| (p + offset, read))
+        })
+}
+
+/// Every login's password in `b`.
+pub(crate) fn find(b: &[u8], found: &mut Vec<Found>) {
+    for (p, read) in keywords(b) {
+        if let Read::Value(start, end, _) = read(b, p) {
+            found.push(Found {
+                start,
+                end,
+                kind: KIND,
+            });
+        }
+    }
+}
+
+/// Where a login that the text ends inside starts, if one reaches `cut`
+/// (its keyword's line): read to the text's end, its password may still
+/// change (a second argument, a second bulk string, the answer's line).
+pub(crate) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
+    // A login is read over a few short lines at most.
+    let from = cut.saturating_sub(4 * MAX_PREFIX + 64);
+    keywords(&b[from..cut])
+        .filter_map(|(p, read)| {
+            let p = from + p;
+            matches!(read(b, p), Read::Open | Read::Value(_, _, true))
+                .then(|| crate::line_start(b, p))
+        })
+        .min()
+}
+
+/// Whether `[p, p + n)` is a word of its own: no letter, digit or `_`
+/// glued before (an escape's `\n` aside: `\r\nAUTH`) or after it.
+fn whole_word(b: &[u8], p: usize, n: usize) -> bool {
+    let before = p == 0 || !is_word(b[p - 1]) || (b[p - 1] == b'n' && p >= 2 && b[p - 2] == b'\\');
+    before && b.get(p + n).is_none_or(|&c| !is_word(c))
+}
+
+fn is_word(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+/// The client's part of the line before `p` (trimmed), if `p` is where a
+/// client's command starts: first on its line, or after a prompt or a
+/// transcript's mark (`127.0.0.1:6379>`, `C:`, `~>`, `->`, `>`, an agent's
+/// frame `⎿`).
+fn client_prefix(b: &[u8], p: usize) -> Option<&[u8]> {
+    let line = crate::line_start_within(b, p, MAX_PREFIX)?;
+    let prefix = b[line..p].trim_ascii();
+    let client = prefix.is_empty()
+        || prefix.ends_with(b">")
+        || prefix == b"C:"
+        || prefix.ends_with(b" C:")
+        || prefix.ends_with("⎿".as_bytes())
+        || prefix.ends_with("└".as_bytes())
+        || prefix.ends_with("│".as_bytes());
+    client.then_some(prefix)
+}
+
+/// Whether a client's prefix marks the line as sent (a prompt, `C:`), not
+/// only first on its line: `AUTH failed` and `PASS src/app.test.js` are a
+/// log's and a test runner's.
+fn marked(prefix: &[u8]) -> bool {
+    prefix.ends_with(b">") || prefix.ends_with(b"C:")
+}
+
+/// The words from `i` to the line's end (at most `max + 1`, bare or
+/// quoted), and whether the text ended before the line did.
+fn arguments(b: &[u8], mut i: usize, max: usize) -> (Vec<(usize, usize)>, bool) {
+    let mut words = Vec::new();
+    loop {
+        while b.get(i) == Some(&b' ') {
+            i += 1;
+        }
+        match b.get(i) {
+            None => return (words, true),
+            Some(b'\n') => return (words, false),
+            Some(b'\r') if b.get(i + 1) == Some(&b'\n') => return (words, false),
+            Some(b'\r') if i + 1 == b.len() => return (words, true),
+            _ => {}
+        }
+        let (s, e) = match quote_at(b, i) {
+            Some(q) => {
+                let (s, e, open) = quoted(b, i, q);
+                if open {
+                    words.push((s, e));
+                    return (words, true);
+                }
+                i = (e + q.len()).min(b.len());
+                (s, e)
+            }
+            None => {
+                let e = i + b[i..]
+                    .iter()
+                    .take(MAX_VALUE)
+                    .take_while(|c| !c.is_ascii_whitespace())
+                    .count();
+                let s = i;
+                i = e;
+                (s, e)
+            }
+        };
+        words.push((s, e));
+        if words.len() > max {
+            return (words, false);
+        }
+    }
+}
+
+/// A password as a login gives it, not a stand-in or a mask (`XXXX`,
+/// `****`, `<password>`, `$REDIS_PASSWORD`).
+fn password(v: &[u8]) -> bool {
+    !v.is_empty()
+        && !v.iter().all(|&c| matches!(c, b'*' | b'x' | b'X' | b'.'))
+        && !crate::placeholders::stand_in(v)
+        && !v.starts_with(b"<")
+}
+
+/// `AUTH` (or `auth`) at `p`.
+fn auth(b: &[u8], p: usize) -> Read {
+    // IMAP's `AUTHENTICATE PLAIN`.
+    if b[p..].starts_with(b"AUTHENTICATE PLAIN") {
+        return plain_mechanism(b, p + 13);
+    }
+    if !whole_word(b, p, 4) {
+        return Read::No;
+    }
+    let e = p + 4;
+    // MONITOR's quoted words: `"AUTH" "app" "…"`.
+    if p > 0 && b[p - 1] == b'"' && b.get(e) == Some(&b'"') {
+        return match b.get(e + 1) {
+            None => Read::Open,
+            Some(b' ') => last_of(b, e + 1, true),
+            _ => Read::No,
+        };
+    }
+    if let Some(sep) = resp_separator_before(b, p) {
+        return resp(b, e, sep);
+    }
+    match b.get(e) {
+        None => return Read::Open,
+        Some(b' ') => {}
+        _ => return Read::No,
+    }
+    // A mechanism (`AUTH PLAIN`, `AUTH LOGIN`, `AUTH CRAM-MD5`) is SMTP's:
+    // PLAIN's answer is told by its encoding, LOGIN's by its challenge.
+    let word = e + 1 + crate::run(b, e + 1, |c| c == b' ');
+    let name_len = crate::run(b, word, |c| {
+        c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'-'
+    });
+    if name_len >= 4
+        && b.get(word + name_len)
+            .is_none_or(|c| c.is_ascii_whitespace())
+    {
+        return if &b[word..word + name_len] == b"PLAIN" {
+            plain_mechanism(b, word)
+        } else {
+            Read::No
+        };
+    }
+    let line = crate::line_start_within(b, p, 4 * MAX_PREFIX);
+    let hello = line.is_some_and(|line| {
+        let t = b[line..p].trim_ascii_end();
+        t.len() >= 7 && t[..t.len() - 1].ends_with(b"HELLO ") && t[t.len() - 1].is_ascii_digit()
+    });
+    if hello {
+        // `HELLO 3 AUTH user password [SETNAME name]`.
+        let (words, open) = arguments(b, e, 4);
+        return match words.get(1) {
+            Some(&(s, e)) if password(&b[s..e]) => Read::Value(s, e, open && words.len() == 2),
+            None if open => Read::Open,
+            _ => Read::No,
+        };
+    }
+    // At a prompt (lower case only there: `redis> auth …`), a client's
+    // mark, or on `redis-cli`'s command line.
+    let cli = || {
+        line.is_some_and(|line| {
+            let before = &b[line..p];
+            [&b"redis-cli "[..], b"valkey-cli ", b"keydb-cli "]
+                .iter()
+                .any(|c| crate::find(before, c).is_some())
+        })
+    };
+    let at_prompt = match client_prefix(b, p) {
+        Some(prefix) if b[p] == b'a' => prefix.ends_with(b">"),
+        Some(prefix) => marked(prefix) || cli(),
+        None => b[p] == b'A' && cli(),
+    };
+    if !at_prompt {
+        return Read::No;
+    }
+    last_of(b, e, false)
+}
+
+/// The last of one or two arguments from `i` to the line's end, the
+/// password (`AUTH password`, `AUTH user password`); quoted ones only
+/// where `quoted_only`.
+fn last_of(b: &[u8], i: usize, quoted_only: bool) -> Read {
+    let (words, open) = arguments(b, i, 2);
+    if words.is_empty() && open {
+        return Read::Open;
+    }
+    if !(1..=2).contains(&words.len()) {
+        return Read::No;
+    }
+    if quoted_only && words.iter().any(|&(s, _)| s == 0 || b[s - 1] != b'"') {
+        return Read::No;
+    }
+    let (s, e) = words[words.len() - 1];
+    if password(&b[s..e]) {
+        Read::Value(s, e, open)
+    } else if open {
+        Read::Open
+    } else {
+        Read::No
+    }
+}
+
+/// The separators RESP's lines are shown with: escaped (`strace`), as
+/// they are, or with `ngrep`'s `.` for a CR.
+const SEPARATORS: [&[u8]; 5] = [b"\\r\\n", b"\\n", b"\r\n", b".\n", b"\n"];
+
+/// The separator between `$4` and `AUTH` at `p`: this `AUTH` is a bulk
+/// string of RESP.
+fn resp_separator_before(b: &[u8], p: usize) -> Option<&'static [u8]> {
+    SEPARATORS.into_iter().find(|sep| {
+        p >= sep.len() + 2
+            && &b[p - sep.len()..p] == *sep
+            && &b[p - sep.len() - 2..p - sep.len()] == b"$4"
+    })
+}
+
+/// After RESP's `AUTH` (ending at `i`): one bulk string, the password, or
+/// two, a user's name and the password.
+fn resp(b: &[u8], i: usize, sep: &[u8]) -> Read {
+    let first = match bulk(b, i, sep) {
+        Read::Value(s, e, false) => (s, e),
+        other => return other,
+    };
+    let (s, e, open) = match bulk(b, first.1, sep) {
+        Read::Value(s, e, open) => (s, e, open),
+        // The first is the password until a second comes.
+        Read::Open => (first.0, first.1, true),
+        Read::No => (first.0, first.1, false),
+    };
+    if password(&b[s..e]) {
+        Read::Value(s, e, open)
+    } else if open {
+        Read::Open
+    } else {
+        Read::No
+    }
+}
+
+/// The bulk string `<sep>$<n><sep><value>` at `i`: its value, open while
+/// the separator after it is not there.
+fn bulk(b: &[u8], i: usize, sep: &[u8]) -> Read {
+    let Some(rest) = b.get(i..) else {
+        return Read::Open;
+    };
+    if !crate::starts(rest, sep) {
+        return if sep.starts_with(rest) {
+            Read::Open
+        } else {
+            Read::No
+        };
+    }
+    let mut j = i + sep.len();
+    match b.get(j) {
+        None => return Read::Open,
+        Some(b'$') => j += 1,
+        _ => return Read::No,
+    }
+    let digits = b[j..]
+        .iter()
+        .take(5)
+        .take_while(|c| c.is_ascii_digit())
+        .count();
+    if j + digits >= b.len() {
+        return Read::Open;
+    }
+    if digits == 0 {
+        return Read::No;
+    }
+    let n: usize = std::str::from_utf8(&b[j..j + digits])
+        .ok()
+        .and_then(|d| d.parse().ok())
+        .unwrap_or(0);
+    j += digits;
+    let Some(rest) = b.get(j..) else {
+        return Read::Open;
+    };
+    if !crate::starts(rest, sep) {
+        return if sep.starts_with(rest) {
+            Read::Open
+        } else {
+            Read::No
+        };
+    }
+    let start = j + sep.len();
+    // Its length as declared; escapes (`\"`, `\x00`) make the shown value
+    // longer: then to the next separator.
+    if start >= b.len() {
+        return Read::Open;
+    }
+    let (end, open) = if b.get(start + n..).is_some_and(|r| crate::starts(r, sep)) {
+        (start + n, false)
+    } else {
+        match crate::find(&b[start..b.len().min(start + MAX_VALUE)], sep) {
+            Some(p) => (start + p, false),
+            None if b.len() < start + MAX_VALUE => (b.len(), true),
+            None => return Read::No,
+        }
+    };
+    if end == start || b[start..end].contains(&b'\n') {
+        return Read::No;
+    }
+    Read::Value(start, end, open)
+}
+
+/// IMAP's `<tag> LOGIN user password` at `p` (`LOGIN` or `login`).
+fn login(b: &[u8], p: usize) -> Read {
+    if !whole_word(b, p, 5) || p < 2 || b[p - 1] != b' ' {
+        return Read::No;
+    }
+    // The tag: a short word of letters, digits and dots, first on a
+    // client's line.
+    let tag_len = b[..p - 1]
+        .iter()
+        .rev()
+        .take(11)
+        .take_while(|&&c| c.is_ascii_alphanumeric() || c == b'.')
+        .count();
+    let tag = &b[p - 1 - tag_len..p - 1];
+    // `a1`, `A001`, `.`; a word alone is a sentence's (`I login as …`).
+    let tag_like = tag.iter().any(u8::is_ascii_digit) || tag == b"." || tag == b"a";
+    if !(1..=10).contains(&tag_len) || !tag_like || client_prefix(b, p - 1 - tag_len).is_none() {
+        return Read::No;
+    }
+    match b.get(p + 5) {
+        None => return Read::Open,
+        Some(b' ') => {}
+        _ => return Read::No,
+    }
+    let (words, open) = arguments(b, p + 5, 2);
+    if words.len() < 2 && open {
+        return Read::Open;
+    }
+    if words.len() != 2 {
+        return Read::No;
+    }
+    let (s, e) = words[1];
+    if password(&b[s..e]) {
+        Read::Value(s, e, open)
+    } else if open {
+        Read::Open
+    } else {
+        Read::No
+    }
+}
+
+/// POP3's and FTP's `PASS password` at `p`, on a client's line.
+fn pass(b: &[u8], p: usize) -> Read {
+    if !whole_word(b, p, 4) {
+        return Read::No;
+    }
+    // On a marked line, or after the user's name (`USER alice`), as POP3
+    // and FTP send them.
+    // (The server's answer between: `+OK`, `331 Password required`.)
+    let after_user = || {
+        let mut line = crate::line_start(b, p);
+        (0..3).any(|_| {
+            if line == 0 {
+                return false;
+            }
+            let above = crate::line_start(b, line - 1);
+            let t = &b[above..line - 1];
+            line = above;
+            crate::find(t, b"USER ").is_some_and(|u| client_prefix(b, above + u).is_some())
+        })
+    };
+    if !client_prefix(b, p).is_some_and(|prefix| {
+        marked(prefix) || (prefix.is_empty() || prefix.ends_with("⎿".as_bytes())) && after_user()
+    }) {
+        return Read::No;
+    }
+    match b.get(p + 4) {
+        None => return Read::Open,
+        Some(b' ') => {}
+        _ => return Read::No,
+    }
+    let (words, open) = arguments(b, p + 4, 1);
+    match words[..] {
+        [(s, e)] if password(&b[s..e]) => Read::Value(s, e, open),
+        _ if open => Read::Open,
+        _ => Read::No,
+    }
+}
+
+/// SMTP's challenge `334 <base64>` at `p`: where it asks for the password
+/// (`UGFzc3dvcmQ6`, `Password:`), the client's next line is its answer, in
+/// base64.
+fn challenge(b: &[u8], p: usize) -> Read {
+    if p > 0 && is_word(b[p - 1]) {
+        return Read::No;
+    }
+    let s = p + 4;
+    let e = s + b[s..]
+        .iter()
+        .take(32)
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'='))
+        .count();
+    let asked = crate::decode::decode(&b[s..e]);
+    if !asked.trim_ascii().eq_ignore_ascii_case(b"password:") {
+        return Read::No;
+    }
+    answer_line(b, e, |_| true)
+}
+
+/// The base64 answer on the client's line after the one `i` is in: the
+/// word after its prefix, when `ok` holds for its decoding.
+fn answer_line(b: &[u8], i: usize, ok: impl Fn(&[u8]) -> bool) -> Read {
+    let Some(nl) = memchr::memchr(b'\n', &b[i..b.len().min(i + MAX_VALUE)]) else {
+        return if b.len() < i + MAX_VALUE {
+            Read::Open
+        } else {
+            Read::No
+        };
+    };
+    let line = i + nl + 1;
+    match memchr::memchr(b'\n', &b[line..b.len().min(line + MAX_VALUE)]) {
+        Some(end) => base64_word_on(b, line, line + end, false, ok),
+        None if b.len() < line + MAX_VALUE => match base64_word_on(b, line, b.len(), true, ok) {
+            Read::No => Read::Open,
+            read => read,
+        },
+        None => Read::No,
+    }
+}
+
+/// The last word of `b[line..end]` (its client's mark before it), if it is
+/// the only one after the mark, base64, and `ok` for its decoding.
+fn base64_word_on(
+    b: &[u8],
+    line: usize,
+    end: usize,
+    open: bool,
+    ok: impl Fn(&[u8]) -> bool,
+) -> Read {
+    base64_word_after(b, line, end, open, true, ok)
+}
+
+/// [`base64_word_on`]; `own_line`: the word must be alone on a client's
+/// line (not after `AUTH PLAIN` on it).
+fn base64_word_after(
+    b: &[u8],
+    line: usize,
+    end: usize,
+    open: bool,
+    own_line: bool,
+    ok: impl Fn(&[u8]) -> bool,
+) -> Read {
+    let t = b[line..end].trim_ascii_end();
+    let s = line
+        + t.iter()
+            .rposition(|c| c.is_ascii_whitespace())
+            .map_or(0, |p| p + 1);
+    let e = line + t.len();
+    let w = &b[s..e];
+    let base64 = w.len() >= 4
+        && w.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'='));
+    if !base64 || (own_line && client_prefix(b, s).is_none()) || !ok(&crate::decode::decode(w)) {
+        return Read::No;
+    }
+    Read::Value(s, e, open)
+}
+
+/// `PLAIN` at `p` after `AUTH` or `AUTHENTICATE`: its base64 answer on the
+/// line, or on a line after the server's go-ahead (`334 `, `+ `), if it
+/// decodes as SASL PLAIN's does.
+fn plain_mechanism(b: &[u8], p: usize) -> Read {
+    if !whole_word(b, p, 5) {
+        return Read::No;
+    }
+    let before = b[crate::line_start_within(b, p, MAX_PREFIX).unwrap_or(p)..p].trim_ascii_end();
+    if !(before.ends_with(b"AUTH") || before.ends_with(b"AUTHENTICATE")) {
+        return Read::No;
+    }
+    let e = p + 5;
+    let Some(nl) = memchr::memchr(b'\n', &b[e..b.len().min(e + MAX_VALUE)]) else {
+        if b.len() >= e + MAX_VALUE {
+            return Read::No;
+        }
+        return match base64_word_after(b, e, b.len(), true, false, sasl_plain) {
+            Read::No => Read::Open,
+            read => read,
+        };
+    };
+    if !b[e..e + nl].trim_ascii().is_empty() {
+        return base64_word_after(b, e, e + nl, false, false, sasl_plain);
+    }
+    // The server's go-ahead, then the answer.
+    let go = e + nl + 1;
+    let Some(go_end) = memchr::memchr(b'\n', &b[go..b.len().min(go + MAX_VALUE)]) else {
+        return if b.len() < go + MAX_VALUE {
+            Read::Open
+        } else {
+            Read::No
+        };
+    };
+    let server = b[go..go + go_end].trim_ascii();
+    let server = server
+        .iter()
+        .position(|&c| c == b'3' || c == b'+')
+        .map_or(server, |q| &server[q..]);
+    if !(server.starts_with(b"334") || server.starts_with(b"+")) {
+        return Read::No;
+    }
+    answer_line(b, go, sasl_plain)
+}
+
+/// SASL PLAIN's message: `authzid\0user\0password`, two NULs, the rest
+/// printable, a password after the second.
+fn sasl_plain(d: &[u8]) -> bool {
+    let nuls: Vec<usize> = memchr::memchr_iter(0, d).collect();
+    nuls.len() == 2
+        && nuls[1] + 1 < d.len()
+        && d.iter()
+            .all(|&c| c == 0 || c.is_ascii_graphic() || c == b' ' || c >= 0x80)
+}

@@ -1,0 +1,120 @@
+//! Logins typed in a protocol's own words (Redis's `AUTH` at a prompt, in
+//! `MONITOR` and in RESP as `strace` and `ngrep` show it; IMAP's `LOGIN`;
+//! POP3's `PASS`; SMTP's `AUTH LOGIN` and SASL PLAIN), secrets as a
+//! debugger or a tracer prints them (gdb's `char *`, ltrace's `getenv`), a
+//! registry's credentials on a container tool's command line, and a key
+//! block whose first line carries an agent's frame or the command that
+//! printed it. Beside them, what uses the same words and is no login. Each
+//! text is also streamed, cut at every byte and one character at a time,
+//! and must come out as whole.
+//!
+//! The values are random, shaped like the real formats; none is a live
+//! credential.
+
+mod support;
+
+use support::check;
+
+#[test]
+fn a_redis_password_is_masked_however_the_session_is_shown() {
+    check(&[
+        "127.0.0.1:6379> AUTH «rjJRR9YqKZ21BsYIUCVCs7i»\nOK\n",
+        "127.0.0.1:6379> AUTH default «Noodle2020!»\nOK\n127.0.0.1:6379> PING\nPONG\n",
+        "redis> auth «hunter2-Orbit-77»\n",
+        "$ redis-cli -h cache.internal AUTH app «Wq8kPz2vLmNb4T»\n",
+        "127.0.0.1:6379> HELLO 3 AUTH app «T9vQ2xLm8KzP4wRb» SETNAME worker\n",
+        "1700000000.123456 [0 10.0.0.1:5555] \"AUTH\" \"«Wq8kPz2vLmNb4T»\"\n1700000000.223456 [0 10.0.0.1:5555] \"GET\" \"session:42\"\n",
+        "1700000000.123456 [0 10.0.0.1:5555] \"AUTH\" \"app\" \"«Wq8kPz2vLmNb4T»\"\n",
+        "[pid 59080] 00:34:07.151775 sendto(14, \"*2\\r\\n$4\\r\\nAUTH\\r\\n$24\\r\\n«rjJRR9YqKZ21BsYIUC.VCs7i»\\r\\n\", 45, MSG_NOSIGNAL, NULL, 0) = 45\n",
+        "sendto(7, \"*3\\r\\n$4\\r\\nAUTH\\r\\n$7\\r\\ndefault\\r\\n$16\\r\\n«Noodle2020!xyzab»\\r\\n\", 49, 0, NULL, 0) = 49\n",
+        "*3\n$4\nAUTH\n$7\ndefault\n$16\n«Noodle2020!xyzab»\n",
+        "T 10.0.0.5:51234 -> 10.0.0.9:6379 [AP]\n*2.\n$4.\nAUTH.\n$18.\n«Lantern95Harbor!xy».\n",
+    ]);
+}
+
+#[test]
+fn a_mail_login_is_masked_and_the_user_stays() {
+    check(&[
+        "C: a1 LOGIN alice «Wq8kPz2vLmNb4T»\nS: a1 OK LOGIN completed\n",
+        "a001 LOGIN \"ops@example.com\" \"«correct-horse-battery»\"\n",
+        "USER alice\n+OK\nPASS «Summer2024!x»\n+OK Logged in.\n",
+        "C: PASS «Summer2024!x»\n",
+        " -> AUTH PLAIN «AGFsaWNlAFdxOGtQejJ2TG1OYjRU»\n<-  235 2.7.0 Authentication successful\n",
+        "AUTH PLAIN\n334 \n«AGFsaWNlAFdxOGtQejJ2TG1OYjRU»\n235 2.7.0 Authentication successful\n",
+        "a1 AUTHENTICATE PLAIN «AGFsaWNlAFdxOGtQejJ2TG1OYjRU»\n",
+        "AUTH LOGIN\n334 VXNlcm5hbWU6\nYWxpY2U=\n334 UGFzc3dvcmQ6\n«V3E4a1B6MnZMbU5iNFQ=»\n235 2.7.0 Authentication successful\n",
+        " ~> AUTH LOGIN\n<~  334 VXNlcm5hbWU6\n ~> YWxpY2U=\n<~  334 UGFzc3dvcmQ6\n ~> «V3E4a1B6MnZMbU5iNFQ=»\n",
+    ]);
+}
+
+#[test]
+fn the_same_words_in_other_places_stay() {
+    check(&[
+        "AUTH failed for user\n",
+        "AUTH OK\n",
+        " PASS  src/app.test.js (2.1 s)\n",
+        "PASS\nok  \texample.com/pkg\t0.012s\n",
+        "--- PASS: TestLogin (0.00s)\n",
+        "---> PASS XXXX\n",
+        "C: PASS ********\n",
+        "I login as root every morning\n",
+        "a1 LOGIN alice ********\n",
+        "AUTH PLAIN dXNlcm5hbWU6cGFzc3dvcmQ=\n",
+        "334 VXNlcm5hbWU6\nYWxpY2U=\n",
+        "*2\r\n$3\r\nGET\r\n$10\r\nsession:42\r\n",
+        "1700000000.123456 [0 10.0.0.1:5555] \"GET\" \"session:42\"\n",
+        "127.0.0.1:6379> AUTH $REDIS_PASSWORD\n",
+        "250-AUTH PLAIN LOGIN CRAM-MD5\n",
+        "Supported: OAUTH, AUTH tokens and more\n",
+    ]);
+}
+
+#[test]
+fn a_debugger_or_tracer_shows_a_secret_beside_its_name() {
+    check(&[
+        "$1 = {host = 0x55a67b935218 \"mq-prod-2.internal\", port = 5671, password = 0x55bd070e08f6 \"«kHt14JL2cqraW05Z5nTQ»\", tls = true}\n",
+        "[pid 44718] pgbackup->getenv(\"PGPASSWORD\")                                   = \"«35DmafhV0aKXVPxBU072»\"\n",
+        "[pid 44718] pgbackup->getenv(\"UPSTREAM_TOKEN\") = \"«ghs_WYxkrVPG5pU1UlHBAcImRSmvQbXCFp331qGI»\"\n",
+        "[pid 44718] pgbackup->getenv(\"PGHOST\")                                       = \"db.internal\"\n",
+        "[pid 44718] pgbackup->getenv(\"PGSSLMODE\") = nil\n",
+        "$2 = {user = 0x55694dc56d19 \"reports\", vhost = 0x55ca0e793362 \"/reports\"}\n",
+    ]);
+}
+
+#[test]
+fn a_registry_password_on_a_container_tools_command_line_is_masked() {
+    check(&[
+        "$ skopeo copy --src-creds 'robot$release+ci:«AAr5QPSTUv48H4p6NYyeASWE4JTQsDdC»' --dest-creds piedpiper+deployer:«684QM8FZ7N913IP4EXJJNRSK44U5B3LQRCDTEW8F4U9965D2OX6DCZHIC2GTXJ1V» docker://harbor.example.com/a:1 docker://quay.io/b/a:1\n",
+        "podman pull --creds ci:«Wq8kPz2vLmNb4T» registry.example.com/app:2\n",
+        "skopeo inspect --creds \"$REGISTRY_USER:$REGISTRY_PASSWORD\" docker://x/y\n",
+    ]);
+}
+
+/// A PGP key's armour, its lines under a CI log's timestamps.
+const ARMOUR: [&str; 4] = [
+    "lIYEYhc6/hYJKwYBBAHaRw8BAQdAVrFtMLeijefazD6S18LlEltkcRs8nLWx6Ri9",
+    "vy9X+l/+CQMI4YojMi+BBfj/joU3cb5VQNCYmUMrLPoIuMGSi1g5wntUILxzP7P0",
+    "IDtx9qCgeyvmlXuqaTxtuoWuREXnq0dm8cQQN2f3NFrD3xJ8Y/c6ibQdQW5hIEls",
+    "=NCsm",
+];
+
+#[test]
+fn a_key_block_printed_in_a_frame_or_by_a_command_is_read_through_its_lines() {
+    let framed = |first: &str, rest: &str| {
+        let mut t =
+            format!("{first}2025-04-08T15:45:37.3106386Z «-----BEGIN PGP PRIVATE KEY BLOCK-----\n");
+        t += &format!("{rest}2025-04-08T15:45:37.3227495Z \n");
+        for (i, line) in ARMOUR.iter().enumerate() {
+            t += &format!("{rest}2025-04-08T15:45:37.{i}427860Z {line}\n");
+        }
+        t += &format!("{rest}2025-04-08T15:45:37.8412367Z -----END PGP PRIVATE KEY BLOCK-----»\n");
+        t += &format!("{rest}2025-04-08T15:45:37.8486815Z + gpg --batch --import\n");
+        t
+    };
+    let echoed = framed("  ⎿  ", "     ")
+        .replacen("Z «-----BEGIN", "Z + echo '«-----BEGIN", 1)
+        .replacen("-----»\n", "-----»'\n", 1);
+    let codex = framed("  └ ", "    ");
+    let plain = framed("", "");
+    check(&[&framed("  ⎿  ", "     "), &echoed, &codex, &plain]);
+}

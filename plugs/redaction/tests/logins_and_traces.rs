@@ -29,6 +29,10 @@ fn a_redis_password_is_masked_however_the_session_is_shown() {
         "sendto(7, \"*3\\r\\n$4\\r\\nAUTH\\r\\n$7\\r\\ndefault\\r\\n$16\\r\\n«Noodle2020!xyzab»\\r\\n\", 49, 0, NULL, 0) = 49\n",
         "*3\n$4\nAUTH\n$7\ndefault\n$16\n«Noodle2020!xyzab»\n",
         "T 10.0.0.5:51234 -> 10.0.0.9:6379 [AP]\n*2.\n$4.\nAUTH.\n$18.\n«Lantern95Harbor!xy».\n",
+        "    T 10.5.220.155:33627 -> 10.9.25.214:6379 [AP] #25\n    *3.\n    $4.\n    AUTH.\n    $3.\n    app.\n    $32.\n    «KBmGLxlLBeVmbqBubmbgLKun1VbxNdDs».\n",
+        // `socat -v`: an escaped CR, then the line's end; in Gemini CLI's box.
+        "  ⎿  > 2025/03/17 07:25:21.224579  length=44 from=0 to=43\n     *3\\r\n     $4\\r\n     AUTH\\r\n     $6\\r\n     worker\\r\n     $11\\r\n     «Indigo!1888»\\r\n     < 2025/03/17 07:25:21.411542  length=5 from=0 to=4\n",
+        "│ *3\\r                 │\n│ $4\\r                 │\n│ AUTH\\r               │\n│ $6\\r                 │\n│ worker\\r             │\n│ $12\\r                │\n│ «Poppy.Nectar50»\\r    │\n",
     ]);
 }
 
@@ -44,6 +48,12 @@ fn a_mail_login_is_masked_and_the_user_stays() {
         "a1 AUTHENTICATE PLAIN «AGFsaWNlAFdxOGtQejJ2TG1OYjRU»\n",
         "AUTH LOGIN\n334 VXNlcm5hbWU6\nYWxpY2U=\n334 UGFzc3dvcmQ6\n«V3E4a1B6MnZMbU5iNFQ=»\n235 2.7.0 Authentication successful\n",
         " ~> AUTH LOGIN\n<~  334 VXNlcm5hbWU6\n ~> YWxpY2U=\n<~  334 UGFzc3dvcmQ6\n ~> «V3E4a1B6MnZMbU5iNFQ=»\n",
+        "11:17:19.903323 send: 'AUTH PLAIN «AGFsZXJ0c0BibHV0aC5jbG91ZABqV1BCaTlyRXRFZSVyS3lzWlg3VW8yKlA=»\\r\\n'\n11:17:20.027113 reply: b'235 2.7.0 Authentication successful\\r\\n'\n",
+        "reply: b'334 UGFzc3dvcmQ6\\r\\n'\nsend: '«Vk53RFpDZjBvNVVkRzhWdHBtN01NV2QzWmpsUDlISHY=»\\r\\n'\n",
+        // What `printf '\0%s\0%s' user password | base64` printed, anywhere.
+        "  ⎿  «AG9wc0BmaWVsZG5vdGUuY29tAHhzbXRwc2liLWJkMzFhNTg0NDdiYzliODRhNTliMGVlZjBkOGNhZDk3ZDIyZTg0NzI1OGQ5NTE0ZDU0M2E0NTY5MDA5MGU3ZjctYWtyRUJ0YklIbEFpSmlSTQ==»\n",
+        "printf '\\0%s\\0%s' 'ops@example.com' '«xsmtpsib-bd31a58447bc9b84a59b0eef0d8cad97d22e847258d9514d543a45690090e7f7-akrEBtbIHlAiJiRM»' | base64 -w0\n",
+        "13:46:38.612139 IP 10.1.195.163.33986 > 10.8.22.120.143: Flags [P.], length 46: IMAP: a001 LOGIN backup \"«af7024acb9a60593894a92ca»\"\n",
     ]);
 }
 

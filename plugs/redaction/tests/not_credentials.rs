@@ -5,7 +5,9 @@
 //! JWT), a nonce a server sends (WebAuthn's `challenge`), base64 of ids
 //! after a tag (Slack's `event_context`), a write key every page carries
 //! (Segment's), an account's number under a key's name (Cloudinary's
-//! `api_key`). Beside each, the credential of the same shape that is
+//! `api_key`), and what messaging and data stores print (`agent_tuning_14`:
+//! a SASL mechanism, a key's id, SCRAM's stored keys, push tokens, a
+//! user's hash). Beside each, the credential of the same shape that is
 //! masked. Each text is also streamed, cut at every byte and one character
 //! at a time, and must come out as whole.
 //!
@@ -65,6 +67,27 @@ const DEBUG_LOOK_ALIKES: &[&str] = &[
     "$ sudo cat -A /proc/10718/environ\nOTEL_EXPORTER_OTLP_ENDPOINT=http://otel-collector.observability:4317^@STRIPE_SECRET_KEY_PATH=/run/secrets/stripe^@TOKEN_TTL_SECONDS=3600^@\n",
 ];
 
+/// What messaging, mail and data stores print beside their secrets: a
+/// SASL mechanism in a table's `Auth` column, a key's id in a `Key` column
+/// (Confluent's, MinIO's access keys), SCRAM's stored credentials, the Push
+/// API's public key, a device's push token, a ClickHouse user's hash, a
+/// mail's routing headers, a `$` escaped in a string run again, `swaks`'
+/// stand-in for the password it hides.
+const MESSAGING_LOOK_ALIKES: &[&str] = &[
+    "| Service | Endpoint | Auth | Owner |\n|---|---|---|---|\n| Kafka | `b-1.mercato.kafka:9093` | SASL/SCRAM-SHA-512 | @marco |\n| IMAP | `imap.mercato.net:993` | XOAUTH2 | @pl |\n",
+    "  Current |       Key        |     Description      |   Owner\n----------+------------------+----------------------+-----------\n    *     | RO0ZQYK2RFAPZRQX | kafka-ui             | u-5ox5c\n",
+    "$ mc admin user svcacct ls staging svc-backup\nAccess Key             Expiry\nTDYBI4U5622DVQ5SRFKH   2025-05-14T11:17:24Z\nW8V6667CNVKCTP90QLV9   2025-05-14T11:17:24Z\n",
+    "{\"SCRAM-SHA-512\":\"salt=aW9kYm56cWtzN2NhNzcxaHMycnludjYwbTc=,stored_key=QXRNRxiWvOk9fnDdOyRTovPYDnF8UX8lUjTKYOshSGrEDTxuvF7Du3Q3f20wuYNg+tQQR7cbMyJLPLLJwivDvg==,server_key=iXhKsjjunwiyPyMbmC3X9zbX4LC8eXAiSWQm5IOPNaNNt1xXafe/gi0VwxghjkPWj6/x,iterations=4096\"}\n",
+    "  'SCRAM-SHA-256': { iterationCount: 15000, salt: 'x/TxW3x/tUIrMQN+RoD/FamzVrE=', storedKey: 'NLVyG+ZIZbUsx3XvGPjF/tUBdf0fdXnY8zm2lx8cHFg=', serverKey: 'Tw1c9Qm7Yb2Lk5Rp8Zs4Vd6Nf3Hj0Xg1Ce7Ua2Ko9Pq=' }\n",
+    "applicationServerKey:\"BJzWMgvvCCvv7orrUccUX7sn9u1THlYESx0VzCFX0gQMAa9bmbv0bqroDitSGhrVVrNvAhxWaEMZGFZKphtMhmU\"\n",
+    "{\"token\": \"EGTkSk9CBFqn6l0SqKJDsc:APA91bmAWwuON27YW\\u2026\", \"name\": \"projects/app/messages/0:1732854878334\"}\n",
+    "CREATE USER ingest IDENTIFIED WITH sha256_hash BY 'D9D4F743D7AC027349298F748ADB3DD6B8399E66AC901E5BEBCEE9AC7769529C' SALT '75F3CF41F3993D2FC3B93DE151B72617' HOST IP '10.0.0.0/8'\n",
+    "MIME-Version: 1.0\nX-SG-EID: tQxIZZgDsuXt2Zbwv/bv8ABFBMn4Yu7A0Rj7vXx6GfkNUwVAihZw/NNqF1TTDhJpgJ9miYIGs8Ot/lw22qlVHUp5V5cnAnDMVAPD7ORstqHGacGaWe6giDWg\nX-Entity-ID: ktFEXkEqTLGjoM4Q1WWp6A==\n",
+    "bash -lc \"curl -s --user \\\"api:\\$MAILGUN_API_KEY\\\" \\\"https://api.mailgun.net/v3/mg.example.net/events\\\"\"\n",
+    "     <~  334 UGFzc3dvcmQ6\n      ~> UFJPVEVDVEVE\n     <~  235 2.7.0 Authentication successful\n",
+    " ~> AUTH PLAIN AG5vcmVwbHlAcGFyY2Vsd2lzZS5kZXYAUFJPVEVDVEVE\n",
+];
+
 const MASKED: &[&str] = &[
     "  ALGOLIA_WRITE_KEY:  «91aad78a6939121cd3366ece0ba48b4d»\n",
     "{\n  \"api_key\": \"169115387051420\",\n  \"api_secret\": \"«Xk29fLq0Wm3nVb7Rt5YpQz1Hj8K»\"\n}\n",
@@ -82,6 +105,14 @@ const MASKED: &[&str] = &[
     "    GOPROXY='https://ci:«cwVg6DIlEZG^»@athens.acme.dev,https://proxy.golang.org,direct'\n",
     "Set-Cookie: sessionid=«WgAXy4leQsZQfNNJHz76PajWrMka3XGV»; Path=/\n",
     "$ cat secrets/release.key\n«MEUCIQChRjgVQS/q6hKRMX9NjwuN1K3WkClOMZHPZ4xaWYWd8gIg+Bkwg4L3X5AcLC8S»\n",
+    // Beside the messaging look-alikes: a password in an `Auth` column, a
+    // key's secret in a `Key` column, a FCM server key, a plaintext
+    // password for ClickHouse, an unescaped password.
+    "| Service | Auth | Owner |\n|---|---|---|\n| Kafka | «Wq8#kPz2!vLm» | @marco |\n",
+    "  Key              |     Secret\n-------------------+--------------------------------------------------------------------\n  RO0ZQYK2RFAPZRQX | «cfltxQSEZFGTvBcUHWtxQFVM21tvosULn3hhKyKmlB2nnF/eKrxUYee2+O4Eg9Zc»\n",
+    "{\"serverKey\": \"«AAAAq3bF2xk:APA91bHkZx2qW9mR7Lp4Vt8Yc3Nd6Jf1Gh0Ks5Bm2Xr9Qe7Uw4Zn8Cv1Ty6Pa3Lo0Ij5Hg2Fd9Sa4Qw7Er1Ty8Ui3Op6As0Df5Gh2Jk9Lz4Xc7Vb1Nm6Qw3Er8Ty5Ui0Op2As7Df4Gh9Jk1Lz6Xc3Vb8Nm5Qw0Er7Ty2Ui4Op9As»\"}\n",
+    "CREATE USER ingest IDENTIFIED WITH sha256_password BY '«Velvet_basil8037»'\n",
+    "curl -s --user \"api:«key-3f9c2e871b04d5e9f6a7c8b2d1e0f93a»\" https://api.mailgun.net/v3/x/events\n",
 ];
 
 #[test]
@@ -97,6 +128,11 @@ fn what_debugging_shows_beside_secrets_stays() {
 #[test]
 fn what_releases_print_beside_their_secrets_stays() {
     check(RELEASE_LOOK_ALIKES);
+}
+
+#[test]
+fn what_messaging_and_stores_print_beside_their_secrets_stays() {
+    check(MESSAGING_LOOK_ALIKES);
 }
 
 #[test]

@@ -1487,6 +1487,11 @@ fn key_shaped(kind: &str, v: &[u8], key: &[u8]) -> bool {
     if kind == POSITION_KEY || kind == ENV_ITEM {
         return values::neutral_key(v);
     }
+    // A key's id (`access_key: TDYBI4U5…`, Confluent's `key`): its secret
+    // is the other value.
+    if (kind == NAMED_KEY || kind == BARE_KEY) && values::key_id(v) {
+        return false;
+    }
     (kind != NAMED_KEY && kind != BARE_KEY && kind != POSITION_KEY && kind != ENV_ITEM)
         || keylike(v)
         // A list of keys (Strapi's `APP_KEYS=a,b,c,d`): each looks like one.

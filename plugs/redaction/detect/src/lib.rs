@@ -487,6 +487,20 @@ impl Redactor {
             Some(p) => s + p + 1,
             None => s,
         };
+        // SASL PLAIN's message (`\0user\0password`, what `printf '\0%s\0%s'
+        // … | base64` makes for `AUTH PLAIN`): not text, told by its NULs.
+        if e - s >= 4
+            && b[s] == b'A'
+            && (b'A'..=b'P').contains(&b[s + 1])
+            && assignments::logins::sasl_plain(&decode::decode(&b[s..e]))
+        {
+            found.push(Found {
+                start: s,
+                end: e,
+                kind: "secret-assignment",
+            });
+            return;
+        }
         let Some(text) = decode::base64_text(&b[s..e]) else {
             return;
         };

@@ -438,6 +438,12 @@ fn encoded(v: &[u8]) -> bool {
 }
 
 fn reference(v: &[u8]) -> bool {
+    // `\$TOKEN`: a shell's `$` escaped in a string that is run again
+    // (`bash -lc "curl --user \"api:\$KEY\""`).
+    let v = match v.strip_prefix(b"\\") {
+        Some(rest) if rest.len() > 1 && rest[0] == b'$' => rest,
+        _ => v,
+    };
     let (first, last) = (v[0], v[v.len() - 1]);
     (first == b'$'
         && v.len() > 1

@@ -120,8 +120,31 @@ fn is_word(c: u8) -> bool {
 /// transcript's mark (`127.0.0.1:6379>`, `C:`, `~>`, `->`, `>`, an agent's
 /// frame `⎿`).
 fn client_prefix(b: &[u8], p: usize) -> Option<&[u8]> {
-    let line = crate::line_start_within(b, p, MAX_PREFIX)?;
+    let Some(line) = crate::line_start_within(b, p, MAX_PREFIX) else {
+        // tcpdump's header before its decoded payload is long.
+        let line = crate::line_start_within(b, p, 4 * MAX_PREFIX)?;
+        let prefix = b[line..p].trim_ascii();
+        return PROTOCOLS
+            .iter()
+            .any(|m| prefix.ends_with(m))
+            .then_some(prefix);
+    };
     let prefix = b[line..p].trim_ascii();
+    // A debug log's quoted bytes (`smtplib`'s `send: '…'`, `imaplib`'s
+    // `> b'…'`), a capture's decoded payload (tcpdump's `IMAP: …`).
+    let unquoted = prefix
+        .strip_suffix(b"b'")
+        .or_else(|| prefix.strip_suffix(b"'"))
+        .or_else(|| prefix.strip_suffix(b"\""))
+        .map(|p| p.trim_ascii_end());
+    if let Some(q) = unquoted
+        && (q.ends_with(b"send:") || q.ends_with(b">"))
+    {
+        return Some(prefix);
+    }
+    if PROTOCOLS.iter().any(|m| prefix.ends_with(m)) {
+        return Some(prefix);
+    }
     let client = prefix.is_empty()
         || prefix.ends_with(b">")
         || prefix == b"C:"
@@ -131,6 +154,10 @@ fn client_prefix(b: &[u8], p: usize) -> Option<&[u8]> {
         || prefix.ends_with("│".as_bytes());
     client.then_some(prefix)
 }
+
+/// How tcpdump names the protocol whose payload it decodes after a
+/// packet's header.
+const PROTOCOLS: [&[u8]; 4] = [b"IMAP:", b"POP3:", b"FTP:", b"SMTP:"];
 
 /// Whether a client's prefix marks the line as sent (a prompt, `C:`), not
 /// only first on its line: `AUTH failed` and `PASS src/app.test.js` are a
@@ -209,8 +236,8 @@ fn auth(b: &[u8], p: usize) -> Read {
             _ => Read::No,
         };
     }
-    if let Some(sep) = resp_separator_before(b, p) {
-        return resp(b, e, sep);
+    if let Some(breaks) = resp_breaks_before(b, p) {
+        return resp(b, e, breaks);
     }
     match b.get(e) {
         None => return Read::Open,
@@ -292,28 +319,117 @@ fn last_of(b: &[u8], i: usize, quoted_only: bool) -> Read {
     }
 }
 
-/// The separators RESP's lines are shown with: escaped (`strace`), as
-/// they are, or with `ngrep`'s `.` for a CR.
-const SEPARATORS: [&[u8]; 5] = [b"\\r\\n", b"\\n", b"\r\n", b".\n", b"\n"];
+/// How RESP's line breaks are shown.
+#[derive(Clone, Copy)]
+enum Breaks {
+    /// Escaped, on one line (`strace`'s `\r\n`).
+    Escaped(&'static [u8]),
+    /// Lines of their own, the CR as it is, escaped (`socat -v`'s `\r`),
+    /// as `.` (`ngrep -W byline`) or not shown; in an agent's frame or a
+    /// box (blanks, `│`).
+    Lines,
+}
 
-/// The separator between `$4` and `AUTH` at `p`: this `AUTH` is a bulk
+/// What a line break's reading at a place gives.
+enum Step {
+    /// It is there; what follows starts here.
+    To(usize),
+    /// The text ends inside it.
+    Open,
+    No,
+}
+
+const BAR: &[u8] = "│".as_bytes();
+
+/// The line break at `i`, shown as `breaks` says.
+fn break_at(b: &[u8], i: usize, breaks: Breaks) -> Step {
+    let Some(rest) = b.get(i..) else {
+        return Step::Open;
+    };
+    match breaks {
+        Breaks::Escaped(sep) if crate::starts(rest, sep) => Step::To(i + sep.len()),
+        Breaks::Escaped(sep) if sep.starts_with(rest) => Step::Open,
+        Breaks::Escaped(_) => Step::No,
+        // (A CR escaped, cut after its `\\`.)
+        Breaks::Lines if rest == b"\\" => Step::Open,
+        Breaks::Lines => {
+            let mut j = i + cr_len(rest);
+            j += frame_len(&b[j..]);
+            match b.get(j) {
+                None => return Step::Open,
+                Some(b'\n') => j += 1,
+                _ => return Step::No,
+            }
+            j += frame_len(&b[j..]);
+            if j >= b.len() {
+                return Step::Open;
+            }
+            Step::To(j)
+        }
+    }
+}
+
+/// How a CR is shown at the start of `t`: as it is, escaped or as `.`.
+fn cr_len(t: &[u8]) -> usize {
+    if t.starts_with(b"\\r") {
+        2
+    } else if matches!(t.first(), Some(b'\r' | b'.')) {
+        1
+    } else {
+        0
+    }
+}
+
+/// Blanks and a box's `│` among them, at the start of `t`.
+fn frame_len(t: &[u8]) -> usize {
+    let mut j = crate::run(t, 0, |c| c == b' ');
+    if t[j..].starts_with(BAR) {
+        j += BAR.len();
+        j += crate::run(t, j, |c| c == b' ');
+    }
+    j
+}
+
+/// The line breaks between `$4` and `AUTH` at `p`: this `AUTH` is a bulk
 /// string of RESP.
-fn resp_separator_before(b: &[u8], p: usize) -> Option<&'static [u8]> {
-    SEPARATORS.into_iter().find(|sep| {
-        p >= sep.len() + 2
-            && &b[p - sep.len()..p] == *sep
+fn resp_breaks_before(b: &[u8], p: usize) -> Option<Breaks> {
+    for sep in [&b"\\r\\n"[..], b"\\n"] {
+        if p >= sep.len() + 2
+            && &b[p - sep.len()..p] == sep
             && &b[p - sep.len() - 2..p - sep.len()] == b"$4"
-    })
+        {
+            return Some(Breaks::Escaped(sep));
+        }
+    }
+    // Back over the next line's frame, the line break, this line's frame
+    // and its CR.
+    let mut j = p - b[..p].iter().rev().take_while(|&&c| c == b' ').count();
+    if b[..j].ends_with(BAR) {
+        j -= BAR.len();
+        j -= b[..j].iter().rev().take_while(|&&c| c == b' ').count();
+    }
+    j = j.checked_sub(1).filter(|&nl| b[nl] == b'\n')?;
+    j -= b[..j].iter().rev().take_while(|&&c| c == b' ').count();
+    if b[..j].ends_with(BAR) {
+        j -= BAR.len();
+        j -= b[..j].iter().rev().take_while(|&&c| c == b' ').count();
+    }
+    if b[..j].ends_with(b"\\r") {
+        j -= 2;
+    } else if j > 0 && matches!(b[j - 1], b'\r' | b'.') {
+        j -= 1;
+    }
+    (j >= 2 && &b[j - 2..j] == b"$4").then_some(Breaks::Lines)
 }
 
 /// After RESP's `AUTH` (ending at `i`): one bulk string, the password, or
 /// two, a user's name and the password.
-fn resp(b: &[u8], i: usize, sep: &[u8]) -> Read {
-    let first = match bulk(b, i, sep) {
+fn resp(b: &[u8], i: usize, breaks: Breaks) -> Read {
+    let first = match bulk(b, i, breaks) {
         Read::Value(s, e, false) => (s, e),
         other => return other,
     };
-    let (s, e, open) = match bulk(b, first.1, sep) {
+    let (s, e, open) = match bulk(b, first.1, breaks) {
         Read::Value(s, e, open) => (s, e, open),
         // The first is the password until a second comes.
         Read::Open => (first.0, first.1, true),
@@ -328,30 +444,20 @@ fn resp(b: &[u8], i: usize, sep: &[u8]) -> Read {
     }
 }
 
-/// The bulk string `<sep>$<n><sep><value>` at `i`: its value, open while
-/// the separator after it is not there.
-fn bulk(b: &[u8], i: usize, sep: &[u8]) -> Read {
-    let Some(rest) = b.get(i..) else {
-        return Read::Open;
+/// The bulk string `<break>$<n><break><value>` at `i`: its value, open
+/// while the text ends before the break after it.
+fn bulk(b: &[u8], i: usize, breaks: Breaks) -> Read {
+    let mut j = match break_at(b, i, breaks) {
+        Step::To(j) => j,
+        Step::Open => return Read::Open,
+        Step::No => return Read::No,
     };
-    if !crate::starts(rest, sep) {
-        return if sep.starts_with(rest) {
-            Read::Open
-        } else {
-            Read::No
-        };
-    }
-    let mut j = i + sep.len();
     match b.get(j) {
         None => return Read::Open,
         Some(b'$') => j += 1,
         _ => return Read::No,
     }
-    let digits = b[j..]
-        .iter()
-        .take(5)
-        .take_while(|c| c.is_ascii_digit())
-        .count();
+    let digits = crate::run(&b[..b.len().min(j + 5)], j, |c| c.is_ascii_digit());
     if j + digits >= b.len() {
         return Read::Open;
     }
@@ -362,33 +468,39 @@ fn bulk(b: &[u8], i: usize, sep: &[u8]) -> Read {
         .ok()
         .and_then(|d| d.parse().ok())
         .unwrap_or(0);
-    j += digits;
-    let Some(rest) = b.get(j..) else {
-        return Read::Open;
+    let start = match break_at(b, j + digits, breaks) {
+        Step::To(start) => start,
+        Step::Open => return Read::Open,
+        Step::No => return Read::No,
     };
-    if !crate::starts(rest, sep) {
-        return if sep.starts_with(rest) {
-            Read::Open
-        } else {
-            Read::No
-        };
-    }
-    let start = j + sep.len();
-    // Its length as declared; escapes (`\"`, `\x00`) make the shown value
-    // longer: then to the next separator.
-    if start >= b.len() {
-        return Read::Open;
-    }
-    let (end, open) = if b.get(start + n..).is_some_and(|r| crate::starts(r, sep)) {
+    // Its length as declared, where the break follows; escapes (`\"`,
+    // `\x00`) make the shown value longer: then to the next break.
+    let (end, open) = if matches!(break_at(b, start + n, breaks), Step::To(_)) {
         (start + n, false)
     } else {
-        match crate::find(&b[start..b.len().min(start + MAX_VALUE)], sep) {
-            Some(p) => (start + p, false),
-            None if b.len() < start + MAX_VALUE => (b.len(), true),
+        let limit = b.len().min(start + MAX_VALUE);
+        let next = match breaks {
+            Breaks::Escaped(sep) => crate::find(&b[start..limit], sep).map(|p| start + p),
+            Breaks::Lines => memchr::memchr(b'\n', &b[start..limit]).map(|p| {
+                // Back over the frame and the CR before the line's end.
+                let line = &b[start..start + p];
+                let mut t = line.trim_ascii_end();
+                t = t.strip_suffix(BAR).map_or(t, <[u8]>::trim_ascii_end);
+                t = t
+                    .strip_suffix(b"\\r")
+                    .or_else(|| t.strip_suffix(b"\r"))
+                    .or_else(|| t.strip_suffix(b"."))
+                    .unwrap_or(t);
+                start + t.len()
+            }),
+        };
+        match next {
+            Some(end) => (end, false),
+            None if limit == b.len() => (b.len(), true),
             None => return Read::No,
         }
     };
-    if end == start || b[start..end].contains(&b'\n') {
+    if end <= start || b[start..end].contains(&b'\n') {
         return Read::No;
     }
     Read::Value(start, end, open)
@@ -490,7 +602,10 @@ fn challenge(b: &[u8], p: usize) -> Read {
     if !asked.trim_ascii().eq_ignore_ascii_case(b"password:") {
         return Read::No;
     }
-    answer_line(b, e, |_| true)
+    // (`swaks --protect-prompt` sends its stand-in, `PROTECTED`.)
+    answer_line(b, e, |d| {
+        !d.eq_ignore_ascii_case(b"protected") && !d.iter().all(|&c| c == b'*')
+    })
 }
 
 /// The base64 answer on the client's line after the one `i` is in: the
@@ -536,13 +651,19 @@ fn base64_word_after(
     own_line: bool,
     ok: impl Fn(&[u8]) -> bool,
 ) -> Read {
-    let t = b[line..end].trim_ascii_end();
-    let s = line
+    let t = shown_line_end(b[line..end].trim_ascii_end());
+    let mut s = line
         + t.iter()
             .rposition(|c| c.is_ascii_whitespace())
             .map_or(0, |p| p + 1);
     let e = line + t.len();
-    let w = &b[s..e];
+    // A debug log's quoted bytes: `send: 'Vk53…\r\n'`, `b'…'`.
+    if b[s..e].starts_with(b"b'") {
+        s += 2;
+    } else if matches!(b.get(s), Some(b'\'' | b'"')) {
+        s += 1;
+    }
+    let w = &b[s.min(e)..e];
     let base64 = w.len() >= 4
         && w.iter()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'='));
@@ -596,12 +717,27 @@ fn plain_mechanism(b: &[u8], p: usize) -> Read {
     answer_line(b, go, sasl_plain)
 }
 
+/// `t` without how a tool shows a line's end after it: escaped (`\r\n`),
+/// `ngrep`'s `.`, a closing quote.
+fn shown_line_end(mut t: &[u8]) -> &[u8] {
+    loop {
+        let before = t.len();
+        for end in [&b"\\r"[..], b"\\n", b"'", b"\"", b"."] {
+            t = t.strip_suffix(end).unwrap_or(t);
+        }
+        if t.len() == before {
+            return t;
+        }
+    }
+}
+
 /// SASL PLAIN's message: `authzid\0user\0password`, two NULs, the rest
 /// printable, a password after the second.
-fn sasl_plain(d: &[u8]) -> bool {
+pub(crate) fn sasl_plain(d: &[u8]) -> bool {
     let nuls: Vec<usize> = memchr::memchr_iter(0, d).collect();
     nuls.len() == 2
         && nuls[1] + 1 < d.len()
+        && !d[nuls[1] + 1..].eq_ignore_ascii_case(b"protected")
         && d.iter()
             .all(|&c| c == 0 || c.is_ascii_graphic() || c == b' ' || c >= 0x80)
 }

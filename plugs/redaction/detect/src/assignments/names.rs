@@ -78,8 +78,15 @@ const NAMES: [(&[u8], bool); 39] = [
 ];
 
 /// Names ending in `key` whose values are public or not keys at all.
-const NOT_KEYS: [&[u8]; 18] = [
+const NOT_KEYS: [&[u8]; 21] = [
     b"publickey",
+    // The Push API's VAPID public key, in every page that subscribes.
+    b"applicationserverkey",
+    // SCRAM's stored credentials (Kafka's `stored_key=`, MongoDB's
+    // `storedKey:`): hashes of the password, as a salted digest is. (FCM's
+    // legacy server key is told by its format.)
+    b"storedkey",
+    b"serverkey",
     // A WebSocket handshake's nonce (`Sec-WebSocket-Key`).
     b"websocketkey",
     b"pubkey",
@@ -513,7 +520,7 @@ pub(super) fn uuid_key(key: &[u8]) -> bool {
 /// The parts of a custom header's name (`X-…`) that say its value is no
 /// credential: an identifier, a trace, a signature or a digest
 /// (`X-Request-Id`, `X-Amzn-Trace-Id`, `X-Hub-Signature-256`, `x-amz-id-2`).
-const NOT_CREDENTIAL_HEADERS: [&[u8]; 31] = [
+const NOT_CREDENTIAL_HEADERS: [&[u8]; 39] = [
     // What a request asks for or carries (`X-Amz-Target`, `X-GUploader-
     // UploadID`, `Sec-WebSocket-Key`'s nonce), how a client describes itself
     // (OpenAI's `x-stainless-runtime`), caching and forwarding.
@@ -548,6 +555,17 @@ const NOT_CREDENTIAL_HEADERS: [&[u8]; 31] = [
     b"nonce",
     b"version",
     b"timestamp",
+    // A mail's headers (`X-SG-EID`, `X-Entity-Ref-ID`, `X-Gm-Message-State`,
+    // `X-Google-Smtp-Source`, `X-Microsoft-Antispam-Message-Info`): ids,
+    // routing and filtering, random as they are.
+    b"eid",
+    b"entity",
+    b"message",
+    b"smtp",
+    b"antispam",
+    b"spam",
+    b"dkim",
+    b"mailer",
 ];
 
 /// Words that make an env name with one of them among its parts the name of

@@ -187,8 +187,12 @@ fn identified_before(b: &[u8], p: usize) -> bool {
     if prev.eq_ignore_ascii_case(b"identified") {
         return true;
     }
-    // `IDENTIFIED WITH caching_sha2_password BY`.
+    // `IDENTIFIED WITH caching_sha2_password BY`; not ClickHouse's
+    // `sha256_hash BY '…'` (`double_sha1_hash`, `bcrypt_hash`): a hash.
     let plugin = past_blanks(b, p) - prev.len();
+    if prev.len() > 5 && prev[prev.len() - 5..].eq_ignore_ascii_case(b"_hash") {
+        return false;
+    }
     let with = word_before(b, plugin);
     with.eq_ignore_ascii_case(b"with")
         && word_before(b, past_blanks(b, plugin) - with.len()).eq_ignore_ascii_case(b"identified")

@@ -151,6 +151,7 @@ pub(super) fn plain(v: &[u8]) -> bool {
         || digest_typed(v)
         || public_project_key(v)
         || public_client_key(v)
+        || device_token(v)
         || ssh_public_key(v)
         || store_path(v)
         || ciphertext(v)
@@ -636,10 +637,39 @@ pub(super) fn digest_typed(v: &[u8]) -> bool {
 /// letters with a version of up to three digits.
 pub(super) fn method_name(v: &[u8]) -> bool {
     let letters = v.iter().take_while(|c| c.is_ascii_lowercase()).count();
-    v.len() <= 12
+    (v.len() <= 12
         && letters >= 3
         && v.len() - letters <= 3
-        && v[letters..].iter().all(u8::is_ascii_digit)
+        && v[letters..].iter().all(u8::is_ascii_digit))
+        || mechanism(v)
+}
+
+/// A key's id, not its secret: 16 or 20 upper-case letters and digits, as
+/// Confluent's API keys and S3-style access keys (MinIO's, Ceph's) are; the
+/// secret beside each is longer and of both cases.
+pub(super) fn key_id(v: &[u8]) -> bool {
+    matches!(v.len(), 16 | 20)
+        && v.iter()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+        && v.iter().any(u8::is_ascii_digit)
+}
+
+/// A SASL or hash mechanism's name: words of one case, each a version
+/// after it at most, joined by `-`, `/` or `_` (`SCRAM-SHA-512`,
+/// `SASL/SCRAM-SHA-256`, `XOAUTH2`, `scram-sha-256`).
+fn mechanism(v: &[u8]) -> bool {
+    let upper = v.iter().any(u8::is_ascii_uppercase);
+    let lower = v.iter().any(u8::is_ascii_lowercase);
+    v.len() <= 32
+        && upper != lower
+        && v.split(|&c| matches!(c, b'-' | b'/' | b'_')).all(|part| {
+            let letters = part.iter().take_while(|c| c.is_ascii_alphabetic()).count();
+            !part.is_empty()
+                && part[letters..].iter().all(u8::is_ascii_digit)
+                && part.len() - letters <= 3
+        })
+        && v.split(|&c| matches!(c, b'-' | b'/' | b'_'))
+            .any(|part| part.iter().take_while(|c| c.is_ascii_alphabetic()).count() >= 3)
 }
 
 /// A key made to be public: PostHog's project API key (`phc_` and 43
@@ -686,6 +716,18 @@ fn public_client_key(v: &[u8]) -> bool {
         && v[5..]
             .iter()
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+}
+
+/// A push service's address for one app on one device, not a credential:
+/// an FCM registration token (an instance id of 22, `:APA91b` and the rest,
+/// also elided as a tool shows it, `…`). FCM's legacy server key (`AAAA` and
+/// 7 before the colon) is a secret, told by its vendor's rule.
+fn device_token(v: &[u8]) -> bool {
+    v.len() > 29
+        && &v[22..29] == b":APA91b"
+        && v[..22]
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_'))
 }
 
 /// A value encrypted where it is stored, by a key kept elsewhere: Jasypt's

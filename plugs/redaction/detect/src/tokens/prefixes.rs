@@ -335,6 +335,8 @@ const RULES: &[Rule] = &[
     slack(b"xoxo-"),
     rule(b"xapp-", &ALNUM_DASH, 20, "slack-token"),
     rule(b"xkeysib-", &ALNUM_DASH, 64, "brevo-key"),
+    // Brevo's SMTP key: 64 hex, `-`, 16 letters and digits.
+    rule(b"xsmtpsib-", &ALNUM_DASH, 64, "brevo-key"),
     rule(b"xai-", &ALNUM, 60, "xai-key"),
     rule(b"ya29.", &B64URL, 20, "google-oauth-token"),
 ];

@@ -7,7 +7,8 @@
 //! (Segment's), an account's number under a key's name (Cloudinary's
 //! `api_key`), and what messaging and data stores print (`agent_tuning_14`:
 //! a SASL mechanism, a key's id, SCRAM's stored keys, push tokens, a
-//! user's hash). Beside each, the credential of the same shape that is
+//! user's hash) and sign-in tools (`agent_tuning_13`: published examples,
+//! claims, hashes, anti-forgery cookies, signatures). Beside each, the credential of the same shape that is
 //! masked. Each text is also streamed, cut at every byte and one character
 //! at a time, and must come out as whole.
 //!
@@ -88,6 +89,28 @@ const MESSAGING_LOOK_ALIKES: &[&str] = &[
     " ~> AUTH PLAIN AG5vcmVwbHlAcGFyY2Vsd2lzZS5kZXYAUFJPVEVDVEVE\n",
 ];
 
+/// What sign-in and access tools print beside their secrets
+/// (`agent_tuning_13`): a package's version in a row named `next-auth`, the
+/// examples RFC 6749, 6750 and 7636 publish, an unsigned token of RFC
+/// 7519, an XML setting named like a header, `/etc/shadow`'s fields, an
+/// htpasswd's hashes, a decoded token's claims, anti-forgery cookies in a
+/// cookie jar, a SAML request's signature, a passkey's registration.
+const IDENTITY_LOOK_ALIKES: &[&str] = &[
+    "│ Package         │ Current │ Latest         │\n├─────────────────┼─────────┼────────────────┤\n│ next-auth       │ 4.24.7  │ 4.24.11        │\n│ passport        │ 0.7.0   │ 0.7.0 (wanted) │\n",
+    "docs/oauth/token-endpoint.md:10:    client_id=s6BhdRkqt3&client_secret=7Fjfp0ZBr1KtDRbnfVdmIw\ndocs/oauth/token-endpoint.md:11:    Authorization: Basic czZCaGRSa3F0MzpnWDFmQmF0M2JW\n",
+    "{\"access_token\":\"2YotnFZFEjr1zCsicMWpAA\",\"token_type\":\"example\",\"expires_in\":3600,\"refresh_token\":\"tGzv3JOkF0XG5Qx2TlKWIA\"}\n",
+    "code_verifier=dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk\n",
+    "Unsigned tokens must be rejected: `eyJhbGciOiJub25lIn0.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ.`\n",
+    "<OAuthV2 name=\"OA-verify-token\">\n    <ExternalAuthorization>false</ExternalAuthorization>\n</OAuthV2>\n",
+    "# getent shadow deploy svc-backup\ndeploy:!:19676:0:99999:7:::\nsvc-backup:*:19676:0:99999:7:::\n",
+    "$ cat /etc/nginx/.htpasswd\nci:{SHA}Aq481J9Z2A4FCukj9k1xrcCLW5Q=\nmetrics:{SHA}DegkUReNTbvAU/Ya9aAxrCxTZIY=\n",
+    "userPassword: {SSHA}K8vR3mN2qL7pX9wZ4tY6uB1cD5eF0gHj\n",
+    "│ sub         │ 6iMDVEUTGTbpil_CJkL6uVVBinq1CbB47ZCtO3q6yWA                   │\n│ uti         │ MRw475L1GPNuZIJ3CcZEEQ                                        │\n",
+    "app.example.com\tFALSE\t/\tTRUE\t1748810013\tcsrftoken\tbwTa7VAbkvVJPQjBDLZMPkO1rnNwWFV7\n#HttpOnly_app.example.com\tFALSE\t/\tTRUE\t1717364013\t__Host-csrf\tYx4eV9VCn0SOoz3uLUmQqsiIgNnbRa0dsqekh88uJG0\n",
+    "GET https://idp.example.com/sso?SAMLRequest=fZJNT8MwDIbv%2FIoqd9Z2A4FCukj9k&RelayState=r8Sq9qd8St6HqcCq&SigAlg=http%3A%2F%2Fwww.w3.org%2F2001%2F04%2Fxmldsig-more%23rsa-sha256&Signature=3xr%2Fn8hheLIeLt1sIc2rwU7tdOfs3N56D2GHR1F9D%2FI3t0pq6FIAixnMGw2ndrn%2BX0Y6Ln%2Bmoyhjit\n",
+    "{\"response\":{\"attestationObject\":\"o2NmbXRkbm9uZWdhdHRTdG10oGhhdXRoRGF0YVikK1r16Kxygpypy0HgfxONFG0Gpzi6N-kl55-4bNCc8JBdAAAAAAiYcFjK3EuBtuEw3lDcvpYAINQ7tMz2I3tpWg3ExYtoUoxUZf_C\",\"authenticatorData\":\"K1r16Kxygpypy0HgfxONFG0Gpzi6N-kl55-4bNCc8JBdAAAAAA\"}}\n",
+];
+
 const MASKED: &[&str] = &[
     "  ALGOLIA_WRITE_KEY:  «91aad78a6939121cd3366ece0ba48b4d»\n",
     "{\n  \"api_key\": \"169115387051420\",\n  \"api_secret\": \"«Xk29fLq0Wm3nVb7Rt5YpQz1Hj8K»\"\n}\n",
@@ -113,6 +136,14 @@ const MASKED: &[&str] = &[
     "{\"serverKey\": \"«AAAAq3bF2xk:APA91bHkZx2qW9mR7Lp4Vt8Yc3Nd6Jf1Gh0Ks5Bm2Xr9Qe7Uw4Zn8Cv1Ty6Pa3Lo0Ij5Hg2Fd9Sa4Qw7Er1Ty8Ui3Op6As0Df5Gh2Jk9Lz4Xc7Vb1Nm6Qw3Er8Ty5Ui0Op2As7Df4Gh9Jk1Lz6Xc3Vb8Nm5Qw0Er7Ty2Ui4Op9As»\"}\n",
     "CREATE USER ingest IDENTIFIED WITH sha256_password BY '«Velvet_basil8037»'\n",
     "curl -s --user \"api:«key-3f9c2e871b04d5e9f6a7c8b2d1e0f93a»\" https://api.mailgun.net/v3/x/events\n",
+    // Beside the sign-in look-alikes: a package row's secret, a signed URL
+    // that grants access, a `.pgpass` line, a session in a cookie jar, a
+    // password kept in clear under a scheme that says so, a signed token.
+    "│ next-auth       │ «Wq8kPz2vLmNb4T» │\n",
+    "https://d111111abcdef8.cloudfront.net/report.pdf?Expires=1700000000&Signature=«Kx2mQ8uV3oJ1rD9aTn7bLzWqEe0fG5hYs4kCjOp6As0Df5Gh2Jk9Lz4Xc7Vb1Nm6»&Key-Pair-Id=K2JCJMDEHXQW5F\n",
+    "db.internal:5432:app:app:«Wq8kPz2vLm\\:Nb4T»\n",
+    "app.example.com\tFALSE\t/\tTRUE\t1748810013\tsessionid\t«WgAXy4leQsZQfNNJHz76PajWrMka3XGV»\n",
+    "{\"token\": \"«eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyXzEyMyIsImV4cCI6MTcwMDAwMzYwMH0.Kx2mQ8uV3oJ1rD9aTn7bLzWqEe0fG5hYs4kCjOp6As0»\"}\n",
 ];
 
 #[test]
@@ -133,6 +164,11 @@ fn what_releases_print_beside_their_secrets_stays() {
 #[test]
 fn what_messaging_and_stores_print_beside_their_secrets_stays() {
     check(MESSAGING_LOOK_ALIKES);
+}
+
+#[test]
+fn what_sign_in_tools_print_beside_their_secrets_stays() {
+    check(IDENTITY_LOOK_ALIKES);
 }
 
 #[test]

@@ -663,6 +663,17 @@ fn generated_password(b: &[u8], ks: usize) -> bool {
     })
 }
 
+/// Whether the query that holds the name at `ks` is a SAML binding's
+/// (`SAMLRequest=`, `SAMLResponse=`, `SigAlg=` before it).
+fn saml_query(b: &[u8], ks: usize) -> bool {
+    let from = ks.saturating_sub(8 * crate::MAX_LINE_PREFIX);
+    let before = &b[from..ks];
+    let query = memchr::memrchr3(b'\n', b' ', b'"', before).map_or(before, |p| &before[p + 1..]);
+    [&b"SigAlg="[..], b"SAMLRequest=", b"SAMLResponse="]
+        .iter()
+        .any(|m| find(query, m).is_some())
+}
+
 /// Reads `name op value` where the name ends at `ke` (its word starts at
 /// `s`).
 fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
@@ -779,6 +790,15 @@ fn parse(b: &[u8], s: usize, ke: usize) -> Parsed {
         (Name::Authorization, Op::Colon | Op::Xml) => {
             if op != Op::Xml {
                 blanks(b, &mut i);
+            } else if b[i..]
+                .iter()
+                .take_while(|&&c| c != b'<')
+                .all(u8::is_ascii_alphabetic)
+                && memchr::memchr(b'<', &b[i..]).is_some()
+            {
+                // An element named so whose text is a word
+                // (`<ExternalAuthorization>false</…>`): a setting.
+                return Parsed::No;
             }
             return if i >= n {
                 Parsed::Open
@@ -1101,6 +1121,9 @@ fn value(
         && (kind != "signature"
             || (op == Op::Compact
                 && !values::digest_typed(v)
+                // A SAML request's signature (`…&SigAlg=…&Signature=…`) signs
+                // it; it grants nothing.
+                && !(url && saml_query(b, ks))
                 // An HMAC in hex outside a URL (`razorpay_signature=…` in a
                 // log) signs one message; a presigned URL's grants access.
                 && (url || !values::hex_digest(v))))
@@ -1337,7 +1360,10 @@ fn table_row(
     let v = &b[start..end];
     // A row labelled as a secret holds one: `maple.violet.quartz` too.
     let secret = if kind == COOKIE_ROW {
-        plain(v) && v.len() >= 16 && (keylike(v) || hex_key(v))
+        plain(v)
+            && v.len() >= 16
+            && (keylike(v) || hex_key(v))
+            && !http_auth::not_a_credential(&b[ks..ke])
     } else {
         plain(v)
             && !name_word(v)

@@ -88,7 +88,14 @@ fn pgpass_password(b: &[u8], s: usize) -> Option<Found> {
     };
     let port_ok = port == b"*"
         || (!port.is_empty() && port.len() <= 5 && port.iter().all(u8::is_ascii_digit));
+    // (A password's own `:` is escaped, `\:`: more fields are another
+    // file's, `/etc/shadow`'s `svc:*:19676:0:99999:7:::`.)
+    let unescaped_colon = password
+        .iter()
+        .enumerate()
+        .any(|(i, &c)| c == b':' && (i == 0 || password[i - 1] != b'\\'));
     if !(name(host) && port_ok && name(db) && name(user))
+        || unescaped_colon
         || password.is_empty()
         || password.iter().any(|c| c.is_ascii_whitespace())
         || super::placeholders::stand_in(password)

@@ -175,7 +175,7 @@ const REFERENCES: [Reference; 9] = [
 /// test keys reach only a demo account), and masking them hides only the
 /// example. Only these exact strings: any other token of the same shape is
 /// masked.
-const DOCUMENTED: [(&str, &str); 10] = [
+const DOCUMENTED: [(&str, &str); 18] = [
     (
         "Azurite's and the Azure storage emulator's well-known account key",
         "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==",
@@ -215,6 +215,32 @@ const DOCUMENTED: [(&str, &str); 10] = [
     (
         "kubeadm's example bootstrap token (`kubeadm config print init-defaults`)",
         "abcdef.0123456789abcdef",
+    ),
+    (
+        "RFC 6749's client credentials (`s6BhdRkqt3:gX1fBat3bV`), in Basic",
+        "czZCaGRSa3F0MzpnWDFmQmF0M2JW",
+    ),
+    (
+        "RFC 6749's example access token (section 4.1.4, also 5.1)",
+        "2YotnFZFEjr1zCsicMWpAA",
+    ),
+    ("RFC 6749's example refresh token", "tGzv3JOkF0XG5Qx2TlKWIA"),
+    (
+        "RFC 6749's example authorization code",
+        "SplxlOBeZQQYbYS6WxSbIA",
+    ),
+    (
+        "RFC 6749's example client secret (section 2.3.1)",
+        "7Fjfp0ZBr1KtDRbnfVdmIw",
+    ),
+    ("RFC 6750's example bearer token", "mF_9.B5f-4.1JqM"),
+    (
+        "RFC 7636's example code verifier (appendix B)",
+        "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk",
+    ),
+    (
+        "ZITADEL's documented master key",
+        "MasterkeyNeedsToHave32Characters",
     ),
 ];
 
@@ -291,10 +317,15 @@ pub(crate) fn unsigned_jwt(v: &[u8]) -> bool {
     // (A payload between the two dots: `eyJ….` alone has none.)
     v.get(dot + 1..v.len() - 1)
         .is_some_and(|payload| !payload.is_empty() && payload.iter().all(|&c| crate::b64url(c)))
-        && crate::decode::base64_text(&v[..dot]).is_some_and(|h| {
-            let h: String = h.chars().filter(|c| !c.is_whitespace()).collect();
-            h.contains("\"alg\":\"none\"")
-        })
+        // (Decoded as it is: `{"alg":"none"}` alone is shorter than the
+        // base64 that is read as text.)
+        && {
+            let h: Vec<u8> = crate::decode::decode(&v[..dot])
+                .into_iter()
+                .filter(|c| !c.is_ascii_whitespace())
+                .collect();
+            crate::find(&h, b"\"alg\":\"none\"").is_some()
+        }
 }
 
 /// A password's hash as a password store keeps it: Django's
@@ -333,6 +364,36 @@ fn password_hash(v: &[u8]) -> bool {
         b"scrypt",
         b"pbkdf2",
     ];
+    // RFC 2307's schemes, as LDAP's `userPassword` and htpasswd keep them
+    // (`{SSHA}…`, `{SHA}…`, `{PBKDF2-SHA256}…`); `{PLAIN}` and
+    // `{CLEARTEXT}` hold the password itself.
+    if v.first() == Some(&b'{')
+        && let Some(close) = memchr::memchr(b'}', &v[..v.len().min(24)])
+    {
+        let scheme = &v[1..close];
+        let hashed = [
+            "SHA",
+            "SSHA",
+            "SHA256",
+            "SSHA256",
+            "SHA512",
+            "SSHA512",
+            "MD5",
+            "SMD5",
+            "CRYPT",
+            "BCRYPT",
+            "ARGON2",
+            "PBKDF2",
+            "PBKDF2-SHA256",
+            "PBKDF2-SHA512",
+            "BLF-CRYPT",
+            "SHA512-CRYPT",
+            "SHA256-CRYPT",
+        ]
+        .iter()
+        .any(|h| scheme.eq_ignore_ascii_case(h.as_bytes()));
+        return hashed && v.len() > close + 8;
+    }
     // Every form has a `$` among its first 15 bytes (most values none).
     if v.len() < 20 || memchr::memchr(b'$', &v[..15]).is_none() {
         return v.len() == 35 && v.starts_with(b"md5") && v[3..].iter().all(u8::is_ascii_hexdigit);
@@ -364,6 +425,7 @@ pub(crate) fn masked_token(v: &[u8]) -> bool {
     masked(v)
         || long_example_word(v)
         || documented(v)
+        || unsigned_jwt(v)
         || repeated_parts(v)
         || example_after_prefix(v)
 }
@@ -773,6 +835,8 @@ mod tests {
         let none = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0";
         let payload = "eyJzdWIiOiJ1c2VyXzEyMyJ9";
         assert!(unsigned_jwt(format!("{none}.{payload}.").as_bytes()));
+        // `{"alg":"none"}` alone, RFC 7519's own example (section 6.1).
+        assert!(unsigned_jwt(b"eyJhbGciOiJub25lIn0.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ."));
         // Signed, or no payload: not this.
         assert!(!unsigned_jwt(format!("{none}.{payload}.c2ln").as_bytes()));
         let hs256 = "eyJhbGciOiJIUzI1NiJ9";

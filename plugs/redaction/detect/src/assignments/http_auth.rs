@@ -186,7 +186,11 @@ pub(super) fn cookies_within(b: &[u8], i: usize, end: usize) -> Parsed {
 /// and bot-score cookie (`AWSALB`, `ARRAffinity`, `BIGipServer…`, Cloudflare's
 /// `__cf_bm`), or one whose name says what else it holds (`visitor_id`,
 /// `theme`); a session's (`sessionid`, `sid`) stays one.
-fn not_a_credential(name: &[u8]) -> bool {
+pub(super) fn not_a_credential(name: &[u8]) -> bool {
+    // (The browser's prefixes only say how the cookie may be set.)
+    let name = strip_prefix_ignoring_case(name, b"__host-")
+        .or_else(|| strip_prefix_ignoring_case(name, b"__secure-"))
+        .unwrap_or(name);
     const ANALYTICS: [&[u8]; 51] = [
         b"__gads",
         b"__gpi",
@@ -258,12 +262,20 @@ fn not_a_credential(name: &[u8]) -> bool {
     // An anti-forgery token (`csrftoken`, `XSRF-TOKEN`, `_csrf`, ASP.NET
     // Core's `.AspNetCore.Antiforgery.…`): the page hands it to every
     // visitor, it proves only that a form came from the page.
-    let anti_forgery =
-        lower(b"_csrf") || lower(b".aspnetcore.antiforgery") || super::names::declines(name);
+    let anti_forgery = lower(b"_csrf")
+        || lower(b"csrf")
+        || lower(b"xsrf")
+        || lower(b".aspnetcore.antiforgery")
+        || super::names::declines(name);
     EXACT.iter().any(|e| name.eq_ignore_ascii_case(e))
         || anti_forgery
         || ANALYTICS.iter().any(|p| lower(p))
         || (!super::names::session_cookie(name) && super::positions::says_what_it_is(name))
+}
+
+fn strip_prefix_ignoring_case<'a>(name: &'a [u8], prefix: &[u8]) -> Option<&'a [u8]> {
+    (name.len() > prefix.len() && name[..prefix.len()].eq_ignore_ascii_case(prefix))
+        .then(|| &name[prefix.len()..])
 }
 
 /// A signed session as frameworks write it: base64 payload, `.` or `--`,

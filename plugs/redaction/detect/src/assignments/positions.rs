@@ -37,6 +37,24 @@ const NOT_SECRET_LAST: &[&[u8]] = &[
     // (`OpenAI-Organization: org-…`).
     b"target",
     b"organization",
+    // A token's claims, decoded (`jwt decode`, a claims table): whom and
+    // what it names, never the token (`sub`, `jti`, Entra's `uti`, `aio`,
+    // `oid`, `tid`, OIDC's `sid`, `at_hash`).
+    b"sub",
+    b"jti",
+    b"uti",
+    b"aio",
+    b"oid",
+    b"tid",
+    b"sid",
+    b"azp",
+    b"hash",
+    // What a passkey's registration and sign-in send: signed by the
+    // authenticator, public (WebAuthn's `response`).
+    b"attestationobject",
+    b"authenticatordata",
+    b"clientdatajson",
+    b"userhandle",
     // Identifiers.
     b"id",
     b"ids",

@@ -152,6 +152,7 @@ pub(super) fn plain(v: &[u8]) -> bool {
         || public_project_key(v)
         || public_client_key(v)
         || device_token(v)
+        || version(v)
         || ssh_public_key(v)
         || store_path(v)
         || ciphertext(v)
@@ -716,6 +717,21 @@ fn public_client_key(v: &[u8]) -> bool {
         && v[5..]
             .iter()
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+}
+
+/// A release's version (`4.24.7`, `v1.2.3`, `0.7.0-rc.1`): in a table of
+/// packages a name such as `next-auth` is a package's, not a credential's.
+fn version(v: &[u8]) -> bool {
+    let v = v.strip_prefix(b"v").unwrap_or(v);
+    let core = v
+        .iter()
+        .position(|&c| c == b'-' || c == b'+')
+        .map_or(v, |p| &v[..p]);
+    let parts = core.split(|&c| c == b'.');
+    (2..=4).contains(&parts.clone().count())
+        && parts
+            .into_iter()
+            .all(|p| (1..=5).contains(&p.len()) && p.iter().all(u8::is_ascii_digit))
 }
 
 /// A push service's address for one app on one device, not a credential:

@@ -142,3 +142,23 @@ fn what_follows_a_password_s_comma_as_another_setting_stays() {
         "    Args:\n      --password-file\n      /run/secrets/db\n      --token-ttl\n      3600\n",
     ]);
 }
+
+/// A YAML value under a parent, or the parent's parent, that names a secret
+/// (Ory Kratos' `secrets:` lists, Envoy's `generic_secret:`), its own key
+/// saying nothing or a list's item; beside it values of the same shape
+/// under parents that name nothing secret.
+#[test]
+fn a_yaml_value_is_masked_by_its_parents_name() {
+    check(&[
+        "secrets:\n  cookie:\n    - «Hdw05FuIKKuavZNELAuKFpuqjs0oaTIzATJ2QuNYnQeoDGUx»\n  cipher:\n    - «neJqnyyPx76JMWnbYSEg1F3vBAPoT9jb»\n\nciphers:\n  algorithm: xchacha20-poly1305\n",
+        "static_resources:\n  secrets:\n  - name: token\n    generic_secret:\n      secret:\n        inline_string: \"«cpud4XwDtL5ZEdVBKW1SBkpKSCNBJk4BSj5f9JaM1H4=»\"\n",
+        "    api_keys:\n    - «Pkfknfu4rBv94t1cM80RfdwPsvlJeWgx3ZSoRq0E»\n    - «jDNxoJpyDVQiO0gTAj0iDbnsBTSIOY8lCpeNcwaH»\n",
+    ]);
+    check(&[
+        "images:\n  - sha256:9ca720051c3e211dad3d877999c781087ecb24621397b506520a5c75d0fdefd5\n",
+        "commits:\n  - 3f9c2e871b04d5e9f6a7c8b2d1e0f93a\n",
+        "secrets:\n  - name: db-password\n    valueFrom: projects/1/secrets/db-password\n",
+        "cache:\n  keys:\n    - build-Linux-node20-4f2a9c1e7b3d5a8f\n",
+        "env:\n  SECRET_NAME: prod-app-credentials\n",
+    ]);
+}

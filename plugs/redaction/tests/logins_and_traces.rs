@@ -1,6 +1,10 @@
 //! Logins typed in a protocol's own words (Redis's `AUTH` at a prompt, in
 //! `MONITOR` and in RESP as `strace` and `ngrep` show it; IMAP's `LOGIN`;
-//! POP3's `PASS`; SMTP's `AUTH LOGIN` and SASL PLAIN), secrets as a
+//! POP3's `PASS`; SMTP's `AUTH LOGIN` and SASL PLAIN), a user's password
+//! by its place among a command's arguments (`rabbitmqctl add_user`,
+//! `htpasswd -b`, `mosquitto_passwd -b`, Redis's `ACL SETUSER … >…`), a
+//! file that is wholly a secret (`.erlang.cookie`,
+//! `.google_authenticator`'s seed and scratch codes), secrets as a
 //! debugger or a tracer prints them (gdb's `char *`, ltrace's `getenv`), a
 //! registry's credentials on a container tool's command line, and a key
 //! block whose first line carries an agent's frame or the command that
@@ -127,4 +131,43 @@ fn a_key_block_printed_in_a_frame_or_by_a_command_is_read_through_its_lines() {
     let codex = framed("  └ ", "    ");
     let plain = framed("", "");
     check(&[&framed("  ⎿  ", "     "), &echoed, &codex, &plain]);
+}
+
+#[test]
+fn a_password_by_its_place_among_a_commands_arguments_is_masked() {
+    check(&[
+        "⏺ Bash(sudo mosquitto_passwd -b /etc/mosquitto/passwd plc-bridge «Summit-Zebra60»)\n",
+        "sudo mosquitto_passwd -b -H sha512 /etc/mosquitto/passwd dashboard '«huhuqu-1ycuvo-Zytuqa»'\n",
+        "mosquitto_pub -h mqtt.example.net -u plc-bridge -P '«Summit-Zebra60»' -t 'home/boiler/state' -m '{\"v\":15.6}'\n",
+        "• Ran sudo rabbitmqctl add_user celery '«defas4heduVa»'\n",
+        "$ rabbitmqctl -n rabbit@mq-0 change_password celery «defas4heduVa»\n",
+        "htpasswd -nbB prometheus «WhSIMljlGEBEncWKkXKrigbljHhn2JdO»\n",
+        "htpasswd -bc /etc/nginx/.htpasswd admin '«fjord nickel quiver»'\n",
+        "htpasswd -b -C 12 /etc/nginx/.htpasswd admin «Winter2021*»\n",
+        "cache.example.co:6380> ACL SETUSER worker on >«wavy9u-hobaxe-Cizabu» ~bull:* +@read -@dangerous\nOK\n",
+        "127.0.0.1:6379> acl setuser app on >«Wq8kPz2vLmNb4T» ~* +@all\n",
+    ]);
+    // Where the program asks, or no password is given.
+    check(&[
+        "htpasswd -c /etc/nginx/.htpasswd admin\n",
+        "sudo mosquitto_passwd -c /etc/mosquitto/passwd dashboard\n",
+        "rabbitmqctl add_user celery $RABBIT_PASSWORD\n",
+        "rabbitmqctl list_users\nuser\ttags\nceleryworker\t[]\n",
+        "ACL SETUSER reader on #9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 ~* +@read\n",
+        "echo add_user is a subcommand of rabbitmqctl\n",
+    ]);
+}
+
+#[test]
+fn a_file_that_is_wholly_a_secret_is_masked_when_printed() {
+    check(&[
+        "⏺ Bash(sudo cat /home/ana/.google_authenticator)\n  ⎿  «QLGZJ6YH54K4XMG2AXNDTAYAIX»\n     \" RATE_LIMIT 3 30 1719951606\n     \" WINDOW_SIZE 3\n     \" TOTP_AUTH\n     «65308988»\n     «54155890»\n\n",
+        "$ sudo cat /var/lib/rabbitmq/.erlang.cookie; echo\n«DDEMLPMSNQNVKGVCDVEJ»\n",
+        "$ base64 -w0 svc.keytab\n«BQIAAABNAAEAC1FVQU5USVguREVWAAtzdmMtYWlyZmxvdwAAAAFn56kzBwASACCigQCG5wycYZVkK+049O1KMNNKVWvA9CdnUL4tV5NIRgAAAAcAAAA9AAEAC1FVQU5USVguREVWAAtzdmMtYWlyZmxvdwAAAAFn56kzBwARABBAXQdIA0ODOnDeDoe0G28WAAAABw==»\n",
+    ]);
+    // Eight digits elsewhere: a line count, a date, an id.
+    check(&[
+        "$ wc -l access.log\n12345678\n20240917\n",
+        "\" set in vimrc\n12345678\n",
+    ]);
 }

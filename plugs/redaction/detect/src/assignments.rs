@@ -17,7 +17,7 @@ pub(super) mod argument_lists;
 pub(super) mod call_arguments;
 pub(crate) mod clear_text;
 pub(super) mod columns;
-mod command_lines;
+pub(super) mod command_lines;
 pub(super) mod command_output;
 pub(super) mod device_lines;
 mod http_auth;

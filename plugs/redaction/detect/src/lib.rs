@@ -288,11 +288,17 @@ impl Redactor {
             }
             if end - start >= MIN_WORD {
                 word(b, start, end, &mut found);
+                if assignments::command_lines::may_be_user_command(b, start, end) {
+                    assignments::command_lines::at_user_command(b, start, end, &mut found);
+                }
                 if assignments::setting_commands::may_read_stdin(b, start, end) {
                     assignments::setting_commands::at_reader(b, start, end, &mut found);
                 }
                 if end - start >= 16 && start > 0 && b[start - 1] == b'"' {
                     assignments::parents::at_element(b, start, &mut found);
+                }
+                if end - start >= 16 && assignments::parents::may_be_yaml_value(b, start) {
+                    assignments::parents::at_yaml_value(b, start, end, &mut found);
                 }
                 if end - start == 40 {
                     tokens::aws_secret_on_line(b, start, end, &mut found);
@@ -671,6 +677,9 @@ impl Redactor {
         }
         if let Some(login) = assignments::logins::open_at(b, cut) {
             cut = cut.min(login);
+        }
+        if let Some(line) = assignments::command_lines::user_command_open_at(b, cut) {
+            cut = cut.min(line);
         }
         cut
     }

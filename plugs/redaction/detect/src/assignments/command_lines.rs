@@ -12,7 +12,7 @@
 
 use super::values::{MIN_VALUE, plain, quote_at, quoted, value_byte};
 use super::{Parsed, Value};
-use crate::find;
+use crate::{Found, find};
 
 /// Whether the word `[s, e)` (starting with `-`) may be one of these flags:
 /// called for every such word.
@@ -54,7 +54,7 @@ pub(super) fn flag(b: &[u8], s: usize, e: usize) -> Parsed {
 
 /// The programs whose short flag is followed by a password (each followed
 /// by a blank on the line, before the flag).
-const PASSWORD_FLAGS: [(u8, &[&[u8]]); 8] = [
+const PASSWORD_FLAGS: [(u8, &[&[u8]]); 9] = [
     (
         b'p',
         &[
@@ -89,6 +89,11 @@ const PASSWORD_FLAGS: [(u8, &[&[u8]]); 8] = [
     // net-snmp: SNMPv3's authentication and privacy passphrases, v2c's
     // community (`public` stays: a word, not a value).
     (b'A', SNMP),
+    // Mosquitto's clients.
+    (
+        b'P',
+        &[b"mosquitto_pub ", b"mosquitto_sub ", b"mosquitto_rr "],
+    ),
     (b'X', SNMP),
     (b'c', SNMP),
 ];
@@ -281,4 +286,169 @@ fn mysql_password(b: &[u8], s: usize) -> Parsed {
         secret: end - start >= MIN_VALUE && plain(&b[start..end]),
         kind: "secret-assignment",
     })
+}
+
+/// A command that takes a user's name and then the password as arguments:
+/// its word, the program before it on the line (none: the word is the
+/// program), how many arguments come before the password, the flags that
+/// take a value, and the flag letter that must be given (batch mode: without
+/// it the program asks, and the argument is no password).
+struct UserCommand {
+    word: &'static [u8],
+    program: Option<&'static [u8]>,
+    before: usize,
+    valued_flags: &'static [u8],
+    needs: Option<u8>,
+}
+
+const USER_COMMANDS: [UserCommand; 5] = [
+    // `rabbitmqctl add_user NAME PASSWORD`.
+    UserCommand {
+        word: b"add_user",
+        program: Some(b"rabbitmqctl"),
+        before: 1,
+        valued_flags: b"n",
+        needs: None,
+    },
+    UserCommand {
+        word: b"change_password",
+        program: Some(b"rabbitmqctl"),
+        before: 1,
+        valued_flags: b"n",
+        needs: None,
+    },
+    UserCommand {
+        word: b"authenticate_user",
+        program: Some(b"rabbitmqctl"),
+        before: 1,
+        valued_flags: b"n",
+        needs: None,
+    },
+    // `mosquitto_passwd -b FILE NAME PASSWORD`.
+    UserCommand {
+        word: b"mosquitto_passwd",
+        program: None,
+        before: 2,
+        valued_flags: b"HI",
+        needs: Some(b'b'),
+    },
+    // `htpasswd -b FILE NAME PASSWORD`, `htpasswd -nb NAME PASSWORD`.
+    UserCommand {
+        word: b"htpasswd",
+        program: None,
+        before: 2,
+        valued_flags: b"Cr",
+        needs: Some(b'b'),
+    },
+];
+
+/// Whether the word `[s, e)` may be one of [`USER_COMMANDS`]' words: its
+/// first byte and length (called for most long words).
+#[inline(always)]
+pub(crate) fn may_be_user_command(b: &[u8], s: usize, e: usize) -> bool {
+    matches!(
+        (b[s], e - s),
+        (b'a', 8 | 17) | (b'c', 15) | (b'm', 16) | (b'h', 8)
+    )
+}
+
+/// The password of the user command whose word is `[s, e)`, masked.
+#[inline(never)]
+pub(crate) fn at_user_command(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
+    if let Some((start, end, _)) = user_command(b, s, e) {
+        found.push(Found {
+            start,
+            end,
+            kind: "secret-assignment",
+        });
+    }
+}
+
+/// Where a user command's line starts, if the command runs to `cut` (its
+/// password may not have come whole).
+pub(crate) fn user_command_open_at(b: &[u8], cut: usize) -> Option<usize> {
+    let line = crate::line_start_within(b, cut, 4 * crate::MAX_LINE_PREFIX)?;
+    let text = &b[..cut];
+    USER_COMMANDS.iter().find_map(|c| {
+        let p = line + find(&text[line..], c.word)?;
+        let e = p + c.word.len();
+        match user_command(text, p, e) {
+            Some((_, _, true)) => Some(line),
+            // (Its arguments so far are too few: the password may come.)
+            None if memchr::memchr(b'\n', &text[e..]).is_none() => Some(line),
+            _ => None,
+        }
+    })
+}
+
+/// The password's span of the user command whose word is `[s, e)`, and
+/// whether the text ended before it did.
+fn user_command(b: &[u8], s: usize, e: usize) -> Option<(usize, usize, bool)> {
+    let word = &b[s..e];
+    let c = USER_COMMANDS.iter().find(|c| c.word == word)?;
+    if s > 0 && !matches!(b[s - 1], b' ' | b'\t' | b'(' | b'\n' | b'/') {
+        return None;
+    }
+    if let Some(program) = c.program
+        && !after_program(b, s, &[program])
+    {
+        return None;
+    }
+    let mut flags = Vec::new();
+    let mut arguments = Vec::new();
+    let mut i = e;
+    let mut skip_next = false;
+    loop {
+        i += crate::run(b, i, |c| c == b' ' || c == b'\t');
+        let Some(&first) = b.get(i) else {
+            break;
+        };
+        if matches!(first, b'\n' | b'|' | b';' | b'&' | b')' | b'>' | b'<') {
+            break;
+        }
+        let (start, end, next) = match quote_at(b, i) {
+            Some(q) => {
+                let (start, end, open) = quoted(b, i, q);
+                if open {
+                    arguments.push((start, end, true));
+                    break;
+                }
+                (start, end, end + q.len())
+            }
+            None => {
+                let end = i + b[i..]
+                    .iter()
+                    .take(super::MAX_VALUE)
+                    .take_while(|c| !c.is_ascii_whitespace() && !matches!(c, b'|' | b';' | b')'))
+                    .count();
+                (i, end, end)
+            }
+        };
+        if skip_next {
+            skip_next = false;
+        } else if first == b'-' && start == i && end > i + 1 {
+            let letters = &b[i + 1..end];
+            flags.extend_from_slice(letters);
+            skip_next = letters.last().is_some_and(|l| c.valued_flags.contains(l));
+        } else {
+            arguments.push((start, end, end == b.len()));
+        }
+        i = next;
+        if arguments.len() > c.before + 1 {
+            break;
+        }
+    }
+    if c.needs.is_some_and(|f| !flags.contains(&f)) {
+        return None;
+    }
+    // `htpasswd -n` prints the line and takes no file.
+    let before = if c.word == b"htpasswd" && flags.contains(&b'n') {
+        c.before - 1
+    } else {
+        c.before
+    };
+    let &(start, end, open) = arguments.get(before)?;
+    let v = &b[start..end];
+    (v.len() >= 4 && !crate::placeholders::stand_in(v) && !v.starts_with(b"$"))
+        .then_some((start, end, open))
 }

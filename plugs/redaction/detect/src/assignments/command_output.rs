@@ -191,10 +191,18 @@ pub(crate) fn at_word(b: &[u8], s: usize, found: &mut Vec<Found>) {
     if end - start < 8 || (start != s && !(start < s && b[start..s].iter().all(symbol))) {
         return;
     }
+    let v = &b[start..end];
+    if scratch_code(b, line, v) {
+        found.push(Found {
+            start,
+            end,
+            kind: KIND,
+        });
+        return;
+    }
     let Some(before) = command_line_above(b, line) else {
         return;
     };
-    let v = &b[start..end];
     // A label may follow a mark that reads as a prompt (`==> Token:`).
     // (A flag alone above names the value: `--requirepass` in a
     // container's `Args:`.)
@@ -578,6 +586,41 @@ fn lead(b: &[u8], line: usize, limit: usize) -> Option<usize> {
 }
 
 /// The line before the one at `line`, without its `\n`.
+/// Whether `v`, alone on the line at `line`, is one of the emergency
+/// scratch codes of a `.google_authenticator` file: 8 digits, under its
+/// options (`" TOTP_AUTH`, `" RATE_LIMIT 3 30`) and the codes before it.
+fn scratch_code(b: &[u8], mut line: usize, v: &[u8]) -> bool {
+    if v.len() != 8 || !v.iter().all(u8::is_ascii_digit) {
+        return false;
+    }
+    for _ in 0..12 {
+        let Some(above) = previous_line(b, line) else {
+            return false;
+        };
+        line -= above.len() + 1;
+        let t = above.trim_ascii();
+        let t = t
+            .strip_prefix("⎿".as_bytes())
+            .map_or(t, <[u8]>::trim_ascii_start);
+        if let Some(option) = t.strip_prefix(b"\" ") {
+            return [
+                &b"TOTP_AUTH"[..],
+                b"HOTP_COUNTER",
+                b"RATE_LIMIT",
+                b"WINDOW_SIZE",
+                b"DISALLOW_REUSE",
+                b"STEP_SIZE",
+            ]
+            .iter()
+            .any(|o| option.starts_with(o));
+        }
+        if t.len() != 8 || !t.iter().all(u8::is_ascii_digit) {
+            return false;
+        }
+    }
+    false
+}
+
 fn previous_line(b: &[u8], line: usize) -> Option<&[u8]> {
     let end = line.checked_sub(1)?;
     let floor = end.saturating_sub(MAX_COMMAND + 1);
@@ -659,6 +702,9 @@ enum Printed {
     /// What a name that says nothing names (`terraform output -raw
     /// relay`): a key's shape.
     Key,
+    /// A file that is wholly a secret, by its name (`.erlang.cookie`'s 20
+    /// capitals, `.google_authenticator`'s TOTP seed): one word.
+    File,
 }
 
 /// Whether the command on `line` (after its prompt) prints a secret.
@@ -674,6 +720,9 @@ fn printed(line: &[u8]) -> Option<Printed> {
     COMMANDS.iter().find_map(|c| {
         let end = parts_in(line, c.parts)?;
         if c.only_secrets {
+            if SECRET_FILES.iter().any(|f| names_file(&line[end..], f)) {
+                return Some(Printed::File);
+            }
             file_names_a_secret(&line[end..]).then_some(Printed::Secret)
         } else if c.named {
             argument_names(&line[end..])
@@ -714,7 +763,16 @@ fn file_names_a_secret(args: &[u8]) -> bool {
         return false;
     }
     // A keystore: Java's, Android's, PKCS#12, a KeePass database.
-    const STORES: [&[u8]; 7] = [b"jks", b"keystore", b"p12", b"pfx", b"bks", b"p8", b"kdbx"];
+    const STORES: [&[u8]; 8] = [
+        b"jks",
+        b"keystore",
+        b"p12",
+        b"pfx",
+        b"bks",
+        b"p8",
+        b"kdbx",
+        b"keytab",
+    ];
     if let Some(dot) = memchr::memrchr(b'.', base)
         && STORES
             .iter()
@@ -725,6 +783,24 @@ fn file_names_a_secret(args: &[u8]) -> bool {
     // (A MongoDB replica set's shared key: `keyfile`, `mongodb-keyfile`.)
     let keyfile = base.len() >= 7 && base[base.len() - 7..].eq_ignore_ascii_case(b"keyfile");
     !base.is_empty() && (keyfile || secret_kind(base).is_some())
+}
+
+/// Files whose whole content is a secret, by a name that does not say so:
+/// Erlang's distribution cookie (RabbitMQ's cluster secret), a Kerberos
+/// keytab, a TOTP seed's file.
+const SECRET_FILES: [&[u8]; 2] = [b"erlang.cookie", b"google_authenticator"];
+
+/// Whether the last argument of `args` is a file named `name` (its dot
+/// aside).
+fn names_file(args: &[u8], name: &[u8]) -> bool {
+    let args = args.strip_suffix(b")").unwrap_or(args);
+    let args = &args[..memchr::memchr3(b'|', b';', b'&', args).unwrap_or(args.len())];
+    args.split(|&c| c == b' ')
+        .rfind(|w| !w.is_empty() && !w.starts_with(b"-"))
+        .is_some_and(|last| {
+            let base = memchr::memrchr(b'/', last).map_or(last, |p| &last[p + 1..]);
+            base.strip_prefix(b".").unwrap_or(base) == name
+        })
 }
 
 /// Whether `v` is what a command that prints `what` prints.
@@ -738,6 +814,9 @@ fn printed_value(what: Printed, v: &[u8]) -> bool {
     match what {
         Printed::Secret => secret_like(v),
         Printed::Key => secret_like(v) && keylike(v),
+        Printed::File => {
+            secret_like(v) || (v.len() >= 16 && plain(v) && v.iter().all(u8::is_ascii_alphanumeric))
+        }
     }
 }
 

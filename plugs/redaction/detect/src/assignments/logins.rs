@@ -49,8 +49,10 @@ type Reader = fn(&[u8], usize) -> Read;
 /// lower-case one: those are common words), how far into the needle the
 /// keyword starts, and the reading of each. (One pass per needle: each
 /// skips on its rarest bytes. One pass for all of them costs more.)
-const KEYWORDS: [(&[u8], usize, Reader); 6] = [
+const KEYWORDS: [(&[u8], usize, Reader); 8] = [
     (b"AUTH", 0, auth),
+    (b"SETUSER", 0, acl_setuser),
+    (b"acl setuser ", 4, acl_setuser),
     (b"> auth ", 2, auth),
     (b"LOGIN", 0, login),
     (b" login ", 1, login),
@@ -504,6 +506,27 @@ fn bulk(b: &[u8], i: usize, breaks: Breaks) -> Read {
         return Read::No;
     }
     Read::Value(start, end, open)
+}
+
+/// Redis's `ACL SETUSER name on >password ~keys +@read …` at `p`: each rule
+/// that adds or removes a password (`>…`, `<…`) holds one; `#…` is its
+/// hash.
+fn acl_setuser(b: &[u8], p: usize) -> Read {
+    if !whole_word(b, p, 7) {
+        return Read::No;
+    }
+    let (words, open) = arguments(b, p + 7, 64);
+    let rule = words
+        .iter()
+        .skip(1)
+        .find(|&&(s, e)| e > s + 1 && matches!(b[s], b'>' | b'<'));
+    match rule {
+        // (More rules may follow on the line: one password is read, the
+        // first, and the line held until it ends.)
+        Some(&(s, e)) if password(&b[s + 1..e]) => Read::Value(s + 1, e, open),
+        _ if open => Read::Open,
+        _ => Read::No,
+    }
 }
 
 /// IMAP's `<tag> LOGIN user password` at `p` (`LOGIN` or `login`).

@@ -442,3 +442,115 @@ fn quoted_value(b: &[u8], i: usize, parent: Parent) -> Parsed {
         kind: reported(kind),
     })
 }
+
+/// Whether the word `[s, e)` (16 bytes or more) may be a YAML value whose
+/// parents [`at_yaml_value`] reads: a list's item (`- …`) or a key's value
+/// (`key: …`, quoted or not).
+#[inline(always)]
+pub(crate) fn may_be_yaml_value(b: &[u8], s: usize) -> bool {
+    let q = usize::from(s > 0 && matches!(b[s - 1], b'"' | b'\''));
+    s >= 2 + q && matches!(&b[s - 2 - q..s - q], b"- " | b": ")
+}
+
+/// A YAML value whose own key says nothing (or a list's item), masked
+/// where a parent or the parent's parent, by indentation, names a secret
+/// (Ory's `secrets: {cookie: [- …]}`, Envoy's `generic_secret: {secret:
+/// {inline_string: "…"}}`) and the value looks like a key.
+#[inline(never)]
+pub(crate) fn at_yaml_value(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
+    let quoted = matches!(b[s - 1], b'"' | b'\'');
+    let op = s - usize::from(quoted) - 2;
+    let Some(line) = crate::line_start_within(b, op, MAX_BACK) else {
+        return;
+    };
+    let head = &b[line..op];
+    let indent = head.iter().take_while(|&&c| c == b' ').count();
+    let key = &head[indent..];
+    let list_item = b[op] == b'-';
+    // `- value` alone after its indentation; `key: value` with a key that
+    // says nothing of its own (a name that does is read by its name).
+    if list_item {
+        if !key.is_empty() {
+            return;
+        }
+    } else if key.is_empty()
+        || !key.iter().all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-'))
+        || secret_kind(key).is_some()
+        // (Envoy's `inline_string`, under `secret:`, is the secret itself.)
+        || (super::positions::says_what_it_is(key) && !key.starts_with(b"inline_"))
+    {
+        return;
+    }
+    let v = &b[s..e];
+    // (Random, not a name a system made: `build-Linux-node20-4f2a…`
+    // under a cache's `keys:`, a word before its first `-`.)
+    let named = v
+        .iter()
+        .position(|&c| c == b'-' || c == b'_')
+        .is_some_and(|p| p >= 3 && v[..p].iter().all(u8::is_ascii_alphabetic));
+    if named || !super::values::neutral_key(v) || !plain(v) {
+        return;
+    }
+    // (A list's item is one level under its key, which may share its
+    // indentation: `key:\n- item`.)
+    let Some(kind) = yaml_secret_ancestor(b, line, indent, list_item) else {
+        return;
+    };
+    if quoted && b.get(e) != Some(&b[s - 1]) {
+        return;
+    }
+    found.push(Found {
+        start: s,
+        end: e,
+        kind: reported(kind),
+    });
+}
+
+/// The kind of the nearest of two ancestors (by indentation, above the
+/// line at `line` indented `indent`) whose key names a secret.
+fn yaml_secret_ancestor(
+    b: &[u8],
+    mut line: usize,
+    mut indent: usize,
+    list_item: bool,
+) -> Option<&'static str> {
+    let floor = line.saturating_sub(MAX_BACK);
+    let mut levels = 0;
+    let mut same_ok = list_item;
+    while line > floor && levels < 2 {
+        let end = line - 1;
+        let start = crate::line_start(b, end).max(floor);
+        let text = &b[start..end];
+        line = start;
+        let i = text.iter().take_while(|&&c| c == b' ').count();
+        let rest = &text[i..];
+        if rest.is_empty() || rest[0] == b'#' {
+            continue;
+        }
+        // A sibling: same indentation (a list's items, a map's keys).
+        if i > indent || (i == indent && !(same_ok && rest.ends_with(b":"))) {
+            if i == indent && !rest.starts_with(b"- ") && list_item && !rest.ends_with(b":") {
+                return None;
+            }
+            continue;
+        }
+        // The parent: `key:` with nothing after it.
+        let key = rest.strip_suffix(b":")?;
+        if let Some(kind) = secret_kind(last_part(strip_plural(key))) {
+            return Some(kind);
+        }
+        levels += 1;
+        indent = i;
+        same_ok = false;
+    }
+    None
+}
+
+/// `secrets`, `keys`, `tokens_b64`: the name of one of them.
+fn strip_plural(key: &[u8]) -> &[u8] {
+    let mut key = key;
+    for suffix in [&b"_b64"[..], b"_hex", b"_base64", b"s"] {
+        key = key.strip_suffix(suffix).unwrap_or(key);
+    }
+    key
+}

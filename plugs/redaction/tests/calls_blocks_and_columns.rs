@@ -162,3 +162,24 @@ fn a_yaml_value_is_masked_by_its_parents_name() {
         "env:\n  SECRET_NAME: prod-app-credentials\n",
     ]);
 }
+
+/// Secrets in layouts of their own: Go's MySQL DSN, slapd's `syncrepl`
+/// bind, a password `step ca init` generated with a `|` in it, Ory's
+/// tokens. Beside them the same layouts with nothing secret.
+#[test]
+fn a_password_in_a_dsn_a_bind_or_a_prompt_is_masked() {
+    check(&[
+        "dataSourceName = casdoor:«Fall2022-3»@tcp(mysql:3306)/\n",
+        "dsn := \"app:«Wq8kPz2vLm»@tcp(127.0.0.1:3306)/shop?parseTime=true\"\n",
+        "syncrepl rid=001\n         provider=ldaps://ldap01.example.com\n         bindmethod=simple\n         binddn=\"cn=replicator,dc=example,dc=com\"\n         credentials=«Spring2022_x»\n",
+        "     ✔ [leave empty and we'll generate one]: \n     ✔ Password: «O^_HMgPv_9gsb=NbYY|9&J)mXWzFr4@i»\n\n",
+        "access_token: «ory_at_jdrWdybIb4FbW1H_RTPFk3uvh7hd6zP9ICFiS8mfXUU.m9s8yMkxW_pKJMMg-MEtdwafAVhiKI8z3UJ7VuOrFT1»\n",
+    ]);
+    check(&[
+        "DSN=root:$MYSQL_ROOT_PASSWORD@tcp(db:3306)/app\n",
+        "root@tcp(db:3306)/app\n",
+        "credentials=/etc/ldap/creds.txt\n",
+        "| Password | Strength |\n|---|---|\n| weak | low |\n",
+        "$ mc admin user svcacct ls staging svc-backup\nAccess Key             Expiry\nTDYBI4U5622DVQ5SRFKH   2025-05-14T11:17:24Z\n",
+    ]);
+}

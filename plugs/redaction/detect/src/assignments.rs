@@ -1056,6 +1056,20 @@ fn value(
             i = j;
         }
     }
+    // A password's `|` glued inside it (`✔ Password: O^_HM…|9&J)mX…`, what
+    // `step ca init` generates): the line's rest where it has no blank (a
+    // table's border has blanks beside it).
+    // (The text ends at the `|`: what follows decides; a stream holds it.)
+    let pipe_open = i > start && i + 1 == n && b[i] == b'|' && names::password(&b[ks..ke]);
+    if i > start && i + 1 < n && b[i] == b'|' && b[i + 1] > b' ' && names::password(&b[ks..ke]) {
+        let mut j = i;
+        while j < n && j - start < MAX_VALUE && b[j] > b' ' && !matches!(b[j], b'"' | b'\'') {
+            j += 1;
+        }
+        if j == n || matches!(b[j], b'\n' | b'\r') {
+            i = j;
+        }
+    }
     // A Google app password, unquoted (`password abcd efgh ijkl mnop` in
     // an msmtprc): its groups are one value where the line ends after them.
     // (Cut before its end, a stream waits for the rest.)
@@ -1072,7 +1086,7 @@ fn value(
     while j < n && matches!(b[j], b' ' | b'\t') {
         j += 1;
     }
-    let open = j == n || app_open || comma_open;
+    let open = j == n || app_open || comma_open || pipe_open;
     let mut end = i;
     // A config's line: YAML's `key: value`, or INI's `key = value` under a
     // `[section]`.
@@ -1515,7 +1529,7 @@ fn key_shaped(kind: &str, v: &[u8], key: &[u8]) -> bool {
     }
     // A key's id (`access_key: TDYBI4U5…`, Confluent's `key`): its secret
     // is the other value.
-    if (kind == NAMED_KEY || kind == BARE_KEY) && values::key_id(v) {
+    if (kind == NAMED_KEY || kind == BARE_KEY || names::access_key(key)) && values::key_id(v) {
         return false;
     }
     (kind != NAMED_KEY && kind != BARE_KEY && kind != POSITION_KEY && kind != ENV_ITEM)

@@ -110,6 +110,39 @@ fn pgpass_password(b: &[u8], s: usize) -> Option<Found> {
     })
 }
 
+/// The password of Go's MySQL DSN (`user:password@tcp(host:3306)/db`,
+/// `@unix(/run/mysqld.sock)`) whose word starts at `s`, its `@` at `at`:
+/// after the user's `:`, to the `@`.
+pub(super) fn go_dsn(b: &[u8], s: usize, at: usize, found: &mut Vec<Found>) {
+    if !(b[at + 1..].starts_with(b"tcp(") || b[at + 1..].starts_with(b"unix(")) {
+        return;
+    }
+    // (After a name glued to it: `DSN=user:…`, `"user:…`.)
+    let from = b[s..at]
+        .iter()
+        .rposition(|&c| c == b'=')
+        .map_or(s, |p| s + p + 1);
+    let Some(colon) = memchr::memchr(b':', &b[from..at]).map(|p| from + p) else {
+        return;
+    };
+    let user = &b[from..colon];
+    let password = &b[colon + 1..at];
+    if user.is_empty()
+        || password.is_empty()
+        || !user
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
+        || super::placeholders::stand_in(password)
+    {
+        return;
+    }
+    found.push(Found {
+        start: colon + 1,
+        end: at,
+        kind: "connection-password",
+    });
+}
+
 /// Where an Oracle thin URL starts (at or after `from`) that reaches `cut`.
 pub(super) fn oracle_open(b: &[u8], from: usize, cut: usize) -> Option<usize> {
     let at = from + super::rfind(&b[from..cut], b"jdbc:oracle:thin:")?;

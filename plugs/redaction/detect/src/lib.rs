@@ -753,6 +753,12 @@ fn word(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     if has_scheme {
         urls::credentials(b, s, e, found);
     }
+    // Go's MySQL DSN, `user:password@tcp(host:3306)/db`: the word ends at
+    // the `(`. (Its last byte first: most words end otherwise.)
+    if matches!(w.last(), Some(b'p' | b'x')) && (w.ends_with(b"@tcp") || w.ends_with(b"@unix")) {
+        let at = e - if w.ends_with(b"@tcp") { 4 } else { 5 };
+        layouts::go_dsn(b, s, at, found);
+    }
 }
 
 /// Where in `b[from..end]` (a word) the next byte is after which [`word`]

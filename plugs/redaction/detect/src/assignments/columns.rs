@@ -136,7 +136,9 @@ pub(crate) fn cell(b: &[u8], s: usize, found: &mut Vec<Found>) {
         // An `Auth` column's mechanism (`SASL/SCRAM-SHA-512`), a `Key`
         // column's key id (Confluent's, an access key's).
         let mechanism = super::names::ends_auth(name) && super::values::method_name(v);
-        let id = matches!(kind, super::NAMED_KEY | super::BARE_KEY) && super::values::key_id(v);
+        let id = (matches!(kind, super::NAMED_KEY | super::BARE_KEY)
+            || super::names::access_key(name))
+            && super::values::key_id(v);
         !(name_word(v) || super::label_word(v) || mechanism || id)
     } else {
         super::values::neutral_key(v) && super::positions::says_nothing(name)
@@ -189,7 +191,10 @@ pub(crate) fn aligned(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
         None => e,
     };
     let v = &b[s..end];
-    let id = |kind| matches!(kind, super::NAMED_KEY | super::BARE_KEY) && super::values::key_id(v);
+    let id = |kind| {
+        (matches!(kind, super::NAMED_KEY | super::BARE_KEY) || super::names::access_key(&name))
+            && super::values::key_id(v)
+    };
     if secret_kind(&name).is_some_and(|kind| !id(kind)) && !name_word(v) && !super::label_word(v) {
         found.push(Found {
             start: s,

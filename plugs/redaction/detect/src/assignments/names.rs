@@ -310,6 +310,12 @@ pub(super) fn ends_auth(key: &[u8]) -> bool {
     })
 }
 
+/// Whether the name is an access key's (`access_key`, `AccessKey`), whose
+/// value is as often the key's id (S3-style, MinIO's) as a secret.
+pub(super) fn access_key(key: &[u8]) -> bool {
+    ends_with_name(key, b"accesskey").is_some()
+}
+
 /// Whether the name is a password's (`db_password`, `spring.mail.password`,
 /// `keyPassphrase`, `PGPASS`): any value under it is one.
 pub(super) fn password(key: &[u8]) -> bool {
@@ -677,12 +683,17 @@ pub(super) fn weak_word(b: &[u8], ks: usize, ke: usize) -> Option<Name> {
 fn weak_word_body(b: &[u8], ks: usize, ke: usize) -> Option<Name> {
     let key = &b[ks..ke];
     let is = |part: &[u8], list: &[&[u8]]| list.iter().any(|w| part.eq_ignore_ascii_case(w));
-    // Glued to its value, it is no label (`value=3`).
+    // Glued to its value, it is no label (`value=3`); but for slapd's
+    // `syncrepl … binddn=… credentials=…`, the bind's password.
     if matches!(b.get(ke), Some(b'=' | b':'))
         && b.get(ke + 1)
             .is_some_and(|&c| super::super::TOKEN[c as usize])
     {
-        return None;
+        let bind = key.eq_ignore_ascii_case(b"credentials") && b.get(ke) == Some(&b'=') && {
+            let from = ks.saturating_sub(4 * crate::MAX_LINE_PREFIX);
+            crate::find(&b[from..ks], b"binddn=").is_some()
+        };
+        return bind.then_some(Name::Secret("secret-assignment"));
     }
     if is(
         key,

@@ -264,6 +264,13 @@ const RULES: &[Rule] = &[
     rule(b"napi_", &ALNUM, 60, "neon-key"),
     rule(b"ntn_", &ALNUM, 40, "notion-token"),
     rule(b"ops_eyJ", &B64URL_DOTTED, 100, "1password-token"),
+    // Ory's (Hydra's and Ory Network's) access, refresh and authorization
+    // code tokens (`ory_at_….…`), API keys and session tokens.
+    rule(b"ory_ac_", &B64URL_DOTTED, 40, "ory-token"),
+    rule(b"ory_at_", &B64URL_DOTTED, 40, "ory-token"),
+    rule(b"ory_pat_", &ALNUM, 24, "ory-token"),
+    rule(b"ory_rt_", &B64URL_DOTTED, 40, "ory-token"),
+    rule(b"ory_st_", &ALNUM, 24, "ory-token"),
     rule(b"pypi-AgE", &B64URL, 50, "pypi-token"),
     rule(b"pk_live_", &ALNUM, 16, "stripe-key"),
     rule(b"pk_test_", &ALNUM, 16, "stripe-key"),

@@ -183,3 +183,24 @@ fn a_password_in_a_dsn_a_bind_or_a_prompt_is_masked() {
         "$ mc admin user svcacct ls staging svc-backup\nAccess Key             Expiry\nTDYBI4U5622DVQ5SRFKH   2025-05-14T11:17:24Z\n",
     ]);
 }
+
+/// What sessions on servers print that only their layout names: a Jetty
+/// realm file's users (after its header, or beside an obfuscated
+/// password), `klist -K`'s keys, `wg show … preshared-keys`. Beside them
+/// the same layouts with nothing secret.
+#[test]
+fn keys_and_passwords_in_server_files_are_masked() {
+    check(&[
+        "# username: password [,rolename ...]\nadmin: «Falcon%onyx5657», admin\ndpatel: «12Yt-hBZAYx?», user\n",
+        "releasebot: «OBF:1hfg1kzo1pvv1qh81kmu1nzh1zev1zef1nwx1kjs1qk21pyr1kze1hfm»,admin,user\nmonitor: «Maple%31899otter»,user\n",
+        "jetty.ssl.password=«OBF:1vny1zlo1x8e1vnw1vn61x8g1zlu1vn4»\n",
+        "Keytab name: FILE:/etc/krb5.keytab\nKVNO Timestamp           Principal\n   6 02/22/2024 14:17:30 host/jump01.example.no@EXAMPLE.NO (aes256-cts-hmac-sha1-96)  (0x«54675edb9d96d7e84017460a7fd2105a4c3680514fbf669e666590320fc29155»)\n   6 02/22/2024 14:17:30 JUMP01$@EXAMPLE.NO (aes128-cts-hmac-sha1-96)  (0x«1fa042141bcd3e35fd8b236726e241a5»)\n",
+        "⏺ Bash(sudo wg show wg-site preshared-keys)\n  ⎿  iGxGg42qv+NxRMc59ezSJzGwJIHjtJdlJw11KHVAuVM=\t«iGS8SSL79H8/1Bb7RnqBPfvxlANr1YE2hiUDSTTwZl4=»\n     UPqdnpndch2RRSdII1j+Dzam0j8ipKKI1IzI09dgans=\t«iNNVvUdHr/fvXCFUyzYxade3bBgTGKZoXN5tzQg6Ll8=»\n",
+    ]);
+    check(&[
+        "admin: MD5:164c88b302622e17050af52c89945d44,admin\nguest: CRYPT:adpexzg3FUZAk,guest\n",
+        "name: app, web\ntags: a,b\n",
+        "storage slot (0x1fa042141bcd3e35fd8b236726e241a5)\n",
+        "$ sudo wg show wg0 allowed-ips\niGxGg42qv+NxRMc59ezSJzGwJIHjtJdlJw11KHVAuVM=\tiGS8SSL79H8/1Bb7RnqBPfvxlANr1YE2hiUDSTTwZl4=\n",
+    ]);
+}

@@ -143,6 +143,102 @@ pub(super) fn go_dsn(b: &[u8], s: usize, at: usize, found: &mut Vec<Found>) {
     });
 }
 
+/// Whether the word `[s, e)`, first on its line, may be a user's name in a
+/// Jetty realm file (`admin: password, admin`).
+#[inline(always)]
+pub(super) fn may_be_realm_user(b: &[u8], s: usize, e: usize) -> bool {
+    (s == 0 || b[s - 1] == b'\n')
+        && (b[e..].starts_with(b": ") || (b[e - 1] == b':' && b.get(e) == Some(&b' ')))
+}
+
+/// A Jetty realm file's line (`realm.properties`, ActiveMQ's
+/// `jetty-realm.properties`): `user: password, role[, role…]`, its password
+/// masked where the file shows it is one: its header (`# username:
+/// password [,rolename ...]`) or another user's obfuscated or hashed
+/// password (`OBF:`, `MD5:`, `CRYPT:`) within the lines above.
+#[inline(never)]
+pub(super) fn realm_line(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
+    // (The word may hold its `:`.)
+    let e = if b[e - 1] == b':' { e - 1 } else { e };
+    let Some(value) = realm_password(b, e) else {
+        return;
+    };
+    let v = &b[value.0..value.1];
+    if v.starts_with(b"OBF:") || v.starts_with(b"MD5:") || v.starts_with(b"CRYPT:") {
+        return;
+    }
+    let from = s.saturating_sub(MAX_REALM_ABOVE);
+    let above = &b[from..s];
+    let realm = crate::find(above, b"[,rolename").is_some()
+        || above.split(|&c| c == b'\n').any(|line| {
+            let user = line
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
+                .count();
+            user > 0
+                && realm_password(line, user).is_some_and(|(ps, _)| {
+                    let p = &line[ps..];
+                    p.starts_with(b"OBF:") || p.starts_with(b"MD5:") || p.starts_with(b"CRYPT:")
+                })
+        });
+    if realm && !super::placeholders::stand_in(v) {
+        found.push(Found {
+            start: value.0,
+            end: value.1,
+            kind: "secret-assignment",
+        });
+    }
+}
+
+/// Where a realm file's line starts that the text ends in, its password
+/// (to its `,`) not read whole yet: it waits for the line's end.
+pub(super) fn realm_open_at(b: &[u8], cut: usize) -> Option<usize> {
+    let line = super::line_start_within(b, cut, super::MAX_LINE_PREFIX)?;
+    if memchr::memchr(b'\n', &b[line..]).is_some() {
+        return None;
+    }
+    let user = b[line..]
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
+        .count();
+    if user == 0 || !b[line + user..].starts_with(b": ") {
+        return None;
+    }
+    let from = line.saturating_sub(MAX_REALM_ABOVE);
+    let above = &b[from..line];
+    let realm = crate::find(above, b"[,rolename").is_some()
+        || crate::find(above, b": OBF:").is_some()
+        || crate::find(above, b": MD5:").is_some()
+        || crate::find(above, b": CRYPT:").is_some();
+    realm.then_some(line)
+}
+
+/// How far above a realm line its file's header or another user is looked
+/// for.
+const MAX_REALM_ABOVE: usize = 1024;
+
+/// After the user's name ending at `e` (`: ` next): the password's span,
+/// if one or more roles follow it to the line's end.
+fn realm_password(b: &[u8], e: usize) -> Option<(usize, usize)> {
+    let start = e + 2;
+    let line_end = memchr::memchr(b'\n', &b[start.min(b.len())..]).map_or(b.len(), |p| start + p);
+    let line = b.get(start..line_end)?;
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let comma = memchr::memchr(b',', line)?;
+    let password = &line[..comma];
+    let roles = &line[comma + 1..];
+    let role_ok = |r: &[u8]| {
+        let r = r.trim_ascii();
+        !r.is_empty()
+            && r.iter()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-'))
+    };
+    (!password.is_empty()
+        && !password.iter().any(u8::is_ascii_whitespace)
+        && roles.split(|&c| c == b',').all(role_ok))
+    .then_some((start, start + comma))
+}
+
 /// Where an Oracle thin URL starts (at or after `from`) that reaches `cut`.
 pub(super) fn oracle_open(b: &[u8], from: usize, cut: usize) -> Option<usize> {
     let at = from + super::rfind(&b[from..cut], b"jdbc:oracle:thin:")?;

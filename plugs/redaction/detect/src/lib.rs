@@ -303,6 +303,12 @@ impl Redactor {
                 if end - start == 40 {
                     tokens::aws_secret_on_line(b, start, end, &mut found);
                 }
+                if tokens::may_be_wireguard_column(b, start, end) {
+                    tokens::wireguard_column(b, start, end, &mut found);
+                }
+                if tokens::may_be_kerberos_key(b, start, end) {
+                    tokens::kerberos_key(b, start, end, &mut found);
+                }
                 // A device's keyword (`insecure-password …`: a value of short
                 // words); `key` and `secret` are read from their values.
                 if assignments::device_lines::may_be(b, start, end) {
@@ -336,6 +342,10 @@ impl Redactor {
                     assignments::named_above::at_value(b, start, &mut found);
                     assignments::argument_lists::at_value(b, start, &mut found);
                 }
+            }
+            // A Jetty realm file's `user: password, role` (a short name).
+            if layouts::may_be_realm_user(b, start, end) {
+                layouts::realm_line(b, start, end, &mut found);
             }
             // (Any word: a cell's first may be short, `n#yO…`.)
             if assignments::columns::may_be_cell(b, start, rule_end) {
@@ -631,6 +641,9 @@ impl Redactor {
         let line = line_start(b, cut);
         if cut > line && layouts::pgpass_open(b, line, cut) {
             cut = line;
+        }
+        if let Some(line) = layouts::realm_open_at(b, cut) {
+            cut = cut.min(line);
         }
         let from = line.max(cut.saturating_sub(OPEN_LOOKBACK));
         if let Some(key) = assignments::open_at(b, from, cut) {

@@ -945,3 +945,67 @@ fn digits_first_body(t: &[u8]) -> Option<(usize, &'static str)> {
     }
     None
 }
+
+/// Whether the word `[s, e)` may be a Kerberos key as `klist -K` shows it:
+/// `(0x…)`, 16, 24 or 32 bytes in hex.
+#[inline(always)]
+pub(super) fn may_be_kerberos_key(b: &[u8], s: usize, e: usize) -> bool {
+    matches!(e - s, 34 | 50 | 66) && s > 0 && b[s - 1] == b'(' && b[s..].starts_with(b"0x")
+}
+
+/// A keytab's key as `klist -K` (and `ktutil`'s `list -k`) prints it after
+/// its encryption type: `(aes256-cts-hmac-sha1-96)  (0x5467…)`.
+#[inline(never)]
+pub(super) fn kerberos_key(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
+    if !b[s + 2..e].iter().all(u8::is_ascii_hexdigit) {
+        return;
+    }
+    let from = s.saturating_sub(160);
+    let line = memchr::memrchr(b'\n', &b[from..s]).map_or(from, |p| from + p + 1);
+    let before = &b[line..s];
+    const ENCTYPES: [&[u8]; 5] = [b"-hmac-", b"arcfour-", b"des3-", b"des-cbc-", b"camellia"];
+    if ENCTYPES.iter().any(|t| crate::find(before, t).is_some()) {
+        found.push(Found {
+            start: s + 2,
+            end: e,
+            kind: "kerberos-key",
+        });
+    }
+}
+
+/// Whether the word `[s, e)` may be a WireGuard key after a tab: 44 bytes
+/// of base64 ending in `=`.
+#[inline(always)]
+pub(super) fn may_be_wireguard_column(b: &[u8], s: usize, e: usize) -> bool {
+    e - s == 44 && b[e - 1] == b'=' && s > 0 && b[s - 1] == b'\t'
+}
+
+/// The last column of `wg show <interface> preshared-keys` (a peer's public
+/// key, a tab, the pre-shared key; `wg show all …` puts the interface
+/// first) and of `wg show … private-key`'s kin: masked where the command
+/// above within [`MAX_WG_OUTPUT`] bytes asks for them.
+#[inline(never)]
+pub(super) fn wireguard_column(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
+    if !b[s..e - 1].iter().all(|&c| crate::b64(c)) {
+        return;
+    }
+    let from = s.saturating_sub(MAX_WG_OUTPUT);
+    let above = &b[from..s];
+    let Some(command) = crate::rfind(above, b"wg show ") else {
+        return;
+    };
+    let line_end = memchr::memchr(b'\n', &above[command..]).map_or(above.len(), |p| command + p);
+    let command = &above[command..line_end];
+    if crate::find(command, b"preshared-keys").is_some()
+        || crate::find(command, b"private-key").is_some()
+    {
+        found.push(Found {
+            start: s,
+            end: e,
+            kind: "wireguard-key",
+        });
+    }
+}
+
+/// How far below `wg show` its output is read.
+const MAX_WG_OUTPUT: usize = 4 << 10;

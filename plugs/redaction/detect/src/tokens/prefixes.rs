@@ -176,6 +176,9 @@ const RULES: &[Rule] = &[
     rule(b"NRAK-", &UPPER_DIGIT, 27, "newrelic-key"),
     rule(b"NRII-", &B64URL, 32, "newrelic-key"),
     rule(b"NRJS-", &HEX, 19, "newrelic-key"),
+    // Jetty's obfuscated password (`OBF:1x8x1…`, realm files, `jetty.xml`):
+    // undone by anyone with Jetty's `Password` class.
+    rule(b"OBF:", &ALNUM, 12, "jetty-password"),
     rule(b"PMAK-", &ALNUM_DASH, 50, "postman-key"),
     fixed(b"SK", &LOWER_HEX, 32, "twilio-key"),
     nkey_seed(b"SU"),

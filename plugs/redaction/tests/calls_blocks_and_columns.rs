@@ -171,6 +171,7 @@ fn a_password_in_a_dsn_a_bind_or_a_prompt_is_masked() {
     check(&[
         "dataSourceName = casdoor:«Fall2022-3»@tcp(mysql:3306)/\n",
         "dsn := \"app:«Wq8kPz2vLm»@tcp(127.0.0.1:3306)/shop?parseTime=true\"\n",
+        "MIDTRANS_SERVER_KEY=«Mid-server-Wq8kPz2vLmNb4TxR9cJ3»\n",
         "syncrepl rid=001\n         provider=ldaps://ldap01.example.com\n         bindmethod=simple\n         binddn=\"cn=replicator,dc=example,dc=com\"\n         credentials=«Spring2022_x»\n",
         "     ✔ [leave empty and we'll generate one]: \n     ✔ Password: «O^_HMgPv_9gsb=NbYY|9&J)mXWzFr4@i»\n\n",
         "access_token: «ory_at_jdrWdybIb4FbW1H_RTPFk3uvh7hd6zP9ICFiS8mfXUU.m9s8yMkxW_pKJMMg-MEtdwafAVhiKI8z3UJ7VuOrFT1»\n",

@@ -27,6 +27,7 @@ fn a_redis_password_is_masked_however_the_session_is_shown() {
         "redis> auth «hunter2-Orbit-77»\n",
         "$ redis-cli -h cache.internal AUTH app «Wq8kPz2vLmNb4T»\n",
         "127.0.0.1:6379> HELLO 3 AUTH app «T9vQ2xLm8KzP4wRb» SETNAME worker\n",
+        "127.0.0.1:6379> AUTH ADMIN «Pw9xK2mQ77»\n",
         "1700000000.123456 [0 10.0.0.1:5555] \"AUTH\" \"«Wq8kPz2vLmNb4T»\"\n1700000000.223456 [0 10.0.0.1:5555] \"GET\" \"session:42\"\n",
         "1700000000.123456 [0 10.0.0.1:5555] \"AUTH\" \"app\" \"«Wq8kPz2vLmNb4T»\"\n",
         "[pid 59080] 00:34:07.151775 sendto(14, \"*2\\r\\n$4\\r\\nAUTH\\r\\n$24\\r\\n«rjJRR9YqKZ21BsYIUC.VCs7i»\\r\\n\", 45, MSG_NOSIGNAL, NULL, 0) = 45\n",
@@ -54,6 +55,7 @@ fn a_mail_login_is_masked_and_the_user_stays() {
         " ~> AUTH LOGIN\n<~  334 VXNlcm5hbWU6\n ~> YWxpY2U=\n<~  334 UGFzc3dvcmQ6\n ~> «V3E4a1B6MnZMbU5iNFQ=»\n",
         "11:17:19.903323 send: 'AUTH PLAIN «AGFsZXJ0c0BibHV0aC5jbG91ZABqV1BCaTlyRXRFZSVyS3lzWlg3VW8yKlA=»\\r\\n'\n11:17:20.027113 reply: b'235 2.7.0 Authentication successful\\r\\n'\n",
         "reply: b'334 UGFzc3dvcmQ6\\r\\n'\nsend: '«Vk53RFpDZjBvNVVkRzhWdHBtN01NV2QzWmpsUDlISHY=»\\r\\n'\n",
+        "11:17:19.1 reply: b'334 UGFzc3dvcmQ6\\r\\n'\n11:17:19.2 reply: retcode (334); Msg: b'UGFzc3dvcmQ6'\n11:17:19.3 send: '«Vk53RFpDZjBvNVVkRzhWdHBtN01NV2QzWmpsUDlISHY=»\\r\\n'\n",
         // What `printf '\0%s\0%s' user password | base64` printed, anywhere.
         "  ⎿  «AG9wc0BmaWVsZG5vdGUuY29tAHhzbXRwc2liLWJkMzFhNTg0NDdiYzliODRhNTliMGVlZjBkOGNhZDk3ZDIyZTg0NzI1OGQ5NTE0ZDU0M2E0NTY5MDA5MGU3ZjctYWtyRUJ0YklIbEFpSmlSTQ==»\n",
         "printf '\\0%s\\0%s' 'ops@example.com' '«xsmtpsib-bd31a58447bc9b84a59b0eef0d8cad97d22e847258d9514d543a45690090e7f7-akrEBtbIHlAiJiRM»' | base64 -w0\n",
@@ -80,6 +82,11 @@ fn the_same_words_in_other_places_stay() {
         "127.0.0.1:6379> AUTH $REDIS_PASSWORD\n",
         "250-AUTH PLAIN LOGIN CRAM-MD5\n",
         "Supported: OAUTH, AUTH tokens and more\n",
+        ">>> auth = get_auth()\n",
+        "> auth failed for the second time\n",
+        "> AUTH failed\n",
+        "> PASS src/app.test.js (2.1 s)\n",
+        "2. LOGIN with SSO\n",
     ]);
 }
 
@@ -170,4 +177,41 @@ fn a_file_that_is_wholly_a_secret_is_masked_when_printed() {
         "$ wc -l access.log\n12345678\n20240917\n",
         "\" set in vimrc\n12345678\n",
     ]);
+}
+
+/// Texts longer than what a stream keeps before what it holds (1 KiB), read
+/// back over: every stream must mask them as the whole text does, whatever
+/// the whole text masks.
+#[test]
+fn long_outputs_stream_as_the_whole_text_reads_them() {
+    let r = redaction::detect::Redactor::new(&[]);
+    let mut wg = String::from("$ sudo wg show all preshared-keys\n");
+    for i in 0..20 {
+        wg += &format!(
+            "wg0\tiGxGg42qv+NxRMc59ezSJzGwJIHjtJdlJw11KHVA{i:03}=\tiGS8SSL79H8/1Bb7RnqBPfvxlANr1YE2hiUDSTT{i:03}l4=\n"
+        );
+    }
+    let acl = format!(
+        "127.0.0.1:6379> ACL SETUSER svc on {}>[abc]Zq9!x +@all\nOK\n",
+        "~k1:* ".repeat(70)
+    );
+    let realm = "other:\tOBF:1xmk1w261u9r1w1c1xmq,user\nadmin: s3cr#t9x, admin\n";
+    for text in [wg.as_str(), &acl, realm] {
+        let whole = r.redact(text);
+        for cut in (1..text.len()).filter(|&c| text.is_char_boundary(c)) {
+            let got = support::streamed(&r, text, &[cut]);
+            assert_eq!(got, whole, "cut at {cut} of {text:?}");
+        }
+        let cuts: Vec<usize> = text
+            .char_indices()
+            .map(|(i, _)| i)
+            .skip(1)
+            .step_by(97)
+            .collect();
+        assert_eq!(
+            support::streamed(&r, text, &cuts),
+            whole,
+            "{text:?} in chunks"
+        );
+    }
 }

@@ -901,6 +901,9 @@ fn value(
     if i >= n {
         return Parsed::Open;
     }
+    if names::scram_server_key(b, ks, ke) {
+        return Parsed::No;
+    }
     let file = |v: &[u8]| path(v) && kind != "aws-secret-key";
     // `--ks-pass pass:…`, `-passin pass:…` (apksigner's, OpenSSL's): the
     // password after its source's name (`env:`, `file:` name other places).

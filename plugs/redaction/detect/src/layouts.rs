@@ -117,7 +117,9 @@ pub(super) fn go_dsn(b: &[u8], s: usize, at: usize, found: &mut Vec<Found>) {
     if !(b[at + 1..].starts_with(b"tcp(") || b[at + 1..].starts_with(b"unix(")) {
         return;
     }
-    // (After a name glued to it: `DSN=user:…`, `"user:…`.)
+    // Within the word (after a name glued to it: `DSN=user:…`): a password
+    // that symbols split into words is not read, as a stream could not hold
+    // its first words back before the `@tcp(` that says what they are.
     let from = b[s..at]
         .iter()
         .rposition(|&c| c == b'=')
@@ -167,21 +169,7 @@ pub(super) fn realm_line(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>) {
     if v.starts_with(b"OBF:") || v.starts_with(b"MD5:") || v.starts_with(b"CRYPT:") {
         return;
     }
-    let from = s.saturating_sub(MAX_REALM_ABOVE);
-    let above = &b[from..s];
-    let realm = crate::find(above, b"[,rolename").is_some()
-        || above.split(|&c| c == b'\n').any(|line| {
-            let user = line
-                .iter()
-                .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
-                .count();
-            user > 0
-                && realm_password(line, user).is_some_and(|(ps, _)| {
-                    let p = &line[ps..];
-                    p.starts_with(b"OBF:") || p.starts_with(b"MD5:") || p.starts_with(b"CRYPT:")
-                })
-        });
-    if realm && !super::placeholders::stand_in(v) {
+    if realm_above(b, s) && !super::placeholders::stand_in(v) {
         found.push(Found {
             start: value.0,
             end: value.1,
@@ -204,22 +192,39 @@ pub(super) fn realm_open_at(b: &[u8], cut: usize) -> Option<usize> {
     if user == 0 || !b[line + user..].starts_with(b": ") {
         return None;
     }
+    realm_above(b, line).then_some(line)
+}
+
+/// Whether the lines above `line` show a realm file: its header, or another
+/// user's obfuscated or hashed password (read as [`realm_line`] reads a
+/// line, so that a stream holds what the whole text masks).
+fn realm_above(b: &[u8], line: usize) -> bool {
     let from = line.saturating_sub(MAX_REALM_ABOVE);
     let above = &b[from..line];
-    let realm = crate::find(above, b"[,rolename").is_some()
-        || crate::find(above, b": OBF:").is_some()
-        || crate::find(above, b": MD5:").is_some()
-        || crate::find(above, b": CRYPT:").is_some();
-    realm.then_some(line)
+    crate::find(above, b"[,rolename").is_some()
+        || above.split(|&c| c == b'\n').any(|l| {
+            let user = l
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
+                .count();
+            user > 0
+                && realm_password(l, user).is_some_and(|(ps, _)| {
+                    let p = &l[ps..];
+                    p.starts_with(b"OBF:") || p.starts_with(b"MD5:") || p.starts_with(b"CRYPT:")
+                })
+        })
 }
 
 /// How far above a realm line its file's header or another user is looked
-/// for.
-const MAX_REALM_ABOVE: usize = 1024;
+/// for: within what a stream keeps of the text before what it holds.
+const MAX_REALM_ABOVE: usize = 768;
 
 /// After the user's name ending at `e` (`: ` next): the password's span,
 /// if one or more roles follow it to the line's end.
 fn realm_password(b: &[u8], e: usize) -> Option<(usize, usize)> {
+    if !b[e..].starts_with(b": ") {
+        return None;
+    }
     let start = e + 2;
     let line_end = memchr::memchr(b'\n', &b[start.min(b.len())..]).map_or(b.len(), |p| start + p);
     let line = b.get(start..line_end)?;

@@ -1007,5 +1007,7 @@ pub(super) fn wireguard_column(b: &[u8], s: usize, e: usize, found: &mut Vec<Fou
     }
 }
 
-/// How far below `wg show` its output is read.
-const MAX_WG_OUTPUT: usize = 4 << 10;
+/// How far below `wg show` its output is read: within what a stream keeps
+/// of the text before what it holds (1 KiB), so that a stream reads the
+/// command as the whole text does.
+const MAX_WG_OUTPUT: usize = 768;

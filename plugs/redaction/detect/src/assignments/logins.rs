@@ -96,8 +96,13 @@ pub(crate) fn find(b: &[u8], found: &mut Vec<Found>) {
 /// (its keyword's line): read to the text's end, its password may still
 /// change (a second argument, a second bulk string, the answer's line).
 pub(crate) fn open_at(b: &[u8], cut: usize) -> Option<usize> {
-    // A login is read over a few short lines at most.
-    let from = cut.saturating_sub(4 * MAX_PREFIX + 64);
+    // A login is read over a few lines at most (RESP's bulk strings, a
+    // challenge and its answer), each value up to [`MAX_VALUE`] bytes: from
+    // the line eight lines up, within twice that.
+    let floor = cut.saturating_sub(2 * MAX_VALUE);
+    let from = memchr::memrchr_iter(b'\n', &b[floor..cut])
+        .nth(8)
+        .map_or(floor, |p| floor + p + 1);
     keywords(&b[from..cut])
         .filter_map(|(p, read)| {
             let p = from + p;
@@ -166,7 +171,17 @@ const PROTOCOLS: [&[u8]; 4] = [b"IMAP:", b"POP3:", b"FTP:", b"SMTP:"];
 /// only first on its line: `AUTH failed` and `PASS src/app.test.js` are a
 /// log's and a test runner's.
 fn marked(prefix: &[u8]) -> bool {
-    prefix.ends_with(b">") || prefix.ends_with(b"C:")
+    // Redis's prompt (`127.0.0.1:6379>`, `redis>`), a transcript's client
+    // marks (`C:`, `swaks`' `~>` and `->`); not Python's `>>>` nor a
+    // quote's `>`.
+    let redis = prefix.strip_suffix(b">").is_some_and(|p| {
+        let port = p.iter().rev().take_while(|c| c.is_ascii_digit()).count();
+        (port > 0 && p[..p.len() - port].ends_with(b":"))
+            || p.ends_with(b"redis")
+            || p.ends_with(b"valkey")
+            || p.ends_with(b"keydb")
+    });
+    redis || prefix.ends_with(b"C:") || prefix.ends_with(b"~>") || prefix.ends_with(b"->")
 }
 
 /// The words from `i` to the line's end (at most `max + 1`, bare or
@@ -253,9 +268,9 @@ fn auth(b: &[u8], p: usize) -> Read {
     let name_len = crate::run(b, word, |c| {
         c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'-'
     });
-    if name_len >= 4
-        && b.get(word + name_len)
-            .is_none_or(|c| c.is_ascii_whitespace())
+    if b.get(word + name_len)
+        .is_none_or(|c| c.is_ascii_whitespace())
+        && MECHANISMS.contains(&&b[word..word + name_len])
     {
         return if &b[word..word + name_len] == b"PLAIN" {
             plain_mechanism(b, word)
@@ -288,7 +303,8 @@ fn auth(b: &[u8], p: usize) -> Read {
         })
     };
     let at_prompt = match client_prefix(b, p) {
-        Some(prefix) if b[p] == b'a' => prefix.ends_with(b">"),
+        // (Lower case at a prompt that is Redis's, not a quote's `>`.)
+        Some(prefix) if b[p] == b'a' => marked(prefix),
         Some(prefix) => marked(prefix) || cli(),
         None => b[p] == b'A' && cli(),
     };
@@ -297,6 +313,24 @@ fn auth(b: &[u8], p: usize) -> Read {
     }
     last_of(b, e, false)
 }
+
+/// SASL's mechanisms, as `AUTH` names them (`AUTH ADMIN …` is Redis's,
+/// with a user's name).
+const MECHANISMS: [&[u8]; 13] = [
+    b"PLAIN",
+    b"LOGIN",
+    b"CRAM-MD5",
+    b"DIGEST-MD5",
+    b"XOAUTH2",
+    b"OAUTHBEARER",
+    b"GSSAPI",
+    b"NTLM",
+    b"EXTERNAL",
+    b"ANONYMOUS",
+    b"SCRAM-SHA-1",
+    b"SCRAM-SHA-256",
+    b"SCRAM-SHA-512",
+];
 
 /// The last of one or two arguments from `i` to the line's end, the
 /// password (`AUTH password`, `AUTH user password`); quoted ones only
@@ -545,7 +579,10 @@ fn login(b: &[u8], p: usize) -> Read {
         .count();
     let tag = &b[p - 1 - tag_len..p - 1];
     // `a1`, `A001`, `.`; a word alone is a sentence's (`I login as …`).
-    let tag_like = tag.iter().any(u8::is_ascii_digit) || tag == b"." || tag == b"a";
+    // (`2.` opens a list's item: `2. LOGIN with SSO`.)
+    let tag_like = (tag.iter().any(u8::is_ascii_digit) && tag.last() != Some(&b'.'))
+        || tag == b"."
+        || tag == b"a";
     if !(1..=10).contains(&tag_len) || !tag_like || client_prefix(b, p - 1 - tag_len).is_none() {
         return Read::No;
     }
@@ -592,7 +629,10 @@ fn pass(b: &[u8], p: usize) -> Read {
         })
     };
     if !client_prefix(b, p).is_some_and(|prefix| {
-        marked(prefix) || (prefix.is_empty() || prefix.ends_with("⎿".as_bytes())) && after_user()
+        // (curl's `> PASS …` too, an FTP session in `-v`.)
+        marked(prefix)
+            || prefix == b">"
+            || (prefix.is_empty() || prefix.ends_with("⎿".as_bytes())) && after_user()
     }) {
         return Read::No;
     }
@@ -603,7 +643,8 @@ fn pass(b: &[u8], p: usize) -> Read {
     }
     let (words, open) = arguments(b, p + 4, 1);
     match words[..] {
-        [(s, e)] if password(&b[s..e]) => Read::Value(s, e, open),
+        // (Not a path: a test runner's `PASS src/app.test.js`, quoted.)
+        [(s, e)] if password(&b[s..e]) && !super::values::path(&b[s..e]) => Read::Value(s, e, open),
         _ if open => Read::Open,
         _ => Read::No,
     }
@@ -626,6 +667,14 @@ fn challenge(b: &[u8], p: usize) -> Read {
     if !asked.trim_ascii().eq_ignore_ascii_case(b"password:") {
         return Read::No;
     }
+    // (`smtplib` logs the reply again before the answer: `reply: retcode
+    // (334); Msg: b'UGFzc3dvcmQ6'`.)
+    let e = match memchr::memchr(b'\n', &b[e..b.len().min(e + MAX_VALUE)]) {
+        Some(nl) if crate::starts(trimmed_from(b, e + nl + 1), b"reply: retcode (334)") => {
+            e + nl + 1
+        }
+        _ => e,
+    };
     // (`swaks --protect-prompt` sends its stand-in, `PROTECTED`.)
     answer_line(b, e, |d| {
         !d.eq_ignore_ascii_case(b"protected") && !d.iter().all(|&c| c == b'*')
@@ -753,6 +802,22 @@ fn shown_line_end(mut t: &[u8]) -> &[u8] {
             return t;
         }
     }
+}
+
+/// The text from the first non-blank byte at or after `i` (a timestamp
+/// aside: `11:17:19.903 reply: …`).
+fn trimmed_from(b: &[u8], i: usize) -> &[u8] {
+    let t = &b[i.min(b.len())..];
+    let t = t.trim_ascii_start();
+    // A clock's time first, as `smtplib`'s debuglevel 2 writes it.
+    if t.first().is_some_and(u8::is_ascii_digit) {
+        let time = t
+            .iter()
+            .take_while(|c| c.is_ascii_digit() || matches!(c, b':' | b'.'))
+            .count();
+        return t[time..].trim_ascii_start();
+    }
+    t
 }
 
 /// SASL PLAIN's message: `authzid\0user\0password`, two NULs, the rest

@@ -78,15 +78,15 @@ const NAMES: [(&[u8], bool); 39] = [
 ];
 
 /// Names ending in `key` whose values are public or not keys at all.
-const NOT_KEYS: [&[u8]; 21] = [
+const NOT_KEYS: [&[u8]; 20] = [
     b"publickey",
     // The Push API's VAPID public key, in every page that subscribes.
     b"applicationserverkey",
-    // SCRAM's stored credentials (Kafka's `stored_key=`, MongoDB's
-    // `storedKey:`): hashes of the password, as a salted digest is. (FCM's
-    // legacy server key is told by its format.)
+    // SCRAM's stored credential (Kafka's `stored_key=`, MongoDB's
+    // `storedKey:`): a hash of the password, as a salted digest is. (Its
+    // `server_key` beside it is read with the line: Midtrans' server key
+    // is a secret.)
     b"storedkey",
-    b"serverkey",
     // A WebSocket handshake's nonce (`Sec-WebSocket-Key`).
     b"websocketkey",
     b"pubkey",
@@ -308,6 +308,17 @@ pub(super) fn ends_auth(key: &[u8]) -> bool {
     ends_with_name(key, b"auth").is_some_and(|i| {
         i == 0 || matches!(key[i - 1], b'_' | b'-' | b'.') || key[i].is_ascii_uppercase()
     })
+}
+
+/// Whether the name `[ks, ke)` is SCRAM's `server_key` (`serverKey`) with
+/// its `stored_key` just before it: a hash of the password, not Midtrans'
+/// server key.
+pub(super) fn scram_server_key(b: &[u8], ks: usize, ke: usize) -> bool {
+    ends_with_name(&b[ks..ke], b"serverkey").is_some() && {
+        // (On its line, or the lines before: `mongosh` prints a field a line.)
+        let before = &b[ks.saturating_sub(256)..ks];
+        crate::find(before, b"stored_key").is_some() || crate::find(before, b"storedKey").is_some()
+    }
 }
 
 /// Whether the name is an access key's (`access_key`, `AccessKey`), whose
@@ -690,7 +701,8 @@ fn weak_word_body(b: &[u8], ks: usize, ke: usize) -> Option<Name> {
             .is_some_and(|&c| super::super::TOKEN[c as usize])
     {
         let bind = key.eq_ignore_ascii_case(b"credentials") && b.get(ke) == Some(&b'=') && {
-            let from = ks.saturating_sub(4 * crate::MAX_LINE_PREFIX);
+            // (Within what a stream keeps of the text before it.)
+            let from = ks.saturating_sub(768);
             crate::find(&b[from..ks], b"binddn=").is_some()
         };
         return bind.then_some(Name::Secret("secret-assignment"));

@@ -481,6 +481,21 @@ pub(crate) fn at_yaml_value(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>
     {
         return;
     }
+    // The whole value, past the word: to its closing quote, or to a blank
+    // (`abcd…!tail`: a symbol ends the word, not the value).
+    let e = if quoted {
+        let q = b[s - 1];
+        match memchr::memchr2(q, b'\n', &b[e..]) {
+            Some(p) if b[e + p] == q => e + p,
+            _ => return,
+        }
+    } else {
+        e + b[e..]
+            .iter()
+            .take(super::MAX_VALUE)
+            .take_while(|c| !c.is_ascii_whitespace())
+            .count()
+    };
     let v = &b[s..e];
     // (Random, not a name a system made: `build-Linux-node20-4f2a…`
     // under a cache's `keys:`, a word before its first `-`.)
@@ -496,9 +511,6 @@ pub(crate) fn at_yaml_value(b: &[u8], s: usize, e: usize, found: &mut Vec<Found>
     let Some(kind) = yaml_secret_ancestor(b, line, indent, list_item) else {
         return;
     };
-    if quoted && b.get(e) != Some(&b[s - 1]) {
-        return;
-    }
     found.push(Found {
         start: s,
         end: e,

@@ -167,6 +167,17 @@ fn client_prefix(b: &[u8], p: usize) -> Option<&[u8]> {
 /// packet's header.
 const PROTOCOLS: [&[u8]; 4] = [b"IMAP:", b"POP3:", b"FTP:", b"SMTP:"];
 
+/// What a keyword's reading gives where no blank follows it at `i`: open at
+/// the text's end, nothing before another byte; `None` where a blank is
+/// there (its arguments follow).
+fn no_blank_at(b: &[u8], i: usize) -> Option<Read> {
+    match b.get(i) {
+        None => Some(Read::Open),
+        Some(b' ') => None,
+        _ => Some(Read::No),
+    }
+}
+
 /// Whether a client's prefix marks the line as sent (a prompt, `C:`), not
 /// only first on its line: `AUTH failed` and `PASS src/app.test.js` are a
 /// log's and a test runner's.
@@ -257,10 +268,8 @@ fn auth(b: &[u8], p: usize) -> Read {
     if let Some(breaks) = resp_breaks_before(b, p) {
         return resp(b, e, breaks);
     }
-    match b.get(e) {
-        None => return Read::Open,
-        Some(b' ') => {}
-        _ => return Read::No,
+    if let Some(read) = no_blank_at(b, e) {
+        return read;
     }
     // A mechanism (`AUTH PLAIN`, `AUTH LOGIN`, `AUTH CRAM-MD5`) is SMTP's:
     // PLAIN's answer is told by its encoding, LOGIN's by its challenge.
@@ -586,10 +595,8 @@ fn login(b: &[u8], p: usize) -> Read {
     if !(1..=10).contains(&tag_len) || !tag_like || client_prefix(b, p - 1 - tag_len).is_none() {
         return Read::No;
     }
-    match b.get(p + 5) {
-        None => return Read::Open,
-        Some(b' ') => {}
-        _ => return Read::No,
+    if let Some(read) = no_blank_at(b, p + 5) {
+        return read;
     }
     let (words, open) = arguments(b, p + 5, 2);
     if words.len() < 2 && open {
@@ -636,10 +643,8 @@ fn pass(b: &[u8], p: usize) -> Read {
     }) {
         return Read::No;
     }
-    match b.get(p + 4) {
-        None => return Read::Open,
-        Some(b' ') => {}
-        _ => return Read::No,
+    if let Some(read) = no_blank_at(b, p + 4) {
+        return read;
     }
     let (words, open) = arguments(b, p + 4, 1);
     match words[..] {

@@ -238,6 +238,19 @@ fn arguments(b: &[u8], mut i: usize, max: usize) -> (Vec<(usize, usize)>, bool) 
     }
 }
 
+/// `[s, e)` as a login's password (`open`: the text ended before the
+/// login did): masked if it is one; else open while the text may still
+/// change it.
+fn password_read(b: &[u8], s: usize, e: usize, open: bool) -> Read {
+    if password(&b[s..e]) {
+        Read::Value(s, e, open)
+    } else if open {
+        Read::Open
+    } else {
+        Read::No
+    }
+}
+
 /// A password as a login gives it, not a stand-in or a mask (`XXXX`,
 /// `****`, `<password>`, `$REDIS_PASSWORD`).
 fn password(v: &[u8]) -> bool {
@@ -356,13 +369,7 @@ fn last_of(b: &[u8], i: usize, quoted_only: bool) -> Read {
         return Read::No;
     }
     let (s, e) = words[words.len() - 1];
-    if password(&b[s..e]) {
-        Read::Value(s, e, open)
-    } else if open {
-        Read::Open
-    } else {
-        Read::No
-    }
+    password_read(b, s, e, open)
 }
 
 /// How RESP's line breaks are shown.
@@ -481,13 +488,7 @@ fn resp(b: &[u8], i: usize, breaks: Breaks) -> Read {
         Read::Open => (first.0, first.1, true),
         Read::No => (first.0, first.1, false),
     };
-    if password(&b[s..e]) {
-        Read::Value(s, e, open)
-    } else if open {
-        Read::Open
-    } else {
-        Read::No
-    }
+    password_read(b, s, e, open)
 }
 
 /// The bulk string `<break>$<n><break><value>` at `i`: its value, open
@@ -606,13 +607,7 @@ fn login(b: &[u8], p: usize) -> Read {
         return Read::No;
     }
     let (s, e) = words[1];
-    if password(&b[s..e]) {
-        Read::Value(s, e, open)
-    } else if open {
-        Read::Open
-    } else {
-        Read::No
-    }
+    password_read(b, s, e, open)
 }
 
 /// POP3's and FTP's `PASS password` at `p`, on a client's line.

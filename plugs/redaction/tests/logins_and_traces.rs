@@ -153,6 +153,7 @@ fn a_password_by_its_place_among_a_commands_arguments_is_masked() {
         "htpasswd -b -C 12 /etc/nginx/.htpasswd admin «Winter2021*»\n",
         "cache.example.co:6380> ACL SETUSER worker on >«wavy9u-hobaxe-Cizabu» ~bull:* +@read -@dangerous\nOK\n",
         "127.0.0.1:6379> acl setuser app on >«Wq8kPz2vLmNb4T» ~* +@all\n",
+        "$ redis-cli --askpass ACL SETUSER reporter on '>«a8d2380d94043eb486d04258218f9b8b»' '~stats:*' '+get'\nOK\n",
     ]);
     // Where the program asks, or no password is given.
     check(&[
@@ -198,6 +199,9 @@ fn long_outputs_stream_as_the_whole_text_reads_them() {
     let realm = "other:\tOBF:1xmk1w261u9r1w1c1xmq,user\nadmin: s3cr#t9x, admin\n";
     for text in [wg.as_str(), &acl, realm] {
         let whole = r.redact(text);
+        // (Each holds a secret the whole text masks: the first peers' keys,
+        // the ACL's password, the realm's user.)
+        assert!(whole.contains("[REDACTED:"), "nothing masked in {text:?}");
         for cut in (1..text.len()).filter(|&c| text.is_char_boundary(c)) {
             let got = support::streamed(&r, text, &[cut]);
             assert_eq!(got, whole, "cut at {cut} of {text:?}");

@@ -720,7 +720,7 @@ fn printed(line: &[u8]) -> Option<Printed> {
     COMMANDS.iter().find_map(|c| {
         let end = parts_in(line, c.parts)?;
         if c.only_secrets {
-            if SECRET_FILES.iter().any(|f| names_file(&line[end..], f)) {
+            if file_base(&line[end..]).is_some_and(|base| SECRET_FILES.contains(&base)) {
                 return Some(Printed::File);
             }
             file_names_a_secret(&line[end..]).then_some(Printed::Secret)
@@ -736,20 +736,9 @@ fn printed(line: &[u8]) -> Option<Printed> {
 /// whole base name (`master.key`, `server/token`; `public.key` says it is
 /// public, `README.md` nothing).
 fn file_names_a_secret(args: &[u8]) -> bool {
-    let args = args.strip_suffix(b")").unwrap_or(args);
-    // (The command ends at a pipe, `;` or `&&`: `cat admin.password; echo`.)
-    let args = &args[..memchr::memchr3(b'|', b';', b'&', args).unwrap_or(args.len())];
-    let Some(last) = args
-        .split(|&c| c == b' ')
-        .rfind(|w| !w.is_empty() && !w.starts_with(b"-"))
-    else {
+    let Some(base) = file_base(args) else {
         return false;
     };
-    let base = match memchr::memrchr(b'/', last) {
-        Some(p) => &last[p + 1..],
-        None => last,
-    };
-    let base = base.strip_prefix(b".").unwrap_or(base);
     // A signature, a public key, a certificate or a digest, whatever the
     // name before (`plugin-kit.sig`, `SHA256.sig`, `release.pub`).
     const PUBLIC: [&[u8]; 9] = [
@@ -790,17 +779,17 @@ fn file_names_a_secret(args: &[u8]) -> bool {
 /// keytab, a TOTP seed's file.
 const SECRET_FILES: [&[u8]; 2] = [b"erlang.cookie", b"google_authenticator"];
 
-/// Whether the last argument of `args` is a file named `name` (its dot
-/// aside).
-fn names_file(args: &[u8], name: &[u8]) -> bool {
+/// The base name of the file the last argument names, its dot aside
+/// (`/var/lib/rabbitmq/.erlang.cookie` → `erlang.cookie`). The command
+/// ends at a pipe, `;` or `&&` (`cat admin.password; echo`).
+fn file_base(args: &[u8]) -> Option<&[u8]> {
     let args = args.strip_suffix(b")").unwrap_or(args);
     let args = &args[..memchr::memchr3(b'|', b';', b'&', args).unwrap_or(args.len())];
-    args.split(|&c| c == b' ')
-        .rfind(|w| !w.is_empty() && !w.starts_with(b"-"))
-        .is_some_and(|last| {
-            let base = memchr::memrchr(b'/', last).map_or(last, |p| &last[p + 1..]);
-            base.strip_prefix(b".").unwrap_or(base) == name
-        })
+    let last = args
+        .split(|&c| c == b' ')
+        .rfind(|w| !w.is_empty() && !w.starts_with(b"-"))?;
+    let base = memchr::memrchr(b'/', last).map_or(last, |p| &last[p + 1..]);
+    Some(base.strip_prefix(b".").unwrap_or(base))
 }
 
 /// Whether `v` is what a command that prints `what` prints.

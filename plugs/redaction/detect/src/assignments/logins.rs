@@ -560,17 +560,41 @@ fn acl_setuser(b: &[u8], p: usize) -> Read {
     if !whole_word(b, p, 7) {
         return Read::No;
     }
-    let (words, open) = arguments(b, p + 7, 64);
-    let rule = words
-        .iter()
-        .skip(1)
-        .find(|&&(s, e)| e > s + 1 && matches!(b[s], b'>' | b'<'));
+    // The rules to the line's end, however many, within what `open_at`
+    // looks back over (a rule past it is not read, whole or streamed).
+    let from = p + 7;
+    let limit = b.len().min(from + 2 * MAX_VALUE);
+    let line = &b[from..limit];
+    let (line, open) = match memchr::memchr(b'\n', line) {
+        Some(nl) => (&line[..nl], false),
+        None => (line, limit == b.len()),
+    };
+    let end = from + line.len();
+    // The first rule after the user's name that adds or removes a password.
+    let (mut i, mut first, mut rule) = (from, true, None);
+    while i < end {
+        i += crate::run(&b[..end], i, |c| c.is_ascii_whitespace());
+        let e = i + crate::run(&b[..end], i, |c| !c.is_ascii_whitespace());
+        if e == i {
+            break;
+        }
+        // (Quoted for the shell: `'>p@ss'`.)
+        let (ws, we) = match b[i] {
+            q @ (b'\'' | b'"') if e > i + 2 && b[e - 1] == q => (i + 1, e - 1),
+            _ => (i, e),
+        };
+        if !first && we > ws + 1 && matches!(b[ws], b'>' | b'<') {
+            rule = Some((ws + 1, we));
+            break;
+        }
+        (first, i) = (false, e);
+    }
     match rule {
         // (More rules may follow on the line: one password is read, the
         // first, and the line held until it ends.)
-        Some(&(s, e)) if password(&b[s + 1..e]) => Read::Value(s + 1, e, open),
-        _ if open => Read::Open,
-        _ => Read::No,
+        Some((s, e)) => password_read(b, s, e, open),
+        None if open => Read::Open,
+        None => Read::No,
     }
 }
 
@@ -823,10 +847,12 @@ fn trimmed_from(b: &[u8], i: usize) -> &[u8] {
 /// SASL PLAIN's message: `authzid\0user\0password`, two NULs, the rest
 /// printable, a password after the second.
 pub(crate) fn sasl_plain(d: &[u8]) -> bool {
-    let nuls: Vec<usize> = memchr::memchr_iter(0, d).collect();
-    nuls.len() == 2
-        && nuls[1] + 1 < d.len()
-        && !d[nuls[1] + 1..].eq_ignore_ascii_case(b"protected")
+    let mut nuls = memchr::memchr_iter(0, d);
+    let (Some(_), Some(second), None) = (nuls.next(), nuls.next(), nuls.next()) else {
+        return false;
+    };
+    second + 1 < d.len()
+        && !d[second + 1..].eq_ignore_ascii_case(b"protected")
         && d.iter()
             .all(|&c| c == 0 || c.is_ascii_graphic() || c == b' ' || c >= 0x80)
 }

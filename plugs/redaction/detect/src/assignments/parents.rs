@@ -270,11 +270,8 @@ fn last_part(key: &[u8]) -> &[u8] {
 /// The parent of what is at `at`, if it names a secret.
 fn secret_parent(b: &[u8], at: usize) -> Option<Parent> {
     let (ks, ke) = parent_key(b, at)?;
-    let mut key = last_part(&b[ks..ke]);
     // `unseal_keys_b64`, `functionKeys`: a list or a map of keys.
-    for suffix in [&b"_b64"[..], b"_hex", b"_base64", b"s"] {
-        key = key.strip_suffix(suffix).unwrap_or(key);
-    }
+    let key = strip_plural(last_part(&b[ks..ke]));
     if let Some(kind) = secret_kind(key) {
         return Some(Parent {
             at: ks,
